@@ -1,0 +1,195 @@
+// loadConfig: read ratefile.config.yaml and its templates, report every problem at once, return the normalized model.
+import { dirname, relative, resolve } from 'node:path';
+import cron from 'node-cron';
+import { Decimal } from '../decimal.js';
+import { knownCities, knownCurrencies } from '../codes.js';
+import { loadTemplates, percentToFraction } from '../exports/template.js';
+import type { Config, Currency, Direction, Money } from '../model.js';
+import { configSchema, type ConfigFile } from './schema.js';
+import { closest, type Problem } from './problems.js';
+import { configError, formatProblem, readYamlFile, validateYaml } from './yaml.js';
+
+export const defaultConfigFile = 'ratefile.config.yaml';
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
+
+/** Precision when the config gives none: satoshi-like for crypto, cents for everything else. */
+function defaultPrecision(code: string): number {
+  const kind = knownCurrencies().get(code)?.kind;
+  return kind === 'crypto' ? 8 : 2;
+}
+
+function assetOf(code: string, entry: unknown): string | undefined {
+  if (isRecord(entry) && typeof entry.asset === 'string') return entry.asset;
+  return knownCurrencies().get(code)?.asset;
+}
+
+/**
+ * Checks across fields (references, duplicates, chains, cron) on the raw data, so they are reported
+ * together with the schema's problems instead of after the schema problems are fixed.
+ */
+function crossCheck(raw: unknown): { problems: Problem[]; warnings: string[] } {
+  const problems: Problem[] = [];
+  const warnings: string[] = [];
+  if (!isRecord(raw)) return { problems, warnings };
+  const currencies = isRecord(raw.currencies) ? raw.currencies : {};
+  const codes = Object.keys(currencies);
+
+  if (typeof raw.schedule === 'string' && !cron.validate(raw.schedule)) {
+    problems.push({ path: ['schedule'], message: `expected a cron expression like "*/30 * * * * *", got ${JSON.stringify(raw.schedule)}` });
+  }
+  for (const code of codes) {
+    if (!knownCurrencies().has(code)) {
+      if (assetOf(code, currencies[code]) === undefined) {
+        problems.push({ path: ['currencies', code, 'asset'], message: `required: "${code}" is not in the monitors' code list, so say what it is priced as (e.g. RUB)` });
+      }
+      const hint = closest(code, knownCurrencies().keys());
+      warnings.push(`currencies.${code}: not in the monitors' code list${hint ? ` (closest: ${hint})` : ''}`);
+    }
+  }
+
+  const defaults = isRecord(raw.defaults) ? raw.defaults : {};
+  const seen = new Map<string, number>();
+  const directions = Array.isArray(raw.directions) ? raw.directions : [];
+  directions.forEach((entry, index) => {
+    if (!isRecord(entry)) return;
+    const path = ['directions', index];
+    const ends = { from: asList(entry.from), to: asList(entry.to) };
+    for (const side of ['from', 'to'] as const) {
+      ends[side].forEach((code, position) => {
+        if (typeof code !== 'string' || code in currencies) return;
+        const hint = closest(code, codes);
+        const at = Array.isArray(entry[side]) ? [...path, side, position] : [...path, side];
+        problems.push({ path: at, message: `unknown currency "${code}"${hint ? ` (did you mean "${hint}"?)` : ''}; expected a key of currencies` });
+      });
+    }
+    for (const from of ends.from) {
+      for (const to of ends.to) {
+        if (typeof from !== 'string' || typeof to !== 'string') continue;
+        if (from === to) problems.push({ path, message: `from and to are the same currency (${from})` });
+        const id = `${from}>${to}`;
+        const first = seen.get(id);
+        if (first !== undefined) problems.push({ path, message: `duplicate direction ${id}, already at directions[${first}]` });
+        else seen.set(id, index);
+      }
+    }
+    if (entry.margin === undefined && defaults.margin === undefined) {
+      problems.push({ path: [...path, 'margin'], message: 'required (here or in defaults.margin): expected a percentage like "1.5%"' });
+    }
+    if (Array.isArray(entry.chain) && entry.chain.every((pair) => typeof pair === 'string')) {
+      if (ends.from.length > 1 || ends.to.length > 1) {
+        problems.push({ path: [...path, 'chain'], message: 'a chain fits one from and one to currency, not a list' });
+      } else if (typeof ends.from[0] === 'string' && typeof ends.to[0] === 'string') {
+        const start = assetOf(ends.from[0], currencies[ends.from[0]]);
+        const end = assetOf(ends.to[0], currencies[ends.to[0]]);
+        if (start !== undefined && end !== undefined) {
+          const message = chainProblem(entry.chain as string[], start, end);
+          if (message) problems.push({ path: [...path, 'chain'], message });
+        }
+      }
+    }
+    if (Array.isArray(entry.cities)) {
+      for (const city of entry.cities) {
+        if (typeof city === 'string' && !knownCities().has(city)) {
+          const hint = closest(city, knownCities().keys());
+          warnings.push(`directions[${index}].cities: "${city}" is not in the monitors' city list${hint ? ` (closest: ${hint})` : ''}`);
+        }
+      }
+    }
+  });
+  return { problems, warnings };
+}
+
+/** Why a chain does not lead from `start` to `end`, step by step, or undefined when it does. */
+function chainProblem(chain: string[], start: string, end: string): string | undefined {
+  let asset = start;
+  for (const pair of chain) {
+    const [base, quote] = pair.split('/') as [string, string];
+    if (base === asset) asset = quote;
+    else if (quote === asset) asset = base;
+    else return `pair ${pair} does not continue from ${asset} (chain ${chain.join(' * ')} must lead from ${start} to ${end})`;
+  }
+  return asset === end ? undefined : `chain ${chain.join(' * ')} ends at ${asset}, expected ${end}`;
+}
+
+/** "5000 RUB" or "0.01"; a unit that is a currency code means that currency's asset. */
+function parseMoney(text: string, fallbackAsset: string, currencies: ReadonlyMap<string, Currency>): Money {
+  const [value = '0', unit] = text.split(' ');
+  const asset = unit === undefined ? fallbackAsset : (currencies.get(unit)?.asset ?? unit);
+  return { value: new Decimal(value), asset };
+}
+
+function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'warnings'> {
+  const dir = dirname(file);
+  const currencies = new Map<string, Currency>(
+    Object.entries(data.currencies).map(([code, entry]) => [
+      code,
+      { code, asset: assetOf(code, entry)!, precision: entry.precision ?? defaultPrecision(code), reserve: new Decimal(entry.reserve) },
+    ]),
+  );
+  const directions: Direction[] = [];
+  data.directions.forEach((entry, index) => {
+    const merged = { ...data.defaults, ...entry };
+    for (const fromCode of asList(entry.from) as string[]) {
+      for (const toCode of asList(entry.to) as string[]) {
+        const from = currencies.get(fromCode)!;
+        const to = currencies.get(toCode)!;
+        directions.push({
+          id: `${fromCode}>${toCode}`,
+          index,
+          from,
+          to,
+          margin: percentToFraction(merged.margin!),
+          ...(entry.chain ? { chain: entry.chain } : {}),
+          reserve: entry.reserve === undefined ? to.reserve : new Decimal(entry.reserve),
+          ...(merged.min === undefined ? {} : { min: parseMoney(merged.min, from.asset, currencies) }),
+          ...(merged.max === undefined ? {} : { max: parseMoney(merged.max, from.asset, currencies) }),
+          params: [...new Set(merged.params ?? [])],
+          ...(merged.fromfee === undefined ? {} : { fromfee: merged.fromfee }),
+          ...(merged.tofee === undefined ? {} : { tofee: merged.tofee }),
+          ...(merged.minfee === undefined ? {} : { minfee: merged.minfee }),
+          ...(merged.floating === undefined ? {} : { floating: merged.floating }),
+          ...(merged.delay === undefined ? {} : { delay: merged.delay }),
+          cities: [...new Set(entry.cities ?? [])],
+          tags: [...new Set(merged.tags ?? [])],
+        });
+      }
+    }
+  });
+  return {
+    file,
+    dir,
+    schedule: data.schedule,
+    server: data.server,
+    output: resolve(dir, data.output),
+    templatesDir: resolve(dir, data.templates),
+    sources: Object.entries(data.sources).map(([name, entry]) => {
+      const options = entry as Config['sources'][number]['options'];
+      return { name, type: options.type, options };
+    }),
+    currencies,
+    directions,
+  };
+}
+
+/** Read and validate the config file and its templates; throws E_CONFIG listing every problem found. */
+export async function loadConfig(path: string = defaultConfigFile, cwd: string = process.cwd()): Promise<Config> {
+  const file = resolve(cwd, path);
+  const label = relative(cwd, file) || file;
+  const yaml = await readYamlFile(file, label);
+  const { data, problems } = validateYaml(yaml, configSchema);
+  const checked = crossCheck(yaml.data);
+  const lines = [...problems, ...checked.problems].map((problem) => formatProblem(yaml, problem));
+
+  // Templates are checked even when the config has problems, so one run shows everything to fix.
+  const codes = new Set(isRecord(yaml.data) && isRecord(yaml.data.currencies) ? Object.keys(yaml.data.currencies) : []);
+  const dir = dirname(file);
+  const templatesDir = resolve(dir, data?.templates ?? (isRecord(yaml.data) && typeof yaml.data.templates === 'string' ? yaml.data.templates : 'templates'));
+  const { templates, problems: templateProblems } = await loadTemplates(templatesDir, codes, cwd);
+
+  if (lines.length > 0 || templateProblems.length > 0 || !data) {
+    throw configError(label, [...lines, ...templateProblems]);
+  }
+  return { ...normalize(data, file), exports: templates, warnings: checked.warnings };
+}

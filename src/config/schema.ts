@@ -1,0 +1,98 @@
+// The shape of ratefile.config.yaml: one schema, used to validate the file and to emit JSON Schema for editors.
+import { z } from 'zod';
+import { sourceDefinitions } from '../sources/index.js';
+import {
+  amount,
+  amountWithUnit,
+  cityCode,
+  currencyCode,
+  assetCode,
+  fee,
+  floating,
+  label,
+  minutes,
+  oneOrMany,
+  pairText,
+  percentage,
+  precision,
+  tag,
+  text,
+} from './fields.js';
+
+const currency = z.strictObject({
+  asset: assetCode.optional().describe('What the code is priced as (RUB for SBERRUB). Known monitor codes default from the shipped code list.'),
+  precision: precision.optional().describe('Decimal places of amounts in this currency. Default: 8 for crypto, 2 otherwise.'),
+  reserve: amount.describe('Reserve: the most a client can receive of this currency.'),
+});
+
+/** Fields a direction may set, which `defaults` may also set for every direction. */
+const directionFields = {
+  margin: percentage.describe('Margin against the client on top of the market rate, e.g. "1.5%".'),
+  min: amountWithUnit.describe('Minimum per order; in the from currency, or with a unit like "5000 RUB".'),
+  max: amountWithUnit.describe('Maximum per order; in the from currency, or with a unit. Always capped by the reserve.'),
+  params: z.array(label).describe('Labels published in <param>.'),
+  fromfee: fee.describe('Extra fee on what the client sends.'),
+  tofee: fee.describe('Extra fee on what the client receives.'),
+  minfee: fee.describe('Minimum fee for the direction.'),
+  floating: floating.describe('Floating rate: minutes the rate is held, or a percentage move.'),
+  delay: minutes.describe('Deferred payout, in minutes.'),
+  tags: z.array(tag).describe('Tags that export templates select directions by.'),
+};
+
+const optionalFields = <T extends Record<string, z.ZodType>>(fields: T) =>
+  Object.fromEntries(Object.entries(fields).map(([key, schema]) => [key, schema.optional()])) as {
+    [K in keyof T]: z.ZodOptional<T[K]>;
+  };
+
+const direction = z.strictObject({
+  from: oneOrMany(currencyCode, 'currency code').describe('Currency the client gives (a key of `currencies`), or a list.'),
+  to: oneOrMany(currencyCode, 'currency code').describe('Currency the client receives (a key of `currencies`), or a list.'),
+  chain: z
+    .array(pairText)
+    .min(1, { error: 'expected at least one pair' })
+    .optional()
+    .describe('Quote pairs from the from asset to the to asset, e.g. [BTC/USDT, USDT/RUB]. Found automatically when absent.'),
+  reserve: amount.optional().describe("Reserve for this direction, in the to currency; default: the to currency's reserve."),
+  cities: z.array(cityCode).min(1, { error: 'expected at least one city code' }).optional().describe('Cash cities: one item per city.'),
+  ...optionalFields(directionFields),
+});
+
+const source = z.discriminatedUnion(
+  'type',
+  sourceDefinitions.map((definition) => definition.options) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  { error: (issue) => `expected a source with type one of ${sourceDefinitions.map((d) => d.type).join(', ')}, got ${JSON.stringify((issue.input as { type?: unknown } | undefined)?.type ?? null)}` },
+);
+
+export const sourceName = text(/^[a-z][a-z0-9_-]*$/, 'a source name in lower case like "backoffice"');
+
+export const configSchema = z
+  .strictObject({
+    schedule: z.string().default('*/30 * * * * *').describe('Cron expression for rebuilds (node-cron, seconds field allowed).'),
+    server: z
+      .strictObject({
+        port: z.int().min(0).max(65535).default(8080).describe('Port of the built-in server; PORT or --port override it.'),
+        host: z.string().min(1).default('0.0.0.0').describe('Address the built-in server listens on.'),
+      })
+      .default({ port: 8080, host: '0.0.0.0' }),
+    output: z.string().min(1).default('public').describe('Folder the exports are written to, relative to this file.'),
+    templates: z.string().min(1).default('templates').describe('Folder of export templates (one <name>.yaml per export), relative to this file.'),
+    sources: z
+      .record(sourceName, source)
+      .refine((sources) => Object.keys(sources).length > 0, { error: 'expected at least one source' })
+      .describe('Rate sources by name.'),
+    currencies: z
+      .record(currencyCode, currency)
+      .refine((currencies) => Object.keys(currencies).length > 0, { error: 'expected at least one currency' })
+      .describe('Currencies by monitor code (SBERRUB, BTC, CASHUSD…).'),
+    defaults: z.strictObject(optionalFields(directionFields)).default({}).describe('Values every direction gets unless it sets its own.'),
+    directions: z.array(direction).min(1, { error: 'expected at least one direction' }).describe('Exchange directions.'),
+  })
+  .describe('ratefile configuration');
+
+export type ConfigFile = z.output<typeof configSchema>;
+export type DirectionEntry = ConfigFile['directions'][number];
+
+/** JSON Schema (draft 2020-12) of the config file, for editors. */
+export function configJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+}

@@ -1,0 +1,92 @@
+// Export templates: one declarative YAML file per export in templates/, read and checked here.
+import { readdir } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { z } from 'zod';
+import { Decimal } from '../decimal.js';
+import { RatefileError } from '../errors.js';
+import { currencyCode, percentage, tag, text } from '../config/fields.js';
+import { formatProblem, readYamlFile, validateYaml, type YamlFile } from '../config/yaml.js';
+import { closest } from '../config/problems.js';
+import type { ExportTemplate } from '../model.js';
+
+const placeholders = ['from', 'to', 'city'] as const;
+
+export const templateSchema = z
+  .strictObject({
+    description: z.string().optional().describe('What this export is for; shown nowhere in the file itself.'),
+    include: z
+      .strictObject({ tags: z.array(tag).min(1).describe('Only directions carrying at least one of these tags.') })
+      .optional(),
+    exclude: z.strictObject({ tags: z.array(tag).min(1).describe('Leave out directions carrying any of these tags.') }).optional(),
+    aliases: z.record(currencyCode, currencyCode).default({}).describe('Code published in place of a currency code, e.g. USDTTRC20: USDTTRC.'),
+    markup: percentage.default('0%').describe('Partner markup against the client, on top of each direction rate.'),
+    url: text(/^https?:\/\/\S+$/, 'an http(s) URL pattern like "https://exchanger.example/?cur_from={from}&cur_to={to}"')
+      .refine((pattern) => [...pattern.matchAll(/\{(\w*)\}/g)].every((match) => (placeholders as readonly string[]).includes(match[1]!)), {
+        error: `expected only the placeholders ${placeholders.map((p) => `{${p}}`).join(', ')}`,
+      })
+      .optional()
+      .describe('Pattern of a <url> element added to every item.'),
+  })
+  .describe('ratefile export template');
+
+/** Parse "1.5%" into the fraction 0.015. */
+export function percentToFraction(text: string): Decimal {
+  return new Decimal(text.replace('%', '').trim()).div(100);
+}
+
+/**
+ * Read every `<name>.yaml` in the templates folder, sorted by name. Problems of every file come back
+ * together, each line starting with the file it is in, so the caller can report them with the config's.
+ */
+export async function loadTemplates(
+  dir: string,
+  currencyCodes: ReadonlySet<string>,
+  baseDir: string,
+): Promise<{ templates: ExportTemplate[]; problems: string[] }> {
+  const folder = relative(baseDir, dir) || dir;
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((name) => /^[a-z0-9][a-z0-9_-]*\.ya?ml$/i.test(name)).sort();
+  } catch (cause) {
+    return { templates: [], problems: [`${folder}: cannot read the templates folder: ${(cause as Error).message}`] };
+  }
+  if (names.length === 0) return { templates: [], problems: [`${folder}: no export templates (<name>.yaml) found`] };
+
+  const templates: ExportTemplate[] = [];
+  const problems: string[] = [];
+  for (const fileName of names) {
+    const label = relative(baseDir, join(dir, fileName));
+    let file: YamlFile;
+    try {
+      file = await readYamlFile(join(dir, fileName), label);
+    } catch (error) {
+      if (!(error instanceof RatefileError)) throw error;
+      problems.push(...(error.details.length > 0 ? error.details.map((line) => `${error.message}: ${line}`) : [error.message]));
+      continue;
+    }
+    const { data, problems: schemaProblems } = validateYaml(file, templateSchema);
+    const lines = schemaProblems.map((problem) => formatProblem(file, problem));
+    for (const [code, alias] of Object.entries(data?.aliases ?? {})) {
+      if (!currencyCodes.has(code)) {
+        const hint = closest(code, currencyCodes);
+        lines.push(formatProblem(file, { path: ['aliases', code], message: `unknown currency "${code}"${hint ? ` (did you mean "${hint}"?)` : ''}; expected a key of currencies` }));
+      } else if (alias === code) {
+        lines.push(formatProblem(file, { path: ['aliases', code], message: 'alias is the same as the code' }));
+      }
+    }
+    problems.push(...lines.map((line) => `${label}: ${line}`));
+    if (lines.length > 0 || !data) continue;
+    const name = fileName.replace(/\.ya?ml$/i, '');
+    templates.push({
+      name,
+      file: `${name}.xml`,
+      ...(data.description === undefined ? {} : { description: data.description }),
+      ...(data.include ? { includeTags: data.include.tags } : {}),
+      excludeTags: data.exclude?.tags ?? [],
+      aliases: data.aliases,
+      markup: percentToFraction(data.markup),
+      ...(data.url === undefined ? {} : { url: data.url }),
+    });
+  }
+  return { templates, problems };
+}

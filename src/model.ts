@@ -1,0 +1,80 @@
+// The validated, normalized configuration that the pure pipeline steps work on.
+import type { Decimal } from './decimal.js';
+import type { Label } from './config/fields.js';
+
+export interface Currency {
+  code: string;
+  /** What it is priced as: RUB for SBERRUB, USDT for USDTTRC20. */
+  asset: string;
+  precision: number;
+  reserve: Decimal;
+}
+
+/** An amount in a given asset; limits may be set in any asset and are converted per build. */
+export interface Money {
+  value: Decimal;
+  asset: string;
+}
+
+export interface Direction {
+  /** `FROM>TO`, unique in the config. */
+  id: string;
+  /** Index in the config's `directions` list, for messages. */
+  index: number;
+  from: Currency;
+  to: Currency;
+  /** Margin as a fraction: "1.5%" → 0.015. */
+  margin: Decimal;
+  /** Explicit quote chain; found through the quote book when absent. */
+  chain?: string[];
+  /** Reserve in the to currency. */
+  reserve: Decimal;
+  min?: Money;
+  max?: Money;
+  params: Label[];
+  fromfee?: string;
+  tofee?: string;
+  minfee?: string;
+  floating?: string;
+  delay?: number;
+  cities: string[];
+  tags: string[];
+}
+
+export interface SourceConfig {
+  name: string;
+  type: string;
+  options: { type: string } & Record<string, unknown>;
+}
+
+/** One export file, declared by a template in templates/. */
+export interface ExportTemplate {
+  /** Template name; the file it renders is `<name>.xml`. */
+  name: string;
+  file: string;
+  description?: string;
+  includeTags?: string[];
+  excludeTags: string[];
+  /** Currency code → code published in this export. */
+  aliases: Record<string, string>;
+  /** Partner markup as a fraction, applied against the client on top of the direction's rate. */
+  markup: Decimal;
+  /** Pattern of a per-item <url>, with {from}, {to} and {city} placeholders. */
+  url?: string;
+}
+
+export interface Config {
+  /** Absolute path of the config file, and its folder that relative paths resolve against. */
+  file: string;
+  dir: string;
+  schedule: string;
+  server: { port: number; host: string };
+  output: string;
+  templatesDir: string;
+  sources: SourceConfig[];
+  currencies: ReadonlyMap<string, Currency>;
+  directions: Direction[];
+  exports: ExportTemplate[];
+  /** Things worth an operator's look that do not stop a build (unknown monitor codes). */
+  warnings: string[];
+}

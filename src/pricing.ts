@@ -1,0 +1,154 @@
+// priceDirections: market rate through a chain of quotes, the margin, and the published in:out form. Pure.
+import { Decimal, roundDown, roundUp } from './decimal.js';
+import type { Currency, Direction, Money } from './model.js';
+import type { QuoteBook } from './quotes.js';
+import type { Quote } from './sources/source.js';
+
+export interface ChainStep {
+  pair: string;
+  /** Which side of the quote was used: `bid` when selling the base, `ask` when buying it. */
+  side: 'bid' | 'ask';
+  quote: Quote;
+}
+
+export interface PricedDirection {
+  direction: Direction;
+  steps: ChainStep[];
+  /** Units of the to asset per unit of the from asset, at the market, sides worse for the client. */
+  market: Decimal;
+  /** The market rate after the direction's margin. */
+  rate: Decimal;
+  /** Limits converted to the from currency, not yet rounded; `max` is already capped by the reserve. */
+  min?: Decimal;
+  max: Decimal;
+}
+
+export interface WithheldDirection {
+  direction: Direction;
+  reason: string;
+}
+
+/** Shortest chain of pairs in the book leading from one asset to another; ties go to the alphabetically first pairs. */
+export function findChain(book: QuoteBook, from: string, to: string, maxSteps = 4): string[] | undefined {
+  if (from === to) return [];
+  const neighbours = new Map<string, { pair: string; next: string }[]>();
+  for (const pair of [...book.keys()].sort()) {
+    const { base, quote } = book.get(pair)!;
+    (neighbours.get(base) ?? neighbours.set(base, []).get(base)!).push({ pair, next: quote });
+    (neighbours.get(quote) ?? neighbours.set(quote, []).get(quote)!).push({ pair, next: base });
+  }
+  let frontier: { asset: string; chain: string[] }[] = [{ asset: from, chain: [] }];
+  const visited = new Set([from]);
+  for (let step = 0; step < maxSteps && frontier.length > 0; step++) {
+    const next: typeof frontier = [];
+    for (const { asset, chain } of frontier) {
+      for (const edge of neighbours.get(asset) ?? []) {
+        if (visited.has(edge.next)) continue;
+        const extended = [...chain, edge.pair];
+        if (edge.next === to) return extended;
+        visited.add(edge.next);
+        next.push({ asset: edge.next, chain: extended });
+      }
+    }
+    frontier = next;
+  }
+  return undefined;
+}
+
+/** Look a pair up as written or inverted (`USDT/RUB` also finds a `RUB/USDT` quote). */
+function lookUp(book: QuoteBook, pair: string): Quote | undefined {
+  const [base, quote] = pair.split('/');
+  return book.get(pair) ?? book.get(`${quote}/${base}`);
+}
+
+/**
+ * Convert one unit of `from` along `pairs`. Pessimistic: the side that gives less at every step (the
+ * client's side of a trade). Optimistic: the side that gives more, used where "safe" means a higher amount.
+ */
+export function convertAlong(
+  book: QuoteBook,
+  pairs: readonly string[],
+  from: string,
+  pessimistic = true,
+): { factor: Decimal; steps: ChainStep[] } | { missing: string } {
+  let asset = from;
+  let factor = new Decimal(1);
+  const steps: ChainStep[] = [];
+  for (const pair of pairs) {
+    const quote = lookUp(book, pair);
+    if (!quote) return { missing: pair };
+    if (quote.base === asset) {
+      const side = pessimistic ? 'bid' : 'ask';
+      factor = factor.times(quote[side]);
+      steps.push({ pair: quote.pair, side, quote });
+      asset = quote.quote;
+    } else {
+      const side = pessimistic ? 'ask' : 'bid';
+      factor = factor.div(quote[side]);
+      steps.push({ pair: quote.pair, side, quote });
+      asset = quote.base;
+    }
+  }
+  return { factor, steps };
+}
+
+/** A limit in any asset, as an amount of the from asset; undefined when the book cannot convert it. */
+function limitInFrom(limit: Money, direction: Direction, rate: Decimal, book: QuoteBook, roundUpward: boolean): Decimal | undefined {
+  if (limit.asset === direction.from.asset) return limit.value;
+  if (limit.asset === direction.to.asset) return limit.value.div(rate);
+  const chain = findChain(book, limit.asset, direction.from.asset);
+  if (!chain) return undefined;
+  const converted = convertAlong(book, chain, limit.asset, !roundUpward);
+  return 'missing' in converted ? undefined : limit.value.times(converted.factor);
+}
+
+/** Price one direction, or say why it cannot be published. */
+export function priceDirection(direction: Direction, book: QuoteBook): PricedDirection | WithheldDirection {
+  const withhold = (reason: string): WithheldDirection => ({ direction, reason });
+  const { from, to } = direction;
+  const chain = direction.chain ?? findChain(book, from.asset, to.asset);
+  if (!chain) return withhold(`no quotes lead from ${from.asset} to ${to.asset}`);
+  const converted = convertAlong(book, chain, from.asset);
+  if ('missing' in converted) return withhold(`no quote for ${converted.missing}`);
+  const market = converted.factor;
+  const rate = market.times(new Decimal(1).minus(direction.margin));
+  if (!rate.isFinite() || rate.lessThanOrEqualTo(0)) return withhold(`rate ${rate.toFixed()} is not positive`);
+  if (direction.reserve.isZero()) return withhold(`no reserve of ${to.code}`);
+
+  const capacity = direction.reserve.div(rate);
+  let max = capacity;
+  if (direction.max) {
+    const configured = limitInFrom(direction.max, direction, rate, book, false);
+    if (configured === undefined) return withhold(`cannot convert max ${direction.max.value.toFixed()} ${direction.max.asset} to ${from.asset}: no quotes`);
+    max = Decimal.min(configured, capacity);
+  }
+  let min: Decimal | undefined;
+  if (direction.min) {
+    min = limitInFrom(direction.min, direction, rate, book, true);
+    if (min === undefined) return withhold(`cannot convert min ${direction.min.value.toFixed()} ${direction.min.asset} to ${from.asset}: no quotes`);
+    if (min.greaterThan(max)) {
+      return withhold(`minimum ${min.toSignificantDigits(8).toFixed()} ${from.asset} is above the maximum ${max.toSignificantDigits(8).toFixed()} ${from.asset} (limit or reserve)`);
+    }
+  }
+  return { direction, steps: converted.steps, market, rate, ...(min === undefined ? {} : { min }), max };
+}
+
+export function priceDirections(directions: readonly Direction[], book: QuoteBook): { priced: PricedDirection[]; withheld: WithheldDirection[] } {
+  const priced: PricedDirection[] = [];
+  const withheld: WithheldDirection[] = [];
+  for (const direction of directions) {
+    const result = priceDirection(direction, book);
+    if ('reason' in result) withheld.push(result);
+    else priced.push(result);
+  }
+  return { priced, withheld };
+}
+
+/**
+ * The published form of a rate (to units per from unit): one side exactly 1, the other ≥ 1, rounded against
+ * the client to the precision of the currency that side counts: `out` down, `in` up.
+ */
+export function publishedRate(rate: Decimal, from: Currency, to: Currency): { in: Decimal; out: Decimal } {
+  if (rate.greaterThanOrEqualTo(1)) return { in: new Decimal(1), out: roundDown(rate, to.precision) };
+  return { in: roundUp(new Decimal(1).div(rate), from.precision), out: new Decimal(1) };
+}

@@ -1,0 +1,64 @@
+// publishFiles: write each export atomically (temporary file in the same folder, then rename); unchanged files are left alone.
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RatefileError } from './errors.js';
+
+export interface OutputFile {
+  /** File name inside the output folder, e.g. `parserfile.xml`. */
+  file: string;
+  bytes: Buffer;
+}
+
+export interface PublishResult {
+  written: string[];
+  unchanged: string[];
+}
+
+async function sameBytes(path: string, bytes: Buffer): Promise<boolean> {
+  try {
+    return (await readFile(path)).equals(bytes);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The temporary file is a dotfile in the output folder: same file system, so the rename is atomic, and
+ * servers that refuse dotfiles never serve it half-written.
+ */
+async function writeAtomically(path: string, dir: string, file: string, bytes: Buffer): Promise<void> {
+  const temporary = join(dir, `.${file}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const handle = await open(temporary, 'w', 0o644);
+    try {
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, path);
+  } catch (cause) {
+    await rm(temporary, { force: true });
+    throw new RatefileError('E_PUBLISH', `cannot write ${path}: ${(cause as Error).message}`, { cause });
+  }
+}
+
+export async function publishFiles(files: readonly OutputFile[], dir: string): Promise<PublishResult> {
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (cause) {
+    throw new RatefileError('E_PUBLISH', `cannot create output folder ${dir}: ${(cause as Error).message}`, { cause });
+  }
+  const result: PublishResult = { written: [], unchanged: [] };
+  for (const { file, bytes } of files) {
+    const path = join(dir, file);
+    if (await sameBytes(path, bytes)) {
+      result.unchanged.push(file);
+      continue;
+    }
+    await writeAtomically(path, dir, file, bytes);
+    result.written.push(file);
+  }
+  return result;
+}

@@ -1,0 +1,84 @@
+// `ratefile start`: build now, rebuild on the cron schedule (never two at once), serve, and stop cleanly on a signal.
+import type { Server } from 'node:http';
+import cron from 'node-cron';
+import type { BuildDeps } from './build.js';
+import { problemLines, runCycle, summarize } from './cycle.js';
+import { describeError, RatefileError } from './errors.js';
+import type { Logger } from './log.js';
+import type { Config } from './model.js';
+import { createExportServer, listen } from './server.js';
+
+export interface ServiceOptions {
+  /** Loads the config afresh for each build, so edits apply without a restart. */
+  loadConfig: () => Promise<Config>;
+  /** The config as validated at start-up: its schedule and output folder hold for the process's life. */
+  config: Config;
+  outDir: string;
+  port: number;
+  host: string;
+  log: Logger;
+  deps: BuildDeps;
+}
+
+export interface Service {
+  port: number;
+  server: Server;
+  /** Run one build now unless one is running; resolves when it is done. */
+  rebuild(): Promise<void>;
+  /** Stop scheduling, let a running build finish, close the server. */
+  stop(): Promise<void>;
+}
+
+export async function startService(options: ServiceOptions): Promise<Service> {
+  const { log, outDir } = options;
+  let running: Promise<void> | undefined;
+  let lastProblems = '';
+
+  const cycle = async (): Promise<void> => {
+    try {
+      const config = await options.loadConfig();
+      const result = await runCycle(config, outDir, options.deps);
+      // Details only when they change, so a 30-second schedule does not repeat the same lines forever.
+      const problems = problemLines(result.build);
+      if (problems.join('\n') !== lastProblems) for (const line of problems) log.warn(line);
+      lastProblems = problems.join('\n');
+      log.info(`build: ${summarize(result)}`);
+    } catch (error) {
+      const details = error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
+      log.error(`build failed, last good files kept: ${describeError(error)}${details}`);
+    }
+  };
+
+  const rebuild = (): Promise<void> => {
+    if (running) {
+      log.warn('build skipped: the previous build is still running');
+      return running;
+    }
+    running = cycle().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+
+  await rebuild();
+  const server = createExportServer(outDir);
+  const port = await listen(server, options.port, options.host);
+  const task = cron.schedule(options.config.schedule, () => void rebuild(), { name: 'ratefile-build' });
+  const shown = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host;
+  log.info(`serving ${outDir} at http://${shown}:${port}/ (${options.config.exports.map((e) => e.file).join(', ')}); rebuilding on "${options.config.schedule}"`);
+
+  return {
+    port,
+    server,
+    rebuild,
+    async stop() {
+      await task.stop();
+      await task.destroy();
+      if (running) await running;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

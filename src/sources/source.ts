@@ -1,0 +1,48 @@
+// The one interface every rate source implements, and the quote shape they all return.
+import type { z } from 'zod';
+import type { Decimal } from '../decimal.js';
+
+/** A market quote as a source reports it: prices still as decimal text, checked by `checkQuote`. */
+export interface RawQuote {
+  /** `BASE/QUOTE`, e.g. `BTC/USDT`: one BASE costs `bid`..`ask` of QUOTE. */
+  pair: string;
+  bid: string;
+  ask: string;
+  /** When the source says the price was valid; the fetch time when it does not say. */
+  time: Date;
+}
+
+/** A checked quote in the quote book. */
+export interface Quote {
+  pair: string;
+  base: string;
+  quote: string;
+  bid: Decimal;
+  ask: Decimal;
+  time: Date;
+  /** Name of the configured source it came from. */
+  source: string;
+}
+
+export interface SourceContext {
+  /** The source's name in the config (`sources.<name>`), for messages. */
+  name: string;
+  /** Folder of the config file; relative paths in source options resolve against it. */
+  configDir: string;
+  fetch: typeof globalThis.fetch;
+  signal: AbortSignal;
+  now: () => Date;
+}
+
+export interface SourceDefinition<Options extends { type: string } = { type: string }> {
+  /** The `type:` that selects this source in the config. */
+  type: Options['type'];
+  /** Schema of the source's config block, `type` included; unknown keys are errors. */
+  options: z.ZodType<Options>;
+  fetchQuotes(options: Options, context: SourceContext): Promise<RawQuote[]>;
+}
+
+/** Identity helper that keeps each source module's option type attached to its functions. */
+export function defineSource<Options extends { type: string }>(definition: SourceDefinition<Options>): SourceDefinition<Options> {
+  return definition;
+}
