@@ -61,10 +61,9 @@ export function exportItems(priced: PricedDirection, template: ExportTemplate): 
   const { from, to } = direction;
   const rate = priced.rate.times(new Decimal(1).minus(template.markup));
   const published = publishedRate(rate, from, to);
-  // The effective rate the client gets, after rounding; limits are converted at it.
-  const effective = published.out.div(published.in);
-  const capacity = roundDown(direction.reserve.div(effective), from.precision);
-  const max = Decimal.min(roundDown(priced.max, from.precision), capacity);
+  // Limits were converted at the direction's rate before any markup, the lower rate for a max in the
+  // to currency and a reserve cap that a markup (a lower rate) only loosens: safe for every export.
+  const max = roundDown(priced.max, from.precision);
   const min = priced.min === undefined ? undefined : roundUp(priced.min, from.precision);
   const codes = { from: template.aliases[from.code] ?? from.code, to: template.aliases[to.code] ?? to.code };
 

@@ -1,0 +1,58 @@
+// Throwaway ratefile projects in temporary folders: a config, a quotes file and the three templates.
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const sampleQuotes = {
+  quotes: [
+    { pair: 'BTC/USDT', bid: '97012.30', ask: '97012.31', time: '2026-11-21T12:00:00Z' },
+    { pair: 'USDT/RUB', bid: '92.10', ask: '92.35', time: '2026-11-21T12:00:00Z' },
+  ],
+};
+
+export const sampleConfig = `# a small exchanger for tests
+sources:
+  backoffice: { type: file, path: quotes.json }
+currencies:
+  BTC: { reserve: "3" }
+  USDTTRC20: { precision: 2, reserve: "100000" }
+  SBERRUB: { reserve: "5000000" }
+  CASHRUB: { precision: 0, reserve: "3000000" }
+defaults:
+  margin: 1.5%
+directions:
+  - { from: BTC, to: [SBERRUB, USDTTRC20], min: 0.001, max: "500000 RUB", tags: [ref] }
+  - { from: SBERRUB, to: USDTTRC20, min: 5000, params: [manual], fromfee: "1%" }
+  - { from: USDTTRC20, to: CASHRUB, cities: [MSK, SPB], tags: [ref, cash] }
+`;
+
+export const sampleTemplates: Record<string, string> = {
+  'parserfile.yaml': 'description: every direction\n',
+  'reffile.yaml': 'include: { tags: [ref] }\naliases: { USDTTRC20: USDTTRC }\n',
+  'affiliatefile.yaml': 'markup: 0.5%\nexclude: { tags: [cash] }\nurl: "https://exchanger.example/?cur_from={from}&cur_to={to}"\n',
+};
+
+export interface Project {
+  dir: string;
+  configPath: string;
+  write(name: string, content: string): Promise<void>;
+  remove(): Promise<void>;
+}
+
+/** A project folder with the sample files, any of which `files` replaces (path relative to the folder). */
+export async function makeProject(files: Record<string, string> = {}): Promise<Project> {
+  const dir = await mkdtemp(join(tmpdir(), 'ratefile-test-'));
+  const write = async (name: string, content: string) => {
+    const path = join(dir, name);
+    await mkdir(join(path, '..'), { recursive: true });
+    await writeFile(path, content);
+  };
+  const all: Record<string, string> = {
+    'ratefile.config.yaml': sampleConfig,
+    'quotes.json': JSON.stringify(sampleQuotes, null, 2),
+    ...Object.fromEntries(Object.entries(sampleTemplates).map(([name, text]) => [`templates/${name}`, text])),
+    ...files,
+  };
+  for (const [name, content] of Object.entries(all)) await write(name, content);
+  return { dir, configPath: join(dir, 'ratefile.config.yaml'), write, remove: () => rm(dir, { recursive: true, force: true }) };
+}
