@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../../src/build.js';
+import { loadConfig } from '../../src/config/load.js';
+import { Decimal } from '../../src/decimal.js';
+import { isRatefileError } from '../../src/errors.js';
+import { renderExport } from '../../src/exports/render.js';
+import { formatFee, itemElements, selectExports, type ExportItem } from '../../src/exports/select.js';
+import type { Config, ExportTemplate } from '../../src/model.js';
+import { priceDirections } from '../../src/pricing.js';
+import { makeProject, type Project } from '../support/project.js';
+import { xmlErrors } from '../support/xml.js';
+
+const now = () => new Date('2026-11-21T12:00:30Z');
+
+let project: Project;
+let config: Config;
+
+beforeAll(async () => {
+  project = await makeProject();
+  config = await loadConfig(project.configPath);
+});
+afterAll(() => project.remove());
+
+function template(overrides: Partial<ExportTemplate> = {}): ExportTemplate {
+  return { name: 'test', file: 'test.xml', excludeTags: [], aliases: {}, markup: new Decimal(0), ...overrides };
+}
+
+async function pricedSample() {
+  const { book } = await (await import('../../src/quotes.js')).fetchQuotes(config.sources, { configDir: config.dir, fetch, now });
+  return priceDirections(config.directions, book).priced;
+}
+
+describe('the three sample exports', () => {
+  it('render as the stored snapshots, well-formed per libxml2', async () => {
+    const { files } = await build(config, { now });
+    expect(files.map((file) => file.file)).toEqual(['affiliatefile.xml', 'parserfile.xml', 'reffile.xml']);
+    for (const file of files) {
+      const text = file.bytes.toString('utf8');
+      expect(await xmlErrors(text, file.file)).toEqual([]);
+      await expect(text).toMatchFileSnapshot(`__snapshots__/sample/${file.file}`);
+    }
+  });
+
+  it('are byte-identical for the same input and clock', async () => {
+    const first = await build(config, { now });
+    const second = await build(config, { now });
+    expect(second.files.map((f) => f.bytes.toString('hex'))).toEqual(first.files.map((f) => f.bytes.toString('hex')));
+  });
+});
+
+describe('renderExport', () => {
+  const item: ExportItem = { from: 'BTC', to: 'SBERRUB', in: '1', out: '8800810.33', amount: '5000000' };
+
+  it('writes the XML 1.0 declaration, root <rates> and each element on its own line', () => {
+    expect(renderExport({ name: 'x', file: 'x.xml', items: [item] })).toBe(
+      [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<rates>',
+        '  <item>',
+        '    <from>BTC</from>',
+        '    <to>SBERRUB</to>',
+        '    <in>1</in>',
+        '    <out>8800810.33</out>',
+        '    <amount>5000000</amount>',
+        '  </item>',
+        '</rates>',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('renders an empty export as <rates></rates>', () => {
+    expect(renderExport({ name: 'x', file: 'x.xml', items: [] })).toBe('<?xml version="1.0" encoding="UTF-8"?>\n<rates></rates>\n');
+  });
+
+  it('writes elements in the monitors’ order whatever order the item has', () => {
+    const full = Object.fromEntries([...itemElements].reverse().map((name) => [name, `v-${name}`])) as unknown as ExportItem;
+    const names = [...renderExport({ name: 'x', file: 'x.xml', items: [full] }).matchAll(/^ {4}<(\w+)>/gm)].map((m) => m[1]);
+    expect(names).toEqual([...itemElements]);
+  });
+
+  it('escapes & < > in every element, and libxml2 reads the text back intact', async () => {
+    const nasty = 'A&B <C> "D"';
+    const full = Object.fromEntries(itemElements.map((name) => [name, nasty])) as unknown as ExportItem;
+    const xml = renderExport({ name: 'x', file: 'x.xml', items: [full] });
+    expect(await xmlErrors(xml)).toEqual([]);
+    for (const name of itemElements) expect(xml).toContain(`<${name}>A&amp;B &lt;C&gt; "D"</${name}>`);
+  });
+
+  it('refuses characters XML 1.0 forbids instead of writing them', () => {
+    let caught: unknown;
+    try {
+      renderExport({ name: 'x', file: 'x.xml', items: [{ ...item, city: 'M\u0001SK' }] });
+    } catch (error) {
+      caught = error;
+    }
+    expect(isRatefileError(caught, 'E_RENDER')).toBe(true);
+    expect((caught as Error).message).toMatch(/^x\.xml: cannot render/);
+  });
+});
+
+describe('selectExports: templates', () => {
+  it('selects by included tags and leaves out excluded ones', async () => {
+    const priced = await pricedSample();
+    const [included, excluded] = selectExports(priced, [template({ includeTags: ['ref'] }), template({ excludeTags: ['cash'] })]);
+    expect(included?.items.map((i) => `${i.from}>${i.to}`)).toEqual(['BTC>SBERRUB', 'BTC>USDTTRC20', 'USDTTRC20>CASHRUB', 'USDTTRC20>CASHRUB']);
+    expect(excluded?.items.map((i) => `${i.from}>${i.to}`)).toEqual(['BTC>SBERRUB', 'BTC>USDTTRC20', 'SBERRUB>USDTTRC20']);
+  });
+
+  it('publishes aliases in place of codes', async () => {
+    const [model] = selectExports(await pricedSample(), [template({ aliases: { USDTTRC20: 'USDTTRC' } })]);
+    expect(model?.items.map((i) => `${i.from}>${i.to}`)).toEqual([
+      'BTC>SBERRUB',
+      'BTC>USDTTRC',
+      'SBERRUB>USDTTRC',
+      'USDTTRC>CASHRUB',
+      'USDTTRC>CASHRUB',
+    ]);
+  });
+
+  it('makes one item per city of a cash direction', async () => {
+    const [model] = selectExports(await pricedSample(), [template()]);
+    expect(model?.items.filter((i) => i.to === 'CASHRUB').map((i) => i.city)).toEqual(['MSK', 'SPB']);
+  });
+
+  it('applies the partner markup against the client on top of the rate', async () => {
+    const priced = await pricedSample();
+    const [plain, marked] = selectExports(priced, [template(), template({ markup: new Decimal('0.005') })]);
+    // BTC→SBERRUB: 97012.30 × 92.10 × 0.985, then × 0.995 for the partner, rounded down to kopecks
+    expect(plain?.items[0]?.out).toBe('8800810.33');
+    expect(marked?.items[0]?.out).toBe('8756806.28');
+    // SBERRUB→USDTTRC20 is quoted as in:1; the markup raises `in`
+    expect(plain?.items[2]?.in).toBe('93.76');
+    expect(marked?.items[2]?.in).toBe('94.23');
+  });
+
+  it('fills the url pattern with the published codes, URL-encoded, and the city', async () => {
+    const [model] = selectExports(await pricedSample(), [
+      template({ aliases: { USDTTRC20: 'USDTTRC' }, url: 'https://exchanger.example/?cur_from={from}&cur_to={to}&city={city}' }),
+    ]);
+    expect(model?.items.map((i) => i.url)).toEqual([
+      'https://exchanger.example/?cur_from=BTC&cur_to=SBERRUB&city=',
+      'https://exchanger.example/?cur_from=BTC&cur_to=USDTTRC&city=',
+      'https://exchanger.example/?cur_from=SBERRUB&cur_to=USDTTRC&city=',
+      'https://exchanger.example/?cur_from=USDTTRC&cur_to=CASHRUB&city=MSK',
+      'https://exchanger.example/?cur_from=USDTTRC&cur_to=CASHRUB&city=SPB',
+    ]);
+  });
+
+  it('writes limits in the from currency: min rounded up, max rounded down and capped by the reserve', async () => {
+    const [model] = selectExports(await pricedSample(), [template()]);
+    const [btcSber, , sberUsdt, cash] = model?.items ?? [];
+    expect(btcSber).toMatchObject({ minamount: '0.001', maxamount: '0.05681295' }); // 500000 RUB / 8800810.33…
+    expect(sberUsdt).toMatchObject({ minamount: '5000', maxamount: '9375634.51', param: 'manual', fromfee: '1 %' });
+    expect(cash).toMatchObject({ maxamount: '33069.32' }); // reserve 3000000 RUB / 90.7185…
+    expect(cash?.minamount).toBeUndefined();
+  });
+});
+
+describe('formatFee', () => {
+  it.each([
+    ['1%', '1 %'],
+    ['1.50 %', '1.5 %'],
+    ['0.00050', '0.0005'],
+    ['2 USD', '2 USD'],
+  ])('%s → %s', (input, output) => {
+    expect(formatFee(input)).toBe(output);
+  });
+});

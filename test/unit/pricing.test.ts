@@ -1,0 +1,191 @@
+import { describe, expect, it } from 'vitest';
+import { Decimal, formatDecimal } from '../../src/decimal.js';
+import type { Currency, Direction } from '../../src/model.js';
+import { convertAlong, findChain, priceDirection, priceDirections, publishedRate, type PricedDirection } from '../../src/pricing.js';
+import type { QuoteBook } from '../../src/quotes.js';
+import type { Quote } from '../../src/sources/source.js';
+
+const time = new Date('2026-11-21T12:00:00Z');
+
+function book(...entries: [pair: string, bid: string, ask: string][]): QuoteBook {
+  return new Map(
+    entries.map(([pair, bid, ask]) => {
+      const [base = '', quote = ''] = pair.split('/');
+      const entry: Quote = { pair, base, quote, bid: new Decimal(bid), ask: new Decimal(ask), time, source: 'test' };
+      return [pair, entry];
+    }),
+  );
+}
+
+function currency(code: string, asset: string, precision: number, reserve = '1000000000'): Currency {
+  return { code, asset, precision, reserve: new Decimal(reserve) };
+}
+
+const BTC = currency('BTC', 'BTC', 8);
+const ETH = currency('ETH', 'ETH', 8);
+const USDT = currency('USDTTRC20', 'USDT', 2);
+const SBER = currency('SBERRUB', 'RUB', 2);
+const TCSB = currency('TCSBRUB', 'RUB', 2);
+const CASH = currency('CASHRUB', 'RUB', 0);
+
+function direction(from: Currency, to: Currency, extra: Partial<Direction> = {}): Direction {
+  return {
+    id: `${from.code}>${to.code}`,
+    index: 0,
+    from,
+    to,
+    margin: new Decimal(0),
+    reserve: to.reserve,
+    params: [],
+    cities: [],
+    tags: [],
+    ...extra,
+  };
+}
+
+const market = book(['BTC/USDT', '97000', '97010'], ['USDT/RUB', '92.10', '92.40'], ['ETH/BTC', '0.032', '0.0321'], ['ETH/USDT', '3100', '3101']);
+
+function priced(result: ReturnType<typeof priceDirection>): PricedDirection {
+  if ('reason' in result) throw new Error(`withheld: ${result.reason}`);
+  return result;
+}
+
+describe('convertAlong: the side worse for the client at every step', () => {
+  it.each([
+    // [chain, from asset, expected factor]
+    [['BTC/USDT'], 'BTC', '97000'], // selling BTC: the bid
+    [['BTC/USDT'], 'USDT', formatDecimal(new Decimal(1).div('97010'))], // buying BTC: the ask
+    [['BTC/USDT', 'USDT/RUB'], 'BTC', formatDecimal(new Decimal('97000').times('92.10'))],
+    [['USDT/RUB', 'BTC/USDT'], 'RUB', formatDecimal(new Decimal(1).div('92.40').div('97010'))],
+    [['RUB/USDT'], 'RUB', formatDecimal(new Decimal(1).div('92.40'))], // inverted pair found as USDT/RUB
+  ])('%j from %s → %s', (chain, from, expected) => {
+    const result = convertAlong(market, chain, from);
+    if ('missing' in result) throw new Error(`missing ${result.missing}`);
+    expect(formatDecimal(result.factor)).toBe(expected);
+  });
+
+  it('uses the client-friendly side when asked for the optimistic conversion', () => {
+    const result = convertAlong(market, ['BTC/USDT'], 'BTC', false);
+    expect('factor' in result && formatDecimal(result.factor)).toBe('97010');
+  });
+
+  it('names the missing pair', () => {
+    expect(convertAlong(market, ['BTC/EUR'], 'BTC')).toEqual({ missing: 'BTC/EUR' });
+  });
+});
+
+describe('findChain', () => {
+  it.each([
+    ['BTC', 'USDT', ['BTC/USDT']],
+    ['BTC', 'RUB', ['BTC/USDT', 'USDT/RUB']],
+    ['RUB', 'ETH', ['USDT/RUB', 'ETH/USDT']],
+    ['RUB', 'RUB', []],
+  ])('%s → %s is %j', (from, to, chain) => {
+    expect(findChain(market, from, to)).toEqual(chain);
+  });
+
+  it('finds nothing when no quotes connect the assets', () => {
+    expect(findChain(market, 'BTC', 'EUR')).toBeUndefined();
+  });
+});
+
+describe('publishedRate: one side 1, the other ≥ 1, rounded against the client', () => {
+  it.each([
+    // [rate (to per from), from precision, to precision, in, out]
+    ['8934832.99', 8, 2, '1', '8934832.99'],
+    ['8934832.999', 8, 2, '1', '8934832.99'], // out rounded down
+    ['95557.115', 8, 2, '1', '95557.11'],
+    ['90.7185', 2, 0, '1', '90'], // to a currency without decimals
+    ['1', 2, 2, '1', '1'],
+    ['0.01066552', 2, 2, '93.77', '1'], // in = 1 / rate = 93.7600…, rounded up
+    ['0.5', 2, 2, '2', '1'],
+    ['0.0000103', 2, 8, '97087.38', '1'],
+    ['0.0000103', 0, 8, '97088', '1'],
+  ])('rate %s → %s:%s', (rate, fromPrecision, toPrecision, expectedIn, expectedOut) => {
+    const result = publishedRate(new Decimal(rate), currency('A', 'A', fromPrecision), currency('B', 'B', toPrecision));
+    expect([formatDecimal(result.in), formatDecimal(result.out)]).toEqual([expectedIn, expectedOut]);
+    // never better for the client than the rate itself
+    expect(result.out.div(result.in).lessThanOrEqualTo(rate)).toBe(true);
+    expect(result.in.greaterThanOrEqualTo(1) && result.out.greaterThanOrEqualTo(1)).toBe(true);
+  });
+});
+
+describe('priceDirection', () => {
+  it.each([
+    { from: BTC, to: SBER, margin: '0.015', chain: undefined, expected: new Decimal('97000').times('92.10').times('0.985') },
+    { from: BTC, to: SBER, margin: '0.015', chain: ['BTC/USDT', 'USDT/RUB'], expected: new Decimal('97000').times('92.10').times('0.985') },
+    { from: SBER, to: USDT, margin: '0.02', chain: undefined, expected: new Decimal(1).div('92.40').times('0.98') },
+    { from: ETH, to: BTC, margin: '0.01', chain: ['ETH/BTC'], expected: new Decimal('0.032').times('0.99') },
+    { from: ETH, to: BTC, margin: '0.01', chain: ['ETH/USDT', 'BTC/USDT'], expected: new Decimal('3100').div('97010').times('0.99') },
+    // same asset: no quote needed
+    { from: SBER, to: TCSB, margin: '0.005', chain: undefined, expected: new Decimal('0.995') },
+    // a negative margin favours the client
+    { from: USDT, to: CASH, margin: '-0.001', chain: undefined, expected: new Decimal('92.10').times('1.001') },
+  ])('$from.code → $to.code with margin $margin and chain $chain', ({ from, to, margin, chain, expected }) => {
+    const result = priced(priceDirection(direction(from, to, { margin: new Decimal(margin), ...(chain ? { chain } : {}) }), market));
+    expect(result.rate.toFixed()).toBe(expected.toFixed());
+  });
+
+  it('records the quotes used, with the side taken', () => {
+    const result = priced(priceDirection(direction(BTC, SBER), market));
+    expect(result.steps.map((step) => `${step.pair}:${step.side}`)).toEqual(['BTC/USDT:bid', 'USDT/RUB:bid']);
+  });
+
+  it('holds back a direction whose chain has no quote, naming the pair', () => {
+    const result = priceDirection(direction(BTC, SBER, { chain: ['BTC/EUR', 'EUR/RUB'] }), market);
+    expect(result).toMatchObject({ reason: 'no quote for BTC/EUR' });
+  });
+
+  it('holds back a direction no quotes lead to', () => {
+    expect(priceDirection(direction(BTC, currency('CASHEUR', 'EUR', 2)), market)).toMatchObject({ reason: 'no quotes lead from BTC to EUR' });
+  });
+
+  it('holds back a direction without reserve', () => {
+    expect(priceDirection(direction(BTC, SBER, { reserve: new Decimal(0) }), market)).toMatchObject({ reason: 'no reserve of SBERRUB' });
+  });
+
+  describe('limits in the from currency, set in any currency', () => {
+    const rate = new Decimal('97000').times('92.10');
+
+    it('takes a from-currency limit as it is', () => {
+      const result = priced(priceDirection(direction(BTC, SBER, { min: { value: new Decimal('0.001'), asset: 'BTC' } }), market));
+      expect(result.min?.toFixed()).toBe('0.001');
+    });
+
+    it('converts a to-currency limit at the direction rate', () => {
+      const result = priced(priceDirection(direction(BTC, SBER, { max: { value: new Decimal('500000'), asset: 'RUB' } }), market));
+      expect(result.max.toFixed()).toBe(new Decimal('500000').div(rate).toFixed());
+    });
+
+    it('converts a limit in a third asset through the quote book, the higher amount for a minimum', () => {
+      const result = priced(priceDirection(direction(BTC, SBER, { min: { value: new Decimal('100'), asset: 'USDT' } }), market));
+      expect(result.min?.toFixed()).toBe(new Decimal('100').div('97000').toFixed());
+    });
+
+    it('converts a third-asset maximum to the lower amount', () => {
+      const result = priced(priceDirection(direction(BTC, SBER, { max: { value: new Decimal('100'), asset: 'USDT' } }), market));
+      expect(result.max.toFixed()).toBe(new Decimal('100').div('97010').toFixed());
+    });
+
+    it('caps the maximum by what the reserve can pay', () => {
+      const result = priced(priceDirection(direction(BTC, SBER, { reserve: new Decimal('920000'), max: { value: new Decimal('5'), asset: 'BTC' } }), market));
+      expect(result.max.toFixed()).toBe(new Decimal('920000').div(rate).toFixed());
+    });
+
+    it('holds back a direction whose minimum is above its maximum', () => {
+      const result = priceDirection(direction(BTC, SBER, { reserve: new Decimal('9200'), min: { value: new Decimal('0.01'), asset: 'BTC' } }), market);
+      expect(result).toMatchObject({ reason: expect.stringMatching(/^minimum 0\.01 BTC is above the maximum/) });
+    });
+
+    it('holds back a direction whose limit cannot be converted', () => {
+      const result = priceDirection(direction(BTC, SBER, { min: { value: new Decimal('10'), asset: 'EUR' } }), market);
+      expect(result).toMatchObject({ reason: 'cannot convert min 10 EUR to BTC: no quotes' });
+    });
+  });
+
+  it('prices a list, keeping config order and separating the held back', () => {
+    const result = priceDirections([direction(BTC, SBER), direction(BTC, currency('CASHEUR', 'EUR', 2)), direction(SBER, USDT)], market);
+    expect(result.priced.map((p) => p.direction.id)).toEqual(['BTC>SBERRUB', 'SBERRUB>USDTTRC20']);
+    expect(result.withheld.map((w) => w.direction.id)).toEqual(['BTC>CASHEUR']);
+  });
+});
