@@ -2,10 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { z } from 'zod';
 import { build } from './build.js';
 import { loadConfig, defaultConfigFile } from './config/load.js';
-import { configJsonSchema } from './config/schema.js';
+import { configJsonSchema, toJsonSchema } from './config/schema.js';
 import { problemLines, runCycle, summarize } from './cycle.js';
 import { RatefileError, type ErrorCode } from './errors.js';
 import { templateSchema } from './exports/template.js';
@@ -176,7 +175,7 @@ export function createProgram(deps: CliDeps, setExitCode: (code: number) => void
     .description('print the JSON Schema of the config file (or of an export template) for editors')
     .option('--template', 'print the schema of export templates instead')
     .action((options: { template?: boolean }) => {
-      const schema = options.template ? z.toJSONSchema(templateSchema, { io: 'input', unrepresentable: 'any' }) : configJsonSchema();
+      const schema = options.template ? toJsonSchema(templateSchema) : configJsonSchema();
       deps.stdout.write(`${JSON.stringify(schema, null, 2)}\n`);
       setExitCode(0);
     });

@@ -92,7 +92,23 @@ export const configSchema = z
 export type ConfigFile = z.output<typeof configSchema>;
 export type DirectionEntry = ConfigFile['directions'][number];
 
-/** JSON Schema (draft 2020-12) of the config file, for editors. */
-export function configJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+/**
+ * JSON Schema (draft 2020-12) of a config or template file, for editors. Values that go through a
+ * preprocess (amounts, fees, `floating`) also accept a plain YAML number, so the schema says so.
+ */
+export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  return z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+    override(context) {
+      const def = (context.zodSchema as unknown as { _zod: { def: { type: string; in?: { _zod: { def: { type: string } } } } } })._zod.def;
+      if (def.type === 'pipe' && def.in?._zod.def.type === 'transform') {
+        const { description, ...text } = context.jsonSchema;
+        for (const key of Object.keys(context.jsonSchema)) delete context.jsonSchema[key];
+        Object.assign(context.jsonSchema, { ...(description ? { description } : {}), anyOf: [{ type: 'number', minimum: 0 }, text] });
+      }
+    },
+  }) as Record<string, unknown>;
 }
+
+export const configJsonSchema = (): Record<string, unknown> => toJsonSchema(configSchema);
