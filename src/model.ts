@@ -6,7 +6,10 @@ export interface Currency {
   code: string;
   /** What it is priced as: RUB for SBERRUB, USDT for USDTTRC20. */
   asset: string;
+  /** Decimal places of amounts (reserve, limits). */
   precision: number;
+  /** Decimal places of the side of a rate counted in this currency. */
+  ratePrecision: number;
   reserve: Decimal;
 }
 

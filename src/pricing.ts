@@ -126,8 +126,10 @@ export function priceDirection(direction: Direction, book: QuoteBook): PricedDir
   if (direction.min) {
     min = limitInFrom(direction.min, direction, rate, book, true);
     if (min === undefined) return withhold(`cannot convert min ${direction.min.value.toFixed()} ${direction.min.asset} to ${from.asset}: no quotes`);
-    if (min.greaterThan(max)) {
-      return withhold(`minimum ${min.toSignificantDigits(8).toFixed()} ${from.asset} is above the maximum ${max.toSignificantDigits(8).toFixed()} ${from.asset} (limit or reserve)`);
+    // Compared as published (minimum rounded up, maximum down), so rounding cannot invert them.
+    const [shownMin, shownMax] = [roundUp(min, from.precision), roundDown(max, from.precision)];
+    if (shownMin.greaterThan(shownMax)) {
+      return withhold(`minimum ${shownMin.toFixed()} ${from.code} is above the maximum ${shownMax.toFixed()} ${from.code} (limit or reserve)`);
     }
   }
   return { direction, steps: converted.steps, market, rate, ...(min === undefined ? {} : { min }), max };
@@ -146,9 +148,9 @@ export function priceDirections(directions: readonly Direction[], book: QuoteBoo
 
 /**
  * The published form of a rate (to units per from unit): one side exactly 1, the other ≥ 1, rounded against
- * the client to the precision of the currency that side counts: `out` down, `in` up.
+ * the client to the rate precision of the currency that side counts: `out` down, `in` up.
  */
 export function publishedRate(rate: Decimal, from: Currency, to: Currency): { in: Decimal; out: Decimal } {
-  if (rate.greaterThanOrEqualTo(1)) return { in: new Decimal(1), out: roundDown(rate, to.precision) };
-  return { in: roundUp(new Decimal(1).div(rate), from.precision), out: new Decimal(1) };
+  if (rate.greaterThanOrEqualTo(1)) return { in: new Decimal(1), out: roundDown(rate, to.ratePrecision) };
+  return { in: roundUp(new Decimal(1).div(rate), from.ratePrecision), out: new Decimal(1) };
 }

@@ -50,6 +50,18 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: string[] } {
   }
 
   const defaults = isRecord(raw.defaults) ? raw.defaults : {};
+  // Units a limit may be given in: configured codes, their assets, and every asset the monitors know.
+  const units = new Set<string>([...codes, ...[...knownCurrencies().values()].map((c) => c.asset)]);
+  for (const code of codes) units.add(assetOf(code, currencies[code]) ?? code);
+  const checkUnits = (entry: Record<string, unknown>, path: (string | number)[]) => {
+    for (const key of ['min', 'max'] as const) {
+      const unit = typeof entry[key] === 'string' ? entry[key].split(' ')[1] : undefined;
+      if (unit === undefined || units.has(unit)) continue;
+      const hint = closest(unit, units);
+      problems.push({ path: [...path, key], message: `unknown unit "${unit}"${hint ? ` (did you mean "${hint}"?)` : ''}; expected a currency code or an asset like RUB` });
+    }
+  };
+  checkUnits(defaults, ['defaults']);
   const seen = new Map<string, number>();
   const directions = Array.isArray(raw.directions) ? raw.directions : [];
   directions.forEach((entry, index) => {
@@ -74,6 +86,7 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: string[] } {
         else seen.set(id, index);
       }
     }
+    checkUnits(entry, path);
     if (entry.margin === undefined && defaults.margin === undefined) {
       problems.push({ path: [...path, 'margin'], message: 'required (here or in defaults.margin): expected a percentage like "1.5%"' });
     }
@@ -125,7 +138,13 @@ function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'wa
   const currencies = new Map<string, Currency>(
     Object.entries(data.currencies).map(([code, entry]) => [
       code,
-      { code, asset: assetOf(code, entry)!, precision: entry.precision ?? defaultPrecision(code), reserve: new Decimal(entry.reserve) },
+      {
+        code,
+        asset: assetOf(code, entry)!,
+        precision: entry.precision ?? defaultPrecision(code),
+        ratePrecision: entry.ratePrecision ?? entry.precision ?? defaultPrecision(code),
+        reserve: new Decimal(entry.reserve),
+      },
     ]),
   );
   const directions: Direction[] = [];

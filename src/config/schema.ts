@@ -22,6 +22,9 @@ import {
 const currency = z.strictObject({
   asset: assetCode.optional().describe('What the code is priced as (RUB for SBERRUB). Known monitor codes default from the shipped code list.'),
   precision: precision.optional().describe('Decimal places of amounts in this currency. Default: 8 for crypto, 2 otherwise.'),
+  ratePrecision: precision
+    .optional()
+    .describe('Decimal places of a rate side counted in this currency (e.g. in 93.7521:1). Default: precision. Finer steps suit stablecoins and cash.'),
   reserve: amount.describe('Reserve: the most a client can receive of this currency.'),
 });
 

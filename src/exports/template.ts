@@ -72,7 +72,14 @@ export async function loadTemplates(
         lines.push(formatProblem(file, { path: ['aliases', code], message: `unknown currency "${code}"${hint ? ` (did you mean "${hint}"?)` : ''}; expected a key of currencies` }));
       } else if (alias === code) {
         lines.push(formatProblem(file, { path: ['aliases', code], message: 'alias is the same as the code' }));
+      } else if (currencyCodes.has(alias)) {
+        lines.push(formatProblem(file, { path: ['aliases', code], message: `alias "${alias}" is another configured currency; its rates would be published under two meanings` }));
       }
+    }
+    const published = Object.entries(data?.aliases ?? {});
+    for (const [code, alias] of published) {
+      const other = published.find(([otherCode, otherAlias]) => otherAlias === alias && otherCode < code);
+      if (other) lines.push(formatProblem(file, { path: ['aliases', code], message: `alias "${alias}" is already used for ${other[0]}` }));
     }
     problems.push(...lines.map((line) => `${label}: ${line}`));
     if (lines.length > 0 || !data) continue;

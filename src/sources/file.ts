@@ -1,5 +1,5 @@
 // The `file` source: quotes from a JSON file that the operator's back office writes (pair, bid, ask, time).
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { RatefileError } from '../errors.js';
@@ -26,8 +26,15 @@ export const fileSource = defineSource({
   async fetchQuotes(options, context) {
     const path = resolve(context.configDir, options.path);
     let text: string;
+    let modified: Date;
     try {
-      text = await readFile(path, 'utf8');
+      const handle = await open(path, 'r');
+      try {
+        modified = (await handle.stat()).mtime;
+        text = await handle.readFile('utf8');
+      } finally {
+        await handle.close();
+      }
     } catch (cause) {
       throw new RatefileError('E_SOURCE', `${context.name}: cannot read quotes file ${path}: ${(cause as Error).message}`, { cause });
     }
@@ -45,12 +52,12 @@ export const fileSource = defineSource({
       });
     }
     const entries = Array.isArray(parsed.data) ? parsed.data : parsed.data.quotes;
-    const fetchedAt = context.now();
+    // A quote without its own time is as old as the file: a back office that stopped writing must show.
     return entries.map((entry) => ({
       pair: entry.pair,
       bid: entry.bid,
       ask: entry.ask,
-      time: entry.time === undefined ? fetchedAt : new Date(entry.time),
+      time: entry.time === undefined ? modified : new Date(entry.time),
     }));
   },
 });

@@ -8,7 +8,7 @@ export interface RawQuote {
   pair: string;
   bid: string;
   ask: string;
-  /** When the source says the price was valid; the fetch time when it does not say. */
+  /** When the source says the price was valid; otherwise when the source last changed or was fetched. */
   time: Date;
 }
 

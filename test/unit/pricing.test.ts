@@ -17,8 +17,8 @@ function book(...entries: [pair: string, bid: string, ask: string][]): QuoteBook
   );
 }
 
-function currency(code: string, asset: string, precision: number, reserve = '1000000000'): Currency {
-  return { code, asset, precision, reserve: new Decimal(reserve) };
+function currency(code: string, asset: string, precision: number, reserve = '1000000000', ratePrecision = precision): Currency {
+  return { code, asset, precision, ratePrecision, reserve: new Decimal(reserve) };
 }
 
 const BTC = currency('BTC', 'BTC', 8);
@@ -107,6 +107,14 @@ describe('publishedRate: one side 1, the other ≥ 1, rounded against the client
     // never better for the client than the rate itself
     expect(result.out.div(result.in).lessThanOrEqualTo(rate)).toBe(true);
     expect(result.in.greaterThanOrEqualTo(1) && result.out.greaterThanOrEqualTo(1)).toBe(true);
+  });
+
+  it('rounds to the rate precision, which may be finer than the amount precision', () => {
+    const usdt = currency('USDTTRC20', 'USDT', 2, '1000', 4);
+    const usdc = currency('USDCERC20', 'USDC', 2, '1000', 4);
+    // a 0.9% margin on a 1:1 swap: 1 / 0.991 = 1.00908…, published as 1.0091 instead of 1.01
+    expect(formatDecimal(publishedRate(new Decimal('0.991'), usdt, usdc).in)).toBe('1.0091');
+    expect(formatDecimal(publishedRate(new Decimal('0.991'), currency('A', 'A', 2), currency('B', 'B', 2)).in)).toBe('1.01');
   });
 });
 
