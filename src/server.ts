@@ -62,7 +62,10 @@ function reply(response: ServerResponse, status: number, message: string, header
   response.end(`${message}\n`);
 }
 
-export function exportRequestHandler(dir: string) {
+/** An extra page of the server (a status or preview page), by exact path; GET and HEAD only. */
+export type Route = (request: IncomingMessage, response: ServerResponse) => void | Promise<void>;
+
+export function exportRequestHandler(dir: string, routes: Readonly<Record<string, Route>> = {}) {
   const config = handlerConfig(dir);
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
@@ -74,6 +77,16 @@ export function exportRequestHandler(dir: string) {
       path = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
     } catch {
       reply(response, 400, 'Bad Request');
+      return;
+    }
+    const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
+    if (route) {
+      try {
+        await route(request, response);
+      } catch {
+        if (!response.headersSent) reply(response, 500, 'Internal Server Error');
+        else response.destroy();
+      }
       return;
     }
     if (!exportPath.test(path)) {
@@ -89,8 +102,8 @@ export function exportRequestHandler(dir: string) {
   };
 }
 
-export function createExportServer(dir: string): Server {
-  const handle = exportRequestHandler(dir);
+export function createExportServer(dir: string, routes: Readonly<Record<string, Route>> = {}): Server {
+  const handle = exportRequestHandler(dir, routes);
   return createServer((request, response) => void handle(request, response));
 }
 

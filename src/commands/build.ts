@@ -1,0 +1,38 @@
+// `ratefile build`: price once and write the exports (or print them with --dry-run).
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { build } from '../build.js';
+import { problemLines, runCycle, summarize } from '../cycle.js';
+import { configOption, outOption, type CommandContext } from './context.js';
+
+export function registerBuild(program: Command, context: CommandContext): void {
+  const { deps, log } = context;
+  program
+    .command('build')
+    .description('price every direction once and write the exports')
+    .addOption(configOption())
+    .addOption(outOption())
+    .option('--dry-run', 'print the files that would be written instead of writing them')
+    .action(async (options: { config: string; out?: string; dryRun?: boolean }) => {
+      const config = await context.load(options.config);
+      for (const warning of config.warnings) log.warn(warning);
+      const dir = context.outDir(config, options.out);
+      let failing: boolean;
+      if (options.dryRun) {
+        const result = await build(config, { now: deps.now, fetch: deps.fetch });
+        for (const line of problemLines(result)) log.warn(line);
+        for (const file of result.files) {
+          deps.stdout.write(`==> ${context.shown(resolve(dir, file.file))} (${file.bytes.length} bytes) <==\n`);
+          deps.stdout.write(file.bytes.toString('utf8'));
+        }
+        failing = result.report.sources.some((source) => !source.ok);
+      } else {
+        const cycle = await runCycle(config, dir, { now: deps.now, fetch: deps.fetch });
+        for (const line of problemLines(cycle.build)) log.warn(line);
+        log.info(`build: ${summarize(cycle)} → ${context.shown(dir)}`);
+        failing = cycle.build.report.sources.some((source) => !source.ok);
+      }
+      // The files are written either way: directions of a failing source are left out of them.
+      context.setExitCode(failing ? 1 : 0);
+    });
+}

@@ -1,0 +1,55 @@
+// What every command gets from the CLI: injected dependencies, a logger, and the shared option helpers.
+import { relative, resolve } from 'node:path';
+import { InvalidArgumentError, Option } from 'commander';
+import { defaultConfigFile, loadConfig } from '../config/load.js';
+import type { Logger, Writer } from '../log.js';
+import type { Config } from '../model.js';
+
+export interface CliDeps {
+  stdout: Writer;
+  stderr: Writer;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  now: () => Date;
+  fetch: typeof globalThis.fetch;
+  /** Resolves with the signal's name when the process is asked to stop. */
+  waitForStop: () => Promise<string>;
+}
+
+export interface CommandContext {
+  deps: CliDeps;
+  log: Logger;
+  /** Load and validate a config file, relative to the working folder. */
+  load(path: string): Promise<Config>;
+  /** `--out` if given, else the config's output folder, else ./public. */
+  outDir(config: Config | undefined, out: string | undefined): string;
+  /** `--port`, else PORT, else the config's server.port, else 8080. */
+  portFor(config: Config | undefined, port: number | undefined): number;
+  /** A path as the operator would type it: relative to the working folder. */
+  shown(path: string): string;
+  setExitCode(code: number): void;
+}
+
+export function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError('expected a port number 0..65535');
+  return port;
+}
+
+export const configOption = () => new Option('-c, --config <path>', 'config file').default(defaultConfigFile);
+export const outOption = () => new Option('-o, --out <dir>', "output folder (default: the config's output, public/)");
+export const portOption = () =>
+  new Option('-p, --port <port>', "port to listen on (default: PORT, then the config's server.port, 8080)").argParser(parsePort);
+export const hostOption = () => new Option('--host <address>', "address to listen on (default: the config's server.host, 0.0.0.0)");
+
+export function createContext(deps: CliDeps, log: Logger, setExitCode: (code: number) => void): CommandContext {
+  return {
+    deps,
+    log,
+    setExitCode,
+    load: (path) => loadConfig(path, deps.cwd),
+    outDir: (config, out) => (out ? resolve(deps.cwd, out) : (config?.output ?? resolve(deps.cwd, 'public'))),
+    portFor: (config, port) => port ?? (deps.env.PORT ? parsePort(deps.env.PORT) : (config?.server.port ?? 8080)),
+    shown: (path) => relative(deps.cwd, path) || '.',
+  };
+}

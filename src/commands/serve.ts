@@ -1,0 +1,66 @@
+// `ratefile serve` and `ratefile start`: serve the output folder, alone or with scheduled builds.
+import type { Command } from 'commander';
+import { createExportServer, listen } from '../server.js';
+import { startService } from '../service.js';
+import { configOption, hostOption, outOption, portOption, type CommandContext } from './context.js';
+
+interface ServeOptions {
+  config: string;
+  out?: string;
+  port?: number;
+  host?: string;
+}
+
+export function registerServe(program: Command, context: CommandContext): void {
+  const { deps, log } = context;
+  program
+    .command('serve')
+    .description('serve the output folder: only the .xml exports, as application/xml, with ETag and 304')
+    .addOption(configOption())
+    .addOption(outOption())
+    .addOption(portOption())
+    .addOption(hostOption())
+    .action(async (options: ServeOptions) => {
+      const config = options.out ? undefined : await context.load(options.config);
+      const dir = context.outDir(config, options.out);
+      const server = createExportServer(dir);
+      const port = await listen(server, context.portFor(config, options.port), options.host ?? config?.server.host ?? '0.0.0.0');
+      log.info(`serving ${context.shown(dir)} at http://${options.host ?? 'localhost'}:${port}/`);
+      const signal = await deps.waitForStop();
+      log.info(`${signal}: stopping`);
+      await new Promise<void>((resolveClose) => {
+        server.close(() => resolveClose());
+        server.closeAllConnections();
+      });
+      context.setExitCode(0);
+    });
+}
+
+export function registerStart(program: Command, context: CommandContext): void {
+  const { deps, log } = context;
+  program
+    .command('start')
+    .description('build now, rebuild on the schedule and serve, in one process')
+    .addOption(configOption())
+    .addOption(outOption())
+    .addOption(portOption())
+    .addOption(hostOption())
+    .action(async (options: ServeOptions) => {
+      const config = await context.load(options.config);
+      for (const warning of config.warnings) log.warn(warning);
+      const service = await startService({
+        config,
+        loadConfig: () => context.load(options.config),
+        outDir: context.outDir(config, options.out),
+        port: context.portFor(config, options.port),
+        host: options.host ?? config.server.host,
+        log,
+        deps: { now: deps.now, fetch: deps.fetch },
+      });
+      const signal = await deps.waitForStop();
+      log.info(`${signal}: finishing the running build, then stopping`);
+      await service.stop();
+      log.info('stopped');
+      context.setExitCode(0);
+    });
+}
