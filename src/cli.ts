@@ -53,7 +53,7 @@ export function createProgram(deps: CliDeps, setExitCode: (code: number) => void
     })
     .exitOverride();
 
-  const context = createContext(deps, createLogger(deps.stderr), setExitCode);
+  const context = createContext(deps, createLogger(deps.stderr, deps.now), setExitCode);
   for (const register of [registerBuild, registerServe, registerStart, registerSchema]) register(program, context);
   return program;
 }

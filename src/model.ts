@@ -1,6 +1,7 @@
 // The validated, normalized configuration that the pure pipeline steps work on.
 import type { Decimal } from './decimal.js';
 import type { Label } from './config/fields.js';
+import type { HoursWindow } from './hours.js';
 
 export interface Currency {
   code: string;
@@ -42,6 +43,8 @@ export interface Direction {
   delay?: number;
   cities: string[];
   tags: string[];
+  /** Working hours; outside them the direction is not published. Absent: always. */
+  hours?: HoursWindow[];
 }
 
 export interface SourceConfig {
@@ -78,6 +81,13 @@ export interface Config {
   currencies: ReadonlyMap<string, Currency>;
   directions: Direction[];
   exports: ExportTemplate[];
+  /** Folder of state kept between builds: last published rates, status, maintenance and accept requests. */
+  stateDir: string;
+  /** The config's maintenance switch (the `ratefile maintenance` flag file is the other one). */
+  maintenance: boolean;
+  guards: { maxJump: Decimal; confirmBuilds: number };
+  /** Longest gap between two scheduled builds, in milliseconds. */
+  schedulePeriodMs: number;
   /** Things worth an operator's look that do not stop a build (unknown monitor codes). */
   warnings: string[];
 }

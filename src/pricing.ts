@@ -129,7 +129,10 @@ export function priceDirection(direction: Direction, book: QuoteBook): PricedDir
     // Compared as published (minimum rounded up, maximum down), so rounding cannot invert them.
     const [shownMin, shownMax] = [roundUp(min, from.precision), roundDown(max, from.precision)];
     if (shownMin.greaterThan(shownMax)) {
-      return withhold(`minimum ${shownMin.toFixed()} ${from.code} is above the maximum ${shownMax.toFixed()} ${from.code} (limit or reserve)`);
+      if (shownMin.greaterThan(roundDown(capacity, from.precision))) {
+        return withhold(`reserve ${direction.reserve.toFixed()} ${to.code} is below the minimum order ${shownMin.toFixed()} ${from.code}`);
+      }
+      return withhold(`minimum ${shownMin.toFixed()} ${from.code} is above the maximum ${shownMax.toFixed()} ${from.code}`);
     }
   }
   return { direction, steps: converted.steps, market, rate, ...(min === undefined ? {} : { min }), max };

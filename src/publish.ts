@@ -1,7 +1,7 @@
 // publishFiles: write each export atomically (temporary file in the same folder, then rename); unchanged files are left alone.
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { RatefileError } from './errors.js';
 
 export interface OutputFile {
@@ -24,11 +24,12 @@ async function sameBytes(path: string, bytes: Buffer): Promise<boolean> {
 }
 
 /**
- * The temporary file is a dotfile in the output folder: same file system, so the rename is atomic, and
- * servers that refuse dotfiles never serve it half-written.
+ * Write a file so that readers see the old bytes or the new, never a mix. The temporary file is a
+ * dotfile in the same folder: same file system, so the rename is atomic, and servers that refuse
+ * dotfiles never serve it half-written.
  */
-async function writeAtomically(path: string, dir: string, file: string, bytes: Buffer): Promise<void> {
-  const temporary = join(dir, `.${file}.${randomBytes(6).toString('hex')}.tmp`);
+export async function writeFileAtomic(path: string, bytes: Buffer | string): Promise<void> {
+  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const handle = await open(temporary, 'w', 0o644);
     try {
@@ -57,7 +58,7 @@ export async function publishFiles(files: readonly OutputFile[], dir: string): P
       result.unchanged.push(file);
       continue;
     }
-    await writeAtomically(path, dir, file, bytes);
+    await writeFileAtomic(path, bytes);
     result.written.push(file);
   }
   return result;

@@ -25,14 +25,15 @@ export function registerBuild(program: Command, context: CommandContext): void {
           deps.stdout.write(`==> ${context.shown(resolve(dir, file.file))} (${file.bytes.length} bytes) <==\n`);
           deps.stdout.write(file.bytes.toString('utf8'));
         }
-        failing = result.report.sources.some((source) => !source.ok);
+        failing = result.report.sources.some((source) => !source.ok || source.rejected.length > 0);
       } else {
         const cycle = await runCycle(config, dir, { now: deps.now, fetch: deps.fetch });
         for (const line of problemLines(cycle.build)) log.warn(line);
         log.info(`build: ${summarize(cycle)} → ${context.shown(dir)}`);
-        failing = cycle.build.report.sources.some((source) => !source.ok);
+        failing = cycle.build.report.sources.some((source) => !source.ok || source.rejected.length > 0);
       }
-      // The files are written either way: directions of a failing source are left out of them.
+      // The files are written either way, without the directions a failing source or a dropped quote
+      // left unpriced; the exit code tells a cron job that something needs a look.
       context.setExitCode(failing ? 1 : 0);
     });
 }

@@ -1,5 +1,6 @@
 // Leaf schemas for config values, each with an error message that says what was expected and what was got.
 import { z } from 'zod';
+import { parseHours } from '../hours.js';
 
 /** How a config value is shown in an error: strings quoted, structures named. */
 export function describeValue(value: unknown): string {
@@ -17,7 +18,8 @@ function expected(what: string) {
 
 /** A text value matching `pattern`, with one message for a wrong type and a wrong shape alike. */
 export function text(pattern: RegExp, what: string) {
-  return z.string({ error: expected(what) }).regex(pattern, { error: expected(what) });
+  // abort: a value of the wrong shape gets this one message, not also those of later refinements.
+  return z.string({ error: expected(what) }).regex(pattern, { error: expected(what), abort: true });
 }
 
 /** Accept a YAML number as its decimal text, so `reserve: 12.5` and `reserve: "12.5"` mean the same. */
@@ -65,6 +67,12 @@ export const floating = z.preprocess(
 export const labels = ['manual', 'juridical', 'verifying', 'cardverify', 'reg', 'otherin', 'otherout'] as const;
 export type Label = (typeof labels)[number];
 export const label = z.enum(labels, { error: expected(`one of ${labels.join(', ')}`) });
+
+/** Working hours, checked by parseHours so a bad day, time or zone is reported at load. */
+export const hours = z.string({ error: expected('hours like "Mon-Fri 09:00-21:00 Europe/Moscow"') }).superRefine((value, context) => {
+  const parsed = parseHours(value);
+  if (typeof parsed === 'string') context.addIssue({ code: 'custom', message: `${parsed}, got ${describeValue(value)}` });
+});
 
 export const tag = text(/^[a-z0-9][a-z0-9_-]*$/, 'a tag in lower case like "ref"');
 

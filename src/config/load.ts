@@ -3,6 +3,7 @@ import { dirname, relative, resolve } from 'node:path';
 import cron from 'node-cron';
 import { Decimal } from '../decimal.js';
 import { knownCities, knownCurrencies } from '../codes.js';
+import { parseHours, type HoursWindow } from '../hours.js';
 import { loadTemplates, percentToFraction } from '../exports/template.js';
 import type { Config, Currency, Direction, Money } from '../model.js';
 import { configSchema, type ConfigFile } from './schema.js';
@@ -82,7 +83,8 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: string[] } {
         if (from === to) problems.push({ path, message: `from and to are the same currency (${from})` });
         const id = `${from}>${to}`;
         const first = seen.get(id);
-        if (first !== undefined) problems.push({ path, message: `duplicate direction ${id}, already at directions[${first}]` });
+        if (first === index) problems.push({ path, message: `direction ${id} is listed twice here` });
+        else if (first !== undefined) problems.push({ path, message: `duplicate direction ${id}, already at directions[${first}]` });
         else seen.set(id, index);
       }
     }
@@ -90,7 +92,8 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: string[] } {
     if (entry.margin === undefined && defaults.margin === undefined) {
       problems.push({ path: [...path, 'margin'], message: 'required (here or in defaults.margin): expected a percentage like "1.5%"' });
     }
-    if (Array.isArray(entry.chain) && entry.chain.every((pair) => typeof pair === 'string')) {
+    const pairPattern = /^[A-Z][A-Z0-9]{1,9}\/[A-Z][A-Z0-9]{1,9}$/;
+    if (Array.isArray(entry.chain) && entry.chain.length > 0 && entry.chain.every((pair) => typeof pair === 'string' && pairPattern.test(pair))) {
       if (ends.from.length > 1 || ends.to.length > 1) {
         problems.push({ path: [...path, 'chain'], message: 'a chain fits one from and one to currency, not a list' });
       } else if (typeof ends.from[0] === 'string' && typeof ends.to[0] === 'string') {
@@ -133,8 +136,23 @@ function parseMoney(text: string, fallbackAsset: string, currencies: ReadonlyMap
   return { value: new Decimal(value), asset };
 }
 
+const toWindows = (value: string | string[] | undefined): HoursWindow[] | undefined =>
+  value === undefined ? undefined : asList(value).map((text) => parseHours(text as string) as HoursWindow);
+
+/** The longest gap between the next few runs of a cron schedule. */
+export function schedulePeriodMs(schedule: string): number {
+  const task = cron.createTask(schedule, () => undefined);
+  try {
+    const runs = task.getNextRuns(6).map((run) => run.getTime());
+    return Math.max(...runs.slice(1).map((run, index) => run - runs[index]!));
+  } finally {
+    void task.destroy();
+  }
+}
+
 function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'warnings'> {
   const dir = dirname(file);
+  const manualHours = toWindows(data.manualHours);
   const currencies = new Map<string, Currency>(
     Object.entries(data.currencies).map(([code, entry]) => [
       code,
@@ -147,6 +165,10 @@ function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'wa
       },
     ]),
   );
+  const hoursOf = (own: string | string[] | undefined, params: string[] | undefined) => {
+    const hours = toWindows(own) ?? (params?.includes('manual') ? manualHours : undefined);
+    return hours ? { hours } : undefined;
+  };
   const directions: Direction[] = [];
   data.directions.forEach((entry, index) => {
     const merged = { ...data.defaults, ...entry };
@@ -172,6 +194,7 @@ function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'wa
           ...(merged.delay === undefined ? {} : { delay: merged.delay }),
           cities: [...new Set(entry.cities ?? [])],
           tags: [...new Set(merged.tags ?? [])],
+          ...(hoursOf(merged.hours, merged.params) ?? {}),
         });
       }
     }
@@ -182,6 +205,10 @@ function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'wa
     schedule: data.schedule,
     server: data.server,
     output: resolve(dir, data.output),
+    stateDir: resolve(dir, data.state),
+    maintenance: data.maintenance,
+    guards: { maxJump: percentToFraction(data.guards.maxJump), confirmBuilds: data.guards.confirmBuilds },
+    schedulePeriodMs: schedulePeriodMs(data.schedule),
     templatesDir: resolve(dir, data.templates),
     sources: Object.entries(data.sources).map(([name, entry]) => {
       const options = entry as Config['sources'][number]['options'];

@@ -9,6 +9,7 @@ import {
   assetCode,
   fee,
   floating,
+  hours,
   label,
   minutes,
   oneOrMany,
@@ -40,6 +41,7 @@ const directionFields = {
   floating: floating.describe('Floating rate: minutes the rate is held, or a percentage move.'),
   delay: minutes.describe('Deferred payout, in minutes.'),
   tags: z.array(tag).describe('Tags that export templates select directions by.'),
+  hours: oneOrMany(hours, 'working hours').describe('Working hours, e.g. "Mon-Fri 09:00-21:00 Europe/Moscow"; outside them the direction is not published.'),
 };
 
 const optionalFields = <T extends Record<string, z.ZodType>>(fields: T) =>
@@ -88,6 +90,17 @@ export const configSchema = z
       .refine((currencies) => Object.keys(currencies).length > 0, { error: 'expected at least one currency' })
       .describe('Currencies by monitor code (SBERRUB, BTC, CASHUSD…).'),
     defaults: z.strictObject(optionalFields(directionFields)).default({}).describe('Values every direction gets unless it sets its own.'),
+    manualHours: oneOrMany(hours, 'working hours')
+      .optional()
+      .describe('Working hours of every `manual` direction that sets none: monitors require manual directions off out of hours.'),
+    maintenance: z.boolean().default(false).describe('Publish every export empty (also `ratefile maintenance on`).'),
+    state: z.string().min(1).default('.ratefile').describe('Folder for state kept between builds (last published rates, status), relative to this file; keep it out of the served folder.'),
+    guards: z
+      .strictObject({
+        maxJump: percentage.default('10%').describe('A rate moving more than this from its last published value is held back…'),
+        confirmBuilds: z.int().min(1).max(1000).default(3).describe('…until seen on this many consecutive builds, or accepted with `ratefile accept FROM TO`.'),
+      })
+      .default({ maxJump: '10%', confirmBuilds: 3 }),
     directions: z.array(direction).min(1, { error: 'expected at least one direction' }).describe('Exchange directions.'),
   })
   .describe('ratefile configuration');

@@ -26,7 +26,7 @@ export async function readYamlFile(path: string, label: string): Promise<YamlFil
   if (document.errors.length > 0) {
     throw new RatefileError('E_CONFIG', `${label}: not valid YAML`, {
       details: document.errors.map((error) => {
-        const position = error.linePos?.[0];
+        const position = error.linePos?.[0] ?? lineCounter.linePos(error.pos[0]);
         return `${position ? `line ${position.line}, column ${position.col}: ` : ''}${error.message.split('\n')[0]}`;
       }),
     });

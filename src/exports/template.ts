@@ -22,7 +22,7 @@ export const templateSchema = z
     markup: percentage.default('0%').describe('Partner markup against the client, on top of each direction rate.'),
     url: text(/^https?:\/\/\S+$/, 'an http(s) URL pattern like "https://exchanger.example/?cur_from={from}&cur_to={to}"')
       .refine((pattern) => [...pattern.matchAll(/\{(\w*)\}/g)].every((match) => (placeholders as readonly string[]).includes(match[1]!)), {
-        error: `expected only the placeholders ${placeholders.map((p) => `{${p}}`).join(', ')}`,
+        error: (issue) => `expected only the placeholders ${placeholders.map((p) => `{${p}}`).join(', ')}, got ${JSON.stringify(issue.input)}`,
       })
       .optional()
       .describe('Pattern of a <url> element added to every item.'),
@@ -66,7 +66,12 @@ export async function loadTemplates(
     }
     const { data, problems: schemaProblems } = validateYaml(file, templateSchema);
     const lines = schemaProblems.map((problem) => formatProblem(file, problem));
-    for (const [code, alias] of Object.entries(data?.aliases ?? {})) {
+    // Checked on the raw file so these problems show up together with any schema problem.
+    const raw = file.data as { aliases?: unknown } | undefined;
+    const aliases = Object.entries(typeof raw?.aliases === 'object' && raw.aliases !== null ? raw.aliases : {}).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    );
+    for (const [code, alias] of aliases) {
       if (!currencyCodes.has(code)) {
         const hint = closest(code, currencyCodes);
         lines.push(formatProblem(file, { path: ['aliases', code], message: `unknown currency "${code}"${hint ? ` (did you mean "${hint}"?)` : ''}; expected a key of currencies` }));
@@ -76,9 +81,8 @@ export async function loadTemplates(
         lines.push(formatProblem(file, { path: ['aliases', code], message: `alias "${alias}" is another configured currency; its rates would be published under two meanings` }));
       }
     }
-    const published = Object.entries(data?.aliases ?? {});
-    for (const [code, alias] of published) {
-      const other = published.find(([otherCode, otherAlias]) => otherAlias === alias && otherCode < code);
+    for (const [code, alias] of aliases) {
+      const other = aliases.find(([otherCode, otherAlias]) => otherAlias === alias && otherCode < code);
       if (other) lines.push(formatProblem(file, { path: ['aliases', code], message: `alias "${alias}" is already used for ${other[0]}` }));
     }
     problems.push(...lines.map((line) => `${label}: ${line}`));

@@ -182,7 +182,12 @@ describe('priceDirection', () => {
 
     it('holds back a direction whose minimum is above its maximum', () => {
       const result = priceDirection(direction(BTC, SBER, { reserve: new Decimal('9200'), min: { value: new Decimal('0.01'), asset: 'BTC' } }), market);
-      expect(result).toMatchObject({ reason: expect.stringMatching(/^minimum 0\.01 BTC is above the maximum/) });
+      expect(result).toMatchObject({ reason: 'reserve 9200 SBERRUB is below the minimum order 0.01 BTC' });
+    });
+
+    it('holds back a direction whose minimum is above its configured maximum', () => {
+      const limits = { min: { value: new Decimal('0.02'), asset: 'BTC' }, max: { value: new Decimal('0.01'), asset: 'BTC' } };
+      expect(priceDirection(direction(BTC, SBER, limits), market)).toMatchObject({ reason: 'minimum 0.02 BTC is above the maximum 0.01 BTC' });
     });
 
     it('holds back a direction whose limit cannot be converted', () => {

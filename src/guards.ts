@@ -1,0 +1,89 @@
+// guardDirections: hold back what cannot be kept correct (hours, stale quotes, insane values, jumps). Pure.
+import { Decimal } from './decimal.js';
+import { isOpen } from './hours.js';
+import type { Config } from './model.js';
+import type { PricedDirection, WithheldDirection } from './pricing.js';
+
+/** Kept between builds (and restarts): the last published rate of each direction and jumps being confirmed. */
+export interface GuardState {
+  published: Record<string, { rate: string; at: string }>;
+  pending: Record<string, { rate: string; builds: number }>;
+}
+
+export const emptyGuardState = (): GuardState => ({ published: {}, pending: {} });
+
+export interface GuardInput {
+  priced: readonly PricedDirection[];
+  now: Date;
+  state: GuardState;
+  /** Directions (`FROM>TO`) the operator accepted with `ratefile accept`: their jump is published at once. */
+  accepted: ReadonlySet<string>;
+  guards: Config['guards'];
+  /** Maximum quote age per source name, in milliseconds; undefined means no limit. */
+  maxAgeMs: (source: string) => number | undefined;
+}
+
+export interface GuardResult {
+  published: PricedDirection[];
+  withheld: WithheldDirection[];
+  state: GuardState;
+  /** Accept requests that were used (a jump published) or no longer needed. */
+  acceptedUsed: string[];
+}
+
+const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
+
+/** Why a priced direction must not be published now, not counting jumps; undefined when it may. */
+function sanityProblem(priced: PricedDirection, now: Date, maxAgeMs: GuardInput['maxAgeMs']): string | undefined {
+  const { direction } = priced;
+  if (direction.hours && !isOpen(direction.hours, now)) return `outside working hours (${direction.hours.map((h) => h.text).join('; ')})`;
+  for (const step of priced.steps) {
+    const limit = maxAgeMs(step.quote.source);
+    const age = now.getTime() - step.quote.time.getTime();
+    if (limit !== undefined && age > limit) return `quote ${step.pair} from ${step.quote.source} is ${seconds(age)} old (limit ${seconds(limit)})`;
+  }
+  // Limits and reserve were checked by priceDirection, which withholds what fails them.
+  if (!priced.rate.isFinite() || priced.rate.lessThanOrEqualTo(0)) return `rate ${priced.rate.toString()} is not a positive number`;
+  return undefined;
+}
+
+export function guardDirections(input: GuardInput): GuardResult {
+  const state: GuardState = { published: { ...input.state.published }, pending: {} };
+  const published: PricedDirection[] = [];
+  const withheld: WithheldDirection[] = [];
+  const acceptedUsed = new Set<string>();
+
+  for (const priced of input.priced) {
+    const { id } = priced.direction;
+    const problem = sanityProblem(priced, input.now, input.maxAgeMs);
+    if (problem) {
+      withheld.push({ direction: priced.direction, reason: problem });
+      // A pending confirmation survives a direction being off for a while, but does not advance.
+      if (input.state.pending[id]) state.pending[id] = input.state.pending[id];
+      continue;
+    }
+    const last = input.state.published[id];
+    if (last) {
+      const previous = new Decimal(last.rate);
+      const jump = priced.rate.minus(previous).abs().div(previous);
+      if (jump.greaterThan(input.guards.maxJump)) {
+        const builds = (input.state.pending[id]?.builds ?? 0) + 1;
+        if (input.accepted.has(id)) {
+          acceptedUsed.add(id);
+        } else if (builds < input.guards.confirmBuilds) {
+          state.pending[id] = { rate: priced.rate.toString(), builds };
+          const percent = jump.times(100).toDecimalPlaces(2).toFixed();
+          withheld.push({
+            direction: priced.direction,
+            reason: `rate moved ${percent}% from the last published ${previous.toSignificantDigits(10).toFixed()}; seen on ${builds} of ${input.guards.confirmBuilds} builds (ratefile accept ${priced.direction.from.code} ${priced.direction.to.code} to publish now)`,
+          });
+          continue;
+        }
+      }
+    }
+    if (input.accepted.has(id)) acceptedUsed.add(id);
+    state.published[id] = { rate: priced.rate.toString(), at: input.now.toISOString() };
+    published.push(priced);
+  }
+  return { published, withheld, state, acceptedUsed: [...acceptedUsed] };
+}

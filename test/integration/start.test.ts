@@ -1,0 +1,183 @@
+// `ratefile start` end to end: the real binary in a child process, real files, real HTTP on 127.0.0.1.
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '../support/http.js';
+import { assertBuilt, offlineImport, repoRoot, spawnRatefile, stopAll, waitForServing, type RatefileProcess } from '../support/process.js';
+import { makeProject, sampleConfig, sampleQuotes, type Project } from '../support/project.js';
+import { xmlErrors } from '../support/xml.js';
+
+const exportFiles = ['parserfile.xml', 'reffile.xml', 'affiliatefile.xml'] as const;
+const demoConfig = join(repoRoot, 'ratefile.config.yaml');
+/** The demo is written by someone else: test it once its config, quotes and templates are all there. */
+const demoFiles = [demoConfig, join(repoRoot, 'quotes.json'), ...['parserfile', 'reffile', 'affiliatefile'].map((n) => join(repoRoot, 'templates', `${n}.yaml`))];
+const demoMissing = demoFiles.filter((file) => !existsSync(file));
+const everySecond = `${sampleConfig}schedule: "*/1 * * * * *"\n`;
+
+const cleanups: (() => Promise<void>)[] = [];
+
+async function project(files: Record<string, string> = {}): Promise<Project> {
+  const made = await makeProject(files);
+  cleanups.push(() => made.remove());
+  return made;
+}
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'ratefile-out-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Replace a file the way an editor or deploy should: the running service never reads half of it. */
+async function replaceFile(path: string, content: string): Promise<void> {
+  const temporary = `${path}.${process.pid}.new`;
+  await writeFile(temporary, content);
+  await rename(temporary, path);
+}
+
+function start(configPath: string, cwd: string, extra: readonly string[] = [], nodeArgs: readonly string[] = []): RatefileProcess {
+  return spawnRatefile(['start', '--config', configPath, '--port', '0', '--host', '127.0.0.1', ...extra], { cwd, nodeArgs });
+}
+
+interface Served {
+  text: string;
+  etag: string;
+  items: number;
+}
+
+/** GET one export without credentials and check everything the seed promises about it. */
+async function expectServedExport(base: string, file: string): Promise<Served> {
+  const response = await fetch(new URL(file, base));
+  const text = await response.text();
+  expect(response.status, `${file}: ${text}`).toBe(200);
+  expect(response.headers.get('content-type')).toBe('application/xml');
+  expect(response.headers.get('cache-control')).toBe('no-cache');
+  const etag = response.headers.get('etag');
+  expect(etag, `${file} has an ETag`).toMatch(/^(W\/)?"[^"]+"$/);
+  expect(await xmlErrors(text, file)).toEqual([]);
+  const items = text.match(/<item[\s>]/g)?.length ?? 0;
+  expect(items, `${file} has items`).toBeGreaterThanOrEqual(1);
+  return { text, etag: etag ?? '', items };
+}
+
+/** in/out of the BTC>USDTTRC20 item of a parserfile. */
+function btcUsdt(xml: string): { in: string; out: string } | undefined {
+  const match = /<from>BTC<\/from>\s*<to>USDTTRC20<\/to>\s*<in>([^<]+)<\/in>\s*<out>([^<]+)<\/out>/.exec(xml);
+  return match?.[1] !== undefined && match[2] !== undefined ? { in: match[1], out: match[2] } : undefined;
+}
+
+async function expectStopped(proc: RatefileProcess, signal: NodeJS.Signals, base: string): Promise<void> {
+  const exit = await proc.stop(signal);
+  expect(exit, proc.stderr()).toEqual({ code: 0, signal: null });
+  expect(proc.stderr()).toContain(`${signal}: finishing the running build, then stopping`);
+  expect(proc.stderr()).toMatch(/ info stopped\n$/);
+  // Nothing listens on the port any more.
+  await expect(fetch(new URL('parserfile.xml', base))).rejects.toThrow();
+}
+
+beforeAll(() => assertBuilt());
+
+afterEach(async () => {
+  await stopAll();
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+describe('ratefile start (the real binary)', () => {
+  it('builds, serves the three exports as application/xml with ETag, and exits 0 on SIGTERM', async () => {
+    const sample = await project();
+    const proc = start(sample.configPath, sample.dir);
+    const base = await waitForServing(proc);
+    expect(proc.stderr()).toMatch(/info build: published 4 directions, 0 held back; /);
+    expect(proc.stderr()).toContain(`serving ${join(sample.dir, 'public')} at ${base}`);
+
+    const served = new Map<string, Served>();
+    for (const file of exportFiles) served.set(file, await expectServedExport(base, file));
+    // The sample: 5 parserfile items (one per city), 4 ref-tagged, 3 without the cash tag.
+    expect([...served.values()].map((s) => s.items)).toEqual([5, 4, 3]);
+    expect(btcUsdt(served.get('parserfile.xml')?.text ?? '')).toEqual({ in: '1', out: '95557.11' });
+    // The files on disk are the ones served, and no temporary files are left next to them.
+    expect((await readdir(join(sample.dir, 'public'))).sort()).toEqual([...exportFiles].sort());
+
+    await expectStopped(proc, 'SIGTERM', base);
+  });
+
+  it('exits 0 on SIGINT, after logging "stopped"', async () => {
+    const sample = await project();
+    const proc = start(sample.configPath, sample.dir);
+    const base = await waitForServing(proc);
+    await expectServedExport(base, 'parserfile.xml');
+    await expectStopped(proc, 'SIGINT', base);
+  });
+
+  it.skipIf(demoMissing.length > 0)(`serves the demo config of the repository root with items in all three files${demoMissing.length > 0 ? ` (skipped: missing ${demoMissing.join(', ')})` : ''}`, async () => {
+    // The demo is served into a temporary folder so the repository's public/ is left alone, and with
+    // fetch disabled in the child so a network source could not reach the internet from a test.
+    const out = await tempDir();
+    const proc = start(demoConfig, repoRoot, ['--out', out], [`--import=${offlineImport}`]);
+    const base = await waitForServing(proc);
+    expect(proc.stderr()).not.toMatch(/ error |source \S+ failed|failing sources/);
+    for (const file of exportFiles) await expectServedExport(base, file);
+    await expectStopped(proc, 'SIGTERM', base);
+  });
+
+  it('rebuilds on the schedule: a new quote shows up over HTTP with a new ETag', async () => {
+    const sample = await project({ 'ratefile.config.yaml': everySecond });
+    const proc = start(sample.configPath, sample.dir);
+    const base = await waitForServing(proc);
+    expect(proc.stderr()).toContain('rebuilding on "*/1 * * * * *"');
+    const before = await expectServedExport(base, 'parserfile.xml');
+    expect(btcUsdt(before.text)?.out).toBe('95557.11');
+
+    const [btc, ...others] = sampleQuotes.quotes;
+    const time = new Date().toISOString();
+    const quotes = { quotes: [{ ...btc, bid: '120000.00', ask: '120000.01', time }, ...others.map((q) => ({ ...q, time }))] };
+    await replaceFile(join(sample.dir, 'quotes.json'), JSON.stringify(quotes, null, 2));
+
+    const after = await pollUntil(async () => {
+      const response = await fetch(new URL('parserfile.xml', base));
+      const text = await response.text();
+      return btcUsdt(text)?.out !== '95557.11' ? text : undefined;
+    }, 6_000);
+    // 120000 less the 1.5% margin.
+    expect(btcUsdt(after)).toEqual({ in: '1', out: '118200' });
+    const served = await expectServedExport(base, 'parserfile.xml');
+    expect(served.text).toBe(after);
+    expect(served.etag).not.toBe(before.etag);
+    expect(proc.stderr()).toMatch(/parserfile\.xml 5 items \(written\)[^\n]*\n[^]*parserfile\.xml 5 items \(written\)/);
+    await expectStopped(proc, 'SIGTERM', base);
+  });
+
+  it('keeps serving the last good files when the config is broken while running', async () => {
+    const sample = await project({ 'ratefile.config.yaml': everySecond });
+    const proc = start(sample.configPath, sample.dir);
+    const base = await waitForServing(proc);
+    const before = new Map<string, Served>();
+    for (const file of exportFiles) before.set(file, await expectServedExport(base, file));
+
+    await replaceFile(sample.configPath, 'sources: [ {\ndirections: : :\n');
+    await proc.waitForLog(/ error build failed, last good files kept: /, 6_000);
+
+    expect(proc.child.exitCode).toBeNull();
+    for (const file of exportFiles) {
+      const now = await expectServedExport(base, file);
+      expect(now.text).toBe(before.get(file)?.text);
+      expect(now.etag).toBe(before.get(file)?.etag);
+    }
+    await expectStopped(proc, 'SIGTERM', base);
+  });
+
+  it.each([
+    ['invalid YAML', 'sources: [ {\ncurrencies: : :\n'],
+    ['an unknown currency', sampleConfig.replace('to: CASHRUB', 'to: CASHRUBB')],
+  ])('exits 2 without listening or writing when the config has %s at start-up', async (_name, config) => {
+    const broken = await project({ 'ratefile.config.yaml': config });
+    const proc = start(broken.configPath, broken.dir);
+    const exit = await proc.exited;
+    expect(exit, proc.stderr()).toEqual({ code: 2, signal: null });
+    expect(proc.stderr()).toMatch(/^ratefile: /m);
+    expect(proc.stderr()).not.toContain('serving');
+    expect(existsSync(join(broken.dir, 'public'))).toBe(false);
+  });
+});
