@@ -1,4 +1,5 @@
-// build: the pipeline loadConfig → fetchQuotes → priceDirections → selectExports → render, returning files before anything is written.
+// build: the pipeline fetchQuotes → priceDirections → guardDirections → selectExports → render, returning files before anything is written.
+import { emptyGuardState, guardDirections, type GuardState } from './guards.js';
 import type { Config } from './model.js';
 import { priceDirections, type PricedDirection, type WithheldDirection } from './pricing.js';
 import { fetchQuotes, type SourceReport } from './quotes.js';
@@ -6,19 +7,37 @@ import { selectExports } from './exports/select.js';
 import { renderExport } from './exports/render.js';
 import type { OutputFile } from './publish.js';
 
+/** What the guards remember between builds, and the operator's flags; read and written by the caller. */
+export interface GuardContext {
+  state: GuardState;
+  accepted: ReadonlySet<string>;
+  /** On: every export is published empty. */
+  maintenance: boolean;
+}
+
 export interface BuildDeps {
   /** The clock, read once per build. */
   now: () => Date;
   fetch?: typeof globalThis.fetch;
   signal?: AbortSignal;
+  /** Absent: no last published rates, nothing accepted, maintenance as the config says. */
+  guard?: GuardContext;
 }
 
 export interface BuildReport {
   startedAt: Date;
+  /** True when the build published empty exports for maintenance. */
+  maintenance: boolean;
   sources: SourceReport[];
+  /** Directions priced and published. */
   priced: PricedDirection[];
+  /** Directions held back, each with the reason. */
   withheld: WithheldDirection[];
   exports: { name: string; file: string; items: number }[];
+  /** Guard state after this build, for the caller to keep if it publishes. */
+  guardState: GuardState;
+  /** Accept requests this build used up. */
+  acceptedUsed: string[];
 }
 
 export interface BuildResult {
@@ -28,25 +47,43 @@ export interface BuildResult {
 
 export async function build(config: Config, deps: BuildDeps): Promise<BuildResult> {
   const startedAt = deps.now();
-  const { book, reports } = await fetchQuotes(config.sources, {
-    configDir: config.dir,
-    fetch: deps.fetch ?? globalThis.fetch,
-    now: () => startedAt,
-    ...(deps.signal ? { signal: deps.signal } : {}),
+  const guard = deps.guard ?? { state: emptyGuardState(), accepted: new Set<string>(), maintenance: config.maintenance };
+  const maintenance = guard.maintenance || config.maintenance;
+  // In maintenance nothing is fetched or priced: every export is published empty.
+  const { book, reports } = maintenance
+    ? { book: new Map(), reports: [] }
+    : await fetchQuotes(config.sources, {
+        configDir: config.dir,
+        fetch: deps.fetch ?? globalThis.fetch,
+        now: () => startedAt,
+        ...(deps.signal ? { signal: deps.signal } : {}),
+      });
+  const { priced, withheld: unpriced } = maintenance ? { priced: [], withheld: [] } : priceDirections(config.directions, book);
+  const maxAge = new Map(config.sources.map((source) => [source.name, source.maxAgeMs]));
+  const guarded = guardDirections({
+    priced,
+    now: startedAt,
+    state: guard.state,
+    accepted: guard.accepted,
+    guards: config.guards,
+    maxAgeMs: (source) => maxAge.get(source),
   });
-  const { priced, withheld } = priceDirections(config.directions, book);
   const failing = reports.filter((report) => !report.ok).map((report) => report.name);
-  const explained = failing.length === 0 ? withheld : withheld.map((w) => ({ ...w, reason: `${w.reason} (failing sources: ${failing.join(', ')})` }));
-  const models = selectExports(priced, config.exports);
+  const explain = (w: WithheldDirection) => (failing.length === 0 ? w : { ...w, reason: `${w.reason} (failing sources: ${failing.join(', ')})` });
+  const withheld = [...unpriced.map(explain), ...guarded.withheld].sort((a, b) => a.direction.index - b.direction.index);
+  const models = selectExports(guarded.published, config.exports);
   const files = models.map((model) => ({ file: model.file, bytes: Buffer.from(renderExport(model), 'utf8') }));
   return {
     files,
     report: {
       startedAt,
+      maintenance,
       sources: reports,
-      priced,
-      withheld: explained,
+      priced: guarded.published,
+      withheld,
       exports: models.map((model) => ({ name: model.name, file: model.file, items: model.items.length })),
+      guardState: maintenance ? guard.state : guarded.state,
+      acceptedUsed: guarded.acceptedUsed,
     },
   };
 }

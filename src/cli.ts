@@ -1,12 +1,13 @@
 // The `ratefile` command line: commander program with injectable dependencies; errors become exit codes only here.
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { registerBuild } from './commands/build.js';
 import { createContext, type CliDeps } from './commands/context.js';
+import { registerOperate } from './commands/operate.js';
 import { registerSchema } from './commands/schema.js';
 import { registerServe, registerStart } from './commands/serve.js';
 import { RatefileError, type ErrorCode } from './errors.js';
-import { createLogger } from './log.js';
+import { createLogger, wantsColour, type LogFormat } from './log.js';
 
 export type { CliDeps } from './commands/context.js';
 
@@ -43,6 +44,7 @@ export function createProgram(deps: CliDeps, setExitCode: (code: number) => void
     .description('Prices exchange directions from market quotes and publishes the exchanger export files (parserfile.xml, reffile.xml, affiliatefile.xml).')
     .version(version, '-V, --version')
     .option('--debug', 'show stack traces of errors')
+    .addOption(new Option('--log-format <format>', 'log lines as text or as JSON objects').choices(['text', 'json']).default('text'))
     .showHelpAfterError()
     .configureOutput({
       writeOut: (text) => deps.stdout.write(text),
@@ -53,8 +55,13 @@ export function createProgram(deps: CliDeps, setExitCode: (code: number) => void
     })
     .exitOverride();
 
-  const context = createContext(deps, createLogger(deps.stderr, deps.now), setExitCode);
-  for (const register of [registerBuild, registerServe, registerStart, registerSchema]) register(program, context);
+  const log = createLogger(deps.stderr, {
+    now: deps.now,
+    format: () => (program.opts<{ logFormat: LogFormat }>().logFormat === 'json' ? 'json' : 'text'),
+    colour: wantsColour(deps.stderr, deps.env),
+  });
+  const context = createContext(deps, log, setExitCode);
+  for (const register of [registerBuild, registerServe, registerStart, registerSchema, registerOperate]) register(program, context);
   return program;
 }
 

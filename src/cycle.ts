@@ -1,20 +1,62 @@
-// One build cycle as both `ratefile build` and the scheduler run it: build, publish, one summary line.
+// One build cycle as both `ratefile build` and the scheduler run it: read the state, build, publish,
+// keep the state and status, and a one-line summary.
 import { build, type BuildDeps, type BuildResult } from './build.js';
+import { describeError, RatefileError } from './errors.js';
 import type { Config } from './model.js';
 import { publishFiles, type PublishResult } from './publish.js';
+import { acceptRequests, clearAcceptRequests, maintenanceFlag, readGuardState, readStatusFile, writeGuardState, writeStatusFile } from './state.js';
+import { failedStatus, successStatus, type Status } from './status.js';
 
 export interface CycleResult {
   build: BuildResult;
   publish: PublishResult;
   durationMs: number;
+  status: Status;
+  /** Problems with the state folder worth a log line (an unreadable guard file). */
+  warnings: string[];
 }
 
-export async function runCycle(config: Config, outDir: string, deps: BuildDeps & { elapsed?: () => number }): Promise<CycleResult> {
+export type CycleDeps = Omit<BuildDeps, 'guard'> & { elapsed?: () => number };
+
+export async function readStatus(stateDir: string): Promise<Status | undefined> {
+  try {
+    return (await readStatusFile(stateDir)) as Status | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Record a build that failed before publishing (the last good files stay), and rethrow nothing: returns the status. */
+export async function recordFailure(config: Pick<Config, 'stateDir' | 'schedulePeriodMs'>, at: Date, durationMs: number, error: unknown): Promise<Status> {
+  const details = error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
+  const status = failedStatus(await readStatus(config.stateDir), at, durationMs, `${describeError(error)}${details}`, config.schedulePeriodMs);
+  await writeStatusFile(config.stateDir, status).catch(() => undefined);
+  return status;
+}
+
+export async function runCycle(config: Config, outDir: string, deps: CycleDeps): Promise<CycleResult> {
   const elapsed = deps.elapsed ?? (() => performance.now());
   const started = elapsed();
-  const result = await build(config, deps);
-  const publish = await publishFiles(result.files, outDir);
-  return { build: result, publish, durationMs: Math.round(elapsed() - started) };
+  const at = deps.now();
+  try {
+    const [guardFile, accepted, maintenance] = await Promise.all([
+      readGuardState(config.stateDir),
+      acceptRequests(config.stateDir),
+      maintenanceFlag(config.stateDir),
+    ]);
+    const result = await build(config, { ...deps, now: () => at, guard: { state: guardFile.state, accepted, maintenance } });
+    const publish = await publishFiles(result.files, outDir);
+    // Kept only once the files are out, so the state always describes what was published.
+    await writeGuardState(config.stateDir, result.report.guardState);
+    await clearAcceptRequests(config.stateDir, result.report.acceptedUsed);
+    const durationMs = Math.round(elapsed() - started);
+    const status = successStatus(await readStatus(config.stateDir), result.report, durationMs, config.schedulePeriodMs);
+    await writeStatusFile(config.stateDir, status);
+    return { build: result, publish, durationMs, status, warnings: guardFile.problem ? [guardFile.problem] : [] };
+  } catch (error) {
+    await recordFailure(config, at, Math.round(elapsed() - started), error);
+    throw error;
+  }
 }
 
 /** "published 36 directions, 2 held back; parserfile.xml 41 items (written), …; 12 ms; failing sources: x". */
@@ -25,11 +67,26 @@ export function summarize(cycle: CycleResult): string {
     .join(', ');
   const failing = report.sources.filter((s) => !s.ok).map((s) => s.name);
   return [
+    ...(report.maintenance ? ['MAINTENANCE: every export published empty'] : []),
     `published ${report.priced.length} direction${report.priced.length === 1 ? '' : 's'}, ${report.withheld.length} held back`,
     files,
     `${cycle.durationMs} ms`,
     ...(failing.length > 0 ? [`failing sources: ${failing.join(', ')}`] : []),
   ].join('; ');
+}
+
+/** The build line's facts as fields, for `--log-format json`. */
+export function buildFields(cycle: CycleResult): Record<string, unknown> {
+  const { report } = cycle.build;
+  return {
+    event: 'build',
+    maintenance: report.maintenance,
+    published: report.priced.length,
+    heldBack: report.withheld.length,
+    durationMs: cycle.durationMs,
+    failingSources: report.sources.filter((s) => !s.ok).map((s) => s.name),
+    exports: report.exports.map((e) => ({ file: e.file, items: e.items, written: cycle.publish.written.includes(e.file) })),
+  };
 }
 
 /** Detail lines worth a separate log line: failing sources, rejected quotes and held-back directions. */

@@ -1,20 +1,47 @@
-// A tiny logger: one line per event, timestamped, written to an injectable stream.
+// A tiny logger: one line per event, as text (coloured only on a terminal, never with NO_COLOR) or as JSON for log shippers.
 
 export interface Writer {
   write(text: string): unknown;
 }
 
+export type LogFields = Record<string, unknown>;
+
 export interface Logger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
 }
 
-export function createLogger(out: Writer, now: () => Date = () => new Date()): Logger {
-  const line = (level: string, message: string) => out.write(`${now().toISOString()} ${level} ${message}\n`);
-  return {
-    info: (message) => line('info', message),
-    warn: (message) => line('warn', message),
-    error: (message) => line('error', message),
+export type LogFormat = 'text' | 'json';
+
+export interface LoggerOptions {
+  now?: () => Date;
+  /** Read at every line, so a `--log-format` parsed after the logger was made still applies. */
+  format?: () => LogFormat;
+  colour?: boolean;
+}
+
+const colours: Record<string, string> = { info: '\u001b[36m', warn: '\u001b[33m', error: '\u001b[31m' };
+
+export function createLogger(out: Writer, options: LoggerOptions = {}): Logger {
+  const now = options.now ?? (() => new Date());
+  const line = (level: 'info' | 'warn' | 'error', message: string, fields: LogFields = {}) => {
+    const time = now().toISOString();
+    if (options.format?.() === 'json') {
+      out.write(`${JSON.stringify({ time, level, msg: message, ...fields })}\n`);
+    } else {
+      const shown = options.colour ? `${colours[level]}${level}\u001b[0m` : level;
+      out.write(`${time} ${shown} ${message}\n`);
+    }
   };
+  return {
+    info: (message, fields) => line('info', message, fields),
+    warn: (message, fields) => line('warn', message, fields),
+    error: (message, fields) => line('error', message, fields),
+  };
+}
+
+/** Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org). */
+export function wantsColour(out: Writer, env: Record<string, string | undefined>): boolean {
+  return (out as { isTTY?: boolean }).isTTY === true && (env.NO_COLOR ?? '') === '';
 }

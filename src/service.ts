@@ -2,8 +2,9 @@
 import type { Server } from 'node:http';
 import cron from 'node-cron';
 import type { BuildDeps } from './build.js';
-import { problemLines, runCycle, summarize } from './cycle.js';
+import { buildFields, problemLines, readStatus, recordFailure, runCycle, summarize } from './cycle.js';
 import { describeError, RatefileError } from './errors.js';
+import { health, type Status } from './status.js';
 import type { Logger } from './log.js';
 import type { Config } from './model.js';
 import { createExportServer, listen } from './server.js';
@@ -27,25 +28,39 @@ export interface Service {
   rebuild(): Promise<void>;
   /** Stop scheduling, let a running build finish, close the server. */
   stop(): Promise<void>;
+  /** Status after the latest build (also in the state folder's status.json). */
+  status(): Status | undefined;
 }
 
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { log, outDir } = options;
   let running: Promise<void> | undefined;
   let lastProblems = '';
+  let status = await readStatus(options.config.stateDir);
 
   const cycle = async (): Promise<void> => {
+    const started = performance.now();
+    let loaded = false;
     try {
       const config = await options.loadConfig();
-      const result = await runCycle(config, outDir, options.deps);
+      loaded = true;
+      // The state folder, like the output folder, is the one the service started with.
+      const result = await runCycle({ ...config, stateDir: options.config.stateDir }, outDir, options.deps);
+      status = result.status;
+      for (const warning of result.warnings) log.warn(warning);
       // Details only when they change, so a 30-second schedule does not repeat the same lines forever.
       const problems = problemLines(result.build);
       if (problems.join('\n') !== lastProblems) for (const line of problems) log.warn(line);
       lastProblems = problems.join('\n');
-      log.info(`build: ${summarize(result)}`);
+      log.info(`build: ${summarize(result)}`, buildFields(result));
     } catch (error) {
       const details = error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
       log.error(`build failed, last good files kept: ${describeError(error)}${details}`);
+      // runCycle records its own failures; a config that no longer loads is recorded here, in the
+      // state folder of the config the service started with.
+      status = loaded
+        ? await readStatus(options.config.stateDir)
+        : await recordFailure(options.config, options.deps.now(), Math.round(performance.now() - started), error);
     }
   };
 
@@ -61,7 +76,13 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   };
 
   await rebuild();
-  const server = createExportServer(outDir);
+  const server = createExportServer(outDir, {
+    '/healthz': (_request, response) => {
+      const { healthy, reason } = health(status, options.deps.now());
+      response.writeHead(healthy ? 200 : 503, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' });
+      response.end(`${JSON.stringify({ healthy, reason, ...status }, null, 2)}\n`);
+    },
+  });
   const port = await listen(server, options.port, options.host);
   const task = cron.schedule(options.config.schedule, () => void rebuild(), { name: 'ratefile-build' });
   const shown = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host;
@@ -71,6 +92,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     port,
     server,
     rebuild,
+    status: () => status,
     async stop() {
       await task.stop();
       await task.destroy();

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { build } from '../build.js';
-import { problemLines, runCycle, summarize } from '../cycle.js';
+import { buildFields, problemLines, runCycle, summarize } from '../cycle.js';
 import { configOption, outOption, type CommandContext } from './context.js';
 
 export function registerBuild(program: Command, context: CommandContext): void {
@@ -29,7 +29,8 @@ export function registerBuild(program: Command, context: CommandContext): void {
       } else {
         const cycle = await runCycle(config, dir, { now: deps.now, fetch: deps.fetch });
         for (const line of problemLines(cycle.build)) log.warn(line);
-        log.info(`build: ${summarize(cycle)} → ${context.shown(dir)}`);
+        for (const warning of cycle.warnings) log.warn(warning);
+        log.info(`build: ${summarize(cycle)} → ${context.shown(dir)}`, buildFields(cycle));
         failing = cycle.build.report.sources.some((source) => !source.ok || source.rejected.length > 0);
       }
       // The files are written either way, without the directions a failing source or a dropped quote

@@ -132,7 +132,7 @@ describe('ratefile start (the real binary)', () => {
 
     const [btc, ...others] = sampleQuotes.quotes;
     const time = new Date().toISOString();
-    const quotes = { quotes: [{ ...btc, bid: '120000.00', ask: '120000.01', time }, ...others.map((q) => ({ ...q, time }))] };
+    const quotes = { quotes: [{ ...btc, bid: '101000.00', ask: '101000.01', time }, ...others.map((q) => ({ ...q, time }))] };
     await replaceFile(join(sample.dir, 'quotes.json'), JSON.stringify(quotes, null, 2));
 
     const after = await pollUntil(async () => {
@@ -140,8 +140,8 @@ describe('ratefile start (the real binary)', () => {
       const text = await response.text();
       return btcUsdt(text)?.out !== '95557.11' ? text : undefined;
     }, 6_000);
-    // 120000 less the 1.5% margin.
-    expect(btcUsdt(after)).toEqual({ in: '1', out: '118200' });
+    // 101000 less the 1.5% margin: a 4% move, within the jump guard's default 10%.
+    expect(btcUsdt(after)).toEqual({ in: '1', out: '99485' });
     const served = await expectServedExport(base, 'parserfile.xml');
     expect(served.text).toBe(after);
     expect(served.etag).not.toBe(before.etag);

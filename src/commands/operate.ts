@@ -1,0 +1,58 @@
+// `ratefile accept`, `ratefile maintenance` and `ratefile status`: the operator's hand on a running exchanger.
+import type { Command } from 'commander';
+import { readStatus } from '../cycle.js';
+import { RatefileError } from '../errors.js';
+import { maintenanceFlag, requestAccept, setMaintenanceFlag } from '../state.js';
+import { formatStatus, health } from '../status.js';
+import { configOption, type CommandContext } from './context.js';
+
+export function registerOperate(program: Command, context: CommandContext): void {
+  const { deps } = context;
+
+  program
+    .command('accept')
+    .description('publish a direction held back by the jump guard at its new rate on the next build')
+    .argument('<from>', 'from currency code')
+    .argument('<to>', 'to currency code')
+    .addOption(configOption())
+    .action(async (from: string, to: string, options: { config: string }) => {
+      const config = await context.load(options.config);
+      const id = `${from}>${to}`;
+      if (!config.directions.some((direction) => direction.id === id)) {
+        throw new RatefileError('E_USAGE', `no direction ${id} in ${context.shown(config.file)}`);
+      }
+      await requestAccept(config.stateDir, id);
+      deps.stdout.write(`accepted ${id}: the next build publishes its new rate and makes it the reference\n`);
+      context.setExitCode(0);
+    });
+
+  program
+    .command('maintenance')
+    .description('publish every export empty (on) or normally again (off); without an argument, tell which')
+    .argument('[state]', 'on or off')
+    .addOption(configOption())
+    .action(async (state: string | undefined, options: { config: string }) => {
+      if (state !== undefined && state !== 'on' && state !== 'off') throw new RatefileError('E_USAGE', `expected "on" or "off", got "${state}"`);
+      const config = await context.load(options.config);
+      if (state !== undefined) await setMaintenanceFlag(config.stateDir, state === 'on', deps.now());
+      const flag = await maintenanceFlag(config.stateDir);
+      const on = flag || config.maintenance;
+      const why = config.maintenance ? ' (set by `maintenance: true` in the config)' : '';
+      deps.stdout.write(`maintenance is ${on ? 'on' : 'off'}${why}${state === undefined ? '' : '; it applies from the next build'}\n`);
+      context.setExitCode(0);
+    });
+
+  program
+    .command('status')
+    .description('last build, sources, and directions published or held back with reasons')
+    .option('--json', 'print the status as JSON (what /healthz serves)')
+    .addOption(configOption())
+    .action(async (options: { json?: boolean; config: string }) => {
+      const config = await context.load(options.config);
+      const status = await readStatus(config.stateDir);
+      const now = deps.now();
+      if (options.json) deps.stdout.write(`${JSON.stringify({ ...health(status, now), ...status }, null, 2)}\n`);
+      else deps.stdout.write(formatStatus(status, now));
+      context.setExitCode(health(status, now).healthy ? 0 : 1);
+    });
+}

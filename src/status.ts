@@ -1,0 +1,116 @@
+// The status of the last build: what is published, what is held back and why, how each source is doing.
+// Written to the state folder after every build; read by `ratefile status` and served at /healthz.
+import type { BuildReport } from './build.js';
+
+export interface SourceStatus {
+  name: string;
+  type: string;
+  ok: boolean;
+  quotes: number;
+  lastSuccessAt?: string;
+  lastError?: string;
+  /** Age in seconds of the oldest quote of this source used by a published direction. */
+  oldestQuoteAgeSeconds?: number;
+}
+
+export interface Status {
+  version: 1;
+  lastBuild: { at: string; durationMs: number; ok: boolean; error?: string };
+  lastSuccessAt?: string;
+  /** Longest gap between scheduled builds; /healthz is unhealthy after three of them without a build. */
+  schedulePeriodMs: number;
+  maintenance: boolean;
+  sources: SourceStatus[];
+  exports: { name: string; file: string; items: number }[];
+  published: string[];
+  heldBack: { direction: string; reason: string }[];
+}
+
+export function successStatus(previous: Status | undefined, report: BuildReport, durationMs: number, schedulePeriodMs: number): Status {
+  const at = report.startedAt.toISOString();
+  const oldest = new Map<string, number>();
+  for (const priced of report.priced) {
+    for (const step of priced.steps) {
+      const age = (report.startedAt.getTime() - step.quote.time.getTime()) / 1000;
+      oldest.set(step.quote.source, Math.max(oldest.get(step.quote.source) ?? 0, age));
+    }
+  }
+  const before = new Map(previous?.sources.map((source) => [source.name, source]));
+  return {
+    version: 1,
+    lastBuild: { at, durationMs, ok: true },
+    lastSuccessAt: at,
+    schedulePeriodMs,
+    maintenance: report.maintenance,
+    sources: report.sources.map((source) => {
+      const earlier = before.get(source.name);
+      const lastSuccessAt = source.ok ? at : earlier?.lastSuccessAt;
+      const lastError = source.error ?? (source.rejected.length > 0 ? `dropped quotes: ${source.rejected.join('; ')}` : undefined);
+      const age = oldest.get(source.name);
+      return {
+        name: source.name,
+        type: source.type,
+        ok: source.ok,
+        quotes: source.quotes,
+        ...(lastSuccessAt === undefined ? {} : { lastSuccessAt }),
+        ...(lastError === undefined ? {} : { lastError }),
+        ...(age === undefined ? {} : { oldestQuoteAgeSeconds: Math.round(age) }),
+      };
+    }),
+    exports: report.exports,
+    published: report.priced.map((priced) => priced.direction.id),
+    heldBack: report.withheld.map((withheld) => ({ direction: withheld.direction.id, reason: withheld.reason })),
+  };
+}
+
+/** A failed build keeps everything the last good one said (those files are still published) and says why it failed. */
+export function failedStatus(previous: Status | undefined, at: Date, durationMs: number, error: string, schedulePeriodMs: number): Status {
+  return {
+    version: 1,
+    sources: [],
+    exports: [],
+    published: [],
+    heldBack: [],
+    maintenance: false,
+    ...previous,
+    schedulePeriodMs,
+    lastBuild: { at: at.toISOString(), durationMs, ok: false, error },
+  };
+}
+
+/** 200 when the last build worked and is recent (within three schedule periods), 503 otherwise. */
+export function health(status: Status | undefined, now: Date): { healthy: boolean; reason: string } {
+  if (!status) return { healthy: false, reason: 'no build yet' };
+  if (!status.lastBuild.ok) return { healthy: false, reason: `last build failed: ${status.lastBuild.error ?? 'unknown error'}` };
+  const age = now.getTime() - Date.parse(status.lastBuild.at);
+  if (age > 3 * status.schedulePeriodMs) return { healthy: false, reason: `last build is ${Math.round(age / 1000)} s old` };
+  return { healthy: true, reason: status.maintenance ? 'maintenance: every export is published empty' : 'ok' };
+}
+
+const ago = (iso: string | undefined, now: Date) => (iso === undefined ? 'never' : `${Math.round((now.getTime() - Date.parse(iso)) / 1000)} s ago`);
+
+/** The human form of `ratefile status`. */
+export function formatStatus(status: Status | undefined, now: Date): string {
+  if (!status) return 'no build has run yet (no status file)\n';
+  const { healthy, reason } = health(status, now);
+  const lines = [
+    `${healthy ? 'healthy' : 'UNHEALTHY'}: ${reason}`,
+    `last build: ${status.lastBuild.at} (${ago(status.lastBuild.at, now)}), ${status.lastBuild.ok ? 'ok' : 'FAILED'}, ${status.lastBuild.durationMs} ms`,
+    ...(status.lastBuild.error ? [`  error: ${status.lastBuild.error}`] : []),
+    `last good build: ${status.lastSuccessAt ?? 'never'}`,
+    ...(status.maintenance ? ['maintenance: ON — every export is published empty (ratefile maintenance off)'] : []),
+    'sources:',
+    ...status.sources.map(
+      (s) =>
+        `  ${s.name} (${s.type}): ${s.ok ? 'ok' : 'FAILING'}, ${s.quotes} quotes, last success ${ago(s.lastSuccessAt, now)}` +
+        `${s.oldestQuoteAgeSeconds === undefined ? '' : `, oldest quote used ${s.oldestQuoteAgeSeconds} s old`}` +
+        `${s.lastError ? `\n    last error: ${s.lastError}` : ''}`,
+    ),
+    'exports:',
+    ...status.exports.map((e) => `  ${e.file}: ${e.items} item${e.items === 1 ? '' : 's'}`),
+    `published: ${status.published.length} direction${status.published.length === 1 ? '' : 's'}`,
+    `held back: ${status.heldBack.length}`,
+    ...status.heldBack.map((h) => `  ${h.direction}: ${h.reason}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}
