@@ -1,6 +1,6 @@
 // publishFiles: write each export atomically (temporary file in the same folder, then rename); unchanged files are left alone.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { RatefileError } from './errors.js';
 
@@ -45,9 +45,25 @@ export async function writeFileAtomic(path: string, bytes: Buffer | string): Pro
   }
 }
 
+/** Temporary files older than this were left by a killed process (a live write takes milliseconds). */
+const staleTemporaryMs = 60_000;
+
+/** Remove temporary files a killed process left behind; never one another process may still be writing. */
+async function removeStaleTemporaries(dir: string, now: number): Promise<void> {
+  const names = (await readdir(dir)).filter((name) => /^\..+\.[0-9a-f]{12}\.tmp$/.test(name));
+  await Promise.all(
+    names.map(async (name) => {
+      const path = join(dir, name);
+      const info = await stat(path).catch(() => undefined);
+      if (info && now - info.mtimeMs > staleTemporaryMs) await rm(path, { force: true });
+    }),
+  );
+}
+
 export async function publishFiles(files: readonly OutputFile[], dir: string): Promise<PublishResult> {
   try {
     await mkdir(dir, { recursive: true });
+    await removeStaleTemporaries(dir, Date.now());
   } catch (cause) {
     throw new RatefileError('E_PUBLISH', `cannot create output folder ${dir}: ${(cause as Error).message}`, { cause });
   }

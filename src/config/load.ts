@@ -1,5 +1,5 @@
 // loadConfig: read ratefile.config.yaml and its templates, report every problem at once, return the normalized model.
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
 import cron from 'node-cron';
 import { Decimal } from '../decimal.js';
 import { knownCities, knownCurrencies } from '../codes.js';
@@ -226,6 +226,13 @@ export async function loadConfig(path: string = defaultConfigFile, cwd: string =
   const yaml = await readYamlFile(file, label);
   const { data, problems } = validateYaml(yaml, configSchema);
   const checked = crossCheck(yaml.data);
+  if (data) {
+    // The state folder holds the jump guard's memory and the status: never served to the public.
+    const [state, output] = [resolve(dirname(file), data.state), resolve(dirname(file), data.output)];
+    if (state === output || state.startsWith(`${output}${sep}`)) {
+      checked.problems.push({ path: ['state'], message: `expected a folder outside the output folder ${data.output}, got ${JSON.stringify(data.state)}` });
+    }
+  }
   const lines = [...problems, ...checked.problems].map((problem) => formatProblem(yaml, problem));
 
   // Templates are checked even when the config has problems, so one run shows everything to fix.
