@@ -38,6 +38,8 @@ export interface BuildReport {
   guardState: GuardState;
   /** Accept requests this build used up. */
   acceptedUsed: string[];
+  /** Milliseconds per phase: fetching quotes, pricing with guards, selecting and rendering. */
+  timings: { fetchMs: number; priceMs: number; renderMs: number };
 }
 
 export interface BuildResult {
@@ -47,6 +49,7 @@ export interface BuildResult {
 
 export async function build(config: Config, deps: BuildDeps): Promise<BuildResult> {
   const startedAt = deps.now();
+  const t0 = performance.now();
   const guard = deps.guard ?? { state: emptyGuardState(), accepted: new Set<string>(), maintenance: config.maintenance };
   const maintenance = guard.maintenance || config.maintenance;
   // In maintenance nothing is fetched or priced: every export is published empty.
@@ -58,6 +61,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
         now: () => startedAt,
         ...(deps.signal ? { signal: deps.signal } : {}),
       });
+  const t1 = performance.now();
   const { priced, withheld: unpriced } = maintenance ? { priced: [], withheld: [] } : priceDirections(config.directions, book);
   const maxAge = new Map(config.sources.map((source) => [source.name, source.maxAgeMs]));
   const guarded = guardDirections({
@@ -71,8 +75,10 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   const failing = reports.filter((report) => !report.ok).map((report) => report.name);
   const explain = (w: WithheldDirection) => (failing.length === 0 ? w : { ...w, reason: `${w.reason} (failing sources: ${failing.join(', ')})` });
   const withheld = [...unpriced.map(explain), ...guarded.withheld].sort((a, b) => a.direction.index - b.direction.index);
+  const t2 = performance.now();
   const models = selectExports(guarded.published, config.exports);
   const files = models.map((model) => ({ file: model.file, bytes: Buffer.from(renderExport(model), 'utf8') }));
+  const t3 = performance.now();
   return {
     files,
     report: {
@@ -84,6 +90,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
       exports: models.map((model) => ({ name: model.name, file: model.file, items: model.items.length })),
       guardState: maintenance ? guard.state : guarded.state,
       acceptedUsed: guarded.acceptedUsed,
+      timings: { fetchMs: t1 - t0, priceMs: t2 - t1, renderMs: t3 - t2 },
     },
   };
 }

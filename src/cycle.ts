@@ -11,6 +11,7 @@ export interface CycleResult {
   build: BuildResult;
   publish: PublishResult;
   durationMs: number;
+  publishMs: number;
   status: Status;
   /** Problems with the state folder worth a log line (an unreadable guard file). */
   warnings: string[];
@@ -45,14 +46,16 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
       maintenanceFlag(config.stateDir),
     ]);
     const result = await build(config, { ...deps, now: () => at, guard: { state: guardFile.state, accepted, maintenance } });
+    const publishStarted = elapsed();
     const publish = await publishFiles(result.files, outDir);
+    const publishMs = elapsed() - publishStarted;
     // Kept only once the files are out, so the state always describes what was published.
     await writeGuardState(config.stateDir, result.report.guardState);
     await clearAcceptRequests(config.stateDir, result.report.acceptedUsed);
     const durationMs = Math.round(elapsed() - started);
     const status = successStatus(await readStatus(config.stateDir), result.report, durationMs, config.schedulePeriodMs);
     await writeStatusFile(config.stateDir, status);
-    return { build: result, publish, durationMs, status, warnings: guardFile.problem ? [guardFile.problem] : [] };
+    return { build: result, publish, durationMs, publishMs, status, warnings: guardFile.problem ? [guardFile.problem] : [] };
   } catch (error) {
     await recordFailure(config, at, Math.round(elapsed() - started), error);
     throw error;

@@ -18,7 +18,7 @@ export interface PricedDirection {
   market: Decimal;
   /** The market rate after the direction's margin. */
   rate: Decimal;
-  /** Limits converted to the from currency, not yet rounded; `max` is already capped by the reserve. */
+  /** Limits in the from currency as published: `min` rounded up, `max` capped by the reserve and rounded down. */
   min?: Decimal;
   max: Decimal;
 }
@@ -28,31 +28,60 @@ export interface WithheldDirection {
   reason: string;
 }
 
+type Graph = Map<string, { pair: string; next: string }[]>;
+
+/** Per quote book: its graph of assets and the chains found in it, so 10,000 directions search once per asset pair. */
+const graphs = new WeakMap<
+  QuoteBook,
+  { graph: Graph; chains: Map<string, ReadonlyMap<string, string[]>>; conversions: Map<string, ReturnType<typeof convertAlong>> }
+>();
+
+function graphOf(book: QuoteBook) {
+  let entry = graphs.get(book);
+  if (!entry) {
+    const graph: Graph = new Map();
+    for (const pair of [...book.keys()].sort()) {
+      const { base, quote } = book.get(pair)!;
+      (graph.get(base) ?? graph.set(base, []).get(base)!).push({ pair, next: quote });
+      (graph.get(quote) ?? graph.set(quote, []).get(quote)!).push({ pair, next: base });
+    }
+    entry = { graph, chains: new Map(), conversions: new Map() };
+    graphs.set(book, entry);
+  }
+  return entry;
+}
+
+const ONE = new Decimal(1);
+
 /** Shortest chain of pairs in the book leading from one asset to another; ties go to the alphabetically first pairs. */
 export function findChain(book: QuoteBook, from: string, to: string, maxSteps = 4): string[] | undefined {
   if (from === to) return [];
-  const neighbours = new Map<string, { pair: string; next: string }[]>();
-  for (const pair of [...book.keys()].sort()) {
-    const { base, quote } = book.get(pair)!;
-    (neighbours.get(base) ?? neighbours.set(base, []).get(base)!).push({ pair, next: quote });
-    (neighbours.get(quote) ?? neighbours.set(quote, []).get(quote)!).push({ pair, next: base });
+  const { graph, chains } = graphOf(book);
+  const key = `${from}>${maxSteps}`;
+  let reachable = chains.get(key);
+  if (!reachable) {
+    reachable = chainsFrom(graph, from, maxSteps);
+    chains.set(key, reachable);
   }
-  let frontier: { asset: string; chain: string[] }[] = [{ asset: from, chain: [] }];
-  const visited = new Set([from]);
+  return reachable.get(to);
+}
+
+/** Breadth-first from one asset: the first-found (shortest) chain to every asset within `maxSteps`. */
+function chainsFrom(neighbours: Graph, from: string, maxSteps: number): ReadonlyMap<string, string[]> {
+  const found = new Map<string, string[]>([[from, []]]);
+  let frontier = [from];
   for (let step = 0; step < maxSteps && frontier.length > 0; step++) {
-    const next: typeof frontier = [];
-    for (const { asset, chain } of frontier) {
+    const next: string[] = [];
+    for (const asset of frontier) {
       for (const edge of neighbours.get(asset) ?? []) {
-        if (visited.has(edge.next)) continue;
-        const extended = [...chain, edge.pair];
-        if (edge.next === to) return extended;
-        visited.add(edge.next);
-        next.push({ asset: edge.next, chain: extended });
+        if (found.has(edge.next)) continue;
+        found.set(edge.next, [...found.get(asset)!, edge.pair]);
+        next.push(edge.next);
       }
     }
     frontier = next;
   }
-  return undefined;
+  return found;
 }
 
 /** Look a pair up as written or inverted (`USDT/RUB` also finds a `RUB/USDT` quote). */
@@ -92,13 +121,25 @@ export function convertAlong(
   return { factor, steps };
 }
 
+/** convertAlong, remembered per quote book: directions sharing assets share one conversion. */
+function conversion(book: QuoteBook, pairs: readonly string[], from: string, pessimistic = true): ReturnType<typeof convertAlong> {
+  const { conversions } = graphOf(book);
+  const key = `${from}|${pessimistic ? 'p' : 'o'}|${pairs.join('*')}`;
+  let result = conversions.get(key);
+  if (!result) {
+    result = convertAlong(book, pairs, from, pessimistic);
+    conversions.set(key, result);
+  }
+  return result;
+}
+
 /** A limit in any asset, as an amount of the from asset; undefined when the book cannot convert it. */
 function limitInFrom(limit: Money, direction: Direction, rate: Decimal, book: QuoteBook, roundUpward: boolean): Decimal | undefined {
   if (limit.asset === direction.from.asset) return limit.value;
   if (limit.asset === direction.to.asset) return limit.value.div(rate);
   const chain = findChain(book, limit.asset, direction.from.asset);
   if (!chain) return undefined;
-  const converted = convertAlong(book, chain, limit.asset, !roundUpward);
+  const converted = conversion(book, chain, limit.asset, !roundUpward);
   return 'missing' in converted ? undefined : limit.value.times(converted.factor);
 }
 
@@ -108,10 +149,10 @@ export function priceDirection(direction: Direction, book: QuoteBook): PricedDir
   const { from, to } = direction;
   const chain = direction.chain ?? findChain(book, from.asset, to.asset);
   if (!chain) return withhold(`no quotes lead from ${from.asset} to ${to.asset}`);
-  const converted = convertAlong(book, chain, from.asset);
+  const converted = conversion(book, chain, from.asset);
   if ('missing' in converted) return withhold(`no quote for ${converted.missing}`);
   const market = converted.factor;
-  const rate = market.times(new Decimal(1).minus(direction.margin));
+  const rate = market.times(ONE.minus(direction.margin));
   if (!rate.isFinite() || rate.lessThanOrEqualTo(0)) return withhold(`rate ${rate.toFixed()} is not positive`);
   if (direction.reserve.isZero()) return withhold(`no reserve of ${to.code}`);
 
@@ -122,17 +163,18 @@ export function priceDirection(direction: Direction, book: QuoteBook): PricedDir
     if (configured === undefined) return withhold(`cannot convert max ${direction.max.value.toFixed()} ${direction.max.asset} to ${from.asset}: no quotes`);
     max = Decimal.min(configured, capacity);
   }
+  // Published limits: the minimum rounded up, the maximum down, so rounding never widens them.
+  max = roundDown(max, from.precision);
   let min: Decimal | undefined;
   if (direction.min) {
-    min = limitInFrom(direction.min, direction, rate, book, true);
-    if (min === undefined) return withhold(`cannot convert min ${direction.min.value.toFixed()} ${direction.min.asset} to ${from.asset}: no quotes`);
-    // Compared as published (minimum rounded up, maximum down), so rounding cannot invert them.
-    const [shownMin, shownMax] = [roundUp(min, from.precision), roundDown(max, from.precision)];
-    if (shownMin.greaterThan(shownMax)) {
-      if (shownMin.greaterThan(roundDown(capacity, from.precision))) {
-        return withhold(`reserve ${direction.reserve.toFixed()} ${to.code} is below the minimum order ${shownMin.toFixed()} ${from.code}`);
+    const exact = limitInFrom(direction.min, direction, rate, book, true);
+    if (exact === undefined) return withhold(`cannot convert min ${direction.min.value.toFixed()} ${direction.min.asset} to ${from.asset}: no quotes`);
+    min = roundUp(exact, from.precision);
+    if (min.greaterThan(max)) {
+      if (min.greaterThan(roundDown(capacity, from.precision))) {
+        return withhold(`reserve ${direction.reserve.toFixed()} ${to.code} is below the minimum order ${min.toFixed()} ${from.code}`);
       }
-      return withhold(`minimum ${shownMin.toFixed()} ${from.code} is above the maximum ${shownMax.toFixed()} ${from.code}`);
+      return withhold(`minimum ${min.toFixed()} ${from.code} is above the maximum ${max.toFixed()} ${from.code}`);
     }
   }
   return { direction, steps: converted.steps, market, rate, ...(min === undefined ? {} : { min }), max };

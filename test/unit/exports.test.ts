@@ -3,7 +3,7 @@ import { build } from '../../src/build.js';
 import { loadConfig } from '../../src/config/load.js';
 import { Decimal } from '../../src/decimal.js';
 import { isRatefileError } from '../../src/errors.js';
-import { renderExport } from '../../src/exports/render.js';
+import { renderExport, renderWithXmlbuilder2 } from '../../src/exports/render.js';
 import { formatFee, itemElements, selectExports, type ExportItem } from '../../src/exports/select.js';
 import type { Config, ExportTemplate } from '../../src/model.js';
 import { priceDirections } from '../../src/pricing.js';
@@ -39,6 +39,12 @@ describe('the three sample exports', () => {
       expect(await xmlErrors(text, file.file)).toEqual([]);
       await expect(text).toMatchFileSnapshot(`__snapshots__/sample/${file.file}`);
     }
+  });
+
+  it('are written byte for byte as xmlbuilder2 writes them', async () => {
+    const models = selectExports(await pricedSample(), config.exports);
+    expect(models.map((model) => model.items.length)).toEqual([3, 5, 4]);
+    for (const model of models) expect(renderExport(model)).toBe(renderWithXmlbuilder2(model));
   });
 
   it('are byte-identical for the same input and clock', async () => {

@@ -152,7 +152,7 @@ describe('priceDirection', () => {
     expect(priceDirection(direction(BTC, SBER, { reserve: new Decimal(0) }), market)).toMatchObject({ reason: 'no reserve of SBERRUB' });
   });
 
-  describe('limits in the from currency, set in any currency', () => {
+  describe('limits in the from currency, set in any currency, as published (min up, max down)', () => {
     const rate = new Decimal('97000').times('92.10');
 
     it('takes a from-currency limit as it is', () => {
@@ -162,22 +162,24 @@ describe('priceDirection', () => {
 
     it('converts a to-currency limit at the direction rate', () => {
       const result = priced(priceDirection(direction(BTC, SBER, { max: { value: new Decimal('500000'), asset: 'RUB' } }), market));
-      expect(result.max.toFixed()).toBe(new Decimal('500000').div(rate).toFixed());
+      // rounded down to BTC's 8 places, as published
+      expect(result.max.toFixed()).toBe(new Decimal('500000').div(rate).toDecimalPlaces(8, Decimal.ROUND_DOWN).toFixed());
     });
 
     it('converts a limit in a third asset through the quote book, the higher amount for a minimum', () => {
       const result = priced(priceDirection(direction(BTC, SBER, { min: { value: new Decimal('100'), asset: 'USDT' } }), market));
-      expect(result.min?.toFixed()).toBe(new Decimal('100').div('97000').toFixed());
+      // rounded up to BTC's 8 places, as published
+      expect(result.min?.toFixed()).toBe(new Decimal('100').div('97000').toDecimalPlaces(8, Decimal.ROUND_UP).toFixed());
     });
 
     it('converts a third-asset maximum to the lower amount', () => {
       const result = priced(priceDirection(direction(BTC, SBER, { max: { value: new Decimal('100'), asset: 'USDT' } }), market));
-      expect(result.max.toFixed()).toBe(new Decimal('100').div('97010').toFixed());
+      expect(result.max.toFixed()).toBe(new Decimal('100').div('97010').toDecimalPlaces(8, Decimal.ROUND_DOWN).toFixed());
     });
 
     it('caps the maximum by what the reserve can pay', () => {
       const result = priced(priceDirection(direction(BTC, SBER, { reserve: new Decimal('920000'), max: { value: new Decimal('5'), asset: 'BTC' } }), market));
-      expect(result.max.toFixed()).toBe(new Decimal('920000').div(rate).toFixed());
+      expect(result.max.toFixed()).toBe(new Decimal('920000').div(rate).toDecimalPlaces(8, Decimal.ROUND_DOWN).toFixed());
     });
 
     it('holds back a direction whose minimum is above its maximum', () => {

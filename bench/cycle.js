@@ -1,0 +1,67 @@
+// One benchmark size in its own process (so peak RSS is this size's alone): full build cycles over the
+// `file` source with quotes moving every cycle, phase timings, and the bare template-literal writer as the limit.
+// Usage: node bench/cycle.js DIRECTIONS CYCLES  → prints one JSON line.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeBenchProject } from './generate.js';
+import { loadConfig } from '../dist/config/load.js';
+import { runCycle } from '../dist/cycle.js';
+import { itemElements, selectExports } from '../dist/exports/select.js';
+
+const [count = 10000, cycles = 15] = process.argv.slice(2).map(Number);
+const dir = await mkdtemp(join(tmpdir(), 'ratefile-bench-'));
+const directions = await writeBenchProject(dir, count);
+const config = await loadConfig(join(dir, 'ratefile.config.yaml'));
+const quotesPath = join(dir, 'quotes.json');
+const baseQuotes = JSON.parse(await import('node:fs').then((fs) => fs.readFileSync(quotesPath, 'utf8'))).quotes;
+
+/** Move every price by a small step so each cycle prices and writes new numbers, as with live quotes. */
+async function moveQuotes(cycle) {
+  const factor = 1 + ((cycle % 7) - 3) / 1000;
+  const quotes = baseQuotes.map((q) => ({ ...q, bid: (Number(q.bid) * factor).toFixed(6), ask: (Number(q.ask) * factor).toFixed(6) }));
+  await writeFile(quotesPath, JSON.stringify({ quotes }));
+}
+
+/** The limit: the same items written by the plainest template-literal writer, no checks, no escaping. */
+function bareWriter(items) {
+  let text = '<?xml version="1.0" encoding="UTF-8"?>\n<rates>';
+  for (const item of items) {
+    text += '\n  <item>';
+    for (const name of itemElements) if (item[name] !== undefined) text += `\n    <${name}>${item[name]}</${name}>`;
+    text += '\n  </item>';
+  }
+  return `${text}\n</rates>\n`;
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const rows = { cycle: [], fetch: [], price: [], render: [], publish: [], limit: [] };
+// Guards off: every cycle's quotes move, and the bench measures the work, not the jump guard holding items back.
+const benchConfig = { ...config, guards: { ...config.guards, maxJump: config.guards.maxJump.plus(1) } };
+for (let cycle = -2; cycle < cycles; cycle++) {
+  await moveQuotes(cycle + 10);
+  const result = await runCycle(benchConfig, join(dir, 'public'), { now: () => new Date() });
+  const models = selectExports(result.build.report.priced, config.exports);
+  const started = performance.now();
+  for (const model of models) Buffer.from(bareWriter(model.items), 'utf8');
+  const limit = performance.now() - started;
+  if (cycle < 0) continue; // warm-up
+  const t = result.build.report.timings;
+  rows.cycle.push(result.durationMs);
+  rows.fetch.push(t.fetchMs);
+  rows.price.push(t.priceMs);
+  rows.render.push(t.renderMs);
+  rows.publish.push(result.publishMs);
+  rows.limit.push(limit);
+}
+const items = (await runCycle(benchConfig, join(dir, 'public'), { now: () => new Date() })).build.report.exports.map((e) => e.items);
+await rm(dir, { recursive: true, force: true });
+console.log(
+  JSON.stringify({
+    directions,
+    items,
+    cycles,
+    medianMs: Object.fromEntries(Object.entries(rows).map(([name, values]) => [name, Number(median(values).toFixed(1))])),
+    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+  }),
+);

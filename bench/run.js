@@ -1,0 +1,36 @@
+// `npm run bench`: full build cycles at 1k, 10k and 50k directions, each size in a fresh process.
+import { execFileSync } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
+
+const sizes = [
+  [1000, 21],
+  [10000, 15],
+  [50000, 5],
+];
+const targets = { cycle10k: 150, rss50k: 300 };
+
+console.log(`ratefile build benchmark — Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB`);
+console.log('median milliseconds per full cycle (3 exports); price includes guards, render includes selecting items;');
+console.log('limit = the same items written by a bare template-literal writer (no pricing, no checks).\n');
+const header = ['directions', 'items', 'cycle', 'fetch', 'price', 'render', 'publish', 'limit', 'cycle/limit', 'peak RSS MB'];
+console.log(`| ${header.join(' | ')} |`);
+console.log(`|${header.map(() => '---').join('|')}|`);
+const results = [];
+for (const [count, cycles] of sizes) {
+  const out = execFileSync(process.execPath, ['--max-old-space-size=4096', new URL('./cycle.js', import.meta.url).pathname, String(count), String(cycles)], {
+    encoding: 'utf8',
+  });
+  const r = JSON.parse(out.trim().split('\n').pop());
+  results.push(r);
+  const m = r.medianMs;
+  const items = r.items.reduce((a, b) => a + b, 0);
+  console.log(`| ${[r.directions, items, m.cycle, m.fetch, m.price, m.render, m.publish, m.limit, (m.cycle / m.limit).toFixed(1), r.peakRssMb].join(' | ')} |`);
+}
+const [small, ten, fifty] = results;
+console.log('\ntargets:');
+console.log(`- 10k directions full cycle ≤ ${targets.cycle10k} ms median: ${ten.medianMs.cycle} ms → ${ten.medianMs.cycle <= targets.cycle10k ? 'holds' : 'MISSED'}`);
+console.log(`- 10k render ≤ 2× the bare writer: ${ten.medianMs.render} vs ${ten.medianMs.limit} ms → ${ten.medianMs.render <= 2 * ten.medianMs.limit ? 'holds' : 'MISSED'}`);
+console.log(`- 10k full cycle ≤ 2× the bare writer: ${(ten.medianMs.cycle / ten.medianMs.limit).toFixed(1)}× → ${ten.medianMs.cycle <= 2 * ten.medianMs.limit ? 'holds' : 'MISSED'}`);
+console.log(`- 50k peak RSS ≤ ${targets.rss50k} MB: ${fifty.peakRssMb} MB → ${fifty.peakRssMb <= targets.rss50k ? 'holds' : 'MISSED'}`);
+const perDirection = results.map((r) => r.medianMs.cycle / r.directions);
+console.log(`- linear: ms per direction ${perDirection.map((v) => v.toFixed(4)).join(' / ')} (1k / 10k / 50k)${small ? '' : ''}`);

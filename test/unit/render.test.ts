@@ -1,0 +1,85 @@
+// The fast writer against the reference: byte-identical to xmlbuilder2 on fixtures and on randomized items.
+import { describe, expect, it } from 'vitest';
+import { isRatefileError } from '../../src/errors.js';
+import { renderExport, renderWithXmlbuilder2 } from '../../src/exports/render.js';
+import { itemElements, type ExportItem, type ExportModel } from '../../src/exports/select.js';
+import { xmlErrors } from '../support/xml.js';
+
+/** A small deterministic generator (mulberry32), so a failure can be replayed from its seed. */
+function random(seed: number) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Text that needs escaping, entity look-alikes, quotes, non-ASCII and astral characters, all legal in XML 1.0.
+const alphabet = ['A', 'z', '0', '9', '.', ' ', '&', '<', '>', '"', "'", '&amp;', '&lt;', '&#38;', '&copy;', ']]>', 'é', 'Ж', '€', '𝄞', '\t', '%', '{', '/'];
+
+function randomText(next: () => number): string {
+  const length = 1 + Math.floor(next() * 12);
+  return Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
+}
+
+function randomItem(next: () => number): ExportItem {
+  const item: Record<string, string> = {};
+  for (const name of itemElements) {
+    const required = ['from', 'to', 'in', 'out', 'amount'].includes(name);
+    if (required || next() < 0.5) item[name] = randomText(next);
+  }
+  return item as unknown as ExportItem;
+}
+
+describe('renderExport (fast writer) against renderWithXmlbuilder2 (reference)', () => {
+  it('writes the same bytes for 1,000 randomized items, including text that needs escaping', async () => {
+    const next = random(20261121);
+    const model: ExportModel = { name: 'r', file: 'r.xml', items: Array.from({ length: 1000 }, () => randomItem(next)) };
+    const fast = renderExport(model);
+    expect(fast).toBe(renderWithXmlbuilder2(model));
+    expect(await xmlErrors(fast)).toEqual([]);
+  });
+
+  it('writes the same bytes item by item, so a difference names its item', () => {
+    const next = random(7);
+    for (let index = 0; index < 200; index++) {
+      const model: ExportModel = { name: 'r', file: 'r.xml', items: [randomItem(next)] };
+      expect(renderExport(model), `item ${index}`).toBe(renderWithXmlbuilder2(model));
+    }
+  });
+
+  it('writes the same bytes for an empty export', () => {
+    const model: ExportModel = { name: 'e', file: 'e.xml', items: [] };
+    expect(renderExport(model)).toBe(renderWithXmlbuilder2(model));
+  });
+
+  it('keeps entity look-alikes as text: "&amp;" and "&copy;" read back unchanged (xmlbuilder2 alone would not escape them)', async () => {
+    const model: ExportModel = { name: 'x', file: 'x.xml', items: [{ from: 'A&amp;B', to: 'C&copy;', in: '1', out: '1', amount: '1' }] };
+    const xml = renderExport(model);
+    expect(xml).toContain('<from>A&amp;amp;B</from>');
+    expect(xml).toContain('<to>C&amp;copy;</to>');
+    expect(await xmlErrors(xml)).toEqual([]);
+  });
+
+  it.each([
+    ['a C0 control', 'M\u0001SK'],
+    ['a lone high surrogate', 'M\uD800SK'],
+    ['a lone low surrogate', 'M\uDC00SK'],
+    ['U+FFFE', 'M\uFFFESK'],
+    ['NUL', 'M\u0000SK'],
+  ])('refuses %s with an error naming the file, item and element; the reference refuses it too', (_, city) => {
+    const model: ExportModel = { name: 'x', file: 'x.xml', items: [{ from: 'BTC', to: 'CASHRUB', in: '1', out: '2', amount: '3' }, { from: 'BTC', to: 'CASHRUB', in: '1', out: '2', amount: '3', city }] };
+    let caught: unknown;
+    try {
+      renderExport(model);
+    } catch (error) {
+      caught = error;
+    }
+    expect(isRatefileError(caught, 'E_RENDER')).toBe(true);
+    expect((caught as Error).message).toBe('x.xml: cannot render: item 2 <city> has a character XML 1.0 forbids');
+    expect(() => renderWithXmlbuilder2(model)).toThrow(/x\.xml: cannot render/);
+  });
+});
