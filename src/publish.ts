@@ -1,8 +1,14 @@
-// publishFiles: write each export atomically (temporary file in the same folder, then rename); unchanged files are left alone.
+// publishFiles: write each export atomically (temporary file in the same folder, then rename), with gzip and
+// brotli copies beside it (`.xml.gz`, `.xml.br`); unchanged files are left alone.
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
 import { RatefileError } from './errors.js';
+
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress);
 
 export interface OutputFile {
   /** File name inside the output folder, e.g. `parserfile.xml`. */
@@ -68,14 +74,27 @@ export async function publishFiles(files: readonly OutputFile[], dir: string): P
     throw new RatefileError('E_PUBLISH', `cannot create output folder ${dir}: ${(cause as Error).message}`, { cause });
   }
   const result: PublishResult = { written: [], unchanged: [] };
-  for (const { file, bytes } of files) {
-    const path = join(dir, file);
-    if (await sameBytes(path, bytes)) {
-      result.unchanged.push(file);
-      continue;
-    }
-    await writeFileAtomic(path, bytes);
-    result.written.push(file);
-  }
+  // Files are independent: compress and write them concurrently (zlib runs on libuv's thread pool).
+  await Promise.all(
+    files.map(async ({ file, bytes }) => {
+      const path = join(dir, file);
+      if (await sameBytes(path, bytes)) {
+        result.unchanged.push(file);
+        return;
+      }
+      // Compressed copies first, once per build: servers (ours, nginx gzip_static) send them as they are.
+      const [gzipped, brotli] = await Promise.all([
+        gzipAsync(bytes, { level: 6 }),
+        brotliAsync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }),
+      ]);
+      await Promise.all([writeFileAtomic(`${path}.gz`, gzipped), writeFileAtomic(`${path}.br`, brotli)]);
+      await writeFileAtomic(path, bytes);
+      result.written.push(file);
+    }),
+  );
+  // Reported in the order given, whatever order the writes finished in.
+  const order = (name: string) => files.findIndex((f) => f.file === name);
+  result.written.sort((a, b) => order(a) - order(b));
+  result.unchanged.sort((a, b) => order(a) - order(b));
   return result;
 }

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import serveHandler from 'serve-handler';
 
-/** Export file names: no folders, no dotfiles (temporary files are dotfiles), nothing but `.xml`. */
+/** Export file names: no folders, no dotfiles (temporary files are dotfiles), nothing but `.xml` (compressed copies are sent by content negotiation, not by name). */
 const exportPath = /^\/[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*\.xml$/;
 
 type HandlerConfig = NonNullable<Parameters<typeof serveHandler>[2]>;
@@ -40,8 +40,12 @@ interface Snapshot {
   etag: string;
 }
 
-/** ETags by file identity: a publish renames a new file into place, so inode + change time (ns) + size name one version. */
-const etagCache = new Map<string, string>();
+/**
+ * The last version read of each file, by identity: a publish renames a new file into place, so inode +
+ * change time (ns) + size name one version. A poll of an unchanged file costs an open and a stat, not a
+ * read and a hash.
+ */
+const versions = new Map<string, { identity: string; snapshot: Snapshot }>();
 
 /**
  * One consistent version of a file, read through a single descriptor: serve-handler stats a file and
@@ -57,18 +61,17 @@ async function readSnapshot(path: string): Promise<Snapshot | undefined> {
     throw error;
   }
   try {
-    const identity = await handle.stat({ bigint: true });
-    if (!identity.isFile()) return undefined;
+    const id = await handle.stat({ bigint: true });
+    if (!id.isFile()) return undefined;
+    const identity = `${id.dev}:${id.ino}:${id.ctimeNs}:${id.size}`;
+    const known = versions.get(path);
+    if (known?.identity === identity) return known.snapshot;
     const stats = await handle.stat();
     const bytes = await handle.readFile();
-    const key = `${path}:${identity.ino}:${identity.ctimeNs}:${identity.size}`;
-    let etag = etagCache.get(key);
-    if (etag === undefined) {
-      etag = `"${createHash('sha1').update(bytes).digest('base64url')}"`;
-      if (etagCache.size > 1000) etagCache.clear();
-      etagCache.set(key, etag);
-    }
-    return { stats, bytes, etag };
+    const snapshot = { stats, bytes, etag: `"${createHash('sha1').update(bytes).digest('base64url')}"` };
+    // Only export files are ever read here (the path filter allows nothing else), so this stays small.
+    versions.set(path, { identity, snapshot });
+    return snapshot;
   } finally {
     await handle.close();
   }
@@ -97,6 +100,46 @@ function notModified(request: IncomingMessage, snapshot: Snapshot): boolean {
   }
   const since = Date.parse(request.headers['if-modified-since'] ?? '');
   return !Number.isNaN(since) && Math.floor(snapshot.stats.mtimeMs / 1000) * 1000 <= since;
+}
+
+/** The best encoding the client accepts that the build precompressed: brotli, then gzip, else none. */
+export function chooseEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | undefined {
+  if (!acceptEncoding) return undefined;
+  const accepted = new Map<string, number>();
+  for (const part of acceptEncoding.toLowerCase().split(',')) {
+    const [token = '', ...parameters] = part.trim().split(';');
+    const q = parameters.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    accepted.set(token.trim(), q ? Number(q.slice(2)) : 1);
+  }
+  const weight = (name: string) => accepted.get(name) ?? accepted.get('*') ?? 0;
+  if (weight('br') > 0) return 'br';
+  if (weight('gzip') > 0) return 'gzip';
+  return undefined;
+}
+
+const extensions = { br: 'br', gzip: 'gz' } as const;
+
+/** Send a precompressed copy (`.xml.br`, `.xml.gz`) as it is: compressed once per build, never per request. */
+async function sendCompressed(request: IncomingMessage, response: ServerResponse, file: string, encoding: 'br' | 'gzip'): Promise<boolean> {
+  const snapshot = await readSnapshot(`${file}.${extensions[encoding]}`);
+  if (!snapshot) return false;
+  const headers = {
+    'Content-Type': 'application/xml',
+    'Content-Encoding': encoding,
+    'Cache-Control': 'no-cache',
+    'X-Content-Type-Options': 'nosniff',
+    Vary: 'Accept-Encoding',
+    ETag: snapshot.etag,
+    'Last-Modified': snapshot.stats.mtime.toUTCString(),
+  };
+  if (notModified(request, snapshot)) {
+    response.writeHead(304, headers);
+    response.end();
+    return true;
+  }
+  response.writeHead(200, { ...headers, 'Content-Length': String(snapshot.bytes.length) });
+  response.end(request.method === 'HEAD' ? undefined : snapshot.bytes);
+  return true;
 }
 
 function reply(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
@@ -143,6 +186,9 @@ export function exportRequestHandler(folder: string, routes: Readonly<Record<str
         reply(response, 404, 'Not Found');
         return;
       }
+      const encoding = chooseEncoding(request.headers['accept-encoding']);
+      if (encoding && (await sendCompressed(request, response, file, encoding))) return;
+      response.setHeader('Vary', 'Accept-Encoding');
       response.setHeader('ETag', snapshot.etag);
       response.setHeader('Last-Modified', snapshot.stats.mtime.toUTCString());
       if (notModified(request, snapshot)) {

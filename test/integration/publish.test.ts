@@ -6,6 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isRatefileError, RatefileError } from '../../src/errors.js';
 import { publishFiles, type OutputFile } from '../../src/publish.js';
 
+/** An export as published: the file and its gzip and brotli copies. */
+const withCompressed = (files: readonly string[]) => files.flatMap((file) => [file, `${file}.br`, `${file}.gz`]).sort();
+
 let root: string;
 
 beforeEach(async () => {
@@ -45,7 +48,7 @@ describe('publishFiles', () => {
     expect(result).toEqual({ written: ['parserfile.xml', 'reffile.xml'], unchanged: [] });
     expect(await readFile(join(out, 'parserfile.xml'))).toEqual(xml('<item/>'));
     expect(await readFile(join(out, 'reffile.xml'))).toEqual(xml(''));
-    expect((await readdir(out)).sort()).toEqual(['parserfile.xml', 'reffile.xml']);
+    expect((await readdir(out)).sort()).toEqual(withCompressed(['parserfile.xml', 'reffile.xml']));
   });
 
   it('leaves a file with the same bytes alone: reported unchanged, same inode and mtime', async () => {
@@ -77,7 +80,7 @@ describe('publishFiles', () => {
   it('leaves no temporary dotfiles behind after many publishes', async () => {
     const out = join(root, 'public');
     for (let i = 0; i < 20; i++) await publishFiles(files(`<item n="${i}"/>`, i % 3 === 0 ? '<item/>' : ''), out);
-    expect((await readdir(out)).sort()).toEqual(['parserfile.xml', 'reffile.xml']);
+    expect((await readdir(out)).sort()).toEqual(withCompressed(['parserfile.xml', 'reffile.xml']));
   });
 
   it('fails with E_PUBLISH when the output path is a file, and leaves that file untouched', async () => {
@@ -102,7 +105,7 @@ describe('publishFiles', () => {
     const error = await rejection(publishFiles(files('<item/><item/>', ''), out));
     expect(error.code).toBe('E_PUBLISH');
     expect(error.message).toContain(join(out, 'parserfile.xml'));
-    expect((await readdir(out)).sort()).toEqual(['notes.txt', 'parserfile.xml', 'reffile.xml']);
+    expect((await readdir(out)).sort()).toEqual(['notes.txt', ...withCompressed(['parserfile.xml', 'reffile.xml'])].sort());
     expect(await readFile(join(out, 'parserfile.xml', 'keep.txt'), 'utf8')).toBe('inside\n');
     expect(await readFile(join(out, 'notes.txt'), 'utf8')).toBe('unrelated\n');
     expect(await identity(join(out, 'reffile.xml'))).toEqual(ref);

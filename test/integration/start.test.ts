@@ -9,6 +9,9 @@ import { assertBuilt, offlineImport, repoRoot, spawnRatefile, stopAll, waitForSe
 import { makeProject, sampleConfig, sampleQuotes, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
 
+/** An export as published: the file and its gzip and brotli copies. */
+const withCompressed = (files: readonly string[]) => files.flatMap((file) => [file, `${file}.br`, `${file}.gz`]).sort();
+
 const exportFiles = ['parserfile.xml', 'reffile.xml', 'affiliatefile.xml'] as const;
 const demoConfig = join(repoRoot, 'ratefile.config.yaml');
 /** The demo is written by someone else: test it once its config, quotes and templates are all there. */
@@ -98,7 +101,7 @@ describe('ratefile start (the real binary)', () => {
     expect([...served.values()].map((s) => s.items)).toEqual([5, 4, 3]);
     expect(btcUsdt(served.get('parserfile.xml')?.text ?? '')).toEqual({ in: '1', out: '95557.11' });
     // The files on disk are the ones served, and no temporary files are left next to them.
-    expect((await readdir(join(sample.dir, 'public'))).sort()).toEqual([...exportFiles].sort());
+    expect((await readdir(join(sample.dir, 'public'))).sort()).toEqual(withCompressed(exportFiles));
 
     await expectStopped(proc, 'SIGTERM', base);
   });

@@ -9,6 +9,9 @@ import { run, type CliDeps } from '../../src/cli.js';
 import { makeProject, sampleConfig, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
 
+/** An export as published: the file and its gzip and brotli copies. */
+const withCompressed = (files: readonly string[]) => files.flatMap((file) => [file, `${file}.br`, `${file}.gz`]).sort();
+
 const exportFiles = ['affiliatefile.xml', 'parserfile.xml', 'reffile.xml'];
 const now = () => new Date('2026-11-21T12:00:30Z');
 const fixture = (name: string) => readFileSync(fileURLToPath(new URL(`../fixtures/configs/${name}`, import.meta.url)), 'utf8');
@@ -93,7 +96,7 @@ describe('ratefile build', () => {
       /^info build: published 4 directions, 0 held back; affiliatefile\.xml 3 items \(written\), parserfile\.xml 5 items \(written\), reffile\.xml 4 items \(written\); \d+ ms → public$/,
     );
     // Only the exports: no temporary files left behind.
-    expect((await readdir(join(dir, 'public'))).sort()).toEqual(exportFiles);
+    expect((await readdir(join(dir, 'public'))).sort()).toEqual(withCompressed(exportFiles));
     for (const file of exportFiles) {
       const xml = await readFile(join(dir, 'public', file), 'utf8');
       expect(await xmlErrors(xml, file)).toEqual([]);
@@ -131,7 +134,7 @@ describe('ratefile build', () => {
     const result = await ratefile(['build', '--out', 'site/exports'], dir);
     expect(result.code).toBe(0);
     expect(logLines(result.stderr)[0]).toMatch(/ → site\/exports$/);
-    expect((await readdir(join(dir, 'site', 'exports'))).sort()).toEqual(exportFiles);
+    expect((await readdir(join(dir, 'site', 'exports'))).sort()).toEqual(withCompressed(exportFiles));
     expect(await readFile(join(dir, 'site', 'exports', 'parserfile.xml'), 'utf8')).toBe(await sampleSnapshot('parserfile.xml'));
     await missing(join(dir, 'public'));
   });
@@ -140,7 +143,7 @@ describe('ratefile build', () => {
     const { dir } = await project({ 'conf/ratefile.config.yaml': sampleConfig.replace('path: quotes.json', 'path: ../quotes.json').replace('sources:', 'templates: ../templates\nsources:') });
     const result = await ratefile(['build', '--config', 'conf/ratefile.config.yaml'], dir);
     expect(result.code).toBe(0);
-    expect((await readdir(join(dir, 'conf', 'public'))).sort()).toEqual(exportFiles);
+    expect((await readdir(join(dir, 'conf', 'public'))).sort()).toEqual(withCompressed(exportFiles));
     await missing(join(dir, 'public'));
   });
 
@@ -178,7 +181,7 @@ describe('ratefile build', () => {
     const result = await ratefile(['build'], dir);
     expect(result.code).toBe(0);
     expect(logLines(result.stderr)[0]).toBe('warn directions[2].cities: "SPBB" is not in the monitors\' city list (closest: SPB)');
-    expect((await readdir(join(dir, 'public'))).sort()).toEqual(exportFiles);
+    expect((await readdir(join(dir, 'public'))).sort()).toEqual(withCompressed(exportFiles));
   });
 });
 
@@ -443,7 +446,7 @@ describe('ratefile serve and start', () => {
     const lines = logLines(result.stderr);
     expect(lines[0]).toMatch(/^info build: published 4 directions, 0 held back; /);
     expect(lines.slice(-2)).toEqual(['info SIGINT: finishing the running build, then stopping', 'info stopped']);
-    expect((await readdir(join(dir, 'public'))).sort()).toEqual(exportFiles);
+    expect((await readdir(join(dir, 'public'))).sort()).toEqual(withCompressed(exportFiles));
   });
 
   it('start with a broken config exits 2 without serving or writing', async () => {
