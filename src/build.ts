@@ -2,7 +2,7 @@
 import { emptyGuardState, guardDirections, type GuardState } from './guards.js';
 import type { Config } from './model.js';
 import { priceDirections, type PricedDirection, type WithheldDirection } from './pricing.js';
-import { fetchQuotes, type SourceReport } from './quotes.js';
+import { fetchQuotes, sourceMaxAgeMs, type QuoteCache, type SourceReport } from './quotes.js';
 import { selectExports } from './exports/select.js';
 import { renderExport } from './exports/render.js';
 import type { OutputFile } from './publish.js';
@@ -22,6 +22,10 @@ export interface BuildDeps {
   signal?: AbortSignal;
   /** Absent: no last published rates, nothing accepted, maintenance as the config says. */
   guard?: GuardContext;
+  /** Environment for sources (RATEFILE_<TYPE>_URL, API keys); default process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Last good quotes kept across builds (the service's); absent: every source is asked. */
+  quoteCache?: QuoteCache;
 }
 
 export interface BuildReport {
@@ -60,10 +64,13 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
         fetch: deps.fetch ?? globalThis.fetch,
         now: () => startedAt,
         ...(deps.signal ? { signal: deps.signal } : {}),
+        env: deps.env ?? process.env,
+        schedulePeriodMs: config.schedulePeriodMs,
+        ...(deps.quoteCache ? { cache: deps.quoteCache } : {}),
       });
   const t1 = performance.now();
   const { priced, withheld: unpriced } = maintenance ? { priced: [], withheld: [] } : priceDirections(config.directions, book);
-  const maxAge = new Map(config.sources.map((source) => [source.name, source.maxAgeMs]));
+  const maxAge = new Map(config.sources.map((source) => [source.name, sourceMaxAgeMs(source, config.schedulePeriodMs)]));
   const guarded = guardDirections({
     priced,
     now: startedAt,

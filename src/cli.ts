@@ -2,8 +2,12 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { registerBuild } from './commands/build.js';
+import { registerCheck } from './commands/check.js';
+import { registerExplain } from './commands/explain.js';
+import { registerInit } from './commands/init.js';
 import { createContext, type CliDeps } from './commands/context.js';
 import { registerOperate } from './commands/operate.js';
+import { registerPublish } from './commands/publish.js';
 import { registerSchema } from './commands/schema.js';
 import { registerServe, registerStart } from './commands/serve.js';
 import { RatefileError, type ErrorCode } from './errors.js';
@@ -61,7 +65,10 @@ export function createProgram(deps: CliDeps, setExitCode: (code: number) => void
     colour: wantsColour(deps.stderr, deps.env),
   });
   const context = createContext(deps, log, setExitCode);
-  for (const register of [registerBuild, registerServe, registerStart, registerSchema, registerOperate]) register(program, context);
+  for (const register of [registerBuild, registerServe, registerStart, registerSchema, registerOperate, registerPublish]) register(program, context);
+  registerCheck(program, context);
+  registerExplain(program, context);
+  registerInit(program, context);
   return program;
 }
 

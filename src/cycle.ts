@@ -1,7 +1,9 @@
 // One build cycle as both `ratefile build` and the scheduler run it: read the state, build, publish,
 // keep the state and status, and a one-line summary.
 import { build, type BuildDeps, type BuildResult } from './build.js';
+import { gateFiles, refusedError } from './check/gate.js';
 import { describeError, RatefileError } from './errors.js';
+import { s3Publisher, uploadProblems, type UploadResult } from './hosting/s3.js';
 import type { Config } from './model.js';
 import { publishFiles, type PublishResult } from './publish.js';
 import { acceptRequests, clearAcceptRequests, maintenanceFlag, readGuardState, readStatusFile, writeGuardState, writeStatusFile } from './state.js';
@@ -13,7 +15,9 @@ export interface CycleResult {
   durationMs: number;
   publishMs: number;
   status: Status;
-  /** Problems with the state folder worth a log line (an unreadable guard file). */
+  /** The upload to `publish.s3` after the files were written, when the config has one. */
+  upload?: UploadResult;
+  /** Problems with the state folder worth a log line (an unreadable guard file), and failed uploads. */
   warnings: string[];
 }
 
@@ -47,15 +51,21 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     ]);
     const result = await build(config, { ...deps, now: () => at, guard: { state: guardFile.state, accepted, maintenance } });
     const publishStarted = elapsed();
-    const publish = await publishFiles(result.files, outDir);
+    // Each file must pass the export check first: one that fails is not written and its last good version stays.
+    const gate = gateFiles(result.files);
+    const publish = await publishFiles(gate.passing, outDir);
     const publishMs = elapsed() - publishStarted;
     // Kept only once the files are out, so the state always describes what was published.
     await writeGuardState(config.stateDir, result.report.guardState);
     await clearAcceptRequests(config.stateDir, result.report.acceptedUsed);
+    // Never throws: a failed upload is a warning, the local files stay, and the next build retries it.
+    const upload = config.publish.s3 ? await s3Publisher(config.publish.s3, config.stateDir).upload(gate.passing) : undefined;
+    if (gate.refused.length > 0) throw refusedError(gate.refused);
     const durationMs = Math.round(elapsed() - started);
     const status = successStatus(await readStatus(config.stateDir), result.report, durationMs, config.schedulePeriodMs);
     await writeStatusFile(config.stateDir, status);
-    return { build: result, publish, durationMs, publishMs, status, warnings: guardFile.problem ? [guardFile.problem] : [] };
+    const warnings = [...(guardFile.problem ? [guardFile.problem] : []), ...(upload ? uploadProblems(upload) : [])];
+    return { build: result, publish, durationMs, publishMs, status, ...(upload ? { upload } : {}), warnings };
   } catch (error) {
     await recordFailure(config, at, Math.round(elapsed() - started), error);
     throw error;
@@ -73,6 +83,7 @@ export function summarize(cycle: CycleResult): string {
     ...(report.maintenance ? ['MAINTENANCE: every export published empty'] : []),
     `published ${report.priced.length} direction${report.priced.length === 1 ? '' : 's'}, ${report.withheld.length} held back`,
     files,
+    ...(cycle.upload ? [uploadSummary(cycle.upload)] : []),
     `${cycle.durationMs} ms`,
     ...(failing.length > 0 ? [`failing sources: ${failing.join(', ')}`] : []),
   ].join('; ');
@@ -89,7 +100,14 @@ export function buildFields(cycle: CycleResult): Record<string, unknown> {
     durationMs: cycle.durationMs,
     failingSources: report.sources.filter((s) => !s.ok).map((s) => s.name),
     exports: report.exports.map((e) => ({ file: e.file, items: e.items, written: cycle.publish.written.includes(e.file) })),
+    ...(cycle.upload ? { s3: { uploaded: cycle.upload.uploaded, unchanged: cycle.upload.unchanged, failed: cycle.upload.failed.map((f) => f.file) } } : {}),
   };
+}
+
+/** "s3 2 uploaded, 1 unchanged, 1 FAILED". */
+export function uploadSummary(upload: UploadResult): string {
+  const failed = upload.failed.length > 0 ? `, ${upload.failed.length} FAILED` : '';
+  return `s3 ${upload.uploaded.length} uploaded, ${upload.unchanged.length} unchanged${failed}`;
 }
 
 /** Detail lines worth a separate log line: failing sources, rejected quotes and held-back directions. */

@@ -67,7 +67,10 @@ export function guardDirections(input: GuardInput): GuardResult {
       const previous = new Decimal(last.rate);
       const jump = priced.rate.minus(previous).abs().div(previous);
       if (jump.greaterThan(input.guards.maxJump)) {
-        const builds = (input.state.pending[id]?.builds ?? 0) + 1;
+        // The new rate must be seen again: a rate still moving by more than maxJump starts the count over.
+        const pending = input.state.pending[id];
+        const steady = pending !== undefined && priced.rate.minus(pending.rate).abs().lessThanOrEqualTo(input.guards.maxJump.times(pending.rate));
+        const builds = steady ? pending.builds + 1 : 1;
         if (input.accepted.has(id)) {
           acceptedUsed.add(id);
         } else if (builds < input.guards.confirmBuilds) {

@@ -71,6 +71,22 @@ export interface ExportTemplate {
   url?: string;
 }
 
+/** An S3 bucket (AWS or S3-compatible) the exports are uploaded to; credentials come from the AWS SDK chain, never from here. */
+export interface S3Target {
+  bucket: string;
+  /** Key prefix: empty or ending in `/`. */
+  prefix: string;
+  region?: string;
+  endpoint?: string;
+  forcePathStyle: boolean;
+  cacheControl: string;
+}
+
+/** Where the exports go besides the output folder (the `publish` block). */
+export interface PublishTargets {
+  s3?: S3Target;
+}
+
 export interface Config {
   /** Absolute path of the config file, and its folder that relative paths resolve against. */
   file: string;
@@ -90,6 +106,8 @@ export interface Config {
   guards: { maxJump: Decimal; confirmBuilds: number };
   /** Longest gap between two scheduled builds, in milliseconds. */
   schedulePeriodMs: number;
+  /** Uploads after each build (`publish.s3`). */
+  publish: PublishTargets;
   /** Things worth an operator's look that do not stop a build (unknown monitor codes). */
   warnings: string[];
 }

@@ -30,10 +30,16 @@ export interface WithheldDirection {
 
 type Graph = Map<string, { pair: string; next: string }[]>;
 
+/** From one asset: every way into each asset reachable at the depth it is first reached, and the chains chosen so far. */
+interface ChainSearch {
+  ways: Map<string, { pair: string; previous: string }[]>;
+  best: Map<string, string[]>;
+}
+
 /** Per quote book: its graph of assets and the chains found in it, so 10,000 directions search once per asset pair. */
 const graphs = new WeakMap<
   QuoteBook,
-  { graph: Graph; chains: Map<string, ReadonlyMap<string, string[]>>; conversions: Map<string, ReturnType<typeof convertAlong>> }
+  { graph: Graph; prioritized: boolean; chains: Map<string, ChainSearch>; conversions: Map<string, ReturnType<typeof convertAlong>> }
 >();
 
 function graphOf(book: QuoteBook) {
@@ -45,7 +51,8 @@ function graphOf(book: QuoteBook) {
       (graph.get(base) ?? graph.set(base, []).get(base)!).push({ pair, next: quote });
       (graph.get(quote) ?? graph.set(quote, []).get(quote)!).push({ pair, next: base });
     }
-    entry = { graph, chains: new Map(), conversions: new Map() };
+    const prioritized = [...book.values()].some((quote) => (quote.priority ?? 0) !== 0);
+    entry = { graph, prioritized, chains: new Map(), conversions: new Map() };
     graphs.set(book, entry);
   }
   return entry;
@@ -53,35 +60,100 @@ function graphOf(book: QuoteBook) {
 
 const ONE = new Decimal(1);
 
-/** Shortest chain of pairs in the book leading from one asset to another; ties go to the alphabetically first pairs. */
-export function findChain(book: QuoteBook, from: string, to: string, maxSteps = 4): string[] | undefined {
-  if (from === to) return [];
-  const { graph, chains } = graphOf(book);
-  const key = `${from}>${maxSteps}`;
-  let reachable = chains.get(key);
-  if (!reachable) {
-    reachable = chainsFrom(graph, from, maxSteps);
-    chains.set(key, reachable);
-  }
-  return reachable.get(to);
+/** How a chain ranks among equally short ones: its least-preferred source's priority, then all priorities. */
+function chainRank(book: QuoteBook, chain: readonly string[]): [lowest: number, total: number] {
+  const priorities = chain.map((pair) => book.get(pair)?.priority ?? 0);
+  return [Math.min(...priorities), priorities.reduce((sum, priority) => sum + priority, 0)];
 }
 
-/** Breadth-first from one asset: the first-found (shortest) chain to every asset within `maxSteps`. */
-function chainsFrom(neighbours: Graph, from: string, maxSteps: number): ReadonlyMap<string, string[]> {
-  const found = new Map<string, string[]>([[from, []]]);
+/** -1 when chain `a` is preferred to `b`: higher source priorities, then the alphabetically first pairs. */
+function compareChains(book: QuoteBook, a: readonly string[], b: readonly string[]): number {
+  const [rankA, rankB] = [chainRank(book, a), chainRank(book, b)];
+  if (rankA[0] !== rankB[0]) return rankB[0] - rankA[0];
+  if (rankA[1] !== rankB[1]) return rankB[1] - rankA[1];
+  return compareAlphabetically(a, b);
+}
+
+/** Lexicographic order of equally long chains, pair by pair. */
+function compareAlphabetically(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  return 0;
+}
+
+/**
+ * Shortest chain of pairs in the book leading from one asset to another. Among equally short chains the
+ * sources' priorities decide (the chain whose least-preferred quote has the highest priority, then the
+ * highest in total), then the alphabetically first pairs.
+ */
+export function findChain(book: QuoteBook, from: string, to: string, maxSteps = 4): string[] | undefined {
+  if (from === to) return [];
+  const { graph, prioritized, chains } = graphOf(book);
+  const key = `${from}>${maxSteps}`;
+  let search = chains.get(key);
+  if (!search) {
+    search = searchFrom(graph, from, maxSteps);
+    chains.set(key, search);
+  }
+  if (!search.ways.has(to)) return undefined;
+  return prioritized ? rankedChain(book, search, from, to) : firstChain(search, to);
+}
+
+/** Breadth first from one asset, keeping every way into an asset at the depth it is first reached. */
+function searchFrom(graph: Graph, from: string, maxSteps: number): ChainSearch {
+  const depth = new Map<string, number>([[from, 0]]);
+  const ways: ChainSearch['ways'] = new Map();
   let frontier = [from];
-  for (let step = 0; step < maxSteps && frontier.length > 0; step++) {
+  for (let step = 1; step <= maxSteps && frontier.length > 0; step++) {
     const next: string[] = [];
     for (const asset of frontier) {
-      for (const edge of neighbours.get(asset) ?? []) {
-        if (found.has(edge.next)) continue;
-        found.set(edge.next, [...found.get(asset)!, edge.pair]);
-        next.push(edge.next);
+      for (const edge of graph.get(asset) ?? []) {
+        const known = depth.get(edge.next);
+        if (known !== undefined && known < step) continue;
+        if (known === undefined) {
+          depth.set(edge.next, step);
+          next.push(edge.next);
+        }
+        (ways.get(edge.next) ?? ways.set(edge.next, []).get(edge.next)!).push({ pair: edge.pair, previous: asset });
       }
     }
     frontier = next;
   }
-  return found;
+  return { ways, best: new Map([[from, []]]) };
+}
+
+/** Without priorities: the alphabetically first shortest chain, built from the first chains into each asset on the way. */
+function firstChain(search: ChainSearch, to: string): string[] {
+  const known = search.best.get(to);
+  if (known) return known;
+  let chosen: string[] | undefined;
+  for (const way of search.ways.get(to)!) {
+    const candidate = [...firstChain(search, way.previous), way.pair];
+    if (!chosen || compareAlphabetically(candidate, chosen) < 0) chosen = candidate;
+  }
+  search.best.set(to, chosen!);
+  return chosen!;
+}
+
+/**
+ * With priorities: every shortest chain compared (a chain's rank is not made of its prefixes' ranks, so
+ * no shortcut); books with priorities hold the configured pairs of a few sources, so they are few.
+ */
+function rankedChain(book: QuoteBook, search: ChainSearch, from: string, to: string): string[] {
+  const known = search.best.get(to);
+  if (known) return known;
+  let chosen: string[] | undefined;
+  let count = 0;
+  const walk = (asset: string, suffix: string[]): void => {
+    if (asset === from) {
+      count++;
+      if (!chosen || compareChains(book, suffix, chosen) < 0) chosen = suffix;
+      return;
+    }
+    for (const way of search.ways.get(asset) ?? []) if (count < 10_000) walk(way.previous, [way.pair, ...suffix]);
+  };
+  walk(to, []);
+  search.best.set(to, chosen!);
+  return chosen!;
 }
 
 /** Look a pair up as written or inverted (`USDT/RUB` also finds a `RUB/USDT` quote). */

@@ -1,11 +1,16 @@
-// fetchQuotes: ask every configured source at once and gather their checked quotes into one quote book.
+// fetchQuotes: ask every configured source at once and gather their checked quotes into one quote book;
+// a QuoteCache kept by the long-running service reuses quotes within each source's refresh interval.
 import { parseDecimal } from './decimal.js';
 import { describeError, RatefileError } from './errors.js';
 import type { SourceConfig } from './model.js';
+import { SourceError, baseUrlVariable } from './sources/http.js';
 import { sourceDefinition } from './sources/index.js';
-import type { Quote, RawQuote, SourceContext } from './sources/source.js';
+import type { Quote, RawQuote, SourceContext, SourceDefinition } from './sources/source.js';
 
-/** Quotes by pair (`BTC/USDT`). When two sources quote the same pair, the one listed first in the config wins. */
+/**
+ * Quotes by pair (`BTC/USDT`). One quote per market: when two sources quote the same pair (either way
+ * round), the higher `priority` wins, then the source listed first in the config.
+ */
 export type QuoteBook = ReadonlyMap<string, Quote>;
 
 export interface SourceReport {
@@ -17,6 +22,28 @@ export interface SourceReport {
   error?: string;
   /** Quotes it sent that were dropped, with the reason. */
   rejected: string[];
+  /** When the quotes in use were fetched: earlier than this build when they were reused. */
+  fetchedAt?: Date;
+  /**
+   * Why quotes from an earlier build are in use: `refresh` (within the refresh interval, not asked again) or
+   * `fallback` (the source failed now; its last good quotes are younger than its maxAge).
+   */
+  reused?: 'refresh' | 'fallback';
+}
+
+/** Last good quotes per source, kept across builds by the long-running service; `ratefile build` starts empty. */
+export class QuoteCache {
+  readonly entries = new Map<string, CacheEntry>();
+}
+
+interface CacheEntry {
+  /** The source's type, options and base URL override: a changed config does not reuse old quotes. */
+  fingerprint: string;
+  quotes: Quote[];
+  rejected: string[];
+  fetchedAt: number;
+  /** The source asked not to be called before this (Retry-After beyond what a build waits for). */
+  notBefore?: number;
 }
 
 export interface FetchDeps {
@@ -24,6 +51,12 @@ export interface FetchDeps {
   fetch: typeof globalThis.fetch;
   now: () => Date;
   signal?: AbortSignal;
+  /** Environment for base URL overrides and keys; default process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+  cache?: QuoteCache;
+  /** The config's schedule period, for default max ages; default 30 s. */
+  schedulePeriodMs?: number;
+  sleep?: SourceContext['sleep'];
 }
 
 /** Check one quote: a BASE/QUOTE pair, positive prices, bid not above ask. Returns the reason it is unusable, if it is. */
@@ -39,40 +72,137 @@ export function checkQuote(raw: RawQuote, source: string): Quote | string {
   return { pair: `${base}/${quote}`, base, quote, bid, ask, time: raw.time, source };
 }
 
+const numberOption = (source: SourceConfig, key: string): number | undefined => {
+  const value = source.options[key];
+  return typeof value === 'number' ? value : undefined;
+};
+
+export const sourcePriority = (source: SourceConfig): number => numberOption(source, 'priority') ?? 0;
+
+/** How long quotes are reused before the source is asked again (0: every build). */
+export function sourceRefreshMs(source: SourceConfig): number {
+  return numberOption(source, 'refresh') ?? sourceDefinition(source.type)?.defaultRefreshMs ?? 0;
+}
+
+/**
+ * The age above which a source's quotes are not used: its `maxAge`, else twice its refresh interval or
+ * the schedule period, whichever is longer. A source that dates its own quotes (`file`) has no default limit.
+ */
+export function sourceMaxAgeMs(source: SourceConfig, schedulePeriodMs = 30_000): number | undefined {
+  const configured = numberOption(source, 'maxAge') ?? source.maxAgeMs;
+  if (configured !== undefined) return configured;
+  if (sourceDefinition(source.type)?.datesOwnQuotes) return undefined;
+  return 2 * Math.max(sourceRefreshMs(source), schedulePeriodMs);
+}
+
+function fingerprint(source: SourceConfig, env: FetchDeps['env']): string {
+  return JSON.stringify([source.type, source.options, env?.[baseUrlVariable(source.type)] ?? null]);
+}
+
+function errorText(error: unknown): string {
+  const details = error instanceof RatefileError && error.details.length > 0 ? `: ${error.details.join('; ')}` : '';
+  return describeError(error) + details;
+}
+
+async function askSource(
+  source: SourceConfig,
+  definition: SourceDefinition<{ type: string }>,
+  deps: FetchDeps,
+): Promise<{ quotes: Quote[]; rejected: string[] }> {
+  const context: SourceContext = {
+    name: source.name,
+    configDir: deps.configDir,
+    fetch: deps.fetch,
+    signal: deps.signal ?? new AbortController().signal,
+    now: deps.now,
+    env: deps.env ?? process.env,
+    ...(deps.sleep ? { sleep: deps.sleep } : {}),
+  };
+  const result = await definition.fetchQuotes(source.options, context);
+  const { quotes: raws, problems } = Array.isArray(result) ? { quotes: result, problems: [] } : result;
+  const priority = sourcePriority(source);
+  const quotes: Quote[] = [];
+  const rejected = [...problems];
+  for (const raw of raws) {
+    const checked = checkQuote(raw, source.name);
+    if (typeof checked === 'string') rejected.push(checked);
+    else quotes.push(priority === 0 ? checked : { ...checked, priority });
+  }
+  return { quotes, rejected };
+}
+
+const clock = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
 async function fetchSource(source: SourceConfig, deps: FetchDeps): Promise<{ report: SourceReport; quotes: Quote[] }> {
   const report: SourceReport = { name: source.name, type: source.type, ok: false, quotes: 0, rejected: [] };
-  const definition = sourceDefinition(source.type);
-  try {
-    if (!definition) throw new RatefileError('E_SOURCE', `${source.name}: unknown source type ${source.type}`);
-    const context: SourceContext = {
-      name: source.name,
-      configDir: deps.configDir,
-      fetch: deps.fetch,
-      signal: deps.signal ?? new AbortController().signal,
-      now: deps.now,
-    };
-    const quotes: Quote[] = [];
-    for (const raw of await definition.fetchQuotes(source.options, context)) {
-      const checked = checkQuote(raw, source.name);
-      if (typeof checked === 'string') report.rejected.push(checked);
-      else quotes.push(checked);
-    }
-    report.ok = true;
-    report.quotes = quotes.length;
+  const now = deps.now().getTime();
+  const key = fingerprint(source, deps.env ?? process.env);
+  const cached = deps.cache?.entries.get(source.name);
+  const entry = cached?.fingerprint === key ? cached : undefined;
+  const use = (quotes: Quote[], rejected: string[], fetchedAt: number, reused?: SourceReport['reused']) => {
+    Object.assign(report, { quotes: quotes.length, rejected, fetchedAt: new Date(fetchedAt) }, reused ? { reused } : {});
     return { report, quotes };
-  } catch (error) {
-    const details = error instanceof RatefileError && error.details.length > 0 ? `: ${error.details.join('; ')}` : '';
-    report.error = describeError(error) + details;
-    return { report, quotes: [] };
+  };
+
+  if (entry && now - entry.fetchedAt < sourceRefreshMs(source) && entry.quotes.length > 0) {
+    report.ok = true;
+    return use(entry.quotes, entry.rejected, entry.fetchedAt, 'refresh');
   }
+  const definition = sourceDefinition(source.type);
+  let failure: string;
+  let notBefore: number | undefined;
+  if (!definition) {
+    failure = `${source.name}: unknown source type ${source.type}`;
+  } else if (entry?.notBefore !== undefined && now < entry.notBefore) {
+    failure = `${source.name}: not asked again before ${clock(entry.notBefore)}, as its last answer (Retry-After) asked`;
+    notBefore = entry.notBefore;
+  } else {
+    try {
+      const { quotes, rejected } = await askSource(source, definition, deps);
+      if (quotes.length === 0) {
+        // A source none of whose quotes can be used has failed, whatever the reason for each pair.
+        report.rejected = rejected;
+        throw new RatefileError('E_SOURCE', rejected.length > 0 ? `${source.name}: none of its quotes is usable (${rejected.length} dropped)` : `${source.name}: sent no quotes`);
+      }
+      deps.cache?.entries.set(source.name, { fingerprint: key, quotes, rejected, fetchedAt: now });
+      report.ok = true;
+      return use(quotes, rejected, now);
+    } catch (error) {
+      failure = errorText(error);
+      if (error instanceof SourceError && error.retryAfterMs !== undefined) notBefore = now + error.retryAfterMs;
+    }
+  }
+  report.error = failure;
+  if (deps.cache && entry) deps.cache.entries.set(source.name, { ...entry, ...(notBefore === undefined ? {} : { notBefore }) });
+  else if (deps.cache && notBefore !== undefined) deps.cache.entries.set(source.name, { fingerprint: key, quotes: [], rejected: [], fetchedAt: 0, notBefore });
+  // The last good quotes stand in while they are younger than the source's maxAge (a daily fixing does
+  // not go wrong because one refetch failed); a source without a maxAge gets no stand-in.
+  const maxAge = sourceMaxAgeMs(source, deps.schedulePeriodMs);
+  if (entry && maxAge !== undefined) {
+    const fresh = entry.quotes.filter((quote) => now - quote.time.getTime() <= maxAge);
+    if (fresh.length > 0) {
+      report.error = `${failure} (using its last good quotes, fetched ${clock(entry.fetchedAt)})`;
+      return use(fresh, [], entry.fetchedAt, 'fallback');
+    }
+  }
+  return { report, quotes: [] };
 }
+
+/** The pair as an unordered market, so `USDT/RUB` and `RUB/USDT` compete for one place in the book. */
+const marketOf = (quote: Quote) => [quote.base, quote.quote].sort().join('/');
 
 /** Fetch all sources concurrently; a failing source is reported, never thrown, so the others still count. */
 export async function fetchQuotes(sources: readonly SourceConfig[], deps: FetchDeps): Promise<{ book: QuoteBook; reports: SourceReport[] }> {
   const results = await Promise.all(sources.map((source) => fetchSource(source, deps)));
-  const book = new Map<string, Quote>();
+  const winners = new Map<string, Quote>();
+  // Config order, so among equal priorities the source listed first keeps the market.
   for (const { quotes } of results) {
-    for (const quote of quotes) if (!book.has(quote.pair)) book.set(quote.pair, quote);
+    for (const quote of quotes) {
+      const market = marketOf(quote);
+      const held = winners.get(market);
+      if (!held || (quote.priority ?? 0) > (held.priority ?? 0)) winners.set(market, quote);
+    }
   }
+  const book = new Map<string, Quote>([...winners.values()].map((quote) => [quote.pair, quote]));
   return { book, reports: results.map((result) => result.report) };
 }

@@ -7,7 +7,9 @@ import { describeError, RatefileError } from './errors.js';
 import { health, type Status } from './status.js';
 import type { Logger } from './log.js';
 import type { Config } from './model.js';
+import { QuoteCache } from './quotes.js';
 import { createExportServer, listen } from './server.js';
+import { previewRoute, type PreviewState } from './preview/route.js';
 
 export interface ServiceOptions {
   /** Loads the config afresh for each build, so edits apply without a restart. */
@@ -36,7 +38,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const { log, outDir } = options;
   let running: Promise<void> | undefined;
   let lastProblems = '';
+  // The latest build that published, for the preview page at `/`.
+  let latest: PreviewState['latest'];
   let status = await readStatus(options.config.stateDir);
+  // Quotes within their source's refresh interval are reused across builds (a daily fixing is not refetched every 30 s).
+  const deps: BuildDeps = { ...options.deps, quoteCache: options.deps.quoteCache ?? new QuoteCache() };
 
   const cycle = async (): Promise<void> => {
     const started = performance.now();
@@ -45,8 +51,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       const config = await options.loadConfig();
       loaded = true;
       // The state folder, like the output folder, is the one the service started with.
-      const result = await runCycle({ ...config, stateDir: options.config.stateDir }, outDir, options.deps);
+      const result = await runCycle({ ...config, stateDir: options.config.stateDir }, outDir, deps);
       status = result.status;
+      latest = { report: result.build.report, exports: config.exports };
       for (const warning of result.warnings) log.warn(warning);
       // Details only when they change, so a 30-second schedule does not repeat the same lines forever.
       const problems = problemLines(result.build);
@@ -77,6 +84,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
   await rebuild();
   const server = createExportServer(outDir, {
+    '/': previewRoute(() => ({ latest, status, now: options.deps.now() })),
     '/healthz': (_request, response) => {
       const { healthy, reason } = health(status, options.deps.now());
       response.writeHead(healthy ? 200 : 503, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' });

@@ -84,7 +84,10 @@ export function health(status: Status | undefined, now: Date): { healthy: boolea
   if (!status.lastBuild.ok) return { healthy: false, reason: `last build failed: ${status.lastBuild.error ?? 'unknown error'}` };
   const age = now.getTime() - Date.parse(status.lastBuild.at);
   if (age > 3 * status.schedulePeriodMs) return { healthy: false, reason: `last build is ${Math.round(age / 1000)} s old` };
-  return { healthy: true, reason: status.maintenance ? 'maintenance: every export is published empty' : 'ok' };
+  if (status.maintenance) return { healthy: true, reason: 'maintenance: every export is published empty' };
+  // Still healthy (the files are right: directions needing a failing source are left out), but say so.
+  const failing = status.sources.filter((source) => !source.ok).map((source) => source.name);
+  return { healthy: true, reason: failing.length > 0 ? `ok; failing sources: ${failing.join(', ')}` : 'ok' };
 }
 
 const ago = (iso: string | undefined, now: Date) => (iso === undefined ? 'never' : `${Math.round((now.getTime() - Date.parse(iso)) / 1000)} s ago`);

@@ -31,7 +31,8 @@ export function registerBuild(program: Command, context: CommandContext): void {
         for (const line of problemLines(cycle.build)) log.warn(line);
         for (const warning of cycle.warnings) log.warn(warning);
         log.info(`build: ${summarize(cycle)} → ${context.shown(dir)}`, buildFields(cycle));
-        failing = cycle.build.report.sources.some((source) => !source.ok || source.rejected.length > 0);
+        failing =
+          cycle.build.report.sources.some((source) => !source.ok || source.rejected.length > 0) || (cycle.upload?.failed.length ?? 0) > 0;
       }
       // The files are written either way, without the directions a failing source or a dropped quote
       // left unpriced; the exit code tells a cron job that something needs a look.

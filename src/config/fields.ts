@@ -56,6 +56,20 @@ export const fee = z.preprocess(
   text(/^\d+(\.\d+)?(\s?%| [A-Z][A-Z0-9]{1,15})?$/, 'a fee like "0.0005", "1.5%" or "2 USD"'),
 );
 
+const durationPattern = /^(\d+(?:\.\d+)?)\s?(ms|s|m|h|d)$/;
+const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration, `500ms`, `10s`, `5m`, `1h`, `1d` (a plain number is seconds), as milliseconds. */
+export const duration = z
+  .preprocess(
+    (value) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 && !/e/i.test(String(value)) ? `${value}s` : value),
+    text(durationPattern, 'a duration like "10s", "5m" or "1h"'),
+  )
+  .transform((value) => {
+    const [, amount = '0', unit = 's'] = durationPattern.exec(value) ?? [];
+    return Math.round(Number(amount) * (durationUnits[unit] ?? 1000));
+  });
+
 export const minutes = z.int({ error: expected('a whole number of minutes') }).min(0, { error: expected('a whole number of minutes') });
 
 /** `floating`: minutes the rate is held, or the market move in percent that ends it. */

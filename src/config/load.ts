@@ -5,6 +5,7 @@ import { Decimal } from '../decimal.js';
 import { knownCities, knownCurrencies } from '../codes.js';
 import { parseHours, type HoursWindow } from '../hours.js';
 import { loadTemplates, percentToFraction } from '../exports/template.js';
+import { normalizePublish } from '../hosting/config.js';
 import type { Config, Currency, Direction, Money } from '../model.js';
 import { configSchema, type ConfigFile } from './schema.js';
 import { closest, type Problem } from './problems.js';
@@ -209,6 +210,7 @@ function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'wa
     maintenance: data.maintenance,
     guards: { maxJump: percentToFraction(data.guards.maxJump), confirmBuilds: data.guards.confirmBuilds },
     schedulePeriodMs: schedulePeriodMs(data.schedule),
+    publish: normalizePublish(data.publish),
     templatesDir: resolve(dir, data.templates),
     sources: Object.entries(data.sources).map(([name, entry]) => {
       const options = entry as Config['sources'][number]['options'];

@@ -74,7 +74,7 @@ function keysAt(schema: z.ZodType, path: IssuePath): string[] {
 const defaultMessages = /^(Invalid input|Too big|Too small|Invalid option|Invalid string|Invalid key|Invalid element|Invalid value)/;
 const isDefaultMessage = (message: string) => defaultMessages.test(message);
 
-const typeNames: Record<string, string> = { object: 'a mapping', array: 'a list', string: 'a text', number: 'a number', int: 'a whole number', boolean: 'true or false' };
+const typeNames: Record<string, string> = { object: 'a mapping', record: 'a mapping', array: 'a list', string: 'a text', number: 'a number', int: 'a whole number', boolean: 'true or false' };
 
 /** Zod's default texts rewritten as `expected …, got …`, the one form every problem line takes. */
 function plainMessage(issue: z.core.$ZodIssue): string {
@@ -108,10 +108,12 @@ export function problemsFromIssues(issues: readonly z.core.$ZodIssue[], schema: 
         const hint = closest(key, keysAt(schema, path));
         problems.push({ path: [...path, key], message: `unknown key${hint ? ` (did you mean "${hint}"?)` : ''}` });
       }
-    } else if (issue.code === 'invalid_union' && issue.errors.length > 0 && issue.message === 'Invalid input') {
+    } else if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+      // The branch whose shape the value has (a list for a list) explains best; when the value has
+      // none of the shapes, the union's own message, or a plain one.
       const branch = issue.errors.find((errors) => !errors.every((e) => e.code === 'invalid_type' && e.path.length === 0));
       if (branch) problems.push(...problemsFromIssues(branch, schema, path));
-      else problems.push({ path, message: `unexpected value ${describeValue(issue.input)}` });
+      else problems.push({ path, message: isDefaultMessage(issue.message) ? `unexpected value ${describeValue(issue.input)}` : issue.message });
     } else if (issue.code === 'invalid_key') {
       problems.push(...problemsFromIssues(issue.issues, schema, path).map((p) => ({ ...p, message: `key ${describeValue(issue.input)}: ${p.message}` })));
     } else if (issue.code === 'invalid_type' && issue.input === undefined) {

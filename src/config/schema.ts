@@ -1,7 +1,9 @@
 // The shape of ratefile.config.yaml: one schema, used to validate the file and to emit JSON Schema for editors.
 import { z } from 'zod';
+import { publishSchema } from '../hosting/config.js';
 import { sourceDefinitions } from '../sources/index.js';
 import {
+  describeValue,
   amount,
   amountWithUnit,
   cityCode,
@@ -65,7 +67,15 @@ const direction = z.strictObject({
 const source = z.discriminatedUnion(
   'type',
   sourceDefinitions.map((definition) => definition.options) as unknown as [z.ZodObject, ...z.ZodObject[]],
-  { error: (issue) => `expected a source with type one of ${sourceDefinitions.map((d) => d.type).join(', ')}, got ${JSON.stringify((issue.input as { type?: unknown } | undefined)?.type ?? null)}` },
+  {
+    error: (issue) => {
+      const types = sourceDefinitions.map((d) => d.type).join(', ');
+      const input = issue.input;
+      if (typeof input !== 'object' || input === null || Array.isArray(input)) return `expected a mapping with a type (${types}), got ${describeValue(input)}`;
+      const type = (input as { type?: unknown }).type;
+      return type === undefined ? `required: expected one of ${types}` : `expected a source type, one of ${types}, got ${describeValue(type)}`;
+    },
+  },
 );
 
 export const sourceName = text(/^[a-z][a-z0-9_-]*$/, 'a source name in lower case like "backoffice"');
@@ -102,6 +112,7 @@ export const configSchema = z
       })
       .default({ maxJump: '10%', confirmBuilds: 3 }),
     directions: z.array(direction).min(1, { error: 'expected at least one direction' }).describe('Exchange directions.'),
+    publish: publishSchema,
   })
   .describe('ratefile configuration');
 

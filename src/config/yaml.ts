@@ -1,6 +1,6 @@
 // Reads a YAML file and checks it against a schema; problems come back with their path and line.
 import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
+import { LineCounter, parseDocument, isNode, visit, type Document } from 'yaml';
 import type { z } from 'zod';
 import { RatefileError } from '../errors.js';
 import { formatPath, problemsFromIssues, type IssuePath, type Problem } from './problems.js';
@@ -31,9 +31,21 @@ export async function readYamlFile(path: string, label: string): Promise<YamlFil
       }),
     });
   }
+  // An alias to an anchor never defined (`margin: *nothing`) is not among document.errors.
+  const unresolved: string[] = [];
+  visit(document, {
+    Alias(_, node) {
+      if (node.resolve(document) === undefined) {
+        const position = lineCounter.linePos(node.range?.[0] ?? 0);
+        unresolved.push(`line ${position.line}, column ${position.col}: alias *${node.source} names no anchor defined before it`);
+      }
+    },
+  });
+  if (unresolved.length > 0) throw new RatefileError('E_CONFIG', `${label}: not valid YAML`, { details: unresolved });
+  const data: unknown = document.toJS();
   return {
     path,
-    data: document.toJS() as unknown,
+    data,
     lineOf(issuePath) {
       for (let length = issuePath.length; length >= 0; length--) {
         const node = document.getIn(issuePath.slice(0, length) as unknown[], true);

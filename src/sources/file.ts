@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { RatefileError } from '../errors.js';
 import { problemsFromIssues, formatPath } from '../config/problems.js';
 import { amount, pairText } from '../config/fields.js';
+import { commonOptions } from './options.js';
 import { defineSource } from './source.js';
 
 const quoteEntry = z.strictObject({
@@ -22,7 +23,9 @@ export const fileSource = defineSource({
   options: z.strictObject({
     type: z.literal('file'),
     path: z.string().min(1).describe('Quotes JSON file, relative to the config file.'),
+    ...commonOptions,
   }),
+  datesOwnQuotes: true,
   async fetchQuotes(options, context) {
     const path = resolve(context.configDir, options.path);
     let text: string;

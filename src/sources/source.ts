@@ -22,6 +22,8 @@ export interface Quote {
   time: Date;
   /** Name of the configured source it came from. */
   source: string;
+  /** The source's configured priority (higher wins a tie between chains); 0 when not set. */
+  priority?: number;
 }
 
 export interface SourceContext {
@@ -32,6 +34,19 @@ export interface SourceContext {
   fetch: typeof globalThis.fetch;
   signal: AbortSignal;
   now: () => Date;
+  /** Environment variables (`RATEFILE_<TYPE>_URL` base URL overrides, API keys). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Waits between HTTP retries; tests replace it to check waits without spending them. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/**
+ * What a source returns when some pairs it was asked for are unusable (missing, zero, bid above ask):
+ * the usable quotes, and one line per dropped pair naming the URL path and the problem.
+ */
+export interface SourceResult {
+  quotes: RawQuote[];
+  problems: string[];
 }
 
 export interface SourceDefinition<Options extends { type: string } = { type: string }> {
@@ -39,7 +54,11 @@ export interface SourceDefinition<Options extends { type: string } = { type: str
   type: Options['type'];
   /** Schema of the source's config block, `type` included; unknown keys are errors. */
   options: z.ZodType<Options>;
-  fetchQuotes(options: Options, context: SourceContext): Promise<RawQuote[]>;
+  /** How often it is asked by default, in ms (`refresh`); 0 or absent: every build. */
+  defaultRefreshMs?: number;
+  /** Its quotes carry the operator's own times (`file`): no default maximum age. */
+  datesOwnQuotes?: boolean;
+  fetchQuotes(options: Options, context: SourceContext): Promise<RawQuote[] | SourceResult>;
 }
 
 /** Identity helper that keeps each source module's option type attached to its functions. */

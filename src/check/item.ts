@@ -1,0 +1,239 @@
+// The rules for one <item>: elements present, known and in order; each value in its standard form; limits and reserve consistent.
+import { knownCities, knownCurrencies } from '../codes.js';
+import { closest } from '../config/problems.js';
+import { labels } from '../config/fields.js';
+import { Decimal, formatDecimal } from '../decimal.js';
+import { itemElements } from '../exports/select.js';
+import type { Finding, ItemRef } from './findings.js';
+import type { XmlElement } from './tree.js';
+import { parseFee, parseFloating, parseLimit, parseNumber, rateFormProblem, type Limit } from './values.js';
+
+const required = ['from', 'to', 'in', 'out', 'amount'] as const;
+/** Elements that may repeat: one limit per unit (the standard's rule for several minimums). */
+const repeatable = new Set(['minamount', 'maxamount']);
+const rank = new Map<string, number>(itemElements.map((name, index) => [name, index]));
+const knownLabels: readonly string[] = labels;
+
+/** Codes a limit or fee may be given in: every known currency code and every asset they are priced as. */
+let units: Set<string> | undefined;
+const knownUnits = () => (units ??= new Set([...knownCurrencies().keys(), ...[...knownCurrencies().values()].map((c) => c.asset)]));
+
+/** "Did you mean" hints per code: a big file repeats the same unknown code thousands of times. */
+const hints = new Map<string, string | undefined>();
+function closestKnown(kind: 'currency' | 'city' | 'unit', code: string): string | undefined {
+  const key = `${kind}:${code}`;
+  if (!hints.has(key)) {
+    if (hints.size > 10_000) hints.clear();
+    hints.set(key, closest(code, kind === 'currency' ? knownCurrencies().keys() : kind === 'city' ? knownCities().keys() : knownUnits()));
+  }
+  return hints.get(key);
+}
+
+type Report = (severity: Finding['severity'], rule: string, message: string, element?: XmlElement) => void;
+
+/** The text of each element, trimmed, and the item's reference (index and direction). */
+export function itemRef(item: XmlElement, index: number): ItemRef {
+  const value = (name: string) => item.children.find((child) => child.name === name)?.text.trim();
+  const [from, to, city] = [value('from'), value('to'), value('city')];
+  return { index, ...(from ? { from } : {}), ...(to ? { to } : {}), ...(city ? { city } : {}) };
+}
+
+function checkStructure(item: XmlElement, report: Report): void {
+  if (item.text.trim() !== '') report('error', 'structure', `text directly inside <item>: "${item.text.trim().slice(0, 40)}"`);
+  const seen = new Map<string, XmlElement>();
+  let highest: XmlElement | undefined;
+  for (const child of item.children) {
+    const position = rank.get(child.name);
+    if (position === undefined) {
+      const hint = closest(child.name, itemElements);
+      report('warning', 'element-unknown', `unknown element <${child.name}>${hint ? ` (did you mean <${hint}>?)` : ''}; monitors ignore it`, child);
+      continue;
+    }
+    if (seen.has(child.name) && !repeatable.has(child.name)) report('error', 'element-repeated', `<${child.name}> appears more than once`, child);
+    seen.set(child.name, child);
+    if (highest && position < rank.get(highest.name)!) {
+      report('error', 'element-order', `<${child.name}> comes after <${highest.name}>; the standard order is ${itemElements.join(', ')}`, child);
+    } else {
+      highest = child;
+    }
+    if (child.children.length > 0) report('error', 'element-content', `<${child.name}> must hold text, not elements (<${child.children[0]!.name}>)`, child);
+    if (Object.keys(child.attributes).length > 0) report('warning', 'element-content', `<${child.name}> has attributes (${Object.keys(child.attributes).join(', ')}); monitors ignore them`, child);
+    if (child.text !== child.text.trim()) report('warning', 'element-content', `<${child.name}> has spaces around its value`, child);
+  }
+  for (const name of required) if (!seen.has(name)) report('error', 'element-missing', `<${name}> is missing`);
+  for (const name of ['minamount', 'maxamount']) {
+    if (!seen.has(name)) report('warning', 'element-missing', `<${name}> is missing; the current BestChange format requires it`);
+  }
+}
+
+function checkCurrency(element: XmlElement, report: Report): string | undefined {
+  const code = element.text.trim();
+  if (code === '') {
+    report('error', 'currency', `<${element.name}> is empty`, element);
+    return undefined;
+  }
+  if (!knownCurrencies().has(code)) {
+    const hint = closestKnown('currency', code);
+    report('warning', 'currency', `unknown currency code "${code}" in <${element.name}>${hint ? ` (closest known: "${hint}")` : ''}`, element);
+  }
+  return code;
+}
+
+function checkLabels(element: XmlElement, report: Report): void {
+  const parts = element.text.split(',').map((part) => part.trim());
+  if (parts.every((part) => part === '')) {
+    report('warning', 'label', '<param> is empty', element);
+    return;
+  }
+  const seen = new Set<string>();
+  for (const part of parts) {
+    if (part === '') report('warning', 'label', `<param> "${element.text.trim()}" has an empty label between commas`, element);
+    else if (part === 'floating') report('warning', 'label', 'label "floating" is the old form; publish a <floating> element instead', element);
+    else if (!knownLabels.includes(part)) {
+      const hint = closest(part, knownLabels);
+      report('error', 'label', `unknown label "${part}"${hint ? ` (did you mean "${hint}"?)` : ''}; known labels: ${knownLabels.join(', ')}`, element);
+    } else if (seen.has(part)) report('warning', 'label', `label "${part}" is given twice`, element);
+    seen.add(part);
+  }
+}
+
+function checkCities(element: XmlElement, report: Report): void {
+  const codes = element.text.split(',').map((part) => part.trim());
+  if (codes.length > 1) report('warning', 'city', `several cities in one <city> ("${element.text.trim()}"); the standard is one <item> per city`, element);
+  for (const code of codes) {
+    if (code === '') report('error', 'city', '<city> is empty', element);
+    else if (!knownCities().has(code)) {
+      const hint = closestKnown('city', code);
+      report('warning', 'city', `unknown city code "${code}"${hint ? ` (closest known: "${hint}")` : ''}`, element);
+    }
+  }
+}
+
+function checkUnit(unit: string | undefined, element: XmlElement, report: Report): void {
+  if (unit === undefined || unit === '%' || knownUnits().has(unit)) return;
+  const hint = closestKnown('unit', unit);
+  report('warning', 'currency', `unknown currency "${unit}" in <${element.name}>${hint ? ` (closest known: "${hint}")` : ''}`, element);
+}
+
+/** Check one item; `index` is 1-based. */
+export function checkItem(item: XmlElement, index: number, report: Report): void {
+  checkStructure(item, report);
+  const numbers = new Map<string, Decimal>();
+  const limits: { min: Limit[]; max: Limit[] } = { min: [], max: [] };
+  let from: string | undefined;
+  let to: string | undefined;
+  for (const element of item.children) {
+    // An element holding elements is already reported; its text would only repeat the problem.
+    if (element.children.length > 0) continue;
+    const text = element.text.trim();
+    const invalid = (problem: string) => report('error', 'number', `<${element.name}> "${text}" ${problem}`, element);
+    switch (element.name) {
+      case 'from':
+        from = checkCurrency(element, report);
+        break;
+      case 'to':
+        to = checkCurrency(element, report);
+        break;
+      case 'in':
+      case 'out':
+      case 'amount': {
+        const parsed = parseNumber(text);
+        if (!parsed.ok) invalid(parsed.problem);
+        else numbers.set(element.name, parsed.value);
+        break;
+      }
+      case 'minamount':
+      case 'maxamount': {
+        const parsed = parseLimit(text);
+        if (!parsed.ok) {
+          invalid(parsed.problem);
+          break;
+        }
+        checkUnit(parsed.value.unit, element, report);
+        if (element.name === 'maxamount' && parsed.value.value.isZero()) report('error', 'limit', '<maxamount> is zero: leave the direction out instead', element);
+        limits[element.name === 'minamount' ? 'min' : 'max'].push(parsed.value);
+        break;
+      }
+      case 'minfee':
+      case 'fromfee':
+      case 'tofee': {
+        const parsed = parseFee(text);
+        if (!parsed.ok) report('error', 'fee', `<${element.name}> ${parsed.problem}`, element);
+        else for (const part of parsed.value) checkUnit(part.unit, element, report);
+        break;
+      }
+      case 'floating': {
+        const parsed = parseFloating(text);
+        if (!parsed.ok) report('error', 'number', `<floating> "${text}" ${parsed.problem}`, element);
+        break;
+      }
+      case 'delay': {
+        const parsed = parseNumber(text);
+        if (!parsed.ok) invalid(parsed.problem);
+        else if (!parsed.value.isInteger()) report('warning', 'number', `<delay> "${text}" is not whole minutes`, element);
+        break;
+      }
+      case 'param':
+        checkLabels(element, report);
+        break;
+      case 'city':
+        checkCities(element, report);
+        break;
+      case 'url': {
+        let url: URL | undefined;
+        try {
+          url = new URL(text);
+        } catch {
+          url = undefined;
+        }
+        if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) report('warning', 'url', `<url> "${text}" is not an http(s) address`, element);
+        break;
+      }
+    }
+  }
+  checkConsistency(item, { from, to, numbers, limits }, report);
+}
+
+interface Values {
+  from: string | undefined;
+  to: string | undefined;
+  numbers: Map<string, Decimal>;
+  limits: { min: Limit[]; max: Limit[] };
+}
+
+function checkConsistency(item: XmlElement, { from, to, numbers, limits }: Values, report: Report): void {
+  const element = (name: string) => item.children.find((child) => child.name === name);
+  if (from !== undefined && from === to) report('error', 'currency', `from and to are the same currency (${from})`, element('to'));
+  const [inValue, outValue, amount] = [numbers.get('in'), numbers.get('out'), numbers.get('amount')];
+  if (amount?.isZero()) report('error', 'reserve', '<amount> (the reserve) is zero: leave the direction out instead', element('amount'));
+  let rate: Decimal | undefined;
+  if (inValue && outValue) {
+    const problem = rateFormProblem(inValue, outValue);
+    if (problem) report('error', 'rate-form', problem, element('in'));
+    if (!inValue.isZero() && !outValue.isZero()) rate = outValue.div(inValue);
+  }
+  for (const min of limits.min) {
+    for (const max of limits.max) {
+      if (min.unit === max.unit && min.value.greaterThan(max.value)) {
+        const unit = min.unit ?? from;
+        const suffix = unit === undefined ? '' : ` ${unit}`;
+        report('error', 'min-max', `minimum ${formatDecimal(min.value)}${suffix} is above the maximum ${formatDecimal(max.value)}${suffix}`, element('minamount'));
+      }
+    }
+  }
+  if (rate && amount && !amount.isZero() && to !== undefined) {
+    const pays = (limit: Limit) => limit.value.times(rate);
+    for (const min of limits.min.filter((limit) => limit.unit === undefined)) {
+      if (pays(min).greaterThan(amount)) {
+        report('error', 'reserve', `the reserve ${formatDecimal(amount)} ${to} cannot pay the minimum order ${formatDecimal(min.value)}${from ? ` ${from}` : ''} (${formatDecimal(pays(min).toSignificantDigits(12))} ${to})`, element('amount'));
+      }
+    }
+    for (const max of limits.max.filter((limit) => limit.unit === undefined)) {
+      if (pays(max).greaterThan(amount)) {
+        report('warning', 'reserve', `the maximum order ${formatDecimal(max.value)}${from ? ` ${from}` : ''} pays ${formatDecimal(pays(max).toSignificantDigits(12))} ${to}, more than the reserve ${formatDecimal(amount)} ${to}`, element('maxamount'));
+      }
+    }
+  }
+  const cash = [from, to].find((code) => code !== undefined && knownCurrencies().get(code)?.kind === 'cash');
+  if (cash && !element('city')) report('warning', 'city', `cash currency ${cash} without a <city>: monitors list cash directions by city`);
+}

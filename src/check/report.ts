@@ -1,0 +1,51 @@
+// The report of `ratefile check`: readable lines per file, or one JSON document for scripts.
+import { describeItem, errorCount, passes, warningCount, type CheckResult, type Finding } from './findings.js';
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+export function formatFinding(finding: Finding): string {
+  const where = [
+    finding.line === undefined ? undefined : `line ${finding.line}${finding.column === undefined ? '' : `:${finding.column}`}`,
+    finding.item ? describeItem(finding.item) : undefined,
+  ].filter((part) => part !== undefined);
+  return `${finding.severity === 'error' ? 'error  ' : 'warning'} ${where.length > 0 ? `${where.join(', ')}: ` : ''}${finding.message}`;
+}
+
+/** `parserfile.xml: 41 items, 2 errors, 1 warning` and one indented line per finding. */
+export function formatResult(result: CheckResult): string {
+  const errors = errorCount(result);
+  const warnings = warningCount(result);
+  const counts = [
+    ...(result.items === undefined ? [] : [plural(result.items, 'item')]),
+    ...(errors > 0 ? [plural(errors, 'error')] : []),
+    ...(warnings > 0 ? [plural(warnings, 'warning')] : []),
+    ...(errors === 0 && warnings === 0 ? ['clean'] : errors === 0 ? ['passes'] : ['FAILS']),
+  ];
+  return [`${result.target}: ${counts.join(', ')}`, ...result.findings.map((finding) => `  ${formatFinding(finding)}`)].join('\n') + '\n';
+}
+
+export function formatResults(results: readonly CheckResult[]): string {
+  const text = results.map(formatResult).join('');
+  if (results.length < 2) return text;
+  const failing = results.filter((result) => !passes(result)).length;
+  const warned = results.filter((result) => passes(result) && warningCount(result) > 0).length;
+  return `${text}${plural(results.length, 'file')} checked: ${failing} with errors, ${warned} with warnings only, ${results.length - failing - warned} clean\n`;
+}
+
+export function resultsJson(results: readonly CheckResult[]): string {
+  return `${JSON.stringify(
+    {
+      ok: results.every(passes),
+      files: results.map((result) => ({
+        target: result.target,
+        ok: passes(result),
+        ...(result.items === undefined ? {} : { items: result.items }),
+        errors: errorCount(result),
+        warnings: warningCount(result),
+        findings: result.findings,
+      })),
+    },
+    null,
+    2,
+  )}\n`;
+}

@@ -1,0 +1,91 @@
+// The value forms of the export standard: plain dot-decimal numbers, limits with an optional unit, fees, floating.
+import { Decimal, formatDecimal } from '../decimal.js';
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+const plain = /^\d+(\.\d+)?$/;
+
+/** A plain dot-decimal number (`12`, `0.5`): no sign, comma, exponent, spaces or bare dot. */
+export function parseNumber(text: string): Parsed<Decimal> {
+  if (plain.test(text)) return { ok: true, value: new Decimal(text) };
+  const problem = (message: string): Parsed<Decimal> => ({ ok: false, problem: message });
+  if (text === '') return problem('is empty');
+  if (/^\d+,\d+$/.test(text) && !/^\d{1,3},\d{3}$/.test(text)) return problem(`has a decimal comma: write ${text.replace(',', '.')}`);
+  if (text.includes(',')) return problem('has a comma: use a dot as the decimal point and no thousands separators');
+  if (/^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$/.test(text)) return problem(`is in exponent notation: write ${formatDecimal(new Decimal(text))}`);
+  if (text.startsWith('-')) return problem('is negative');
+  if (text.startsWith('+')) return problem(`has a sign: write ${text.slice(1)}`);
+  if (/^\.\d+$/.test(text)) return problem(`has no digit before the dot: write 0${text}`);
+  if (/^\d+\.$/.test(text)) return problem(`ends with a dot: write ${text.slice(0, -1)}`);
+  if (/\s/.test(text)) return problem('has spaces inside');
+  return problem('is not a number');
+}
+
+export interface Limit {
+  value: Decimal;
+  /** The currency suffix of the classic form (`100 RUB`); undefined for a plain number in the from currency. */
+  unit?: string;
+}
+
+/** `minamount`/`maxamount`: a plain number in the from currency, or the classic `100 RUB`. */
+export function parseLimit(text: string): Parsed<Limit> {
+  const parts = text.split(' ');
+  const [number = '', unit] = parts;
+  if (parts.length > 2 || (unit !== undefined && !/^[A-Z][A-Z0-9]*$/.test(unit))) {
+    const lone = parseNumber(text);
+    return lone.ok ? { ok: true, value: { value: lone.value } } : { ok: false, problem: `${lone.problem} (expected a number, optionally followed by a currency code: "100" or "100 RUB")` };
+  }
+  const parsed = parseNumber(number);
+  if (!parsed.ok) return parsed;
+  return { ok: true, value: { value: parsed.value, ...(unit === undefined ? {} : { unit }) } };
+}
+
+export interface FeePart {
+  value: Decimal;
+  /** `%`, a currency code, or undefined for the currency of the side the fee is on. */
+  unit?: string;
+}
+
+/** `fromfee`/`tofee`/`minfee`: `0.0005`, `1 %`, `1%`, `2 USD`, or parts joined by ", " (`1 USD, 0.5 %`). */
+export function parseFee(text: string): Parsed<FeePart[]> {
+  const parts: FeePart[] = [];
+  for (const part of text.split(/,\s+/)) {
+    // `1E5` would otherwise read as 1 of a currency called E5.
+    const whole = parseNumber(part);
+    if (!whole.ok && whole.problem.startsWith('is in exponent')) return { ok: false, problem: `"${part}" ${whole.problem}` };
+    const match = /^(\S+?)\s?(%|[A-Z][A-Z0-9]*)?$/.exec(part);
+    if (!match) return { ok: false, problem: `"${part}" is not a fee (expected 0.0005, 1 %, or 2 USD)` };
+    const number = parseNumber(match[1]!);
+    if (!number.ok) return { ok: false, problem: `"${part}" ${number.problem}` };
+    parts.push({ value: number.value, ...(match[2] === undefined ? {} : { unit: match[2] }) });
+  }
+  return { ok: true, value: parts };
+}
+
+/** `floating`: minutes the rate is held (`15`), or a market move in percent (`1%`). */
+export function parseFloating(text: string): Parsed<{ minutes?: Decimal; percent?: Decimal }> {
+  const percent = /^(\S+?)\s?%$/.exec(text);
+  const number = parseNumber(percent ? percent[1]! : text);
+  if (!number.ok) return { ok: false, problem: `${number.problem} (expected minutes like 15 or a move like 1%)` };
+  if (!percent && !number.value.isInteger()) return { ok: false, problem: 'expected whole minutes like 15, or a move in percent like 1%' };
+  return { ok: true, value: percent ? { percent: number.value } : { minutes: number.value } };
+}
+
+/** The rate in its published form, or why it is not 1:X / X:1 with X ≥ 1 (and the form it should take). */
+export function rateFormProblem(inValue: Decimal, outValue: Decimal): string | undefined {
+  if (inValue.isZero() || outValue.isZero()) return 'a side of the rate is zero: leave the direction out instead';
+  const shown = `${formatDecimal(inValue)}:${formatDecimal(outValue)}`;
+  const one = new Decimal(1);
+  const ratio = outValue.div(inValue);
+  // The other side, rounded against the client as an exporter would: `out` down, `in` up.
+  const other = ratio.greaterThanOrEqualTo(1) ? ratio : one.div(ratio);
+  const shownOther = other.toDecimalPlaces(8, ratio.greaterThanOrEqualTo(1) ? Decimal.ROUND_DOWN : Decimal.ROUND_UP);
+  const suggestion = ratio.greaterThanOrEqualTo(1) ? `1:${formatDecimal(shownOther)}` : `${formatDecimal(shownOther)}:1`;
+  const about = shownOther.equals(other) ? '' : 'about ';
+  if (inValue.equals(one) && outValue.greaterThanOrEqualTo(one)) return undefined;
+  if (outValue.equals(one) && inValue.greaterThanOrEqualTo(one)) return undefined;
+  if (inValue.equals(one) || outValue.equals(one)) {
+    return `rate ${shown}: the side that is not 1 must be at least 1; the same rate is ${about}${suggestion}`;
+  }
+  return `rate ${shown}: one side must be exactly 1 and the other at least 1; the same rate is ${about}${suggestion}`;
+}

@@ -1,0 +1,221 @@
+// `ratefile explain FROM TO`: how a direction's published rate comes about (quotes, chain, margin, markup, rounding,
+// reserve, limits), or why it is held back. Builds in memory with the state as it is; writes nothing.
+import type { Command } from 'commander';
+import { build, type BuildResult } from '../build.js';
+import { parseDocument, type XmlElement } from '../check/tree.js';
+import { closest } from '../config/problems.js';
+import { Decimal, formatDecimal, roundDown } from '../decimal.js';
+import { RatefileError } from '../errors.js';
+import type { Config, Direction, ExportTemplate, Money } from '../model.js';
+import { priceDirection, publishedRate, type PricedDirection } from '../pricing.js';
+import { fetchQuotes } from '../quotes.js';
+import { acceptRequests, maintenanceFlag, readGuardState } from '../state.js';
+import { configOption, type CommandContext } from './context.js';
+
+const ONE = new Decimal(1);
+/** A long decimal shortened for reading (14 significant digits); exact values are in the item itself. */
+const show = (value: Decimal) => {
+  const short = value.toSignificantDigits(14);
+  return `${formatDecimal(short)}${short.equals(value) ? '' : '…'}`;
+};
+const percent = (fraction: Decimal) => `${formatDecimal(fraction.times(100))}%`;
+function ago(at: Date, time: Date): string {
+  const seconds = Math.round((at.getTime() - time.getTime()) / 1000);
+  if (seconds < 120) return `${seconds} s old`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 120) return `${minutes} min old`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} h ${minutes % 60} min old` : `${Math.floor(hours / 24)} days old`;
+}
+
+/** The direction FROM>TO, also by a code an export publishes in its place (an alias), or a usage error with a hint. */
+export function findDirection(config: Config, from: string, to: string, shownFile = config.file): Direction {
+  const codes = (code: string) => [code, ...config.exports.flatMap((e) => Object.entries(e.aliases).filter(([, alias]) => alias === code).map(([own]) => own))];
+  for (const f of codes(from.toUpperCase())) {
+    for (const t of codes(to.toUpperCase())) {
+      const direction = config.directions.find((d) => d.from.code === f && d.to.code === t);
+      if (direction) return direction;
+    }
+  }
+  const [f, t] = [from.toUpperCase(), to.toUpperCase()];
+  const fromHere = config.directions.filter((d) => d.from.code === f).map((d) => d.to.code);
+  const toThere = config.directions.filter((d) => d.to.code === t).map((d) => d.from.code);
+  const hint = closest(`${f}>${t}`, config.directions.map((d) => d.id));
+  const help = hint
+    ? `did you mean ${hint.replace('>', ' ')}?`
+    : fromHere.length > 0
+      ? `directions from ${f} go to ${fromHere.join(', ')}`
+      : toThere.length > 0
+        ? `directions to ${t} come from ${toThere.join(', ')}`
+        : `the config's codes are ${[...config.currencies.keys()].join(', ')}`;
+  throw new RatefileError('E_USAGE', `no direction ${f} → ${t} in ${shownFile}: ${help}`);
+}
+
+function chooseExports(config: Config, name: string | undefined): ExportTemplate[] {
+  if (name === undefined) return config.exports;
+  const found = config.exports.find((e) => e.name === name || e.file === name);
+  if (!found) throw new RatefileError('E_USAGE', `no export "${name}"; the exports are ${config.exports.map((e) => e.name).join(', ')}`);
+  return [found];
+}
+
+function describeLimit(limit: Money, direction: Direction, rate: Decimal): string {
+  const given = `${formatDecimal(limit.value)} ${limit.asset}`;
+  if (limit.asset === direction.from.asset) return direction.from.code === limit.asset ? `${given}, in the from currency` : `${given}, the from currency's asset: ${formatDecimal(limit.value)} ${direction.from.code}`;
+  if (limit.asset === direction.to.asset) return `${given} ÷ the rate ${show(rate)} = ${show(limit.value.div(rate))} ${direction.from.code}`;
+  return `${given}, converted to ${direction.from.asset} through the quotes`;
+}
+
+function pricingLines(priced: PricedDirection, at: Date): string[] {
+  const { direction, steps, market, rate } = priced;
+  const { from, to } = direction;
+  const lines: string[] = [];
+  if (steps.length === 0) {
+    lines.push(`Market: ${from.code} and ${to.code} are both ${from.asset}, so the market rate is 1 (no quote needed)`);
+  } else {
+    lines.push(`Quotes (chain ${direction.chain ? 'given in the config' : 'found in the quote book'}: ${steps.map((s) => s.pair).join(', ')}):`);
+    let asset = from.asset;
+    for (const step of steps) {
+      const { quote } = step;
+      const selling = quote.base === asset;
+      const price = quote[step.side];
+      lines.push(`  ${quote.pair} from ${quote.source}: bid ${formatDecimal(quote.bid)}, ask ${formatDecimal(quote.ask)}, ${ago(at, quote.time)} (${quote.time.toISOString()})`);
+      lines.push(
+        selling
+          ? `    ${asset} → ${quote.quote}: sell ${quote.base} at the bid, × ${formatDecimal(price)}`
+          : `    ${asset} → ${quote.base}: buy ${quote.base} at the ask, ÷ ${formatDecimal(price)}`,
+      );
+      asset = selling ? quote.quote : quote.base;
+    }
+    lines.push(`Market: 1 ${from.asset} = ${show(market)} ${to.asset} (at every step the side worse for the client)`);
+  }
+  lines.push(`Margin ${percent(direction.margin)} against the client: ${show(market)} × (1 − ${formatDecimal(direction.margin)}) = ${show(rate)} ${to.code} per ${from.code}`);
+  const own = direction.reserve.equals(to.reserve) ? `${to.code}'s reserve` : 'set on the direction';
+  lines.push(`Reserve: ${formatDecimal(direction.reserve)} ${to.code} (${own}), rounded down to ${to.precision} places → <amount>${formatDecimal(roundDown(direction.reserve, to.precision))}</amount>`);
+  lines.push(`Limits, in ${from.code} (${from.precision} places; minimum rounded up, maximum down):`);
+  lines.push(
+    direction.min && priced.min !== undefined
+      ? `  min ${describeLimit(direction.min, direction, rate)} → <minamount>${formatDecimal(priced.min)}</minamount>`
+      : '  min: none set, so no <minamount>',
+  );
+  const capacity = direction.reserve.div(rate);
+  lines.push(`  the reserve pays at most ${formatDecimal(direction.reserve)} ÷ ${show(rate)} = ${show(capacity)} ${from.code}`);
+  lines.push(
+    direction.max
+      ? `  max ${describeLimit(direction.max, direction, rate)}; the smaller of the two → <maxamount>${formatDecimal(priced.max)}</maxamount>`
+      : `  max: none set, so the reserve's → <maxamount>${formatDecimal(priced.max)}</maxamount>`,
+  );
+  const extras = [
+    direction.params.length > 0 ? `labels ${direction.params.join(', ')}` : undefined,
+    direction.fromfee ? `fromfee ${direction.fromfee}` : undefined,
+    direction.tofee ? `tofee ${direction.tofee}` : undefined,
+    direction.minfee ? `minfee ${direction.minfee}` : undefined,
+    direction.floating !== undefined ? `floating ${direction.floating}` : undefined,
+    direction.delay !== undefined ? `delay ${direction.delay} min` : undefined,
+    direction.cities.length > 0 ? `cities ${direction.cities.join(', ')}` : undefined,
+  ].filter((part) => part !== undefined);
+  if (extras.length > 0) lines.push(`Also published: ${extras.join('; ')}`);
+  return lines;
+}
+
+/** The items of this direction in one rendered export (published codes, optionally one city), with their XML text. */
+function itemsIn(result: BuildResult, template: ExportTemplate, direction: Direction, city: string | undefined): string[] {
+  const file = result.files.find((f) => f.file === template.file);
+  if (!file) return [];
+  const text = file.bytes.toString('utf8');
+  const codes = { from: template.aliases[direction.from.code] ?? direction.from.code, to: template.aliases[direction.to.code] ?? direction.to.code };
+  const value = (item: XmlElement, name: string) => item.children.find((c) => c.name === name)?.text;
+  return (parseDocument(text).root?.children ?? [])
+    .filter((item) => value(item, 'from') === codes.from && value(item, 'to') === codes.to && (city === undefined || value(item, 'city') === city))
+    // From the start of the item's line, so the item keeps its indentation.
+    .map((item) => text.slice(text.lastIndexOf('\n', item.index) + 1, item.end));
+}
+
+function exportLines(result: BuildResult, template: ExportTemplate, priced: PricedDirection, city: string | undefined): { lines: string[]; published: boolean } {
+  const { direction } = priced;
+  const items = itemsIn(result, template, direction, city);
+  if (items.length === 0) {
+    const tags = direction.tags.length > 0 ? direction.tags.join(', ') : 'none';
+    const why = template.includeTags && !template.includeTags.some((t) => direction.tags.includes(t))
+      ? `it takes only directions tagged ${template.includeTags.join(' or ')} (this one: ${tags})`
+      : template.excludeTags.some((t) => direction.tags.includes(t))
+        ? `it leaves out directions tagged ${template.excludeTags.join(' or ')} (this one: ${tags})`
+        : 'not found in the rendered file';
+    return { lines: [`${template.file}: not in this export: ${why}`], published: false };
+  }
+  const { from, to } = direction;
+  const rate = priced.rate.times(ONE.minus(template.markup));
+  const form = publishedRate(rate, from, to);
+  const lines = [`${template.file}:`];
+  if (!template.markup.isZero()) lines.push(`  partner markup ${percent(template.markup)}: ${show(priced.rate)} × (1 − ${formatDecimal(template.markup)}) = ${show(rate)}`);
+  lines.push(
+    rate.greaterThanOrEqualTo(1)
+      ? `  ${show(rate)} ≥ 1, so in = 1 and out = the rate rounded down to ${to.ratePrecision} places (${to.code}): ${formatDecimal(form.out)}`
+      : `  ${show(rate)} < 1, so out = 1 and in = 1 ÷ the rate = ${show(ONE.div(rate))}, rounded up to ${from.ratePrecision} places (${from.code}): ${formatDecimal(form.in)}`,
+  );
+  const effective = form.out.div(form.in);
+  const below = ONE.minus(effective.div(priced.market)).times(100).toDecimalPlaces(4);
+  lines.push(`  published ${formatDecimal(form.in)}:${formatDecimal(form.out)}, ${formatDecimal(below)}% below the market rate`);
+  const aliased = [from.code, to.code].filter((code) => template.aliases[code] !== undefined).map((code) => `${code} as ${template.aliases[code]}`);
+  if (aliased.length > 0) lines.push(`  codes published under this export's aliases: ${aliased.join(', ')}`);
+  for (const item of items) lines.push(...item.split('\n').map((line) => `  ${line}`));
+  return { lines, published: true };
+}
+
+export function registerExplain(program: Command, context: CommandContext): void {
+  const { deps } = context;
+  program
+    .command('explain')
+    .description("show how a direction's published rate comes about (quotes, chain, margin, markup, rounding, reserve, limits) or why it is held back")
+    .argument('<from>', 'from currency code')
+    .argument('<to>', 'to currency code')
+    .option('--city <code>', 'only the item of this city (cash directions)')
+    .option('--export <name>', 'only this export (parserfile, reffile, affiliatefile…)')
+    .addOption(configOption())
+    .action(async (fromCode: string, toCode: string, options: { city?: string; export?: string; config: string }) => {
+      const config = await context.load(options.config);
+      const direction = findDirection(config, fromCode, toCode, context.shown(config.file));
+      const templates = chooseExports(config, options.export);
+      const city = options.city?.toUpperCase();
+      if (city !== undefined && !direction.cities.includes(city)) {
+        const cities = direction.cities.length > 0 ? `its cities are ${direction.cities.join(', ')}` : 'it has no cities';
+        throw new RatefileError('E_USAGE', `${direction.from.code} → ${direction.to.code} has no city ${options.city}: ${cities}`);
+      }
+      const [guardFile, accepted, maintenance] = await Promise.all([
+        readGuardState(config.stateDir),
+        acceptRequests(config.stateDir),
+        maintenanceFlag(config.stateDir),
+      ]);
+      const at = deps.now();
+      const result = await build(config, { now: () => at, fetch: deps.fetch, guard: { state: guardFile.state, accepted, maintenance } });
+      const { report } = result;
+      const out: string[] = [`${direction.from.code} → ${direction.to.code}: directions[${direction.index}] of ${context.shown(config.file)}, built in memory at ${at.toISOString()}`];
+      out.push(`Sources: ${report.sources.map((s) => `${s.name} (${s.type}) ${s.ok ? `ok, ${s.quotes} quotes` : `FAILING: ${s.error ?? 'unknown error'}`}`).join('; ') || 'none asked'}`);
+      const priced = report.priced.find((p) => p.direction.id === direction.id);
+      const withheld = report.withheld.find((w) => w.direction.id === direction.id);
+      let published = false;
+      if (report.maintenance) {
+        out.push('HELD BACK: maintenance is on, every export is published empty (ratefile maintenance off)');
+      } else if (priced) {
+        out.push(...pricingLines(priced, at));
+        for (const template of templates) {
+          const explained = exportLines(result, template, priced, city);
+          out.push(...explained.lines);
+          published ||= explained.published;
+        }
+      } else {
+        // Held back: price it again on a fresh quote book to show the rate the guards stopped, when there is one.
+        const { book } = await fetchQuotes(config.sources, { configDir: config.dir, fetch: deps.fetch, now: () => at });
+        const again = priceDirection(direction, book);
+        if ('reason' in again) {
+          const chain = direction.chain ? `the config's chain ${direction.chain.join(', ')}` : `a chain from ${direction.from.asset} to ${direction.to.asset}`;
+          const pairs = [...book.keys()].filter((pair) => pair.split('/').some((asset) => asset === direction.from.asset || asset === direction.to.asset));
+          out.push(`Pricing needs ${chain}; quotes touching ${direction.from.asset} or ${direction.to.asset}: ${pairs.join(', ') || 'none'}`);
+        } else {
+          out.push(...pricingLines(again, at), 'These are the values it would have.');
+        }
+        out.push(`HELD BACK: ${withheld?.reason ?? 'not priced'}`);
+      }
+      deps.stdout.write(`${out.join('\n')}\n`);
+      context.setExitCode(published ? 0 : 1);
+    });
+}

@@ -1,0 +1,57 @@
+// `ratefile publish`: upload the exports in the output folder to the config's S3 bucket, without building.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { RatefileError } from '../errors.js';
+import { describeTarget, S3Publisher, uploadProblems } from '../hosting/s3.js';
+import type { OutputFile } from '../publish.js';
+import { configOption, outOption, type CommandContext } from './context.js';
+
+/** The config's exports as the last build wrote them; a missing one means there is nothing right to upload yet. */
+async function readExports(dir: string, names: readonly string[], shown: (path: string) => string): Promise<OutputFile[]> {
+  return Promise.all(
+    names.map(async (file) => {
+      try {
+        return { file, bytes: await readFile(join(dir, file)) };
+      } catch (cause) {
+        const reason = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing (run `ratefile build` first)' : (cause as Error).message;
+        throw new RatefileError('E_PUBLISH', `cannot read ${shown(join(dir, file))}: ${reason}`, { cause });
+      }
+    }),
+  );
+}
+
+export function registerPublish(program: Command, context: CommandContext): void {
+  const { log } = context;
+  program
+    .command('publish')
+    .description("upload the exports in the output folder to the config's S3 bucket (only files changed since the last upload)")
+    .addOption(configOption())
+    .addOption(outOption())
+    .option('--force', 'upload every export, even those the bucket already has')
+    .action(async (options: { config: string; out?: string; force?: boolean }) => {
+      const config = await context.load(options.config);
+      const target = config.publish.s3;
+      if (!target) throw new RatefileError('E_USAGE', `nothing to publish to: ${context.shown(config.file)} has no publish.s3 block`);
+      const dir = context.outDir(config, options.out);
+      const files = await readExports(
+        dir,
+        config.exports.map((e) => e.file),
+        context.shown,
+      );
+      // Its own publisher, closed when done: what was uploaded before is in the state folder.
+      const publisher = new S3Publisher(target, config.stateDir);
+      try {
+        const result = await publisher.upload(files, options.force ? { force: true } : {});
+        for (const line of uploadProblems(result, 'local files unaffected; run `ratefile publish` again or let the next build retry')) log.warn(line);
+        const list = (names: string[]) => (names.length > 0 ? names.join(', ') : 'none');
+        log.info(
+          `publish: ${describeTarget(target)}: uploaded ${list(result.uploaded)}; unchanged ${list(result.unchanged)}${result.failed.length > 0 ? `; FAILED ${list(result.failed.map((f) => f.file))}` : ''}`,
+          { event: 'publish', target: result.target, uploaded: result.uploaded, unchanged: result.unchanged, failed: result.failed.map((f) => f.file) },
+        );
+        context.setExitCode(result.failed.length > 0 ? 1 : 0);
+      } finally {
+        publisher.destroy();
+      }
+    });
+}

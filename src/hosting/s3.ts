@@ -1,0 +1,220 @@
+// Upload the exports to an S3 bucket: only what changed since the last successful upload, remembered in the state folder.
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Target } from '../model.js';
+import { writeFileAtomic, type OutputFile } from '../publish.js';
+
+export interface UploadFailure {
+  file: string;
+  /** `s3://bucket/key`. */
+  url: string;
+  error: string;
+}
+
+export interface UploadResult {
+  /** `s3://bucket/prefix` (and the endpoint when not AWS), for log lines. */
+  target: string;
+  uploaded: string[];
+  unchanged: string[];
+  failed: UploadFailure[];
+  /** Problems that did not stop the uploads: the state file could not be read or kept. */
+  warnings: string[];
+}
+
+export interface UploadOptions {
+  /** Upload every file even when the state says the bucket already has its bytes. */
+  force?: boolean;
+}
+
+/** What was last uploaded to one object: enough to tell whether the next bytes and headers differ. */
+interface Uploaded {
+  sha256: string;
+  contentType: string;
+  cacheControl: string;
+  etag?: string;
+  at: string;
+}
+
+interface StateFile {
+  version: 1;
+  objects: Record<string, Uploaded>;
+}
+
+export const contentType = 'application/xml';
+
+/** Per object, all of the SDK's attempts included: a store that hangs must not hold the next build back for long. */
+const uploadDeadlineMs = 20_000;
+
+/** The state file, in the state folder: never inside the served output folder. */
+export const s3StateFile = (stateDir: string): string => join(stateDir, 's3.json');
+
+export const describeTarget = (target: S3Target): string =>
+  `s3://${target.bucket}/${target.prefix}${target.endpoint === undefined ? '' : ` at ${target.endpoint}`}`;
+
+/** One object of one store: the key the state file remembers it by. */
+const objectId = (target: S3Target, key: string): string => `${target.endpoint ?? 'aws'} ${target.bucket}/${key}`;
+
+const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * One line for a failed upload, with anything that looks like a credential taken out: the SDK's
+ * messages do not carry secrets, but a log line is the wrong place to find out that one did.
+ */
+export function describeUploadError(error: unknown, env: Record<string, string | undefined> = process.env, deadlineMs = uploadDeadlineMs): string {
+  const name = error instanceof Error ? error.name : 'Error';
+  let message = error instanceof Error ? error.message : String(error);
+  if (name === 'AbortError' || name === 'TimeoutError') message = `no answer within ${deadlineMs / 1000} s`;
+  const status = (error as { $metadata?: { httpStatusCode?: number } } | null | undefined)?.$metadata?.httpStatusCode;
+  for (const variable of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN']) {
+    const secret = env[variable];
+    if (secret !== undefined && secret.length >= 4) message = message.split(secret).join('[redacted]');
+  }
+  message = message.replace(/\b(AKIA|ASIA)[A-Z0-9]{16}\b/g, '[redacted]');
+  return `${name === 'Error' ? '' : `${name}: `}${message}${status === undefined ? '' : ` (HTTP ${status})`}`;
+}
+
+function parseState(text: string): Record<string, Uploaded> {
+  const data = JSON.parse(text) as Partial<StateFile>;
+  if (data.version !== 1 || typeof data.objects !== 'object' || data.objects === null) throw new Error('not a ratefile S3 state file');
+  return data.objects;
+}
+
+export class S3Publisher {
+  readonly target: S3Target;
+  private readonly stateDir: string;
+  private readonly deadlineMs: number;
+  private readonly client: S3Client;
+  /** Kept in memory too, so a state folder that cannot be written costs re-uploads only after a restart. */
+  private readonly memory = new Map<string, Uploaded>();
+
+  constructor(target: S3Target, stateDir: string, options: { deadlineMs?: number } = {}) {
+    this.target = target;
+    this.stateDir = stateDir;
+    this.deadlineMs = options.deadlineMs ?? uploadDeadlineMs;
+    // Credentials: only the SDK's default chain (environment, profile, container or instance role).
+    this.client = new S3Client({
+      ...(target.region === undefined ? {} : { region: target.region }),
+      ...(target.endpoint === undefined ? {} : { endpoint: target.endpoint }),
+      forcePathStyle: target.forcePathStyle,
+      // Content-MD5 (below) instead of the SDK's newer default checksums, which several S3-compatible stores reject.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      maxAttempts: 3,
+      requestHandler: { connectionTimeout: Math.min(5_000, this.deadlineMs), requestTimeout: Math.min(10_000, this.deadlineMs) },
+    });
+  }
+
+  /** What the state file and memory say was last uploaded; the newer entry wins when both know an object. */
+  private async recorded(warnings: string[]): Promise<Map<string, Uploaded>> {
+    const known = new Map(this.memory);
+    let text: string | undefined;
+    try {
+      text = await readFile(s3StateFile(this.stateDir), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') warnings.push(`${s3StateFile(this.stateDir)}: unreadable (${(error as Error).message})`);
+    }
+    if (text !== undefined) {
+      try {
+        for (const [id, entry] of Object.entries(parseState(text))) {
+          const mine = known.get(id);
+          if (!mine || entry.at > mine.at) known.set(id, entry);
+        }
+      } catch (error) {
+        warnings.push(`${s3StateFile(this.stateDir)}: unreadable, every file is uploaded again (${(error as Error).message})`);
+      }
+    }
+    return known;
+  }
+
+  private async put(key: string, bytes: Buffer): Promise<string | undefined> {
+    const response = await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.target.bucket,
+        Key: key,
+        Body: bytes,
+        ContentType: contentType,
+        CacheControl: this.target.cacheControl,
+        ContentMD5: createHash('md5').update(bytes).digest('base64'),
+      }),
+      { abortSignal: AbortSignal.timeout(this.deadlineMs) },
+    );
+    return response.ETag;
+  }
+
+  /** Upload each file whose bytes or headers differ from the last successful upload; never throws. */
+  async upload(files: readonly OutputFile[], options: UploadOptions = {}): Promise<UploadResult> {
+    const result: UploadResult = { target: describeTarget(this.target), uploaded: [], unchanged: [], failed: [], warnings: [] };
+    const known = await this.recorded(result.warnings);
+    const changes = new Map<string, Uploaded | undefined>();
+    await Promise.all(
+      files.map(async ({ file, bytes }) => {
+        const key = `${this.target.prefix}${file}`;
+        const id = objectId(this.target, key);
+        const entry: Uploaded = { sha256: sha256(bytes), contentType, cacheControl: this.target.cacheControl, at: '' };
+        const last = known.get(id);
+        if (!options.force && last && last.sha256 === entry.sha256 && last.contentType === contentType && last.cacheControl === entry.cacheControl) {
+          result.unchanged.push(file);
+          return;
+        }
+        try {
+          const etag = await this.put(key, bytes);
+          changes.set(id, { ...entry, ...(etag === undefined ? {} : { etag }), at: new Date().toISOString() });
+          result.uploaded.push(file);
+        } catch (error) {
+          // The object may or may not hold the new bytes now: forget it, so the next build uploads whatever it has.
+          changes.set(id, undefined);
+          result.failed.push({ file, url: `s3://${this.target.bucket}/${key}`, error: describeUploadError(error, process.env, this.deadlineMs) });
+        }
+      }),
+    );
+    const order = (names: string[]) => names.sort((a, b) => files.findIndex((f) => f.file === a) - files.findIndex((f) => f.file === b));
+    order(result.uploaded);
+    order(result.unchanged);
+    result.failed.sort((a, b) => files.findIndex((f) => f.file === a.file) - files.findIndex((f) => f.file === b.file));
+    if (changes.size > 0) await this.remember(known, changes, result.warnings);
+    return result;
+  }
+
+  private async remember(known: Map<string, Uploaded>, changes: Map<string, Uploaded | undefined>, warnings: string[]): Promise<void> {
+    for (const [id, entry] of changes) {
+      if (entry) {
+        known.set(id, entry);
+        this.memory.set(id, entry);
+      } else {
+        known.delete(id);
+        this.memory.delete(id);
+      }
+    }
+    const state: StateFile = { version: 1, objects: Object.fromEntries([...known].sort(([a], [b]) => a.localeCompare(b))) };
+    try {
+      await mkdir(this.stateDir, { recursive: true });
+      await writeFileAtomic(s3StateFile(this.stateDir), `${JSON.stringify(state, null, 2)}\n`);
+    } catch (error) {
+      warnings.push(`cannot keep what was uploaded in ${s3StateFile(this.stateDir)}, so unchanged files are uploaded again after a restart: ${(error as Error).message}`);
+    }
+  }
+
+  /** Close the SDK's connections (one-shot commands; the scheduler keeps its publisher). */
+  destroy(): void {
+    this.client.destroy();
+  }
+}
+
+/** One publisher per process and state folder, so the scheduler keeps its connections and memory between builds. */
+const publishers = new Map<string, S3Publisher>();
+
+export function s3Publisher(target: S3Target, stateDir: string): S3Publisher {
+  const existing = publishers.get(stateDir);
+  if (existing && JSON.stringify(existing.target) === JSON.stringify(target)) return existing;
+  existing?.destroy();
+  const publisher = new S3Publisher(target, stateDir);
+  publishers.set(stateDir, publisher);
+  return publisher;
+}
+
+/** Log lines for an upload that went wrong in part; `retry` says what happens next. */
+export function uploadProblems(result: UploadResult, retry = 'local files unaffected, retried on the next build'): string[] {
+  return [...result.warnings, ...result.failed.map((f) => `s3 upload of ${f.file} to ${f.url} failed (${retry}): ${f.error}`)];
+}

@@ -1,0 +1,249 @@
+// HTTP for sources: base URL (config or RATEFILE_<TYPE>_URL), timeout, bounded retries with backoff that honour
+// Retry-After, a size cap, HTML and non-JSON detection, and errors naming the source, the URL path and the problem.
+import { RatefileError } from '../errors.js';
+import type { SourceContext } from './source.js';
+import { defaultRetries, defaultTimeoutMs } from './options.js';
+import { isRecord, parseJsonExact } from './values.js';
+
+/** A source failure; `transient` ones are retried; `retryAfterMs` says how long the source asked not to be called. */
+export class SourceError extends RatefileError {
+  readonly status: number | undefined;
+  readonly body: unknown;
+  readonly retryAfterMs: number | undefined;
+  readonly transient: boolean;
+
+  constructor(message: string, extra: { status?: number | undefined; body?: unknown; retryAfterMs?: number | undefined; transient?: boolean; cause?: unknown } = {}) {
+    super('E_SOURCE', message, extra.cause === undefined ? {} : { cause: extra.cause });
+    this.status = extra.status;
+    this.body = extra.body;
+    this.retryAfterMs = extra.retryAfterMs;
+    this.transient = extra.transient ?? false;
+  }
+}
+
+export interface HttpOptions {
+  baseUrl?: string | undefined;
+  timeout?: number | undefined;
+  retries?: number | undefined;
+}
+
+export interface HttpTarget {
+  baseUrl: string;
+  timeoutMs: number;
+  retries: number;
+}
+
+/** The environment variable that overrides a source type's base URL: `RATEFILE_BINANCE_URL`. */
+export const baseUrlVariable = (type: string) => `RATEFILE_${type.toUpperCase()}_URL`;
+
+/** Where a source's requests go: RATEFILE_<TYPE>_URL, else the config's `baseUrl`, else the API's own. */
+export function httpTarget(type: string, defaultBaseUrl: string, options: HttpOptions, context: SourceContext): HttpTarget {
+  const variable = baseUrlVariable(type);
+  const fromEnv = context.env[variable];
+  if (fromEnv !== undefined && fromEnv !== '' && !/^https?:\/\/[^/]/i.test(fromEnv)) {
+    throw new SourceError(`${context.name}: ${variable}: expected an http(s) URL like "http://127.0.0.1:9999", got ${JSON.stringify(fromEnv)}`);
+  }
+  return {
+    baseUrl: fromEnv || options.baseUrl || defaultBaseUrl,
+    timeoutMs: options.timeout ?? defaultTimeoutMs,
+    retries: options.retries ?? defaultRetries,
+  };
+}
+
+/** A problem a source reports inside a response; `transient` ones (rate limits, maintenance) are retried. */
+export interface EnvelopeProblem {
+  message: string;
+  transient?: boolean;
+}
+
+export interface RequestSpec {
+  path: string;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  /** The API's error envelope, checked on every response, successful or not. */
+  envelope?: (body: unknown) => EnvelopeProblem | undefined;
+}
+
+export interface Fetched {
+  /** `GET /api/v3/ticker/bookTicker`: how messages name the request (never the query, which may hold a key). */
+  where: string;
+  status: number;
+  contentType: string;
+  bytes: Uint8Array;
+}
+
+const maxBytes = 10 * 1024 * 1024;
+/** The longest Retry-After waited for inside one build; a longer one stops the source until it has passed. */
+export const maxInlineWaitMs = 5_000;
+const backoffMs = (attempt: number) => 250 * 2 ** attempt;
+
+function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Retry-After as milliseconds: delay-seconds or an HTTP date. */
+export function retryAfterMs(header: string | null, now: number = Date.now()): number | undefined {
+  if (header === null) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+async function readCapped(response: Response, where: string, context: SourceContext): Promise<Uint8Array> {
+  const declared = Number(response.headers.get('content-length') ?? '0');
+  if (declared > maxBytes) throw new SourceError(`${context.name}: ${where}: response of ${declared} bytes is larger than the ${maxBytes} allowed`);
+  if (!response.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new SourceError(`${context.name}: ${where}: response is larger than the ${maxBytes} bytes allowed`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+function urlFor(target: HttpTarget, spec: RequestSpec): URL {
+  const url = new URL(target.baseUrl.replace(/\/+$/, '') + spec.path);
+  for (const [key, value] of Object.entries(spec.query ?? {})) url.searchParams.set(key, value);
+  return url;
+}
+
+const utf8 = new TextDecoder('utf-8');
+
+/** A short description of an HTML page: its title, which names the firewall or error page. */
+function htmlPage(text: string): string {
+  const title = /<title[^>]*>([^<]{0,120})/i.exec(text)?.[1]?.trim().replace(/\s+/g, ' ');
+  return title ? `an HTML page ("${title}")` : 'an HTML page';
+}
+
+export function looksLikeHtml(contentType: string, text: string): boolean {
+  return /html/i.test(contentType) || /^\s*(<!doctype html|<html)/i.test(text);
+}
+
+/** The start of a body, for a message about why it could not be read. */
+export const snippet = (text: string) => JSON.stringify(text.trim().slice(0, 60) + (text.trim().length > 60 ? '…' : ''));
+
+/** Try the envelope on a body that may be JSON; used to explain an HTTP error status. */
+function envelopeOf(bytes: Uint8Array, spec: RequestSpec): { body: unknown; problem?: EnvelopeProblem } {
+  try {
+    const body = parseJsonExact(utf8.decode(bytes));
+    const problem = spec.envelope?.(body) ?? genericEnvelope(body);
+    return problem ? { body, problem } : { body };
+  } catch {
+    return { body: undefined };
+  }
+}
+
+/** `{"msg": …}`, `{"message": …}` or `{"error": "…"}`: what most APIs put in an error body. */
+function genericEnvelope(body: unknown): EnvelopeProblem | undefined {
+  if (!isRecord(body)) return undefined;
+  for (const key of ['msg', 'message', 'error', 'error_message']) {
+    const value = body[key];
+    if (typeof value === 'string' && value !== '') return { message: value };
+  }
+  return undefined;
+}
+
+const transientStatus = (status: number) => status === 408 || status === 429 || status >= 500;
+
+type ErrorExtra = ConstructorParameters<typeof SourceError>[1];
+
+/**
+ * GET with the target's timeout and bounded retries, then `read` the response (which throws SourceError,
+ * transient or not). Retried: network errors, timeouts, 408, 429, 5xx and transient envelope problems, after
+ * a backoff (250 ms, 500 ms, …) or the Retry-After the server asked for, if that is at most 5 s; a longer
+ * Retry-After ends the attempts at once and is passed on, so the caller does not ask again before it.
+ */
+export async function fetchWithRetries<T>(context: SourceContext, target: HttpTarget, spec: RequestSpec, read: (fetched: Fetched) => T): Promise<T> {
+  const url = urlFor(target, spec);
+  const where = `GET ${url.pathname}`;
+  const sleep = context.sleep ?? defaultSleep;
+  const fail = (problem: string, extra: ErrorExtra = {}) => new SourceError(`${context.name}: ${where}: ${problem}`, extra);
+  let last: SourceError | undefined;
+  let delay = 0;
+  for (let attempt = 0; attempt <= target.retries; attempt++) {
+    if (attempt > 0) await sleep(delay, context.signal);
+    const timeout = AbortSignal.timeout(target.timeoutMs);
+    const signal = AbortSignal.any([context.signal, timeout]);
+    try {
+      const response = await context.fetch(url, { headers: { accept: 'application/json, application/xml;q=0.9, */*;q=0.5', ...spec.headers }, signal });
+      const bytes = await readCapped(response, where, context);
+      const contentType = response.headers.get('content-type') ?? '';
+      if (!response.ok) {
+        const { body, problem } = envelopeOf(bytes, spec);
+        const text = utf8.decode(bytes.subarray(0, 4096));
+        const what = problem?.message ?? (looksLikeHtml(contentType, text) ? htmlPage(text) : text.trim() === '' ? 'empty body' : snippet(text));
+        const asked = retryAfterMs(response.headers.get('retry-after'));
+        throw fail(`HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}: ${what}`, {
+          status: response.status,
+          body,
+          retryAfterMs: asked,
+          transient: transientStatus(response.status) && (asked === undefined || asked <= maxInlineWaitMs),
+        });
+      }
+      return read({ where, status: response.status, contentType, bytes });
+    } catch (error) {
+      if (error instanceof SourceError) {
+        if (!error.transient) throw error;
+        last = error;
+      } else if (context.signal.aborted) {
+        throw fail('aborted', { cause: error });
+      } else {
+        last = timeout.aborted ? fail(`timed out after ${target.timeoutMs} ms`, { cause: error, transient: true }) : fail(`request failed: ${describeCause(error)}`, { cause: error, transient: true });
+      }
+      delay = Math.max(backoffMs(attempt), last.retryAfterMs ?? 0);
+    }
+  }
+  const attempts = target.retries + 1;
+  if (!last) throw fail('no attempt made');
+  if (attempts === 1) throw last;
+  throw new SourceError(`${last.message} (${attempts} attempts)`, { status: last.status, body: last.body, retryAfterMs: last.retryAfterMs, cause: last });
+}
+
+function describeCause(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as Error & { cause?: unknown }).cause;
+  const code = isRecord(cause) && typeof cause.code === 'string' ? cause.code : undefined;
+  const detail = cause instanceof Error && cause.message !== error.message ? `: ${cause.message}` : '';
+  return code ? `${error.message} (${code})` : `${error.message}${detail}`;
+}
+
+/**
+ * GET a JSON document: refuses an HTML page and a body that is not JSON, and applies the API's envelope to
+ * a successful response too (Bybit and Kraken report errors with HTTP 200). Numbers arrive as decimal text.
+ */
+export function getJson(context: SourceContext, target: HttpTarget, spec: RequestSpec): Promise<{ where: string; body: unknown }> {
+  return fetchWithRetries(context, target, spec, (fetched) => {
+    const text = utf8.decode(fetched.bytes);
+    const fail = (problem: string, extra: ErrorExtra = {}) => new SourceError(`${context.name}: ${fetched.where}: ${problem}`, extra);
+    if (looksLikeHtml(fetched.contentType, text)) throw fail(`got ${htmlPage(text)} instead of JSON (HTTP ${fetched.status}, ${fetched.contentType || 'no content type'})`);
+    if (text.trim() === '') throw fail(`got an empty body instead of JSON (HTTP ${fetched.status})`);
+    let body: unknown;
+    try {
+      body = parseJsonExact(text);
+    } catch (cause) {
+      throw fail(`not valid JSON (${(cause as Error).message}): ${snippet(text)}`, { cause });
+    }
+    const problem = spec.envelope?.(body);
+    if (problem) throw fail(problem.message, { status: fetched.status, body, transient: problem.transient ?? false });
+    return { where: fetched.where, body };
+  });
+}

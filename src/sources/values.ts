@@ -1,0 +1,124 @@
+// What sources send, made safe: JSON whose numbers stay decimal text, prices checked as decimal strings, pair lists.
+import { Decimal } from '../decimal.js';
+import type { RawQuote } from './source.js';
+
+const numberToken = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/**
+ * JSON.parse, except that every number arrives as its literal text (`81.5032` → `"81.5032"`), so a price
+ * sent as a JSON number never passes through a binary float. Throws SyntaxError like JSON.parse.
+ */
+export function parseJsonExact(text: string): unknown {
+  let out = '';
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      // Skip the whole string, escapes included.
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
+      numberToken.lastIndex = i;
+      const match = numberToken.exec(text);
+      if (!match) continue; // JSON.parse reports the bad character below
+      out += `${text.slice(start, i)}"${match[0]}"`;
+      i += match[0].length - 1;
+      start = i + 1;
+    }
+  }
+  return JSON.parse(out + text.slice(start)) as unknown;
+}
+
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A value as it appears in a message: strings quoted and cut short, structures named. */
+export function shown(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (Array.isArray(value)) return 'a list';
+  if (isRecord(value)) return 'an object';
+  return String(value);
+}
+
+const decimalLike = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * A price as plain positive decimal text, or why it is not one. Exponents (`1.2e-7`, as CoinGecko sends
+ * tiny prices) are expanded exactly; empty, non-numeric, zero and negative values are refused.
+ */
+export function priceText(value: unknown): { text: string } | { problem: string } {
+  if (value === undefined || value === null) return { problem: 'is missing' };
+  if (typeof value !== 'string') return { problem: `is not a decimal: ${shown(value)}` };
+  if (value === '') return { problem: 'is an empty string' };
+  if (!decimalLike.test(value)) return { problem: `is not a decimal: ${shown(value)}` };
+  const decimal = new Decimal(value);
+  if (decimal.isNegative() && !decimal.isZero()) return { problem: `is negative: ${shown(value)}` };
+  if (decimal.isZero()) return { problem: `is zero: ${shown(value)}` };
+  return { text: /[eE]/.test(value) ? decimal.toFixed() : value };
+}
+
+/**
+ * One quote from the fields a source sent, checked: positive decimal prices, bid not above ask. `label`
+ * says where it came from (`BTC/USDT (BTCUSDT) in GET /api/v3/ticker/bookTicker`) for the problem line.
+ */
+export function quoteFrom(
+  pair: string,
+  label: string,
+  fields: { bid: [name: string, value: unknown]; ask: [name: string, value: unknown] },
+  time: Date,
+): RawQuote | string {
+  const bid = priceText(fields.bid[1]);
+  if ('problem' in bid) return `${label}: ${fields.bid[0]} ${bid.problem}`;
+  const ask = priceText(fields.ask[1]);
+  if ('problem' in ask) return `${label}: ${fields.ask[0]} ${ask.problem}`;
+  if (new Decimal(bid.text).greaterThan(ask.text)) return `${label}: bid ${bid.text} is above ask ${ask.text}`;
+  return { pair, bid: bid.text, ask: ask.text, time };
+}
+
+/** A configured pair and the source's own name for it. */
+export interface PairSymbol {
+  pair: string;
+  base: string;
+  quote: string;
+  symbol: string;
+}
+
+/**
+ * `pairs` as configured, a list (`[BTC/USDT]`, each named by `symbolOf`) or a mapping to the source's own
+ * names (`{ BTC/USDT: XBTUSDT }`), as one list.
+ */
+export function pairSymbols(pairs: readonly string[] | Readonly<Record<string, string>>, symbolOf: (base: string, quote: string) => string): PairSymbol[] {
+  const entries: [string, string | undefined][] = Array.isArray(pairs) ? pairs.map((pair: string) => [pair, undefined]) : Object.entries(pairs);
+  return entries.map(([pair, symbol]) => {
+    const [base = '', quote = ''] = pair.split('/');
+    return { pair, base, quote, symbol: symbol ?? symbolOf(base, quote) };
+  });
+}
+
+/** A server time (Unix milliseconds) when it is plausible, capped at `fetchedAt` so clock skew never makes a quote newer than its fetch. */
+export function serverTime(value: unknown, fetchedAt: Date): Date {
+  const ms = typeof value === 'string' && /^\d{13}$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isFinite(ms) || ms <= 0 || ms > fetchedAt.getTime()) return fetchedAt;
+  return new Date(ms);
+}
+
+/**
+ * Quotes for the configured pairs out of a response: `find` looks a pair up, `read` turns what it found
+ * into a quote or a problem. A pair not found is a problem too; the other pairs still count.
+ */
+export function collectQuotes<Entry, Pair extends PairSymbol>(
+  pairs: readonly Pair[],
+  where: string,
+  find: (pair: Pair) => Entry | undefined,
+  read: (entry: Entry, pair: Pair, label: string) => RawQuote | string,
+): { quotes: RawQuote[]; problems: string[] } {
+  const quotes: RawQuote[] = [];
+  const problems: string[] = [];
+  for (const pair of pairs) {
+    const label = `${pair.pair} (${pair.symbol}) in ${where}`;
+    const entry = find(pair);
+    const result = entry === undefined ? `${label}: not in the response` : read(entry, pair, label);
+    if (typeof result === 'string') problems.push(result);
+    else quotes.push(result);
+  }
+  return { quotes, problems };
+}

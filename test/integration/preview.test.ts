@@ -1,0 +1,109 @@
+// The preview page at `/` of a real `ratefile start`: what each export publishes, the sources, what is held back; always the latest build.
+import { rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { pollUntil, rawRequest } from '../support/http.js';
+import { assertBuilt, spawnRatefile, stopAll, waitForServing, type RatefileProcess } from '../support/process.js';
+import { makeProject, sampleConfig, sampleQuotes, type Project } from '../support/project.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await stopAll();
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+});
+
+async function project(files: Record<string, string> = {}): Promise<Project> {
+  const made = await makeProject(files);
+  cleanups.push(() => made.remove());
+  return made;
+}
+
+function start(made: Project): RatefileProcess {
+  return spawnRatefile(['start', '--config', made.configPath, '--port', '0', '--host', '127.0.0.1'], { cwd: made.dir });
+}
+
+const portOf = (base: string) => Number(new URL(base).port);
+/** The page's text without tags, for reading what it says. */
+const textOf = (html: string) => html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ');
+
+beforeAll(() => assertBuilt());
+
+describe('GET / on ratefile start', () => {
+  it('answers 200 text/html with every export, its directions, the sources and what is held back', async () => {
+    const made = await project();
+    const proc = start(made);
+    const base = await waitForServing(proc);
+    const response = await fetch(base);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const html = await response.text();
+    expect(html).toMatch(/^<!doctype html>\n<html lang="en">/);
+    expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+    const text = textOf(html);
+    expect(text).toContain('4 directions published, 0 held back.');
+    expect(text).toContain('parserfile.xml 5 items');
+    expect(text).toContain('reffile.xml 4 items');
+    expect(text).toContain('affiliatefile.xml 3 items');
+    expect(text).toContain('backoffice file ok 2');
+    // The rows carry what the files carry: the BTC → SBERRUB item of parserfile.xml, and one row for both cash cities.
+    const parserfile = await (await fetch(new URL('parserfile.xml', base))).text();
+    const [, inText, outText, amount, min, max] = /<from>BTC<\/from>\s*<to>SBERRUB<\/to>\s*<in>(.+)<\/in>\s*<out>(.+)<\/out>\s*<amount>(.+)<\/amount>\s*<minamount>(.+)<\/minamount>\s*<maxamount>(.+)<\/maxamount>/.exec(parserfile) ?? [];
+    expect(text).toContain(`BTC SBERRUB ${inText} : ${outText} ${amount} ${min} ${max}`);
+    expect(text).toContain('USDTTRC20 CASHRUB');
+    expect(text).toContain('MSK, SPB');
+    expect(text).toContain('SBERRUB USDTTRC20');
+    expect(text).toContain('manual');
+    expect(text).toContain('Nothing is held back.');
+  });
+
+  it('answers HEAD with the headers and no body; the exports and the 404s are as before', async () => {
+    const made = await project();
+    const base = await waitForServing(start(made));
+    const head = await rawRequest({ port: portOf(base), path: '/', method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(Number(head.headers['content-length'])).toBeGreaterThan(1000);
+    expect(head.body.length).toBe(0);
+    const xml = await rawRequest({ port: portOf(base), path: '/parserfile.xml' });
+    expect(xml.status).toBe(200);
+    expect(xml.headers['content-type']).toBe('application/xml');
+    for (const path of ['/index.html', '/preview', '/?x=1/../secret.xml']) {
+      const response = await rawRequest({ port: portOf(base), path });
+      expect(response.status, path).toBe(path === '/?x=1/../secret.xml' ? 200 : 404);
+    }
+    expect((await rawRequest({ port: portOf(base), path: '/', method: 'POST' })).status).toBe(405);
+  });
+
+  it('reflects the latest build', async () => {
+    const made = await project({ 'ratefile.config.yaml': `${sampleConfig}schedule: "*/1 * * * * *"\n` });
+    const base = await waitForServing(start(made));
+    expect(textOf(await (await fetch(base)).text())).toContain('4 directions published, 0 held back.');
+    // BTC/USDT disappears: the two BTC directions are held back, with the reason.
+    const quotes = { quotes: sampleQuotes.quotes.filter((q) => q.pair !== 'BTC/USDT') };
+    await writeFile(join(made.dir, 'quotes.next'), JSON.stringify(quotes));
+    await rename(join(made.dir, 'quotes.next'), join(made.dir, 'quotes.json'));
+    let last = '';
+    const text = await pollUntil(async () => {
+      last = textOf(await (await fetch(base)).text());
+      return last.includes('2 directions published, 2 held back.') ? last : undefined;
+    }, 10_000).catch((error: unknown) => {
+      throw new Error(`${String(error)}; the page said: ${last.slice(last.indexOf('ratefile: what'))}`);
+    });
+    expect(text).toContain('BTC → SBERRUB no quotes lead from BTC to RUB');
+    expect(text).toContain('BTC → USDTTRC20 no quotes lead from BTC to USDT');
+    expect(text).toContain('parserfile.xml 3 items');
+  });
+
+  it('escapes every text: a source error carrying markup is shown, never run', async () => {
+    const config = sampleConfig.replace('path: quotes.json', 'path: "<img src=x onerror=alert(1)>.json"');
+    const made = await project({ 'ratefile.config.yaml': config });
+    const base = await waitForServing(start(made));
+    const html = await (await fetch(base)).text();
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;.json');
+    expect(textOf(html)).toContain('backoffice file FAILING 0');
+    expect(textOf(html)).toContain('0 directions published, 4 held back.');
+  });
+});

@@ -1,0 +1,191 @@
+// `ratefile check` as the operator runs it (files and URLs on a loopback server, text and --json, exit codes),
+// and the same check gating every publish of `ratefile build`.
+import { readFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { listen } from '../../src/server.js';
+import { makeProject, type Project } from '../support/project.js';
+import { runRatefile } from '../support/run-cli.js';
+
+const brokenPath = fileURLToPath(new URL('../fixtures/exports/broken.xml', import.meta.url));
+const good = '<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n  <item>\n    <from>BTC</from>\n    <to>USDTTRC20</to>\n    <in>1</in>\n    <out>96075.29</out>\n    <amount>485000</amount>\n    <minamount>0.001</minamount>\n    <maxamount>5</maxamount>\n  </item>\n</rates>\n';
+
+const projects: Project[] = [];
+afterEach(async () => {
+  await Promise.all(projects.splice(0).map((p) => p.remove()));
+});
+async function project(files: Record<string, string> = {}): Promise<Project> {
+  const made = await makeProject(files);
+  projects.push(made);
+  return made;
+}
+
+interface JsonReport {
+  ok: boolean;
+  files: { target: string; ok: boolean; items?: number; errors: number; warnings: number; findings: { severity: string; rule: string; message: string; item?: { index: number } }[] }[];
+}
+
+describe('ratefile check <file>', () => {
+  it('exits 0 on a clean file and says so', async () => {
+    const { dir, write } = await project();
+    await write('good.xml', good);
+    const result = await runRatefile(['check', 'good.xml'], dir);
+    expect(result).toEqual({ code: 0, stdout: 'good.xml: 1 item, clean\n', stderr: '' });
+  });
+
+  it('exits 1 on the broken file, listing every defect with its item', async () => {
+    const result = await runRatefile(['check', brokenPath], process.cwd());
+    expect(result.code).toBe(1);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/broken\.xml: 7 items, 6 errors, FAILS$/);
+    expect(lines.slice(1).map((line) => /item (\d) \(([^)]+)\)/.exec(line)?.slice(1, 3).join(' '))).toEqual([
+      '1 BTC→SBERRUB',
+      '2 USDTTRC20→BTC',
+      '3 SBERRUB→TCSBRUB',
+      '4 CARDRUB→USDTTRC20',
+      '5 SBERRUB→BTC',
+      '6 USDTTRC20→CASHRUB, MSK',
+    ]);
+  });
+
+  it('--json gives every finding with its item, and checks several files at once', async () => {
+    const { dir, write } = await project();
+    await write('good.xml', good);
+    const result = await runRatefile(['check', '--json', 'good.xml', brokenPath, 'missing.xml'], dir);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as JsonReport;
+    expect(report.ok).toBe(false);
+    expect(report.files.map((f) => [f.target, f.ok, f.items, f.errors])).toEqual([
+      ['good.xml', true, 1, 0],
+      [brokenPath, false, 7, 6],
+      ['missing.xml', false, undefined, 1],
+    ]);
+    expect(report.files[1]?.findings.map((f) => f.item?.index)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(report.files[2]?.findings[0]).toEqual({ severity: 'error', rule: 'read', message: 'cannot read: no such file' });
+  });
+
+  it('passes with warnings (exit 0) and ends several files with a summary', async () => {
+    const { dir, write } = await project();
+    await write('good.xml', good);
+    await write('odd.xml', good.replace('USDTTRC20', 'USDTTRC2O'));
+    const result = await runRatefile(['check', 'good.xml', 'odd.xml'], dir);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('odd.xml: 1 item, 1 warning, passes\n  warning line 5:5, item 1 (BTC→USDTTRC2O): unknown currency code "USDTTRC2O" in <to> (closest known: "USDTTRC20")\n');
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('2 files checked: 0 with errors, 1 with warnings only, 1 clean');
+  });
+
+  it('without a file is a usage error (exit 2)', async () => {
+    const result = await runRatefile(['check'], process.cwd());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("missing required argument 'file|url'");
+  });
+});
+
+describe('ratefile check <url> on a loopback server', () => {
+  let server: Server;
+  let base: string;
+  const held: (() => void)[] = [];
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      const send = (status: number, headers: Record<string, string>, body: string | Buffer) => {
+        response.writeHead(status, headers);
+        response.end(body);
+      };
+      if (request.url === '/parserfile.xml') send(200, { 'Content-Type': 'application/xml', ETag: '"v1"' }, good);
+      else if (request.url === '/broken.xml') send(200, { 'Content-Type': 'application/xml', 'Last-Modified': new Date(0).toUTCString() }, readFileSync(brokenPath));
+      else if (request.url === '/html.xml') send(200, { 'Content-Type': 'text/html; charset=windows-1251' }, good);
+      else if (request.url === '/slow.xml') held.push(() => response.destroy());
+      else send(404, { 'Content-Type': 'text/plain' }, 'Not Found');
+    });
+    base = `http://127.0.0.1:${await listen(server, 0, '127.0.0.1')}`;
+  });
+  afterAll(async () => {
+    for (const release of held) release();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  const check = (path: string, ...options: string[]) => runRatefile(['check', ...options, `${base}${path}`], process.cwd(), { fetch: globalThis.fetch });
+
+  it('a good file served right: clean, exit 0', async () => {
+    expect(await check('/parserfile.xml')).toMatchObject({ code: 0, stdout: `${base}/parserfile.xml: 1 item, clean\n` });
+  });
+
+  it('a broken file over HTTP: the same findings as on disk', async () => {
+    const result = await check('/broken.xml', '--json');
+    expect(result.code).toBe(1);
+    expect((JSON.parse(result.stdout) as JsonReport).files[0]?.errors).toBe(6);
+  });
+
+  it('warns about the wrong content type, a foreign charset and no validators', async () => {
+    const result = await check('/html.xml');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('warning Content-Type is text/html; charset=windows-1251; monitors expect application/xml');
+    expect(result.stdout).toContain('warning Content-Type says charset=windows-1251; the file must be UTF-8');
+    expect(result.stdout).toContain('warning no ETag or Last-Modified header');
+  });
+
+  it('an HTTP error is an error, the body unchecked', async () => {
+    const result = await check('/nothing.xml');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe(`${base}/nothing.xml: 1 error, FAILS\n  error   HTTP 404 Not Found: monitors need 200 with the file\n`);
+  });
+
+  it('gives up after --timeout', async () => {
+    const started = Date.now();
+    const result = await check('/slow.xml', '--timeout', '0.3');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('error   cannot fetch: no answer within 0.3 s');
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('a closed port is an error naming the cause', async () => {
+    const closed = createServer();
+    const port = await listen(closed, 0, '127.0.0.1');
+    await new Promise((resolve) => closed.close(resolve));
+    const result = await runRatefile(['check', `http://127.0.0.1:${port}/parserfile.xml`], process.cwd(), { fetch: globalThis.fetch });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/error {3}cannot fetch: fetch failed: connect ECONNREFUSED/);
+  });
+});
+
+describe('ratefile build checks every file before publishing it', () => {
+  const config = (reserve: string) => `sources:
+  backoffice: { type: file, path: quotes.json }
+currencies:
+  BTC: { reserve: "3" }
+  USDTTRC20: { precision: 2, reserve: "100000" }
+  SBERRUB: { reserve: "${reserve}" }
+defaults:
+  margin: 1.5%
+directions:
+  - { from: BTC, to: USDTTRC20 }
+  - { from: BTC, to: SBERRUB, tags: [cash] }
+`;
+
+  it('refuses the failing files, keeps their last good version, writes the others, and exits 1', async () => {
+    const { dir, write } = await project({ 'ratefile.config.yaml': config('5000000') });
+    expect((await runRatefile(['build'], dir)).code).toBe(0);
+    const before = await readFile(join(dir, 'public', 'parserfile.xml'), 'utf8');
+    expect(before).toContain('<to>SBERRUB</to>');
+
+    // A reserve that rounds down to 0 at 2 places: pricing lets it through (it is not zero), the check refuses <amount>0</amount>.
+    await write('ratefile.config.yaml', config('0.004'));
+    await writeFile(join(dir, 'public', 'affiliatefile.xml'), 'stale');
+    const result = await runRatefile(['build'], dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('ratefile: not published, failed the export check (last good file kept): parserfile.xml (2 errors)\n');
+    expect(result.stderr).toMatch(/ {2}parserfile\.xml: error {3}line \d+:5, item 2 \(BTC→SBERRUB\): <amount> \(the reserve\) is zero: leave the direction out instead\n/);
+    expect(result.stderr).toMatch(/ {2}parserfile\.xml: error {3}line \d+:5, item 2 \(BTC→SBERRUB\): <maxamount> is zero: leave the direction out instead\n/);
+    // The refused file is the last good one; the export without that direction (cash is excluded there) was published.
+    expect(await readFile(join(dir, 'public', 'parserfile.xml'), 'utf8')).toBe(before);
+    const affiliate = await readFile(join(dir, 'public', 'affiliatefile.xml'), 'utf8');
+    expect(affiliate).toContain('<rates>');
+    expect(affiliate).not.toContain('SBERRUB</to>');
+    // The status says the build failed and why.
+    const status = await runRatefile(['status', '--json'], dir);
+    expect(status.code).toBe(1);
+    expect((JSON.parse(status.stdout) as { lastBuild: { ok: boolean; error: string } }).lastBuild).toMatchObject({ ok: false, error: expect.stringContaining('parserfile.xml (2 errors)') as unknown });
+  });
+});
