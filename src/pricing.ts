@@ -226,7 +226,8 @@ export function priceDirection(direction: Direction, book: QuoteBook): PricedDir
   const market = converted.factor;
   const rate = market.times(ONE.minus(direction.margin));
   if (!rate.isFinite() || rate.lessThanOrEqualTo(0)) return withhold(`rate ${rate.toFixed()} is not positive`);
-  if (direction.reserve.isZero()) return withhold(`no reserve of ${to.code}`);
+  // Compared as published: a reserve below the last decimal place would be printed as 0.
+  if (roundDown(direction.reserve, to.precision).isZero()) return withhold(`no reserve of ${to.code} (${direction.reserve.toFixed()} at ${to.precision} decimals)`);
 
   const capacity = direction.reserve.div(rate);
   let max = capacity;
@@ -237,6 +238,7 @@ export function priceDirection(direction: Direction, book: QuoteBook): PricedDir
   }
   // Published limits: the minimum rounded up, the maximum down, so rounding never widens them.
   max = roundDown(max, from.precision);
+  if (max.isZero()) return withhold(`maximum order rounds to 0 ${from.code} at ${from.precision} decimals (limit or reserve too small)`);
   let min: Decimal | undefined;
   if (direction.min) {
     const exact = limitInFrom(direction.min, direction, rate, book, true);

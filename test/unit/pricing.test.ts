@@ -149,7 +149,9 @@ describe('priceDirection', () => {
   });
 
   it('holds back a direction without reserve', () => {
-    expect(priceDirection(direction(BTC, SBER, { reserve: new Decimal(0) }), market)).toMatchObject({ reason: 'no reserve of SBERRUB' });
+    expect(priceDirection(direction(BTC, SBER, { reserve: new Decimal(0) }), market)).toMatchObject({ reason: 'no reserve of SBERRUB (0 at 2 decimals)' });
+    // below the last decimal place it would be published as 0
+    expect(priceDirection(direction(BTC, SBER, { reserve: new Decimal('0.004') }), market)).toMatchObject({ reason: 'no reserve of SBERRUB (0.004 at 2 decimals)' });
   });
 
   describe('limits in the from currency, set in any currency, as published (min up, max down)', () => {
