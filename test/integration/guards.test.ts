@@ -3,12 +3,13 @@
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { run, type CliDeps } from '../../src/cli.js';
+import type { CliDeps } from '../../src/cli.js';
 import { loadConfig } from '../../src/config/load.js';
 import { runCycle } from '../../src/cycle.js';
 import { Decimal } from '../../src/decimal.js';
 import type { Config } from '../../src/model.js';
 import type { Status } from '../../src/status.js';
+import { runRatefile, type Outcome } from '../support/run-cli.js';
 import { makeProject, sampleConfig, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
 
@@ -44,28 +45,9 @@ async function writeQuotes(made: Project, now: Date, btc = '1', usdt = '1'): Pro
   );
 }
 
-interface Outcome {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-const offlineFetch: typeof globalThis.fetch = (input) => Promise.reject(new Error(`network disabled in tests: ${String(input)}`));
-
-async function ratefile(args: readonly string[], cwd: string, now = t0, overrides: Partial<CliDeps> = {}): Promise<Outcome> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(['node', 'ratefile', ...args], {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: {},
-    cwd,
-    now: () => now,
-    fetch: offlineFetch,
-    waitForStop: () => Promise.reject(new Error('not expected to wait for a signal')),
-    ...overrides,
-  });
-  return { code, stdout, stderr };
+/** `ratefile ...args` in-process at the clock `now`. */
+function ratefile(args: readonly string[], cwd: string, now = t0, overrides: Partial<CliDeps> = {}): Promise<Outcome> {
+  return runRatefile(args, cwd, { now: () => now, ...overrides });
 }
 
 async function exportsOf(dir: string): Promise<Record<string, string>> {

@@ -7,20 +7,19 @@ import { join } from 'node:path';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli.js';
 import { loadConfig } from '../../src/config/load.js';
 import { runCycle, summarize } from '../../src/cycle.js';
 import { S3Publisher, s3StateFile } from '../../src/hosting/s3.js';
 import type { S3Target } from '../../src/model.js';
 import type { OutputFile } from '../../src/publish.js';
 import { rawRequest } from '../support/http.js';
+import { offlineFetch, runRatefile, type Outcome } from '../support/run-cli.js';
 import { makeProject, sampleConfig, sampleQuotes, type Project } from '../support/project.js';
 import { assertBuilt, spawnRatefile, stopAll } from '../support/process.js';
 import { xmlErrors } from '../support/xml.js';
 
 const exportFiles = ['affiliatefile.xml', 'parserfile.xml', 'reffile.xml'];
 const now = () => new Date('2026-11-21T12:00:30Z');
-const offlineFetch: typeof globalThis.fetch = (input) => Promise.reject(new Error(`network disabled in tests: ${String(input)}`));
 /** s3rver knows one account: access key S3RVER (it checks the key, not the v4 signature). */
 const credentials = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER-secret-never-logged' };
 
@@ -319,19 +318,9 @@ describe('credentials', () => {
   });
 });
 
-async function cli(args: readonly string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(['node', 'ratefile', ...args], {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: {},
-    cwd,
-    now,
-    fetch: offlineFetch,
-    waitForStop: () => new Promise(() => undefined),
-  });
-  return { code, stdout, stderr };
+/** `ratefile ...args` in-process, offline, at the test clock. */
+function cli(args: readonly string[], cwd: string): Promise<Outcome> {
+  return runRatefile(args, cwd, { now, waitForStop: () => new Promise(() => undefined) });
 }
 
 describe('ratefile publish', () => {

@@ -2,6 +2,7 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 
 export const sampleQuotes = {
   quotes: [
@@ -55,4 +56,17 @@ export async function makeProject(files: Record<string, string> = {}): Promise<P
   };
   for (const [name, content] of Object.entries(all)) await write(name, content);
   return { dir, configPath: join(dir, 'ratefile.config.yaml'), write, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** makeProject for one test file: every project it makes is removed after each test. */
+export function projectsPerTest(): (files?: Record<string, string>) => Promise<Project> {
+  const made: Project[] = [];
+  afterEach(async () => {
+    await Promise.all(made.splice(0).map((project) => project.remove()));
+  });
+  return async (files = {}) => {
+    const project = await makeProject(files);
+    made.push(project);
+    return project;
+  };
 }

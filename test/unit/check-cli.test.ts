@@ -11,21 +11,13 @@ import type { Label } from '../../src/config/fields.js';
 import { runCycle } from '../../src/cycle.js';
 import type { Config } from '../../src/model.js';
 import { listen } from '../../src/server.js';
-import { makeProject, type Project } from '../support/project.js';
+import { projectsPerTest, makeProject, type Project } from '../support/project.js';
 import { runRatefile } from '../support/run-cli.js';
 
 const brokenPath = fileURLToPath(new URL('../fixtures/exports/broken.xml', import.meta.url));
 const good = '<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n  <item>\n    <from>BTC</from>\n    <to>USDTTRC20</to>\n    <in>1</in>\n    <out>96075.29</out>\n    <amount>485000</amount>\n    <minamount>0.001</minamount>\n    <maxamount>5</maxamount>\n  </item>\n</rates>\n';
 
-const projects: Project[] = [];
-afterEach(async () => {
-  await Promise.all(projects.splice(0).map((p) => p.remove()));
-});
-async function project(files: Record<string, string> = {}): Promise<Project> {
-  const made = await makeProject(files);
-  projects.push(made);
-  return made;
-}
+const project = projectsPerTest();
 
 interface JsonReport {
   ok: boolean;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run, type CliDeps } from '../../src/cli.js';
-import { makeProject, sampleConfig, type Project } from '../support/project.js';
+import { projectsPerTest, makeProject, sampleConfig, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
 
 /** An export as published: the file and its gzip and brotli copies. */
@@ -18,16 +18,7 @@ const fixture = (name: string) => readFileSync(fileURLToPath(new URL(`../fixture
 const sampleSnapshot = (file: string) => readFile(fileURLToPath(new URL(`__snapshots__/sample/${file}`, import.meta.url)), 'utf8');
 const emptyExport = '<?xml version="1.0" encoding="UTF-8"?>\n<rates></rates>\n';
 
-const projects: Project[] = [];
-afterEach(async () => {
-  await Promise.all(projects.splice(0).map((project) => project.remove()));
-});
-
-async function project(files: Record<string, string> = {}): Promise<Project> {
-  const created = await makeProject(files);
-  projects.push(created);
-  return created;
-}
+const project = projectsPerTest();
 
 interface Collector {
   write(text: string): boolean;

@@ -5,18 +5,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { RatefileError } from '../../src/errors.js';
 import type { Config } from '../../src/model.js';
-import { makeProject, sampleConfig, sampleTemplates, type Project } from '../support/project.js';
+import { projectsPerTest, makeProject, sampleConfig, sampleTemplates, type Project } from '../support/project.js';
 
-const projects: Project[] = [];
-afterEach(async () => {
-  await Promise.all(projects.splice(0).map((project) => project.remove()));
-});
-
-async function project(files: Record<string, string> = {}): Promise<Project> {
-  const created = await makeProject(files);
-  projects.push(created);
-  return created;
-}
+const project = projectsPerTest();
 
 /** `text` with `from`, which must occur exactly once, replaced by `to` (so a changed sample fails loudly). */
 function edit(text: string, from: string, to: string): string {

@@ -13,21 +13,12 @@ import { priceDirections, type PricedDirection } from '../../src/pricing.js';
 import type { QuoteBook } from '../../src/quotes.js';
 import type { Quote } from '../../src/sources/source.js';
 import { requestAccept } from '../../src/state.js';
-import { makeProject, sampleConfig, type Project } from '../support/project.js';
+import { projectsPerTest, makeProject, sampleConfig, type Project } from '../support/project.js';
 
 const friday = new Date('2026-11-20T12:00:00Z');
 const saturday = new Date('2026-11-21T12:00:00Z');
 
-const projects: Project[] = [];
-afterEach(async () => {
-  await Promise.all(projects.splice(0).map((project) => project.remove()));
-});
-
-async function project(files: Record<string, string> = {}): Promise<Project> {
-  const made = await makeProject(files);
-  projects.push(made);
-  return made;
-}
+const project = projectsPerTest();
 
 async function configOf(yaml: string): Promise<Config> {
   const made = await project({ 'ratefile.config.yaml': yaml });
@@ -262,7 +253,7 @@ describe('sanity', () => {
   it.each([
     ['reserve below the minimum order', '{ from: BTC, to: SBERRUB, min: 0.01, reserve: "100" }', /^reserve 100 SBERRUB is below the minimum order 0\.01 BTC$/],
     ['a minimum above the maximum', '{ from: BTC, to: SBERRUB, min: "600000 RUB", max: "500000 RUB" }', /^minimum 0\.0\d+ BTC is above the maximum 0\.0\d+ BTC$/],
-    ['no reserve', '{ from: BTC, to: SBERRUB, reserve: "0" }', /^no reserve of SBERRUB$/],
+    ['no reserve', '{ from: BTC, to: SBERRUB, reserve: "0" }', /^no reserve of SBERRUB \(0 at 2 decimals\)$/],
     ['no quotes leading there', '{ from: BTC, to: CASHUSD }', /^no quotes lead from BTC to USD$/],
   ])('%s: withheld with the reason, the rest published', async (_what, entry, reason) => {
     const yaml = sampleConfig
