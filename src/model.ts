@@ -50,8 +50,6 @@ export interface Direction {
 export interface SourceConfig {
   name: string;
   type: string;
-  /** Quotes older than this are not used (directions needing them are held back); undefined: no limit. */
-  maxAgeMs?: number;
   options: { type: string } & Record<string, unknown>;
 }
 

@@ -86,12 +86,11 @@ export function sourceRefreshMs(source: SourceConfig): number {
 
 /**
  * The age above which a source's quotes are not used: its `maxAge`, else twice its refresh interval or
- * the schedule period, whichever is longer. A source that dates its own quotes (`file`) has no default limit.
+ * the schedule period, whichever is longer; undefined for `maxAge: off` (no limit).
  */
 export function sourceMaxAgeMs(source: SourceConfig, schedulePeriodMs = 30_000): number | undefined {
-  const configured = numberOption(source, 'maxAge') ?? source.maxAgeMs;
-  if (configured !== undefined) return configured;
-  if (sourceDefinition(source.type)?.datesOwnQuotes) return undefined;
+  const configured = numberOption(source, 'maxAge');
+  if (configured !== undefined) return Number.isFinite(configured) ? configured : undefined;
   return 2 * Math.max(sourceRefreshMs(source), schedulePeriodMs);
 }
 

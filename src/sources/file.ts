@@ -25,7 +25,6 @@ export const fileSource = defineSource({
     path: z.string().min(1).describe('Quotes JSON file, relative to the config file.'),
     ...commonOptions,
   }),
-  datesOwnQuotes: true,
   async fetchQuotes(options, context) {
     const path = resolve(context.configDir, options.path);
     let text: string;

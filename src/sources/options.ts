@@ -28,9 +28,12 @@ export const commonOptions = {
   refresh: duration
     .optional()
     .describe('Fetch at most this often; in between the last good quotes are reused (default: every build; 1m for coingecko, 1h for cbr and ecb).'),
-  maxAge: duration
+  maxAge: z
+    .union([z.literal('off').transform(() => Number.POSITIVE_INFINITY), duration], {
+      error: (issue) => `expected a duration like "2m" or "off", got ${describeValue(issue.input)}`,
+    })
     .optional()
-    .describe('Quotes older than this are not used (default: twice the refresh interval or the schedule period, whichever is longer; file: no limit).'),
+    .describe('Quotes older than this are not used (default: twice the refresh interval or the schedule period, whichever is longer); "off": no limit.'),
 };
 
 /** Options of sources reached over HTTP. */

@@ -56,8 +56,6 @@ export interface SourceDefinition<Options extends { type: string } = { type: str
   options: z.ZodType<Options>;
   /** How often it is asked by default, in ms (`refresh`); 0 or absent: every build. */
   defaultRefreshMs?: number;
-  /** Its quotes carry the operator's own times (`file`): no default maximum age. */
-  datesOwnQuotes?: boolean;
   fetchQuotes(options: Options, context: SourceContext): Promise<RawQuote[] | SourceResult>;
 }
 

@@ -17,7 +17,7 @@ import type { ExportItem } from '../../src/exports/select.js';
 import { createExportServer, listen } from '../../src/server.js';
 import { rawRequest, type RawResponse } from '../support/http.js';
 import { assertBuilt, spawnRatefile, stopAll, waitForServing } from '../support/process.js';
-import { makeProject, sampleConfig, type Project } from '../support/project.js';
+import { makeProject, everySecondConfig, sampleConfig, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
 
 const exportFiles = ['affiliatefile.xml', 'parserfile.xml', 'reffile.xml'] as const;
@@ -311,7 +311,7 @@ describe('SIGTERM during a build', () => {
   it('lets the build finish, then exits 0 with complete files', async () => {
     // The quotes "file" is a named pipe: a build that opens it waits until the test writes the quotes,
     // so the test knows a build is running when it sends SIGTERM.
-    const made = await project({ 'ratefile.config.yaml': `${sampleConfig}schedule: "*/1 * * * * *"\n` });
+    const made = await project({ 'ratefile.config.yaml': everySecondConfig });
     const quotes = join(made.dir, 'quotes.json');
     await rm(quotes);
     execFileSync('mkfifo', [quotes]);

@@ -10,17 +10,22 @@ import { startService } from '../../src/service.js';
 import type { Status } from '../../src/status.js';
 import { pollUntil } from '../support/http.js';
 import { assertBuilt, spawnRatefile, stopAll, waitForServing, type RatefileProcess } from '../support/process.js';
-import { makeProject, sampleConfig, type Project } from '../support/project.js';
+import { makeProject, everySecondConfig, sampleConfig, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
 
 const exportFiles = ['parserfile.xml', 'reffile.xml', 'affiliatefile.xml'] as const;
-const everySecond = `${sampleConfig}schedule: "*/1 * * * * *"\n`;
+const everySecond = everySecondConfig;
 /** A second source whose file does not exist: it fails every build, and the directions do not need it. */
-const withFailingSource = everySecond.replace(
-  'sources:\n  backoffice: { type: file, path: quotes.json }\n',
-  'sources:\n  backoffice: { type: file, path: quotes.json }\n  spare: { type: file, path: missing.json }\n',
+const withFailingSource = replaceOnce(everySecond,
+  'sources:\n  backoffice: { type: file, path: quotes.json, maxAge: "off" }\n',
+  'sources:\n  backoffice: { type: file, path: quotes.json, maxAge: "off" }\n  spare: { type: file, path: missing.json }\n',
 );
 const ansi = /\u001b\[/;
+
+function replaceOnce(text: string, from: string, to: string): string {
+  if (!text.includes(from)) throw new Error(`the sample config no longer contains ${JSON.stringify(from)}`);
+  return text.replace(from, to);
+}
 
 type Health = Partial<Status> & { healthy: boolean; reason: string };
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil, rawRequest } from '../support/http.js';
 import { assertBuilt, spawnRatefile, stopAll, waitForServing, type RatefileProcess } from '../support/process.js';
-import { makeProject, sampleConfig, sampleQuotes, type Project } from '../support/project.js';
+import { makeProject, everySecondConfig, sampleConfig, sampleQuotes, type Project } from '../support/project.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -77,7 +77,7 @@ describe('GET / on ratefile start', () => {
   });
 
   it('reflects the latest build', async () => {
-    const made = await project({ 'ratefile.config.yaml': `${sampleConfig}schedule: "*/1 * * * * *"\n` });
+    const made = await project({ 'ratefile.config.yaml': everySecondConfig });
     const base = await waitForServing(start(made));
     expect(textOf(await (await fetch(base)).text())).toContain('4 directions published, 0 held back.');
     // BTC/USDT disappears: the two BTC directions are held back, with the reason.

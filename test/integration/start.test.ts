@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil } from '../support/http.js';
 import { assertBuilt, offlineImport, repoRoot, spawnRatefile, stopAll, waitForServing, type RatefileProcess } from '../support/process.js';
-import { makeProject, sampleConfig, sampleQuotes, type Project } from '../support/project.js';
+import { makeProject, everySecondConfig, sampleConfig, sampleQuotes, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
 
 /** An export as published: the file and its gzip and brotli copies. */
@@ -17,7 +17,7 @@ const demoConfig = join(repoRoot, 'ratefile.config.yaml');
 /** The demo is written by someone else: test it once its config, quotes and templates are all there. */
 const demoFiles = [demoConfig, join(repoRoot, 'quotes.json'), ...['parserfile', 'reffile', 'affiliatefile'].map((n) => join(repoRoot, 'templates', `${n}.yaml`))];
 const demoMissing = demoFiles.filter((file) => !existsSync(file));
-const everySecond = `${sampleConfig}schedule: "*/1 * * * * *"\n`;
+const everySecond = everySecondConfig;
 
 const cleanups: (() => Promise<void>)[] = [];
 

@@ -72,11 +72,11 @@ describe('fetchQuotes: refresh intervals, last good quotes, priorities', () => {
     expect(stale.book.size).toBe(0);
   });
 
-  it('gives a source without a maximum age (file) no stand-in', async () => {
+  it('gives a source without a maximum age (maxAge: off) no stand-in', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ratefile-book-'));
     try {
       await writeFile(join(dir, 'quotes.json'), JSON.stringify([{ pair: 'BTC/USDT', bid: '1', ask: '2' }]));
-      const source: SourceConfig = { name: 'backoffice', type: 'file', options: { type: 'file', path: 'quotes.json' } };
+      const source: SourceConfig = { name: 'backoffice', type: 'file', options: { type: 'file', path: 'quotes.json', maxAge: Number.POSITIVE_INFINITY } };
       const cache = new QuoteCache();
       const at = (time: string) => ({ ...deps(time, cache), configDir: dir });
       expect((await fetchQuotes([source], at('2026-11-21T12:00:00Z'))).book.size).toBe(1);
@@ -166,7 +166,8 @@ describe('sourceMaxAgeMs: how old a quote may be', () => {
     ['coingecko, refreshed every minute', source('coingecko'), 30_000, 120_000],
     ['json with refresh 5m', source('json', { refresh: 300_000 }), 30_000, 600_000],
     ['an explicit maxAge', source('ecb', { maxAge: 86_400_000 }), 30_000, 86_400_000],
-    ['file: its own times, no limit', source('file'), 30_000, undefined],
+    ['file, read every build', source('file'), 30_000, 60_000],
+    ['maxAge off: no limit', source('file', { maxAge: Number.POSITIVE_INFINITY }), 30_000, undefined],
   ])('%s', (_name, config, period, expected) => {
     expect(sourceMaxAgeMs(config, period)).toBe(expected);
   });

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 
+// No `time`: a quote is then as old as the file, so a project made for a test is fresh whatever the clock.
 export const sampleQuotes = {
   quotes: [
-    { pair: 'BTC/USDT', bid: '97012.30', ask: '97012.31', time: '2026-11-21T12:00:00Z' },
-    { pair: 'USDT/RUB', bid: '92.10', ask: '92.35', time: '2026-11-21T12:00:00Z' },
+    { pair: 'BTC/USDT', bid: '97012.30', ask: '97012.31' },
+    { pair: 'USDT/RUB', bid: '92.10', ask: '92.35' },
   ],
 };
 
@@ -26,6 +27,12 @@ directions:
   - { from: SBERRUB, to: USDTTRC20, min: 5000, params: [manual], fromfee: "1%" }
   - { from: USDTTRC20, to: CASHRUB, cities: [MSK, SPB], tags: [ref, cash] }
 `;
+
+/**
+ * The sample rebuilt every second. Its quotes file does not change between builds, so it would look
+ * stale after two seconds (the default maxAge is twice the schedule period): the limit is off here.
+ */
+export const everySecondConfig = `${sampleConfig.replace('backoffice: { type: file, path: quotes.json }', 'backoffice: { type: file, path: quotes.json, maxAge: "off" }')}schedule: "*/1 * * * * *"\n`;
 
 export const sampleTemplates: Record<string, string> = {
   'parserfile.yaml': 'description: every direction\n',

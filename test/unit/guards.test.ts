@@ -13,15 +13,18 @@ import { priceDirections, type PricedDirection } from '../../src/pricing.js';
 import type { QuoteBook } from '../../src/quotes.js';
 import type { Quote } from '../../src/sources/source.js';
 import { requestAccept } from '../../src/state.js';
-import { projectsPerTest, makeProject, sampleConfig, type Project } from '../support/project.js';
+import { projectsPerTest, sampleConfig, sampleQuotes, type Project } from '../support/project.js';
 
 const friday = new Date('2026-11-20T12:00:00Z');
 const saturday = new Date('2026-11-21T12:00:00Z');
 
 const project = projectsPerTest();
 
+/** The sample's quotes stamped 12:00:00, as a back office that dates its quotes writes them. */
+const stampedQuotes = JSON.stringify({ quotes: sampleQuotes.quotes.map((quote) => ({ ...quote, time: '2026-11-21T12:00:00Z' })) });
+
 async function configOf(yaml: string): Promise<Config> {
-  const made = await project({ 'ratefile.config.yaml': yaml });
+  const made = await project({ 'ratefile.config.yaml': yaml, 'quotes.json': stampedQuotes });
   return loadConfig(made.configPath);
 }
 
@@ -212,26 +215,15 @@ describe('stale quotes', () => {
     ]);
     const inTime = await build(config, { now: () => new Date('2026-11-21T12:04:59Z') });
     expect(inTime.report.withheld).toEqual([]);
-    // Without maxAge a file source's quotes have no age limit: they date themselves.
-    const unlimited = await build(await configOf(sampleConfig), { now: () => new Date('2026-12-21T12:00:00Z') });
+    // Without maxAge: twice the schedule period (60 s); with `maxAge: "off"`, no limit.
+    const byDefault = await build(await configOf(sampleConfig), { now: () => new Date('2026-11-21T12:01:01Z') });
+    expect(byDefault.report.withheld.map((w) => w.reason)).toContain('quote BTC/USDT from backoffice is 61 s old (limit 60 s)');
+    const off = sampleConfig.replace('backoffice: { type: file, path: quotes.json }', 'backoffice: { type: file, path: quotes.json, maxAge: "off" }');
+    const unlimited = await build(await configOf(off), { now: () => new Date('2026-12-21T12:00:00Z') });
     expect(unlimited.report.withheld).toEqual([]);
   });
 
-  it('build() uses each source’s maxAgeMs from the config', async () => {
-    const made = await project();
-    const loaded = await loadConfig(made.configPath);
-    const now = new Date('2026-11-21T12:10:00Z'); // the sample quotes are stamped 12:00:00
-    const config: Config = { ...loaded, sources: loaded.sources.map((source) => ({ ...source, maxAgeMs: 5 * minute })) };
-    const result = await build(config, { now: () => now });
-    expect(result.report.priced).toEqual([]);
-    expect(result.report.withheld.map((w) => w.reason)).toEqual(
-      config.directions.map(() => expect.stringMatching(/^quote (BTC\/USDT|USDT\/RUB) from backoffice is 600 s old \(limit 300 s\)$/)),
-    );
-    expect(result.files.map((file) => file.bytes.toString())).toEqual(result.files.map(() => '<?xml version="1.0" encoding="UTF-8"?>\n<rates></rates>\n'));
 
-    const fresh: Config = { ...loaded, sources: loaded.sources.map((source) => ({ ...source, maxAgeMs: 15 * minute })) };
-    expect((await build(fresh, { now: () => now })).report.withheld).toEqual([]);
-  });
 });
 
 describe('sanity', () => {
