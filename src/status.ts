@@ -44,7 +44,8 @@ export function successStatus(previous: Status | undefined, report: BuildReport,
     maintenance: report.maintenance,
     sources: report.sources.map((source) => {
       const earlier = before.get(source.name);
-      const lastSuccessAt = source.ok ? at : earlier?.lastSuccessAt;
+      // Quotes reused within a refresh interval (or standing in for a failed fetch) date from their fetch.
+      const lastSuccessAt = source.ok && !source.error ? (source.fetchedAt?.toISOString() ?? at) : (earlier?.lastSuccessAt ?? source.fetchedAt?.toISOString());
       const lastError = source.error ?? (source.rejected.length > 0 ? `dropped quotes: ${source.rejected.join('; ')}` : undefined);
       const age = oldest.get(source.name);
       return {

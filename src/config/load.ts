@@ -7,7 +7,7 @@ import { parseHours, type HoursWindow } from '../hours.js';
 import { loadTemplates, percentToFraction } from '../exports/template.js';
 import { normalizePublish } from '../hosting/config.js';
 import type { Config, Currency, Direction, Money } from '../model.js';
-import { configSchema, type ConfigFile } from './schema.js';
+import { chainAsList, configSchema, type ConfigFile } from './schema.js';
 import { closest, type Problem } from './problems.js';
 import { configError, formatProblem, readYamlFile, validateYaml } from './yaml.js';
 
@@ -94,14 +94,15 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: string[] } {
       problems.push({ path: [...path, 'margin'], message: 'required (here or in defaults.margin): expected a percentage like "1.5%"' });
     }
     const pairPattern = /^[A-Z][A-Z0-9]{1,9}\/[A-Z][A-Z0-9]{1,9}$/;
-    if (Array.isArray(entry.chain) && entry.chain.length > 0 && entry.chain.every((pair) => typeof pair === 'string' && pairPattern.test(pair))) {
+    const chain = chainAsList(entry.chain);
+    if (Array.isArray(chain) && chain.length > 0 && chain.every((pair) => typeof pair === 'string' && pairPattern.test(pair))) {
       if (ends.from.length > 1 || ends.to.length > 1) {
         problems.push({ path: [...path, 'chain'], message: 'a chain fits one from and one to currency, not a list' });
       } else if (typeof ends.from[0] === 'string' && typeof ends.to[0] === 'string') {
         const start = assetOf(ends.from[0], currencies[ends.from[0]]);
         const end = assetOf(ends.to[0], currencies[ends.to[0]]);
         if (start !== undefined && end !== undefined) {
-          const message = chainProblem(entry.chain as string[], start, end);
+          const message = chainProblem(chain as string[], start, end);
           if (message) problems.push({ path: [...path, 'chain'], message });
         }
       }

@@ -22,6 +22,9 @@ import {
   text,
 } from './fields.js';
 
+/** `"BTC/USDT * USDT/RUB"` is the same chain as `[BTC/USDT, USDT/RUB]`. */
+export const chainAsList = (value: unknown): unknown => (typeof value === 'string' ? value.split('*').map((pair) => pair.trim()) : value);
+
 const currency = z.strictObject({
   asset: assetCode.optional().describe('What the code is priced as (RUB for SBERRUB). Known monitor codes default from the shipped code list.'),
   precision: precision.optional().describe('Decimal places of amounts in this currency. Default: 8 for crypto, 2 otherwise.'),
@@ -55,10 +58,9 @@ const direction = z.strictObject({
   from: oneOrMany(currencyCode, 'currency code').describe('Currency the client gives (a key of `currencies`), or a list.'),
   to: oneOrMany(currencyCode, 'currency code').describe('Currency the client receives (a key of `currencies`), or a list.'),
   chain: z
-    .array(pairText)
-    .min(1, { error: 'expected at least one pair' })
+    .preprocess(chainAsList, z.array(pairText).min(1, { error: 'expected at least one pair' }))
     .optional()
-    .describe('Quote pairs from the from asset to the to asset, e.g. [BTC/USDT, USDT/RUB]. Found automatically when absent.'),
+    .describe('Quote pairs from the from asset to the to asset: [BTC/USDT, USDT/RUB] or "BTC/USDT * USDT/RUB". Found automatically when absent.'),
   reserve: amount.optional().describe("Reserve for this direction, in the to currency; default: the to currency's reserve."),
   cities: z.array(cityCode).min(1, { error: 'expected at least one city code' }).optional().describe('Cash cities: one item per city.'),
   ...optionalFields(directionFields),
@@ -130,9 +132,11 @@ export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
     override(context) {
       const def = (context.zodSchema as unknown as { _zod: { def: { type: string; in?: { _zod: { def: { type: string } } } } } })._zod.def;
       if (def.type === 'pipe' && def.in?._zod.def.type === 'transform') {
-        const { description, ...text } = context.jsonSchema;
+        const { description, ...parsed } = context.jsonSchema;
         for (const key of Object.keys(context.jsonSchema)) delete context.jsonSchema[key];
-        Object.assign(context.jsonSchema, { ...(description ? { description } : {}), anyOf: [{ type: 'number', minimum: 0 }, text] });
+        // A list (a chain) may also be written as one text, "A/B * B/C"; a text value as a plain number.
+        const alternative = parsed.type === 'array' ? { type: 'string' } : { type: 'number', minimum: 0 };
+        Object.assign(context.jsonSchema, { ...(description ? { description } : {}), anyOf: [alternative, parsed] });
       }
     },
   }) as Record<string, unknown>;

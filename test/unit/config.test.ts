@@ -222,6 +222,23 @@ describe('loadConfig details', () => {
   });
 });
 
+describe('explicit chains', () => {
+  it('may be written as one text, "A/B * B/C", and are checked the same way', async () => {
+    const config = sampleConfig.replace(
+      '- { from: BTC, to: [SBERRUB, USDTTRC20], min: 0.001, max: "500000 RUB", tags: [ref] }',
+      '- { from: BTC, to: SBERRUB, chain: "BTC/USDT * USDT/RUB", min: 0.001, tags: [ref] }\n  - { from: BTC, to: USDTTRC20, chain: "BTC/USDT*USDT/RUB" }',
+    );
+    expect(config).not.toBe(sampleConfig);
+    const made = await project({ 'ratefile.config.yaml': config });
+    await expect(loadConfig(made.configPath)).rejects.toMatchObject({
+      details: ['directions[1].chain: chain BTC/USDT * USDT/RUB ends at RUB, expected USDT (line 13)'],
+    });
+    await made.write('ratefile.config.yaml', config.replace('chain: "BTC/USDT*USDT/RUB"', 'chain: "BTC/USDT"'));
+    const loaded = await loadConfig(made.configPath);
+    expect(loaded.directions.map((d) => d.chain)).toEqual([['BTC/USDT', 'USDT/RUB'], ['BTC/USDT'], undefined, undefined]);
+  });
+});
+
 describe('loadConfig problems', () => {
   it('the issue’s example: margin "abc" on the 4th direction', async () => {
     const details = await problems(withDirections('{ from: CASHRUB, to: BTC, margin: abc }'));
