@@ -140,7 +140,7 @@ function generate(): Mutation[] {
     [['directions', 0, 'from'], ['btc', 5, '']],
     [['directions', 1, 'margin'], ['abc', '100%']],
     [['directions', 1, 'reserve'], ['abc', '-5']],
-    [['directions', 1, 'chain'], ['USDT/RUB', [], ['USDTRUB'], ['usdt/rub']]],
+    [['directions', 1, 'chain'], ['USDT/RUB * ', 'USDTRUB', [], ['USDTRUB'], ['usdt/rub']]],
     [['directions', 1, 'hours'], ['Mon-Fri 09:00-21:00', 'Fri 22:00-06:00 Nowhere/City', ['Mon 09:00-10:00 UTC', 'Tue 25:00-26:00 UTC']]],
     [['directions', 2, 'cities'], [['msk'], 'MSK', [5]]],
     [['directions', 0, 'max'], ['500000 RUBX', '500000RUB', 'lots']],
