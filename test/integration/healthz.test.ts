@@ -10,7 +10,7 @@ import { startService } from '../../src/service.js';
 import type { Status } from '../../src/status.js';
 import { pollUntil } from '../support/http.js';
 import { assertBuilt, spawnRatefile, stopAll, waitForServing, type RatefileProcess } from '../support/process.js';
-import { makeProject, everySecondConfig, sampleConfig, type Project } from '../support/project.js';
+import { everySecondConfig, sampleConfig, projectsPerTest, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
 
 const exportFiles = ['parserfile.xml', 'reffile.xml', 'affiliatefile.xml'] as const;
@@ -29,17 +29,13 @@ function replaceOnce(text: string, from: string, to: string): string {
 
 type Health = Partial<Status> & { healthy: boolean; reason: string };
 
-const cleanups: (() => Promise<void>)[] = [];
+// Hooks run last-registered first: processes and services stop before their project folders are removed.
+const project = projectsPerTest();
+const services: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
   await stopAll();
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+  await Promise.all(services.splice(0).map((service) => service.stop()));
 });
-
-async function project(files: Record<string, string> = {}): Promise<Project> {
-  const made = await makeProject(files);
-  cleanups.push(() => made.remove());
-  return made;
-}
 
 /** Replace a file atomically, the way a deploy should: the service never reads half of it. */
 async function replaceFile(path: string, content: string): Promise<void> {
@@ -228,7 +224,7 @@ describe('startService in-process: /healthz follows the clock', () => {
       log: createLogger({ write: (text: string) => (log += text) }),
       deps: { now: () => now },
     });
-    cleanups.push(() => service.stop());
+    services.push(service);
     const base = `http://127.0.0.1:${service.port}/`;
     expect(log).toMatch(/info build: published 4 directions/);
     expect((await healthz(base)).status).toBe(200);

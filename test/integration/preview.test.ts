@@ -4,19 +4,11 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil, rawRequest } from '../support/http.js';
 import { assertBuilt, spawnRatefile, stopAll, waitForServing, type RatefileProcess } from '../support/process.js';
-import { makeProject, everySecondConfig, sampleConfig, sampleQuotes, type Project } from '../support/project.js';
+import { everySecondConfig, sampleConfig, sampleQuotes, projectsPerTest, type Project } from '../support/project.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await stopAll();
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-});
-
-async function project(files: Record<string, string> = {}): Promise<Project> {
-  const made = await makeProject(files);
-  cleanups.push(() => made.remove());
-  return made;
-}
+// Hooks run last-registered first: processes stop before their project folders are removed.
+const project = projectsPerTest();
+afterEach(() => stopAll());
 
 function start(made: Project): RatefileProcess {
   return spawnRatefile(['start', '--config', made.configPath, '--port', '0', '--host', '127.0.0.1'], { cwd: made.dir });
