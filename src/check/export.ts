@@ -47,7 +47,7 @@ export function checkExport(bytes: Uint8Array, target: string): CheckResult {
   items.forEach((item, position) => {
     const index = position + 1;
     const ref = itemRef(item, index);
-    checkItem(item, index, (severity, rule, message, element) => {
+    checkItem(item, (severity, rule, message, element) => {
       findings.push({ severity, rule, message, ...at((element ?? item).index), item: ref, ...(element ? { element: element.name } : {}) });
     });
     if (ref.from !== undefined && ref.to !== undefined) {

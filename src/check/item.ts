@@ -115,8 +115,8 @@ function checkUnit(unit: string | undefined, element: XmlElement, report: Report
   report('warning', 'currency', `unknown currency "${unit}" in <${element.name}>${hint ? ` (closest known: "${hint}")` : ''}`, element);
 }
 
-/** Check one item; `index` is 1-based. */
-export function checkItem(item: XmlElement, index: number, report: Report): void {
+/** Check one item against the standard's rules, reporting each finding. */
+export function checkItem(item: XmlElement, report: Report): void {
   checkStructure(item, report);
   const numbers = new Map<string, Decimal>();
   const limits: { min: Limit[]; max: Limit[] } = { min: [], max: [] };

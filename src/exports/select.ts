@@ -69,7 +69,7 @@ export class FieldCache {
     let fields = this.common.get(priced);
     if (!fields) {
       const { direction } = priced;
-      const { from, to } = direction;
+      const { to } = direction;
       // Limits were converted at the direction's rate before any markup, the lower rate for a max in the
       // to currency and a reserve cap that a markup (a lower rate) only loosens: safe for every export.
       fields = {

@@ -17,7 +17,7 @@ import type { ExportItem } from '../../src/exports/select.js';
 import { createExportServer, listen } from '../../src/server.js';
 import { rawRequest, type RawResponse } from '../support/http.js';
 import { assertBuilt, spawnRatefile, stopAll, waitForServing } from '../support/process.js';
-import { makeProject, everySecondConfig, sampleConfig, type Project } from '../support/project.js';
+import { makeProject, everySecondConfig, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
 
 const exportFiles = ['affiliatefile.xml', 'parserfile.xml', 'reffile.xml'] as const;

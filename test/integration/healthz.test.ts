@@ -10,7 +10,7 @@ import { startService } from '../../src/service.js';
 import type { Status } from '../../src/status.js';
 import { pollUntil } from '../support/http.js';
 import { assertBuilt, spawnRatefile, stopAll, waitForServing, type RatefileProcess } from '../support/process.js';
-import { everySecondConfig, sampleConfig, projectsPerTest, type Project } from '../support/project.js';
+import { everySecondConfig, projectsPerTest, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
 
 const exportFiles = ['parserfile.xml', 'reffile.xml', 'affiliatefile.xml'] as const;

@@ -5,13 +5,13 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import type { Label } from '../../src/config/fields.js';
 import { runCycle } from '../../src/cycle.js';
 import type { Config } from '../../src/model.js';
 import { listen } from '../../src/server.js';
-import { projectsPerTest, makeProject, type Project } from '../support/project.js';
+import { projectsPerTest } from '../support/project.js';
 import { runRatefile } from '../support/run-cli.js';
 
 const brokenPath = fileURLToPath(new URL('../fixtures/exports/broken.xml', import.meta.url));

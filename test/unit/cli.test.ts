@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run, type CliDeps } from '../../src/cli.js';
-import { projectsPerTest, makeProject, sampleConfig, type Project } from '../support/project.js';
+import { projectsPerTest, sampleConfig } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
 
 /** An export as published: the file and its gzip and brotli copies. */

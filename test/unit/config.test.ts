@@ -1,7 +1,7 @@
 // loadConfig: the sample project loads into the normalized model, and every kind of problem in a config
 // or template comes back as one E_CONFIG error whose lines read `path: message (line N)`.
 import { join, resolve } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { RatefileError } from '../../src/errors.js';
 import type { Config } from '../../src/model.js';
