@@ -7,18 +7,20 @@ import { describeTarget, S3Publisher, uploadProblems } from '../hosting/s3.js';
 import type { OutputFile } from '../publish.js';
 import { configOption, outOption, type CommandContext } from './context.js';
 
-/** The config's exports as the last build wrote them; a missing one means there is nothing right to upload yet. */
+/**
+ * The config's exports as the last build wrote them; a missing one means there is nothing right to upload yet.
+ * Every unreadable file is named, in the config's order, so the message does not depend on which read failed first.
+ */
 async function readExports(dir: string, names: readonly string[], shown: (path: string) => string): Promise<OutputFile[]> {
-  return Promise.all(
-    names.map(async (file) => {
-      try {
-        return { file, bytes: await readFile(join(dir, file)) };
-      } catch (cause) {
-        const reason = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing (run `ratefile build` first)' : (cause as Error).message;
-        throw new RatefileError('E_PUBLISH', `cannot read ${shown(join(dir, file))}: ${reason}`, { cause });
-      }
-    }),
-  );
+  const reads = await Promise.allSettled(names.map(async (file) => ({ file, bytes: await readFile(join(dir, file)) })));
+  const problems = reads.flatMap((read, i) => {
+    if (read.status === 'fulfilled') return [];
+    const cause = read.reason as NodeJS.ErrnoException;
+    const reason = cause.code === 'ENOENT' ? 'missing (run `ratefile build` first)' : cause.message;
+    return [{ message: `cannot read ${shown(join(dir, names[i]!))}: ${reason}`, cause }];
+  });
+  if (problems.length > 0) throw new RatefileError('E_PUBLISH', problems.map((p) => p.message).join('; '), { cause: problems[0]!.cause });
+  return reads.map((read) => (read as PromiseFulfilledResult<OutputFile>).value);
 }
 
 export function registerPublish(program: Command, context: CommandContext): void {
