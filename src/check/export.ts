@@ -1,71 +1,82 @@
 // checkExport: one export file against the standard (../shared/spec/export-format.md), every finding tied to its item. Pure.
-import { describeItem, positions, type CheckResult, type Finding } from './findings.js';
-import { checkItem, itemRef } from './item.js';
+// Two ways to read a file, same findings: the files ratefile renders (and most others) are scanned item by item by
+// simple.ts, without a tree of the document; whatever that scanner does not take is read by the general path
+// (xml.ts's well-formedness checks and tree.ts's fast-xml-parser tree).
+import { CleanItems } from './clean.js';
+import { decodeExport } from './decode.js';
+import { DocumentChecks } from './document.js';
+import { positions, type CheckResult, type Finding } from './findings.js';
+import { scanSimple } from './simple.js';
 import { parseDocument, type XmlElement } from './tree.js';
-import { checkWellFormed } from './xml.js';
+import { checkWellFormedText } from './xml.js';
+
+/** How a file was read: by the subset scanner, by the general path, or not at all (its bytes are not UTF-8 text). */
+export type CheckPath = 'fast' | 'general' | 'bytes';
 
 /** Check the bytes of one export file; `target` names it in the result (a path or URL). */
 export function checkExport(bytes: Uint8Array, target: string): CheckResult {
-  const wellFormed = checkWellFormed(bytes);
-  const findings: Finding[] = [...wellFormed.findings];
-  if (wellFormed.text === undefined) return { target, findings };
-  const text = wellFormed.text;
-  const at = positions(text);
+  return checkExportTraced(bytes, target).result;
+}
+
+/** `checkExport` always by the general path: the reference the fast path is tested against. */
+export function checkExportGeneral(bytes: Uint8Array, target: string): CheckResult {
+  return checkExportTraced(bytes, target, { general: true }).result;
+}
+
+export interface TracedCheck {
+  result: CheckResult;
+  path: CheckPath;
+  /** Items the fast path's quick test found clean (clean.ts), so that they needed no element and no full rules. */
+  cleared: number;
+}
+
+/** `checkExport`, saying which way the file was read; `general` forces the general path. */
+export function checkExportTraced(bytes: Uint8Array, target: string, options: { general?: boolean } = {}): TracedCheck {
+  const decoded = decodeExport(bytes);
+  if (decoded.text === undefined) return { result: { target, findings: decoded.findings }, path: 'bytes', cleared: 0 };
+  const fast = options.general ? undefined : checkSimple(decoded.text, target, decoded.findings);
+  if (fast) return { ...fast, path: 'fast' };
+  return { result: checkGeneral(decoded.text, target, decoded.findings), path: 'general', cleared: 0 };
+}
+
+/** The fast path; undefined when the document is outside the scanner's subset (its partial findings are dropped). */
+function checkSimple(text: string, target: string, findings: readonly Finding[]): { result: CheckResult; cleared: number } | undefined {
+  const checks = new DocumentChecks(positions(text), findings);
+  const clean = new CleanItems();
+  let root: XmlElement | undefined;
+  let cleared = 0;
+  const scanned = scanSimple(text, {
+    declaration: (declaration) => checks.declaration(declaration),
+    // Any other root goes the general way, which reports it.
+    root: (element) => (root = element).name === 'rates' && checks.root(element),
+    // An item the quick test finds clean needs no element; anything else gets the full rules.
+    standardItem: (texts, index) => {
+      const direction = clean.test(texts);
+      if (direction === undefined) return false;
+      checks.cleanItem(index, direction);
+      cleared += 1;
+      return true;
+    },
+    child: (child) => checks.child(child),
+  });
+  return scanned && root ? { result: checks.finish(target, root), cleared } : undefined;
+}
+
+function checkGeneral(text: string, target: string, decodingFindings: readonly Finding[]): CheckResult {
+  const wellFormed = checkWellFormedText(text, decodingFindings);
+  if (wellFormed.text === undefined) return { target, findings: wellFormed.findings };
 
   let document;
   try {
     document = parseDocument(text);
   } catch (error) {
-    findings.push({ severity: 'error', rule: 'xml', message: `cannot parse: ${(error as Error).message}` });
-    return { target, findings };
+    return { target, findings: [...wellFormed.findings, { severity: 'error', rule: 'xml', message: `cannot parse: ${(error as Error).message}` }] };
   }
-  const { declaration, root } = document;
-  if (!declaration) {
-    findings.push({ severity: 'warning', rule: 'declaration', message: 'no XML declaration: start the file with <?xml version="1.0" encoding="UTF-8"?>', line: 1, column: 1 });
-  } else {
-    if (declaration.version !== '1.0') findings.push({ severity: 'error', rule: 'declaration', message: `XML version ${declaration.version ?? '(none)'}: the standard is XML 1.0`, line: 1, column: 1 });
-    const encoding = declaration.encoding;
-    if (encoding !== undefined && encoding.toUpperCase() !== 'UTF-8') {
-      findings.push({ severity: 'error', rule: 'declaration', message: `declared encoding ${encoding}: the standard requires UTF-8`, line: 1, column: 1 });
-    }
-  }
-  if (!root) return { target, findings: [...findings, { severity: 'error', rule: 'root', message: 'no root element' }] };
-  if (root.name !== 'rates') {
-    findings.push({ severity: 'error', rule: 'root', message: `the root element is <${root.name}>; an export file's root is <rates>`, ...at(root.index) });
-    return { target, findings };
-  }
-  if (root.text.trim() !== '') findings.push({ severity: 'error', rule: 'structure', message: `text directly inside <rates>: "${root.text.trim().slice(0, 40)}"`, ...at(root.index) });
-
-  const items: XmlElement[] = [];
-  for (const child of root.children) {
-    if (child.name === 'item') items.push(child);
-    else findings.push({ severity: 'error', rule: 'structure', message: `<${child.name}> inside <rates>: only <item> elements belong there`, ...at(child.index) });
-  }
-  if (items.length === 0) findings.push({ severity: 'warning', rule: 'empty', message: 'no items: the monitors will list none of your directions', ...at(root.index) });
-
-  const firstOf = new Map<string, number>();
-  items.forEach((item, position) => {
-    const index = position + 1;
-    const ref = itemRef(item, index);
-    checkItem(item, (severity, rule, message, element) => {
-      findings.push({ severity, rule, message, ...at((element ?? item).index), item: ref, ...(element ? { element: element.name } : {}) });
-    });
-    if (ref.from !== undefined && ref.to !== undefined) {
-      const key = `${ref.from}\u0000${ref.to}\u0000${ref.city ?? ''}`;
-      const first = firstOf.get(key);
-      if (first === undefined) firstOf.set(key, index);
-      else {
-        findings.push({
-          severity: 'error',
-          rule: 'duplicate',
-          message: `duplicate direction: same from and to${ref.city ? ' and city' : ', without a city,'} as ${describeItem({ ...ref, index: first })}`,
-          ...at(item.index),
-          item: ref,
-        });
-      }
-    }
-  });
-  // Findings in document order, so the report reads top to bottom.
-  findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
-  return { target, items: items.length, findings };
+  const checks = new DocumentChecks(positions(text), wellFormed.findings);
+  checks.declaration(document.declaration);
+  const { root } = document;
+  if (!root) return { target, findings: [...checks.findings, { severity: 'error', rule: 'root', message: 'no root element' }] };
+  if (!checks.root(root)) return { target, findings: checks.findings };
+  for (const child of root.children) checks.child(child);
+  return checks.finish(target, root);
 }

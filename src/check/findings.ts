@@ -41,18 +41,32 @@ export function describeItem(item: ItemRef): string {
   return `item ${item.index}${parts.length > 0 ? ` (${parts.join(', ')})` : ''}`;
 }
 
-/** Line offsets of a text, to turn a character index into a line and column (both 1-based). */
+/**
+ * A character index of a text as a line and column (both 1-based). Lines are counted only when asked, from the
+ * last index asked for: findings come roughly in document order, and most files have none, so a big file is
+ * neither scanned for line ends nor given an array of them.
+ */
 export function positions(text: string): (index: number) => { line: number; column: number } {
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  // The line of index `at` and the index its line starts at.
+  let at = 0;
+  let line = 1;
+  let start = 0;
   return (index) => {
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if (starts[middle]! <= index) low = middle;
-      else high = middle - 1;
+    if (index >= at) {
+      for (let i = text.indexOf('\n', at); i !== -1 && i < index; i = text.indexOf('\n', i + 1)) {
+        line += 1;
+        start = i + 1;
+      }
+    } else if (index < start) {
+      // Back over the line ends in [index, start); the first one before index ends the line before index's.
+      let i = start - 1;
+      while (i >= index) {
+        line -= 1;
+        i = i === 0 ? -1 : text.lastIndexOf('\n', i - 1);
+      }
+      start = i + 1;
     }
-    return { line: low + 1, column: index - starts[low]! + 1 };
+    at = index;
+    return { line, column: index - start + 1 };
   };
 }

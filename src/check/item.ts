@@ -6,17 +6,20 @@ import { Decimal, formatDecimal } from '../decimal.js';
 import { itemElements } from '../exports/select.js';
 import type { Finding, ItemRef } from './findings.js';
 import type { XmlElement } from './tree.js';
-import { parseFee, parseFloating, parseLimit, parseNumber, rateFormProblem, type Limit } from './values.js';
+import { atLeastOne, compare, isOne, isWhole, isZero, paysMoreThan } from './plain.js';
+import { numberProblem, parseFee, parseFloating, parseLimit, rateFormProblem, type Limit } from './values.js';
 
 const required = ['from', 'to', 'in', 'out', 'amount'] as const;
 /** Elements that may repeat: one limit per unit (the standard's rule for several minimums). */
 const repeatable = new Set(['minamount', 'maxamount']);
+const limitNames = ['minamount', 'maxamount'] as const;
 const rank = new Map<string, number>(itemElements.map((name, index) => [name, index]));
 const knownLabels: readonly string[] = labels;
 
 /** Codes a limit or fee may be given in: every known currency code and every asset they are priced as. */
 let units: Set<string> | undefined;
 const knownUnits = () => (units ??= new Set([...knownCurrencies().keys(), ...[...knownCurrencies().values()].map((c) => c.asset)]));
+export const isKnownUnit = (unit: string): boolean => knownUnits().has(unit);
 
 /** "Did you mean" hints per code: a big file repeats the same unknown code thousands of times. */
 const hints = new Map<string, string | undefined>();
@@ -61,7 +64,7 @@ function checkStructure(item: XmlElement, report: Report): void {
     if (child.text !== child.text.trim()) report('warning', 'element-content', `<${child.name}> has spaces around its value`, child);
   }
   for (const name of required) if (!seen.has(name)) report('error', 'element-missing', `<${name}> is missing`);
-  for (const name of ['minamount', 'maxamount']) {
+  for (const name of limitNames) {
     if (!seen.has(name)) report('warning', 'element-missing', `<${name}> is missing; the current BestChange format requires it`);
   }
 }
@@ -118,7 +121,8 @@ function checkUnit(unit: string | undefined, element: XmlElement, report: Report
 /** Check one item against the standard's rules, reporting each finding. */
 export function checkItem(item: XmlElement, report: Report): void {
   checkStructure(item, report);
-  const numbers = new Map<string, Decimal>();
+  // Numbers as plain text (plain.ts): Decimal only to word a finding.
+  const numbers = new Map<string, string>();
   const limits: { min: Limit[]; max: Limit[] } = { min: [], max: [] };
   let from: string | undefined;
   let to: string | undefined;
@@ -137,9 +141,9 @@ export function checkItem(item: XmlElement, report: Report): void {
       case 'in':
       case 'out':
       case 'amount': {
-        const parsed = parseNumber(text);
-        if (!parsed.ok) invalid(parsed.problem);
-        else numbers.set(element.name, parsed.value);
+        const problem = numberProblem(text);
+        if (problem !== undefined) invalid(problem);
+        else numbers.set(element.name, text);
         break;
       }
       case 'minamount':
@@ -150,7 +154,7 @@ export function checkItem(item: XmlElement, report: Report): void {
           break;
         }
         checkUnit(parsed.value.unit, element, report);
-        if (element.name === 'maxamount' && parsed.value.value.isZero()) report('error', 'limit', '<maxamount> is zero: leave the direction out instead', element);
+        if (element.name === 'maxamount' && isZero(parsed.value.value)) report('error', 'limit', '<maxamount> is zero: leave the direction out instead', element);
         limits[element.name === 'minamount' ? 'min' : 'max'].push(parsed.value);
         break;
       }
@@ -168,9 +172,9 @@ export function checkItem(item: XmlElement, report: Report): void {
         break;
       }
       case 'delay': {
-        const parsed = parseNumber(text);
-        if (!parsed.ok) invalid(parsed.problem);
-        else if (!parsed.value.isInteger()) report('warning', 'number', `<delay> "${text}" is not whole minutes`, element);
+        const problem = numberProblem(text);
+        if (problem !== undefined) invalid(problem);
+        else if (!isWhole(text)) report('warning', 'number', `<delay> "${text}" is not whole minutes`, element);
         break;
       }
       case 'param':
@@ -197,40 +201,48 @@ export function checkItem(item: XmlElement, report: Report): void {
 interface Values {
   from: string | undefined;
   to: string | undefined;
-  numbers: Map<string, Decimal>;
+  numbers: Map<string, string>;
   limits: { min: Limit[]; max: Limit[] };
 }
+
+/** 1:X or X:1 with X ≥ 1, neither side zero: what rateFormProblem passes. */
+const publishedForm = (inValue: string, outValue: string): boolean =>
+  (isOne(inValue) && atLeastOne(outValue)) || (isOne(outValue) && atLeastOne(inValue));
 
 function checkConsistency(item: XmlElement, { from, to, numbers, limits }: Values, report: Report): void {
   const element = (name: string) => item.children.find((child) => child.name === name);
   if (from !== undefined && from === to) report('error', 'currency', `from and to are the same currency (${from})`, element('to'));
   const [inValue, outValue, amount] = [numbers.get('in'), numbers.get('out'), numbers.get('amount')];
-  if (amount?.isZero()) report('error', 'reserve', '<amount> (the reserve) is zero: leave the direction out instead', element('amount'));
-  let rate: Decimal | undefined;
-  if (inValue && outValue) {
-    const problem = rateFormProblem(inValue, outValue);
-    if (problem) report('error', 'rate-form', problem, element('in'));
-    if (!inValue.isZero() && !outValue.isZero()) rate = outValue.div(inValue);
+  if (amount !== undefined && isZero(amount)) report('error', 'reserve', '<amount> (the reserve) is zero: leave the direction out instead', element('amount'));
+  let rate = false;
+  if (inValue !== undefined && outValue !== undefined) {
+    // 1:X or X:1 with X ≥ 1 needs no Decimal; anything else gets rateFormProblem's wording (or passes it).
+    if (!publishedForm(inValue, outValue)) {
+      const problem = rateFormProblem(new Decimal(inValue), new Decimal(outValue));
+      if (problem) report('error', 'rate-form', problem, element('in'));
+    }
+    rate = !isZero(inValue) && !isZero(outValue);
   }
   for (const min of limits.min) {
     for (const max of limits.max) {
-      if (min.unit === max.unit && min.value.greaterThan(max.value)) {
+      if (min.unit === max.unit && compare(min.value, max.value) > 0) {
         const unit = min.unit ?? from;
         const suffix = unit === undefined ? '' : ` ${unit}`;
-        report('error', 'min-max', `minimum ${formatDecimal(min.value)}${suffix} is above the maximum ${formatDecimal(max.value)}${suffix}`, element('minamount'));
+        report('error', 'min-max', `minimum ${formatDecimal(new Decimal(min.value))}${suffix} is above the maximum ${formatDecimal(new Decimal(max.value))}${suffix}`, element('minamount'));
       }
     }
   }
-  if (rate && amount && !amount.isZero() && to !== undefined) {
-    const pays = (limit: Limit) => limit.value.times(rate);
-    for (const min of limits.min.filter((limit) => limit.unit === undefined)) {
-      if (pays(min).greaterThan(amount)) {
-        report('error', 'reserve', `the reserve ${formatDecimal(amount)} ${to} cannot pay the minimum order ${formatDecimal(min.value)}${from ? ` ${from}` : ''} (${formatDecimal(pays(min).toSignificantDigits(12))} ${to})`, element('amount'));
+  if (rate && inValue !== undefined && outValue !== undefined && amount !== undefined && !isZero(amount) && to !== undefined) {
+    const pays = (limit: Limit) => formatDecimal(new Decimal(limit.value).times(new Decimal(outValue).div(new Decimal(inValue))).toSignificantDigits(12));
+    const exceeds = (limit: Limit) => paysMoreThan(limit.value, inValue, outValue, amount);
+    for (const min of limits.min) {
+      if (min.unit === undefined && exceeds(min)) {
+        report('error', 'reserve', `the reserve ${formatDecimal(new Decimal(amount))} ${to} cannot pay the minimum order ${formatDecimal(new Decimal(min.value))}${from ? ` ${from}` : ''} (${pays(min)} ${to})`, element('amount'));
       }
     }
-    for (const max of limits.max.filter((limit) => limit.unit === undefined)) {
-      if (pays(max).greaterThan(amount)) {
-        report('warning', 'reserve', `the maximum order ${formatDecimal(max.value)}${from ? ` ${from}` : ''} pays ${formatDecimal(pays(max).toSignificantDigits(12))} ${to}, more than the reserve ${formatDecimal(amount)} ${to}`, element('maxamount'));
+    for (const max of limits.max) {
+      if (max.unit === undefined && exceeds(max)) {
+        report('warning', 'reserve', `the maximum order ${formatDecimal(new Decimal(max.value))}${from ? ` ${from}` : ''} pays ${pays(max)} ${to}, more than the reserve ${formatDecimal(new Decimal(amount))} ${to}`, element('maxamount'));
       }
     }
   }

@@ -1,47 +1,55 @@
 // The value forms of the export standard: plain dot-decimal numbers, limits with an optional unit, fees, floating.
+// Values stay text (see plain.ts): a big file has tens of thousands of them and nearly all are fine.
 import { Decimal, formatDecimal } from '../decimal.js';
+import { isPlain, isWhole } from './plain.js';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
-const plain = /^\d+(\.\d+)?$/;
-
 /** A plain dot-decimal number (`12`, `0.5`): no sign, comma, exponent, spaces or bare dot. */
 export function parseNumber(text: string): Parsed<Decimal> {
-  if (plain.test(text)) return { ok: true, value: new Decimal(text) };
-  const problem = (message: string): Parsed<Decimal> => ({ ok: false, problem: message });
-  if (text === '') return problem('is empty');
-  if (/^\d+,\d+$/.test(text) && !/^\d{1,3},\d{3}$/.test(text)) return problem(`has a decimal comma: write ${text.replace(',', '.')}`);
-  if (text.includes(',')) return problem('has a comma: use a dot as the decimal point and no thousands separators');
-  if (/^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$/.test(text)) return problem(`is in exponent notation: write ${formatDecimal(new Decimal(text))}`);
-  if (text.startsWith('-')) return problem('is negative');
-  if (text.startsWith('+')) return problem(`has a sign: write ${text.slice(1)}`);
-  if (/^\.\d+$/.test(text)) return problem(`has no digit before the dot: write 0${text}`);
-  if (/^\d+\.$/.test(text)) return problem(`ends with a dot: write ${text.slice(0, -1)}`);
-  if (/\s/.test(text)) return problem('has spaces inside');
-  return problem('is not a number');
+  const problem = numberProblem(text);
+  return problem === undefined ? { ok: true, value: new Decimal(text) } : { ok: false, problem };
+}
+
+/** What keeps `text` from being a plain dot-decimal number, or undefined when it is one. */
+export function numberProblem(text: string): string | undefined {
+  if (isPlain(text)) return undefined;
+  if (text === '') return 'is empty';
+  if (/^\d+,\d+$/.test(text) && !/^\d{1,3},\d{3}$/.test(text)) return `has a decimal comma: write ${text.replace(',', '.')}`;
+  if (text.includes(',')) return 'has a comma: use a dot as the decimal point and no thousands separators';
+  if (/^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$/.test(text)) return `is in exponent notation: write ${formatDecimal(new Decimal(text))}`;
+  if (text.startsWith('-')) return 'is negative';
+  if (text.startsWith('+')) return `has a sign: write ${text.slice(1)}`;
+  if (/^\.\d+$/.test(text)) return `has no digit before the dot: write 0${text}`;
+  if (/^\d+\.$/.test(text)) return `ends with a dot: write ${text.slice(0, -1)}`;
+  if (/\s/.test(text)) return 'has spaces inside';
+  return 'is not a number';
 }
 
 export interface Limit {
-  value: Decimal;
+  /** The number, plain dot-decimal text. */
+  value: string;
   /** The currency suffix of the classic form (`100 RUB`); undefined for a plain number in the from currency. */
   unit?: string;
 }
 
 /** `minamount`/`maxamount`: a plain number in the from currency, or the classic `100 RUB`. */
 export function parseLimit(text: string): Parsed<Limit> {
+  if (isPlain(text)) return { ok: true, value: { value: text } };
   const parts = text.split(' ');
   const [number = '', unit] = parts;
   if (parts.length > 2 || (unit !== undefined && !/^[A-Z][A-Z0-9]*$/.test(unit))) {
-    const lone = parseNumber(text);
-    return lone.ok ? { ok: true, value: { value: lone.value } } : { ok: false, problem: `${lone.problem} (expected a number, optionally followed by a currency code: "100" or "100 RUB")` };
+    const lone = numberProblem(text);
+    return lone === undefined ? { ok: true, value: { value: text } } : { ok: false, problem: `${lone} (expected a number, optionally followed by a currency code: "100" or "100 RUB")` };
   }
-  const parsed = parseNumber(number);
-  if (!parsed.ok) return parsed;
-  return { ok: true, value: { value: parsed.value, ...(unit === undefined ? {} : { unit }) } };
+  const problem = numberProblem(number);
+  if (problem !== undefined) return { ok: false, problem };
+  return { ok: true, value: { value: number, ...(unit === undefined ? {} : { unit }) } };
 }
 
 export interface FeePart {
-  value: Decimal;
+  /** The number, plain dot-decimal text. */
+  value: string;
   /** `%`, a currency code, or undefined for the currency of the side the fee is on. */
   unit?: string;
 }
@@ -51,24 +59,25 @@ export function parseFee(text: string): Parsed<FeePart[]> {
   const parts: FeePart[] = [];
   for (const part of text.split(/,\s+/)) {
     // `1E5` would otherwise read as 1 of a currency called E5.
-    const whole = parseNumber(part);
-    if (!whole.ok && whole.problem.startsWith('is in exponent')) return { ok: false, problem: `"${part}" ${whole.problem}` };
+    const whole = numberProblem(part);
+    if (whole !== undefined && whole.startsWith('is in exponent')) return { ok: false, problem: `"${part}" ${whole}` };
     const match = /^(\S+?)\s?(%|[A-Z][A-Z0-9]*)?$/.exec(part);
     if (!match) return { ok: false, problem: `"${part}" is not a fee (expected 0.0005, 1 %, or 2 USD)` };
-    const number = parseNumber(match[1]!);
-    if (!number.ok) return { ok: false, problem: `"${part}" ${number.problem}` };
-    parts.push({ value: number.value, ...(match[2] === undefined ? {} : { unit: match[2] }) });
+    const problem = numberProblem(match[1]!);
+    if (problem !== undefined) return { ok: false, problem: `"${part}" ${problem}` };
+    parts.push({ value: match[1]!, ...(match[2] === undefined ? {} : { unit: match[2] }) });
   }
   return { ok: true, value: parts };
 }
 
-/** `floating`: minutes the rate is held (`15`), or a market move in percent (`1%`). */
-export function parseFloating(text: string): Parsed<{ minutes?: Decimal; percent?: Decimal }> {
+/** `floating`: minutes the rate is held (`15`), or a market move in percent (`1%`); numbers as plain text. */
+export function parseFloating(text: string): Parsed<{ minutes?: string; percent?: string }> {
   const percent = /^(\S+?)\s?%$/.exec(text);
-  const number = parseNumber(percent ? percent[1]! : text);
-  if (!number.ok) return { ok: false, problem: `${number.problem} (expected minutes like 15 or a move like 1%)` };
-  if (!percent && !number.value.isInteger()) return { ok: false, problem: 'expected whole minutes like 15, or a move in percent like 1%' };
-  return { ok: true, value: percent ? { percent: number.value } : { minutes: number.value } };
+  const number = percent ? percent[1]! : text;
+  const problem = numberProblem(number);
+  if (problem !== undefined) return { ok: false, problem: `${problem} (expected minutes like 15 or a move like 1%)` };
+  if (!percent && !isWhole(number)) return { ok: false, problem: 'expected whole minutes like 15, or a move in percent like 1%' };
+  return { ok: true, value: percent ? { percent: number } : { minutes: number } };
 }
 
 /** The rate in its published form, or why it is not 1:X / X:1 with X ≥ 1 (and the form it should take). */

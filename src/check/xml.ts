@@ -1,5 +1,6 @@
-// Well-formedness of an export file as XML 1.0 in UTF-8: fast-xml-parser's validator for the tag structure,
-// plus the rules it does not enforce (characters, entity and character references, one root, comments, DOCTYPE).
+// Well-formedness of an export file's text (decode.ts made it from UTF-8) as XML 1.0, the general way:
+// fast-xml-parser's validator for the tag structure, plus the rules it does not enforce (characters, entity and
+// character references, one root, comments, DOCTYPE).
 import { XMLValidator } from 'fast-xml-parser';
 import { positions, type Finding } from './findings.js';
 
@@ -9,27 +10,6 @@ const maxFindings = 20;
 /** XML 1.0 `Char`: tab, newline, carriage return and everything from space up except surrogates, FFFE and FFFF. */
 export function isXmlChar(code: number): boolean {
   return code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || (code >= 0x10000 && code <= 0x10ffff);
-}
-
-/** Offset of the first byte that is not part of valid UTF-8, or -1. */
-function firstInvalidUtf8(bytes: Uint8Array): number {
-  let i = 0;
-  while (i < bytes.length) {
-    const byte = bytes[i]!;
-    const [length, low, high] =
-      byte < 0x80 ? [1, 0, 0] : byte >= 0xc2 && byte <= 0xdf ? [2, 0x80, 0xbf] : byte === 0xe0 ? [3, 0xa0, 0xbf] : byte === 0xed ? [3, 0x80, 0x9f]
-      : byte >= 0xe1 && byte <= 0xef ? [3, 0x80, 0xbf] : byte === 0xf0 ? [4, 0x90, 0xbf] : byte >= 0xf1 && byte <= 0xf3 ? [4, 0x80, 0xbf]
-      : byte === 0xf4 ? [4, 0x80, 0x8f] : [0, 0, 0];
-    if (length === 0) return i;
-    for (let k = 1; k < length; k++) {
-      const next = bytes[i + k];
-      // The second byte has the narrowed range (overlongs, surrogates, > U+10FFFF); the rest are plain continuations.
-      const [min, max] = k === 1 ? [low, high] : [0x80, 0xbf];
-      if (next === undefined || next < min || next > max) return i;
-    }
-    i += length;
-  }
-  return -1;
 }
 
 const predefined = new Set(['lt', 'gt', 'amp', 'apos', 'quot']);
@@ -127,29 +107,13 @@ function scanDocument(text: string, at: (index: number) => { line: number; colum
 }
 
 export interface WellFormedness {
-  /** The decoded document (without a byte order mark) when it is well-formed. */
+  /** The document when it is well-formed. */
   text?: string;
   findings: Finding[];
 }
 
-/** Decode and check an export file as XML 1.0 in UTF-8; `text` is set only when it is well-formed. */
-export function checkWellFormed(bytes: Uint8Array): WellFormedness {
-  const findings: Finding[] = [];
-  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
-    return { findings: [{ severity: 'error', rule: 'encoding', message: 'the file is UTF-16; the standard requires UTF-8', line: 1, column: 1 }] };
-  }
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  const body = bom ? bytes.subarray(3) : bytes;
-  const invalid = firstInvalidUtf8(body);
-  if (invalid !== -1) {
-    const before = new TextDecoder('utf-8').decode(body.subarray(0, invalid));
-    const where = positions(before)(before.length);
-    return {
-      findings: [{ severity: 'error', rule: 'encoding', message: `not valid UTF-8 at byte ${invalid + (bom ? 3 : 0)} (the standard requires UTF-8)`, ...where }],
-    };
-  }
-  if (bom) findings.push({ severity: 'warning', rule: 'encoding', message: 'the file starts with a byte order mark; some monitors fail on it', line: 1, column: 1 });
-  const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(body);
+/** Check decoded text as XML 1.0; `text` is set only when it is well-formed. `findings`: those of decoding, kept in front. */
+export function checkWellFormedText(text: string, findings: readonly Finding[]): WellFormedness {
   if (text.trim() === '') return { findings: [...findings, { severity: 'error', rule: 'xml', message: 'the file is empty', line: 1, column: 1 }] };
 
   const verdict = XMLValidator.validate(text, { allowBooleanAttributes: false });
@@ -159,5 +123,5 @@ export function checkWellFormed(bytes: Uint8Array): WellFormedness {
   }
   const problems = scanDocument(text, positions(text));
   if (problems.length > 0) return { findings: [...findings, ...problems.map((p) => ({ ...p, message: `not well-formed XML: ${p.message}` }))] };
-  return { text, findings };
+  return { text, findings: [...findings] };
 }

@@ -1,0 +1,182 @@
+// A quick test that an item in the standard form (simple.ts: elements in order, the required ones there, codes
+// alphanumeric, numbers plain, no value empty or with space around it) has nothing to report. It is conservative:
+// "clean" means checkItem (item.ts) would report nothing at all for the item; whenever it is not sure it says no,
+// and the item gets the full rules. Numbers are read as digits (never Decimal) and compared as doubles only when
+// clearly apart; what repeats from item to item (codes, labels, the address's host) is looked at once.
+import { knownCities } from '../codes.js';
+import { labels } from '../config/fields.js';
+import { itemElements, type ExportItem } from '../exports/select.js';
+import { isKnownUnit } from './item.js';
+import { numberedCurrencies } from './numbered.js';
+import { compare, paysMoreThan } from './plain.js';
+import { decodeText, type StandardTexts } from './simple.js';
+import { parseFee, parseFloating } from './values.js';
+
+/** The direction of a clean item, for the duplicates check: its currencies by number (numbered.ts), and its city. */
+export interface Direction {
+  from: number;
+  to: number;
+  city?: string;
+}
+
+/** Where the text of an item element is in StandardTexts. */
+const slot = (name: keyof ExportItem): number => 1 + itemElements.indexOf(name);
+const [from, to, inSlot, outSlot, amount, minamount, maxamount, floating, delay, param, city, url] =
+  (['from', 'to', 'in', 'out', 'amount', 'minamount', 'maxamount', 'floating', 'delay', 'param', 'city', 'url'] as const).map(slot) as [
+    number, number, number, number, number, number, number, number, number, number, number, number,
+  ];
+const fees = (['minfee', 'fromfee', 'tofee'] as const).map(slot);
+const knownLabels: ReadonlySet<string> = new Set(labels);
+
+/** Relative distance below which doubles do not decide (their error here stays below 1e-13). */
+const margin = 1e-12;
+/** Longer numbers are left to the full rules, so that a double of their digits is normal and close to exact. */
+const maxDigits = 60;
+const powersOfTen = Array.from({ length: maxDigits + 1 }, (_, exponent) => Number(`1e${exponent}`));
+/** Where `number` reads each number to. */
+const [inPlace, outPlace, amountPlace, minPlace, maxPlace, delayPlace] = [0, 1, 2, 3, 4, 5] as const;
+const numberPlaces = 6;
+
+/** The quick test, with what it remembers from item to item (files repeat codes, labels and the address's host). */
+export class CleanItems {
+  /** What `number` read into each place: the number, its whole part, and whether a digit after the dot is not 0. */
+  private readonly values = new Float64Array(numberPlaces);
+  private readonly wholes = new Float64Array(numberPlaces);
+  private readonly fractions = new Uint8Array(numberPlaces);
+  /** The text each place holds: items repeat amounts and limits, and a text read before need not be read again. */
+  private readonly numberTexts: string[] = new Array<string>(numberPlaces).fill('');
+  private previousFrom = '';
+  private previousNumber: number | undefined;
+  private previousParam = '';
+  private readonly labelVerdicts = new Map<string, boolean>();
+  /** Matches texts that start with the scheme and authority of the last good address (see `httpUrl`). */
+  private sameAuthority: RegExp | undefined;
+
+  /** The item's direction when it has nothing to report; undefined when it may have. */
+  test(texts: StandardTexts): Direction | undefined {
+    // Codes are letters and digits in the standard form, so they read as written. Items come sorted by from.
+    const { numbers, list } = numberedCurrencies();
+    const fromCode = texts[from]!;
+    const toCode = texts[to]!;
+    if (fromCode !== this.previousFrom) {
+      this.previousFrom = fromCode;
+      this.previousNumber = numbers.get(fromCode);
+    }
+    const fromNumber = this.previousNumber;
+    const toNumber = numbers.get(toCode);
+    if (fromNumber === undefined || toNumber === undefined || fromCode === toCode) return undefined;
+    const fromCurrency = list[fromNumber]!;
+    const toCurrency = list[toNumber]!;
+    let cityCode: string | undefined;
+    if (texts[city] !== undefined) {
+      cityCode = knownCities().get(texts[city])?.code;
+      if (cityCode === undefined) return undefined;
+    } else if (fromCurrency.kind === 'cash' || toCurrency.kind === 'cash') {
+      return undefined;
+    }
+
+    if (!this.numbersClean(texts)) return undefined;
+    for (const k of fees) if (texts[k] !== undefined && !feeClean(decodeText(texts[k]))) return undefined;
+    if (texts[floating] !== undefined && !parseFloating(decodeText(texts[floating])).ok) return undefined;
+    if (texts[delay] !== undefined && (!this.number(texts[delay], delayPlace) || this.fractions[delayPlace] === 1)) return undefined;
+    if (texts[param] !== undefined && !this.labelsClean(texts[param])) return undefined;
+    if (texts[url] !== undefined && !this.httpUrl(texts[url])) return undefined;
+    return cityCode === undefined ? { from: fromNumber, to: toNumber } : { from: fromNumber, to: toNumber, city: cityCode };
+  }
+
+  /** in, out, amount and the limits: the rate 1:X or X:1 with X ≥ 1, no zero reserve or maximum, min ≤ max, the reserve pays both limits. */
+  private numbersClean(texts: StandardTexts): boolean {
+    if (!this.number(texts[inSlot]!, inPlace) || !this.number(texts[outSlot]!, outPlace) || !this.number(texts[amount]!, amountPlace)) return false;
+    if (!this.number(texts[minamount]!, minPlace) || !this.number(texts[maxamount]!, maxPlace)) return false;
+    const { values, wholes, fractions } = this;
+    const reserve = values[amountPlace]!;
+    const min = values[minPlace]!;
+    const max = values[maxPlace]!;
+    if (reserve === 0 || max === 0) return false;
+    const inOne = wholes[inPlace] === 1 && fractions[inPlace] === 0;
+    const outOne = wholes[outPlace] === 1 && fractions[outPlace] === 0;
+    if (!(inOne && wholes[outPlace]! >= 1) && !(outOne && wholes[inPlace]! >= 1)) return false;
+    if (min >= max * (1 - margin) && (min > max * (1 + margin) || compare(texts[minamount]!, texts[maxamount]!) > 0)) return false;
+    const rate = values[outPlace]! / values[inPlace]!;
+    return reservePays(texts, min, minamount, rate, reserve) && reservePays(texts, max, maxamount, rate, reserve);
+  }
+
+  /**
+   * Reads `text`, a plain number (the standard form has only those), into `place`: a double within about 1e-14
+   * of it. False when it has more than `maxDigits` digits.
+   */
+  private number(text: string, place: number): boolean {
+    if (text === this.numberTexts[place]) return true;
+    const length = text.length;
+    if (length > maxDigits) return false;
+    let value = 0;
+    let whole = -1;
+    let fraction = 0;
+    let fractionDigits = 0;
+    for (let i = 0; i < length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 46) {
+        whole = value;
+        fractionDigits = length - i - 1;
+      } else {
+        value = value * 10 + (c - 48);
+        if (whole !== -1 && c !== 48) fraction = 1;
+      }
+    }
+    this.values[place] = fractionDigits === 0 ? value : value / powersOfTen[fractionDigits]!;
+    this.wholes[place] = whole === -1 ? value : whole;
+    this.fractions[place] = fraction;
+    this.numberTexts[place] = text;
+    return true;
+  }
+
+  /** <param> as written: known labels, none empty, given twice or the old "floating". */
+  private labelsClean(raw: string): boolean {
+    if (raw === this.previousParam) return true;
+    let verdict = this.labelVerdicts.get(raw);
+    if (verdict === undefined) {
+      const parts = decodeText(raw).split(',').map((part) => part.trim());
+      verdict = parts.every((part) => part !== 'floating' && knownLabels.has(part)) && new Set(parts).size === parts.length;
+      if (this.labelVerdicts.size > 1000) this.labelVerdicts.clear();
+      this.labelVerdicts.set(raw, verdict);
+    }
+    if (verdict) this.previousParam = raw;
+    return verdict;
+  }
+
+  /**
+   * Whether `raw` (references not decoded) reads as an http(s) address. For these schemes only the scheme and the
+   * authority can make parsing fail (path, query and fragment never do), so a text that starts like the last good
+   * address up to the end of its authority passes without being parsed again: an export's addresses share a host.
+   */
+  private httpUrl(raw: string): boolean {
+    if (this.sameAuthority?.test(raw)) return true;
+    const text = decodeText(raw);
+    let parsed: URL;
+    try {
+      parsed = new URL(text);
+    } catch {
+      return false;
+    }
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return false;
+    // Without `&` the prefix reads the same whether references are decoded or not; the authority ends at `/`,
+    // `\`, `?`, `#` or the end of the text.
+    const authority = /^https?:\/\/[^/\\?#\t\n\r&]+(?=[/\\?#]|$)/.exec(text);
+    if (authority) this.sameAuthority = new RegExp(`^${authority[0].replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:[/\\\\?#]|$)`);
+    return true;
+  }
+}
+
+/** Whether the reserve pays the limit in `texts[k]` (about `limit`) at the rate; with Decimal when doubles are too close to tell. */
+function reservePays(texts: StandardTexts, limit: number, k: number, rate: number, reserve: number): boolean {
+  const pays = limit * rate;
+  if (pays < reserve * (1 - margin)) return true;
+  if (pays > reserve * (1 + margin)) return false;
+  return !paysMoreThan(texts[k]!, texts[inSlot]!, texts[outSlot]!, texts[amount]!);
+}
+
+/** A fee in a standard form, every unit a percent or a known code. */
+function feeClean(text: string): boolean {
+  const parsed = parseFee(text);
+  return parsed.ok && parsed.value.every((part) => part.unit === undefined || part.unit === '%' || isKnownUnit(part.unit));
+}

@@ -1,0 +1,115 @@
+// The rules above the items, fed one piece at a time so both ways of reading a file share them: the declaration,
+// the root, each child of the root (an item is checked as it arrives), duplicates, and the empty file.
+import type { Direction } from './clean.js';
+import { describeItem, type CheckResult, type Finding, type ItemRef } from './findings.js';
+import { checkItem, itemRef } from './item.js';
+import { numberedCurrencies } from './numbered.js';
+import type { XmlElement } from './tree.js';
+
+type At = (index: number) => { line: number; column: number };
+
+export class DocumentChecks {
+  readonly findings: Finding[];
+  private items = 0;
+  /**
+   * The first item (1-based) of each direction, for duplicates. Between two known currencies without a city, the
+   * common case, in a row per from indexed by the to's number (0: none yet); any other direction by its codes.
+   */
+  private readonly knownRows: (Int32Array | undefined)[] = [];
+  private readonly firstOf = new Map<string, number>();
+
+  /** `findings`: those found before the document was read (decoding), kept in front. */
+  constructor(private readonly at: At, findings: readonly Finding[]) {
+    this.findings = [...findings];
+  }
+
+  declaration(declaration: Record<string, string> | undefined): void {
+    const findings = this.findings;
+    if (!declaration) {
+      findings.push({ severity: 'warning', rule: 'declaration', message: 'no XML declaration: start the file with <?xml version="1.0" encoding="UTF-8"?>', line: 1, column: 1 });
+      return;
+    }
+    if (declaration.version !== '1.0') findings.push({ severity: 'error', rule: 'declaration', message: `XML version ${declaration.version ?? '(none)'}: the standard is XML 1.0`, line: 1, column: 1 });
+    const encoding = declaration.encoding;
+    if (encoding !== undefined && encoding.toUpperCase() !== 'UTF-8') {
+      findings.push({ severity: 'error', rule: 'declaration', message: `declared encoding ${encoding}: the standard requires UTF-8`, line: 1, column: 1 });
+    }
+  }
+
+  /** The root with its text (its children go to `child`); false when it is not <rates> and nothing more is checked. */
+  root(root: XmlElement): boolean {
+    if (root.name !== 'rates') {
+      this.findings.push({ severity: 'error', rule: 'root', message: `the root element is <${root.name}>; an export file's root is <rates>`, ...this.at(root.index) });
+      return false;
+    }
+    if (root.text.trim() !== '') this.findings.push({ severity: 'error', rule: 'structure', message: `text directly inside <rates>: "${root.text.trim().slice(0, 40)}"`, ...this.at(root.index) });
+    return true;
+  }
+
+  child(child: XmlElement): void {
+    if (child.name === 'item') this.item(child);
+    else this.findings.push({ severity: 'error', rule: 'structure', message: `<${child.name}> inside <rates>: only <item> elements belong there`, ...this.at(child.index) });
+  }
+
+  /** An item clean.ts found clean: counted and checked for duplicates, nothing else to report. */
+  cleanItem(index: number, direction: Direction): void {
+    this.items += 1;
+    if (direction.city === undefined) this.knownDirection(this.items, direction.from, direction.to, index);
+    else {
+      const { list } = numberedCurrencies();
+      this.direction(this.items, list[direction.from]!.code, list[direction.to]!.code, direction.city, index);
+    }
+  }
+
+  private item(item: XmlElement): void {
+    this.items += 1;
+    const ref = itemRef(item, this.items);
+    checkItem(item, (severity, rule, message, element) => {
+      this.findings.push({ severity, rule, message, ...this.at((element ?? item).index), item: ref, ...(element ? { element: element.name } : {}) });
+    });
+    if (ref.from === undefined || ref.to === undefined) return;
+    const { numbers } = numberedCurrencies();
+    const [from, to] = [numbers.get(ref.from), numbers.get(ref.to)];
+    if (ref.city === undefined && from !== undefined && to !== undefined) this.knownDirection(ref.index, from, to, item.index);
+    else this.direction(ref.index, ref.from, ref.to, ref.city, item.index);
+  }
+
+  /** Item `position` (its `<` at `index`) goes between the known currencies numbered `from` and `to`, without a city. */
+  private knownDirection(position: number, from: number, to: number, index: number): void {
+    const row = (this.knownRows[from] ??= new Int32Array(numberedCurrencies().list.length));
+    const first = row[to]!;
+    if (first === 0) row[to] = position;
+    else {
+      const { list } = numberedCurrencies();
+      this.duplicate(position, list[from]!.code, list[to]!.code, undefined, first, index);
+    }
+  }
+
+  /** Item `position` (its `<` at `index`) has any other direction. */
+  private direction(position: number, from: string, to: string, city: string | undefined, index: number): void {
+    const key = `${from}\u0000${to}\u0000${city ?? ''}`;
+    const first = this.firstOf.get(key);
+    if (first === undefined) this.firstOf.set(key, position);
+    else this.duplicate(position, from, to, city, first, index);
+  }
+
+  private duplicate(position: number, from: string, to: string, city: string | undefined, first: number, index: number): void {
+    const ref: ItemRef = { index: position, from, to, ...(city ? { city } : {}) };
+    this.findings.push({
+      severity: 'error',
+      rule: 'duplicate',
+      message: `duplicate direction: same from and to${city ? ' and city' : ', without a city,'} as ${describeItem({ ...ref, index: first })}`,
+      ...this.at(index),
+      item: ref,
+    });
+  }
+
+  /** After the last child of the root. */
+  finish(target: string, root: XmlElement): CheckResult {
+    const findings = this.findings;
+    if (this.items === 0) findings.push({ severity: 'warning', rule: 'empty', message: 'no items: the monitors will list none of your directions', ...this.at(root.index) });
+    // Findings in document order, so the report reads top to bottom.
+    findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+    return { target, items: this.items, findings };
+  }
+}

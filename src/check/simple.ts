@@ -1,0 +1,273 @@
+// A strict scanner for the XML that ratefile renders (exports/render.ts) and most exporters write: an optional
+// XML declaration, a root element whose children hold elements with text, white space between elements, no
+// attributes, text with the five predefined entity references. It hands on each child of the root as soon as it
+// is read, so a big file is checked item by item, never as a whole tree.
+// Anything outside that subset (comments, CDATA, processing instructions, a DOCTYPE, attributes, character
+// references, deeper nesting, text beside elements, names fast-xml-parser treats specially, anything malformed)
+// makes it give up: the caller then checks the document the general way. What it accepts is well-formed XML 1.0
+// and reads as tree.ts reads it (the root apart: it is handed on without its text and end).
+import { itemElements } from '../exports/select.js';
+import type { XmlElement } from './tree.js';
+
+/**
+ * The texts of an item in the standard form (see `standardItem` below for the values it takes), as written:
+ * references not decoded, line ends not normalized. `texts[1 + rank]` is the text of the item element of that
+ * rank in `itemElements`, undefined when the item does not have it.
+ */
+export type StandardTexts = RegExpExecArray;
+
+export interface SimpleHandlers {
+  /** The declaration's pseudo-attributes, or undefined without one; called first. */
+  declaration(attributes: Record<string, string> | undefined): void;
+  /** The root element at its start tag, without children or text (those go to the calls below); false gives up. */
+  root(root: XmlElement): boolean;
+  /**
+   * An <item> in the standard form (see `standardItem` below), its `<` at `index`. True when the handler is done
+   * with it; false hands it to `child` as an element.
+   */
+  standardItem(texts: StandardTexts, index: number): boolean;
+  /** Each other child of the root, with its children, in document order. */
+  child(child: XmlElement): void;
+}
+
+// Character codes the scanner compares against.
+const tab = 9;
+const newline = 10;
+const carriageReturn = 13;
+const space = 32;
+const quote = 34;
+const ampersand = 38;
+const apostrophe = 39;
+const slash = 47;
+const less = 60;
+const equals = 61;
+const greater = 62;
+const closingBracket = 93;
+
+const isSpace = (c: number): boolean => c === space || c === newline || c === tab || c === carriageReturn;
+// ASCII names only; XML allows more, which the general path handles.
+const isNameStart = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+const isNameChar = (c: number): boolean => isNameStart(c) || (c >= 48 && c <= 57) || c === 45 || c === 46;
+/** Names fast-xml-parser refuses (`__proto__`, `constructor`, `prototype`) or renames (`toString` to `__toString`…). */
+const isObjectKeyword = (name: string): boolean => name in Object.prototype || name === 'prototype';
+
+/** The predefined entity references, by the text between `&` and `;`. */
+const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const entityBodies = Object.keys(entities).map((body) => `${body};`);
+
+/** Text as tree.ts reads it: line ends normalized as XML (and fast-xml-parser) does, references decoded. */
+export function decodeText(raw: string): string {
+  const lines = raw.includes('\r') ? raw.replace(/\r\n?/g, '\n') : raw;
+  return lines.includes('&') ? lines.replace(/&(amp|lt|gt|quot|apos);/g, (_reference, body: string) => entities[body]!) : lines;
+}
+
+/**
+ * An item in the standard form, matched natively in one go (the regular expression engine reads the characters
+ * of a big file several times faster than a loop over them here): its elements in the standard order, each at
+ * most once, those every good item has (item.ts reports an item without them) always there, holding the values
+ * a good export writes. Codes (from, to, city) are ASCII letters and digits, numbers (in, out, amount, the
+ * limits, delay) plain dot-decimal, any other text non-empty with printable ASCII (or a reference) at both ends
+ * and no `>` (exporters escape it, and without it there can be no `]]>`). Every character is one leafText takes,
+ * so the scanner would read the item the same way.
+ */
+const white = '[\\t\\n\\r ]*';
+const textChar = '[^<>&\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uD800-\\uDFFF\\uFFFE\\uFFFF]';
+const reference = '&(?:amp|lt|gt|quot|apos);';
+const anyText = `${textChar}*(?:(?:${reference}|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])${textChar}*)*`;
+const printable = `(?:[!-%'-;=?-~]|${reference})`;
+const valuePatterns = {
+  code: '[0-9A-Za-z]+',
+  number: '\\d+(?:\\.\\d+)?',
+  text: `${printable}(?:${anyText}${printable})?`,
+};
+const valueOf: Record<string, keyof typeof valuePatterns> = { from: 'code', to: 'code', city: 'code', in: 'number', out: 'number', amount: 'number', minamount: 'number', maxamount: 'number', delay: 'number' };
+const always = new Set(['from', 'to', 'in', 'out', 'amount', 'minamount', 'maxamount']);
+const standardItem = new RegExp(
+  `<item>${white}${itemElements.map((name) => `(?:<${name}>(${valuePatterns[valueOf[name] ?? 'text']})</${name}>${white})${always.has(name) ? '' : '?'}`).join('')}</item>`,
+  'y',
+);
+
+const declarationForms = {
+  version: /^1\.0$/,
+  encoding: /^[A-Za-z][A-Za-z0-9._-]*$/,
+  standalone: /^(yes|no)$/,
+} as const;
+const declarationOrder = Object.keys(declarationForms) as (keyof typeof declarationForms)[];
+
+/**
+ * Scan `text` (decoded from UTF-8, so without lone surrogates), calling the handlers as it goes; false when the
+ * document is outside the subset (the handlers may have seen a part of it).
+ */
+export function scanSimple(text: string, handlers: SimpleHandlers): boolean {
+  return new Scanner(text).document(handlers);
+}
+
+class Scanner {
+  private pos = 0;
+
+  constructor(private readonly text: string) {}
+
+  document(handlers: SimpleHandlers): boolean {
+    const text = this.text;
+    const declaration = this.declaration();
+    if (declaration === false) return false;
+    handlers.declaration(declaration);
+    this.skipSpace();
+    const root = this.startTag();
+    if (root === undefined || !handlers.root(root.element)) return false;
+    if (!root.empty) {
+      const name = root.element.name;
+      for (;;) {
+        this.skipSpace();
+        if (this.endTag(name)) break;
+        standardItem.lastIndex = this.pos;
+        const texts = standardItem.exec(text);
+        if (texts !== null && handlers.standardItem(texts, this.pos)) {
+          this.pos = standardItem.lastIndex;
+          continue;
+        }
+        const child = this.child();
+        if (child === undefined) return false;
+        handlers.child(child);
+      }
+    }
+    this.skipSpace();
+    return this.pos === text.length;
+  }
+
+  /** The XML declaration at offset 0: undefined when there is none, false when it is outside the subset. */
+  private declaration(): Record<string, string> | undefined | false {
+    const text = this.text;
+    if (!text.startsWith('<?')) return undefined;
+    // Any other processing instruction is outside the subset.
+    if (!text.startsWith('<?xml') || !isSpace(text.charCodeAt(5))) return false;
+    this.pos = 5;
+    const attributes: Record<string, string> = {};
+    let next = 0;
+    for (;;) {
+      const spaced = this.skipSpace();
+      if (text.startsWith('?>', this.pos)) {
+        this.pos += 2;
+        return attributes.version === undefined ? false : attributes;
+      }
+      const start = this.pos;
+      while (isNameChar(text.charCodeAt(this.pos))) this.pos += 1;
+      const name = text.slice(start, this.pos);
+      // version, then encoding, then standalone, each at most once, as the grammar has them.
+      const index = declarationOrder.indexOf(name as keyof typeof declarationForms);
+      if (!spaced || index < next) return false;
+      next = index + 1;
+      this.skipSpace();
+      if (text.charCodeAt(this.pos) !== equals) return false;
+      this.pos += 1;
+      this.skipSpace();
+      const delimiter = text.charCodeAt(this.pos);
+      if (delimiter !== quote && delimiter !== apostrophe) return false;
+      const end = text.indexOf(String.fromCharCode(delimiter), this.pos + 1);
+      if (end === -1) return false;
+      const value = text.slice(this.pos + 1, end);
+      if (!declarationForms[declarationOrder[index]!].test(value)) return false;
+      attributes[name] = value;
+      this.pos = end + 1;
+    }
+  }
+
+  /** Skips XML white space; whether there was any. */
+  private skipSpace(): boolean {
+    const start = this.pos;
+    while (isSpace(this.text.charCodeAt(this.pos))) this.pos += 1;
+    return this.pos > start;
+  }
+
+  /** `<name>` or `<name/>` at the position, as an element without children or text. */
+  private startTag(): { element: XmlElement; empty: boolean } | undefined {
+    const text = this.text;
+    const index = this.pos;
+    if (text.charCodeAt(index) !== less || !isNameStart(text.charCodeAt(index + 1))) return undefined;
+    let i = index + 2;
+    while (isNameChar(text.charCodeAt(i))) i += 1;
+    const name = text.slice(index + 1, i);
+    let c = text.charCodeAt(i);
+    const empty = c === slash;
+    if (empty) c = text.charCodeAt(++i);
+    if (c !== greater || isObjectKeyword(name)) return undefined;
+    this.pos = i + 1;
+    return { element: { name, attributes: {}, children: [], text: '', index, end: this.pos }, empty };
+  }
+
+  /** `</name>` at the position: reads it and says true, or leaves the position and says false. */
+  private endTag(name: string): boolean {
+    const text = this.text;
+    const at = this.pos;
+    if (text.charCodeAt(at) !== less || text.charCodeAt(at + 1) !== slash || text.charCodeAt(at + 2 + name.length) !== greater || !text.startsWith(name, at + 2)) return false;
+    this.pos = at + 3 + name.length;
+    return true;
+  }
+
+  /** A child of the root with its own children (elements holding text only), or undefined. */
+  private child(): XmlElement | undefined {
+    const tag = this.startTag();
+    if (tag === undefined) return undefined;
+    const element = tag.element;
+    if (tag.empty) return element;
+    // Its own text is the white space between its children.
+    let text = '';
+    for (;;) {
+      const space = this.pos;
+      this.skipSpace();
+      text += this.text.slice(space, this.pos);
+      if (this.endTag(element.name)) break;
+      const leaf = this.startTag();
+      if (leaf === undefined) return undefined;
+      if (!leaf.empty) {
+        const start = this.pos;
+        if (!this.leafText()) return undefined;
+        const end = this.pos;
+        if (!this.endTag(leaf.element.name)) return undefined;
+        leaf.element.text = decodeText(this.text.slice(start, end));
+        leaf.element.end = this.pos;
+      }
+      element.children.push(leaf.element);
+    }
+    element.text = decodeText(text);
+    element.end = this.pos;
+    return element;
+  }
+
+  /** Reads character data up to the next `<`; false when a character or reference in it is outside the subset, or `]]>`. */
+  private leafText(): boolean {
+    const text = this.text;
+    const start = this.pos;
+    let i = start;
+    for (;;) {
+      const c = text.charCodeAt(i);
+      if (c === less) break;
+      if (c >= space) {
+        if (c === greater) {
+          // XML forbids `]]>` in text (it closes CDATA); elsewhere in this subset it cannot be.
+          if (i - 2 >= start && text.charCodeAt(i - 1) === closingBracket && text.charCodeAt(i - 2) === closingBracket) return false;
+          i += 1;
+        } else if (c === ampersand) {
+          const body = entityBodies.find((candidate) => text.startsWith(candidate, i + 1));
+          if (body === undefined) return false;
+          i += body.length + 1;
+        } else if (c >= 0xfffe || (c >= 0xdc00 && c <= 0xdfff)) {
+          // U+FFFE and U+FFFF are not XML characters; a low surrogate here would be one without its pair.
+          return false;
+        } else if (c >= 0xd800 && c <= 0xdbff) {
+          const low = text.charCodeAt(i + 1);
+          if (!(low >= 0xdc00 && low <= 0xdfff)) return false;
+          i += 2;
+        } else {
+          i += 1;
+        }
+        continue;
+      }
+      // Tab, newline and carriage return are the only characters below space XML allows; NaN is the end of the text.
+      if (c !== newline && c !== tab && c !== carriageReturn) return false;
+      i += 1;
+    }
+    this.pos = i;
+    return true;
+  }
+}

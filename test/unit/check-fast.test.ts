@@ -1,0 +1,411 @@
+// The export check's fast path (simple.ts scanner, clean.ts quick test, text numbers) against its general path
+// (fast-xml-parser, full rules on every item): identical results on randomized documents, valid and broken.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { build } from '../../src/build.js';
+import { decodeExport, firstInvalidUtf8 } from '../../src/check/decode.js';
+import { checkExportGeneral, checkExportTraced } from '../../src/check/export.js';
+import { positions } from '../../src/check/findings.js';
+import { compare, paysMoreThan } from '../../src/check/plain.js';
+import { loadConfig } from '../../src/config/load.js';
+import { Decimal } from '../../src/decimal.js';
+import { itemElements } from '../../src/exports/select.js';
+import { repoRoot } from '../support/process.js';
+import { fixedNow } from '../support/run-cli.js';
+
+/** A small deterministic generator (mulberry32), so a failure can be replayed from its seed. */
+function random(seed: number) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+type Next = () => number;
+const pick = <T>(next: Next, values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
+const chance = (next: Next, probability: number) => next() < probability;
+
+const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+// Values per element: good ones most of the time, every kind of bad one now and then.
+const codes = ['BTC', 'ETH', 'USDTTRC20', 'SBERRUB', 'TCSBRUB', 'CARDRUB', 'CASHRUB', 'CASHUSD', 'ACCRUB', 'ADVCEUR'];
+const badCodes = ['USDTTRC2O', 'XXX', '', ' BTC', 'BTC ', 'btc', 'BT&C', 'ВТС', 'B😀', 'BTC,ETH', 'B<C', 'B\rTC', 'B\r\nTC', 'BTC\r'];
+const numbers = ['1', '1', '1', '2', '3', '7', '0.5', '96075.29', '6812345.12', '80.0215', '1.0204', '50000000', '485000', '1000', '0.25', '0.001', '5', '7.3', '1.0', '01', '0001.50'];
+const badNumbers = ['0', '0.0', '00', '', '1,5', '96,075.29', '1e5', '1.5E+3', '-5', '+3', '.5', '5.', '1 000', 'NaN', ' 5', '5 ', '1'.padEnd(70, '3'), '0.' + '0'.repeat(65) + '1', '３'];
+const limits = [...numbers, '100 RUB', '100 XXX', '5 USD', '1 000 RUB', '2E1'];
+const fees = ['0.0005', '1 %', '1%', '2 USD', '1 USD, 0.5 %', '1,5 %', '1E5', 'x', '2 USDD', ''];
+const floatings = ['15', '1%', '1 %', '1.5', 'soon', '', '0'];
+const delays = ['5', '5.5', '5.0', 'x', '', '10'];
+const params = ['verifying', 'verifying', 'manual, verifying', 'verifyng', 'floating', 'manual,,reg', 'reg, reg', '', ' manual ', 'manual,verifying', 'juridical&amp;', 'manual,\rverifying', 'manual,\r\nreg'];
+const cities = ['MSK', 'SPB', 'EKB', 'MSKK', 'MSK,SPB', '', 'msk', 'MSK, SPB'];
+const urls = [
+  'https://exchanger.example/?cur_from=BTC&cur_to=ETH',
+  'https://exchanger.example/?cur_from=ETH&cur_to=BTC',
+  'https://exchanger.example',
+  'https://exchanger.example?x=1',
+  'https://exchanger.example#top',
+  'http://exchanger.example/path',
+  'https://exchanger.example.evil/x',
+  'https://exchanger.example:99999/',
+  'https://exchanger.example:8443/x',
+  'https:///x',
+  'https://ex ample/',
+  'HTTPS://EXCHANGER.EXAMPLE/',
+  'https://1.2.3.999/',
+  'https://a&b.example/',
+  'ftp://exchanger.example/',
+  'not a url',
+  '',
+  'https://exchanger.example/\u00e9',
+  'https://exchanger.example\r/x',
+  'https://exchanger.examplé/',
+  'https://user@exchanger.example/',
+  'https://exchanger.example\\path',
+];
+
+/** Whole-item shapes that sit on the reserve boundary, where Decimal's rounding decides (in, out, amount, limit). */
+const boundaries: [string, string, string, string][] = [
+  ['1', '3', '300', '100'],
+  ['1', '3', '300', '100.0000000000001'],
+  ['1', '3', '299.9999999999999', '100'],
+  ['3', '1', '1', '3'],
+  ['3', '2', '2', '3'],
+  ['7', '1', '1', '7'],
+  ['1.0204', '1', '50000000', '51020000'],
+  ['1', '80.0215', '50000000', '624832.0763794792655724'],
+  ['1', '80.0215', '50000000', '624832.07637947926557'],
+  ['1', '80.0215', '50000000', '624832.0763794792'],
+];
+
+type Item = [string, string][];
+
+/** An item as an exporter would write it: every rule kept, mostly far from the limits. */
+function goodItem(next: Next): Record<string, string> {
+  const from = pick(next, codes.filter((code) => !code.startsWith('CASH')));
+  const to = pick(next, codes.filter((code) => code !== from));
+  const rate = pick(next, ['1', '2', '96075.29', '80.0215', '1.0204', '3.5']);
+  const [inText, outText] = chance(next, 0.5) ? ['1', rate] : [rate, '1'];
+  const fields: Record<string, string> = { from, to, in: inText, out: outText, amount: pick(next, ['50000000', '485000', '1000000000']), minamount: pick(next, ['0.25', '0.001', '1']), maxamount: pick(next, ['5', '7.3', '100']) };
+  if (to.startsWith('CASH') || chance(next, 0.1)) fields.city = pick(next, ['MSK', 'SPB', 'EKB']);
+  if (chance(next, 0.8)) fields.param = pick(next, ['verifying', 'manual, verifying', 'manual,verifying', 'reg']);
+  if (chance(next, 0.7)) fields.url = chance(next, 0.8) ? `https://exchanger.example/?cur_from=${from}&cur_to=${to}` : pick(next, urls);
+  if (chance(next, 0.1)) fields.fromfee = pick(next, ['0.0005', '1 %', '2 USD']);
+  if (chance(next, 0.1)) fields.floating = pick(next, ['15', '1%']);
+  if (chance(next, 0.1)) fields.delay = '5';
+  return fields;
+}
+
+/** Values of any kind, good or bad, in any combination. */
+function anyFields(next: Next): Record<string, string> {
+  const value = (good: readonly string[], bad: readonly string[]) => (chance(next, 0.9) ? pick(next, good) : pick(next, bad));
+  const fields: Record<string, string> = {
+    from: value(codes, badCodes),
+    to: value(codes, badCodes),
+    in: value(['1', '1', ...numbers], badNumbers),
+    out: value(numbers, badNumbers),
+    amount: value(numbers, badNumbers),
+    minamount: value(limits, badNumbers),
+    maxamount: value(limits, badNumbers),
+  };
+  if (chance(next, 0.5)) {
+    // A rate in the published form, 1:X or X:1.
+    if (chance(next, 0.5)) fields.in = '1';
+    else fields.out = '1';
+  }
+  if (chance(next, 0.15)) {
+    const [inText, outText, amount, limit] = pick(next, boundaries);
+    Object.assign(fields, { in: inText, out: outText, amount }, chance(next, 0.5) ? { maxamount: limit } : { minamount: limit, maxamount: '1'.padEnd(12, '0') });
+  }
+  for (const [name, values] of [['minfee', fees], ['fromfee', fees], ['tofee', fees], ['floating', floatings], ['delay', delays]] as const) {
+    if (chance(next, 0.08)) fields[name] = pick(next, values);
+  }
+  if (chance(next, 0.7)) fields.param = pick(next, params);
+  if (chance(next, 0.3)) fields.city = pick(next, cities);
+  if (chance(next, 0.5)) fields.url = pick(next, urls);
+  return fields;
+}
+
+/** White space to XML, to String.prototype.trim, or to both. */
+const spaces = [' ', '\t', '\n', '\r\n', '\u00a0', '\u2028', '\ufeff', '\u3000'];
+
+/** A good item (goodItem) with, now and then, one value taken from anyFields or with space around it. */
+function mostlyGoodFields(next: Next): Record<string, string> {
+  const fields = goodItem(next);
+  if (chance(next, 0.3)) {
+    const other = anyFields(next);
+    const name = pick(next, [...new Set([...Object.keys(fields), ...Object.keys(other)])]);
+    if (other[name] === undefined) delete fields[name];
+    else fields[name] = other[name];
+  }
+  if (chance(next, 0.1)) {
+    const name = pick(next, Object.keys(fields));
+    fields[name] = chance(next, 0.5) ? `${pick(next, spaces)}${fields[name]}` : `${fields[name]}${pick(next, spaces)}`;
+  }
+  return fields;
+}
+
+/** Markup that escaping would never write, put raw into a value now and then: references, comments, controls… */
+const rawSnippets = ['&#38;', '&#x41;', '&#1;', '&nbsp;', '&amp', '&', '<!--c-->', '<![CDATA[x]]>', '<?p?>', ']]>', '\u0001', '\uFFFE', '<b>1</b>', '>'];
+
+function randomItem(next: Next, good: boolean): Item {
+  const fields = good ? mostlyGoodFields(next) : anyFields(next);
+  if (chance(next, 0.05)) delete fields[pick(next, Object.keys(fields))];
+  const item: Item = itemElements.filter((name) => fields[name] !== undefined).map((name) => [name, fields[name]!]);
+  // Structure faults: out of order, repeated, unknown, empty.
+  if (chance(next, 0.05) && item.length > 1) {
+    const i = Math.floor(next() * (item.length - 1));
+    [item[i], item[i + 1]] = [item[i + 1]!, item[i]!];
+  }
+  if (chance(next, 0.04)) item.splice(Math.floor(next() * item.length), 0, pick(next, item) ?? ['from', 'BTC']);
+  if (chance(next, 0.03)) item.splice(Math.floor(next() * item.length), 0, [pick(next, ['delai', 'note', 'item', 'x-y', 'toString', '__proto__', 'constructor', 'prototype']), '5']);
+  if (chance(next, 0.02)) item.length = 0;
+  return item;
+}
+
+interface Layout {
+  indent: string;
+  newline: string;
+}
+
+function renderItem(item: Item, next: Next, { indent, newline }: Layout): string {
+  const elements = item.map(([name, text]) => {
+    let escaped = chance(next, 0.05) ? escape(text).replace(/'/g, '&apos;').replace(/"/g, '&quot;') : escape(text);
+    if (chance(next, 0.02)) {
+      const at = Math.floor(next() * (escaped.length + 1));
+      escaped = escaped.slice(0, at) + pick(next, rawSnippets) + escaped.slice(at);
+    }
+    // Now and then an empty element written as <name/>.
+    if (text === '' && chance(next, 0.3)) return `${newline}${indent}${indent}<${name}/>`;
+    return `${newline}${indent}${indent}<${name}>${escaped}</${name}>`;
+  });
+  if (item.length === 0 && chance(next, 0.5)) return `${newline}${indent}<item/>`;
+  return `${newline}${indent}<item>${elements.join('')}${newline}${indent}</item>`;
+}
+
+/** Declarations as written (the first most often), odd and wrong. */
+const declarations = [
+  '<?xml version="1.0" encoding="UTF-8"?>',
+  '',
+  "<?xml version='1.0' encoding='utf-8'?>",
+  '<?xml version="1.0"?>',
+  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>',
+  '<?xml version="1.0" encoding="windows-1251"?>',
+  '<?xml version="1.1" encoding="UTF-8"?>',
+  '<?xml version = "1.0" encoding = "UTF-8" ?>',
+  '<?xml encoding="UTF-8"?>',
+  '<?xml version="1.0"encoding="UTF-8"?>',
+  '<?xml\tversion="1.0"\nencoding="UTF-8"?>',
+  '<?xml version="1.0" encoding=""?>',
+  '<?xml version="1.0" standalone="maybe"?>',
+  '<?xml version="1.0" encoding="UTF-8" version="1.0"?>',
+  '<?xml version=\'1.0" encoding="UTF-8"?>',
+  '<?xml-stylesheet href="a"?>',
+  ' <?xml version="1.0"?>',
+];
+
+function randomDocument(next: Next): string {
+  const layout: Layout = pick(next, [
+    { indent: '  ', newline: '\n' },
+    { indent: '  ', newline: '\n' },
+    { indent: '', newline: '' },
+    { indent: '\t', newline: '\r\n' },
+    { indent: ' ', newline: '\r' },
+  ]);
+  const count = Math.floor(next() * 7);
+  // Documents of good items (one value off now and then) and documents of anything.
+  const good = chance(next, 0.5);
+  const items = Array.from({ length: count }, () => randomItem(next, good));
+  // Duplicates: codes come from a small pool, and now and then an item is repeated.
+  if (chance(next, 0.15) && items.length > 0) items.push(structuredClone(pick(next, items)));
+  let body = items.map((item) => renderItem(item, next, layout)).join('');
+  if (chance(next, 0.03)) body += `${layout.newline}${layout.indent}<items></items>`;
+  if (chance(next, 0.03)) body = `${layout.newline}  junk${body}`;
+  const root = chance(next, 0.03) ? 'rate' : 'rates';
+  const declaration = chance(next, 0.5) ? declarations[0]! : pick(next, declarations);
+  const rates = body === '' && chance(next, 0.3) ? `<${root}/>` : `<${root}>${body}${layout.newline}</${root}>`;
+  return `${declaration}${declaration === '' ? '' : '\n'}${rates}${pick(next, ['\n', '', '\n\n  ', '\r\n'])}`;
+}
+
+// Syntactic faults, most of them outside the scanner's subset (it must give up) and some not well-formed at all.
+const insertions = ['<', '>', '&', '/', '"', ' ', '\u0001', '\u000b', '\uFFFE', '\uFFFF', '😀', 'é', ']', ']]>', '&#67;', '&#x1;', '&nbsp;', '&amp', '<!-- c -->', '<![CDATA[x]]>', '<?pi x?>', '<!DOCTYPE rates>', 'a="1"', '\ufeff', '\ud800', '\udc00', '\t', '\r'];
+
+function mutate(text: string, next: Next): string {
+  const at = Math.floor(next() * (text.length + 1));
+  switch (Math.floor(next() * 6)) {
+    case 0:
+      return text.slice(0, at) + text.slice(at + 1);
+    case 1:
+      return text.slice(0, at) + pick(next, insertions) + text.slice(at);
+    case 2:
+      return text.slice(0, at);
+    case 3: {
+      // An attribute on some tag.
+      const tag = text.indexOf('>', at);
+      return tag === -1 || text[tag - 1] === '/' || text[tag - 1] === '?' ? text : `${text.slice(0, tag)} a="1"${text.slice(tag)}`;
+    }
+    case 4: {
+      // Two end tags swapped.
+      const first = text.indexOf('</', at);
+      const second = first === -1 ? -1 : text.indexOf('</', first + 2);
+      if (second === -1) return text;
+      const [a, b] = [text.slice(first, text.indexOf('>', first) + 1), text.slice(second, text.indexOf('>', second) + 1)];
+      return text.slice(0, first) + b + text.slice(first + a.length, second) + a + text.slice(second + b.length);
+    }
+    default:
+      // A stretch written twice.
+      return text.slice(0, at) + text.slice(at, at + 20) + text.slice(at);
+  }
+}
+
+describe('checkExport: the fast path against the general path', () => {
+  it('gives identical results on 3,000 randomized documents, good and broken, taking both paths often', () => {
+    // CHECK_FAST_SEED replays or explores other seeds.
+    const seed = Number(process.env.CHECK_FAST_SEED ?? 20_240_611);
+    const next = random(seed);
+    const paths: Record<string, number> = {};
+    let items = 0;
+    let cleared = 0;
+    let withFindings = 0;
+    for (let n = 0; n < 3000; n++) {
+      let text = randomDocument(next);
+      if (chance(next, 0.35)) for (let m = 1 + Math.floor(next() * 2); m > 0; m--) text = mutate(text, next);
+      const bytes = Buffer.from(chance(next, 0.02) ? `\ufeff${text}` : text, 'utf8');
+      const fast = checkExportTraced(bytes, 'doc.xml');
+      const general = checkExportGeneral(bytes, 'doc.xml');
+      const context = `seed ${seed}, document ${n}: ${JSON.stringify(text)}`;
+      expect(fast.result, context).toStrictEqual(general);
+      // Same keys in the same order too: `ratefile check --json` prints them.
+      expect(JSON.stringify(fast.result), context).toBe(JSON.stringify(general));
+      paths[fast.path] = (paths[fast.path] ?? 0) + 1;
+      items += fast.path === 'fast' ? (fast.result.items ?? 0) : 0;
+      cleared += fast.cleared;
+      if (fast.path === 'fast' && fast.result.findings.length > 0) withFindings += 1;
+    }
+    // Not vacuous: both paths taken often, the quick test clears items and leaves others to the full rules,
+    // and fast-path documents have findings to agree on (this seed: 899 fast, 2,101 general, 696 of 2,149 items
+    // cleared, 822 documents with findings).
+    expect(paths.fast).toBeGreaterThan(700);
+    expect(paths.general).toBeGreaterThan(1500);
+    expect(cleared).toBeGreaterThan(500);
+    expect(items - cleared).toBeGreaterThan(1000);
+    expect(withFindings).toBeGreaterThan(600);
+  });
+
+  it('reads the demo exports by the fast path, every item cleared by the quick test', async () => {
+    const config = await loadConfig(join(repoRoot, 'ratefile.config.yaml'), repoRoot);
+    const { files } = await build(config, { now: fixedNow });
+    for (const file of files) {
+      const traced = checkExportTraced(file.bytes, file.file);
+      expect(traced.path, file.file).toBe('fast');
+      expect(traced.cleared, file.file).toBe(traced.result.items);
+      expect(traced.result, file.file).toStrictEqual(checkExportGeneral(file.bytes, file.file));
+    }
+  });
+
+  it('falls back to the general path outside the subset, with the same findings', () => {
+    const good = '<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n  <item>\n    <from>BTC</from>\n    <to>ETH</to>\n    <in>1</in>\n    <out>30</out>\n    <amount>100</amount>\n    <minamount>0.1</minamount>\n    <maxamount>1</maxamount>\n    <url>https://exchanger.example/?a=1&amp;b=2</url>\n  </item>\n</rates>\n';
+    expect(checkExportTraced(Buffer.from(good), 'x').path).toBe('fast');
+    for (const outside of [
+      good.replace('<from>', '<!-- c --><from>'),
+      good.replace('BTC', '<![CDATA[BTC]]>'),
+      good.replace('BTC', '&#66;TC'),
+      good.replace('&amp;', '&#38;'),
+      good.replace('&amp;', '&#1;'),
+      good.replace('&amp;', '&nbsp;'),
+      good.replace('&amp;', '&'),
+      good.replace('<item>', '<item id="1">'),
+      good.replace('<rates>', '<!DOCTYPE rates>\n<rates>'),
+      good.replace('BTC', 'B\u0001TC'),
+      good.replace('</rates>', '</rates>\n<rates/>'),
+      good.replace('<in>1</in>', '<in><b>1</b></in>'),
+      // Names fast-xml-parser refuses or renames.
+      good.replace('<in>1</in>', '<in>1</in><toString>1</toString>'),
+      good.replace('<item>', '<constructor/><item>'),
+      good.replace('<in>1</in>', '<in>1</in><__proto__>1</__proto__>'),
+    ]) {
+      const traced = checkExportTraced(Buffer.from(outside), 'x');
+      expect(traced.path, outside).toBe('general');
+      expect(traced.result, outside).toStrictEqual(checkExportGeneral(Buffer.from(outside), 'x'));
+    }
+    expect(checkExportTraced(Buffer.from([0x3c, 0xff]), 'x').path).toBe('bytes');
+  });
+});
+
+describe('duplicates across the quick test and the full rules', () => {
+  it('finds a direction repeated by a clean item, an item with findings, and with or without a city', () => {
+    const item = (to: string, extra = '') => `\n  <item>\n    <from>BTC</from>\n    <to>${to}</to>\n    <in>1</in>\n    <out>30</out>\n    <amount>100</amount>\n    <minamount>0.1</minamount>\n    <maxamount>1</maxamount>${extra}\n  </item>`;
+    const items = [item('ETH'), item('ETH', '\n    <param>verifyng</param>'), item('ETH'), item('CASHRUB', '\n    <city>MSK</city>'), item('CASHRUB', '\n    <city>SPB</city>'), item('CASHRUB', '\n    <city>MSK</city>\n    <param>x</param>'), item('XXX'), item('XXX')];
+    const bytes = Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<rates>${items.join('')}\n</rates>\n`);
+    const traced = checkExportTraced(bytes, 'x');
+    expect(traced.path).toBe('fast');
+    expect(traced.cleared).toBe(4);
+    expect(traced.result).toStrictEqual(checkExportGeneral(bytes, 'x'));
+    expect(traced.result.findings.filter((f) => f.rule === 'duplicate').map((f) => f.message)).toEqual([
+      'duplicate direction: same from and to, without a city, as item 1 (BTC→ETH)',
+      'duplicate direction: same from and to, without a city, as item 1 (BTC→ETH)',
+      'duplicate direction: same from and to and city as item 4 (BTC→CASHRUB, MSK)',
+      'duplicate direction: same from and to, without a city, as item 7 (BTC→XXX)',
+    ]);
+  });
+});
+
+describe('the pieces of the fast path', () => {
+  it('decodes as the byte loop judges UTF-8, with the same text and findings', () => {
+    // The decoding before the fast test: the byte loop over the whole file, then a lenient decoder.
+    const reference = (bytes: Uint8Array): { utf16: true } | { text: string } | { invalid: number } => {
+      if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return { utf16: true };
+      const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+      const body = bom ? bytes.subarray(3) : bytes;
+      const invalid = firstInvalidUtf8(body);
+      return invalid === -1 ? { text: new TextDecoder('utf-8', { ignoreBOM: true }).decode(body) } : { invalid: invalid + (bom ? 3 : 0) };
+    };
+    const next = random(3);
+    // ASCII, good sequences of every length, and the bad ones: lone continuations, overlongs, surrogates, past U+10FFFF, cut short.
+    const pieces = [[0x41], [0x0a], [0x3c], [0xc3, 0xa9], [0xe2, 0x82, 0xac], [0xf0, 0x9d, 0x84, 0x9e], [0xef, 0xbb, 0xbf], [0xef, 0xbf, 0xbe], [0x80], [0xbf], [0xc0, 0xaf], [0xc1, 0x81], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xf5, 0x80, 0x80, 0x80], [0xff], [0xe2, 0x82], [0xf0, 0x9d]];
+    for (let n = 0; n < 3000; n++) {
+      const good = chance(next, 0.5);
+      const length = Math.floor(next() * 12);
+      const parts = Array.from({ length }, () => (good ? pick(next, pieces.slice(0, 8)) : pick(next, pieces)));
+      if (chance(next, 0.1)) parts.unshift(pick(next, [[0xef, 0xbb, 0xbf], [0xff, 0xfe], [0xfe, 0xff]]));
+      const bytes = Uint8Array.from(parts.flat());
+      const expected = reference(bytes);
+      const decoded = decodeExport(bytes);
+      const context = `bytes ${[...bytes].map((b) => b.toString(16)).join(' ')}`;
+      if ('text' in expected) expect(decoded.text, context).toBe(expected.text);
+      else if ('utf16' in expected) expect(decoded.findings[0]?.message, context).toMatch(/UTF-16/);
+      else expect(decoded.findings.map((f) => f.message), context).toEqual([`not valid UTF-8 at byte ${expected.invalid} (the standard requires UTF-8)`]);
+    }
+  });
+
+  it('turns indexes into lines and columns in any order, like counting from the start', () => {
+    const next = random(7);
+    const text = Array.from({ length: 300 }, () => pick(next, ['a', 'b', '\n', '\n\n', 'xyz', '\r\n'])).join('');
+    const at = positions(text);
+    for (let n = 0; n < 3000; n++) {
+      const index = Math.floor(next() * (text.length + 1));
+      const before = text.slice(0, index).split('\n');
+      expect(at(index), `index ${index}`).toEqual({ line: before.length, column: before.at(-1)!.length + 1 });
+    }
+  });
+
+  it('compares plain numbers exactly and decides the reserve as Decimal does', () => {
+    const next = random(11);
+    const number = () => {
+      const whole = pick(next, ['0', '1', '3', '00', '10', '999999999999999999999']);
+      return chance(next, 0.6) ? `${whole}.${Array.from({ length: 1 + Math.floor(next() * 25) }, () => pick(next, ['0', '3', '6', '9'])).join('')}` : whole;
+    };
+    for (let n = 0; n < 3000; n++) {
+      const [a, b] = [number(), number()];
+      expect(compare(a, b), `${a} ${b}`).toBe(new Decimal(a).comparedTo(new Decimal(b)));
+      const [limit, inText, outText] = [number(), number(), number()];
+      if (new Decimal(inText).isZero()) continue;
+      const exact = new Decimal(limit).times(new Decimal(outText).div(new Decimal(inText)));
+      // The amount on the boundary, just off it, or far from it.
+      const amount = pick(next, [exact.toFixed(), exact.toSignificantDigits(15).toFixed(), exact.times(2).toFixed(), exact.toSignificantDigits(3).toFixed()]);
+      expect(paysMoreThan(limit, inText, outText, amount), `${limit} × ${outText} / ${inText} vs ${amount}`).toBe(exact.greaterThan(new Decimal(amount)));
+    }
+  });
+});
