@@ -84,7 +84,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   const withheld = [...unpriced.map(explain), ...guarded.withheld].sort((a, b) => a.direction.index - b.direction.index);
   const t2 = performance.now();
   const models = selectExports(guarded.published, config.exports);
-  const files = models.map((model) => ({ file: model.file, bytes: Buffer.from(renderExport(model), 'utf8') }));
+  const files = models.map((model) => ({ file: model.file, bytes: renderExport(model) }));
   const t3 = performance.now();
   return {
     files,

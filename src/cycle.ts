@@ -51,9 +51,10 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     ]);
     const result = await build(config, { ...deps, now: () => at, guard: { state: guardFile.state, accepted, maintenance } });
     const publishStarted = elapsed();
-    // Each file must pass the export check first: one that fails is not written and its last good version stays.
-    const gate = gateFiles(result.files);
-    const publish = await publishFiles(gate.passing, outDir);
+    // Each file must pass the export check first: one that fails is not written and its last good version
+    // stays. The check runs while the changed files compress.
+    let gate: ReturnType<typeof gateFiles> = { passing: [], refused: [] };
+    const publish = await publishFiles(result.files, outDir, { admit: (files) => (gate = gateFiles(files)).passing });
     const publishMs = elapsed() - publishStarted;
     // Kept only once the files are out, so the state always describes what was published.
     await writeGuardState(config.stateDir, result.report.guardState);

@@ -52,6 +52,21 @@ export function guardDirections(input: GuardInput): GuardResult {
   const published: PricedDirection[] = [];
   const withheld: WithheldDirection[] = [];
   const acceptedUsed = new Set<string>();
+  const at = input.now.toISOString();
+  // Directions sharing an asset pair and margin share one rate object: its text and its jump from a
+  // given last rate are worked out once.
+  const rateTexts = new Map<Decimal, string>();
+  const textOf = (rate: Decimal) => rateTexts.get(rate) ?? rateTexts.set(rate, rate.toString()).get(rate)!;
+  const jumps = new Map<string, Decimal | undefined>();
+  const jumpOf = (rate: Decimal, text: string, last: string): Decimal | undefined => {
+    const key = `${text}|${last}`;
+    if (!jumps.has(key)) {
+      const previous = new Decimal(last);
+      const jump = rate.minus(previous).abs().div(previous);
+      jumps.set(key, jump.greaterThan(input.guards.maxJump) ? jump : undefined);
+    }
+    return jumps.get(key);
+  };
 
   for (const priced of input.priced) {
     const { id } = priced.direction;
@@ -62,30 +77,30 @@ export function guardDirections(input: GuardInput): GuardResult {
       if (input.state.pending[id]) state.pending[id] = input.state.pending[id];
       continue;
     }
+    const rateText = textOf(priced.rate);
     const last = input.state.published[id];
-    if (last) {
-      const previous = new Decimal(last.rate);
-      const jump = priced.rate.minus(previous).abs().div(previous);
-      if (jump.greaterThan(input.guards.maxJump)) {
-        // The new rate must be seen again: a rate still moving by more than maxJump starts the count over.
-        const pending = input.state.pending[id];
-        const steady = pending !== undefined && priced.rate.minus(pending.rate).abs().lessThanOrEqualTo(input.guards.maxJump.times(pending.rate));
-        const builds = steady ? pending.builds + 1 : 1;
-        if (input.accepted.has(id)) {
-          acceptedUsed.add(id);
-        } else if (builds < input.guards.confirmBuilds) {
-          state.pending[id] = { rate: priced.rate.toString(), builds };
-          const percent = jump.times(100).toDecimalPlaces(2).toFixed();
-          withheld.push({
-            direction: priced.direction,
-            reason: `rate moved ${percent}% from the last published ${previous.toSignificantDigits(10).toFixed()}; seen on ${builds} of ${input.guards.confirmBuilds} builds (ratefile accept ${priced.direction.from.code} ${priced.direction.to.code} to publish now)`,
-          });
-          continue;
-        }
+    // An unchanged rate needs no arithmetic; a changed one is held back when it moved by more than maxJump.
+    const jump = last && last.rate !== rateText ? jumpOf(priced.rate, rateText, last.rate) : undefined;
+    if (last && jump) {
+      // The new rate must be seen again: a rate still moving by more than maxJump starts the count over.
+      const pending = input.state.pending[id];
+      const steady = pending !== undefined && priced.rate.minus(pending.rate).abs().lessThanOrEqualTo(input.guards.maxJump.times(pending.rate));
+      const builds = steady ? pending.builds + 1 : 1;
+      if (input.accepted.has(id)) {
+        acceptedUsed.add(id);
+      } else if (builds < input.guards.confirmBuilds) {
+        state.pending[id] = { rate: rateText, builds };
+        const percent = jump.times(100).toDecimalPlaces(2).toFixed();
+        const previous = new Decimal(last.rate);
+        withheld.push({
+          direction: priced.direction,
+          reason: `rate moved ${percent}% from the last published ${previous.toSignificantDigits(10).toFixed()}; seen on ${builds} of ${input.guards.confirmBuilds} builds (ratefile accept ${priced.direction.from.code} ${priced.direction.to.code} to publish now)`,
+        });
+        continue;
       }
     }
     if (input.accepted.has(id)) acceptedUsed.add(id);
-    state.published[id] = { rate: priced.rate.toString(), at: input.now.toISOString() };
+    state.published[id] = { rate: rateText, at };
     published.push(priced);
   }
   return { published, withheld, state, acceptedUsed: [...acceptedUsed] };

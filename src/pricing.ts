@@ -39,7 +39,7 @@ interface ChainSearch {
 /** Per quote book: its graph of assets and the chains found in it, so 10,000 directions search once per asset pair. */
 const graphs = new WeakMap<
   QuoteBook,
-  { graph: Graph; prioritized: boolean; chains: Map<string, ChainSearch>; conversions: Map<string, ReturnType<typeof convertAlong>> }
+  { graph: Graph; prioritized: boolean; chains: Map<string, ChainSearch>; conversions: WeakMap<readonly string[], Map<string, ReturnType<typeof convertAlong>>> }
 >();
 
 function graphOf(book: QuoteBook) {
@@ -52,7 +52,7 @@ function graphOf(book: QuoteBook) {
       (graph.get(quote) ?? graph.set(quote, []).get(quote)!).push({ pair, next: base });
     }
     const prioritized = [...book.values()].some((quote) => (quote.priority ?? 0) !== 0);
-    entry = { graph, prioritized, chains: new Map(), conversions: new Map() };
+    entry = { graph, prioritized, chains: new Map(), conversions: new WeakMap() };
     graphs.set(book, entry);
   }
   return entry;
@@ -193,14 +193,16 @@ export function convertAlong(
   return { factor, steps };
 }
 
-/** convertAlong, remembered per quote book: directions sharing assets share one conversion. */
+/** convertAlong, remembered per quote book and chain (found chains are shared arrays): directions sharing assets share one conversion. */
 function conversion(book: QuoteBook, pairs: readonly string[], from: string, pessimistic = true): ReturnType<typeof convertAlong> {
   const { conversions } = graphOf(book);
-  const key = `${from}|${pessimistic ? 'p' : 'o'}|${pairs.join('*')}`;
-  let result = conversions.get(key);
+  let byStart = conversions.get(pairs);
+  if (!byStart) conversions.set(pairs, (byStart = new Map()));
+  const key = pessimistic ? from : `${from}|optimistic`;
+  let result = byStart.get(key);
   if (!result) {
     result = convertAlong(book, pairs, from, pessimistic);
-    conversions.set(key, result);
+    byStart.set(key, result);
   }
   return result;
 }
@@ -215,6 +217,90 @@ function limitInFrom(limit: Money, direction: Direction, rate: Decimal, book: Qu
   return 'missing' in converted ? undefined : limit.value.times(converted.factor);
 }
 
+/**
+ * What a direction's price depends on besides the quote book, as text keys, and whether its reserve shows
+ * as more than 0: worked out once per direction, since the config's directions outlive every build.
+ */
+interface DirectionKeys {
+  margin: string;
+  limits: string;
+  reserveShown: boolean;
+}
+const directionKeys = new WeakMap<Direction, DirectionKeys>();
+
+function keysOf(direction: Direction): DirectionKeys {
+  let keys = directionKeys.get(direction);
+  if (!keys) {
+    const { from, to, min, max } = direction;
+    const money = (limit: Money | undefined) => (limit ? `${limit.value.toString()} ${limit.asset}` : '');
+    keys = {
+      margin: direction.margin.toString(),
+      limits: [direction.reserve.toString(), from.asset, from.precision, to.asset, money(min), money(max)].join('|'),
+      // Compared as published: a reserve below the last decimal place would be printed as 0.
+      reserveShown: !roundDown(direction.reserve, to.precision).isZero(),
+    };
+    directionKeys.set(direction, keys);
+  }
+  return keys;
+}
+
+/** The market rate after a margin, one object per conversion and margin: directions that share them share it. */
+const marginRates = new WeakMap<object, Map<string, Decimal>>();
+
+function marginRate(converted: { factor: Decimal }, direction: Direction): Decimal {
+  let byMargin = marginRates.get(converted);
+  if (!byMargin) marginRates.set(converted, (byMargin = new Map()));
+  const key = keysOf(direction).margin;
+  let rate = byMargin.get(key);
+  if (!rate) byMargin.set(key, (rate = converted.factor.times(ONE.minus(direction.margin))));
+  return rate;
+}
+
+type Limits = { min?: Decimal; max: Decimal } | { reason: string };
+
+/**
+ * Published limits, remembered per rate and everything else they depend on: a big exchanger's directions
+ * between currencies of the same assets, reserves and limits compute them once. Reasons name currency
+ * codes, so only the limits themselves are shared.
+ */
+const sharedLimits = new WeakMap<Decimal, Map<string, { min?: Decimal; max: Decimal }>>();
+
+function limitsOf(direction: Direction, rate: Decimal, book: QuoteBook): Limits {
+  const key = keysOf(direction).limits;
+  let byKey = sharedLimits.get(rate);
+  if (!byKey) sharedLimits.set(rate, (byKey = new Map()));
+  const known = byKey.get(key);
+  if (known) return known;
+  const limits = computeLimits(direction, rate, book);
+  if (!('reason' in limits)) byKey.set(key, limits);
+  return limits;
+}
+
+function computeLimits(direction: Direction, rate: Decimal, book: QuoteBook): Limits {
+  const { from, to } = direction;
+  const capacity = direction.reserve.div(rate);
+  let max = capacity;
+  if (direction.max) {
+    const configured = limitInFrom(direction.max, direction, rate, book, false);
+    if (configured === undefined) return { reason: `cannot convert max ${direction.max.value.toFixed()} ${direction.max.asset} to ${from.asset}: no quotes` };
+    max = Decimal.min(configured, capacity);
+  }
+  // Published limits: the minimum rounded up, the maximum down, so rounding never widens them.
+  max = roundDown(max, from.precision);
+  if (max.isZero()) return { reason: `maximum order rounds to 0 ${from.code} at ${from.precision} decimals (limit or reserve too small)` };
+  if (!direction.min) return { max };
+  const exact = limitInFrom(direction.min, direction, rate, book, true);
+  if (exact === undefined) return { reason: `cannot convert min ${direction.min.value.toFixed()} ${direction.min.asset} to ${from.asset}: no quotes` };
+  const min = roundUp(exact, from.precision);
+  if (min.greaterThan(max)) {
+    if (min.greaterThan(roundDown(capacity, from.precision))) {
+      return { reason: `reserve ${direction.reserve.toFixed()} ${to.code} is below the minimum order ${min.toFixed()} ${from.code}` };
+    }
+    return { reason: `minimum ${min.toFixed()} ${from.code} is above the maximum ${max.toFixed()} ${from.code}` };
+  }
+  return { min, max };
+}
+
 /** Price one direction, or say why it cannot be published. */
 export function priceDirection(direction: Direction, book: QuoteBook): PricedDirection | WithheldDirection {
   const withhold = (reason: string): WithheldDirection => ({ direction, reason });
@@ -224,34 +310,12 @@ export function priceDirection(direction: Direction, book: QuoteBook): PricedDir
   const converted = conversion(book, chain, from.asset);
   if ('missing' in converted) return withhold(`no quote for ${converted.missing}`);
   const market = converted.factor;
-  const rate = market.times(ONE.minus(direction.margin));
+  const rate = marginRate(converted, direction);
   if (!rate.isFinite() || rate.lessThanOrEqualTo(0)) return withhold(`rate ${rate.toFixed()} is not positive`);
-  // Compared as published: a reserve below the last decimal place would be printed as 0.
-  if (roundDown(direction.reserve, to.precision).isZero()) return withhold(`no reserve of ${to.code} (${direction.reserve.toFixed()} at ${to.precision} decimals)`);
-
-  const capacity = direction.reserve.div(rate);
-  let max = capacity;
-  if (direction.max) {
-    const configured = limitInFrom(direction.max, direction, rate, book, false);
-    if (configured === undefined) return withhold(`cannot convert max ${direction.max.value.toFixed()} ${direction.max.asset} to ${from.asset}: no quotes`);
-    max = Decimal.min(configured, capacity);
-  }
-  // Published limits: the minimum rounded up, the maximum down, so rounding never widens them.
-  max = roundDown(max, from.precision);
-  if (max.isZero()) return withhold(`maximum order rounds to 0 ${from.code} at ${from.precision} decimals (limit or reserve too small)`);
-  let min: Decimal | undefined;
-  if (direction.min) {
-    const exact = limitInFrom(direction.min, direction, rate, book, true);
-    if (exact === undefined) return withhold(`cannot convert min ${direction.min.value.toFixed()} ${direction.min.asset} to ${from.asset}: no quotes`);
-    min = roundUp(exact, from.precision);
-    if (min.greaterThan(max)) {
-      if (min.greaterThan(roundDown(capacity, from.precision))) {
-        return withhold(`reserve ${direction.reserve.toFixed()} ${to.code} is below the minimum order ${min.toFixed()} ${from.code}`);
-      }
-      return withhold(`minimum ${min.toFixed()} ${from.code} is above the maximum ${max.toFixed()} ${from.code}`);
-    }
-  }
-  return { direction, steps: converted.steps, market, rate, ...(min === undefined ? {} : { min }), max };
+  if (!keysOf(direction).reserveShown) return withhold(`no reserve of ${to.code} (${direction.reserve.toFixed()} at ${to.precision} decimals)`);
+  const limits = limitsOf(direction, rate, book);
+  if ('reason' in limits) return withhold(limits.reason);
+  return { direction, steps: converted.steps, market, rate, ...(limits.min === undefined ? {} : { min: limits.min }), max: limits.max };
 }
 
 export function priceDirections(directions: readonly Direction[], book: QuoteBook): { priced: PricedDirection[]; withheld: WithheldDirection[] } {

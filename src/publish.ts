@@ -66,35 +66,54 @@ async function removeStaleTemporaries(dir: string, now: number): Promise<void> {
   );
 }
 
-export async function publishFiles(files: readonly OutputFile[], dir: string): Promise<PublishResult> {
+export interface PublishOptions {
+  /**
+   * Called with every file while the changed ones compress on libuv's thread pool, so a check costs no
+   * extra time; only the files it returns are written, the others keep their last version on disk.
+   */
+  admit?: (files: readonly OutputFile[]) => readonly OutputFile[];
+}
+
+/** The gzip and brotli copies servers send as they are (ours, nginx gzip_static), made once per build. */
+async function compress(bytes: Buffer): Promise<{ gzipped: Buffer; brotli: Buffer }> {
+  // An output buffer as big as the input makes each compression one job on the pool: with the default 16 KiB
+  // chunks every chunk waits for the main thread, which is busy checking the files meanwhile.
+  const chunkSize = Math.max(16 * 1024, bytes.length);
+  const [gzipped, brotli] = await Promise.all([
+    gzipAsync(bytes, { level: 6, chunkSize }),
+    brotliAsync(bytes, { chunkSize, params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }),
+  ]);
+  return { gzipped, brotli };
+}
+
+export async function publishFiles(files: readonly OutputFile[], dir: string, options: PublishOptions = {}): Promise<PublishResult> {
   try {
     await mkdir(dir, { recursive: true });
     await removeStaleTemporaries(dir, Date.now());
   } catch (cause) {
     throw new RatefileError('E_PUBLISH', `cannot create output folder ${dir}: ${(cause as Error).message}`, { cause });
   }
-  const result: PublishResult = { written: [], unchanged: [] };
-  // Files are independent: compress and write them concurrently (zlib runs on libuv's thread pool).
+  const unchanged = new Set<string>();
+  await Promise.all(files.map(async ({ file, bytes }) => (await sameBytes(join(dir, file), bytes)) && unchanged.add(file)));
+  const compressing = new Map(files.filter((f) => !unchanged.has(f.file)).map((f) => [f.file, compress(f.bytes)] as const));
+  // A refused file's compression is simply not awaited to any use; it must not fail the build either.
+  for (const pending of compressing.values()) pending.catch(() => undefined);
+  const admitted = new Set((options.admit ? options.admit(files) : files).map((f) => f.file));
+
+  const written: string[] = [];
   await Promise.all(
     files.map(async ({ file, bytes }) => {
+      const pending = compressing.get(file);
+      if (!pending || !admitted.has(file)) return;
       const path = join(dir, file);
-      if (await sameBytes(path, bytes)) {
-        result.unchanged.push(file);
-        return;
-      }
-      // Compressed copies first, once per build: servers (ours, nginx gzip_static) send them as they are.
-      const [gzipped, brotli] = await Promise.all([
-        gzipAsync(bytes, { level: 6 }),
-        brotliAsync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }),
-      ]);
+      const { gzipped, brotli } = await pending;
+      // Compressed copies first: a server never finds a new .xml beside an older .gz.
       await Promise.all([writeFileAtomic(`${path}.gz`, gzipped), writeFileAtomic(`${path}.br`, brotli)]);
       await writeFileAtomic(path, bytes);
-      result.written.push(file);
+      written.push(file);
     }),
   );
   // Reported in the order given, whatever order the writes finished in.
   const order = (name: string) => files.findIndex((f) => f.file === name);
-  result.written.sort((a, b) => order(a) - order(b));
-  result.unchanged.sort((a, b) => order(a) - order(b));
-  return result;
+  return { written: written.sort((a, b) => order(a) - order(b)), unchanged: files.filter((f) => unchanged.has(f.file)).map((f) => f.file) };
 }

@@ -1,6 +1,6 @@
 // The state folder (.ratefile/): guard state, the last build's status, and the operator's flags.
 // Flags are separate files so `ratefile accept` and `ratefile maintenance` never race the service's writes.
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { emptyGuardState, type GuardState } from './guards.js';
 import { writeFileAtomic } from './publish.js';
@@ -19,20 +19,35 @@ async function readJson(path: string): Promise<unknown> {
   }
 }
 
+/**
+ * The guard state this process last wrote, by file: while the file is as it was written (same inode, size
+ * and change time) the next build takes it from memory instead of parsing thousands of rates again.
+ */
+const written = new Map<string, { stamp: string; state: GuardState }>();
+const stampOf = (info: { ino: number; size: number; ctimeMs: number }) => `${info.ino}:${info.size}:${info.ctimeMs}`;
+
 /** The guard state; an unreadable file starts afresh rather than stopping every build (the caller logs it). */
 export async function readGuardState(dir: string): Promise<{ state: GuardState; problem?: string }> {
+  const path = guardFile(dir);
   try {
-    const data = (await readJson(guardFile(dir))) as Partial<GuardState> | undefined;
+    const known = written.get(path);
+    if (known && known.stamp === stampOf(await stat(path))) return { state: known.state };
+    const data = (await readJson(path)) as Partial<GuardState> | undefined;
     if (data === undefined) return { state: emptyGuardState() };
     return { state: { published: data.published ?? {}, pending: data.pending ?? {} } };
   } catch (error) {
-    return { state: emptyGuardState(), problem: `${guardFile(dir)}: unreadable, starting without last published rates: ${(error as Error).message}` };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptyGuardState() };
+    return { state: emptyGuardState(), problem: `${path}: unreadable, starting without last published rates: ${(error as Error).message}` };
   }
 }
 
+/** Builds never change a guard state they were given (guardDirections makes a new one), so it can be kept as it is. */
 export async function writeGuardState(dir: string, state: GuardState): Promise<void> {
+  const path = guardFile(dir);
   await mkdir(dir, { recursive: true });
-  await writeFileAtomic(guardFile(dir), `${JSON.stringify(state, null, 2)}\n`);
+  written.delete(path);
+  await writeFileAtomic(path, `${JSON.stringify(state, null, 2)}\n`);
+  written.set(path, { stamp: stampOf(await stat(path)), state });
 }
 
 export async function readStatusFile(dir: string): Promise<unknown> {

@@ -1,39 +1,66 @@
-// renderExport: one export model to XML 1.0 text. Pure: same model, same bytes.
+// renderExport: one export model to the bytes of an XML 1.0 file. Pure: same model, same bytes.
 // xmlbuilder2 is the reference (renderWithXmlbuilder2); renderExport writes the same bytes about
 // ten times faster, which tests prove on fixtures and on randomized items.
 import { create } from 'xmlbuilder2';
 import { RatefileError } from '../errors.js';
-import { itemElements, type ExportItem, type ExportModel } from './select.js';
+import { itemElements, type ExportModel } from './select.js';
 
 const declaration = '<?xml version="1.0" encoding="UTF-8"?>\n';
 
 /** Characters outside the XML 1.0 `Char` production: C0 controls but tab/LF/CR, lone surrogates, U+FFFE/U+FFFF. */
 const forbidden = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 const markup = /[&<>]/;
+/** Anything but printable ASCII, tab, LF and CR: a document without it needs no closer look (most exports). */
+const notPlainAscii = /[^\t\n\r\x20-\x7e]/;
 
-function refuse(model: ExportModel, index: number, name: string): never {
-  throw new RatefileError('E_RENDER', `${model.file}: cannot render: item ${index + 1} <${name}> has a character XML 1.0 forbids`);
-}
+/** Each element's opening and closing text, made once. */
+const opening = itemElements.map((name) => `\n    <${name}>`);
+const closing = itemElements.map((name) => `</${name}>`);
 
 function escapeText(text: string): string {
   return markup.test(text) ? text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') : text;
 }
 
-export function renderExport(model: ExportModel): string {
-  if (model.items.length === 0) return `${declaration}<rates></rates>\n`;
-  const parts: string[] = [declaration, '<rates>'];
-  model.items.forEach((item: ExportItem, index) => {
-    let text = '\n  <item>';
+/** The first item and element holding a character XML 1.0 forbids: looked for only once the document has one. */
+function refuseForbidden(model: ExportModel): never {
+  model.items.forEach((item, index) => {
     for (const name of itemElements) {
       const value = item[name];
-      if (value === undefined) continue;
-      if (forbidden.test(value)) refuse(model, index, name);
-      text += `\n    <${name}>${escapeText(value)}</${name}>`;
+      if (value !== undefined && forbidden.test(value)) {
+        throw new RatefileError('E_RENDER', `${model.file}: cannot render: item ${index + 1} <${name}> has a character XML 1.0 forbids`);
+      }
+    }
+  });
+  throw new RatefileError('E_RENDER', `${model.file}: cannot render: a character XML 1.0 forbids`);
+}
+
+/** Items written per chunk: small strings that die young cost little garbage collection, even at 170,000 items. */
+const chunkItems = 1024;
+
+/** One export model to the bytes of its file (UTF-8). */
+export function renderExport(model: ExportModel): Buffer {
+  if (model.items.length === 0) return Buffer.from(`${declaration}<rates></rates>\n`, 'utf8');
+  const chunks: Buffer[] = [];
+  let parts: string[] = [`${declaration}<rates>`];
+  const flush = () => {
+    const text = parts.join('');
+    // Markup and escapes are plain ASCII, so the text has a forbidden character exactly when a value has one.
+    if (notPlainAscii.test(text) && forbidden.test(text)) refuseForbidden(model);
+    chunks.push(Buffer.from(text, 'utf8'));
+    parts = [];
+  };
+  for (const item of model.items) {
+    let text = '\n  <item>';
+    for (let k = 0; k < itemElements.length; k++) {
+      const value = item[itemElements[k]!];
+      if (value !== undefined) text += opening[k]! + escapeText(value) + closing[k]!;
     }
     parts.push(`${text}\n  </item>`);
-  });
+    if (parts.length === chunkItems) flush();
+  }
   parts.push('\n</rates>\n');
-  return parts.join('');
+  flush();
+  return Buffer.concat(chunks);
 }
 
 /**

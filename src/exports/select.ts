@@ -51,90 +51,126 @@ function selects(template: ExportTemplate, tags: readonly string[]): boolean {
   return !template.excludeTags.some((tag) => tags.includes(tag));
 }
 
-function fillUrl(pattern: string, values: Record<'from' | 'to' | 'city', string>): string {
-  return pattern.replace(/\{(from|to|city)\}/g, (_, key: 'from' | 'to' | 'city') => encodeURIComponent(values[key]));
+/** A url pattern split once into literal text and placeholders, filled per item with percent-encoded codes. */
+function urlWriter(pattern: string | undefined): ((from: string, to: string, city: string) => string) | undefined {
+  if (pattern === undefined) return undefined;
+  const parts = pattern.split(/\{(from|to|city)\}/);
+  const encoded = new Map<string, string>();
+  const encode = (value: string) => encoded.get(value) ?? encoded.set(value, encodeURIComponent(value)).get(value)!;
+  return (from, to, city) => {
+    let url = parts[0]!;
+    for (let i = 1; i < parts.length; i += 2) url += encode(parts[i] === 'from' ? from : parts[i] === 'to' ? to : city) + parts[i + 1]!;
+    return url;
+  };
 }
 
 type CommonFields = Omit<ExportItem, 'from' | 'to' | 'in' | 'out' | 'city' | 'url'>;
 
 /**
- * Text that does not depend on the export (reserve, limits, fees, labels), and in/out per markup:
- * computed once per direction and markup, not once per export, since decimal work is most of a build.
+ * Text that does not depend on the export: reserve, limits, fees, labels. Limits were converted at the
+ * direction's rate before any markup, the lower rate for a max in the to currency and a reserve cap that a
+ * markup (a lower rate) only loosens: safe for every export.
  */
-export class FieldCache {
-  private readonly common = new WeakMap<PricedDirection, CommonFields>();
-  private readonly rates = new Map<string, WeakMap<PricedDirection, { in: string; out: string }>>();
+function commonFields(priced: PricedDirection, text: DecimalText): CommonFields {
+  const { direction } = priced;
+  return {
+    amount: text.roundedDown(direction.reserve, direction.to.precision),
+    minfee: direction.minfee === undefined ? undefined : formatFee(direction.minfee),
+    fromfee: direction.fromfee === undefined ? undefined : formatFee(direction.fromfee),
+    tofee: direction.tofee === undefined ? undefined : formatFee(direction.tofee),
+    minamount: priced.min === undefined ? undefined : text.of(priced.min),
+    maxamount: text.of(priced.max),
+    floating: direction.floating === undefined ? undefined : formatFloating(direction.floating),
+    delay: direction.delay === undefined ? undefined : String(direction.delay),
+    param: direction.params.length === 0 ? undefined : direction.params.join(', '),
+  };
+}
 
-  commonFields(priced: PricedDirection): CommonFields {
-    let fields = this.common.get(priced);
-    if (!fields) {
-      const { direction } = priced;
-      const { to } = direction;
-      // Limits were converted at the direction's rate before any markup, the lower rate for a max in the
-      // to currency and a reserve cap that a markup (a lower rate) only loosens: safe for every export.
-      fields = {
-        amount: formatDecimal(roundDown(direction.reserve, to.precision)),
-        minfee: direction.minfee === undefined ? undefined : formatFee(direction.minfee),
-        fromfee: direction.fromfee === undefined ? undefined : formatFee(direction.fromfee),
-        tofee: direction.tofee === undefined ? undefined : formatFee(direction.tofee),
-        minamount: priced.min === undefined ? undefined : formatDecimal(priced.min),
-        maxamount: formatDecimal(priced.max),
-        floating: direction.floating === undefined ? undefined : formatFloating(direction.floating),
-        delay: direction.delay === undefined ? undefined : String(direction.delay),
-        param: direction.params.length === 0 ? undefined : direction.params.join(', '),
-      };
-      this.common.set(priced, fields);
-    }
-    return fields;
+/** Decimal text per value object: currencies share reserves and directions share limits (see priceDirections). */
+class DecimalText {
+  private readonly plain = new WeakMap<Decimal, string>();
+  private readonly rounded = new WeakMap<Decimal, Map<number, string>>();
+
+  of(value: Decimal): string {
+    return this.plain.get(value) ?? this.plain.set(value, formatDecimal(value)).get(value)!;
   }
 
-  rateFields(priced: PricedDirection, markup: Decimal): { in: string; out: string } {
-    const key = markup.toString();
-    let byDirection = this.rates.get(key);
-    if (!byDirection) this.rates.set(key, (byDirection = new WeakMap()));
-    let fields = byDirection.get(priced);
-    if (!fields) {
-      const rate = markup.isZero() ? priced.rate : priced.rate.times(new Decimal(1).minus(markup));
-      const published = publishedRate(rate, priced.direction.from, priced.direction.to);
-      fields = { in: formatDecimal(published.in), out: formatDecimal(published.out) };
-      byDirection.set(priced, fields);
-    }
-    return fields;
+  roundedDown(value: Decimal, places: number): string {
+    let byPlaces = this.rounded.get(value);
+    if (!byPlaces) this.rounded.set(value, (byPlaces = new Map()));
+    return byPlaces.get(places) ?? byPlaces.set(places, formatDecimal(roundDown(value, places))).get(places)!;
   }
 }
 
-/** The items one priced direction contributes to one export: one per city, or one without a city. */
-export function exportItems(priced: PricedDirection, template: ExportTemplate, cache = new FieldCache()): ExportItem[] {
-  const { from, to, cities } = priced.direction;
-  const codes = { from: template.aliases[from.code] ?? from.code, to: template.aliases[to.code] ?? to.code };
-  const rate = cache.rateFields(priced, template.markup);
-  const common = cache.commonFields(priced);
-  // Every item has every key (undefined when unset) so all items share one shape: 30,000 items build fast.
-  return (cities.length > 0 ? cities : [undefined]).map((city) => ({
-    from: codes.from,
-    to: codes.to,
-    in: rate.in,
-    out: rate.out,
-    amount: common.amount,
-    minfee: common.minfee,
-    fromfee: common.fromfee,
-    tofee: common.tofee,
-    minamount: common.minamount,
-    maxamount: common.maxamount,
-    floating: common.floating,
-    delay: common.delay,
-    param: common.param,
-    city,
-    url: template.url === undefined ? undefined : fillUrl(template.url, { ...codes, city: city ?? '' }),
-  }));
+/**
+ * The published in/out text of a rate after a markup. Directions that share an asset pair and margin share
+ * one rate object (see priceDirections), so the decimal work is done once per distinct rate, not per direction.
+ */
+class RateText {
+  private readonly byRate = new WeakMap<Decimal, Map<number, { in: string; out: string }>>();
+
+  /** One per markup: exports with the same markup share it. */
+  constructor(private readonly markup: Decimal) {}
+
+  of(priced: PricedDirection): { in: string; out: string } {
+    const { from, to } = priced.direction;
+    let forRate = this.byRate.get(priced.rate);
+    if (!forRate) this.byRate.set(priced.rate, (forRate = new Map()));
+    // Precisions are 0..18: one number names the pair.
+    const key = from.ratePrecision * 32 + to.ratePrecision;
+    let text = forRate.get(key);
+    if (!text) {
+      const rate = this.markup.isZero() ? priced.rate : priced.rate.times(new Decimal(1).minus(this.markup));
+      const published = publishedRate(rate, from, to);
+      text = { in: formatDecimal(published.in), out: formatDecimal(published.out) };
+      forRate.set(key, text);
+    }
+    return text;
+  }
 }
 
-/** Every export's items, directions in config order, cities in the order given. */
+/**
+ * Every export's items, directions in config order, cities in the order given. One pass over the
+ * directions: what every export shares is computed once per direction, the rate text once per markup.
+ */
 export function selectExports(priced: readonly PricedDirection[], templates: readonly ExportTemplate[]): ExportModel[] {
-  const cache = new FieldCache();
-  return templates.map((template) => ({
-    name: template.name,
-    file: template.file,
-    items: priced.filter((p) => selects(template, p.direction.tags)).flatMap((p) => exportItems(p, template, cache)),
-  }));
+  const byMarkup = new Map<string, RateText>();
+  const plans = templates.map((template) => {
+    const markup = template.markup.toString();
+    const rates = byMarkup.get(markup) ?? byMarkup.set(markup, new RateText(template.markup)).get(markup)!;
+    return { template, rates, url: urlWriter(template.url), items: [] as ExportItem[] };
+  });
+  const text = new DecimalText();
+  for (const p of priced) {
+    const { from, to, cities, tags } = p.direction;
+    let common: CommonFields | undefined;
+    for (const plan of plans) {
+      const { template } = plan;
+      if (!selects(template, tags)) continue;
+      common ??= commonFields(p, text);
+      const rate = plan.rates.of(p);
+      const codes = { from: template.aliases[from.code] ?? from.code, to: template.aliases[to.code] ?? to.code };
+      for (const city of cities.length > 0 ? cities : [undefined]) {
+        // Every item has every key (undefined when unset) so all items share one shape: 30,000 items build fast.
+        plan.items.push({
+          from: codes.from,
+          to: codes.to,
+          in: rate.in,
+          out: rate.out,
+          amount: common.amount,
+          minfee: common.minfee,
+          fromfee: common.fromfee,
+          tofee: common.tofee,
+          minamount: common.minamount,
+          maxamount: common.maxamount,
+          floating: common.floating,
+          delay: common.delay,
+          param: common.param,
+          city,
+          url: plan.url?.(codes.from, codes.to, city ?? ''),
+        });
+      }
+    }
+  }
+  return plans.map(({ template, items }) => ({ name: template.name, file: template.file, items }));
 }

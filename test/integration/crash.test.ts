@@ -189,7 +189,7 @@ describe('SIGKILL while publishing', () => {
           maxamount: (5 + version).toFixed(8),
           param: 'manual, verifying',
         }));
-        return { file, text: renderExport({ name: file.replace('.xml', ''), file, items }) };
+        return { file, text: renderExport({ name: file.replace('.xml', ''), file, items }).toString('utf8') };
       }),
     );
   }

@@ -44,7 +44,7 @@ describe('the three sample exports', () => {
   it('are written byte for byte as xmlbuilder2 writes them', async () => {
     const models = selectExports(await pricedSample(), config.exports);
     expect(models.map((model) => model.items.length)).toEqual([3, 5, 4]);
-    for (const model of models) expect(renderExport(model)).toBe(renderWithXmlbuilder2(model));
+    for (const model of models) expect(renderExport(model).toString('utf8')).toBe(renderWithXmlbuilder2(model));
   });
 
   it('are byte-identical for the same input and clock', async () => {
@@ -58,7 +58,7 @@ describe('renderExport', () => {
   const item: ExportItem = { from: 'BTC', to: 'SBERRUB', in: '1', out: '8800810.33', amount: '5000000' };
 
   it('writes the XML 1.0 declaration, root <rates> and each element on its own line', () => {
-    expect(renderExport({ name: 'x', file: 'x.xml', items: [item] })).toBe(
+    expect(renderExport({ name: 'x', file: 'x.xml', items: [item] }).toString('utf8')).toBe(
       [
         '<?xml version="1.0" encoding="UTF-8"?>',
         '<rates>',
@@ -76,19 +76,19 @@ describe('renderExport', () => {
   });
 
   it('renders an empty export as <rates></rates>', () => {
-    expect(renderExport({ name: 'x', file: 'x.xml', items: [] })).toBe('<?xml version="1.0" encoding="UTF-8"?>\n<rates></rates>\n');
+    expect(renderExport({ name: 'x', file: 'x.xml', items: [] }).toString('utf8')).toBe('<?xml version="1.0" encoding="UTF-8"?>\n<rates></rates>\n');
   });
 
   it('writes elements in the monitors’ order whatever order the item has', () => {
     const full = Object.fromEntries([...itemElements].reverse().map((name) => [name, `v-${name}`])) as unknown as ExportItem;
-    const names = [...renderExport({ name: 'x', file: 'x.xml', items: [full] }).matchAll(/^ {4}<(\w+)>/gm)].map((m) => m[1]);
+    const names = [...renderExport({ name: 'x', file: 'x.xml', items: [full] }).toString('utf8').matchAll(/^ {4}<(\w+)>/gm)].map((m) => m[1]);
     expect(names).toEqual([...itemElements]);
   });
 
   it('escapes & < > in every element, and libxml2 reads the text back intact', async () => {
     const nasty = 'A&B <C> "D"';
     const full = Object.fromEntries(itemElements.map((name) => [name, nasty])) as unknown as ExportItem;
-    const xml = renderExport({ name: 'x', file: 'x.xml', items: [full] });
+    const xml = renderExport({ name: 'x', file: 'x.xml', items: [full] }).toString('utf8');
     expect(await xmlErrors(xml)).toEqual([]);
     for (const name of itemElements) expect(xml).toContain(`<${name}>A&amp;B &lt;C&gt; "D"</${name}>`);
   });
@@ -138,6 +138,24 @@ describe('selectExports: templates', () => {
     // SBERRUB→USDTTRC20 is quoted as in:1; the markup raises `in`
     expect(plain?.items[2]?.in).toBe('93.76');
     expect(marked?.items[2]?.in).toBe('94.23');
+  });
+
+  it('gives directions that share one rate object their own precision, reserve and limits', async () => {
+    const priced = await pricedSample();
+    const first = priced[0]!;
+    const { to } = first.direction;
+    // The same rate object, as directions between currencies of the same assets and margin get from priceDirections.
+    const twin = {
+      ...first,
+      direction: { ...first.direction, id: 'twin', to: { ...to, ratePrecision: 0, precision: 0 }, reserve: new Decimal('123456.789') },
+      max: first.max.div(3),
+    };
+    const templates = [template(), template({ markup: new Decimal('0.005') })];
+    const together = selectExports([first, twin, ...priced.slice(1)], templates);
+    const alone = [first, twin, ...priced.slice(1)].map((p) => selectExports([p], templates));
+    templates.forEach((_, k) => expect(together[k]?.items).toEqual(alone.flatMap((models) => models[k]!.items)));
+    expect(together[0]?.items[1]).toMatchObject({ out: '8800810', amount: '123456' });
+    expect(together[0]?.items[1]?.maxamount).not.toBe(together[0]?.items[0]?.maxamount);
   });
 
   it('fills the url pattern with the published codes, URL-encoded, and the city', async () => {

@@ -467,6 +467,19 @@ describe('guard state across runs (.ratefile/guard.json)', () => {
     expect(next.build.report.withheld.find((w) => w.direction.id === 'BTC>SBERRUB')?.reason).toMatch(/seen on 1 of 3 builds/);
   });
 
+  it('a guard.json changed by hand between builds is read again, not taken from the last build\'s memory', async () => {
+    const run = await setUp();
+    await cycle(run, at(0), '1');
+    expect((await cycle(run, at(30), '1')).build.report.withheld).toEqual([]);
+    const state = await readGuard(run);
+    const halved = Object.fromEntries(Object.entries(state.published).map(([id, last]) => [id, { ...last, rate: new Decimal(last.rate).div(2).toString() }]));
+    await writeFile(join(run.stateDir, 'guard.json'), `${JSON.stringify({ ...state, published: halved }, null, 2)}\n`);
+    const next = await cycle(run, at(60), '1');
+    const reasons = next.build.report.withheld.map((w) => w.reason);
+    expect(reasons.length).toBe(Object.keys(halved).length);
+    for (const reason of reasons) expect(reason).toMatch(/^rate moved 100% from the last published .*; seen on 1 of 3 builds/);
+  });
+
   it('an unreadable guard.json starts afresh with a warning instead of stopping builds', async () => {
     const run = await setUp();
     await cycle(run, at(0), '1');

@@ -206,3 +206,42 @@ describe('priceDirection', () => {
     expect(result.withheld.map((w) => w.direction.id)).toEqual(['BTC>CASHEUR']);
   });
 });
+
+describe('work shared between directions (one rate per asset pair and margin, one set of limits per rate)', () => {
+  /** A small deterministic generator, so a failure names a reproducible case. */
+  function* randomDirections(count: number, seed: number): Generator<Direction> {
+    let state = seed;
+    const next = (n: number) => ((state = (state * 1103515245 + 12345) % 2 ** 31), Math.floor((state / 2 ** 31) * n));
+    const currencies = [BTC, ETH, USDT, SBER, TCSB, CASH, currency('CARDRUB', 'RUB', 2, '5000'), currency('USDTERC', 'USDT', 6, '20', 4)];
+    const margins = ['0', '0.015', '0.02', '-0.001'];
+    const limits = [undefined, { value: '0.001', asset: 'BTC' }, { value: '100', asset: 'USDT' }, { value: '500000', asset: 'RUB' }, { value: '3', asset: 'ETH' }];
+    for (let index = 0; index < count; index++) {
+      const from = currencies[next(currencies.length)]!;
+      const to = currencies[next(currencies.length)]!;
+      if (from.asset === to.asset) continue;
+      const [min, max] = [limits[next(limits.length)], limits[next(limits.length)]];
+      yield direction(from, to, {
+        index,
+        margin: new Decimal(margins[next(margins.length)]!),
+        reserve: next(3) === 0 ? new Decimal(['0.5', '70000', '0.001'][next(3)]!) : to.reserve,
+        ...(min ? { min: { value: new Decimal(min.value), asset: min.asset } } : {}),
+        ...(max ? { max: { value: new Decimal(max.value), asset: max.asset } } : {}),
+      });
+    }
+  }
+
+  it('prices every direction exactly as it is priced alone', () => {
+    const directions = [...randomDirections(600, 7)];
+    const together = priceDirections(directions, market);
+    expect(together.priced.length).toBeGreaterThan(100);
+    expect(together.withheld.length).toBeGreaterThan(10);
+    const shown = (result: PricedDirection | { direction: Direction; reason: string }) =>
+      'reason' in result
+        ? { id: result.direction.id, index: result.direction.index, reason: result.reason }
+        : { id: result.direction.id, index: result.direction.index, rate: result.rate.toString(), min: result.min?.toString(), max: result.max.toString() };
+    const sharedResults = [...together.priced, ...together.withheld].sort((a, b) => a.direction.index - b.direction.index).map(shown);
+    // A copy of the book per direction: nothing can be shared with another direction.
+    const alone = directions.map((d) => shown(priceDirection(d, new Map(market))));
+    expect(sharedResults).toEqual(alone);
+  });
+});
