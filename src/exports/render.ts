@@ -9,29 +9,25 @@ const declaration = '<?xml version="1.0" encoding="UTF-8"?>\n';
 
 /** Characters outside the XML 1.0 `Char` production: C0 controls but tab/LF/CR, lone surrogates, U+FFFE/U+FFFF. */
 const forbidden = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
-const markup = /[&<>]/;
-/** Anything but printable ASCII, tab, LF and CR: a document without it needs no closer look (most exports). */
-const notPlainAscii = /[^\t\n\r\x20-\x7e]/;
+/**
+ * What makes a value need a closer look: markup to escape, or a character that may be forbidden (any surrogate,
+ * paired or not, and U+FFFE/U+FFFF). One test per value; most values have none of these.
+ */
+const special = /[&<>\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF]/;
 
 /** Each element's opening and closing text, made once. */
 const opening = itemElements.map((name) => `\n    <${name}>`);
 const closing = itemElements.map((name) => `</${name}>`);
 
-function escapeText(text: string): string {
-  return markup.test(text) ? text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') : text;
+/** A value as element text; undefined when it holds a character XML 1.0 forbids. */
+function elementText(value: string): string | undefined {
+  if (!special.test(value)) return value;
+  if (forbidden.test(value)) return undefined;
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** The first item and element holding a character XML 1.0 forbids: looked for only once the document has one. */
-function refuseForbidden(model: ExportModel): never {
-  model.items.forEach((item, index) => {
-    for (const name of itemElements) {
-      const value = item[name];
-      if (value !== undefined && forbidden.test(value)) {
-        throw new RatefileError('E_RENDER', `${model.file}: cannot render: item ${index + 1} <${name}> has a character XML 1.0 forbids`);
-      }
-    }
-  });
-  throw new RatefileError('E_RENDER', `${model.file}: cannot render: a character XML 1.0 forbids`);
+function refuse(model: ExportModel, index: number, name: string): never {
+  throw new RatefileError('E_RENDER', `${model.file}: cannot render: item ${index + 1} <${name}> has a character XML 1.0 forbids`);
 }
 
 /** Items written per chunk: small strings that die young cost little garbage collection, even at 170,000 items. */
@@ -71,17 +67,17 @@ export function renderExport(model: ExportModel): Buffer {
   let parts: string[] = [`${declaration}<rates>`];
   let written = 0;
   const flush = () => {
-    const text = parts.join('');
-    // Markup and escapes are plain ASCII, so the text has a forbidden character exactly when a value has one.
-    if (notPlainAscii.test(text) && forbidden.test(text)) refuseForbidden(model);
-    sink.write(text, written, items.length);
+    sink.write(parts.join(''), written, items.length);
     parts = [];
   };
   for (const item of items) {
     let text = '\n  <item>';
     for (let k = 0; k < itemElements.length; k++) {
       const value = item[itemElements[k]!];
-      if (value !== undefined) text += opening[k]! + escapeText(value) + closing[k]!;
+      if (value === undefined) continue;
+      const escaped = elementText(value);
+      if (escaped === undefined) refuse(model, written, itemElements[k]!);
+      text += opening[k]! + escaped + closing[k]!;
     }
     parts.push(`${text}\n  </item>`);
     written += 1;
