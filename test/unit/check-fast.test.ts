@@ -11,20 +11,9 @@ import { loadConfig } from '../../src/config/load.js';
 import { Decimal } from '../../src/decimal.js';
 import { itemElements } from '../../src/exports/select.js';
 import { repoRoot } from '../support/process.js';
+import { random, type Next } from '../support/random.js';
 import { fixedNow } from '../support/run-cli.js';
 
-/** A small deterministic generator (mulberry32), so a failure can be replayed from its seed. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-type Next = () => number;
 const pick = <T>(next: Next, values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
 const chance = (next: Next, probability: number) => next() < probability;
 

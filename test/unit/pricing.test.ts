@@ -4,6 +4,7 @@ import type { Currency, Direction } from '../../src/model.js';
 import { convertAlong, findChain, priceDirection, priceDirections, publishedRate, type PricedDirection } from '../../src/pricing.js';
 import type { QuoteBook } from '../../src/quotes.js';
 import type { Quote } from '../../src/sources/source.js';
+import { random } from '../support/random.js';
 
 const time = new Date('2026-11-21T12:00:00Z');
 
@@ -208,10 +209,9 @@ describe('priceDirection', () => {
 });
 
 describe('work shared between directions (one rate per asset pair and margin, one set of limits per rate)', () => {
-  /** A small deterministic generator, so a failure names a reproducible case. */
   function* randomDirections(count: number, seed: number): Generator<Direction> {
-    let state = seed;
-    const next = (n: number) => ((state = (state * 1103515245 + 12345) % 2 ** 31), Math.floor((state / 2 ** 31) * n));
+    const generator = random(seed);
+    const next = (n: number) => Math.floor(generator() * n);
     const currencies = [BTC, ETH, USDT, SBER, TCSB, CASH, currency('CARDRUB', 'RUB', 2, '5000'), currency('USDTERC', 'USDT', 6, '20', 4)];
     const margins = ['0', '0.015', '0.02', '-0.001'];
     const limits = [undefined, { value: '0.001', asset: 'BTC' }, { value: '100', asset: 'USDT' }, { value: '500000', asset: 'RUB' }, { value: '3', asset: 'ETH' }];

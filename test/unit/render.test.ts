@@ -3,19 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { isRatefileError } from '../../src/errors.js';
 import { renderExport, renderWithXmlbuilder2 } from '../../src/exports/render.js';
 import { itemElements, type ExportItem, type ExportModel } from '../../src/exports/select.js';
+import { random } from '../support/random.js';
 import { xmlErrors } from '../support/xml.js';
-
-/** A small deterministic generator (mulberry32), so a failure can be replayed from its seed. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Text that needs escaping, entity look-alikes, quotes, non-ASCII and astral characters, all legal in XML 1.0.
 const alphabet = ['A', 'z', '0', '9', '.', ' ', '&', '<', '>', '"', "'", '&amp;', '&lt;', '&#38;', '&copy;', ']]>', 'é', 'Ж', '€', '𝄞', '\t', '%', '{', '/'];
