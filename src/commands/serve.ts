@@ -1,5 +1,7 @@
 // `ratefile serve` and `ratefile start`: serve the output folder, alone or with scheduled builds.
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { configReloader } from '../config/reload.js';
 import { createExportServer, listen } from '../server.js';
 import { startService } from '../service.js';
 import { configOption, hostOption, outOption, portOption, type CommandContext } from './context.js';
@@ -46,11 +48,13 @@ export function registerStart(program: Command, context: CommandContext): void {
     .addOption(portOption())
     .addOption(hostOption())
     .action(async (options: ServeOptions) => {
-      const config = await context.load(options.config);
+      // Reloaded before every build, but parsed again only when the config or a template changed.
+      const loadConfig = configReloader(resolve(deps.cwd, options.config), () => context.load(options.config));
+      const config = await loadConfig();
       for (const warning of config.warnings) log.warn(warning);
       const service = await startService({
         config,
-        loadConfig: () => context.load(options.config),
+        loadConfig,
         outDir: context.outDir(config, options.out),
         port: context.portFor(config, options.port),
         host: options.host ?? config.server.host,

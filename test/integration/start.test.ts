@@ -152,6 +152,23 @@ describe('ratefile start (the real binary)', () => {
     await expectStopped(proc, 'SIGTERM', base);
   });
 
+  it('picks up an edited config while running (parsed again only when it changed): a new margin shows up over HTTP', async () => {
+    const sample = await project({ 'ratefile.config.yaml': everySecond });
+    const proc = start(sample.configPath, sample.dir);
+    const base = await waitForServing(proc);
+    expect(btcUsdt((await expectServedExport(base, 'parserfile.xml')).text)?.out).toBe('95557.11');
+    const edited = everySecond.replace('margin: 1.5%', 'margin: 2.5%');
+    expect(edited).not.toBe(everySecond);
+    await replaceFile(sample.configPath, edited);
+    const after = await pollUntil(async () => {
+      const text = await (await fetch(new URL('parserfile.xml', base))).text();
+      return btcUsdt(text)?.out !== '95557.11' ? text : undefined;
+    }, 6_000);
+    // One percentage point more margin: within the jump guard's default 10%, so published at once.
+    expect(Number(btcUsdt(after)?.out)).toBeLessThan(95557.11);
+    await expectStopped(proc, 'SIGTERM', base);
+  });
+
   it('keeps serving the last good files when the config is broken while running', async () => {
     const sample = await project({ 'ratefile.config.yaml': everySecond });
     const proc = start(sample.configPath, sample.dir);
