@@ -44,7 +44,7 @@ export async function readYamlFile(path: string, label: string): Promise<YamlFil
 }
 
 /** Read the text with `yaml`'s document model: every error with its line, and the line of any value. */
-export function readWithPositions(path: string, label: string, text: string): YamlFile {
+function readWithPositions(path: string, label: string, text: string): YamlFile {
   const lineCounter = new LineCounter();
   const document: Document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (document.errors.length > 0) {
