@@ -81,9 +81,11 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   });
   const failing = reports.filter((report) => !report.ok).map((report) => report.name);
   const explain = (w: WithheldDirection) => (failing.length === 0 ? w : { ...w, reason: `${w.reason} (failing sources: ${failing.join(', ')})` });
-  const withheld = [...unpriced.map(explain), ...guarded.withheld].sort((a, b) => a.direction.index - b.direction.index);
   const t2 = performance.now();
   const models = selectExports(guarded.published, config.exports);
+  // A direction whose limits fail only at one export's rate (its markup) is left out of that export alone.
+  const leftOut = models.flatMap((model) => model.withheld);
+  const withheld = [...unpriced.map(explain), ...guarded.withheld, ...leftOut].sort((a, b) => a.direction.index - b.direction.index);
   const files = models.map((model) => ({ file: model.file, bytes: renderExport(model) }));
   const t3 = performance.now();
   return {

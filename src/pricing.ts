@@ -18,7 +18,9 @@ export interface PricedDirection {
   market: Decimal;
   /** The market rate after the direction's margin. */
   rate: Decimal;
-  /** Limits in the from currency as published: `min` rounded up, `max` capped by the reserve and rounded down. */
+  /** What the limits are made of; each export publishes them at its own published rate (see publishedLimits). */
+  terms: LimitTerms;
+  /** Limits in the from currency as published at the rate without markup: `min` rounded up, `max` capped by the reserve and rounded down. */
   min?: Decimal;
   max: Decimal;
 }
@@ -207,10 +209,8 @@ function conversion(book: QuoteBook, pairs: readonly string[], from: string, pes
   return result;
 }
 
-/** A limit in any asset, as an amount of the from asset; undefined when the book cannot convert it. */
-function limitInFrom(limit: Money, direction: Direction, rate: Decimal, book: QuoteBook, roundUpward: boolean): Decimal | undefined {
-  if (limit.asset === direction.from.asset) return limit.value;
-  if (limit.asset === direction.to.asset) return limit.value.div(rate);
+/** A limit set in an asset other than the from and to assets, as an amount of the from asset; undefined when the book cannot convert it. */
+function limitThroughBook(limit: Money, direction: Direction, book: QuoteBook, roundUpward: boolean): Decimal | undefined {
   const chain = findChain(book, limit.asset, direction.from.asset);
   if (!chain) return undefined;
   const converted = conversion(book, chain, limit.asset, !roundUpward);
@@ -235,7 +235,7 @@ function keysOf(direction: Direction): DirectionKeys {
     const money = (limit: Money | undefined) => (limit ? `${limit.value.toString()} ${limit.asset}` : '');
     keys = {
       margin: direction.margin.toString(),
-      limits: [direction.reserve.toString(), from.asset, from.precision, to.asset, money(min), money(max)].join('|'),
+      limits: [direction.reserve.toString(), from.asset, from.precision, to.asset, to.precision, money(min), money(max)].join('|'),
       // Compared as published: a reserve below the last decimal place would be printed as 0.
       reserveShown: !roundDown(direction.reserve, to.precision).isZero(),
     };
@@ -256,49 +256,119 @@ function marginRate(converted: { factor: Decimal }, direction: Direction): Decim
   return rate;
 }
 
-type Limits = { min?: Decimal; max: Decimal } | { reason: string };
-
 /**
- * Published limits, remembered per rate and everything else they depend on: a big exchanger's directions
- * between currencies of the same assets, reserves and limits compute them once. Reasons name currency
- * codes, so only the limits themselves are shared.
+ * A direction's limits before any published rate: what every export's `<minamount>`/`<maxamount>` are made
+ * of. A limit in the to asset (and the reserve) becomes an amount of the from asset only at the rate an
+ * export publishes, since that is the rate a client is paid at; the rest does not depend on the rate.
  */
-const sharedLimits = new WeakMap<Decimal, Map<string, { min?: Decimal; max: Decimal }>>();
+export interface LimitTerms {
+  /** The reserve as published in `<amount>` (rounded down to the to currency's precision): no order may be paid more. */
+  amount: Decimal;
+  /** A limit set in the from asset, or in a third asset converted through the quote book; unrounded. */
+  minFrom?: Decimal;
+  maxFrom?: Decimal;
+  /** A limit set in the to asset, in to units. */
+  minTo?: Decimal;
+  maxTo?: Decimal;
+}
 
-function limitsOf(direction: Direction, rate: Decimal, book: QuoteBook): Limits {
+/** Terms per quote book and everything else they depend on (the direction's limits key): shared by directions alike. */
+const sharedTerms = new WeakMap<QuoteBook, Map<string, LimitTerms>>();
+
+function termsOf(direction: Direction, book: QuoteBook): LimitTerms | { reason: string } {
   const key = keysOf(direction).limits;
-  let byKey = sharedLimits.get(rate);
-  if (!byKey) sharedLimits.set(rate, (byKey = new Map()));
+  let byKey = sharedTerms.get(book);
+  if (!byKey) sharedTerms.set(book, (byKey = new Map()));
   const known = byKey.get(key);
   if (known) return known;
-  const limits = computeLimits(direction, rate, book);
-  if (!('reason' in limits)) byKey.set(key, limits);
+  const { from, to } = direction;
+  const terms: LimitTerms = { amount: roundDown(direction.reserve, to.precision) };
+  for (const [name, limit] of [['max', direction.max], ['min', direction.min]] as const) {
+    if (!limit) continue;
+    if (limit.asset === from.asset) terms[`${name}From`] = limit.value;
+    else if (limit.asset === to.asset) terms[`${name}To`] = limit.value;
+    else {
+      // A minimum at the side giving the larger amount, a maximum at the side giving the smaller.
+      const converted = limitThroughBook(limit, direction, book, name === 'min');
+      if (converted === undefined) return { reason: `cannot convert ${name} ${limit.value.toFixed()} ${limit.asset} to ${from.asset}: no quotes` };
+      terms[`${name}From`] = converted;
+    }
+  }
+  byKey.set(key, terms);
+  return terms;
+}
+
+/** A rate in its published form: `in` of the from currency buys `out` of the to currency. */
+export type PublishedRate = { in: Decimal; out: Decimal };
+
+/** Published forms per rate object and rate precisions: directions sharing a rate share its form, and the limits at it. */
+const publishedForms = new WeakMap<Decimal, Map<number, PublishedRate>>();
+
+/** publishedRate, remembered per rate object and pair of rate precisions. */
+export function publishedForm(rate: Decimal, from: Currency, to: Currency): PublishedRate {
+  let byPrecision = publishedForms.get(rate);
+  if (!byPrecision) publishedForms.set(rate, (byPrecision = new Map()));
+  // Precisions are 0..18: one number names the pair.
+  const key = from.ratePrecision * 32 + to.ratePrecision;
+  let form = byPrecision.get(key);
+  if (!form) byPrecision.set(key, (form = publishedRate(rate, from, to)));
+  return form;
+}
+
+export type PublishedLimits = { min?: Decimal; max: Decimal };
+
+/**
+ * Published limits per published rate and terms (terms are shared per limits key, which names the from
+ * precision): computed once per distinct pair. Reasons name currency codes, so only limits are shared.
+ */
+const sharedLimits = new WeakMap<PublishedRate, WeakMap<LimitTerms, PublishedLimits>>();
+
+/**
+ * The limits to publish with a rate in its published form, or why there are none. They hold at that rate:
+ * the minimum buys at least a minimum set in the to asset, the maximum pays no more than a maximum set in it
+ * nor than the published `<amount>`; the minimum rounded up, the maximum down, in the from precision.
+ */
+export function publishedLimits(direction: Direction, terms: LimitTerms, rate: PublishedRate): PublishedLimits | { reason: string } {
+  let byTerms = sharedLimits.get(rate);
+  if (!byTerms) sharedLimits.set(rate, (byTerms = new WeakMap()));
+  const known = byTerms.get(terms);
+  if (known) return known;
+  const limits = limitsAt(direction, terms, rate);
+  if (!('reason' in limits)) byTerms.set(terms, limits);
   return limits;
 }
 
-function computeLimits(direction: Direction, rate: Decimal, book: QuoteBook): Limits {
+function limitsAt(direction: Direction, terms: LimitTerms, rate: PublishedRate): PublishedLimits | { reason: string } {
   const { from, to } = direction;
-  const capacity = direction.reserve.div(rate);
+  const places = from.precision;
+  const capacity = fromUnits(terms.amount, rate, places, false);
   let max = capacity;
-  if (direction.max) {
-    const configured = limitInFrom(direction.max, direction, rate, book, false);
-    if (configured === undefined) return { reason: `cannot convert max ${direction.max.value.toFixed()} ${direction.max.asset} to ${from.asset}: no quotes` };
-    max = Decimal.min(configured, capacity);
-  }
-  // Published limits: the minimum rounded up, the maximum down, so rounding never widens them.
-  max = roundDown(max, from.precision);
-  if (max.isZero()) return { reason: `maximum order rounds to 0 ${from.code} at ${from.precision} decimals (limit or reserve too small)` };
-  if (!direction.min) return { max };
-  const exact = limitInFrom(direction.min, direction, rate, book, true);
-  if (exact === undefined) return { reason: `cannot convert min ${direction.min.value.toFixed()} ${direction.min.asset} to ${from.asset}: no quotes` };
-  const min = roundUp(exact, from.precision);
+  if (terms.maxFrom) max = Decimal.min(max, roundDown(terms.maxFrom, places));
+  if (terms.maxTo) max = Decimal.min(max, fromUnits(terms.maxTo, rate, places, false));
+  if (max.isZero()) return { reason: `maximum order rounds to 0 ${from.code} at ${places} decimals (limit or reserve too small)` };
+  const min = terms.minFrom ? roundUp(terms.minFrom, places) : terms.minTo ? fromUnits(terms.minTo, rate, places, true) : undefined;
+  if (min === undefined) return { max };
   if (min.greaterThan(max)) {
-    if (min.greaterThan(roundDown(capacity, from.precision))) {
-      return { reason: `reserve ${direction.reserve.toFixed()} ${to.code} is below the minimum order ${min.toFixed()} ${from.code}` };
-    }
+    if (min.greaterThan(capacity)) return { reason: `reserve ${direction.reserve.toFixed()} ${to.code} is below the minimum order ${min.toFixed()} ${from.code}` };
     return { reason: `minimum ${min.toFixed()} ${from.code} is above the maximum ${max.toFixed()} ${from.code}` };
   }
   return { min, max };
+}
+
+/**
+ * An amount of the to asset as from units at a published rate, rounded to `places`: up for a minimum (it
+ * buys at least `value`), down for a maximum (it pays at most `value`). Checked back by multiplication, so
+ * the division's 40-digit rounding can never tip a limit across the line.
+ */
+function fromUnits(value: Decimal, rate: PublishedRate, places: number, minimum: boolean): Decimal {
+  const target = value.times(rate.in);
+  const exact = target.div(rate.out);
+  if (minimum) {
+    const min = roundUp(exact, places);
+    return min.times(rate.out).lessThan(target) ? min.plus(new Decimal(1).div(new Decimal(10).pow(places))) : min;
+  }
+  const max = roundDown(exact, places);
+  return max.times(rate.out).greaterThan(target) ? max.minus(new Decimal(1).div(new Decimal(10).pow(places))) : max;
 }
 
 /** Price one direction, or say why it cannot be published. */
@@ -313,9 +383,12 @@ export function priceDirection(direction: Direction, book: QuoteBook): PricedDir
   const rate = marginRate(converted, direction);
   if (!rate.isFinite() || rate.lessThanOrEqualTo(0)) return withhold(`rate ${rate.toFixed()} is not positive`);
   if (!keysOf(direction).reserveShown) return withhold(`no reserve of ${to.code} (${direction.reserve.toFixed()} at ${to.precision} decimals)`);
-  const limits = limitsOf(direction, rate, book);
+  const terms = termsOf(direction, book);
+  if ('reason' in terms) return withhold(terms.reason);
+  // Withheld when its limits fail at its own published rate; an export with a markup checks again at its rate.
+  const limits = publishedLimits(direction, terms, publishedForm(rate, from, to));
   if ('reason' in limits) return withhold(limits.reason);
-  return { direction, steps: converted.steps, market, rate, ...(limits.min === undefined ? {} : { min: limits.min }), max: limits.max };
+  return { direction, steps: converted.steps, market, rate, terms, ...(limits.min === undefined ? {} : { min: limits.min }), max: limits.max };
 }
 
 export function priceDirections(directions: readonly Direction[], book: QuoteBook): { priced: PricedDirection[]; withheld: WithheldDirection[] } {

@@ -1,7 +1,7 @@
 // selectExports: from priced directions to each export's items (selection, aliases, markup, rounding, url). Pure.
 import { Decimal, formatDecimal, roundDown } from '../decimal.js';
 import type { ExportTemplate } from '../model.js';
-import { publishedRate, type PricedDirection } from '../pricing.js';
+import { publishedForm, publishedLimits, publishedRate, type PricedDirection, type PublishedRate, type WithheldDirection } from '../pricing.js';
 
 /** One `<item>` of an export: every value already the exact text to publish. Optional fields only when set. */
 export interface ExportItem {
@@ -31,6 +31,11 @@ export interface ExportModel {
   name: string;
   file: string;
   items: ExportItem[];
+}
+
+/** An export as selected: its model, and the directions left out of it alone because their limits fail at its rate. */
+export interface ExportSelection extends ExportModel {
+  withheld: WithheldDirection[];
 }
 
 /** Fees as the classic format prints them: `0.0005`, `1.5 %`, `2 USD`. */
@@ -64,13 +69,9 @@ function urlWriter(pattern: string | undefined): ((from: string, to: string, cit
   };
 }
 
-type CommonFields = Omit<ExportItem, 'from' | 'to' | 'in' | 'out' | 'city' | 'url'>;
+type CommonFields = Omit<ExportItem, 'from' | 'to' | 'in' | 'out' | 'minamount' | 'maxamount' | 'city' | 'url'>;
 
-/**
- * Text that does not depend on the export: reserve, limits, fees, labels. Limits were converted at the
- * direction's rate before any markup, the lower rate for a max in the to currency and a reserve cap that a
- * markup (a lower rate) only loosens: safe for every export.
- */
+/** Text that does not depend on the export: reserve, fees, labels. Limits depend on the export's published rate. */
 function commonFields(priced: PricedDirection, text: DecimalText): CommonFields {
   const { direction } = priced;
   return {
@@ -78,8 +79,6 @@ function commonFields(priced: PricedDirection, text: DecimalText): CommonFields 
     minfee: direction.minfee === undefined ? undefined : formatFee(direction.minfee),
     fromfee: direction.fromfee === undefined ? undefined : formatFee(direction.fromfee),
     tofee: direction.tofee === undefined ? undefined : formatFee(direction.tofee),
-    minamount: priced.min === undefined ? undefined : text.of(priced.min),
-    maxamount: text.of(priced.max),
     floating: direction.floating === undefined ? undefined : formatFloating(direction.floating),
     delay: direction.delay === undefined ? undefined : String(direction.delay),
     param: direction.params.length === 0 ? undefined : direction.params.join(', '),
@@ -103,16 +102,17 @@ class DecimalText {
 }
 
 /**
- * The published in/out text of a rate after a markup. Directions that share an asset pair and margin share
- * one rate object (see priceDirections), so the decimal work is done once per distinct rate, not per direction.
+ * The published in/out of a rate after a markup, as numbers and text. Directions that share an asset pair and
+ * margin share one rate object (see priceDirections), so the decimal work is done once per distinct rate,
+ * not per direction; without a markup the form is pricing's own, so are the limits computed at it.
  */
 class RateText {
-  private readonly byRate = new WeakMap<Decimal, Map<number, { in: string; out: string }>>();
+  private readonly byRate = new WeakMap<Decimal, Map<number, { in: string; out: string; form: PublishedRate }>>();
 
   /** One per markup: exports with the same markup share it. */
   constructor(private readonly markup: Decimal) {}
 
-  of(priced: PricedDirection): { in: string; out: string } {
+  of(priced: PricedDirection): { in: string; out: string; form: PublishedRate } {
     const { from, to } = priced.direction;
     let forRate = this.byRate.get(priced.rate);
     if (!forRate) this.byRate.set(priced.rate, (forRate = new Map()));
@@ -120,9 +120,8 @@ class RateText {
     const key = from.ratePrecision * 32 + to.ratePrecision;
     let text = forRate.get(key);
     if (!text) {
-      const rate = this.markup.isZero() ? priced.rate : priced.rate.times(new Decimal(1).minus(this.markup));
-      const published = publishedRate(rate, from, to);
-      text = { in: formatDecimal(published.in), out: formatDecimal(published.out) };
+      const form = this.markup.isZero() ? publishedForm(priced.rate, from, to) : publishedRate(priced.rate.times(new Decimal(1).minus(this.markup)), from, to);
+      text = { in: formatDecimal(form.in), out: formatDecimal(form.out), form };
       forRate.set(key, text);
     }
     return text;
@@ -133,12 +132,12 @@ class RateText {
  * Every export's items, directions in config order, cities in the order given. One pass over the
  * directions: what every export shares is computed once per direction, the rate text once per markup.
  */
-export function selectExports(priced: readonly PricedDirection[], templates: readonly ExportTemplate[]): ExportModel[] {
+export function selectExports(priced: readonly PricedDirection[], templates: readonly ExportTemplate[]): ExportSelection[] {
   const byMarkup = new Map<string, RateText>();
   const plans = templates.map((template) => {
     const markup = template.markup.toString();
     const rates = byMarkup.get(markup) ?? byMarkup.set(markup, new RateText(template.markup)).get(markup)!;
-    return { template, rates, url: urlWriter(template.url), items: [] as ExportItem[] };
+    return { template, rates, url: urlWriter(template.url), items: [] as ExportItem[], withheld: [] as WithheldDirection[] };
   });
   const text = new DecimalText();
   for (const p of priced) {
@@ -149,6 +148,14 @@ export function selectExports(priced: readonly PricedDirection[], templates: rea
       if (!selects(template, tags)) continue;
       common ??= commonFields(p, text);
       const rate = plan.rates.of(p);
+      // Limits hold at the rate this export publishes: a markup moves them, and may make them cross.
+      const limits = publishedLimits(p.direction, p.terms, rate.form);
+      if ('reason' in limits) {
+        plan.withheld.push({ direction: p.direction, reason: `${template.file}: ${limits.reason}` });
+        continue;
+      }
+      const minamount = limits.min === undefined ? undefined : text.of(limits.min);
+      const maxamount = text.of(limits.max);
       const codes = { from: template.aliases[from.code] ?? from.code, to: template.aliases[to.code] ?? to.code };
       for (const city of cities.length > 0 ? cities : [undefined]) {
         // Every item has every key (undefined when unset) so all items share one shape: 30,000 items build fast.
@@ -161,8 +168,8 @@ export function selectExports(priced: readonly PricedDirection[], templates: rea
           minfee: common.minfee,
           fromfee: common.fromfee,
           tofee: common.tofee,
-          minamount: common.minamount,
-          maxamount: common.maxamount,
+          minamount,
+          maxamount,
           floating: common.floating,
           delay: common.delay,
           param: common.param,
@@ -172,5 +179,5 @@ export function selectExports(priced: readonly PricedDirection[], templates: rea
       }
     }
   }
-  return plans.map(({ template, items }) => ({ name: template.name, file: template.file, items }));
+  return plans.map(({ template, items, withheld }) => ({ name: template.name, file: template.file, items, withheld }));
 }

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../src/build.js';
 import { loadConfig } from '../../src/config/load.js';
-import { Decimal } from '../../src/decimal.js';
+import { Decimal, formatDecimal } from '../../src/decimal.js';
 import { isRatefileError } from '../../src/errors.js';
 import { renderExport, renderWithXmlbuilder2 } from '../../src/exports/render.js';
 import { formatFee, itemElements, selectExports, type ExportItem } from '../../src/exports/select.js';
 import type { Config, ExportTemplate } from '../../src/model.js';
 import { priceDirections } from '../../src/pricing.js';
-import { makeProject, type Project } from '../support/project.js';
+import { fetchQuotes } from '../../src/quotes.js';
+import { makeProject, sampleConfig, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
 
 const now = () => new Date('2026-11-21T12:00:30Z');
@@ -25,9 +26,12 @@ function template(overrides: Partial<ExportTemplate> = {}): ExportTemplate {
   return { name: 'test', file: 'test.xml', excludeTags: [], aliases: {}, markup: new Decimal(0), ...overrides };
 }
 
+async function sampleBook() {
+  return (await fetchQuotes(config.sources, { configDir: config.dir, fetch, now })).book;
+}
+
 async function pricedSample() {
-  const { book } = await (await import('../../src/quotes.js')).fetchQuotes(config.sources, { configDir: config.dir, fetch, now });
-  return priceDirections(config.directions, book).priced;
+  return priceDirections(config.directions, await sampleBook()).priced;
 }
 
 describe('the three sample exports', () => {
@@ -141,20 +145,20 @@ describe('selectExports: templates', () => {
   });
 
   it('gives directions that share one rate object their own precision, reserve and limits', async () => {
-    const priced = await pricedSample();
-    const first = priced[0]!;
-    const { to } = first.direction;
-    // The same rate object, as directions between currencies of the same assets and margin get from priceDirections.
-    const twin = {
-      ...first,
-      direction: { ...first.direction, id: 'twin', to: { ...to, ratePrecision: 0, precision: 0 }, reserve: new Decimal('123456.789') },
-      max: first.max.div(3),
-    };
+    const book = await sampleBook();
+    const first = config.directions[0]!;
+    const { to } = first;
+    // A direction between currencies of the same assets and margin: priced together, it shares the rate object.
+    const twinDirection = { ...first, id: 'twin', to: { ...to, ratePrecision: 0, precision: 0 }, reserve: new Decimal('123456.789') };
+    const priced = priceDirections([first, twinDirection, ...config.directions.slice(1)], book).priced;
+    expect(priced[1]?.rate).toBe(priced[0]?.rate);
     const templates = [template(), template({ markup: new Decimal('0.005') })];
-    const together = selectExports([first, twin, ...priced.slice(1)], templates);
-    const alone = [first, twin, ...priced.slice(1)].map((p) => selectExports([p], templates));
+    const together = selectExports(priced, templates);
+    const alone = priced.map((p) => selectExports([p], templates));
     templates.forEach((_, k) => expect(together[k]?.items).toEqual(alone.flatMap((models) => models[k]!.items)));
     expect(together[0]?.items[1]).toMatchObject({ out: '8800810', amount: '123456' });
+    // The twin's reserve caps its maximum: 123456 RUB at 8800810 RUB per BTC.
+    expect(together[0]?.items[1]?.maxamount).toBe(formatDecimal(new Decimal(123456).div(8800810).toDecimalPlaces(8, Decimal.ROUND_DOWN)));
     expect(together[0]?.items[1]?.maxamount).not.toBe(together[0]?.items[0]?.maxamount);
   });
 
@@ -171,13 +175,43 @@ describe('selectExports: templates', () => {
     ]);
   });
 
-  it('writes limits in the from currency: min rounded up, max rounded down and capped by the reserve', async () => {
+  it('writes limits in the from currency at the published rate: min rounded up, max rounded down and capped by the <amount>', async () => {
     const [model] = selectExports(await pricedSample(), [template()]);
     const [btcSber, , sberUsdt, cash] = model?.items ?? [];
-    expect(btcSber).toMatchObject({ minamount: '0.001', maxamount: '0.05681295' }); // 500000 RUB / 8800810.33…
-    expect(sberUsdt).toMatchObject({ minamount: '5000', maxamount: '9375634.51', param: 'manual', fromfee: '1 %' });
-    expect(cash).toMatchObject({ maxamount: '33069.32' }); // reserve 3000000 RUB / 90.7185…
+    expect(btcSber).toMatchObject({ minamount: '0.001', maxamount: '0.05681295' }); // 500000 RUB / 8800810.33
+    // <amount>100000 USDT × the published in 93.76: the most that buys no more than the reserve
+    expect(sberUsdt).toMatchObject({ in: '93.76', minamount: '5000', maxamount: '9376000', param: 'manual', fromfee: '1 %' });
+    // <amount>3000000 RUB ÷ the published out 90 (CASHRUB has no decimals), not ÷ the unrounded 90.7185…
+    expect(cash).toMatchObject({ out: '90', maxamount: '33333.33' });
     expect(cash?.minamount).toBeUndefined();
+  });
+
+  it('publishes each export\'s limits at its own rate, a partner markup included', async () => {
+    const [plain, marked] = selectExports(await pricedSample(), [template(), template({ markup: new Decimal('0.005') })]);
+    // max 500000 RUB: at the partner's lower out 8756806.28 it takes more BTC, and pays no more than 500000 RUB
+    expect(plain?.items[0]).toMatchObject({ out: '8800810.33', maxamount: '0.05681295' });
+    expect(marked?.items[0]).toMatchObject({ out: '8756806.28', maxamount: '0.05709844' });
+    expect(new Decimal('0.05709844').times('8756806.28').lessThanOrEqualTo(500000)).toBe(true);
+    expect(new Decimal('0.05709845').times('8756806.28').greaterThan(500000)).toBe(true);
+  });
+
+  it('leaves a direction out of the one export whose rate makes its limits cross, with the reason in the build report', async () => {
+    // min 500000 RUB is 0.05681296 BTC at the plain rate, under the max of 0.0569 BTC; at the partner's
+    // 0.5% lower rate it is 0.05709845 BTC, above it.
+    const crossing = await makeProject({
+      'ratefile.config.yaml': sampleConfig.replace('min: 0.001, max: "500000 RUB"', 'min: "500000 RUB", max: 0.0569'),
+    });
+    try {
+      const { files, report } = await build(await loadConfig(crossing.configPath), { now });
+      const text = (file: string) => files.find((f) => f.file === file)?.bytes.toString('utf8') ?? '';
+      expect(text('parserfile.xml')).toMatch(/<from>BTC<\/from>\s*<to>SBERRUB<\/to>[\s\S]*?<minamount>0\.05681296<\/minamount>\s*<maxamount>0\.0569<\/maxamount>/);
+      expect(text('affiliatefile.xml')).not.toMatch(/<from>BTC<\/from>\s*<to>SBERRUB<\/to>/);
+      expect(report.withheld.map((w) => `${w.direction.id}: ${w.reason}`)).toEqual([
+        'BTC>SBERRUB: affiliatefile.xml: minimum 0.05709845 BTC is above the maximum 0.0569 BTC',
+      ]);
+    } finally {
+      await crossing.remove();
+    }
   });
 });
 

@@ -208,6 +208,50 @@ describe('priceDirection', () => {
   });
 });
 
+describe('limits hold at the published rate and amount (defect 14)', () => {
+  const LTC = currency('LTC', 'LTC', 8);
+  const USDT4 = currency('USDTTRC20', 'USDT', 2, '485000', 4);
+  const CARD = currency('CARDRUB', 'RUB', 2, '6500000');
+  const quotes = book(['LTC/USDT', '97.62275', '97.63'], ['USDT/RUB', '92.049', '92.3'], ['ETH/BTC', '0.032', '0.0321']);
+  const unit = (places: number) => new Decimal(1).div(new Decimal(10).pow(places));
+
+  it.each([
+    // LTC→USDTTRC20 at 97.62275, published as out 97.6227: the old minimum 0.20487028 bought 19.99999… USDT
+    { from: LTC, to: USDT4, min: '20', asset: 'USDT', published: '1:97.6227' },
+    // USDTTRC20→CARDRUB at 92.049, published as 92.04: the old minimum 108.64 bought 9,999.23 RUB
+    { from: USDT4, to: CARD, min: '10000', asset: 'RUB', published: '1:92.04' },
+  ])('a minimum of $min $asset buys at least that at the published $published', ({ from, to, min, asset, published }) => {
+    const result = priced(priceDirection(direction(from, to, { min: { value: new Decimal(min), asset } }), quotes));
+    const form = publishedRate(result.rate, from, to);
+    expect(`${formatDecimal(form.in)}:${formatDecimal(form.out)}`).toBe(published);
+    const bought = (amount: Decimal) => amount.times(form.out).div(form.in);
+    expect(bought(result.min!).greaterThanOrEqualTo(min)).toBe(true);
+    // and it is the smallest such amount at the from precision
+    expect(bought(result.min!.minus(unit(from.precision))).lessThan(min)).toBe(true);
+  });
+
+  it('caps the maximum by the published <amount>, not the configured reserve', () => {
+    // ETH→BTC at 0.032: a reserve of 4.123456789 BTC is published as 4.12345678; the old maximum 128.85802465 ETH paid 4.1234567888 BTC
+    const result = priced(priceDirection(direction(ETH, BTC, { reserve: new Decimal('4.123456789') }), quotes));
+    const form = publishedRate(result.rate, ETH, BTC);
+    const paid = (amount: Decimal) => amount.times(form.out).div(form.in);
+    expect(paid(result.max).lessThanOrEqualTo('4.12345678')).toBe(true);
+    expect(paid(result.max.plus(unit(8))).greaterThan('4.12345678')).toBe(true);
+  });
+
+  it('converts a maximum in the to currency at the published rate, never paying more than it', () => {
+    const result = priced(priceDirection(direction(USDT4, CARD, { max: { value: new Decimal('10000'), asset: 'RUB' } }), quotes));
+    expect(formatDecimal(result.max)).toBe('108.64'); // 10000 ÷ 92.04 = 108.6484…, rounded down
+    expect(result.max.times('92.04').lessThanOrEqualTo(10000)).toBe(true);
+  });
+
+  it('withholds a direction whose minimum at the published rate passes its maximum', () => {
+    // 10000 RUB is 108.65 USDT at 92.04 (108.64 at the unrounded 92.049), above a max of 108.64 USDT
+    const limits = { min: { value: new Decimal('10000'), asset: 'RUB' }, max: { value: new Decimal('108.64'), asset: 'USDT' } };
+    expect(priceDirection(direction(USDT4, CARD, limits), quotes)).toMatchObject({ reason: 'minimum 108.65 USDTTRC20 is above the maximum 108.64 USDTTRC20' });
+  });
+});
+
 describe('work shared between directions (one rate per asset pair and margin, one set of limits per rate)', () => {
   function* randomDirections(count: number, seed: number): Generator<Direction> {
     const generator = random(seed);
