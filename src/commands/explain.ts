@@ -61,7 +61,7 @@ function chooseExports(config: Config, name: string | undefined): ExportTemplate
 function describeLimit(limit: Money, direction: Direction, rate: Decimal): string {
   const given = `${formatDecimal(limit.value)} ${limit.asset}`;
   if (limit.asset === direction.from.asset) return direction.from.code === limit.asset ? `${given}, in the from currency` : `${given}, the from currency's asset: ${formatDecimal(limit.value)} ${direction.from.code}`;
-  if (limit.asset === direction.to.asset) return `${given} ÷ the rate ${show(rate)} = ${show(limit.value.div(rate))} ${direction.from.code}`;
+  if (limit.asset === direction.to.asset) return `${given} ÷ the published rate ${show(rate)} = ${show(limit.value.div(rate))} ${direction.from.code}`;
   return `${given}, converted to ${direction.from.asset} through the quotes`;
 }
 
@@ -90,18 +90,22 @@ function pricingLines(priced: PricedDirection, at: Date): string[] {
   }
   lines.push(`Margin ${percent(direction.margin)} against the client: ${show(market)} × (1 − ${formatDecimal(direction.margin)}) = ${show(rate)} ${to.code} per ${from.code}`);
   const own = direction.reserve.equals(to.reserve) ? `${to.code}'s reserve` : 'set on the direction';
+  // Limits hold at the rate as published (in:out), not the unrounded one; each export's at its own.
+  const form = publishedRate(rate, from, to);
+  const published = form.out.div(form.in);
+  const amount = roundDown(direction.reserve, to.precision);
   lines.push(`Reserve: ${formatDecimal(direction.reserve)} ${to.code} (${own}), rounded down to ${to.precision} places → <amount>${formatDecimal(roundDown(direction.reserve, to.precision))}</amount>`);
-  lines.push(`Limits, in ${from.code} (${from.precision} places; minimum rounded up, maximum down):`);
+  lines.push(`Limits, in ${from.code} at the published rate ${formatDecimal(form.in)}:${formatDecimal(form.out)} (${from.precision} places; minimum rounded up, maximum down; an export with a markup at its own rate):`);
   lines.push(
     direction.min && priced.min !== undefined
-      ? `  min ${describeLimit(direction.min, direction, rate)} → <minamount>${formatDecimal(priced.min)}</minamount>`
+      ? `  min ${describeLimit(direction.min, direction, published)} → <minamount>${formatDecimal(priced.min)}</minamount>`
       : '  min: none set, so no <minamount>',
   );
-  const capacity = direction.reserve.div(rate);
-  lines.push(`  the reserve pays at most ${formatDecimal(direction.reserve)} ÷ ${show(rate)} = ${show(capacity)} ${from.code}`);
+  const capacity = amount.div(published);
+  lines.push(`  the <amount> pays at most ${formatDecimal(amount)} ÷ ${show(published)} = ${show(capacity)} ${from.code}`);
   lines.push(
     direction.max
-      ? `  max ${describeLimit(direction.max, direction, rate)}; the smaller of the two → <maxamount>${formatDecimal(priced.max)}</maxamount>`
+      ? `  max ${describeLimit(direction.max, direction, published)}; the smaller of the two → <maxamount>${formatDecimal(priced.max)}</maxamount>`
       : `  max: none set, so the reserve's → <maxamount>${formatDecimal(priced.max)}</maxamount>`,
   );
   const extras = [

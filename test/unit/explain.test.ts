@@ -78,11 +78,11 @@ describe('ratefile explain on the demo exchanger', () => {
       'Market: 1 BTC = 9050641.845 RUB (at every step the side worse for the client)',
       'Margin 1.2% against the client: 9050641.845 × (1 − 0.012) = 8942034.14286 SBERRUB per BTC',
       'Reserve: 18500000 SBERRUB (SBERRUB\'s reserve), rounded down to 2 places → <amount>18500000</amount>',
-      'Limits, in BTC (8 places; minimum rounded up, maximum down):',
+      'Limits, in BTC at the published rate 1:8942034.1428 (8 places; minimum rounded up, maximum down; an export with a markup at its own rate):',
       '  min 0.0005 BTC, in the from currency → <minamount>0.0005</minamount>',
-      '  the reserve pays at most 18500000 ÷ 8942034.14286 = 2.0688804923399… BTC',
+      '  the <amount> pays at most 18500000 ÷ 8942034.1428 = 2.0688804923537… BTC',
     ]);
-    expect(result.stdout).toContain('  max 3000000 RUB ÷ the rate 8942034.14286 = 0.33549413389295… BTC; the smaller of the two → <maxamount>0.33549413</maxamount>\n');
+    expect(result.stdout).toContain('  max 3000000 RUB ÷ the published rate 8942034.1428 = 0.3354941338952… BTC; the smaller of the two → <maxamount>0.33549413</maxamount>\n');
     expect(result.stdout).toContain('affiliatefile.xml:\n  partner markup 0.5%: 8942034.14286 × (1 − 0.005) = 8897323.9721457\n  8897323.9721457 ≥ 1, so in = 1 and out = the rate rounded down to 4 places (SBERRUB): 8897323.9721\n  published 1:8897323.9721, 1.694% below the market rate\n');
     expect(result.stdout).toContain('parserfile.xml:\n  8942034.14286 ≥ 1, so in = 1 and out = the rate rounded down to 4 places (SBERRUB): 8942034.1428\n  published 1:8942034.1428, 1.2% below the market rate\n    <item>\n      <from>BTC</from>');
   });
