@@ -49,8 +49,12 @@ export function registerStart(program: Command, context: CommandContext): void {
     .addOption(portOption())
     .addOption(hostOption())
     .action(async (options: ServeOptions) => {
-      // Reloaded before every build, but parsed again only when the config or a template changed.
-      const loadConfig = configReloader(resolve(deps.cwd, options.config), () => context.load(options.config));
+      // Reloaded before every build, but parsed again only when the config or a template changed and the
+      // change has settled (a file saved in place is never read half-written).
+      const loadConfig = configReloader(resolve(deps.cwd, options.config), () => context.load(options.config), {
+        now: deps.now,
+        warn: (line) => log.warn(line),
+      });
       const config = await loadConfig();
       for (const warning of config.warnings) log.warn(warning);
       const outDir = context.outDir(config, options.out);
