@@ -14,14 +14,16 @@ interface Stamp {
   text: string;
   /** The latest status change (ctime, which no tool can set back) among them, in ms since the epoch. */
   changedMs: number;
+  /** A file or folder is missing: an editor may be between removing the old file and writing the new one. */
+  missing: boolean;
 }
 
 async function fileStamp(path: string): Promise<Stamp> {
   try {
     const info = await stat(path, { bigint: true });
-    return { text: `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`, changedMs: Number(info.ctimeNs / 1_000_000n) };
+    return { text: `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`, changedMs: Number(info.ctimeNs / 1_000_000n), missing: false };
   } catch {
-    return { text: 'missing', changedMs: 0 };
+    return { text: 'missing', changedMs: 0, missing: true };
   }
 }
 
@@ -39,6 +41,7 @@ async function sourcesStamp(configPath: string, templatesDir: string | undefined
   return {
     text: parts.map((part, index) => (index >= 2 ? `${names[index - 2]}=${part.text}` : part.text)).join('\n'),
     changedMs: Math.max(...parts.map((part) => part.changedMs)),
+    missing: parts.some((part) => part.missing),
   };
 }
 
@@ -62,11 +65,16 @@ export function configReloader(configPath: string, load: () => Promise<Config>, 
   const settleMs = options.settleMs ?? defaultSettleMs;
   let templatesDir: string | undefined;
   let adopted: { config: Config; stamp: string | undefined } | undefined;
+  // When these files were first seen as they are now, by the clock: a missing file has no change time of its own.
+  let seen: { text: string; atMs: number } | undefined;
   return async () => {
+    const now = options.now().getTime();
     const folder = templatesDir;
     const before = await sourcesStamp(configPath, folder);
     if (adopted && before.text === adopted.stamp) return adopted.config;
-    if (adopted && options.now().getTime() - before.changedMs < settleMs) return adopted.config;
+    if (seen?.text !== before.text) seen = { text: before.text, atMs: now };
+    const changedMs = before.missing ? Math.max(before.changedMs, seen.atMs) : before.changedMs;
+    if (adopted && now - changedMs < settleMs) return adopted.config;
     const changedWhileReading = async () => (await sourcesStamp(configPath, folder)).text !== before.text;
     let config: Config;
     try {

@@ -149,6 +149,20 @@ describe('configReloader while a config is being written (saved in place, in par
     expect(isRatefileError(failure, 'E_CONFIG')).toBe(true);
   });
 
+  it('a config file missing for a moment (an editor replacing it) is not reported until it has stayed missing', async () => {
+    const dir = await project();
+    const { reload, ahead } = counted(dir);
+    await reload();
+    const kept = await reload();
+    await rm(dir.configPath);
+    expect(await reload()).toBe(kept);
+    expect(await reload()).toBe(kept);
+    ahead(60_000 + 2_100);
+    const failure = await reload().catch((error: unknown) => error);
+    expect(isRatefileError(failure, 'E_CONFIG')).toBe(true);
+    expect((failure as Error).message).toMatch(/file not found/);
+  });
+
   it('keeps the last config, quietly, when the files change while being read; the next settled call reads them', async () => {
     const dir = await project();
     let edit: (() => Promise<void>) | undefined;
