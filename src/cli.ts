@@ -95,7 +95,8 @@ export async function run(argv: readonly string[], overrides: Partial<CliDeps> =
       return exitCodes[error.code];
     }
     const system = error as NodeJS.ErrnoException;
-    if (system.code === 'EADDRINUSE' || system.code === 'EACCES') {
+    // Only errors of listen itself: an EACCES from writing a file is not about the port.
+    if (system.syscall === 'listen' && (system.code === 'EADDRINUSE' || system.code === 'EACCES')) {
       deps.stderr.write(`ratefile: cannot listen: ${system.message}\n`);
       return 1;
     }

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { build } from '../build.js';
 import { buildFields, problemLines, runCycle, summarize } from '../cycle.js';
+import { checkFolders } from '../folders.js';
 import { configOption, outOption, type CommandContext } from './context.js';
 
 export function registerBuild(program: Command, context: CommandContext): void {
@@ -27,6 +28,7 @@ export function registerBuild(program: Command, context: CommandContext): void {
         }
         failing = result.report.sources.some((source) => !source.ok || source.rejected.length > 0);
       } else {
+        await checkFolders({ key: options.out ? '--out' : 'output', path: dir }, { key: 'state', path: config.stateDir });
         const cycle = await runCycle(config, dir, { now: deps.now, fetch: deps.fetch });
         for (const line of problemLines(cycle.build)) log.warn(line);
         for (const warning of cycle.warnings) log.warn(warning);

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { configReloader } from '../config/reload.js';
+import { checkFolders } from '../folders.js';
 import { createExportServer, listen } from '../server.js';
 import { startService } from '../service.js';
 import { configOption, hostOption, outOption, portOption, type CommandContext } from './context.js';
@@ -48,14 +49,20 @@ export function registerStart(program: Command, context: CommandContext): void {
     .addOption(portOption())
     .addOption(hostOption())
     .action(async (options: ServeOptions) => {
-      // Reloaded before every build, but parsed again only when the config or a template changed.
-      const loadConfig = configReloader(resolve(deps.cwd, options.config), () => context.load(options.config));
+      // Reloaded before every build, but parsed again only when the config or a template changed and the
+      // change has settled (a file saved in place is never read half-written).
+      const loadConfig = configReloader(resolve(deps.cwd, options.config), () => context.load(options.config), {
+        now: deps.now,
+        warn: (line) => log.warn(line),
+      });
       const config = await loadConfig();
       for (const warning of config.warnings) log.warn(warning);
+      const outDir = context.outDir(config, options.out);
+      await checkFolders({ key: options.out ? '--out' : 'output', path: outDir }, { key: 'state', path: config.stateDir });
       const service = await startService({
         config,
         loadConfig,
-        outDir: context.outDir(config, options.out),
+        outDir,
         port: context.portFor(config, options.port),
         host: options.host ?? config.server.host,
         log,

@@ -38,6 +38,10 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: string[] } {
   const currencies = isRecord(raw.currencies) ? raw.currencies : {};
   const codes = Object.keys(currencies);
 
+  for (const key of ['output', 'state'] as const) {
+    // Node refuses such a path only when a build first touches it, after other files were written.
+    if (typeof raw[key] === 'string' && raw[key].includes('\0')) problems.push({ path: [key], message: 'expected a folder path, got one with a NUL character' });
+  }
   if (typeof raw.schedule === 'string' && !cron.validate(raw.schedule)) {
     problems.push({ path: ['schedule'], message: `expected a cron expression like "*/30 * * * * *", got ${JSON.stringify(raw.schedule)}` });
   }

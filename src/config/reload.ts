@@ -1,46 +1,101 @@
-// The service reloads its config before every build; parsing and validating 10,000 directions costs more than
-// the build itself. A reloader keeps the last config while the files it was read from are unchanged.
+// The service reloads its config before every build. Parsing and validating 10,000 directions costs more than
+// the build itself, so the last config is kept while the files it was read from are unchanged; and a config
+// saved in place (truncated, then written) must never be built from half-written, so a change is adopted only
+// once it has settled.
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../model.js';
 
-/** A file's identity and last change, or that it is missing: any edit, replacement or removal changes it. */
-async function fileStamp(path: string): Promise<string> {
+/** How long the config and templates must be left alone before a change to them is read. */
+export const defaultSettleMs = 2_000;
+
+interface Stamp {
+  /** Identity and last change of every file read: any edit, replacement or removal changes it. */
+  text: string;
+  /** The latest status change (ctime, which no tool can set back) among them, in ms since the epoch. */
+  changedMs: number;
+  /** A file or folder is missing: an editor may be between removing the old file and writing the new one. */
+  missing: boolean;
+}
+
+async function fileStamp(path: string): Promise<Stamp> {
   try {
     const info = await stat(path, { bigint: true });
-    return `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
+    return { text: `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`, changedMs: Number(info.ctimeNs / 1_000_000n), missing: false };
   } catch {
-    return 'missing';
+    return { text: 'missing', changedMs: 0, missing: true };
   }
 }
 
 /** The config file, the templates folder (entries added or removed) and every file in it. */
-async function sourcesStamp(configPath: string, templatesDir: string | undefined): Promise<string> {
+async function sourcesStamp(configPath: string, templatesDir: string | undefined): Promise<Stamp> {
   const parts = [await fileStamp(configPath)];
+  const names: string[] = [];
   if (templatesDir !== undefined) {
     parts.push(await fileStamp(templatesDir));
-    const names = await readdir(templatesDir).catch(() => [] as string[]);
-    for (const name of names.sort()) parts.push(`${name}=${await fileStamp(join(templatesDir, name))}`);
+    for (const name of (await readdir(templatesDir).catch(() => [] as string[])).sort()) {
+      names.push(name);
+      parts.push(await fileStamp(join(templatesDir, name)));
+    }
   }
-  return parts.join('\n');
+  return {
+    text: parts.map((part, index) => (index >= 2 ? `${names[index - 2]}=${part.text}` : part.text)).join('\n'),
+    changedMs: Math.max(...parts.map((part) => part.changedMs)),
+    missing: parts.some((part) => part.missing),
+  };
+}
+
+export interface ReloadOptions {
+  /** The clock, read once per call. */
+  now: () => Date;
+  settleMs?: number;
+  /** A reload that would stop publishing half the directions or more is adopted, with this warning. */
+  warn?: (line: string) => void;
 }
 
 /**
- * `load`, remembered: the last config is returned again while its file and templates are as they were. A config
- * is remembered only when the stamps taken before and after reading it agree, so an edit made while it was being
- * read is picked up by the next call; the first load of a templates folder is never remembered for that reason.
+ * `load`, remembered. Once a config has been adopted it is returned again while its file and templates are as
+ * they were, and also while a change to them is younger than `settleMs` (an editor or deploy may still be
+ * writing): a text that is still changing is never parsed, so a half-written one is neither built from nor
+ * reported as an error. A settled change is read; if the files changed while being read, the last config is
+ * kept and the next call tries again. The first call (start-up) reads the config as it is: there is nothing
+ * to keep, and an invalid one stops the start. The first sight of a templates folder is not trusted.
  */
-export function configReloader(configPath: string, load: () => Promise<Config>): () => Promise<Config> {
+export function configReloader(configPath: string, load: () => Promise<Config>, options: ReloadOptions): () => Promise<Config> {
+  const settleMs = options.settleMs ?? defaultSettleMs;
   let templatesDir: string | undefined;
-  let last: { stamp: string; config: Config } | undefined;
+  let adopted: { config: Config; stamp: string | undefined } | undefined;
+  // When these files were first seen as they are now, by the clock: a missing file has no change time of its own.
+  let seen: { text: string; atMs: number } | undefined;
   return async () => {
-    const before = await sourcesStamp(configPath, templatesDir);
-    if (last && before === last.stamp) return last.config;
-    last = undefined;
-    const config = await load();
-    const sameFolder = templatesDir === config.templatesDir;
+    const now = options.now().getTime();
+    const folder = templatesDir;
+    const before = await sourcesStamp(configPath, folder);
+    if (adopted && before.text === adopted.stamp) return adopted.config;
+    if (seen?.text !== before.text) seen = { text: before.text, atMs: now };
+    const changedMs = before.missing ? Math.max(before.changedMs, seen.atMs) : before.changedMs;
+    if (adopted && now - changedMs < settleMs) return adopted.config;
+    const changedWhileReading = async () => (await sourcesStamp(configPath, folder)).text !== before.text;
+    let config: Config;
+    try {
+      config = await load();
+    } catch (error) {
+      if (adopted && (await changedWhileReading())) return adopted.config;
+      throw error;
+    }
+    if (await changedWhileReading()) {
+      if (adopted) return adopted.config;
+      return config;
+    }
+    const previous = adopted?.config.directions.length;
+    if (previous !== undefined && config.directions.length * 2 <= previous) {
+      options.warn?.(
+        `config reloaded with ${config.directions.length} direction${config.directions.length === 1 ? '' : 's'}, ${previous} before: ` +
+          'half or more are no longer published; if that was not meant, restore the config',
+      );
+    }
     templatesDir = config.templatesDir;
-    if (sameFolder && (await sourcesStamp(configPath, templatesDir)) === before) last = { stamp: before, config };
+    adopted = { config, stamp: folder === config.templatesDir ? before.text : undefined };
     return config;
   };
 }

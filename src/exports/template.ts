@@ -54,8 +54,15 @@ export async function loadTemplates(
 
   const templates: ExportTemplate[] = [];
   const problems: string[] = [];
+  // Two templates writing one file would overwrite each other in every build; compared without case
+  // because parserfile.xml and ParserFile.xml are one file on some filesystems and to some monitors.
+  const writers = new Map<string, string>();
   for (const fileName of names) {
     const label = relative(baseDir, join(dir, fileName));
+    const output = `${fileName.replace(/\.ya?ml$/i, '')}.xml`;
+    const other = writers.get(output.toLowerCase());
+    if (other === undefined) writers.set(output.toLowerCase(), label);
+    else problems.push(`${label}: writes ${output}, as ${other} does; keep one of the two templates`);
     let file: YamlFile;
     try {
       file = await readYamlFile(join(dir, fileName), label);

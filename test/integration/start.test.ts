@@ -1,6 +1,6 @@
 // `ratefile start` end to end: the real binary in a child process, real files, real HTTP on 127.0.0.1.
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -163,9 +163,54 @@ describe('ratefile start (the real binary)', () => {
     const after = await pollUntil(async () => {
       const text = await (await fetch(new URL('parserfile.xml', base))).text();
       return btcUsdt(text)?.out !== '95557.11' ? text : undefined;
-    }, 6_000);
+      // An edit is read once it has been left alone for the 2 s settle interval.
+    }, 10_000);
     // One percentage point more margin: within the jump guard's default 10%, so published at once.
     expect(Number(btcUsdt(after)?.out)).toBeLessThan(95557.11);
+    await expectStopped(proc, 'SIGTERM', base);
+  });
+
+  it('never builds from a config saved in place in two parts: the half text is never served, nor reported as broken', async () => {
+    const sample = await project({ 'ratefile.config.yaml': everySecond });
+    const proc = start(sample.configPath, sample.dir);
+    const base = await waitForServing(proc);
+    const before = await expectServedExport(base, 'parserfile.xml');
+    expect(before.items).toBe(5);
+    expect(btcUsdt(before.text)?.out).toBe('95557.11');
+
+    // Every answer while the config is written, and after, until the whole new text is served.
+    const seen: { at: number; items: number; out: string | undefined }[] = [];
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        const text = await (await fetch(new URL('parserfile.xml', base))).text();
+        seen.push({ at: Date.now(), items: text.match(/<item[\s>]/g)?.length ?? 0, out: btcUsdt(text)?.out });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+
+    // An editor saving in place: truncate, write the first directions, pause past a scheduled build, write the rest.
+    // The first part alone is a valid config with 2 of the 4 directions (parserfile.xml would have 2 items).
+    const whole = everySecond.replace('margin: 1.5%', 'margin: 2.5%');
+    const cut = whole.indexOf('  - { from: SBERRUB');
+    const handle = await open(sample.configPath, 'w');
+    await handle.write(whole.slice(0, cut));
+    const halfWritten = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await handle.write(whole.slice(cut));
+    await handle.close();
+    const wholeWritten = Date.now();
+
+    const after = await pollUntil(async () => seen.find((answer) => answer.out !== '95557.11'), 10_000);
+    polling = false;
+    await poller;
+    // The half text stood for longer than a build period (so builds ran from it before the fix) and shorter
+    // than the 2 s settle interval; a machine too busy to keep the pause short cannot show anything here.
+    expect(wholeWritten - halfWritten, 'the pause between the two parts').toBeLessThan(1_900);
+    expect(seen.filter((answer) => answer.at > halfWritten && answer.at < wholeWritten).length).toBeGreaterThan(5);
+    expect(seen.filter((answer) => answer.items !== 5)).toEqual([]);
+    expect(Number(after.out)).toBeLessThan(95557.11);
+    expect(proc.stderr()).not.toMatch(/ error | warn config /);
     await expectStopped(proc, 'SIGTERM', base);
   });
 
@@ -177,7 +222,7 @@ describe('ratefile start (the real binary)', () => {
     for (const file of exportFiles) before.set(file, await expectServedExport(base, file));
 
     await replaceFile(sample.configPath, 'sources: [ {\ndirections: : :\n');
-    await proc.waitForLog(/ error build failed, last good files kept: /, 6_000);
+    await proc.waitForLog(/ error build failed, last good files kept: /, 10_000);
 
     expect(proc.child.exitCode).toBeNull();
     for (const file of exportFiles) {

@@ -496,6 +496,17 @@ describe('loadConfig problems', () => {
     expect(details[0]).toMatch(/^templates\/reffile\.yaml: not valid YAML: \S/);
   });
 
+  it('two templates for one export file (parserfile.yaml beside parserfile.yml, or names differing in case) name both', async () => {
+    const details = await problems(sampleConfig, {
+      'templates/parserfile.yml': 'include: { tags: [cash] }\n',
+      'templates/RefFile.yaml': 'description: the same file as reffile.yaml on a case-insensitive disk\n',
+    });
+    expectLines(details, [
+      'templates/parserfile.yml: writes parserfile.xml, as templates/parserfile.yaml does; keep one of the two templates',
+      'templates/reffile.yaml: writes reffile.xml, as templates/RefFile.yaml does; keep one of the two templates',
+    ]);
+  });
+
   it('a templates folder that is missing or holds no templates', async () => {
     const missing = await problems(`templates: nowhere\n${sampleConfig}`);
     expect(missing).toHaveLength(1);
