@@ -147,6 +147,19 @@ function reply(response: ServerResponse, status: number, message: string, header
   response.end(`${message}\n`);
 }
 
+/**
+ * The path of a request as sent, without its query (ignored): not decoded, dot segments and repeated
+ * slashes not folded, so only the one spelling of a listed path matches and `//x/healthz`,
+ * `/parserfile.xml/..` or `/%70arserfile.xml` are 404 (`new URL` would read `//x/healthz` as host `x`,
+ * path `/healthz`). No listed path has a character that needs percent-encoding. The absolute form
+ * (`GET http://host/parserfile.xml`), which a server must accept (RFC 9112 §3.2.2), is its path.
+ */
+export function requestPath(target: string): string {
+  const authority = /^https?:\/\/[^/?#]*/i.exec(target)?.[0] ?? '';
+  const path = target.slice(authority.length).split('?', 1)[0] ?? '';
+  return authority && path === '' ? '/' : path;
+}
+
 /** An extra page of the server (a status or preview page), by exact path; GET and HEAD only. */
 export type Route = (request: IncomingMessage, response: ServerResponse) => void | Promise<void>;
 
@@ -158,13 +171,7 @@ export function exportRequestHandler(folder: string, routes: Readonly<Record<str
       reply(response, 405, 'Method Not Allowed', { Allow: 'GET, HEAD' });
       return;
     }
-    let path: string;
-    try {
-      path = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
-    } catch {
-      reply(response, 400, 'Bad Request');
-      return;
-    }
+    const path = requestPath(request.url ?? '');
     const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
     if (route) {
       try {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { publishFiles } from '../../src/publish.js';
-import { createExportServer, listen } from '../../src/server.js';
+import { createExportServer, listen, type Route } from '../../src/server.js';
 import { rawRequest, type RawResponse } from '../support/http.js';
 import { xmlErrors } from '../support/xml.js';
 
@@ -30,8 +30,8 @@ interface Running {
 const servers: Server[] = [];
 const dirs: string[] = [];
 
-async function serve(dir: string): Promise<Running> {
-  const server = createExportServer(dir);
+async function serve(dir: string, routes: Readonly<Record<string, Route>> = {}): Promise<Running> {
+  const server = createExportServer(dir, routes);
   servers.push(server);
   const port = await listen(server, 0, '127.0.0.1');
   return { server, port, base: `http://127.0.0.1:${port}/` };
@@ -183,6 +183,78 @@ describe('the export server: what it refuses', () => {
     expect(response.headers.allow).toBe('GET, HEAD');
     // The file is still there and unchanged.
     expect((await readFile(join(out, 'parserfile.xml'))).equals(parserfile)).toBe(true);
+  });
+});
+
+describe('the export server: only the listed paths, spelled exactly', () => {
+  /** `/` and `/healthz` as `start` has them: a page that names the path it was reached by. */
+  const page: Route = (request, response) => {
+    response.writeHead(200, { 'Content-Type': 'text/plain' });
+    response.end(`page for ${request.url}`);
+  };
+  let routed: Running;
+  beforeAll(async () => {
+    await writeFile(join(out, '..', 'outside.xml'), `<rates>${marker}</rates>\n`);
+    routed = await serve(out, { '/': page, '/healthz': page });
+  });
+  const routedGet = (path: string) => rawRequest({ port: routed.port, path });
+
+  it.each([
+    ['/', 'page'],
+    ['/healthz', 'page'],
+    ['/parserfile.xml', 'export'],
+    // A query string is ignored, as it always was (cache busters); it never changes the path.
+    ['/?x=1/../secret.xml', 'page'],
+    ['/healthz?verbose', 'page'],
+    ['/parserfile.xml?cache=bust', 'export'],
+    // The absolute form a server must accept (RFC 9112 §3.2.2).
+    ['http://127.0.0.1/parserfile.xml', 'export'],
+    ['http://127.0.0.1/healthz', 'page'],
+  ])('200 for %s', async (path, what) => {
+    const response = await routedGet(path);
+    expect(response.status).toBe(200);
+    if (what === 'export') expect(response.body.equals(parserfile)).toBe(true);
+    else expect(response.body.toString('utf8')).toMatch(/^page for /);
+  });
+
+  it.each([
+    // The ones reported: `//host/path` was read as a host and a path.
+    '//outside.xml',
+    '///parserfile.xml',
+    '/parserfile.xml/..',
+    '//x/healthz',
+    // Repeated slashes, dot segments, percent-encoding, backslashes, case, trailing slashes.
+    '//parserfile.xml',
+    '//healthz',
+    '//',
+    '//x/',
+    '/./parserfile.xml',
+    '/sub/../parserfile.xml',
+    '/parserfile.xml/.',
+    '/./healthz',
+    '/x/../healthz',
+    '/healthz/.',
+    '/healthz/..',
+    '/.',
+    '/%2e',
+    '/%70arserfile.xml',
+    '/parserfile%2exml',
+    '/%68ealthz',
+    '/healthz%2f',
+    '/%2f',
+    '/\\parserfile.xml',
+    '/\\healthz',
+    '/healthz/',
+    '/HEALTHZ',
+    '/healthz;x',
+    'http://x//healthz',
+    'http://x/./parserfile.xml',
+  ])('404 for %s', async (path) => {
+    const response = await routedGet(path);
+    expect(response.status).toBe(404);
+    const body = response.body.toString('utf8');
+    expect(body).not.toContain(marker);
+    expect(body).not.toContain('page for');
   });
 });
 
