@@ -258,6 +258,85 @@ describe('the export server: only the listed paths, spelled exactly', () => {
   });
 });
 
+describe('the export server: Range and If-Range across a rebuild', () => {
+  const range = 'bytes=100-109';
+  let port: number;
+  let dir: string;
+  let before: { plain: RawResponse; gzip: RawResponse; br: RawResponse };
+  const second = exportDocument(300, 'SECOND');
+
+  /** One GET of parserfile.xml, plain or as a precompressed copy. */
+  const fetchVersion = (encoding: 'identity' | 'gzip' | 'br', headers: Record<string, string> = {}) =>
+    rawRequest({ port, path: '/parserfile.xml', headers: { 'Accept-Encoding': encoding, ...headers } });
+
+  beforeAll(async () => {
+    dir = await tempDir();
+    await publishFiles([{ file: 'parserfile.xml', bytes: exportDocument(300, 'FIRST') }], dir);
+    ({ port } = await serve(dir));
+    before = { plain: await fetchVersion('identity'), gzip: await fetchVersion('gzip'), br: await fetchVersion('br') };
+    // The rebuild the resuming client has not seen.
+    await publishFiles([{ file: 'parserfile.xml', bytes: second }], dir);
+  });
+
+  /** The whole current version: 200, no Content-Range, every byte. */
+  function expectWhole(response: RawResponse, bytes: Buffer): void {
+    expect(response.status).toBe(200);
+    expect(response.headers['content-range']).toBeUndefined();
+    expect(response.headers['content-length']).toBe(String(bytes.length));
+    expect(response.body.equals(bytes)).toBe(true);
+  }
+
+  it('serves the range of the current file when If-Range is its ETag, or absent', async () => {
+    const now = await fetchVersion('identity');
+    expectWhole(now, second);
+    for (const headers of [{ Range: range }, { Range: range, 'If-Range': now.headers.etag ?? '' }]) {
+      const part = await fetchVersion('identity', headers);
+      expect(part.status).toBe(206);
+      expect(part.headers['content-range']).toBe(`bytes 100-109/${second.length}`);
+      expect(part.body.equals(second.subarray(100, 110))).toBe(true);
+    }
+  });
+
+  it('sends the whole new file with 200 when If-Range is the ETag from before the rebuild', async () => {
+    expect(before.plain.body.subarray(100, 110).equals(second.subarray(100, 110))).toBe(false);
+    expectWhole(await fetchVersion('identity', { Range: range, 'If-Range': before.plain.headers.etag ?? '' }), second);
+  });
+
+  it('never matches a weak ETag, even of the current file', async () => {
+    const etag = (await fetchVersion('identity')).headers.etag ?? '';
+    expectWhole(await fetchVersion('identity', { Range: range, 'If-Range': `W/${etag}` }), second);
+  });
+
+  it('never matches a date, even the current Last-Modified, nor a date after it (a second can hold two builds)', async () => {
+    const lastModified = (await fetchVersion('identity')).headers['last-modified'] ?? '';
+    expect(Date.parse(lastModified)).not.toBeNaN();
+    for (const date of [lastModified, new Date(Date.parse(lastModified) + 60_000).toUTCString(), before.plain.headers['last-modified'] ?? '']) {
+      expectWhole(await fetchVersion('identity', { Range: range, 'If-Range': date }), second);
+    }
+  });
+
+  it('compares If-Range with the ETag of the copy served: a gzip or brotli ETag never ranges the plain file', async () => {
+    for (const etag of [before.gzip.headers.etag, (await fetchVersion('gzip')).headers.etag, (await fetchVersion('br')).headers.etag]) {
+      expect(etag).toMatch(/^"[^"]+"$/);
+      expectWhole(await fetchVersion('identity', { Range: range, 'If-Range': etag ?? '' }), second);
+    }
+  });
+
+  it.each(['gzip', 'br'] as const)('sends the %s copy whole, never a part, whatever If-Range says', async (encoding) => {
+    const current = await fetchVersion(encoding);
+    expect(current.headers['content-encoding']).toBe(encoding);
+    const compressed = await readFile(join(dir, `parserfile.xml.${encoding === 'gzip' ? 'gz' : 'br'}`));
+    expectWhole(current, compressed);
+    const old = before[encoding].headers.etag ?? '';
+    expect(old).not.toBe(current.headers.etag);
+    for (const ifRange of [old, current.headers.etag ?? '', before.plain.headers.etag ?? '']) {
+      const response = await fetchVersion(encoding, { Range: range, 'If-Range': ifRange });
+      expect(response.headers['content-encoding']).toBe(encoding);
+      expectWhole(response, compressed);
+    }
+  });
+});
+
 describe('the export server during republishing', () => {
   it('never serves a torn file: every GET gets one of the two documents whole, with a matching Content-Length', async () => {
     const dir = await tempDir();
