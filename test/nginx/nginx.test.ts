@@ -183,6 +183,27 @@ describe('nginx refusing everything else', () => {
     for (const name of ['parserfile.xml', 'notes.txt', 'inner.xml', 'x.xml', 'link.xml', 'Index of']) expect(body).not.toContain(name);
   });
 
+  it.each([
+    '//parserfile.xml',
+    '///parserfile.xml',
+    '/./parserfile.xml',
+    '/sub/../parserfile.xml',
+    '/parserfile.xml/.',
+    '/%70arserfile.xml',
+    '/parserfile%2exml',
+    '/\\parserfile.xml',
+  ])('404 for another spelling of an export: %s', async (path) => {
+    const response = await get(path);
+    expect(response.status).toBe(404);
+    expect(response.body.toString('utf8')).not.toContain('<rates>');
+  });
+
+  it.each(['/parserfile.xml?cache=bust', '/parserfile.xml?x=/../secret.xml'])('200 for an export with a query string, which is ignored: %s', async (path) => {
+    const response = await get(path);
+    expect(response.status).toBe(200);
+    expect(response.body.equals(await readFile(join(out, 'parserfile.xml')))).toBe(true);
+  });
+
   it.each(['/../secret.xml', '/%2e%2e/secret.xml', '/..%2fsecret.xml', '/sub/../../secret.xml', '/sub/%2e%2e/%2e%2e/secret.xml', '/%5c..%5csecret.xml'])(
     'never serves a file outside the folder: %s → 400 or 404',
     async (path) => {
