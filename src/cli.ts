@@ -12,6 +12,7 @@ import { registerSchema } from './commands/schema.js';
 import { registerServe, registerStart } from './commands/serve.js';
 import { RatefileError, type ErrorCode } from './errors.js';
 import { createLogger, wantsColour, type LogFormat } from './log.js';
+import { endQuietlyOnClosedPipe } from './pipes.js';
 
 export type { CliDeps } from './commands/context.js';
 
@@ -33,8 +34,8 @@ function waitForSignal(): Promise<string> {
 
 function defaultDeps(): CliDeps {
   return {
-    stdout: process.stdout,
-    stderr: process.stderr,
+    stdout: endQuietlyOnClosedPipe(process.stdout),
+    stderr: endQuietlyOnClosedPipe(process.stderr),
     env: process.env,
     cwd: process.cwd(),
     now: () => new Date(),

@@ -68,6 +68,20 @@ describe('GET / on ratefile start', () => {
     expect((await rawRequest({ port: portOf(base), path: '/', method: 'POST' })).status).toBe(405);
   });
 
+  it('answers only `/`, `/healthz` and the exports spelled exactly: other spellings of them are 404', async () => {
+    const made = await project();
+    await made.write('outside.xml', '<rates>OUTSIDE</rates>\n');
+    const port = portOf(await waitForServing(start(made)));
+    for (const path of ['/', '/healthz', '/parserfile.xml', '/?refresh=1', '/healthz?x']) {
+      expect((await rawRequest({ port, path })).status, path).toBe(200);
+    }
+    for (const path of ['//outside.xml', '///parserfile.xml', '/parserfile.xml/..', '//x/healthz', '//', '/./', '/.', '/healthz/', '/./healthz', '/%68ealthz', '/\\healthz', '/x/../parserfile.xml']) {
+      const response = await rawRequest({ port, path });
+      expect(response.status, path).toBe(404);
+      expect(response.body.toString('utf8'), path).toBe('Not Found\n');
+    }
+  });
+
   it('reflects the latest build', async () => {
     const made = await project({ 'ratefile.config.yaml': everySecondConfig });
     const base = await waitForServing(start(made));

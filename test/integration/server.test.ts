@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { publishFiles } from '../../src/publish.js';
-import { createExportServer, listen } from '../../src/server.js';
+import { createExportServer, listen, type Route } from '../../src/server.js';
 import { rawRequest, type RawResponse } from '../support/http.js';
 import { xmlErrors } from '../support/xml.js';
 
@@ -30,8 +30,8 @@ interface Running {
 const servers: Server[] = [];
 const dirs: string[] = [];
 
-async function serve(dir: string): Promise<Running> {
-  const server = createExportServer(dir);
+async function serve(dir: string, routes: Readonly<Record<string, Route>> = {}): Promise<Running> {
+  const server = createExportServer(dir, routes);
   servers.push(server);
   const port = await listen(server, 0, '127.0.0.1');
   return { server, port, base: `http://127.0.0.1:${port}/` };
@@ -183,6 +183,157 @@ describe('the export server: what it refuses', () => {
     expect(response.headers.allow).toBe('GET, HEAD');
     // The file is still there and unchanged.
     expect((await readFile(join(out, 'parserfile.xml'))).equals(parserfile)).toBe(true);
+  });
+});
+
+describe('the export server: only the listed paths, spelled exactly', () => {
+  /** `/` and `/healthz` as `start` has them: a page that names the path it was reached by. */
+  const page: Route = (request, response) => {
+    response.writeHead(200, { 'Content-Type': 'text/plain' });
+    response.end(`page for ${request.url}`);
+  };
+  let routed: Running;
+  beforeAll(async () => {
+    await writeFile(join(out, '..', 'outside.xml'), `<rates>${marker}</rates>\n`);
+    routed = await serve(out, { '/': page, '/healthz': page });
+  });
+  const routedGet = (path: string) => rawRequest({ port: routed.port, path });
+
+  it.each([
+    ['/', 'page'],
+    ['/healthz', 'page'],
+    ['/parserfile.xml', 'export'],
+    // A query string is ignored, as it always was (cache busters); it never changes the path.
+    ['/?x=1/../secret.xml', 'page'],
+    ['/healthz?verbose', 'page'],
+    ['/parserfile.xml?cache=bust', 'export'],
+    // The absolute form a server must accept (RFC 9112 §3.2.2).
+    ['http://127.0.0.1/parserfile.xml', 'export'],
+    ['http://127.0.0.1/healthz', 'page'],
+  ])('200 for %s', async (path, what) => {
+    const response = await routedGet(path);
+    expect(response.status).toBe(200);
+    if (what === 'export') expect(response.body.equals(parserfile)).toBe(true);
+    else expect(response.body.toString('utf8')).toMatch(/^page for /);
+  });
+
+  it.each([
+    // The ones reported: `//host/path` was read as a host and a path.
+    '//outside.xml',
+    '///parserfile.xml',
+    '/parserfile.xml/..',
+    '//x/healthz',
+    // Repeated slashes, dot segments, percent-encoding, backslashes, case, trailing slashes.
+    '//parserfile.xml',
+    '//healthz',
+    '//',
+    '//x/',
+    '/./parserfile.xml',
+    '/sub/../parserfile.xml',
+    '/parserfile.xml/.',
+    '/./healthz',
+    '/x/../healthz',
+    '/healthz/.',
+    '/healthz/..',
+    '/.',
+    '/%2e',
+    '/%70arserfile.xml',
+    '/parserfile%2exml',
+    '/%68ealthz',
+    '/healthz%2f',
+    '/%2f',
+    '/\\parserfile.xml',
+    '/\\healthz',
+    '/healthz/',
+    '/HEALTHZ',
+    '/healthz;x',
+    'http://x//healthz',
+    'http://x/./parserfile.xml',
+  ])('404 for %s', async (path) => {
+    const response = await routedGet(path);
+    expect(response.status).toBe(404);
+    const body = response.body.toString('utf8');
+    expect(body).not.toContain(marker);
+    expect(body).not.toContain('page for');
+  });
+});
+
+describe('the export server: Range and If-Range across a rebuild', () => {
+  const range = 'bytes=100-109';
+  let port: number;
+  let dir: string;
+  let before: { plain: RawResponse; gzip: RawResponse; br: RawResponse };
+  const second = exportDocument(300, 'SECOND');
+
+  /** One GET of parserfile.xml, plain or as a precompressed copy. */
+  const fetchVersion = (encoding: 'identity' | 'gzip' | 'br', headers: Record<string, string> = {}) =>
+    rawRequest({ port, path: '/parserfile.xml', headers: { 'Accept-Encoding': encoding, ...headers } });
+
+  beforeAll(async () => {
+    dir = await tempDir();
+    await publishFiles([{ file: 'parserfile.xml', bytes: exportDocument(300, 'FIRST') }], dir);
+    ({ port } = await serve(dir));
+    before = { plain: await fetchVersion('identity'), gzip: await fetchVersion('gzip'), br: await fetchVersion('br') };
+    // The rebuild the resuming client has not seen.
+    await publishFiles([{ file: 'parserfile.xml', bytes: second }], dir);
+  });
+
+  /** The whole current version: 200, no Content-Range, every byte. */
+  function expectWhole(response: RawResponse, bytes: Buffer): void {
+    expect(response.status).toBe(200);
+    expect(response.headers['content-range']).toBeUndefined();
+    expect(response.headers['content-length']).toBe(String(bytes.length));
+    expect(response.body.equals(bytes)).toBe(true);
+  }
+
+  it('serves the range of the current file when If-Range is its ETag, or absent', async () => {
+    const now = await fetchVersion('identity');
+    expectWhole(now, second);
+    for (const headers of [{ Range: range }, { Range: range, 'If-Range': now.headers.etag ?? '' }]) {
+      const part = await fetchVersion('identity', headers);
+      expect(part.status).toBe(206);
+      expect(part.headers['content-range']).toBe(`bytes 100-109/${second.length}`);
+      expect(part.body.equals(second.subarray(100, 110))).toBe(true);
+    }
+  });
+
+  it('sends the whole new file with 200 when If-Range is the ETag from before the rebuild', async () => {
+    expect(before.plain.body.subarray(100, 110).equals(second.subarray(100, 110))).toBe(false);
+    expectWhole(await fetchVersion('identity', { Range: range, 'If-Range': before.plain.headers.etag ?? '' }), second);
+  });
+
+  it('never matches a weak ETag, even of the current file', async () => {
+    const etag = (await fetchVersion('identity')).headers.etag ?? '';
+    expectWhole(await fetchVersion('identity', { Range: range, 'If-Range': `W/${etag}` }), second);
+  });
+
+  it('never matches a date, even the current Last-Modified, nor a date after it (a second can hold two builds)', async () => {
+    const lastModified = (await fetchVersion('identity')).headers['last-modified'] ?? '';
+    expect(Date.parse(lastModified)).not.toBeNaN();
+    for (const date of [lastModified, new Date(Date.parse(lastModified) + 60_000).toUTCString(), before.plain.headers['last-modified'] ?? '']) {
+      expectWhole(await fetchVersion('identity', { Range: range, 'If-Range': date }), second);
+    }
+  });
+
+  it('compares If-Range with the ETag of the copy served: a gzip or brotli ETag never ranges the plain file', async () => {
+    for (const etag of [before.gzip.headers.etag, (await fetchVersion('gzip')).headers.etag, (await fetchVersion('br')).headers.etag]) {
+      expect(etag).toMatch(/^"[^"]+"$/);
+      expectWhole(await fetchVersion('identity', { Range: range, 'If-Range': etag ?? '' }), second);
+    }
+  });
+
+  it.each(['gzip', 'br'] as const)('sends the %s copy whole, never a part, whatever If-Range says', async (encoding) => {
+    const current = await fetchVersion(encoding);
+    expect(current.headers['content-encoding']).toBe(encoding);
+    const compressed = await readFile(join(dir, `parserfile.xml.${encoding === 'gzip' ? 'gz' : 'br'}`));
+    expectWhole(current, compressed);
+    const old = before[encoding].headers.etag ?? '';
+    expect(old).not.toBe(current.headers.etag);
+    for (const ifRange of [old, current.headers.etag ?? '', before.plain.headers.etag ?? '']) {
+      const response = await fetchVersion(encoding, { Range: range, 'If-Range': ifRange });
+      expect(response.headers['content-encoding']).toBe(encoding);
+      expectWhole(response, compressed);
+    }
   });
 });
 

@@ -2,7 +2,7 @@
 // and caches get, what it refuses, and no torn response while ratefile republishes. Run by `npm run test:nginx`;
 // fails (never skips) without nginx, since CI installs it.
 import { Agent } from 'node:http';
-import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -183,6 +183,27 @@ describe('nginx refusing everything else', () => {
     for (const name of ['parserfile.xml', 'notes.txt', 'inner.xml', 'x.xml', 'link.xml', 'Index of']) expect(body).not.toContain(name);
   });
 
+  it.each([
+    '//parserfile.xml',
+    '///parserfile.xml',
+    '/./parserfile.xml',
+    '/sub/../parserfile.xml',
+    '/parserfile.xml/.',
+    '/%70arserfile.xml',
+    '/parserfile%2exml',
+    '/\\parserfile.xml',
+  ])('404 for another spelling of an export: %s', async (path) => {
+    const response = await get(path);
+    expect(response.status).toBe(404);
+    expect(response.body.toString('utf8')).not.toContain('<rates>');
+  });
+
+  it.each(['/parserfile.xml?cache=bust', '/parserfile.xml?x=/../secret.xml'])('200 for an export with a query string, which is ignored: %s', async (path) => {
+    const response = await get(path);
+    expect(response.status).toBe(200);
+    expect(response.body.equals(await readFile(join(out, 'parserfile.xml')))).toBe(true);
+  });
+
   it.each(['/../secret.xml', '/%2e%2e/secret.xml', '/..%2fsecret.xml', '/sub/../../secret.xml', '/sub/%2e%2e/%2e%2e/secret.xml', '/%5c..%5csecret.xml'])(
     'never serves a file outside the folder: %s → 400 or 404',
     async (path) => {
@@ -280,6 +301,36 @@ describe('nginx while ratefile republishes', () => {
     // Republishing left nothing servable behind: only the exports (and their compressed copies) and the planted files.
     const names = (await readdir(out)).filter((name) => !name.startsWith('.'));
     expect(names.filter((name) => name.endsWith('.xml')).sort()).toEqual([...exportFiles, 'folder.xml', 'link.xml'].sort());
+  });
+
+  // nginx's validators are the mtime in seconds and the size: two builds of the same length within one
+  // second share them, so If-Range cannot tell them apart and a resumed download would splice the two.
+  it('never answers a Range with a part: the whole current file with 200, whatever If-Range says', async () => {
+    const first = exportDocument(300, 'FIRST');
+    const later = exportDocument(300, 'LATER');
+    expect(later.length).toBe(first.length);
+    await publishFiles([{ file: 'reffile.xml', bytes: first }], out);
+    const { atime, mtime } = await stat(join(out, 'reffile.xml'));
+    const before = await get('/reffile.xml');
+    const beforeGzip = await get('/reffile.xml', { headers: { 'Accept-Encoding': 'gzip' } });
+    await publishFiles([{ file: 'reffile.xml', bytes: later }], out);
+    await utimes(join(out, 'reffile.xml'), atime, mtime);
+    await utimes(join(out, 'reffile.xml.gz'), atime, mtime);
+    const current = await get('/reffile.xml');
+    expect(current.headers.etag).toBe(before.headers.etag); // the hazard: same mtime second, same size
+    const gzipped = await readFile(join(out, 'reffile.xml.gz'));
+    for (const headers of [
+      { Range: 'bytes=100-109' },
+      { Range: 'bytes=100-109', 'If-Range': before.headers.etag ?? '' },
+      { Range: 'bytes=100-109', 'If-Range': before.headers['last-modified'] ?? '' },
+      { Range: 'bytes=100-109', 'If-Range': beforeGzip.headers.etag ?? '', 'Accept-Encoding': 'gzip' },
+    ]) {
+      const response = await get('/reffile.xml', { headers });
+      expect(response.status, JSON.stringify(headers)).toBe(200);
+      expect(response.headers['content-range']).toBeUndefined();
+      expect(response.headers['accept-ranges']).toBeUndefined();
+      expect(response.body.equals(headers['Accept-Encoding'] ? gzipped : later), JSON.stringify(headers)).toBe(true);
+    }
   });
 
   it('a changed export gets a new ETag: the old one is answered with 200 and the new bytes', async () => {
