@@ -1,7 +1,9 @@
-// publishFiles on a real file system: atomic replacement by rename, unchanged files left alone, failures as E_PUBLISH.
+// publishFiles on a real file system: atomic replacement by rename, unchanged files left alone (all three copies),
+// mixed copies repaired, failures as E_PUBLISH.
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isRatefileError, RatefileError } from '../../src/errors.js';
 import { publishFiles, type OutputFile } from '../../src/publish.js';
@@ -75,6 +77,35 @@ describe('publishFiles', () => {
     // A rename puts a new file in place; writing into the old one would keep its inode.
     expect((await identity(join(out, 'parserfile.xml'))).ino).not.toBe(parser.ino);
     expect(await identity(join(out, 'reffile.xml'))).toEqual(ref);
+  });
+
+  it('repairs an export whose compressed copies are from another build (a crash between renames): written, not unchanged', async () => {
+    const out = join(root, 'public');
+    // What a build killed just before its .xml rename leaves: version A's file beside version B's copies.
+    await publishFiles(files('<item n="B"/>', ''), out);
+    const copies = { gz: await readFile(join(out, 'parserfile.xml.gz')), br: await readFile(join(out, 'parserfile.xml.br')) };
+    await publishFiles(files('<item n="A"/>', ''), out);
+    await writeFile(join(out, 'parserfile.xml.gz'), copies.gz);
+    await writeFile(join(out, 'parserfile.xml.br'), copies.br);
+
+    const result = await publishFiles(files('<item n="A"/>', ''), out);
+    expect(result).toEqual({ written: ['parserfile.xml'], unchanged: ['reffile.xml'] });
+    expect(gunzipSync(await readFile(join(out, 'parserfile.xml.gz')))).toEqual(xml('<item n="A"/>'));
+    expect(brotliDecompressSync(await readFile(join(out, 'parserfile.xml.br')))).toEqual(xml('<item n="A"/>'));
+    expect(await readFile(join(out, 'parserfile.xml'))).toEqual(xml('<item n="A"/>'));
+  });
+
+  it.each(['gz', 'br'])('writes an export again when its .%s copy is missing or truncated', async (suffix) => {
+    const out = join(root, 'public');
+    await publishFiles(files('<item/>', ''), out);
+    const copy = join(out, `parserfile.xml.${suffix}`);
+    const bytes = await readFile(copy);
+    await writeFile(copy, bytes.subarray(0, bytes.length - 2));
+    expect(await publishFiles(files('<item/>', ''), out)).toEqual({ written: ['parserfile.xml'], unchanged: ['reffile.xml'] });
+    expect(await readFile(copy)).toEqual(bytes);
+    await rm(copy);
+    expect(await publishFiles(files('<item/>', ''), out)).toEqual({ written: ['parserfile.xml'], unchanged: ['reffile.xml'] });
+    expect(await readFile(copy)).toEqual(bytes);
   });
 
   it('leaves no temporary dotfiles behind after many publishes', async () => {
