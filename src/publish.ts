@@ -1,5 +1,6 @@
 // publishFiles: write each export atomically (temporary file in the same folder, then rename), with gzip and
-// brotli copies beside it (`.xml.gz`, `.xml.br`); an export whose three files already hold its bytes is left alone.
+// brotli copies beside it (`.xml.gz`, `.xml.br`); an export whose three files already hold its bytes is left alone,
+// and removeExports takes an export and its copies away.
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -167,3 +168,19 @@ export async function publishFiles(files: readonly OutputFile[], dir: string, op
   return { written: written.sort((a, b) => order(a) - order(b)), unchanged: files.filter((f) => unchanged.has(f.file)).map((f) => f.file) };
 }
 
+/**
+ * Remove exports and their compressed copies: the copies first, so no server (nginx gzip_static) is left
+ * sending a copy of an export whose plain file is gone. A name already missing is not an error.
+ */
+export async function removeExports(files: readonly string[], dir: string): Promise<void> {
+  for (const file of files) {
+    if (basename(file) !== file || !file.endsWith('.xml')) throw new RatefileError('E_PUBLISH', `refusing to remove ${JSON.stringify(file)}: not an export file name`);
+    const path = join(dir, file);
+    try {
+      await Promise.all([rm(`${path}.gz`, { force: true }), rm(`${path}.br`, { force: true })]);
+      await rm(path, { force: true });
+    } catch (cause) {
+      throw new RatefileError('E_PUBLISH', `cannot remove ${join(dir, file)}: ${(cause as Error).message}`, { cause });
+    }
+  }
+}
