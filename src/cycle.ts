@@ -5,13 +5,25 @@ import { gateFiles, refusedError } from './check/gate.js';
 import { describeError, RatefileError } from './errors.js';
 import { s3Publisher, uploadProblems, type UploadResult } from './hosting/s3.js';
 import type { Config } from './model.js';
-import { publishFiles, type PublishResult } from './publish.js';
-import { acceptRequests, clearAcceptRequests, maintenanceFlag, readGuardState, readStatusFile, writeGuardState, writeStatusFile } from './state.js';
+import { publishFiles, removeExports, type PublishResult } from './publish.js';
+import {
+  acceptRequests,
+  clearAcceptRequests,
+  maintenanceFlag,
+  readGuardState,
+  readPublishedExports,
+  readStatusFile,
+  writeGuardState,
+  writePublishedExports,
+  writeStatusFile,
+} from './state.js';
 import { failedStatus, successStatus, type Status } from './status.js';
 
 export interface CycleResult {
   build: BuildResult;
   publish: PublishResult;
+  /** Exports ratefile published before that no template declares any more: removed with their compressed copies. */
+  removed: string[];
   durationMs: number;
   publishMs: number;
   status: Status;
@@ -44,29 +56,39 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
   const started = elapsed();
   const at = deps.now();
   try {
-    const [guardFile, accepted, maintenance] = await Promise.all([
+    const [guardFile, accepted, maintenance, published] = await Promise.all([
       readGuardState(config.stateDir),
       acceptRequests(config.stateDir),
       maintenanceFlag(config.stateDir),
+      readPublishedExports(config.stateDir, outDir),
     ]);
     const result = await build(config, { ...deps, now: () => at, guard: { state: guardFile.state, accepted, maintenance } });
     const publishStarted = elapsed();
+    // Recorded before they are written, so a build killed mid-publish still leaves them to be removed one day.
+    const declared = config.exports.map((e) => e.file);
+    if (declared.some((file) => !published.files.includes(file))) await writePublishedExports(config.stateDir, outDir, [...published.files, ...declared]);
     // Each file must pass the export check first: one that fails is not written and its last good version
     // stays. The check runs while the changed files compress.
     let gate: ReturnType<typeof gateFiles> = { passing: [], refused: [] };
     const publish = await publishFiles(result.files, outDir, { admit: (files) => (gate = gateFiles(files)).passing });
+    // Only exports ratefile itself published here are removed: the folder may hold other files.
+    const removed = published.files.filter((file) => !declared.includes(file));
+    if (removed.length > 0) {
+      await removeExports(removed, outDir);
+      await writePublishedExports(config.stateDir, outDir, declared);
+    }
     const publishMs = elapsed() - publishStarted;
     // Kept only once the files are out, so the state always describes what was published.
     await writeGuardState(config.stateDir, result.report.guardState);
     await clearAcceptRequests(config.stateDir, result.report.acceptedUsed);
     // Never throws: a failed upload is a warning, the local files stay, and the next build retries it.
-    const upload = config.publish.s3 ? await s3Publisher(config.publish.s3, config.stateDir).upload(gate.passing) : undefined;
+    const upload = config.publish.s3 ? await s3Publisher(config.publish.s3, config.stateDir).upload(gate.passing, { declared }) : undefined;
     if (gate.refused.length > 0) throw refusedError(gate.refused);
     const durationMs = Math.round(elapsed() - started);
     const status = successStatus(await readStatus(config.stateDir), result.report, durationMs, config.schedulePeriodMs);
     await writeStatusFile(config.stateDir, status);
-    const warnings = [...(guardFile.problem ? [guardFile.problem] : []), ...(upload ? uploadProblems(upload) : [])];
-    return { build: result, publish, durationMs, publishMs, status, ...(upload ? { upload } : {}), warnings };
+    const warnings = [...(guardFile.problem ? [guardFile.problem] : []), ...(published.problem ? [published.problem] : []), ...(upload ? uploadProblems(upload) : [])];
+    return { build: result, publish, removed, durationMs, publishMs, status, ...(upload ? { upload } : {}), warnings };
   } catch (error) {
     await recordFailure(config, at, Math.round(elapsed() - started), error);
     throw error;
@@ -84,6 +106,7 @@ export function summarize(cycle: CycleResult): string {
     ...(report.maintenance ? ['MAINTENANCE: every export published empty'] : []),
     `published ${report.priced.length} direction${report.priced.length === 1 ? '' : 's'}, ${report.withheld.length} held back`,
     files,
+    ...(cycle.removed.length > 0 ? [`removed ${cycle.removed.join(', ')} (no template declares ${cycle.removed.length === 1 ? 'it' : 'them'} any more)`] : []),
     ...(cycle.upload ? [uploadSummary(cycle.upload)] : []),
     `${cycle.durationMs} ms`,
     ...(failing.length > 0 ? [`failing sources: ${failing.join(', ')}`] : []),
@@ -101,14 +124,16 @@ export function buildFields(cycle: CycleResult): Record<string, unknown> {
     durationMs: cycle.durationMs,
     failingSources: report.sources.filter((s) => !s.ok).map((s) => s.name),
     exports: report.exports.map((e) => ({ file: e.file, items: e.items, written: cycle.publish.written.includes(e.file) })),
-    ...(cycle.upload ? { s3: { uploaded: cycle.upload.uploaded, unchanged: cycle.upload.unchanged, failed: cycle.upload.failed.map((f) => f.file) } } : {}),
+    removed: cycle.removed,
+    ...(cycle.upload ? { s3: { uploaded: cycle.upload.uploaded, unchanged: cycle.upload.unchanged, removed: cycle.upload.removed, failed: cycle.upload.failed.map((f) => f.file) } } : {}),
   };
 }
 
-/** "s3 2 uploaded, 1 unchanged, 1 FAILED". */
+/** "s3 2 uploaded, 1 unchanged, 1 FAILED" (and "1 removed" when exports were dropped). */
 export function uploadSummary(upload: UploadResult): string {
+  const removed = upload.removed.length > 0 ? `, ${upload.removed.length} removed` : '';
   const failed = upload.failed.length > 0 ? `, ${upload.failed.length} FAILED` : '';
-  return `s3 ${upload.uploaded.length} uploaded, ${upload.unchanged.length} unchanged${failed}`;
+  return `s3 ${upload.uploaded.length} uploaded, ${upload.unchanged.length} unchanged${removed}${failed}`;
 }
 
 /** Detail lines worth a separate log line: failing sources, rejected quotes and held-back directions. */

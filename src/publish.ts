@@ -1,10 +1,12 @@
 // publishFiles: write each export atomically (temporary file in the same folder, then rename), with gzip and
-// brotli copies beside it (`.xml.gz`, `.xml.br`); unchanged files are left alone.
+// brotli copies beside it (`.xml.gz`, `.xml.br`); an export whose three files already hold its bytes is left alone,
+// and removeExports takes an export and its copies away.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import type { Transform } from 'node:stream';
 import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip } from 'node:zlib';
+import { brotliCompress, constants, createBrotliDecompress, createGunzip, gzip } from 'node:zlib';
 import { RatefileError } from './errors.js';
 
 const gzipAsync = promisify(gzip);
@@ -42,6 +44,38 @@ async function sameBytes(path: string, bytes: Buffer): Promise<boolean> {
   } finally {
     await handle?.close();
   }
+}
+
+/**
+ * Whether a compressed copy decompresses to exactly these bytes, compared as it inflates: the copy is a tenth of
+ * the export, its contents are never held whole. A missing or corrupt copy is simply not the same.
+ */
+async function sameDecompressed(path: string, bytes: Buffer, decompressor: Transform): Promise<boolean> {
+  let offset = 0;
+  try {
+    decompressor.end(await readFile(path));
+    for await (const chunk of decompressor) {
+      const block = chunk as Buffer;
+      if (offset + block.length > bytes.length || !block.equals(bytes.subarray(offset, offset + block.length))) return false;
+      offset += block.length;
+    }
+    return offset === bytes.length;
+  } catch {
+    return false;
+  } finally {
+    decompressor.destroy();
+  }
+}
+
+/**
+ * Whether an export and both its compressed copies already hold these bytes. All three count: a build killed
+ * between its renames leaves copies of two versions, and the next build must repair them rather than call
+ * the set unchanged because the plain file matches.
+ */
+async function samePublished(path: string, bytes: Buffer): Promise<boolean> {
+  if (!(await sameBytes(path, bytes))) return false;
+  const copies = await Promise.all([sameDecompressed(`${path}.gz`, bytes, createGunzip()), sameDecompressed(`${path}.br`, bytes, createBrotliDecompress())]);
+  return copies.every(Boolean);
 }
 
 /**
@@ -110,7 +144,7 @@ export async function publishFiles(files: readonly OutputFile[], dir: string, op
     throw new RatefileError('E_PUBLISH', `cannot create output folder ${dir}: ${(cause as Error).message}`, { cause });
   }
   const unchanged = new Set<string>();
-  await Promise.all(files.map(async ({ file, bytes }) => (await sameBytes(join(dir, file), bytes)) && unchanged.add(file)));
+  await Promise.all(files.map(async ({ file, bytes }) => (await samePublished(join(dir, file), bytes)) && unchanged.add(file)));
   const compressing = new Map(files.filter((f) => !unchanged.has(f.file)).map((f) => [f.file, compress(f.bytes)] as const));
   // A refused file's compression is simply not awaited to any use; it must not fail the build either.
   for (const pending of compressing.values()) pending.catch(() => undefined);
@@ -132,4 +166,21 @@ export async function publishFiles(files: readonly OutputFile[], dir: string, op
   // Reported in the order given, whatever order the writes finished in.
   const order = (name: string) => files.findIndex((f) => f.file === name);
   return { written: written.sort((a, b) => order(a) - order(b)), unchanged: files.filter((f) => unchanged.has(f.file)).map((f) => f.file) };
+}
+
+/**
+ * Remove exports and their compressed copies: the copies first, so no server (nginx gzip_static) is left
+ * sending a copy of an export whose plain file is gone. A name already missing is not an error.
+ */
+export async function removeExports(files: readonly string[], dir: string): Promise<void> {
+  for (const file of files) {
+    if (basename(file) !== file || !file.endsWith('.xml')) throw new RatefileError('E_PUBLISH', `refusing to remove ${JSON.stringify(file)}: not an export file name`);
+    const path = join(dir, file);
+    try {
+      await Promise.all([rm(`${path}.gz`, { force: true }), rm(`${path}.br`, { force: true })]);
+      await rm(path, { force: true });
+    } catch (cause) {
+      throw new RatefileError('E_PUBLISH', `cannot remove ${join(dir, file)}: ${(cause as Error).message}`, { cause });
+    }
+  }
 }

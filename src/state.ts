@@ -1,7 +1,8 @@
-// The state folder (.ratefile/): guard state, the last build's status, and the operator's flags.
+// The state folder (.ratefile/): guard state, the last build's status, the exports published per output
+// folder, and the operator's flags.
 // Flags are separate files so `ratefile accept` and `ratefile maintenance` never race the service's writes.
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { emptyGuardState, type GuardState } from './guards.js';
 import { writeFileAtomic } from './publish.js';
 
@@ -9,6 +10,7 @@ const guardFile = (dir: string) => join(dir, 'guard.json');
 const statusFile = (dir: string) => join(dir, 'status.json');
 const maintenanceFile = (dir: string) => join(dir, 'maintenance');
 const acceptDir = (dir: string) => join(dir, 'accept');
+const exportsFile = (dir: string) => join(dir, 'exports.json');
 
 async function readJson(path: string): Promise<unknown> {
   try {
@@ -87,4 +89,41 @@ export async function acceptRequests(dir: string): Promise<Set<string>> {
 
 export async function clearAcceptRequests(dir: string, ids: readonly string[]): Promise<void> {
   await Promise.all(ids.map((id) => rm(join(acceptDir(dir), acceptName(id)), { force: true })));
+}
+
+/** An export's file name as ratefile writes it (`<template>.xml`): nothing else is ever taken from the record. */
+const exportName = /^[A-Za-z0-9][A-Za-z0-9_-]*\.xml$/;
+
+interface ExportsRecord {
+  version: 1;
+  /** By absolute output folder: the exports ratefile wrote there and has not removed. */
+  folders: Record<string, string[]>;
+}
+
+async function readExportsRecord(dir: string): Promise<ExportsRecord> {
+  const data = (await readJson(exportsFile(dir))) as Partial<ExportsRecord> | undefined;
+  if (data === undefined) return { version: 1, folders: {} };
+  if (data.version !== 1 || typeof data.folders !== 'object' || data.folders === null) throw new Error('not a ratefile exports record');
+  return { version: 1, folders: data.folders };
+}
+
+/**
+ * The exports ratefile published into `outDir` (and has not removed since). Only these are ever removed
+ * when no template declares them any more: the output folder may hold files that are not ratefile's.
+ */
+export async function readPublishedExports(dir: string, outDir: string): Promise<{ files: string[]; problem?: string }> {
+  try {
+    const listed = (await readExportsRecord(dir)).folders[resolve(outDir)] ?? [];
+    return { files: Array.isArray(listed) ? listed.filter((name) => typeof name === 'string' && exportName.test(name)) : [] };
+  } catch (error) {
+    return { files: [], problem: `${exportsFile(dir)}: unreadable, no export removed this build: ${(error as Error).message}` };
+  }
+}
+
+/** Keep the exports published into `outDir`; other output folders' entries stay as they are. */
+export async function writePublishedExports(dir: string, outDir: string, files: readonly string[]): Promise<void> {
+  const record = await readExportsRecord(dir).catch((): ExportsRecord => ({ version: 1, folders: {} }));
+  record.folders[resolve(outDir)] = [...new Set(files)].sort();
+  await mkdir(dir, { recursive: true });
+  await writeFileAtomic(exportsFile(dir), `${JSON.stringify(record, null, 2)}\n`);
 }

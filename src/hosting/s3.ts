@@ -1,8 +1,9 @@
-// Upload the exports to an S3 bucket: only what changed since the last successful upload, remembered in the state folder.
+// Upload the exports to an S3 bucket: only what changed since the last successful upload, remembered in the state folder;
+// objects it uploaded for exports no longer declared are deleted.
 import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { S3Target } from '../model.js';
 import { writeFileAtomic, type OutputFile } from '../publish.js';
 
@@ -11,6 +12,8 @@ export interface UploadFailure {
   /** `s3://bucket/key`. */
   url: string;
   error: string;
+  /** What failed: putting the new bytes, or deleting the object of an export no longer declared. */
+  action: 'upload' | 'removal';
 }
 
 export interface UploadResult {
@@ -18,6 +21,8 @@ export interface UploadResult {
   target: string;
   uploaded: string[];
   unchanged: string[];
+  /** Objects of exports no longer declared, deleted from the bucket. */
+  removed: string[];
   failed: UploadFailure[];
   /** Problems that did not stop the uploads: the state file could not be read or kept. */
   warnings: string[];
@@ -26,6 +31,11 @@ export interface UploadResult {
 export interface UploadOptions {
   /** Upload every file even when the state says the bucket already has its bytes. */
   force?: boolean;
+  /**
+   * Every export the config declares: an object this publisher uploaded under the prefix for any other file is
+   * deleted. Only objects the state file remembers are touched; a failed deletion stays remembered and is retried.
+   */
+  declared?: readonly string[];
 }
 
 /** What was last uploaded to one object: enough to tell whether the next bytes and headers differ. */
@@ -145,7 +155,7 @@ export class S3Publisher {
 
   /** Upload each file whose bytes or headers differ from the last successful upload; never throws. */
   async upload(files: readonly OutputFile[], options: UploadOptions = {}): Promise<UploadResult> {
-    const result: UploadResult = { target: describeTarget(this.target), uploaded: [], unchanged: [], failed: [], warnings: [] };
+    const result: UploadResult = { target: describeTarget(this.target), uploaded: [], unchanged: [], removed: [], failed: [], warnings: [] };
     const known = await this.recorded(result.warnings);
     const changes = new Map<string, Uploaded | undefined>();
     await Promise.all(
@@ -165,16 +175,39 @@ export class S3Publisher {
         } catch (error) {
           // The object may or may not hold the new bytes now: forget it, so the next build uploads whatever it has.
           changes.set(id, undefined);
-          result.failed.push({ file, url: `s3://${this.target.bucket}/${key}`, error: describeUploadError(error, process.env, this.deadlineMs) });
+          result.failed.push({ file, url: `s3://${this.target.bucket}/${key}`, error: describeUploadError(error, process.env, this.deadlineMs), action: 'upload' });
         }
       }),
     );
+    if (options.declared) await this.removeUndeclared(options.declared, known, changes, result);
     const order = (names: string[]) => names.sort((a, b) => files.findIndex((f) => f.file === a) - files.findIndex((f) => f.file === b));
     order(result.uploaded);
     order(result.unchanged);
+    result.removed.sort();
     result.failed.sort((a, b) => files.findIndex((f) => f.file === a.file) - files.findIndex((f) => f.file === b.file));
     if (changes.size > 0) await this.remember(known, changes, result.warnings);
     return result;
+  }
+
+  /** Delete the remembered objects under the prefix whose export is not declared; failures stay remembered, so the next build retries. */
+  private async removeUndeclared(declared: readonly string[], known: Map<string, Uploaded>, changes: Map<string, Uploaded | undefined>, result: UploadResult): Promise<void> {
+    const under = objectId(this.target, this.target.prefix);
+    const stale = [...known.keys()]
+      .filter((id) => id.startsWith(under))
+      .map((id) => ({ id, file: id.slice(under.length) }))
+      .filter(({ file }) => /^[A-Za-z0-9][A-Za-z0-9_-]*\.xml$/.test(file) && !declared.includes(file));
+    await Promise.all(
+      stale.map(async ({ id, file }) => {
+        const key = `${this.target.prefix}${file}`;
+        try {
+          await this.client.send(new DeleteObjectCommand({ Bucket: this.target.bucket, Key: key }), { abortSignal: AbortSignal.timeout(this.deadlineMs) });
+          changes.set(id, undefined);
+          result.removed.push(file);
+        } catch (error) {
+          result.failed.push({ file, url: `s3://${this.target.bucket}/${key}`, error: describeUploadError(error, process.env, this.deadlineMs), action: 'removal' });
+        }
+      }),
+    );
   }
 
   private async remember(known: Map<string, Uploaded>, changes: Map<string, Uploaded | undefined>, warnings: string[]): Promise<void> {
@@ -216,5 +249,5 @@ export function s3Publisher(target: S3Target, stateDir: string): S3Publisher {
 
 /** Log lines for an upload that went wrong in part; `retry` says what happens next. */
 export function uploadProblems(result: UploadResult, retry = 'local files unaffected, retried on the next build'): string[] {
-  return [...result.warnings, ...result.failed.map((f) => `s3 upload of ${f.file} to ${f.url} failed (${retry}): ${f.error}`)];
+  return [...result.warnings, ...result.failed.map((f) => (f.action === 'upload' ? `s3 upload of ${f.file} to ${f.url} failed (${retry}): ${f.error}` : `s3 removal of ${f.url} (${f.file} is no longer declared) failed (retried on the next build): ${f.error}`))];
 }

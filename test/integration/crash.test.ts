@@ -1,5 +1,7 @@
 // Crash safety: readers never see a torn export (500+ rebuilds read over HTTP and from disk), SIGKILL at
-// random moments leaves every file complete and no temporary file servable, SIGTERM mid-build exits cleanly.
+// random moments leaves every file complete and no temporary file servable, SIGKILL of the real binary right
+// before each rename of each export is repaired by the next build (plain, gzip and brotli the same bytes),
+// SIGTERM mid-build exits cleanly.
 import { spawn, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -11,13 +13,13 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { XMLValidator } from 'fast-xml-parser';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { runCycle } from '../../src/cycle.js';
+import { runCycle, summarize } from '../../src/cycle.js';
 import { renderExport } from '../../src/exports/render.js';
 import type { ExportItem } from '../../src/exports/select.js';
 import { createExportServer, listen } from '../../src/server.js';
 import { rawRequest, type RawResponse } from '../support/http.js';
 import { assertBuilt, spawnRatefile, stopAll, waitForServing } from '../support/process.js';
-import { makeProject, everySecondConfig, type Project } from '../support/project.js';
+import { makeProject, everySecondConfig, sampleQuotes, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
 
 const exportFiles = ['affiliatefile.xml', 'parserfile.xml', 'reffile.xml'] as const;
@@ -305,6 +307,83 @@ describe('SIGKILL while publishing', () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
+});
+
+describe('SIGKILL right before each rename of a build', () => {
+  /**
+   * A `--import` module for the real binary that kills the process (SIGKILL: no handler, no cleanup) the moment
+   * it is about to rename a file called `name` into place. It patches fs/promises itself, so ratefile carries no
+   * test hook; syncBuiltinESMExports makes the ESM named import `rename` see the patch.
+   */
+  const killBeforeRename = (name: string) =>
+    `data:text/javascript,${encodeURIComponent(`
+      import { basename } from 'node:path';
+      import { createRequire, syncBuiltinESMExports } from 'node:module';
+      const fsp = createRequire(process.cwd() + '/')('node:fs/promises');
+      const rename = fsp.rename;
+      fsp.rename = (from, to) => (basename(String(to)) === ${JSON.stringify(name)} ? process.kill(process.pid, 'SIGKILL') : rename(from, to));
+      syncBuiltinESMExports();
+    `)}`;
+
+  /** Quotes B: every export's rates move (by less than the jump guard's limit). */
+  const quotesB = JSON.stringify({
+    quotes: [
+      { pair: 'BTC/USDT', bid: '97100.00', ask: '97100.01' },
+      { pair: 'USDT/RUB', bid: '92.20', ask: '92.45' },
+    ],
+  });
+
+  async function ratefileBuild(made: Project, nodeArgs: readonly string[]) {
+    const proc = spawnRatefile(['build', '--config', made.configPath], { cwd: made.dir, nodeArgs });
+    const exit = await proc.exited;
+    return { exit, log: proc.stderr() };
+  }
+
+  /** Each export's plain file and its two copies, decoded. */
+  async function decoded(dir: string, file: string): Promise<{ plain: Buffer; gzip: Buffer; brotli: Buffer }> {
+    const path = join(dir, file);
+    return { plain: await readFile(path), gzip: gunzipSync(await readFile(`${path}.gz`)), brotli: brotliDecompressSync(await readFile(`${path}.br`)) };
+  }
+
+  const renamePoints = exportFiles.flatMap((file) => [`${file}.gz`, `${file}.br`, file]);
+
+  it('kills the real binary at all 9 rename points, and each time the next build leaves plain, gzip and brotli the fresh bytes', async () => {
+    const outcomes = await Promise.all(
+      renamePoints.map(async (point) => {
+        const made = await project();
+        const out = join(made.dir, 'public');
+        // A: the quotes every build but the killed one prices, built fresh in-process for the reference bytes.
+        const fresh = await runCycle(await loadConfig(made.configPath), out, { now: () => new Date() });
+        await made.write('quotes.json', quotesB);
+        const killed = await ratefileBuild(made, ['--import', killBeforeRename(point)]);
+        const export_ = point.replace(/\.(gz|br)$/, '');
+        const torn = await decoded(out, export_);
+        await made.write('quotes.json', JSON.stringify(sampleQuotes, null, 2));
+        const next = await runCycle(await loadConfig(made.configPath), out, { now: () => new Date() });
+        const problems: string[] = [];
+        for (const file of exportFiles) {
+          const expected = fresh.build.files.find((f) => f.file === file)?.bytes;
+          const { plain, gzip, brotli } = await decoded(out, file);
+          if (!expected || !plain.equals(expected)) problems.push(`${file}: plain is not the fresh build`);
+          if (!gzip.equals(plain)) problems.push(`${file}.gz decodes to other bytes than ${file}`);
+          if (!brotli.equals(plain)) problems.push(`${file}.br decodes to other bytes than ${file}`);
+        }
+        return { point, killed, torn, next, problems };
+      }),
+    );
+    for (const { point, killed, torn, next, problems } of outcomes) {
+      // The kill landed exactly where it was meant to: the build never reached its summary.
+      expect(killed.exit, `${point}: ${killed.log}`).toEqual({ code: null, signal: 'SIGKILL' });
+      expect(killed.log, point).not.toMatch(/build: published/);
+      if (point.endsWith('.xml')) {
+        // Killed before the plain file's rename: its copies already hold B, the file itself A.
+        expect(torn.gzip.equals(torn.plain), `${point}: left mixed by the kill`).toBe(false);
+        expect(torn.brotli.equals(torn.plain), `${point}: left mixed by the kill`).toBe(false);
+        expect(summarize(next), point).toMatch(new RegExp(`(^|; |, )${point.replaceAll('.', '\\.')} \\d+ items? \\(written\\)`));
+      }
+      expect(problems, point).toEqual([]);
+    }
+  }, 90_000);
 });
 
 describe('SIGTERM during a build', () => {

@@ -9,7 +9,7 @@ import S3rver from 's3rver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { runCycle, summarize } from '../../src/cycle.js';
-import { S3Publisher, s3StateFile } from '../../src/hosting/s3.js';
+import { S3Publisher, s3StateFile, uploadProblems } from '../../src/hosting/s3.js';
 import type { S3Target } from '../../src/model.js';
 import type { OutputFile } from '../../src/publish.js';
 import { rawRequest } from '../support/http.js';
@@ -200,6 +200,49 @@ describe('uploading after each build', () => {
     for (const file of exportFiles) expect((await object(bucket, `exports/${file}`)).bytes.equals(await localFile(dir, file))).toBe(true);
   });
 
+  it('deletes the object of an export no longer declared, and only objects ratefile uploaded', async () => {
+    const bucket = await newBucket();
+    const dir = await project(bucket);
+    await cycle(dir);
+    const foreign = Buffer.from('<rates><!-- not from ratefile --></rates>\n');
+    await reader.send(new PutObjectCommand({ Bucket: bucket, Key: 'exports/legacy.xml', Body: foreign }));
+    await rm(join(dir.dir, 'templates', 'reffile.yaml'));
+
+    const result = await cycle(dir);
+    expect(result.upload).toMatchObject({ uploaded: [], unchanged: ['affiliatefile.xml', 'parserfile.xml'], removed: ['reffile.xml'], failed: [] });
+    expect(summarize(result)).toMatch(/; removed reffile\.xml \(no template declares it any more\); s3 0 uploaded, 2 unchanged, 1 removed; \d+ ms$/);
+    await expect(object(bucket, 'exports/reffile.xml')).rejects.toThrow(/NoSuchKey|does not exist/);
+    expect((await object(bucket, 'exports/legacy.xml')).bytes.equals(foreign)).toBe(true);
+    expect((await object(bucket, 'exports/parserfile.xml')).bytes.equals(await localFile(dir, 'parserfile.xml'))).toBe(true);
+    expect(Object.keys((JSON.parse(await readFile(s3StateFile((await loadConfig(dir.configPath)).stateDir), 'utf8')) as { objects: object }).objects)).toHaveLength(2);
+  });
+
+  it('a failed deletion is a warning and is retried by the next build', async () => {
+    const bucket = await newBucket();
+    const stateDir = await mkdtemp(join(tmpdir(), 'ratefile-s3state-'));
+    const publisher = new S3Publisher(target(bucket), stateDir);
+    const ref = { ...doc('ref'), file: 'reffile.xml' };
+    try {
+      expect((await publisher.upload([doc('v1'), ref])).uploaded).toEqual(['parserfile.xml', 'reffile.xml']);
+      await store.close();
+      let down;
+      try {
+        down = await publisher.upload([doc('v1')], { declared: ['parserfile.xml'] });
+      } finally {
+        await startStore(port);
+      }
+      expect(down).toMatchObject({ unchanged: ['parserfile.xml'], removed: [] });
+      expect(down.failed.map((f) => [f.file, f.action])).toEqual([['reffile.xml', 'removal']]);
+      expect(uploadProblems(down)[0]).toMatch(new RegExp(`^s3 removal of s3://${bucket}/x/reffile\\.xml \\(reffile\\.xml is no longer declared\\) failed \\(retried on the next build\\): `));
+      const again = await publisher.upload([doc('v1')], { declared: ['parserfile.xml'] });
+      expect(again).toMatchObject({ removed: ['reffile.xml'], failed: [] });
+      await expect(object(bucket, 'x/reffile.xml')).rejects.toThrow(/NoSuchKey|does not exist/);
+    } finally {
+      publisher.destroy();
+      await rm(stateDir, { recursive: true, force: true });
+    }
+  });
+
   it('a store that is down fails the upload; once it is back, the next upload puts the current bytes, even bytes uploaded before', async () => {
     const bucket = await newBucket();
     const stateDir = await mkdtemp(join(tmpdir(), 'ratefile-s3state-'));
@@ -378,7 +421,7 @@ describe('ratefile publish', () => {
       .map((line) => JSON.parse(line) as { event?: string; msg?: string; s3?: unknown });
     const buildLine = lines.find((line) => line.event === 'build');
     expect(buildLine?.msg).toMatch(/^build: .*; s3 3 uploaded, 0 unchanged; \d+ ms/);
-    expect(buildLine?.s3).toEqual({ uploaded: exportFiles, unchanged: [], failed: [] });
+    expect(buildLine?.s3).toEqual({ uploaded: exportFiles, unchanged: [], removed: [], failed: [] });
     expect(proc.stderr()).not.toContain(credentials.AWS_SECRET_ACCESS_KEY);
     expect((await object(bucket, 'exports/affiliatefile.xml')).bytes.equals(await localFile(dir, 'affiliatefile.xml'))).toBe(true);
   });
