@@ -6,7 +6,7 @@ import type { SourceConfig } from './model.js';
 import { SourceError, baseUrlVariable } from './sources/http.js';
 import { sourceDefinition } from './sources/index.js';
 import type { Quote, RawQuote, SourceContext, SourceDefinition } from './sources/source.js';
-import { priceLengthProblem } from './sources/values.js';
+import { priceLengthProblem, shown } from './sources/values.js';
 
 /**
  * Quotes by pair (`BTC/USDT`). One quote per market: when two sources quote the same pair (either way
@@ -67,7 +67,7 @@ export function checkQuote(raw: RawQuote, source: string): Quote | string {
   // Bounded before parsing: a megabyte of digits is a broken feed, not a price.
   for (const [side, text] of [['bid', raw.bid], ['ask', raw.ask]] as const) {
     const tooLong = priceLengthProblem(text);
-    if (tooLong) return `${raw.pair}: ${side} ${tooLong}: ${JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text)}`;
+    if (tooLong) return `${raw.pair}: ${side} ${tooLong}: ${shown(text)}`;
   }
   const bid = parseDecimal(raw.bid);
   const ask = parseDecimal(raw.ask);
