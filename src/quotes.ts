@@ -6,6 +6,7 @@ import type { SourceConfig } from './model.js';
 import { SourceError, baseUrlVariable } from './sources/http.js';
 import { sourceDefinition } from './sources/index.js';
 import type { Quote, RawQuote, SourceContext, SourceDefinition } from './sources/source.js';
+import { priceLengthProblem, shown } from './sources/values.js';
 
 /**
  * Quotes by pair (`BTC/USDT`). One quote per market: when two sources quote the same pair (either way
@@ -63,6 +64,11 @@ export interface FetchDeps {
 export function checkQuote(raw: RawQuote, source: string): Quote | string {
   const [base, quote] = raw.pair.split('/');
   if (!base || !quote || base === quote) return `${raw.pair}: expected a pair like BTC/USDT`;
+  // Bounded before parsing: a megabyte of digits is a broken feed, not a price.
+  for (const [side, text] of [['bid', raw.bid], ['ask', raw.ask]] as const) {
+    const tooLong = priceLengthProblem(text);
+    if (tooLong) return `${raw.pair}: ${side} ${tooLong}: ${shown(text)}`;
+  }
   const bid = parseDecimal(raw.bid);
   const ask = parseDecimal(raw.ask);
   if (!bid || !bid.isPositive() || bid.isZero()) return `${raw.pair}: bid ${JSON.stringify(raw.bid)} is not a positive decimal`;

@@ -6,7 +6,7 @@ import { pairText } from '../config/fields.js';
 import { httpTarget, SourceError } from './http.js';
 import { httpOptions } from './options.js';
 import { defineSource } from './source.js';
-import { collectQuotes, isRecord, pairSymbols, shown } from './values.js';
+import { collectQuotes, endOfDay, isRecord, pairSymbols, priceLengthProblem, shown } from './values.js';
 import { getXml } from './xml.js';
 
 const path = '/scripts/XML_daily.asp';
@@ -24,19 +24,29 @@ export function moscowDate(now: Date): string {
 /** `81,5032` (or `81.5032`) as decimal text; undefined for anything else. */
 const commaDecimal = (value: unknown): string | undefined => (typeof value === 'string' && /^\d+([.,]\d+)?$/.test(value) ? value.replace(',', '.') : undefined);
 
+/** The problem with a Value or VunitRate as CBR wrote it, or its decimal text. */
+function rateText(name: string, value: unknown): { text: string } | { problem: string } {
+  const text = commaDecimal(value);
+  if (text === undefined) return { problem: `${name} ${shown(value)} is not a decimal` };
+  const tooLong = priceLengthProblem(text);
+  return tooLong ? { problem: `${name} ${shown(value)} ${tooLong}` } : { text };
+}
+
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** RUB per one unit: Value ÷ Nominal, checked against VunitRate when CBR sends it (it did not before 2024). */
 function unitRate(valute: Record<string, unknown>): { rate: string } | { problem: string } {
-  const value = commaDecimal(valute.Value);
-  if (value === undefined) return { problem: `Value ${shown(valute.Value)} is not a decimal` };
+  const read = rateText('Value', valute.Value);
+  if ('problem' in read) return read;
+  const value = read.text;
   const nominal = text(valute.Nominal);
   if (nominal === undefined || !/^[1-9]\d*$/.test(nominal)) return { problem: `Nominal ${shown(valute.Nominal)} is not a positive whole number` };
   const rate = new Decimal(value).div(nominal);
   if (rate.isZero()) return { problem: `Value ${shown(valute.Value)} is zero` };
   if (valute.VunitRate !== undefined) {
-    const unit = commaDecimal(valute.VunitRate);
-    if (unit === undefined) return { problem: `VunitRate ${shown(valute.VunitRate)} is not a decimal` };
+    const readUnit = rateText('VunitRate', valute.VunitRate);
+    if ('problem' in readUnit) return readUnit;
+    const unit = readUnit.text;
     if (new Decimal(unit).minus(rate).abs().greaterThan(rate.times('0.000001'))) {
       return { problem: `VunitRate ${unit} disagrees with Value ÷ Nominal (${value} ÷ ${nominal} = ${formatDecimal(rate)})` };
     }
@@ -74,6 +84,9 @@ export const cbrSource = defineSource({
     if (!date) throw fail(`ValCurs Date ${shown(root['@_Date'])} is not a date like 21.11.2026`);
     const fixed = Date.UTC(Number(date[3]), Number(date[2]) - 1, Number(date[1]));
     if (fixed < now.getTime() - maxLagDays * dayMs || fixed > now.getTime() + 3 * dayMs) throw fail(`the fixing of ${date[0]} is not a current one`);
+    // The rate set for a date is in force through that day in Moscow, so its age counts from the end of that
+    // day; a fixing for today, or set in advance for tomorrow (date: latest in the evening), is as new as the fetch.
+    const dated = endOfDay(`${date[3]}-${date[2]}-${date[1]}`, 'Europe/Moscow', now);
     const valutes = Array.isArray(root.Valute) ? root.Valute.filter(isRecord) : [];
     if (valutes.length === 0) throw fail('no <Valute> rates in the document');
     const byCode = new Map<string, Record<string, unknown>>();
@@ -90,7 +103,7 @@ export const cbrSource = defineSource({
         const rate = unitRate(valute);
         // The decoded name (Доллар США) makes a problem line easy to place.
         const named = typeof valute.Name === 'string' ? label.replace(`(${pair.symbol})`, `(${pair.symbol}, ${valute.Name})`) : label;
-        return 'problem' in rate ? `${named}: ${rate.problem}` : { pair: pair.pair, bid: rate.rate, ask: rate.rate, time: now };
+        return 'problem' in rate ? `${named}: ${rate.problem}` : { pair: pair.pair, bid: rate.rate, ask: rate.rate, time: dated };
       },
     );
   },

@@ -5,7 +5,7 @@ import { pairText } from '../config/fields.js';
 import { httpTarget, SourceError } from './http.js';
 import { httpOptions } from './options.js';
 import { defineSource } from './source.js';
-import { collectQuotes, isRecord, pairSymbols, priceText, shown } from './values.js';
+import { collectQuotes, endOfDay, isRecord, pairSymbols, priceText, shown } from './values.js';
 import { getXml } from './xml.js';
 
 const path = '/stats/eurofxref/eurofxref-daily.xml';
@@ -59,6 +59,8 @@ export const ecbSource = defineSource({
     if (Number.isNaN(date)) throw fail(`Cube time ${shown(day['@_time'])} is not a date like 2026-11-20`);
     const now = context.now();
     if (date < now.getTime() - maxLagDays * dayMs || date > now.getTime() + dayMs) throw fail(`the reference rates of ${time} are not current ones`);
+    // Published about 16:00 CET for that TARGET day, and current until the next one: its age counts from the end of its day in Frankfurt.
+    const dated = endOfDay(time, 'Europe/Berlin', now);
     const rates = new Map<string, unknown>();
     for (const entry of list(day[cube])) {
       if (typeof entry['@_currency'] === 'string' && !rates.has(entry['@_currency'])) rates.set(entry['@_currency'], entry['@_rate']);
@@ -71,7 +73,7 @@ export const ecbSource = defineSource({
       (pair) => (rates.has(pair.quote) ? { rate: rates.get(pair.quote) } : undefined),
       (entry, pair, label) => {
         const rate = priceText(entry.rate);
-        return 'problem' in rate ? `${label}: rate ${rate.problem}` : { pair: pair.pair, bid: rate.text, ask: rate.text, time: now };
+        return 'problem' in rate ? `${label}: rate ${rate.problem}` : { pair: pair.pair, bid: rate.text, ask: rate.text, time: dated };
       },
     );
   },

@@ -6,7 +6,9 @@ import { RatefileError } from '../errors.js';
 import { problemsFromIssues, formatPath } from '../config/problems.js';
 import { amount, pairText } from '../config/fields.js';
 import { commonOptions } from './options.js';
-import { defineSource } from './source.js';
+import { defineSource, type RawQuote } from './source.js';
+import { jsonSyntaxError } from './syntax.js';
+import { isRecord, parseJsonExact } from './values.js';
 
 const quoteEntry = z.strictObject({
   pair: pairText,
@@ -15,8 +17,14 @@ const quoteEntry = z.strictObject({
   time: z.iso.datetime({ offset: true, error: (issue) => `expected an ISO 8601 time like "2026-11-21T12:00:00Z", got ${JSON.stringify(issue.input)}` }).optional(),
 });
 
-/** The file holds a list of quotes, bare or under `quotes`. */
-export const quotesFileSchema = z.union([z.array(quoteEntry), z.strictObject({ quotes: z.array(quoteEntry) })]);
+/** The file holds a list of quotes, bare or under `quotes`; each entry is checked on its own (`quoteEntry`). */
+const quotesFileSchema = z.union([z.array(z.unknown()), z.strictObject({ quotes: z.array(z.unknown()) })]);
+
+/** A JSON syntax error on one line, by line and column. */
+function syntaxProblem(text: string, cause: unknown): string {
+  const error = jsonSyntaxError(text);
+  return error ? `line ${error.line}, column ${error.column}: ${error.problem}` : (cause as Error).message.replace(/\s+/g, ' ');
+}
 
 export const fileSource = defineSource({
   type: 'file',
@@ -42,9 +50,10 @@ export const fileSource = defineSource({
     }
     let data: unknown;
     try {
-      data = JSON.parse(text);
+      // Numbers kept as their text: a price written as a JSON number is not rounded through a float.
+      data = parseJsonExact(text);
     } catch (cause) {
-      throw new RatefileError('E_SOURCE', `${context.name}: ${path}: not valid JSON: ${(cause as Error).message}`, { cause });
+      throw new RatefileError('E_SOURCE', `${context.name}: ${path}: not valid JSON: ${syntaxProblem(text, cause)}`, { cause });
     }
     const parsed = quotesFileSchema.safeParse(data, { reportInput: true });
     if (!parsed.success) {
@@ -53,13 +62,22 @@ export const fileSource = defineSource({
         details: problems.map((problem) => `${formatPath(problem.path)}: ${problem.message}`),
       });
     }
-    const entries = Array.isArray(parsed.data) ? parsed.data : parsed.data.quotes;
-    // A quote without its own time is as old as the file: a back office that stopped writing must show.
-    return entries.map((entry) => ({
-      pair: entry.pair,
-      bid: entry.bid,
-      ask: entry.ask,
-      time: entry.time === undefined ? modified : new Date(entry.time),
-    }));
+    const [entries, at] = Array.isArray(parsed.data) ? [parsed.data, []] : [parsed.data.quotes, ['quotes']];
+    // One malformed entry is dropped like a zero price, by its index; the file's other quotes still count.
+    const quotes: RawQuote[] = [];
+    const problems: string[] = [];
+    entries.forEach((raw, index) => {
+      const entry = quoteEntry.safeParse(raw, { reportInput: true });
+      if (entry.success) {
+        // A quote without its own time is as old as the file: a back office that stopped writing must show.
+        const { pair, bid, ask, time } = entry.data;
+        quotes.push({ pair, bid, ask, time: time === undefined ? modified : new Date(time) });
+        return;
+      }
+      const pair = isRecord(raw) && typeof raw.pair === 'string' && raw.pair.length <= 40 ? `${raw.pair}: ` : '';
+      const lines = problemsFromIssues(entry.error.issues, quoteEntry).map((problem) => `${formatPath([...at, index, ...problem.path])}: ${problem.message}`);
+      problems.push(`${pair}${lines.join('; ')}`);
+    });
+    return { quotes, problems };
   },
 });

@@ -42,6 +42,27 @@ export function shown(value: unknown): string {
 const decimalLike = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 /**
+ * The most digits a price may have. Decimal works to 40 significant digits; a longer number is a fault in
+ * the feed, not a price, and would cost time and memory in every step after this one. (The config's own
+ * decimals get their bound from src/decimal.ts; unify the two at merge.)
+ */
+export const maxPriceDigits = 40;
+
+/**
+ * Why a price's decimal text is too long, or undefined when it is not: more than `maxPriceDigits` digits,
+ * an exponent counted as written out (`1e-45` has 46), without writing it out.
+ */
+export function priceLengthProblem(text: string): string | undefined {
+  const match = /^[+-]?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  const whole = match?.[1] ?? text.replace(/\D/g, '');
+  const fraction = match?.[2] ?? '';
+  const exponent = Number(match?.[3] ?? '0');
+  // Written out, the point moves by the exponent: zeros are added on the side it moves away from.
+  const digits = exponent >= 0 ? whole.length + Math.max(fraction.length, exponent) : Math.max(whole.length, -exponent + 1) + fraction.length;
+  return digits > maxPriceDigits ? `has ${digits} digits, more than ${maxPriceDigits}` : undefined;
+}
+
+/**
  * A price as plain positive decimal text, or why it is not one. Exponents (`1.2e-7`, as CoinGecko sends
  * tiny prices) are expanded exactly; empty, non-numeric, zero and negative values are refused.
  */
@@ -50,6 +71,8 @@ export function priceText(value: unknown): { text: string } | { problem: string 
   if (typeof value !== 'string') return { problem: `is not a decimal: ${shown(value)}` };
   if (value === '') return { problem: 'is an empty string' };
   if (!decimalLike.test(value)) return { problem: `is not a decimal: ${shown(value)}` };
+  const tooLong = priceLengthProblem(value);
+  if (tooLong) return { problem: `${tooLong}: ${shown(value)}` };
   const decimal = new Decimal(value);
   if (decimal.isNegative() && !decimal.isZero()) return { problem: `is negative: ${shown(value)}` };
   if (decimal.isZero()) return { problem: `is zero: ${shown(value)}` };
@@ -99,6 +122,30 @@ export function serverTime(value: unknown, fetchedAt: Date): Date {
   const ms = typeof value === 'string' && /^\d{13}$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isFinite(ms) || ms <= 0 || ms > fetchedAt.getTime()) return fetchedAt;
   return new Date(ms);
+}
+
+/** How far `timeZone`'s wall clock is ahead of UTC at `instant`, in ms (Intl, so DST follows the tz database). */
+function zoneOffsetMs(instant: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(instant);
+  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+  return Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second')) - Math.floor(instant / 1000) * 1000;
+}
+
+/**
+ * When a bank's rate dated `day` (`2026-11-20`) is as old as it will ever be as that day's rate: the end of
+ * that day (midnight after it) in the bank's `timeZone`, so `maxAge` counts from the rate's own date, not
+ * from when it was fetched. Never later than `fetchedAt`: a rate of today, or set in advance for tomorrow
+ * (CBR), counts as new as the fetch, never as from the future.
+ */
+export function endOfDay(day: string, timeZone: string, fetchedAt: Date): Date {
+  const [year, month, date] = day.split('-').map(Number);
+  // Date.UTC, as the sources check the date with: an impossible day rolls over the same way for both.
+  const midnightAsUtc = Date.UTC(year ?? Number.NaN, (month ?? Number.NaN) - 1, (date ?? Number.NaN) + 1);
+  if (Number.isNaN(midnightAsUtc)) throw new Error(`endOfDay: ${day} is not a date like 2026-11-20`);
+  // The offset at the UTC reading is at most a few hours off the local one; asking again at the guess settles a DST change.
+  const guess = midnightAsUtc - zoneOffsetMs(midnightAsUtc, timeZone);
+  const end = midnightAsUtc - zoneOffsetMs(guess, timeZone);
+  return end < fetchedAt.getTime() ? new Date(end) : fetchedAt;
 }
 
 /**

@@ -108,6 +108,27 @@ describe('cbr: its own traps', () => {
     expect(result.problems).toEqual([`USD/RUB (USD, Доллар США) in GET ${path}: ${problem}`]);
   });
 
+  it('dates a fixing by the end of its own day in Moscow, a fixing for today or set in advance by the fetch', async () => {
+    const timeAt = async (date: string, now: string, options: Record<string, unknown> = {}) => {
+      serve(fixtureWith('cbr/XML_daily.asp', 'Date="21.11.2026"', `Date="${date}"`));
+      return (await runAt(replay.url, now, { pairs: ['USD/RUB'], ...options })).quotes[0]?.time.toISOString();
+    };
+    // Saturday's fixing (set on Friday, in force until Tuesday's) read on Monday: midnight after Saturday, UTC+3.
+    expect(await timeAt('21.11.2026', '2026-11-23T09:00:00Z')).toBe('2026-11-21T21:00:00.000Z');
+    // Today's fixing is as new as the fetch.
+    expect(await timeAt('21.11.2026', '2026-11-21T12:00:00Z')).toBe('2026-11-21T12:00:00.000Z');
+    // date: latest in the evening gives tomorrow's fixing: as new as the fetch, not from the future.
+    expect(await timeAt('22.11.2026', '2026-11-21T16:00:00Z', { date: 'latest' })).toBe('2026-11-21T16:00:00.000Z');
+  });
+
+  it('drops a Value with more digits than any price has, naming the pair', async () => {
+    const text = decodeXml(fixture('cbr/XML_daily.asp'), '').replace('<Value>81,5032</Value>', `<Value>81,${'5'.repeat(50)}</Value>`);
+    serve(encodeCp1251(text));
+    const result = await runAt(replay.url, '2026-11-21T12:00:00Z', { pairs: ['USD/RUB', 'EUR/RUB'] });
+    expect(result.quotes.map((quote) => quote.pair)).toEqual(['EUR/RUB']);
+    expect(result.problems).toEqual([`USD/RUB (USD, Доллар США) in GET ${path}: Value "81,5555555555555555555555555555555555555…" has 52 digits, more than 40`]);
+  });
+
   it('reads a mirror that re-encoded the document to UTF-8', async () => {
     const text = decodeXml(fixture('cbr/XML_daily.asp'), '').replace('encoding="windows-1251"', 'encoding="utf-8"');
     serve(Buffer.from(text, 'utf8'), 'xml');

@@ -22,7 +22,7 @@ describe('sources in the config', () => {
     expect(byName.get('binance')?.options).toEqual({ type: 'binance', priority: 10, pairs: ['BTC/USDT', 'ETH/USDT', 'ETH/BTC', 'LTC/USDT', 'TRX/USDT'] });
     expect(sourceRefreshMs(byName.get('coingecko')!)).toBe(60_000);
     expect(sourceRefreshMs(byName.get('cbr')!)).toBe(3_600_000);
-    expect(sourceMaxAgeMs(byName.get('cbr')!, config.schedulePeriodMs)).toBe(86_400_000);
+    expect(sourceMaxAgeMs(byName.get('cbr')!, config.schedulePeriodMs)).toBe(3 * 86_400_000);
     expect(sourceMaxAgeMs(byName.get('binance')!, config.schedulePeriodMs)).toBe(60_000);
   });
 

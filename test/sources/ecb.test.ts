@@ -3,7 +3,9 @@ import { findChain, convertAlong } from '../../src/pricing.js';
 import { fetchQuotes } from '../../src/quotes.js';
 import { formatDecimal } from '../../src/decimal.js';
 import { fixture, fixtureWith, startReplay, type ReplayServer } from '../support/replay.js';
-import { runSource, sourceError, testNow, testSource } from './contract.js';
+import { ecbSource } from '../../src/sources/ecb.js';
+import { endOfDay } from '../../src/sources/values.js';
+import { contextFor, runSource, sourceError, testNow, testSource } from './contract.js';
 
 const path = '/stats/eurofxref/eurofxref-daily.xml';
 const pairs = ['EUR/USD', 'EUR/GBP', 'EUR/JPY', 'EUR/CNY', 'EUR/TRY'];
@@ -93,9 +95,44 @@ describe('ecb: its own traps', () => {
     expect(replay.requests.length - before).toBe(1);
   });
 
+  it('dates a reference rate by the end of its own day in Frankfurt, never after the fetch', async () => {
+    const timeAt = async (day: string, now: string) => {
+      serve(text().replace("time='2026-11-20'", `time='${day}'`));
+      const context = { ...contextFor('ecb', { RATEFILE_ECB_URL: replay.url }), now: () => new Date(now) };
+      const result = await ecbSource.fetchQuotes(ecbSource.options.parse({ type: 'ecb', pairs: ['EUR/USD'] }), context);
+      return (Array.isArray(result) ? result : result.quotes)[0]?.time.toISOString();
+    };
+    // Friday's rate read on Monday morning: midnight after Friday in CET (UTC+1), not the fetch.
+    expect(await timeAt('2026-11-20', '2026-11-23T09:00:00Z')).toBe('2026-11-20T23:00:00.000Z');
+    // In summer Frankfurt is on CEST (UTC+2).
+    expect(await timeAt('2026-07-10', '2026-07-13T09:00:00Z')).toBe('2026-07-10T22:00:00.000Z');
+    // Read the same afternoon it was published: as new as the fetch, not from tonight.
+    expect(await timeAt('2026-11-20', '2026-11-20T15:30:00Z')).toBe('2026-11-20T15:30:00.000Z');
+  });
+
+  it('endOfDay follows the time zone across a DST change and clamps to the fetch', () => {
+    const late = new Date('2027-01-01T00:00:00Z');
+    // 2026-03-29: Berlin goes to CEST at 02:00, so that day ends at 22:00 UTC; 2026-10-25 ends back on CET.
+    expect(endOfDay('2026-03-29', 'Europe/Berlin', late).toISOString()).toBe('2026-03-29T22:00:00.000Z');
+    expect(endOfDay('2026-03-28', 'Europe/Berlin', late).toISOString()).toBe('2026-03-28T23:00:00.000Z');
+    expect(endOfDay('2026-10-25', 'Europe/Berlin', late).toISOString()).toBe('2026-10-25T23:00:00.000Z');
+    expect(endOfDay('2026-12-31', 'Europe/Moscow', late).toISOString()).toBe('2026-12-31T21:00:00.000Z');
+    expect(endOfDay('2026-12-31', 'Europe/Moscow', new Date('2026-12-31T20:00:00Z')).toISOString()).toBe('2026-12-31T20:00:00.000Z');
+  });
+
   it('drops a rate that is not a decimal', async () => {
     serve(text().replace("rate='0.84638'", "rate='0,84638'"));
     const result = await runSource('ecb', { pairs: ['EUR/USD', 'EUR/GBP'] }, replay.url);
     expect(result.problems).toEqual([`EUR/GBP (GBP) in GET ${path}: rate is not a decimal: "0,84638"`]);
+  });
+
+  it('drops an absurdly long rate, naming the pair, without writing out its exponent', async () => {
+    serve(text().replace("rate='0.84638'", `rate='0.${'8'.repeat(60)}'`).replace("rate='171.94'", "rate='1e-999999999'"));
+    const result = await runSource('ecb', { pairs: ['EUR/USD', 'EUR/GBP', 'EUR/JPY'] }, replay.url);
+    expect(result.quotes.map((quote) => quote.pair)).toEqual(['EUR/USD']);
+    expect(result.problems).toEqual([
+      `EUR/GBP (GBP) in GET ${path}: rate has 61 digits, more than 40: "0.${'8'.repeat(38)}…"`,
+      `EUR/JPY (JPY) in GET ${path}: rate has 1000000000 digits, more than 40: "1e-999999999"`,
+    ]);
   });
 });

@@ -268,7 +268,9 @@ describe('ratefile build with a broken quotes source', () => {
     const result = await ratefile(['build'], dir);
     expect(result.code).toBe(1);
     const lines = logLines(result.stderr);
-    expect(lines[0]).toMatch(/^warn source ethdesk failed: ethdesk: .*eth\.json: 1 problem: \[0\]\.bid: expected a non-negative decimal like "12\.5", got "lots"$/);
+    // Its only quote is malformed: dropped by its index, which leaves the source nothing to give.
+    expect(lines[0]).toBe('warn source ethdesk failed: ethdesk: none of its quotes is usable (1 dropped)');
+    expect(lines).toContain('warn source ethdesk: dropped quote ETH/USDT: [0].bid: expected a non-negative decimal like "12.5", got "lots"');
     expect(lines).toContain('warn held back ETH>USDTTRC20 (directions[3]): no quotes lead from ETH to USDT (failing sources: ethdesk)');
     expect(lines.at(-1)).toMatch(/^info build: published 4 directions, 1 held back; .*; failing sources: ethdesk → public$/);
     // The directions that only need the working source are published as usual.
