@@ -1,13 +1,14 @@
 // Leaf schemas for config values, each with an error message that says what was expected and what was got.
 import { z } from 'zod';
 import { checkDecimalLength } from '../decimal.js';
+import { quoteValue } from '../errors.js';
 import { parseHours } from '../hours.js';
 
 /** How a config value is shown in an error: strings quoted, structures named. */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return quoteValue(value);
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
   return String(value);

@@ -1,14 +1,19 @@
 // Turns schema issues into "path: expected …, got …" lines, every problem at once.
 import type { z } from 'zod';
+import { quoteValue } from '../errors.js';
 import { describeValue } from './fields.js';
 
 export type IssuePath = readonly PropertyKey[];
+
+/** Keys shown bare in a path; any other key is quoted (`sources["my source"]`), so a key cannot forge a line. */
+const plainKey = /^[A-Za-z0-9_/-]+$/;
 
 /** `['directions', 3, 'margin']` → `directions[3].margin`. */
 export function formatPath(path: IssuePath): string {
   let text = '';
   for (const key of path) {
     if (typeof key === 'number') text += `[${key}]`;
+    else if (!plainKey.test(String(key))) text += `[${quoteValue(String(key))}]`;
     else text += text === '' ? String(key) : `.${String(key)}`;
   }
   return text === '' ? '(top level)' : text;
