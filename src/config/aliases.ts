@@ -10,8 +10,9 @@ export const allowedAliasValues = (distinct: number): number => distinct + ALIAS
 
 /** Values in a reader's result: `distinct` ones, and those `added` by aliases; undefined when an alias holds itself. */
 export function measureData(data: unknown): { distinct: number; added: number } | undefined {
+  // Size of every collection met; OPEN while it is being measured, so one that holds itself is noticed.
+  const OPEN = -1;
   const sizes = new Map<object, number>();
-  const open = new Set<object>();
   let distinct = 0;
   let added = 0;
   let cyclic = false;
@@ -21,19 +22,19 @@ export function measureData(data: unknown): { distinct: number; added: number } 
       return 1;
     }
     const known = sizes.get(value);
+    if (known === OPEN) {
+      cyclic = true;
+      return 1;
+    }
     if (known !== undefined) {
       added += known;
       return known;
     }
-    if (open.has(value)) {
-      cyclic = true;
-      return 1;
-    }
-    open.add(value);
+    sizes.set(value, OPEN);
     distinct++;
     let size = 1;
-    for (const child of Array.isArray(value) ? value : Object.values(value)) size += measure(child);
-    open.delete(value);
+    if (Array.isArray(value)) for (const item of value) size += measure(item);
+    else for (const key in value) size += measure((value as Record<string, unknown>)[key]);
     sizes.set(value, size);
     return size;
   };

@@ -33,8 +33,8 @@ export async function readYamlFile(path: string, label: string): Promise<YamlFil
   } catch {
     return readWithPositions(path, label, text);
   }
-  // An alias holding itself or aliases expanding too far: `yaml` finds the alias to blame.
-  const measured = measureData(data);
+  // An alias holding itself or aliases expanding too far: `yaml` finds the alias to blame. No `*`, no alias.
+  const measured = text.includes('*') ? measureData(data) : { distinct: 0, added: 0 };
   if (measured === undefined || measured.added > allowedAliasValues(measured.distinct)) return readWithPositions(path, label, text);
   let positioned: YamlFile | undefined;
   return {
