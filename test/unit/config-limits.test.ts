@@ -66,6 +66,25 @@ describe('YAML alias bombs', () => {
     }
   });
 
+  it('both readers count alike: aliases may add as many values as the file holds plus 100,000, and not one more', async () => {
+    const { dir } = await project();
+    // 1,003 values of its own (the top mapping, the anchored list of 1,000 and its own, the list of uses);
+    // each use adds 1,001: 100 uses add 100,100 (allowed, at most 101,003), 101 add 101,101.
+    const file = (uses: number) => `a: &a [${Array(1000).fill('x').join(', ')}]\nb: [${Array(uses).fill('*a').join(', ')}]\n`;
+    for (const [uses, refused] of [[100, false], [101, true]] as const) {
+      for (const prefix of ['', '# hello!\n']) {
+        const name = `uses-${uses}-${prefix === '' ? 'fast' : 'tagged'}.yaml`;
+        await writeFile(join(dir, name), prefix + file(uses));
+        const outcome = await readYamlFile(join(dir, name), name).then(
+          () => 'read',
+          (error: unknown) => (error instanceof RatefileError ? error.details.join('; ') : String(error)),
+        );
+        if (refused) expect(outcome, name).toMatch(/^line \d+, column \d+: alias \*a \(1001 values\) takes what aliases repeat past 101003, the most for this file \(its own 1003 values plus 100000\)$/);
+        else expect(outcome, name).toBe('read');
+      }
+    }
+  });
+
   it('an alias inside the value it names is refused with its line, by both readers', async () => {
     const { dir } = await project();
     for (const [name, text] of [
