@@ -47,6 +47,14 @@ export async function readYamlFile(path: string, label: string): Promise<YamlFil
   };
 }
 
+/** Problems listed in an error; beyond this the rest are counted, so a generated file cannot flood a terminal or a log. */
+export const MAX_PROBLEMS_SHOWN = 100;
+
+function capped(lines: readonly string[]): string[] {
+  const rest = lines.length - MAX_PROBLEMS_SHOWN;
+  return rest > 0 ? [...lines.slice(0, MAX_PROBLEMS_SHOWN), `… and ${rest} more problem${rest === 1 ? '' : 's'}`] : [...lines];
+}
+
 /**
  * Keys repeated in a mapping, found with one set per mapping: `yaml`'s own `uniqueKeys` compares every key
  * with every earlier one, which took seconds on a file of ten thousand keys.
@@ -85,13 +93,13 @@ function readWithPositions(path: string, label: string, text: string): YamlFile 
     for (const key of duplicateKeys(document)) errors.push({ offset: key.range![0], text: `${at(key.range![0])}Map keys must be unique` });
   }
   if (errors.length > 0) {
-    throw new RatefileError('E_CONFIG', `${label}: not valid YAML`, { details: errors.sort((a, b) => a.offset - b.offset).map((error) => error.text) });
+    throw new RatefileError('E_CONFIG', `${label}: not valid YAML`, { details: capped(errors.sort((a, b) => a.offset - b.offset).map((error) => error.text)) });
   }
   // Aliases to no anchor, aliases inside what they name, alias bombs: none of these are among document.errors.
   const aliasProblems = checkAliases(document);
   if (aliasProblems.length > 0) {
     throw new RatefileError('E_CONFIG', `${label}: not valid YAML`, {
-      details: aliasProblems.map(({ alias, message }) => `${at(alias.range?.[0] ?? 0)}${message}`),
+      details: capped(aliasProblems.map(({ alias, message }) => `${at(alias.range?.[0] ?? 0)}${message}`)),
     });
   }
   // checkAliases bounded what aliases add, so yaml's own limit (100 uses of any anchor) is not needed.
@@ -139,11 +147,6 @@ export function validateYaml<S extends z.ZodType>(file: YamlFile, schema: S): { 
   return { problems: problemsFromIssues(result.error.issues, schema) };
 }
 
-/** Problems listed in an error; beyond this the rest are counted, so a generated file cannot flood a terminal or a log. */
-export const MAX_PROBLEMS_SHOWN = 100;
-
 export function configError(label: string, lines: string[]): RatefileError {
-  const rest = lines.length - MAX_PROBLEMS_SHOWN;
-  const details = rest > 0 ? [...lines.slice(0, MAX_PROBLEMS_SHOWN), `… and ${rest} more problem${rest === 1 ? '' : 's'}`] : lines;
-  return new RatefileError('E_CONFIG', `${label}: ${lines.length} problem${lines.length === 1 ? '' : 's'}`, { details });
+  return new RatefileError('E_CONFIG', `${label}: ${lines.length} problem${lines.length === 1 ? '' : 's'}`, { details: capped(lines) });
 }

@@ -143,6 +143,19 @@ describe('many unknown keys', () => {
   });
 });
 
+describe('many YAML errors', () => {
+  it('150 repeated keys: the first 100 with their lines, then a count of the rest', async () => {
+    const { dir } = await project({ 'ratefile.config.yaml': sampleConfig + 'twice: 1\n'.repeat(151) });
+    const error = (await loadConfig('ratefile.config.yaml', dir).catch((caught: unknown) => caught)) as RatefileError;
+    expect(error).toBeInstanceOf(RatefileError);
+    expect(error.message).toBe('ratefile.config.yaml: not valid YAML');
+    const first = sampleConfig.split('\n').length + 1;
+    expect(error.details[0]).toBe(`line ${first}, column 1: Map keys must be unique`);
+    expect(error.details[99]).toBe(`line ${first + 99}, column 1: Map keys must be unique`);
+    expect(error.details.slice(100)).toEqual(['… and 50 more problems']);
+  });
+});
+
 describe('decimal length', () => {
   it('checkDecimalLength allows 30 digits before the point and 18 after, and says what it got beyond that', () => {
     expect([MAX_INTEGER_DIGITS, MAX_FRACTION_DIGITS]).toEqual([30, 18]);
