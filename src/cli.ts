@@ -10,7 +10,7 @@ import { registerOperate } from './commands/operate.js';
 import { registerPublish } from './commands/publish.js';
 import { registerSchema } from './commands/schema.js';
 import { registerServe, registerStart } from './commands/serve.js';
-import { RatefileError, type ErrorCode } from './errors.js';
+import { escapeControls, RatefileError, type ErrorCode } from './errors.js';
 import { createLogger, wantsColour, type LogFormat } from './log.js';
 import { endQuietlyOnClosedPipe } from './pipes.js';
 
@@ -89,19 +89,23 @@ export async function run(argv: readonly string[], overrides: Partial<CliDeps> =
       return error.exitCode === 0 ? 0 : 2;
     }
     const debug = argv.includes('--debug');
+    // Lines are made here; any control character inside one (from a value it quotes) is escaped.
+    const print = (text: string) => deps.stderr.write(`${text.split('\n').map(escapeControls).join('\n')}\n`);
+    const line = (text: string) => deps.stderr.write(`${escapeControls(text)}\n`);
     if (error instanceof RatefileError) {
-      deps.stderr.write(`ratefile: ${error.message}\n`);
-      for (const line of error.details) deps.stderr.write(`  ${line}\n`);
-      if (debug && error.stack) deps.stderr.write(`${error.stack}\n`);
+      line(`ratefile: ${error.message}`);
+      for (const detail of error.details) line(`  ${detail}`);
+      if (debug && error.stack) print(error.stack);
       return exitCodes[error.code];
     }
     const system = error as NodeJS.ErrnoException;
     // Only errors of listen itself: an EACCES from writing a file is not about the port.
     if (system.syscall === 'listen' && (system.code === 'EADDRINUSE' || system.code === 'EACCES')) {
-      deps.stderr.write(`ratefile: cannot listen: ${system.message}\n`);
+      line(`ratefile: cannot listen: ${system.message}`);
       return 1;
     }
-    deps.stderr.write(`ratefile: unexpected error: ${error instanceof Error ? (debug ? error.stack : error.message) : String(error)}\n`);
+    if (debug && error instanceof Error && error.stack) print(`ratefile: unexpected error: ${error.stack}`);
+    else line(`ratefile: unexpected error: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
 }

@@ -28,3 +28,23 @@ export function roundUp(value: Decimal, places: number): Decimal {
 export function roundDown(value: Decimal, places: number): Decimal {
   return value.toDecimalPlaces(places, Decimal.ROUND_DOWN);
 }
+
+/**
+ * The longest decimal read from a config, a template or a source: digits before and after the point.
+ * Decimal.js works on every digit it is given, so a ten-million-digit reserve made a build take seconds;
+ * money never needs more than this. Leading zeros count too: they cost as much to read.
+ */
+export const MAX_INTEGER_DIGITS = 30;
+export const MAX_FRACTION_DIGITS = 18;
+
+const leadingNumber = /^[-+]?(\d*)(?:\.(\d*))?/;
+
+/**
+ * Why the number at the start of `text` (`12.5`, `-3`, `1.5%`, `5000 RUB`) is too long to read, in the
+ * `expected …, got …` form of config problems; undefined when it is short enough.
+ */
+export function checkDecimalLength(text: string): string | undefined {
+  const [, integer = '', fraction = ''] = leadingNumber.exec(text) ?? [];
+  if (integer.length <= MAX_INTEGER_DIGITS && fraction.length <= MAX_FRACTION_DIGITS) return undefined;
+  return `expected at most ${MAX_INTEGER_DIGITS} digits before the decimal point and ${MAX_FRACTION_DIGITS} after, got ${integer.length} before and ${fraction.length} after`;
+}

@@ -30,3 +30,22 @@ export function describeError(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
 }
+
+// C0 and C1 controls (ESC, BEL, CR, LF, CSI…), DEL and the Unicode line separators: never written raw to a
+// terminal or a log, or a value could forge a line ("ratefile: all good") or drive the terminal.
+const controls = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const escapeControl = (character: string) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/** `text` with every control character written as `\u001b`; the safety net of the CLI and the text log. */
+export function escapeControls(text: string): string {
+  return text.replace(controls, escapeControl);
+}
+
+/** Longest value quoted whole; a longer one is cut and its length given, so a huge value cannot flood a message. */
+export const MAX_QUOTED_LENGTH = 200;
+
+/** A value from a config, a source or the command line, quoted for a message or log line, JSON-style. */
+export function quoteValue(value: string): string {
+  if (value.length <= MAX_QUOTED_LENGTH) return escapeControls(JSON.stringify(value));
+  return `${escapeControls(JSON.stringify(value.slice(0, MAX_QUOTED_LENGTH))).slice(0, -1)}…" (${value.length} characters)`;
+}

@@ -1,4 +1,5 @@
 // Working hours such as "Mon-Fri 09:00-21:00 Europe/Moscow": parsed once at load, checked against the build's clock.
+import { quoteValue } from './errors.js';
 
 const dayNames = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
 
@@ -38,7 +39,7 @@ export function parseHours(text: string): HoursWindow | string {
   for (const part of daysText ? daysText.split(',') : ['Sun-Sat']) {
     const [first = '', last = first] = part.split('-');
     const [from, to] = [dayIndex(first), dayIndex(last)];
-    if (from < 0 || to < 0) return `unknown day in "${part}"; expected Mon, Tue, Wed, Thu, Fri, Sat or Sun`;
+    if (from < 0 || to < 0) return `unknown day in ${quoteValue(part)}; expected Mon, Tue, Wed, Thu, Fri, Sat or Sun`;
     for (let day = from; ; day = (day + 1) % 7) {
       days.add(day);
       if (day === to) break;
@@ -47,10 +48,10 @@ export function parseHours(text: string): HoursWindow | string {
   const start = Number(startH) * 60 + Number(startM);
   const end = Number(endH) * 60 + Number(endM);
   if (Number(startH) > 23 || Number(endH) > 24 || Number(startM) > 59 || Number(endM) > 59 || (Number(endH) === 24 && Number(endM) > 0)) {
-    return `invalid time in "${text}"; expected HH:MM between 00:00 and 24:00`;
+    return `invalid time in ${quoteValue(text)}; expected HH:MM between 00:00 and 24:00`;
   }
-  if (start === end) return `empty window "${text}": start and end are the same`;
-  if (!validTimeZone(timeZone)) return `unknown time zone "${timeZone}"; expected an IANA name like Europe/Moscow`;
+  if (start === end) return `empty window ${quoteValue(text)}: start and end are the same`;
+  if (!validTimeZone(timeZone)) return `unknown time zone ${quoteValue(timeZone)}; expected an IANA name like Europe/Moscow`;
   return { days, start, end, timeZone, text };
 }
 

@@ -1,4 +1,5 @@
 // A tiny logger: one line per event, as text (coloured only on a terminal, never with NO_COLOR) or as JSON for log shippers.
+import { escapeControls } from './errors.js';
 
 export interface Writer {
   write(text: string): unknown;
@@ -28,10 +29,12 @@ export function createLogger(out: Writer, options: LoggerOptions = {}): Logger {
   const line = (level: 'info' | 'warn' | 'error', message: string, fields: LogFields = {}) => {
     const time = now().toISOString();
     if (options.format?.() === 'json') {
-      out.write(`${JSON.stringify({ time, level, msg: message, ...fields })}\n`);
+      // JSON escapes C0 itself; C1 and DEL are escaped too, so reading the log in a terminal is safe.
+      out.write(`${escapeControls(JSON.stringify({ time, level, msg: message, ...fields }))}\n`);
     } else {
       const shown = options.colour ? `${colours[level]}${level}\u001b[0m` : level;
-      out.write(`${time} ${shown} ${message}\n`);
+      // One event, one line: whatever a message quotes, its control characters are escaped.
+      out.write(`${time} ${shown} ${escapeControls(message)}\n`);
     }
   };
   return {

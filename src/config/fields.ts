@@ -1,12 +1,14 @@
 // Leaf schemas for config values, each with an error message that says what was expected and what was got.
 import { z } from 'zod';
+import { checkDecimalLength } from '../decimal.js';
+import { quoteValue } from '../errors.js';
 import { parseHours } from '../hours.js';
 
 /** How a config value is shown in an error: strings quoted, structures named. */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return quoteValue(value);
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
   return String(value);
@@ -22,6 +24,18 @@ export function text(pattern: RegExp, what: string) {
   return z.string({ error: expected(what) }).regex(pattern, { error: expected(what), abort: true });
 }
 
+/**
+ * A text value whose leading number (`12.5`, `1.5%`, `5000 RUB`) is not longer than decimals may be
+ * (src/decimal.ts): every decimal of the config and templates is read through this.
+ */
+function decimalText(pattern: RegExp, what: string) {
+  return text(pattern, what).superRefine((value, context) => {
+    const problem = checkDecimalLength(value);
+    // fatal: a number this long gets this one message, and later refinements never read it.
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem, input: value, fatal: true });
+  });
+}
+
 /** Accept a YAML number as its decimal text, so `reserve: 12.5` and `reserve: "12.5"` mean the same. */
 function numberAsText(value: unknown): unknown {
   return typeof value === 'number' && Number.isFinite(value) && !/e/i.test(String(value)) ? String(value) : value;
@@ -30,10 +44,10 @@ function numberAsText(value: unknown): unknown {
 export const decimalPattern = /^\d+(\.\d+)?$/;
 
 /** A non-negative plain decimal such as `12.5`; no exponents, commas or signs. */
-export const amount = z.preprocess(numberAsText, text(decimalPattern, 'a non-negative decimal like "12.5"'));
+export const amount = z.preprocess(numberAsText, decimalText(decimalPattern, 'a non-negative decimal like "12.5"'));
 
 /** A percentage such as `1.5%`, bounded so a typo cannot give the rate away. */
-export const percentage = text(/^-?\d+(\.\d+)?\s?%$/, 'a percentage like "1.5%"').refine(
+export const percentage = decimalText(/^-?\d+(\.\d+)?\s?%$/, 'a percentage like "1.5%"').refine(
   (value) => Math.abs(Number.parseFloat(value)) < 100,
   { error: (issue) => `expected a percentage between -100% and 100%, got ${describeValue(issue.input)}` },
 );
@@ -47,13 +61,13 @@ export const pairText = text(/^[A-Z][A-Z0-9]{1,9}\/[A-Z][A-Z0-9]{1,9}$/, 'a quot
 /** An amount with an optional unit: `0.01` (in the direction's from currency) or `5000 RUB`. */
 export const amountWithUnit = z.preprocess(
   numberAsText,
-  text(/^\d+(\.\d+)?( [A-Z][A-Z0-9]{1,15})?$/, 'an amount like "0.01" or "5000 RUB"'),
+  decimalText(/^\d+(\.\d+)?( [A-Z][A-Z0-9]{1,15})?$/, 'an amount like "0.01" or "5000 RUB"'),
 );
 
 /** A fee as the monitors print it: `0.0005` (direction currency), `1.5%` or `2 USD`. */
 export const fee = z.preprocess(
   numberAsText,
-  text(/^\d+(\.\d+)?(\s?%| [A-Z][A-Z0-9]{1,15})?$/, 'a fee like "0.0005", "1.5%" or "2 USD"'),
+  decimalText(/^\d+(\.\d+)?(\s?%| [A-Z][A-Z0-9]{1,15})?$/, 'a fee like "0.0005", "1.5%" or "2 USD"'),
 );
 
 const durationPattern = /^(\d+(?:\.\d+)?)\s?(ms|s|m|h|d)$/;
@@ -63,7 +77,7 @@ const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_
 export const duration = z
   .preprocess(
     (value) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 && !/e/i.test(String(value)) ? `${value}s` : value),
-    text(durationPattern, 'a duration like "10s", "5m" or "1h"'),
+    decimalText(durationPattern, 'a duration like "10s", "5m" or "1h"'),
   )
   .transform((value) => {
     const [, amount = '0', unit = 's'] = durationPattern.exec(value) ?? [];
@@ -75,7 +89,7 @@ export const minutes = z.int({ error: expected('a whole number of minutes') }).m
 /** `floating`: minutes the rate is held, or the market move in percent that ends it. */
 export const floating = z.preprocess(
   (value) => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? String(value) : value),
-  text(/^(\d+|\d+(\.\d+)?\s?%)$/, 'minutes like 15 or a percentage like "1%"'),
+  decimalText(/^(\d+|\d+(\.\d+)?\s?%)$/, 'minutes like 15 or a percentage like "1%"'),
 );
 
 export const labels = ['manual', 'juridical', 'verifying', 'cardverify', 'reg', 'otherin', 'otherout'] as const;

@@ -8,7 +8,8 @@ import { loadTemplates, percentToFraction } from '../exports/template.js';
 import { normalizePublish } from '../hosting/config.js';
 import type { Config, Currency, Direction, Money } from '../model.js';
 import { chainAsList, configSchema, type ConfigFile } from './schema.js';
-import { closest, type Problem } from './problems.js';
+import { quoteValue } from '../errors.js';
+import { closest, formatPath, type Problem } from './problems.js';
 import { configError, formatProblem, readYamlFile, validateYaml } from './yaml.js';
 
 export const defaultConfigFile = 'ratefile.config.yaml';
@@ -43,15 +44,15 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: string[] } {
     if (typeof raw[key] === 'string' && raw[key].includes('\0')) problems.push({ path: [key], message: 'expected a folder path, got one with a NUL character' });
   }
   if (typeof raw.schedule === 'string' && !cron.validate(raw.schedule)) {
-    problems.push({ path: ['schedule'], message: `expected a cron expression like "*/30 * * * * *", got ${JSON.stringify(raw.schedule)}` });
+    problems.push({ path: ['schedule'], message: `expected a cron expression like "*/30 * * * * *", got ${quoteValue(raw.schedule)}` });
   }
   for (const code of codes) {
     if (!knownCurrencies().has(code)) {
       if (assetOf(code, currencies[code]) === undefined) {
-        problems.push({ path: ['currencies', code, 'asset'], message: `required: "${code}" is not in the monitors' code list, so say what it is priced as (e.g. RUB)` });
+        problems.push({ path: ['currencies', code, 'asset'], message: `required: ${quoteValue(code)} is not in the monitors' code list, so say what it is priced as (e.g. RUB)` });
       }
       const hint = closest(code, knownCurrencies().keys());
-      warnings.push(`currencies.${code}: not in the monitors' code list${hint ? ` (closest: ${hint})` : ''}`);
+      warnings.push(`${formatPath(['currencies', code])}: not in the monitors' code list${hint ? ` (closest: ${hint})` : ''}`);
     }
   }
 
@@ -64,7 +65,7 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: string[] } {
       const unit = typeof entry[key] === 'string' ? entry[key].split(' ')[1] : undefined;
       if (unit === undefined || units.has(unit)) continue;
       const hint = closest(unit, units);
-      problems.push({ path: [...path, key], message: `unknown unit "${unit}"${hint ? ` (did you mean "${hint}"?)` : ''}; expected a currency code or an asset like RUB` });
+      problems.push({ path: [...path, key], message: `unknown unit ${quoteValue(unit)}${hint ? ` (did you mean "${hint}"?)` : ''}; expected a currency code or an asset like RUB` });
     }
   };
   checkUnits(defaults, ['defaults']);
@@ -79,7 +80,7 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: string[] } {
         if (typeof code !== 'string' || code in currencies) return;
         const hint = closest(code, codes);
         const at = Array.isArray(entry[side]) ? [...path, side, position] : [...path, side];
-        problems.push({ path: at, message: `unknown currency "${code}"${hint ? ` (did you mean "${hint}"?)` : ''}; expected a key of currencies` });
+        problems.push({ path: at, message: `unknown currency ${quoteValue(code)}${hint ? ` (did you mean "${hint}"?)` : ''}; expected a key of currencies` });
       });
     }
     for (const from of ends.from) {
@@ -115,7 +116,7 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: string[] } {
       for (const city of entry.cities) {
         if (typeof city === 'string' && !knownCities().has(city)) {
           const hint = closest(city, knownCities().keys());
-          warnings.push(`directions[${index}].cities: "${city}" is not in the monitors' city list${hint ? ` (closest: ${hint})` : ''}`);
+          warnings.push(`directions[${index}].cities: ${quoteValue(city)} is not in the monitors' city list${hint ? ` (closest: ${hint})` : ''}`);
         }
       }
     }
@@ -237,7 +238,7 @@ export async function loadConfig(path: string = defaultConfigFile, cwd: string =
     // The state folder holds the jump guard's memory and the status: never served to the public.
     const [state, output] = [resolve(dirname(file), data.state), resolve(dirname(file), data.output)];
     if (state === output || state.startsWith(`${output}${sep}`)) {
-      checked.problems.push({ path: ['state'], message: `expected a folder outside the output folder ${data.output}, got ${JSON.stringify(data.state)}` });
+      checked.problems.push({ path: ['state'], message: `expected a folder outside the output folder ${data.output}, got ${quoteValue(data.state)}` });
     }
   }
   const lines = [...problems, ...checked.problems].map((problem) => formatProblem(yaml, problem));

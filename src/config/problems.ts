@@ -1,14 +1,19 @@
 // Turns schema issues into "path: expected …, got …" lines, every problem at once.
 import type { z } from 'zod';
+import { quoteValue } from '../errors.js';
 import { describeValue } from './fields.js';
 
 export type IssuePath = readonly PropertyKey[];
+
+/** Keys shown bare in a path; any other key is quoted (`sources["my source"]`), so a key cannot forge a line. */
+const plainKey = /^[A-Za-z0-9_/-]+$/;
 
 /** `['directions', 3, 'margin']` → `directions[3].margin`. */
 export function formatPath(path: IssuePath): string {
   let text = '';
   for (const key of path) {
     if (typeof key === 'number') text += `[${key}]`;
+    else if (!plainKey.test(String(key))) text += `[${quoteValue(String(key))}]`;
     else text += text === '' ? String(key) : `.${String(key)}`;
   }
   return text === '' ? '(top level)' : text;
@@ -38,8 +43,12 @@ function distance(a: string, b: string): number {
 export function closest(word: string, candidates: Iterable<string>): string | undefined {
   let best: string | undefined;
   let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
+  const lower = word.toLowerCase();
   for (const candidate of candidates) {
-    const d = distance(word.toLowerCase(), candidate.toLowerCase());
+    // Lengths further apart than the best distance so far cannot do better; most candidates end here.
+    const other = candidate.toLowerCase();
+    if (Math.abs(other.length - lower.length) >= bestDistance) continue;
+    const d = distance(lower, other);
     if (d < bestDistance) [best, bestDistance] = [candidate, d];
   }
   return best;
@@ -104,8 +113,9 @@ export function problemsFromIssues(issues: readonly z.core.$ZodIssue[], schema: 
   for (const issue of issues) {
     const path = [...base, ...issue.path];
     if (issue.code === 'unrecognized_keys') {
+      const known = keysAt(schema, path);
       for (const key of issue.keys) {
-        const hint = closest(key, keysAt(schema, path));
+        const hint = closest(key, known);
         problems.push({ path: [...path, key], message: `unknown key${hint ? ` (did you mean "${hint}"?)` : ''}` });
       }
     } else if (issue.code === 'invalid_union' && issue.errors.length > 0) {

@@ -1,9 +1,10 @@
 // Reads a YAML file and checks it against a schema; problems come back with their path and line.
 import { readFile } from 'node:fs/promises';
 import { CORE_SCHEMA, load } from 'js-yaml';
-import { LineCounter, parseDocument, isNode, visit, type Document } from 'yaml';
+import { LineCounter, parseDocument, isMap, isNode, isScalar, isSeq, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { z } from 'zod';
 import { RatefileError } from '../errors.js';
+import { allowedAliasValues, checkAliases, measureData } from './aliases.js';
 import { formatPath, problemsFromIssues, type IssuePath, type Problem } from './problems.js';
 
 export interface YamlFile {
@@ -32,6 +33,9 @@ export async function readYamlFile(path: string, label: string): Promise<YamlFil
   } catch {
     return readWithPositions(path, label, text);
   }
+  // An alias holding itself or aliases expanding too far: `yaml` finds the alias to blame. No `*`, no alias.
+  const measured = text.includes('*') ? measureData(data) : { distinct: 0, added: 0 };
+  if (measured === undefined || measured.added > allowedAliasValues(measured.distinct)) return readWithPositions(path, label, text);
   let positioned: YamlFile | undefined;
   return {
     path,
@@ -43,39 +47,90 @@ export async function readYamlFile(path: string, label: string): Promise<YamlFil
   };
 }
 
+/** Problems listed in an error; beyond this the rest are counted, so a generated file cannot flood a terminal or a log. */
+export const MAX_PROBLEMS_SHOWN = 100;
+
+function capped(lines: readonly string[]): string[] {
+  const rest = lines.length - MAX_PROBLEMS_SHOWN;
+  return rest > 0 ? [...lines.slice(0, MAX_PROBLEMS_SHOWN), `… and ${rest} more problem${rest === 1 ? '' : 's'}`] : [...lines];
+}
+
+/**
+ * Keys repeated in a mapping, found with one set per mapping: `yaml`'s own `uniqueKeys` compares every key
+ * with every earlier one, which took seconds on a file of ten thousand keys.
+ */
+function duplicateKeys(document: Document): Node[] {
+  const found: Node[] = [];
+  const walk = (node: unknown) => {
+    if (isSeq(node)) for (const item of node.items) walk(item);
+    if (!isMap(node)) return;
+    const seen = new Set<unknown>();
+    for (const pair of node.items) {
+      if (isScalar(pair.key)) {
+        if (seen.has(pair.key.value)) found.push(pair.key);
+        seen.add(pair.key.value);
+      }
+      walk(pair.value);
+    }
+  };
+  walk(document.contents);
+  return found;
+}
+
 /** Read the text with `yaml`'s document model: every error with its line, and the line of any value. */
 function readWithPositions(path: string, label: string, text: string): YamlFile {
   const lineCounter = new LineCounter();
-  const document: Document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  if (document.errors.length > 0) {
+  const at = (offset: number) => {
+    const position = lineCounter.linePos(offset);
+    return `line ${position.line}, column ${position.col}: `;
+  };
+  const document: Document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
+  const errors = document.errors.map((error) => ({
+    offset: error.pos[0],
+    text: `${error.linePos?.[0] ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}: ` : at(error.pos[0])}${error.message.split('\n')[0]}`,
+  }));
+  if (errors.length === 0) {
+    for (const key of duplicateKeys(document)) errors.push({ offset: key.range![0], text: `${at(key.range![0])}Map keys must be unique` });
+  }
+  if (errors.length > 0) {
+    throw new RatefileError('E_CONFIG', `${label}: not valid YAML`, { details: capped(errors.sort((a, b) => a.offset - b.offset).map((error) => error.text)) });
+  }
+  // Aliases to no anchor, aliases inside what they name, alias bombs: none of these are among document.errors.
+  const aliasProblems = checkAliases(document);
+  if (aliasProblems.length > 0) {
     throw new RatefileError('E_CONFIG', `${label}: not valid YAML`, {
-      details: document.errors.map((error) => {
-        const position = error.linePos?.[0] ?? lineCounter.linePos(error.pos[0]);
-        return `${position ? `line ${position.line}, column ${position.col}: ` : ''}${error.message.split('\n')[0]}`;
-      }),
+      details: capped(aliasProblems.map(({ alias, message }) => `${at(alias.range?.[0] ?? 0)}${message}`)),
     });
   }
-  // An alias to an anchor never defined (`margin: *nothing`) is not among document.errors.
-  const unresolved: string[] = [];
-  visit(document, {
-    Alias(_, node) {
-      if (node.resolve(document) === undefined) {
-        const position = lineCounter.linePos(node.range?.[0] ?? 0);
-        unresolved.push(`line ${position.line}, column ${position.col}: alias *${node.source} names no anchor defined before it`);
-      }
-    },
-  });
-  if (unresolved.length > 0) throw new RatefileError('E_CONFIG', `${label}: not valid YAML`, { details: unresolved });
-  const data: unknown = document.toJS();
+  // checkAliases bounded what aliases add, so yaml's own limit (100 uses of any anchor) is not needed.
+  const data: unknown = document.toJS({ maxAliasCount: -1 });
+  // Each mapping's keys indexed once, when first asked: a lookup per problem must not scan the mapping.
+  const indexes = new WeakMap<YAMLMap, Map<string, Pair>>();
+  const pairIn = (map: YAMLMap, key: string) => {
+    let index = indexes.get(map);
+    if (!index) {
+      index = new Map();
+      for (const pair of map.items) if (isScalar(pair.key)) index.set(String(pair.key.value), pair as Pair);
+      indexes.set(map, index);
+    }
+    return index.get(key);
+  };
   return {
     path,
     data,
     lineOf(issuePath) {
-      for (let length = issuePath.length; length >= 0; length--) {
-        const node = document.getIn(issuePath.slice(0, length) as unknown[], true);
-        if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
+      // The deepest node on the path that the file holds (an alias is not followed).
+      let node: unknown = document.contents;
+      let line: number | undefined;
+      for (let depth = 0; ; depth++) {
+        if (isNode(node) && node.range) line = lineCounter.linePos(node.range[0]).line;
+        const key = issuePath[depth];
+        if (key === undefined) break;
+        if (isMap(node)) node = pairIn(node, String(key))?.value;
+        else if (isSeq(node) && typeof key === 'number') node = node.items[key];
+        else break;
       }
-      return undefined;
+      return line;
     },
   };
 }
@@ -93,5 +148,5 @@ export function validateYaml<S extends z.ZodType>(file: YamlFile, schema: S): { 
 }
 
 export function configError(label: string, lines: string[]): RatefileError {
-  return new RatefileError('E_CONFIG', `${label}: ${lines.length} problem${lines.length === 1 ? '' : 's'}`, { details: lines });
+  return new RatefileError('E_CONFIG', `${label}: ${lines.length} problem${lines.length === 1 ? '' : 's'}`, { details: capped(lines) });
 }

@@ -3,8 +3,8 @@ import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
 import { Decimal } from '../decimal.js';
-import { RatefileError } from '../errors.js';
-import { currencyCode, percentage, tag, text } from '../config/fields.js';
+import { quoteValue, RatefileError } from '../errors.js';
+import { currencyCode, describeValue, percentage, tag, text } from '../config/fields.js';
 import { formatProblem, readYamlFile, validateYaml, type YamlFile } from '../config/yaml.js';
 import { closest } from '../config/problems.js';
 import type { ExportTemplate } from '../model.js';
@@ -22,7 +22,7 @@ export const templateSchema = z
     markup: percentage.default('0%').describe('Partner markup against the client, on top of each direction rate.'),
     url: text(/^https?:\/\/\S+$/, 'an http(s) URL pattern like "https://exchanger.example/?cur_from={from}&cur_to={to}"')
       .refine((pattern) => [...pattern.matchAll(/\{(\w*)\}/g)].every((match) => (placeholders as readonly string[]).includes(match[1]!)), {
-        error: (issue) => `expected only the placeholders ${placeholders.map((p) => `{${p}}`).join(', ')}, got ${JSON.stringify(issue.input)}`,
+        error: (issue) => `expected only the placeholders ${placeholders.map((p) => `{${p}}`).join(', ')}, got ${describeValue(issue.input)}`,
       })
       .optional()
       .describe('Pattern of a <url> element added to every item.'),
@@ -81,16 +81,16 @@ export async function loadTemplates(
     for (const [code, alias] of aliases) {
       if (!currencyCodes.has(code)) {
         const hint = closest(code, currencyCodes);
-        lines.push(formatProblem(file, { path: ['aliases', code], message: `unknown currency "${code}"${hint ? ` (did you mean "${hint}"?)` : ''}; expected a key of currencies` }));
+        lines.push(formatProblem(file, { path: ['aliases', code], message: `unknown currency ${quoteValue(code)}${hint ? ` (did you mean "${hint}"?)` : ''}; expected a key of currencies` }));
       } else if (alias === code) {
         lines.push(formatProblem(file, { path: ['aliases', code], message: 'alias is the same as the code' }));
       } else if (currencyCodes.has(alias)) {
-        lines.push(formatProblem(file, { path: ['aliases', code], message: `alias "${alias}" is another configured currency; its rates would be published under two meanings` }));
+        lines.push(formatProblem(file, { path: ['aliases', code], message: `alias ${quoteValue(alias)} is another configured currency; its rates would be published under two meanings` }));
       }
     }
     for (const [code, alias] of aliases) {
       const other = aliases.find(([otherCode, otherAlias]) => otherAlias === alias && otherCode < code);
-      if (other) lines.push(formatProblem(file, { path: ['aliases', code], message: `alias "${alias}" is already used for ${other[0]}` }));
+      if (other) lines.push(formatProblem(file, { path: ['aliases', code], message: `alias ${quoteValue(alias)} is already used for ${quoteValue(other[0])}` }));
     }
     problems.push(...lines.map((line) => `${label}: ${line}`));
     if (lines.length > 0 || !data) continue;

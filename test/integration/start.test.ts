@@ -233,6 +233,23 @@ describe('ratefile start (the real binary)', () => {
     await expectStopped(proc, 'SIGTERM', base);
   });
 
+  it('keeps serving the last good files when an alias bomb is written into the config while running', async () => {
+    const sample = await project({ 'ratefile.config.yaml': everySecond });
+    const proc = start(sample.configPath, sample.dir);
+    const base = await waitForServing(proc);
+    const before = await expectServedExport(base, 'parserfile.xml');
+
+    let bomb = 'lol0: &lol0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n';
+    for (let level = 1; level <= 9; level++) bomb += `lol${level}: &lol${level} [${Array(10).fill(`*lol${level - 1}`).join(', ')}]\n`;
+    await replaceFile(sample.configPath, everySecond + bomb);
+    await proc.waitForLog(/ error build failed, last good files kept: ratefile\.config\.yaml: not valid YAML — line \d+, column \d+: alias \*lol\d /, 6_000);
+
+    expect(proc.child.exitCode).toBeNull();
+    const now = await expectServedExport(base, 'parserfile.xml');
+    expect(now.etag).toBe(before.etag);
+    await expectStopped(proc, 'SIGTERM', base);
+  });
+
   it.each([
     ['invalid YAML', 'sources: [ {\ncurrencies: : :\n'],
     ['an unknown currency', sampleConfig.replace('to: CASHRUB', 'to: CASHRUBB')],

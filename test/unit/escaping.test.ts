@@ -1,0 +1,53 @@
+// Values quoted in messages and log lines are escaped JSON-style: a config key or value cannot forge a line of
+// output ("ratefile: all good") nor send ESC, BEL or C1 sequences to the terminal, in text and JSON logs alike.
+import { describe, expect, it } from 'vitest';
+import { escapeControls, quoteValue } from '../../src/errors.js';
+import { createLogger } from '../../src/log.js';
+import { runRatefile } from '../support/run-cli.js';
+import { projectsPerTest, sampleConfig } from '../support/project.js';
+
+const project = projectsPerTest();
+
+/** Any C0 control but the newline ending each line, DEL, or C1 control (CSI is \u009b). */
+const rawControl = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+describe('config problems quote keys and values escaped', () => {
+  it('an unknown key holding a newline cannot forge a line; ESC, BEL and CSI in a value reach the terminal escaped', async () => {
+    const config = sampleConfig.replace('  margin: 1.5%', '  margin: "\\e[31mred\\a\\u009b2J"') + '"x\\nratefile: all good, 0 problems": 1\n';
+    const { dir } = await project({ 'ratefile.config.yaml': config });
+    const { code, stderr } = await runRatefile(['build'], dir);
+    expect(code).toBe(2);
+    expect(stderr).not.toMatch(rawControl);
+    expect(stderr.split('\n').filter((line) => line.startsWith('ratefile:'))).toEqual(['ratefile: ratefile.config.yaml: 2 problems']);
+    expect(stderr).toContain('\n  defaults.margin: expected a percentage like "1.5%", got "\\u001b[31mred\\u0007\\u009b2J" (line 10)\n');
+    expect(stderr).toContain('\n  ["x\\nratefile: all good, 0 problems"]: unknown key (line 15)\n');
+  });
+
+  it('quoteValue: JSON escapes plus DEL and C1, and a long value cut with its length', () => {
+    expect(quoteValue('a"b\\c\n\u001b\u007f\u009b')).toBe('"a\\"b\\\\c\\n\\u001b\\u007f\\u009b"');
+    expect(quoteValue('1'.repeat(1_000_000))).toBe(`"${'1'.repeat(200)}…" (1000000 characters)`);
+  });
+});
+
+describe('safety nets', () => {
+  it('the CLI escapes control characters in any error it prints, such as a config path from the command line', async () => {
+    const { dir } = await project();
+    const { code, stderr } = await runRatefile(['build', '--config', 'a\u001b[2Jb\nratefile: ok.yaml'], dir);
+    expect(code).toBe(2);
+    expect(stderr).toBe('ratefile: a\\u001b[2Jb\\u000aratefile: ok.yaml: file not found\n');
+  });
+
+  it('the text log writes one line per event with controls escaped; the JSON log escapes C1 too and parses back', () => {
+    const message = 'build failed: "x\nratefile: all good" \u001b[2J\u0007 \u009b2J';
+    let text = '';
+    const now = () => new Date('2026-11-21T12:00:00Z');
+    createLogger({ write: (chunk: string) => (text += chunk) }, { now, format: () => 'text' }).error(message);
+    expect(text).toBe('2026-11-21T12:00:00.000Z error build failed: "x\\u000aratefile: all good" \\u001b[2J\\u0007 \\u009b2J\n');
+    let json = '';
+    createLogger({ write: (chunk: string) => (json += chunk) }, { now, format: () => 'json' }).warn(message, { source: 'a\u009bb' });
+    expect(json).not.toMatch(rawControl);
+    expect(json.split('\n')).toHaveLength(2);
+    expect(JSON.parse(json)).toEqual({ time: '2026-11-21T12:00:00.000Z', level: 'warn', msg: message, source: 'a\u009bb' });
+    expect(escapeControls('tab\there')).toBe('tab\\u0009here');
+  });
+});
