@@ -30,21 +30,34 @@ export function roundDown(value: Decimal, places: number): Decimal {
 }
 
 /**
- * The longest decimal read from a config, a template or a source: digits before and after the point.
- * Decimal.js works on every digit it is given, so a ten-million-digit reserve made a build take seconds;
- * money never needs more than this. Leading zeros count too: they cost as much to read.
+ * The longest decimal read from a config or a template: digits before and after the point. Decimal.js works
+ * on every digit it is given, so a ten-million-digit reserve made a build take seconds; money never needs
+ * more than this. Leading zeros count too: they cost as much to read. Quotes have their own, looser bound
+ * (`MAX_QUOTE_DIGITS`): a source may send a price of a tiny coin with many decimals or an exponent.
  */
 export const MAX_INTEGER_DIGITS = 30;
 export const MAX_FRACTION_DIGITS = 18;
+export const MAX_QUOTE_DIGITS = 40;
 
-const leadingNumber = /^[-+]?(\d*)(?:\.(\d*))?/;
+const leadingNumber = /^[-+]?(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+)(?![\d.]))?/;
 
 /**
- * Why the number at the start of `text` (`12.5`, `-3`, `1.5%`, `5000 RUB`) is too long to read, in the
- * `expected …, got …` form of config problems; undefined when it is short enough.
+ * How many digits the number at the start of `text` (`12.5`, `-3`, `1.5%`, `5000 RUB`, `1e-45`) has before and
+ * after the point once written out, counted without writing it out: an exponent moves the point and adds zeros.
+ */
+export function writtenDigits(text: string): { integer: number; fraction: number } {
+  const [, whole = '', part = '', exponentText = '0'] = leadingNumber.exec(text) ?? [];
+  const exponent = Number(exponentText);
+  if (exponent >= 0) return { integer: whole.length + exponent, fraction: Math.max(0, part.length - exponent) };
+  return { integer: Math.max(1, whole.length + exponent), fraction: part.length - exponent };
+}
+
+/**
+ * Why the number at the start of `text` is too long to read, in the `expected …, got …` form of config
+ * problems; undefined when it is short enough.
  */
 export function checkDecimalLength(text: string): string | undefined {
-  const [, integer = '', fraction = ''] = leadingNumber.exec(text) ?? [];
-  if (integer.length <= MAX_INTEGER_DIGITS && fraction.length <= MAX_FRACTION_DIGITS) return undefined;
-  return `expected at most ${MAX_INTEGER_DIGITS} digits before the decimal point and ${MAX_FRACTION_DIGITS} after, got ${integer.length} before and ${fraction.length} after`;
+  const { integer, fraction } = writtenDigits(text);
+  if (integer <= MAX_INTEGER_DIGITS && fraction <= MAX_FRACTION_DIGITS) return undefined;
+  return `expected at most ${MAX_INTEGER_DIGITS} digits before the decimal point and ${MAX_FRACTION_DIGITS} after, got ${integer} before and ${fraction} after`;
 }

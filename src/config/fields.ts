@@ -46,6 +46,9 @@ export const decimalPattern = /^\d+(\.\d+)?$/;
 /** A non-negative plain decimal such as `12.5`; no exponents, commas or signs. */
 export const amount = z.preprocess(numberAsText, decimalText(decimalPattern, 'a non-negative decimal like "12.5"'));
 
+/** A quote's price: like `amount`, but its length is bounded where every source's quotes are checked (`MAX_QUOTE_DIGITS`). */
+export const price = z.preprocess(numberAsText, text(decimalPattern, 'a non-negative decimal like "12.5"'));
+
 /** A percentage such as `1.5%`, bounded so a typo cannot give the rate away. */
 export const percentage = decimalText(/^-?\d+(\.\d+)?\s?%$/, 'a percentage like "1.5%"').refine(
   (value) => Math.abs(Number.parseFloat(value)) < 100,

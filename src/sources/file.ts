@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { RatefileError } from '../errors.js';
 import { problemsFromIssues, formatPath } from '../config/problems.js';
-import { amount, pairText } from '../config/fields.js';
+import { pairText, price } from '../config/fields.js';
 import { commonOptions } from './options.js';
 import { defineSource, type RawQuote } from './source.js';
 import { jsonSyntaxError } from './syntax.js';
@@ -12,8 +12,8 @@ import { isRecord, parseJsonExact } from './values.js';
 
 const quoteEntry = z.strictObject({
   pair: pairText,
-  bid: amount,
-  ask: amount,
+  bid: price,
+  ask: price,
   time: z.iso.datetime({ offset: true, error: (issue) => `expected an ISO 8601 time like "2026-11-21T12:00:00Z", got ${JSON.stringify(issue.input)}` }).optional(),
 });
 

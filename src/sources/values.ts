@@ -1,5 +1,5 @@
 // What sources send, made safe: JSON whose numbers stay decimal text, prices checked as decimal strings, pair lists.
-import { Decimal } from '../decimal.js';
+import { Decimal, MAX_QUOTE_DIGITS, writtenDigits } from '../decimal.js';
 import type { RawQuote } from './source.js';
 
 const numberToken = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
@@ -46,20 +46,11 @@ const decimalLike = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
  * the feed, not a price, and would cost time and memory in every step after this one. (The config's own
  * decimals get their bound from src/decimal.ts; unify the two at merge.)
  */
-export const maxPriceDigits = 40;
-
-/**
- * Why a price's decimal text is too long, or undefined when it is not: more than `maxPriceDigits` digits,
- * an exponent counted as written out (`1e-45` has 46), without writing it out.
- */
+/** Why a price's decimal text is too long (more than `MAX_QUOTE_DIGITS` digits written out), or undefined. */
 export function priceLengthProblem(text: string): string | undefined {
-  const match = /^[+-]?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
-  const whole = match?.[1] ?? text.replace(/\D/g, '');
-  const fraction = match?.[2] ?? '';
-  const exponent = Number(match?.[3] ?? '0');
-  // Written out, the point moves by the exponent: zeros are added on the side it moves away from.
-  const digits = exponent >= 0 ? whole.length + Math.max(fraction.length, exponent) : Math.max(whole.length, -exponent + 1) + fraction.length;
-  return digits > maxPriceDigits ? `has ${digits} digits, more than ${maxPriceDigits}` : undefined;
+  const { integer, fraction } = writtenDigits(text);
+  const digits = integer + fraction;
+  return digits > MAX_QUOTE_DIGITS ? `has ${digits} digits, more than ${MAX_QUOTE_DIGITS}` : undefined;
 }
 
 /**
