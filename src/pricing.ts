@@ -23,8 +23,15 @@ export interface PricedDirection {
   max: Decimal;
 }
 
+/**
+ * Why a direction is held back, as a kind health and alerts can count: `hours` (and a later `paused`) are
+ * expected; every other kind is a fault. `reserve` is kept for reserves read from a source.
+ */
+export type WithheldKind = 'quote' | 'stale' | 'sanity' | 'jump' | 'limits' | 'reserve' | 'hours' | 'paused';
+
 export interface WithheldDirection {
   direction: Direction;
+  kind: WithheldKind;
   reason: string;
 }
 
@@ -256,7 +263,7 @@ function marginRate(converted: { factor: Decimal }, direction: Direction): Decim
   return rate;
 }
 
-type Limits = { min?: Decimal; max: Decimal } | { reason: string };
+type Limits = { min?: Decimal; max: Decimal } | { reason: string; kind: WithheldKind };
 
 /**
  * Published limits, remembered per rate and everything else they depend on: a big exchanger's directions
@@ -282,39 +289,39 @@ function computeLimits(direction: Direction, rate: Decimal, book: QuoteBook): Li
   let max = capacity;
   if (direction.max) {
     const configured = limitInFrom(direction.max, direction, rate, book, false);
-    if (configured === undefined) return { reason: `cannot convert max ${direction.max.value.toFixed()} ${direction.max.asset} to ${from.asset}: no quotes` };
+    if (configured === undefined) return { kind: 'quote', reason: `cannot convert max ${direction.max.value.toFixed()} ${direction.max.asset} to ${from.asset}: no quotes` };
     max = Decimal.min(configured, capacity);
   }
   // Published limits: the minimum rounded up, the maximum down, so rounding never widens them.
   max = roundDown(max, from.precision);
-  if (max.isZero()) return { reason: `maximum order rounds to 0 ${from.code} at ${from.precision} decimals (limit or reserve too small)` };
+  if (max.isZero()) return { kind: 'limits', reason: `maximum order rounds to 0 ${from.code} at ${from.precision} decimals (limit or reserve too small)` };
   if (!direction.min) return { max };
   const exact = limitInFrom(direction.min, direction, rate, book, true);
-  if (exact === undefined) return { reason: `cannot convert min ${direction.min.value.toFixed()} ${direction.min.asset} to ${from.asset}: no quotes` };
+  if (exact === undefined) return { kind: 'quote', reason: `cannot convert min ${direction.min.value.toFixed()} ${direction.min.asset} to ${from.asset}: no quotes` };
   const min = roundUp(exact, from.precision);
   if (min.greaterThan(max)) {
     if (min.greaterThan(roundDown(capacity, from.precision))) {
-      return { reason: `reserve ${direction.reserve.toFixed()} ${to.code} is below the minimum order ${min.toFixed()} ${from.code}` };
+      return { kind: 'limits', reason: `reserve ${direction.reserve.toFixed()} ${to.code} is below the minimum order ${min.toFixed()} ${from.code}` };
     }
-    return { reason: `minimum ${min.toFixed()} ${from.code} is above the maximum ${max.toFixed()} ${from.code}` };
+    return { kind: 'limits', reason: `minimum ${min.toFixed()} ${from.code} is above the maximum ${max.toFixed()} ${from.code}` };
   }
   return { min, max };
 }
 
 /** Price one direction, or say why it cannot be published. */
 export function priceDirection(direction: Direction, book: QuoteBook): PricedDirection | WithheldDirection {
-  const withhold = (reason: string): WithheldDirection => ({ direction, reason });
+  const withhold = (kind: WithheldKind, reason: string): WithheldDirection => ({ direction, kind, reason });
   const { from, to } = direction;
   const chain = direction.chain ?? findChain(book, from.asset, to.asset);
-  if (!chain) return withhold(`no quotes lead from ${from.asset} to ${to.asset}`);
+  if (!chain) return withhold('quote', `no quotes lead from ${from.asset} to ${to.asset}`);
   const converted = conversion(book, chain, from.asset);
-  if ('missing' in converted) return withhold(`no quote for ${converted.missing}`);
+  if ('missing' in converted) return withhold('quote', `no quote for ${converted.missing}`);
   const market = converted.factor;
   const rate = marginRate(converted, direction);
-  if (!rate.isFinite() || rate.lessThanOrEqualTo(0)) return withhold(`rate ${rate.toFixed()} is not positive`);
-  if (!keysOf(direction).reserveShown) return withhold(`no reserve of ${to.code} (${direction.reserve.toFixed()} at ${to.precision} decimals)`);
+  if (!rate.isFinite() || rate.lessThanOrEqualTo(0)) return withhold('sanity', `rate ${rate.toFixed()} is not positive`);
+  if (!keysOf(direction).reserveShown) return withhold('limits', `no reserve of ${to.code} (${direction.reserve.toFixed()} at ${to.precision} decimals)`);
   const limits = limitsOf(direction, rate, book);
-  if ('reason' in limits) return withhold(limits.reason);
+  if ('reason' in limits) return withhold(limits.kind, limits.reason);
   return { direction, steps: converted.steps, market, rate, ...(limits.min === undefined ? {} : { min: limits.min }), max: limits.max };
 }
 

@@ -2,9 +2,10 @@
 import type { Server } from 'node:http';
 import cron from 'node-cron';
 import type { BuildDeps } from './build.js';
-import { buildFields, problemLines, readStatus, recordFailure, runCycle, summarize } from './cycle.js';
+import { buildFields, problemLines, readStatus, runCycle, summarize } from './cycle.js';
 import { describeError, RatefileError } from './errors.js';
-import { health, type Status } from './status.js';
+import { assessHealth, healthBody } from './health.js';
+import type { Status } from './status.js';
 import type { Logger } from './log.js';
 import type { Config } from './model.js';
 import { QuoteCache } from './quotes.js';
@@ -44,14 +45,33 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   // Quotes within their source's refresh interval are reused across builds (a daily fixing is not refetched every 30 s).
   const deps: BuildDeps = { ...options.deps, quoteCache: options.deps.quoteCache ?? new QuoteCache() };
 
-  const cycle = async (): Promise<void> => {
-    const started = performance.now();
-    let loaded = false;
+  // The last config that loaded: when an edit breaks the file, builds go on with it (health is degraded).
+  let good = options.config;
+  let configError: string | undefined;
+
+  /** The config for this build: the file's, or the last good one while the file is rejected (logged when that starts and ends). */
+  const currentConfig = async (): Promise<Config> => {
     try {
-      const config = await options.loadConfig();
-      loaded = true;
+      good = await options.loadConfig();
+      if (configError !== undefined) log.info('config reload accepted again', { event: 'config-reload', ok: true });
+      configError = undefined;
+    } catch (error) {
+      const details = error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
+      const text = `${describeError(error)}${details}`;
+      if (text !== configError) log.error(`config reload rejected, the last good config still serves: ${text}`, { event: 'config-reload', ok: false });
+      configError = text;
+    }
+    return good;
+  };
+
+  const cycle = async (): Promise<void> => {
+    try {
+      const config = await currentConfig();
       // The state folder, like the output folder, is the one the service started with.
-      const result = await runCycle({ ...config, stateDir: options.config.stateDir }, outDir, deps);
+      const result = await runCycle({ ...config, stateDir: options.config.stateDir }, outDir, {
+        ...deps,
+        ...(configError === undefined ? {} : { configError }),
+      });
       status = result.status;
       latest = { report: result.build.report, exports: config.exports };
       for (const warning of result.warnings) log.warn(warning);
@@ -63,11 +83,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     } catch (error) {
       const details = error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
       log.error(`build failed, last good files kept: ${describeError(error)}${details}`);
-      // runCycle records its own failures; a config that no longer loads is recorded here, in the
-      // state folder of the config the service started with.
-      status = loaded
-        ? await readStatus(options.config.stateDir)
-        : await recordFailure(options.config, options.deps.now(), Math.round(performance.now() - started), error);
+      // runCycle records its own failures in the state folder.
+      status = await readStatus(options.config.stateDir);
     }
   };
 
@@ -86,9 +103,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const server = createExportServer(outDir, {
     '/': previewRoute(() => ({ latest, status, now: options.deps.now() })),
     '/healthz': (_request, response) => {
-      const { healthy, reason } = health(status, options.deps.now());
-      response.writeHead(healthy ? 200 : 503, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' });
-      response.end(`${JSON.stringify({ healthy, reason, ...status }, null, 2)}\n`);
+      // 200 for ok and degraded (what is published is right), 503 for failing.
+      const health = assessHealth(status, options.deps.now());
+      response.writeHead(health.level === 'failing' ? 503 : 200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' });
+      response.end(`${JSON.stringify({ ...healthBody(health), ...status, health }, null, 2)}\n`);
     },
   });
   const port = await listen(server, options.port, options.host);
