@@ -1,5 +1,7 @@
 // `ratefile start`: build now, rebuild on the cron schedule (never two at once), serve, and stop cleanly on a signal.
-import type { Server } from 'node:http';
+import { stat } from 'node:fs/promises';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import cron from 'node-cron';
 import type { BuildDeps } from './build.js';
 import { buildFields, problemLines, readStatus, runCycle, summarize } from './cycle.js';
@@ -8,8 +10,9 @@ import { assessHealth, healthBody } from './health.js';
 import type { Status } from './status.js';
 import type { Logger } from './log.js';
 import type { Config } from './model.js';
+import { createMetrics } from './metrics.js';
 import { QuoteCache } from './quotes.js';
-import { createExportServer, listen } from './server.js';
+import { createExportServer, listen, type Route } from './server.js';
 import { previewRoute, type PreviewState } from './preview/route.js';
 
 export interface ServiceOptions {
@@ -64,7 +67,15 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     return good;
   };
 
+  const metrics = createMetrics(() => status, () => options.deps.now());
+  /** When each export file last changed: a publish leaves an unchanged file alone, so its mtime says. */
+  const changeTimes = async (files: readonly string[]) =>
+    new Map((await Promise.all(files.map(async (file) => [file, (await stat(join(outDir, file)).catch(() => undefined))?.mtime] as const))).filter(
+      (entry): entry is readonly [string, Date] => entry[1] !== undefined,
+    ));
+
   const cycle = async (): Promise<void> => {
+    const started = performance.now();
     try {
       const config = await currentConfig();
       // The state folder, like the output folder, is the one the service started with.
@@ -73,6 +84,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         ...(configError === undefined ? {} : { configError }),
       });
       status = result.status;
+      metrics.recordBuild(result, await changeTimes(result.build.report.exports.map((e) => e.file)));
       latest = { report: result.build.report, exports: config.exports };
       for (const warning of result.warnings) log.warn(warning);
       // Details only when they change, so a 30-second schedule does not repeat the same lines forever.
@@ -81,6 +93,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       lastProblems = problems.join('\n');
       log.info(`build: ${summarize(result)}`, buildFields(result));
     } catch (error) {
+      metrics.recordFailedBuild(performance.now() - started);
       const details = error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
       log.error(`build failed, last good files kept: ${describeError(error)}${details}`);
       // runCycle records its own failures in the state folder.
@@ -100,7 +113,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   };
 
   await rebuild();
-  const server = createExportServer(outDir, {
+  const routes: Record<string, Route> = {
     '/': previewRoute(() => ({ latest, status, now: options.deps.now() })),
     '/healthz': (_request, response) => {
       // 200 for ok and degraded (what is published is right), 503 for failing.
@@ -108,6 +121,15 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       response.writeHead(health.level === 'failing' ? 503 : 200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' });
       response.end(`${JSON.stringify({ ...healthBody(health), ...status, health }, null, 2)}\n`);
     },
+    '/metrics': metrics.route,
+  };
+  const server = createExportServer(outDir, routes);
+  // Requests counted by route: the pages, each export file by name, everything else as `other`.
+  const exportPaths = new Set(options.config.exports.map((e) => `/${e.file}`));
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const route = Object.hasOwn(routes, path) || exportPaths.has(path) ? path : 'other';
+    response.once('finish', () => metrics.recordRequest(route, response.statusCode));
   });
   const port = await listen(server, options.port, options.host);
   const task = cron.schedule(options.config.schedule, () => void rebuild(), { name: 'ratefile-build' });
