@@ -177,7 +177,7 @@ describe('ratefile start (the real binary)', () => {
     for (const file of exportFiles) before.set(file, await expectServedExport(base, file));
 
     await replaceFile(sample.configPath, 'sources: [ {\ndirections: : :\n');
-    await proc.waitForLog(/ error build failed, last good files kept: /, 6_000);
+    await proc.waitForLog(/ error config reload rejected, the last good config still serves: /, 6_000);
 
     expect(proc.child.exitCode).toBeNull();
     for (const file of exportFiles) {
