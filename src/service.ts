@@ -10,6 +10,8 @@ import { assessHealth, healthBody } from './health.js';
 import type { Status } from './status.js';
 import type { Logger } from './log.js';
 import type { Config } from './model.js';
+import { createChannels } from './alerts/channels.js';
+import { createNotifier } from './alerts/notifier.js';
 import { createMetrics } from './metrics.js';
 import { QuoteCache } from './quotes.js';
 import { createExportServer, listen, type Route } from './server.js';
@@ -36,6 +38,8 @@ export interface Service {
   stop(): Promise<void>;
   /** Status after the latest build (also in the state folder's status.json). */
   status(): Status | undefined;
+  /** Resolves once every queued alert is delivered or given up. */
+  alertsIdle(): Promise<void>;
 }
 
 export async function startService(options: ServiceOptions): Promise<Service> {
@@ -68,6 +72,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   };
 
   const metrics = createMetrics(() => status, () => options.deps.now());
+  // Alerts as the config at start-up says: a channel is not added or dropped by a reload.
+  const alerts = options.config.alerts;
+  const notifier = alerts
+    ? createNotifier({ channels: createChannels(alerts, options.deps.env ?? process.env, options.deps.fetch), stateDir: options.config.stateDir, reminderMs: alerts.reminder, log })
+    : undefined;
   /** When each export file last changed: a publish leaves an unchanged file alone, so its mtime says. */
   const changeTimes = async (files: readonly string[]) =>
     new Map((await Promise.all(files.map(async (file) => [file, (await stat(join(outDir, file)).catch(() => undefined))?.mtime] as const))).filter(
@@ -99,6 +108,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       // runCycle records its own failures in the state folder.
       status = await readStatus(options.config.stateDir);
     }
+    // Queued, never awaited: a channel that is down does not slow a build.
+    if (notifier && status) await notifier.observe(status, options.deps.now());
   };
 
   const rebuild = (): Promise<void> => {
@@ -141,6 +152,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     server,
     rebuild,
     status: () => status,
+    alertsIdle: async () => notifier?.idle(),
     async stop() {
       await task.stop();
       await task.destroy();

@@ -1,5 +1,6 @@
 // The shape of ratefile.config.yaml: one schema, used to validate the file and to emit JSON Schema for editors.
 import { z } from 'zod';
+import { alertsSchema } from '../alerts/config.js';
 import { publishSchema } from '../hosting/config.js';
 import { sourceDefinitions } from '../sources/index.js';
 import {
@@ -124,6 +125,7 @@ export const configSchema = z
       .describe('Thresholds of /healthz and `ratefile status`: ok, degraded or failing.'),
     directions: z.array(direction).min(1, { error: 'expected at least one direction' }).describe('Exchange directions.'),
     publish: publishSchema,
+    alerts: alertsSchema,
   })
   .describe('ratefile configuration');
 

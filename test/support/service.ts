@@ -7,7 +7,7 @@ import { startService, type Service } from '../../src/service.js';
 import type { Project } from './project.js';
 
 /** Registers an afterEach that stops every service started through the returned function. */
-export function servicesPerTest(): (made: Project, options?: { now?: () => Date; log?: (text: string) => void }) => Promise<Service & { base: string }> {
+export function servicesPerTest(): (made: Project, options?: { now?: () => Date; log?: (text: string) => void; env?: Record<string, string> }) => Promise<Service & { base: string }> {
   const services: Service[] = [];
   afterEach(async () => {
     await Promise.all(services.splice(0).map((service) => service.stop()));
@@ -20,7 +20,7 @@ export function servicesPerTest(): (made: Project, options?: { now?: () => Date;
       port: 0,
       host: '127.0.0.1',
       log: createLogger({ write: (text: string) => options.log?.(text) }),
-      deps: { now: options.now ?? (() => new Date()) },
+      deps: { now: options.now ?? (() => new Date()), ...(options.env ? { env: options.env } : {}) },
     });
     services.push(service);
     return Object.assign(service, { base: `http://127.0.0.1:${service.port}/` });
