@@ -88,6 +88,12 @@ export async function run(argv: readonly string[], overrides: Partial<CliDeps> =
       return error.exitCode === 0 ? 0 : 2;
     }
     const debug = argv.includes('--debug');
+    // With --log-format json, the last words are a JSON line too, so a log shipper sees every line whole.
+    if (program.opts<{ logFormat?: string }>().logFormat === 'json') {
+      const details = error instanceof RatefileError ? error.details : [];
+      createLogger(deps.stderr, { now: deps.now, format: () => 'json' }).error(error instanceof Error ? error.message : String(error), { ...(error instanceof RatefileError ? { code: error.code } : {}), details });
+      return error instanceof RatefileError ? exitCodes[error.code] : 1;
+    }
     if (error instanceof RatefileError) {
       deps.stderr.write(`ratefile: ${error.message}\n`);
       for (const line of error.details) deps.stderr.write(`  ${line}\n`);

@@ -4,7 +4,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import cron from 'node-cron';
 import type { BuildDeps } from './build.js';
-import { buildFields, problemLines, readStatus, runCycle, summarize } from './cycle.js';
+import { buildFields, readStatus, runCycle, summarize } from './cycle.js';
+import { reasonLog } from './reasons.js';
 import { describeError, RatefileError } from './errors.js';
 import { assessHealth, healthBody } from './health.js';
 import type { Status } from './status.js';
@@ -45,7 +46,7 @@ export interface Service {
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { log, outDir } = options;
   let running: Promise<void> | undefined;
-  let lastProblems = '';
+  const logReasons = reasonLog(log);
   // The latest build that published, for the preview page at `/`.
   let latest: PreviewState['latest'];
   let status = await readStatus(options.config.stateDir);
@@ -96,10 +97,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       metrics.recordBuild(result, await changeTimes(result.build.report.exports.map((e) => e.file)));
       latest = { report: result.build.report, exports: config.exports };
       for (const warning of result.warnings) log.warn(warning);
-      // Details only when they change, so a 30-second schedule does not repeat the same lines forever.
-      const problems = problemLines(result.build);
-      if (problems.join('\n') !== lastProblems) for (const line of problems) log.warn(line);
-      lastProblems = problems.join('\n');
+      // Each reason when it starts and when it ends, so a 30-second schedule does not repeat the same lines forever.
+      logReasons(result.build);
       log.info(`build: ${summarize(result)}`, buildFields(result));
     } catch (error) {
       metrics.recordFailedBuild(performance.now() - started);
