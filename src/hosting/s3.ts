@@ -214,7 +214,17 @@ export function s3Publisher(target: S3Target, stateDir: string): S3Publisher {
   return publisher;
 }
 
-/** Log lines for an upload that went wrong in part; `retry` says what happens next. */
+/**
+ * Log lines for an upload that went wrong in part; `retry` says what happens next. Files failing for the same
+ * reason (missing credentials fail every file alike) share one line, so a build logs it once, not once per file.
+ */
 export function uploadProblems(result: UploadResult, retry = 'local files unaffected, retried on the next build'): string[] {
-  return [...result.warnings, ...result.failed.map((f) => `s3 upload of ${f.file} to ${f.url} failed (${retry}): ${f.error}`)];
+  const byError = new Map<string, UploadFailure[]>();
+  for (const failure of result.failed) byError.set(failure.error, [...(byError.get(failure.error) ?? []), failure]);
+  const lines = [...byError].map(([error, failures]) =>
+    failures.length === 1
+      ? `s3 upload of ${failures[0]!.file} to ${failures[0]!.url} failed (${retry}): ${error}`
+      : `s3 upload of ${failures.length} files (${failures.map((f) => f.file).join(', ')}) to ${result.target} failed (${retry}): ${error}`,
+  );
+  return [...result.warnings, ...lines];
 }
