@@ -89,6 +89,12 @@ export async function run(argv: readonly string[], overrides: Partial<CliDeps> =
       return error.exitCode === 0 ? 0 : 2;
     }
     const debug = argv.includes('--debug');
+    // With --log-format json, the last words are a JSON line too, so a log shipper sees every line whole.
+    if (program.opts<{ logFormat?: string }>().logFormat === 'json') {
+      const details = error instanceof RatefileError ? error.details : [];
+      createLogger(deps.stderr, { now: deps.now, format: () => 'json' }).error(error instanceof Error ? error.message : String(error), { ...(error instanceof RatefileError ? { code: error.code } : {}), details });
+      return error instanceof RatefileError ? exitCodes[error.code] : 1;
+    }
     // Lines are made here; any control character inside one (from a value it quotes) is escaped.
     const print = (text: string) => deps.stderr.write(`${text.split('\n').map(escapeControls).join('\n')}\n`);
     const line = (text: string) => deps.stderr.write(`${escapeControls(text)}\n`);

@@ -17,7 +17,7 @@ import {
   writePublishedExports,
   writeStatusFile,
 } from './state.js';
-import { failedStatus, successStatus, type Status } from './status.js';
+import { failedStatus, successStatus, type Status, type StatusContext } from './status.js';
 
 export interface CycleResult {
   build: BuildResult;
@@ -33,7 +33,11 @@ export interface CycleResult {
   warnings: string[];
 }
 
-export type CycleDeps = Omit<BuildDeps, 'guard'> & { elapsed?: () => number };
+export type CycleDeps = Omit<BuildDeps, 'guard'> & {
+  elapsed?: () => number;
+  /** Why the config file was rejected on reload, when `config` is the last good one (kept in the status). */
+  configError?: string;
+};
 
 export async function readStatus(stateDir: string): Promise<Status | undefined> {
   try {
@@ -44,9 +48,18 @@ export async function readStatus(stateDir: string): Promise<Status | undefined> 
 }
 
 /** Record a build that failed before publishing (the last good files stay), and rethrow nothing: returns the status. */
-export async function recordFailure(config: Pick<Config, 'stateDir' | 'schedulePeriodMs'>, at: Date, durationMs: number, error: unknown): Promise<Status> {
+export async function recordFailure(
+  config: Pick<Config, 'stateDir' | 'schedulePeriodMs' | 'health'>,
+  at: Date,
+  durationMs: number,
+  error: unknown,
+  context: StatusContext = {},
+): Promise<Status> {
   const details = error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
-  const status = failedStatus(await readStatus(config.stateDir), at, durationMs, `${describeError(error)}${details}`, config.schedulePeriodMs);
+  const status = failedStatus(await readStatus(config.stateDir), at, durationMs, `${describeError(error)}${details}`, config.schedulePeriodMs, {
+    healthPolicy: config.health,
+    ...context,
+  });
   await writeStatusFile(config.stateDir, status).catch(() => undefined);
   return status;
 }
@@ -55,6 +68,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
   const elapsed = deps.elapsed ?? (() => performance.now());
   const started = elapsed();
   const at = deps.now();
+  const context: StatusContext = { healthPolicy: config.health, ...(deps.configError === undefined ? {} : { configError: deps.configError }) };
   try {
     const [guardFile, accepted, maintenance, published] = await Promise.all([
       readGuardState(config.stateDir),
@@ -85,12 +99,12 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     const upload = config.publish.s3 ? await s3Publisher(config.publish.s3, config.stateDir).upload(gate.passing, { declared }) : undefined;
     if (gate.refused.length > 0) throw refusedError(gate.refused);
     const durationMs = Math.round(elapsed() - started);
-    const status = successStatus(await readStatus(config.stateDir), result.report, durationMs, config.schedulePeriodMs);
+    const status = successStatus(await readStatus(config.stateDir), result.report, durationMs, config.schedulePeriodMs, context);
     await writeStatusFile(config.stateDir, status);
     const warnings = [...(guardFile.problem ? [guardFile.problem] : []), ...(published.problem ? [published.problem] : []), ...(upload ? uploadProblems(upload) : [])];
     return { build: result, publish, removed, durationMs, publishMs, status, ...(upload ? { upload } : {}), warnings };
   } catch (error) {
-    await recordFailure(config, at, Math.round(elapsed() - started), error);
+    await recordFailure(config, at, Math.round(elapsed() - started), error, context);
     throw error;
   }
 }

@@ -2,7 +2,7 @@
 import { Decimal } from './decimal.js';
 import { isOpen } from './hours.js';
 import type { Config } from './model.js';
-import type { PricedDirection, WithheldDirection } from './pricing.js';
+import type { PricedDirection, WithheldDirection, WithheldKind } from './pricing.js';
 
 /** Kept between builds (and restarts): the last published rate of each direction and jumps being confirmed. */
 export interface GuardState {
@@ -34,16 +34,16 @@ export interface GuardResult {
 const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
 
 /** Why a priced direction must not be published now, not counting jumps; undefined when it may. */
-function sanityProblem(priced: PricedDirection, now: Date, maxAgeMs: GuardInput['maxAgeMs']): string | undefined {
+function sanityProblem(priced: PricedDirection, now: Date, maxAgeMs: GuardInput['maxAgeMs']): { kind: WithheldKind; reason: string } | undefined {
   const { direction } = priced;
-  if (direction.hours && !isOpen(direction.hours, now)) return `outside working hours (${direction.hours.map((h) => h.text).join('; ')})`;
+  if (direction.hours && !isOpen(direction.hours, now)) return { kind: 'hours', reason: `outside working hours (${direction.hours.map((h) => h.text).join('; ')})` };
   for (const step of priced.steps) {
     const limit = maxAgeMs(step.quote.source);
     const age = now.getTime() - step.quote.time.getTime();
-    if (limit !== undefined && age > limit) return `quote ${step.pair} from ${step.quote.source} is ${seconds(age)} old (limit ${seconds(limit)})`;
+    if (limit !== undefined && age > limit) return { kind: 'stale', reason: `quote ${step.pair} from ${step.quote.source} is ${seconds(age)} old (limit ${seconds(limit)})` };
   }
   // Limits and reserve were checked by priceDirection, which withholds what fails them.
-  if (!priced.rate.isFinite() || priced.rate.lessThanOrEqualTo(0)) return `rate ${priced.rate.toString()} is not a positive number`;
+  if (!priced.rate.isFinite() || priced.rate.lessThanOrEqualTo(0)) return { kind: 'sanity', reason: `rate ${priced.rate.toString()} is not a positive number` };
   return undefined;
 }
 
@@ -72,7 +72,7 @@ export function guardDirections(input: GuardInput): GuardResult {
     const { id } = priced.direction;
     const problem = sanityProblem(priced, input.now, input.maxAgeMs);
     if (problem) {
-      withheld.push({ direction: priced.direction, reason: problem });
+      withheld.push({ direction: priced.direction, ...problem });
       // A pending confirmation survives a direction being off for a while, but does not advance.
       if (input.state.pending[id]) state.pending[id] = input.state.pending[id];
       continue;
@@ -94,6 +94,7 @@ export function guardDirections(input: GuardInput): GuardResult {
         const previous = new Decimal(last.rate);
         withheld.push({
           direction: priced.direction,
+          kind: 'jump',
           reason: `rate moved ${percent}% from the last published ${previous.toSignificantDigits(10).toFixed()}; seen on ${builds} of ${input.guards.confirmBuilds} builds (ratefile accept ${priced.direction.from.code} ${priced.direction.to.code} to publish now)`,
         });
         continue;

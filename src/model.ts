@@ -2,6 +2,8 @@
 import type { Decimal } from './decimal.js';
 import type { Label } from './config/fields.js';
 import type { HoursWindow } from './hours.js';
+import type { HealthPolicy } from './health.js';
+import type { AlertsConfig } from './alerts/config.js';
 
 export interface Currency {
   code: string;
@@ -102,6 +104,10 @@ export interface Config {
   /** The config's maintenance switch (the `ratefile maintenance` flag file is the other one). */
   maintenance: boolean;
   guards: { maxJump: Decimal; confirmBuilds: number };
+  /** Thresholds of the health levels (`health:`). */
+  health: HealthPolicy;
+  /** Alert channels and the reminder interval (`alerts:`); absent: no alerts. */
+  alerts?: AlertsConfig;
   /** Longest gap between two scheduled builds, in milliseconds. */
   schedulePeriodMs: number;
   /** Uploads after each build (`publish.s3`). */

@@ -25,8 +25,15 @@ export interface PricedDirection {
   max: Decimal;
 }
 
+/**
+ * Why a direction is held back, as a kind health and alerts can count: `hours` (and a later `paused`) are
+ * expected; every other kind is a fault. `reserve` is kept for reserves read from a source.
+ */
+export type WithheldKind = 'quote' | 'stale' | 'sanity' | 'jump' | 'limits' | 'reserve' | 'hours' | 'paused';
+
 export interface WithheldDirection {
   direction: Direction;
+  kind: WithheldKind;
   reason: string;
 }
 
@@ -275,7 +282,7 @@ export interface LimitTerms {
 /** Terms per quote book and everything else they depend on (the direction's limits key): shared by directions alike. */
 const sharedTerms = new WeakMap<QuoteBook, Map<string, LimitTerms>>();
 
-function termsOf(direction: Direction, book: QuoteBook): LimitTerms | { reason: string } {
+function termsOf(direction: Direction, book: QuoteBook): LimitTerms | { reason: string; kind: WithheldKind } {
   const key = keysOf(direction).limits;
   let byKey = sharedTerms.get(book);
   if (!byKey) sharedTerms.set(book, (byKey = new Map()));
@@ -290,7 +297,7 @@ function termsOf(direction: Direction, book: QuoteBook): LimitTerms | { reason: 
     else {
       // A minimum at the side giving the larger amount, a maximum at the side giving the smaller.
       const converted = limitThroughBook(limit, direction, book, name === 'min');
-      if (converted === undefined) return { reason: `cannot convert ${name} ${limit.value.toFixed()} ${limit.asset} to ${from.asset}: no quotes` };
+      if (converted === undefined) return { kind: 'quote', reason: `cannot convert ${name} ${limit.value.toFixed()} ${limit.asset} to ${from.asset}: no quotes` };
       terms[`${name}From`] = converted;
     }
   }
@@ -328,7 +335,7 @@ const sharedLimits = new WeakMap<PublishedRate, WeakMap<LimitTerms, PublishedLim
  * the minimum buys at least a minimum set in the to asset, the maximum pays no more than a maximum set in it
  * nor than the published `<amount>`; the minimum rounded up, the maximum down, in the from precision.
  */
-export function publishedLimits(direction: Direction, terms: LimitTerms, rate: PublishedRate): PublishedLimits | { reason: string } {
+export function publishedLimits(direction: Direction, terms: LimitTerms, rate: PublishedRate): PublishedLimits | { reason: string; kind: WithheldKind } {
   let byTerms = sharedLimits.get(rate);
   if (!byTerms) sharedLimits.set(rate, (byTerms = new WeakMap()));
   const known = byTerms.get(terms);
@@ -338,19 +345,19 @@ export function publishedLimits(direction: Direction, terms: LimitTerms, rate: P
   return limits;
 }
 
-function limitsAt(direction: Direction, terms: LimitTerms, rate: PublishedRate): PublishedLimits | { reason: string } {
+function limitsAt(direction: Direction, terms: LimitTerms, rate: PublishedRate): PublishedLimits | { reason: string; kind: WithheldKind } {
   const { from, to } = direction;
   const places = from.precision;
   const capacity = fromUnits(terms.amount, rate, places, false);
   let max = capacity;
   if (terms.maxFrom) max = Decimal.min(max, roundDown(terms.maxFrom, places));
   if (terms.maxTo) max = Decimal.min(max, fromUnits(terms.maxTo, rate, places, false));
-  if (max.isZero()) return { reason: `maximum order rounds to 0 ${from.code} at ${places} decimals (limit or reserve too small)` };
+  if (max.isZero()) return { kind: 'limits', reason: `maximum order rounds to 0 ${from.code} at ${places} decimals (limit or reserve too small)` };
   const min = terms.minFrom ? roundUp(terms.minFrom, places) : terms.minTo ? fromUnits(terms.minTo, rate, places, true) : undefined;
   if (min === undefined) return { max };
   if (min.greaterThan(max)) {
-    if (min.greaterThan(capacity)) return { reason: `reserve ${direction.reserve.toFixed()} ${to.code} is below the minimum order ${min.toFixed()} ${from.code}` };
-    return { reason: `minimum ${min.toFixed()} ${from.code} is above the maximum ${max.toFixed()} ${from.code}` };
+    if (min.greaterThan(capacity)) return { kind: 'limits', reason: `reserve ${direction.reserve.toFixed()} ${to.code} is below the minimum order ${min.toFixed()} ${from.code}` };
+    return { kind: 'limits', reason: `minimum ${min.toFixed()} ${from.code} is above the maximum ${max.toFixed()} ${from.code}` };
   }
   return { min, max };
 }
@@ -373,21 +380,21 @@ function fromUnits(value: Decimal, rate: PublishedRate, places: number, minimum:
 
 /** Price one direction, or say why it cannot be published. */
 export function priceDirection(direction: Direction, book: QuoteBook): PricedDirection | WithheldDirection {
-  const withhold = (reason: string): WithheldDirection => ({ direction, reason });
+  const withhold = (kind: WithheldKind, reason: string): WithheldDirection => ({ direction, kind, reason });
   const { from, to } = direction;
   const chain = direction.chain ?? findChain(book, from.asset, to.asset);
-  if (!chain) return withhold(`no quotes lead from ${from.asset} to ${to.asset}`);
+  if (!chain) return withhold('quote', `no quotes lead from ${from.asset} to ${to.asset}`);
   const converted = conversion(book, chain, from.asset);
-  if ('missing' in converted) return withhold(`no quote for ${converted.missing}`);
+  if ('missing' in converted) return withhold('quote', `no quote for ${converted.missing}`);
   const market = converted.factor;
   const rate = marginRate(converted, direction);
-  if (!rate.isFinite() || rate.lessThanOrEqualTo(0)) return withhold(`rate ${rate.toFixed()} is not positive`);
-  if (!keysOf(direction).reserveShown) return withhold(`no reserve of ${to.code} (${direction.reserve.toFixed()} at ${to.precision} decimals)`);
+  if (!rate.isFinite() || rate.lessThanOrEqualTo(0)) return withhold('sanity', `rate ${rate.toFixed()} is not positive`);
+  if (!keysOf(direction).reserveShown) return withhold('limits', `no reserve of ${to.code} (${direction.reserve.toFixed()} at ${to.precision} decimals)`);
   const terms = termsOf(direction, book);
-  if ('reason' in terms) return withhold(terms.reason);
+  if ('reason' in terms) return withhold(terms.kind, terms.reason);
   // Withheld when its limits fail at its own published rate; an export with a markup checks again at its rate.
   const limits = publishedLimits(direction, terms, publishedForm(rate, from, to));
-  if ('reason' in limits) return withhold(limits.reason);
+  if ('reason' in limits) return withhold(limits.kind, limits.reason);
   return { direction, steps: converted.steps, market, rate, terms, ...(limits.min === undefined ? {} : { min: limits.min }), max: limits.max };
 }
 

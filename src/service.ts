@@ -1,14 +1,21 @@
 // `ratefile start`: build now, rebuild on the cron schedule (never two at once), serve, and stop cleanly on a signal.
-import type { Server } from 'node:http';
+import { stat } from 'node:fs/promises';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import cron from 'node-cron';
 import type { BuildDeps } from './build.js';
-import { buildFields, problemLines, readStatus, recordFailure, runCycle, summarize } from './cycle.js';
+import { buildFields, readStatus, runCycle, summarize } from './cycle.js';
+import { reasonLog } from './reasons.js';
 import { describeError, RatefileError } from './errors.js';
-import { health, type Status } from './status.js';
+import { assessHealth, healthBody } from './health.js';
+import type { Status } from './status.js';
 import type { Logger } from './log.js';
 import type { Config } from './model.js';
+import { createChannels } from './alerts/channels.js';
+import { createNotifier } from './alerts/notifier.js';
+import { createMetrics } from './metrics.js';
 import { QuoteCache } from './quotes.js';
-import { createExportServer, listen } from './server.js';
+import { createExportServer, listen, type Route } from './server.js';
 import { previewRoute, type PreviewState } from './preview/route.js';
 
 export interface ServiceOptions {
@@ -32,43 +39,76 @@ export interface Service {
   stop(): Promise<void>;
   /** Status after the latest build (also in the state folder's status.json). */
   status(): Status | undefined;
+  /** Resolves once every queued alert is delivered or given up. */
+  alertsIdle(): Promise<void>;
 }
 
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { log, outDir } = options;
   let running: Promise<void> | undefined;
-  let lastProblems = '';
+  const logReasons = reasonLog(log);
   // The latest build that published, for the preview page at `/`.
   let latest: PreviewState['latest'];
   let status = await readStatus(options.config.stateDir);
   // Quotes within their source's refresh interval are reused across builds (a daily fixing is not refetched every 30 s).
   const deps: BuildDeps = { ...options.deps, quoteCache: options.deps.quoteCache ?? new QuoteCache() };
 
-  const cycle = async (): Promise<void> => {
-    const started = performance.now();
-    let loaded = false;
+  // The last config that loaded: when an edit breaks the file, builds go on with it (health is degraded).
+  let good = options.config;
+  let configError: string | undefined;
+
+  /** The config for this build: the file's, or the last good one while the file is rejected (logged when that starts and ends). */
+  const currentConfig = async (): Promise<Config> => {
     try {
-      const config = await options.loadConfig();
-      loaded = true;
-      // The state folder, like the output folder, is the one the service started with.
-      const result = await runCycle({ ...config, stateDir: options.config.stateDir }, outDir, deps);
-      status = result.status;
-      latest = { report: result.build.report, exports: config.exports };
-      for (const warning of result.warnings) log.warn(warning);
-      // Details only when they change, so a 30-second schedule does not repeat the same lines forever.
-      const problems = problemLines(result.build);
-      if (problems.join('\n') !== lastProblems) for (const line of problems) log.warn(line);
-      lastProblems = problems.join('\n');
-      log.info(`build: ${summarize(result)}`, buildFields(result));
+      good = await options.loadConfig();
+      if (configError !== undefined) log.info('config reload accepted again', { event: 'config-reload', ok: true });
+      configError = undefined;
     } catch (error) {
       const details = error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
-      log.error(`build failed, last good files kept: ${describeError(error)}${details}`);
-      // runCycle records its own failures; a config that no longer loads is recorded here, in the
-      // state folder of the config the service started with.
-      status = loaded
-        ? await readStatus(options.config.stateDir)
-        : await recordFailure(options.config, options.deps.now(), Math.round(performance.now() - started), error);
+      const text = `${describeError(error)}${details}`;
+      if (text !== configError) log.error(`config reload rejected, the last good config still serves: ${text}`, { event: 'config-reload', ok: false });
+      configError = text;
     }
+    return good;
+  };
+
+  const metrics = createMetrics(() => status, () => options.deps.now());
+  // Alerts as the config at start-up says: a channel is not added or dropped by a reload.
+  const alerts = options.config.alerts;
+  const notifier = alerts
+    ? createNotifier({ channels: createChannels(alerts, options.deps.env ?? process.env, options.deps.fetch), stateDir: options.config.stateDir, reminderMs: alerts.reminder, log })
+    : undefined;
+  /** When each export file last changed: a publish leaves an unchanged file alone, so its mtime says. */
+  const changeTimes = async (files: readonly string[]) =>
+    new Map((await Promise.all(files.map(async (file) => [file, (await stat(join(outDir, file)).catch(() => undefined))?.mtime] as const))).filter(
+      (entry): entry is readonly [string, Date] => entry[1] !== undefined,
+    ));
+
+  const cycle = async (): Promise<void> => {
+    const started = performance.now();
+    try {
+      const config = await currentConfig();
+      // The state folder, like the output folder, is the one the service started with.
+      const result = await runCycle({ ...config, stateDir: options.config.stateDir }, outDir, {
+        ...deps,
+        ...(configError === undefined ? {} : { configError }),
+      });
+      status = result.status;
+      metrics.recordBuild(result, await changeTimes(result.build.report.exports.map((e) => e.file)));
+      latest = { report: result.build.report, exports: config.exports };
+      for (const warning of result.warnings) log.warn(warning);
+      // Each reason when it starts and when it ends, so a 30-second schedule does not repeat the same lines forever.
+      logReasons(result.build);
+      log.info(`build: ${summarize(result)}`, buildFields(result));
+    } catch (error) {
+      metrics.recordFailedBuild(performance.now() - started);
+      const details = error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
+      log.error(`build failed, last good files kept: ${describeError(error)}${details}`);
+      // runCycle records its own failures in the state folder.
+      status = await readStatus(options.config.stateDir);
+    }
+    // Queued, never awaited: a channel that is down does not slow a build.
+    if (notifier && status) await notifier.observe(status, options.deps.now());
   };
 
   const rebuild = (): Promise<void> => {
@@ -83,13 +123,23 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   };
 
   await rebuild();
-  const server = createExportServer(outDir, {
+  const routes: Record<string, Route> = {
     '/': previewRoute(() => ({ latest, status, now: options.deps.now() })),
     '/healthz': (_request, response) => {
-      const { healthy, reason } = health(status, options.deps.now());
-      response.writeHead(healthy ? 200 : 503, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' });
-      response.end(`${JSON.stringify({ healthy, reason, ...status }, null, 2)}\n`);
+      // 200 for ok and degraded (what is published is right), 503 for failing.
+      const health = assessHealth(status, options.deps.now());
+      response.writeHead(health.level === 'failing' ? 503 : 200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' });
+      response.end(`${JSON.stringify({ ...healthBody(health), ...status, health }, null, 2)}\n`);
     },
+    '/metrics': metrics.route,
+  };
+  const server = createExportServer(outDir, routes);
+  // Requests counted by route: the pages, each export file by name, everything else as `other`.
+  const exportPaths = new Set(options.config.exports.map((e) => `/${e.file}`));
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const route = Object.hasOwn(routes, path) || exportPaths.has(path) ? path : 'other';
+    response.once('finish', () => metrics.recordRequest(route, response.statusCode));
   });
   const port = await listen(server, options.port, options.host);
   const task = cron.schedule(options.config.schedule, () => void rebuild(), { name: 'ratefile-build' });
@@ -101,6 +151,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     server,
     rebuild,
     status: () => status,
+    alertsIdle: async () => notifier?.idle(),
     async stop() {
       await task.stop();
       await task.destroy();

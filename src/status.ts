@@ -1,6 +1,8 @@
 // The status of the last build: what is published, what is held back and why, how each source is doing.
 // Written to the state folder after every build; read by `ratefile status` and served at /healthz.
 import type { BuildReport } from './build.js';
+import { assessHealth, type Health, type HealthPolicy } from './health.js';
+import type { WithheldKind } from './pricing.js';
 
 export interface SourceStatus {
   name: string;
@@ -17,16 +19,39 @@ export interface Status {
   version: 1;
   lastBuild: { at: string; durationMs: number; ok: boolean; error?: string };
   lastSuccessAt?: string;
-  /** Longest gap between scheduled builds; /healthz is unhealthy after three of them without a build. */
+  /** Longest gap between scheduled builds; health is failing after `healthPolicy.failAfterPeriods` of them without a good build. */
   schedulePeriodMs: number;
+  /** The config's `health:` thresholds, so a reader judges the age of the last good build the same way. */
+  healthPolicy?: HealthPolicy;
+  /** Health when the build ran (a reader re-assesses it with its own clock). */
+  health?: Health;
+  /** Set while the config file is rejected on reload and the last good config still serves. */
+  configError?: string;
   maintenance: boolean;
   sources: SourceStatus[];
   exports: { name: string; file: string; items: number }[];
   published: string[];
-  heldBack: { direction: string; reason: string }[];
+  heldBack: { direction: string; kind?: WithheldKind; reason: string }[];
 }
 
-export function successStatus(previous: Status | undefined, report: BuildReport, durationMs: number, schedulePeriodMs: number): Status {
+/** What a build adds to its status besides the report: the health thresholds and a rejected config reload. */
+export interface StatusContext {
+  healthPolicy?: HealthPolicy;
+  configError?: string;
+}
+
+/** The status with its health assessed at `at`. */
+function withHealth(status: Status, at: Date): Status {
+  const { health: _, ...rest } = status;
+  return { ...rest, health: assessHealth(rest, at) };
+}
+
+const contextFields = (context: StatusContext) => ({
+  ...(context.healthPolicy ? { healthPolicy: context.healthPolicy } : {}),
+  ...(context.configError === undefined ? {} : { configError: context.configError }),
+});
+
+export function successStatus(previous: Status | undefined, report: BuildReport, durationMs: number, schedulePeriodMs: number, context: StatusContext = {}): Status {
   const at = report.startedAt.toISOString();
   const oldest = new Map<string, number>();
   for (const priced of report.priced) {
@@ -36,11 +61,12 @@ export function successStatus(previous: Status | undefined, report: BuildReport,
     }
   }
   const before = new Map(previous?.sources.map((source) => [source.name, source]));
-  return {
+  return withHealth({
     version: 1,
     lastBuild: { at, durationMs, ok: true },
     lastSuccessAt: at,
     schedulePeriodMs,
+    ...contextFields(context),
     maintenance: report.maintenance,
     sources: report.sources.map((source) => {
       const earlier = before.get(source.name);
@@ -60,35 +86,25 @@ export function successStatus(previous: Status | undefined, report: BuildReport,
     }),
     exports: report.exports,
     published: report.priced.map((priced) => priced.direction.id),
-    heldBack: report.withheld.map((withheld) => ({ direction: withheld.direction.id, reason: withheld.reason })),
-  };
+    heldBack: report.withheld.map((withheld) => ({ direction: withheld.direction.id, kind: withheld.kind, reason: withheld.reason })),
+  }, report.startedAt);
 }
 
 /** A failed build keeps everything the last good one said (those files are still published) and says why it failed. */
-export function failedStatus(previous: Status | undefined, at: Date, durationMs: number, error: string, schedulePeriodMs: number): Status {
-  return {
+export function failedStatus(previous: Status | undefined, at: Date, durationMs: number, error: string, schedulePeriodMs: number, context: StatusContext = {}): Status {
+  const { configError: _, ...kept }: Partial<Status> = previous ?? {};
+  return withHealth({
     version: 1,
     sources: [],
     exports: [],
     published: [],
     heldBack: [],
     maintenance: false,
-    ...previous,
+    ...kept,
     schedulePeriodMs,
+    ...contextFields(context),
     lastBuild: { at: at.toISOString(), durationMs, ok: false, error },
-  };
-}
-
-/** 200 when the last build worked and is recent (within three schedule periods), 503 otherwise. */
-export function health(status: Status | undefined, now: Date): { healthy: boolean; reason: string } {
-  if (!status) return { healthy: false, reason: 'no build yet' };
-  if (!status.lastBuild.ok) return { healthy: false, reason: `last build failed: ${status.lastBuild.error ?? 'unknown error'}` };
-  const age = now.getTime() - Date.parse(status.lastBuild.at);
-  if (age > 3 * status.schedulePeriodMs) return { healthy: false, reason: `last build is ${Math.round(age / 1000)} s old` };
-  if (status.maintenance) return { healthy: true, reason: 'maintenance: every export is published empty' };
-  // Still healthy (the files are right: directions needing a failing source are left out), but say so.
-  const failing = status.sources.filter((source) => !source.ok).map((source) => source.name);
-  return { healthy: true, reason: failing.length > 0 ? `ok; failing sources: ${failing.join(', ')}` : 'ok' };
+  }, at);
 }
 
 const ago = (iso: string | undefined, now: Date) => (iso === undefined ? 'never' : `${Math.round((now.getTime() - Date.parse(iso)) / 1000)} s ago`);
@@ -96,9 +112,9 @@ const ago = (iso: string | undefined, now: Date) => (iso === undefined ? 'never'
 /** The human form of `ratefile status`. */
 export function formatStatus(status: Status | undefined, now: Date): string {
   if (!status) return 'no build has run yet (no status file)\n';
-  const { healthy, reason } = health(status, now);
+  const { level, reasons } = assessHealth(status, now);
   const lines = [
-    `${healthy ? 'healthy' : 'UNHEALTHY'}: ${reason}`,
+    `${level === 'ok' ? 'ok' : level.toUpperCase()}${reasons.length > 0 ? `: ${reasons.join('; ')}` : ''}`,
     `last build: ${status.lastBuild.at} (${ago(status.lastBuild.at, now)}), ${status.lastBuild.ok ? 'ok' : 'FAILED'}, ${status.lastBuild.durationMs} ms`,
     ...(status.lastBuild.error ? [`  error: ${status.lastBuild.error}`] : []),
     `last good build: ${status.lastSuccessAt ?? 'never'}`,
@@ -114,7 +130,7 @@ export function formatStatus(status: Status | undefined, now: Date): string {
     ...status.exports.map((e) => `  ${e.file}: ${e.items} item${e.items === 1 ? '' : 's'}`),
     `published: ${status.published.length} direction${status.published.length === 1 ? '' : 's'}`,
     `held back: ${status.heldBack.length}`,
-    ...status.heldBack.map((h) => `  ${h.direction}: ${h.reason}`),
+    ...status.heldBack.map((h) => `  ${h.direction}: ${h.reason}${h.kind ? ` [${h.kind}]` : ''}`),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { readStatus } from '../cycle.js';
 import { RatefileError } from '../errors.js';
 import { maintenanceFlag, requestAccept, setMaintenanceFlag } from '../state.js';
-import { formatStatus, health } from '../status.js';
+import { assessHealth, healthBody } from '../health.js';
+import { formatStatus } from '../status.js';
 import { configOption, type CommandContext } from './context.js';
 
 export function registerOperate(program: Command, context: CommandContext): void {
@@ -51,8 +52,10 @@ export function registerOperate(program: Command, context: CommandContext): void
       const config = await context.load(options.config);
       const status = await readStatus(config.stateDir);
       const now = deps.now();
-      if (options.json) deps.stdout.write(`${JSON.stringify({ ...health(status, now), ...status }, null, 2)}\n`);
+      const health = assessHealth(status, now);
+      if (options.json) deps.stdout.write(`${JSON.stringify({ ...healthBody(health), ...status, ...(status ? { health } : {}) }, null, 2)}\n`);
       else deps.stdout.write(formatStatus(status, now));
-      context.setExitCode(health(status, now).healthy ? 0 : 1);
+      // Exit 0 only for ok: degraded and failing both need the operator.
+      context.setExitCode(health.level === 'ok' ? 0 : 1);
     });
 }

@@ -215,6 +215,8 @@ function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'wa
     stateDir: resolve(dir, data.state),
     maintenance: data.maintenance,
     guards: { maxJump: percentToFraction(data.guards.maxJump), confirmBuilds: data.guards.confirmBuilds },
+    ...(data.alerts ? { alerts: data.alerts } : {}),
+    health: { failAfterPeriods: data.health.failAfterPeriods, maxWithheldShare: percentToFraction(data.health.maxWithheld).toNumber() },
     schedulePeriodMs: schedulePeriodMs(data.schedule),
     publish: normalizePublish(data.publish),
     templatesDir: resolve(dir, data.templates),

@@ -1,5 +1,6 @@
 // The shape of ratefile.config.yaml: one schema, used to validate the file and to emit JSON Schema for editors.
 import { z } from 'zod';
+import { alertsSchema } from '../alerts/config.js';
 import { publishSchema } from '../hosting/config.js';
 import { sourceDefinitions } from '../sources/index.js';
 import {
@@ -113,8 +114,18 @@ export const configSchema = z
         confirmBuilds: z.int().min(1).max(1000).default(3).describe('…until seen on this many consecutive builds, or accepted with `ratefile accept FROM TO`.'),
       })
       .default({ maxJump: '10%', confirmBuilds: 3 }),
+    health: z
+      .strictObject({
+        failAfterPeriods: z.int().min(1).max(1000).default(3).describe('Health is failing when the last successful build is older than this many schedule periods.'),
+        maxWithheld: percentage
+          .default('25%')
+          .describe('Health is failing when more than this share of the directions that should be published now are withheld for a fault.'),
+      })
+      .default({ failAfterPeriods: 3, maxWithheld: '25%' })
+      .describe('Thresholds of /healthz and `ratefile status`: ok, degraded or failing.'),
     directions: z.array(direction).min(1, { error: 'expected at least one direction' }).describe('Exchange directions.'),
     publish: publishSchema,
+    alerts: alertsSchema,
   })
   .describe('ratefile configuration');
 

@@ -151,7 +151,7 @@ export function selectExports(priced: readonly PricedDirection[], templates: rea
       // Limits hold at the rate this export publishes: a markup moves them, and may make them cross.
       const limits = publishedLimits(p.direction, p.terms, rate.form);
       if ('reason' in limits) {
-        plan.withheld.push({ direction: p.direction, reason: `${template.file}: ${limits.reason}` });
+        plan.withheld.push({ direction: p.direction, kind: limits.kind, reason: `${template.file}: ${limits.reason}` });
         continue;
       }
       const minamount = limits.min === undefined ? undefined : text.of(limits.min);

@@ -247,7 +247,20 @@ export function s3Publisher(target: S3Target, stateDir: string): S3Publisher {
   return publisher;
 }
 
-/** Log lines for an upload that went wrong in part; `retry` says what happens next. */
+/**
+ * Log lines for an upload that went wrong in part; `retry` says what happens next. Files failing for the same
+ * reason (missing credentials fail every file alike) share one line, so a build logs it once, not once per file.
+ */
 export function uploadProblems(result: UploadResult, retry = 'local files unaffected, retried on the next build'): string[] {
-  return [...result.warnings, ...result.failed.map((f) => (f.action === 'upload' ? `s3 upload of ${f.file} to ${f.url} failed (${retry}): ${f.error}` : `s3 removal of ${f.url} (${f.file} is no longer declared) failed (retried on the next build): ${f.error}`))];
+  const byError = new Map<string, UploadFailure[]>();
+  for (const failure of result.failed) if (failure.action === 'upload') byError.set(failure.error, [...(byError.get(failure.error) ?? []), failure]);
+  const uploads = [...byError].map(([error, failures]) =>
+    failures.length === 1
+      ? `s3 upload of ${failures[0]!.file} to ${failures[0]!.url} failed (${retry}): ${error}`
+      : `s3 upload of ${failures.length} files (${failures.map((f) => f.file).join(', ')}) to ${result.target} failed (${retry}): ${error}`,
+  );
+  const removals = result.failed
+    .filter((f) => f.action !== 'upload')
+    .map((f) => `s3 removal of ${f.url} (${f.file} is no longer declared) failed (retried on the next build): ${f.error}`);
+  return [...result.warnings, ...uploads, ...removals];
 }

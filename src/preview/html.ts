@@ -14,7 +14,7 @@ export function table(columns: readonly string[], rows: readonly (readonly strin
 }
 
 export const style = `
-:root { color-scheme: light dark; --line: #8884; --muted: #777; --bad: #c0392b; --good: #2e7d32; }
+:root { color-scheme: light dark; --line: #8884; --muted: #777; --bad: #c0392b; --warn: #b26a00; --good: #2e7d32; }
 * { box-sizing: border-box; }
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0 auto; padding: 12px; max-width: 1100px; }
 h1 { font-size: 1.35rem; margin: .2rem 0 .4rem; }
@@ -23,6 +23,7 @@ p { margin: .3rem 0; }
 .muted { color: var(--muted); }
 .bad { color: var(--bad); font-weight: 600; }
 .good { color: var(--good); font-weight: 600; }
+.warn { color: var(--warn); font-weight: 600; }
 .banner { border: 2px solid var(--bad); padding: .5rem .7rem; border-radius: 6px; margin: .6rem 0; }
 table { border-collapse: collapse; width: 100%; font-size: .92rem; }
 th, td { text-align: left; padding: .3rem .45rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }

@@ -1,6 +1,7 @@
 // The preview page at `/`: what the latest build publishes in each export, each source's freshness, and what is held back and why.
 import type { BuildReport } from '../build.js';
 import { selectExports, type ExportItem } from '../exports/select.js';
+import { assessHealth } from '../health.js';
 import type { ExportTemplate } from '../model.js';
 import type { Status } from '../status.js';
 import { escapeHtml, style, table } from './html.js';
@@ -58,6 +59,11 @@ function sourcesSection(report: BuildReport, status: Status | undefined, now: Da
 export function renderPreview(state: PreviewState): string {
   const { latest, status, now } = state;
   const parts: string[] = ['<h1>ratefile: what is published now</h1>'];
+  // The headline: the health level in its colour, and why.
+  const health = assessHealth(status, now);
+  const colour = { ok: 'good', degraded: 'warn', failing: 'bad' }[health.level];
+  const why = health.reasons.length > 0 ? `: ${health.reasons.map(escapeHtml).join('; ')}` : '';
+  parts.push(`<p id="health">Health: <span class="${colour}">${health.level}</span>${why}</p>`);
   if (status) {
     const outcome = status.lastBuild.ok ? '<span class="good">ok</span>' : '<span class="bad">FAILED</span>';
     parts.push(`<p>Last build: ${escapeHtml(status.lastBuild.at)} (${escapeHtml(age(now, status.lastBuild.at))}), ${outcome}, ${status.lastBuild.durationMs} ms</p>`);

@@ -103,11 +103,11 @@ describe('maintenance (the issue’s "Done when")', () => {
 
     const human = await ratefile(['status'], dir);
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(/^healthy: maintenance: every export is published empty\n/);
+    expect(human.stdout).toMatch(/^ok: maintenance: every export is published empty\n/);
     expect(human.stdout).toContain('maintenance: ON — every export is published empty (ratefile maintenance off)\n');
     expect(human.stdout).toContain('  parserfile.xml: 0 items\n');
     const { status } = await statusJson(dir);
-    expect(status).toMatchObject({ healthy: true, reason: 'maintenance: every export is published empty', maintenance: true, published: [], heldBack: [] });
+    expect(status).toMatchObject({ level: 'ok', reasons: ['maintenance: every export is published empty'], maintenance: true, published: [], heldBack: [] });
 
     const off = await ratefile(['maintenance', 'off'], dir);
     expect(off).toEqual({ code: 0, stdout: 'maintenance is off; it applies from the next build\n', stderr: '' });
@@ -225,7 +225,7 @@ describe('ratefile status', () => {
     const { dir } = await project();
     expect(await ratefile(['status'], dir)).toEqual({ code: 1, stdout: 'no build has run yet (no status file)\n', stderr: '' });
     const json = await statusJson(dir);
-    expect(json).toEqual({ code: 1, status: { healthy: false, reason: 'no build yet' } });
+    expect(json).toEqual({ code: 1, status: { level: 'failing', reasons: ['no build yet'], healthy: false, reason: 'no build yet' } });
   });
 
   it('shows the last build, each source’s health and every direction published or held back', async () => {
@@ -239,18 +239,20 @@ describe('ratefile status', () => {
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(/failing sources: spare/);
 
+    // A failing source is degraded (the exports are right, yet something needs a look): exit 1.
     const { code, status } = await statusJson(dir, later(65));
-    expect(code).toBe(0);
+    expect(code).toBe(1);
     expect(status).toMatchObject({
+      level: 'degraded',
+      reasons: ['failing source: spare'],
       healthy: true,
-      reason: 'ok; failing sources: spare',
       version: 1,
       lastBuild: { at: later(60).toISOString(), ok: true },
       lastSuccessAt: later(60).toISOString(),
       maintenance: false,
       schedulePeriodMs: 30_000,
       published: ['BTC>SBERRUB', 'BTC>USDTTRC20', 'SBERRUB>USDTTRC20'],
-      heldBack: [{ direction: 'USDTTRC20>CASHRUB', reason: 'outside working hours (Mon-Fri 09:00-18:00 UTC)' }],
+      heldBack: [{ direction: 'USDTTRC20>CASHRUB', kind: 'hours', reason: 'outside working hours (Mon-Fri 09:00-18:00 UTC)' }],
       exports: [
         { name: 'affiliatefile', file: 'affiliatefile.xml', items: 3 },
         { name: 'parserfile', file: 'parserfile.xml', items: 3 },
@@ -265,9 +267,9 @@ describe('ratefile status', () => {
     ]);
 
     const human = await ratefile(['status'], dir, later(65));
-    expect(human.code).toBe(0);
+    expect(human.code).toBe(1);
     expect(human.stdout.split('\n')).toEqual([
-      'healthy: ok; failing sources: spare',
+      'DEGRADED: failing source: spare',
       expect.stringMatching(new RegExp(`^last build: ${later(60).toISOString().replace(/\./g, '\\.')} \\(5 s ago\\), ok, \\d+ ms$`)),
       `last good build: ${later(60).toISOString()}`,
       'sources:',
@@ -280,7 +282,7 @@ describe('ratefile status', () => {
       '  reffile.xml: 2 items',
       'published: 3 directions',
       'held back: 1',
-      '  USDTTRC20>CASHRUB: outside working hours (Mon-Fri 09:00-18:00 UTC)',
+      '  USDTTRC20>CASHRUB: outside working hours (Mon-Fri 09:00-18:00 UTC) [hours]',
       '',
     ]);
   });
@@ -297,17 +299,17 @@ describe('ratefile status', () => {
     expect(status.sources[1]).toMatchObject({ name: 'spare', quotes: 1, lastError: expect.stringMatching(/GBP\/USD: bid 1\.30 is above ask 1\.29/) });
   });
 
-  it('a build older than three schedule periods is unhealthy: exit 1', async () => {
+  it('a last good build older than three schedule periods is failing: exit 1', async () => {
     const { dir } = await project();
     expect((await ratefile(['build'], dir)).code).toBe(0);
     expect((await ratefile(['status'], dir, later(90))).code).toBe(0);
     const stale = await ratefile(['status'], dir, later(600));
     expect(stale.code).toBe(1);
-    expect(stale.stdout).toMatch(/^UNHEALTHY: last build is 600 s old\n/);
-    expect(await statusJson(dir, later(600))).toMatchObject({ code: 1, status: { healthy: false, reason: 'last build is 600 s old' } });
+    expect(stale.stdout).toMatch(/^FAILING: last successful build is 600 s old \(limit 90 s\)\n/);
+    expect(await statusJson(dir, later(600))).toMatchObject({ code: 1, status: { level: 'failing', reasons: ['last successful build is 600 s old (limit 90 s)'] } });
   });
 
-  it('a failed build is unhealthy and keeps what the last good one published', async () => {
+  it('a failed build is degraded (exit 1), keeps what the last good one published, and is failing once the last good build is too old', async () => {
     const { dir } = await project();
     expect((await ratefile(['build'], dir)).code).toBe(0);
     await writeFile(join(dir, 'not-a-folder'), 'x');
@@ -317,18 +319,20 @@ describe('ratefile status', () => {
 
     const human = await ratefile(['status'], dir, later(35));
     expect(human.code).toBe(1);
-    expect(human.stdout).toMatch(/^UNHEALTHY: last build failed: cannot create output folder .*not-a-folder/);
+    expect(human.stdout).toMatch(/^DEGRADED: last build failed: cannot create output folder .*not-a-folder/);
     expect(human.stdout).toContain(', FAILED, ');
     expect(human.stdout).toMatch(/\n {2}error: cannot create output folder/);
     expect(human.stdout).toContain(`last good build: ${t0.toISOString()}\n`);
     const { code, status } = await statusJson(dir, later(35));
     expect(code).toBe(1);
     expect(status).toMatchObject({
-      healthy: false,
+      level: 'degraded',
+      healthy: true,
       lastBuild: { at: later(30).toISOString(), ok: false, error: expect.stringMatching(/cannot create output folder/) },
       lastSuccessAt: t0.toISOString(),
       published: ['BTC>SBERRUB', 'BTC>USDTTRC20', 'SBERRUB>USDTTRC20', 'USDTTRC20>CASHRUB'],
     });
+    expect(await statusJson(dir, later(91))).toMatchObject({ code: 1, status: { level: 'failing' } });
     // The next good build is healthy again.
     expect((await ratefile(['build'], dir, later(60))).code).toBe(0);
     expect((await ratefile(['status'], dir, later(61))).code).toBe(0);

@@ -27,7 +27,7 @@ function replaceOnce(text: string, from: string, to: string): string {
   return text.replace(from, to);
 }
 
-type Health = Partial<Status> & { healthy: boolean; reason: string };
+type Health = Partial<Omit<Status, 'health'>> & { level: string; reasons: string[]; healthy: boolean; reason: string };
 
 // Hooks run last-registered first: processes and services stop before their project folders are removed.
 const project = projectsPerTest();
@@ -62,7 +62,7 @@ async function waitForBuilds(proc: RatefileProcess, count: number, timeoutMs = 1
 beforeAll(() => assertBuilt());
 
 describe('ratefile start: /healthz', () => {
-  it('200 after a good build; 503 once the config breaks, while the last good exports are still served; 200 when fixed', async () => {
+  it('200 ok after a good build; 200 degraded while the config file is rejected and the last good config still builds; ok when fixed', async () => {
     const made = await project({ 'ratefile.config.yaml': everySecond });
     const proc = start(made);
     const base = await waitForServing(proc);
@@ -71,6 +71,8 @@ describe('ratefile start: /healthz', () => {
     expect(good.status, JSON.stringify(good.body)).toBe(200);
     expect(good.type).toBe('application/json; charset=utf-8');
     expect(good.body).toMatchObject({
+      level: 'ok',
+      reasons: [],
       healthy: true,
       reason: 'ok',
       lastBuild: { ok: true },
@@ -95,20 +97,24 @@ describe('ratefile start: /healthz', () => {
     }
 
     await replaceFile(made.configPath, `${everySecond}directions: [ { from: BTC\n`);
-    await proc.waitForLog(/ error build failed, last good files kept: ratefile\.config\.yaml: not valid YAML/);
+    await proc.waitForLog(/ error config reload rejected, the last good config still serves: ratefile\.config\.yaml: not valid YAML/);
     const broken = await pollUntil(async () => {
       const answer = await healthz(base);
-      return answer.status === 503 ? answer : undefined;
+      return answer.body.level === 'degraded' ? answer : undefined;
     }, 5_000);
+    expect(broken.status).toBe(200);
     expect(broken.body).toMatchObject({
-      healthy: false,
-      reason: expect.stringMatching(/^last build failed: ratefile\.config\.yaml: not valid YAML — line \d+, column \d+: /),
-      lastBuild: { ok: false },
+      healthy: true,
+      reasons: [expect.stringMatching(/^config reload rejected, the last good config still serves: ratefile\.config\.yaml: not valid YAML — line \d+, column \d+: /)],
+      configError: expect.stringMatching(/^ratefile\.config\.yaml: not valid YAML/),
+      lastBuild: { ok: true },
       lastSuccessAt: expect.any(String),
       // What the last good build published is still what is served.
       published: ['BTC>SBERRUB', 'BTC>USDTTRC20', 'SBERRUB>USDTTRC20', 'USDTTRC20>CASHRUB'],
     });
-    expect(Date.parse(broken.body.lastSuccessAt ?? '')).toBeLessThan(Date.parse(broken.body.lastBuild?.at ?? ''));
+    // Builds go on with the last good config; the rejection is logged once, not once per build.
+    await waitForBuilds(proc, buildLines(proc.stderr()).length + 2);
+    expect(proc.stderr().match(/config reload rejected/g)).toHaveLength(1);
     for (const file of exportFiles) {
       const response = await fetch(new URL(file, base));
       expect(response.status).toBe(200);
@@ -120,9 +126,11 @@ describe('ratefile start: /healthz', () => {
     await replaceFile(made.configPath, everySecond);
     const fixed = await pollUntil(async () => {
       const answer = await healthz(base);
-      return answer.status === 200 ? answer : undefined;
+      return answer.body.level === 'ok' ? answer : undefined;
     }, 5_000);
-    expect(fixed.body.healthy).toBe(true);
+    expect(fixed.status).toBe(200);
+    expect(fixed.body.configError).toBeUndefined();
+    await proc.waitForLog(/ info config reload accepted again/);
     expect(Date.parse(fixed.body.lastBuild?.at ?? '')).toBeGreaterThan(Date.parse(broken.body.lastBuild?.at ?? ''));
   });
 
@@ -133,6 +141,7 @@ describe('ratefile start: /healthz', () => {
     await waitForBuilds(proc, 3);
     const answer = await healthz(base);
     expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ level: 'degraded', reasons: ['failing source: spare'] });
     expect(answer.body.sources).toEqual([
       expect.objectContaining({ name: 'backoffice', ok: true }),
       expect.objectContaining({ name: 'spare', ok: false, lastError: expect.stringMatching(/^spare: cannot read quotes file .*missing\.json/) }),
@@ -233,7 +242,7 @@ describe('startService in-process: /healthz follows the clock', () => {
     now = new Date(now.getTime() + 1_000);
     const late = await healthz(base);
     expect(late.status).toBe(503);
-    expect(late.body).toMatchObject({ healthy: false, reason: 'last build is 91 s old', lastBuild: { ok: true } });
+    expect(late.body).toMatchObject({ level: 'failing', reasons: ['last successful build is 91 s old (limit 90 s)'], lastBuild: { ok: true } });
     // A build brings it back.
     await service.rebuild();
     expect((await healthz(base)).status).toBe(200);

@@ -222,7 +222,7 @@ describe('ratefile start (the real binary)', () => {
     for (const file of exportFiles) before.set(file, await expectServedExport(base, file));
 
     await replaceFile(sample.configPath, 'sources: [ {\ndirections: : :\n');
-    await proc.waitForLog(/ error build failed, last good files kept: /, 10_000);
+    await proc.waitForLog(/ error config reload rejected, the last good config still serves: /, 10_000);
 
     expect(proc.child.exitCode).toBeNull();
     for (const file of exportFiles) {
@@ -242,7 +242,7 @@ describe('ratefile start (the real binary)', () => {
     let bomb = 'lol0: &lol0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n';
     for (let level = 1; level <= 9; level++) bomb += `lol${level}: &lol${level} [${Array(10).fill(`*lol${level - 1}`).join(', ')}]\n`;
     await replaceFile(sample.configPath, everySecond + bomb);
-    await proc.waitForLog(/ error build failed, last good files kept: ratefile\.config\.yaml: not valid YAML — line \d+, column \d+: alias \*lol\d /, 6_000);
+    await proc.waitForLog(/ error config reload rejected, the last good config still serves: ratefile\.config\.yaml: not valid YAML — line \d+, column \d+: alias \*lol\d /, 10_000);
 
     expect(proc.child.exitCode).toBeNull();
     const now = await expectServedExport(base, 'parserfile.xml');

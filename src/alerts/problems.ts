@@ -1,0 +1,77 @@
+// What is wrong now, as problems keyed so that a build can tell which started, which ended and which go on. Pure.
+import { assessHealth } from '../health.js';
+import type { Status } from '../status.js';
+import { isFault } from '../health.js';
+
+export interface Problem {
+  /** Stable while the problem lasts: `source:binance`, `withheld:BTC>SBERRUB`, `health:failing`… */
+  key: string;
+  text: string;
+}
+
+const arrow = (id: string) => id.replace('>', '→');
+
+export function currentProblems(status: Status, now: Date): Problem[] {
+  const problems: Problem[] = [];
+  const health = assessHealth(status, now);
+  if (health.level !== 'ok') problems.push({ key: `health:${health.level}`, text: `health ${health.level}: ${health.reasons.join('; ')}` });
+  for (const source of status.sources) {
+    if (!source.ok) problems.push({ key: `source:${source.name}`, text: `source ${source.name} failing: ${source.lastError ?? 'unknown error'}` });
+  }
+  for (const held of status.heldBack) {
+    if (!isFault(held.kind)) continue;
+    if (held.kind === 'jump') {
+      const [from, to] = held.direction.split('>');
+      problems.push({ key: `jump:${held.direction}`, text: `jump held ${arrow(held.direction)}: ${held.reason}; to publish it now: ratefile accept ${from} ${to}` });
+    } else {
+      problems.push({ key: `withheld:${held.direction}`, text: `${arrow(held.direction)} withheld: ${held.reason}` });
+    }
+  }
+  if (!status.lastBuild.ok) problems.push({ key: 'build', text: `build failing: ${status.lastBuild.error ?? 'unknown error'}` });
+  if (status.configError !== undefined) problems.push({ key: 'config', text: `config reload rejected: ${status.configError}` });
+  if (status.maintenance) problems.push({ key: 'maintenance', text: 'maintenance on: every export is published empty' });
+  return problems;
+}
+
+export type AlertKind = 'start' | 'end' | 'reminder';
+
+export interface AlertEvent {
+  kind: AlertKind;
+  key: string;
+  text: string;
+}
+
+/** Known problems and when each was last reported; kept in the state folder so a restart does not re-alert. */
+export interface AlertState {
+  active: Record<string, { since: string; reportedAt: string; text: string }>;
+}
+
+/** Start, end and reminder events of this build, and the state after it. */
+export function compareProblems(state: AlertState, problems: readonly Problem[], now: Date, reminderMs: number): { events: AlertEvent[]; state: AlertState } {
+  const at = now.toISOString();
+  const active: AlertState['active'] = {};
+  const events: AlertEvent[] = [];
+  for (const problem of problems) {
+    const known = state.active[problem.key];
+    if (!known) {
+      events.push({ kind: 'start', ...problem });
+      active[problem.key] = { since: at, reportedAt: at, text: problem.text };
+    } else if (now.getTime() - Date.parse(known.reportedAt) >= reminderMs) {
+      events.push({ kind: 'reminder', ...problem });
+      active[problem.key] = { ...known, reportedAt: at, text: problem.text };
+    } else {
+      active[problem.key] = { ...known, text: problem.text };
+    }
+  }
+  for (const [key, known] of Object.entries(state.active)) {
+    if (!(key in active)) events.push({ kind: 'end', key, text: known.text });
+  }
+  return { events, state: { active } };
+}
+
+const labels: Record<AlertKind, string> = { start: 'PROBLEM', reminder: 'STILL', end: 'RESOLVED' };
+
+/** The text of one message (Telegram, email): one line per event, withheld directions together. */
+export function messageText(events: readonly AlertEvent[]): string {
+  return events.map((event) => `${labels[event.kind]}: ${event.kind === 'end' ? event.text.replace(/^/, 'was ') : event.text}`).join('\n');
+}

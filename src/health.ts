@@ -1,0 +1,69 @@
+// Health: is ratefile publishing what it should? ok, degraded or failing, each with its reasons. Pure: the
+// status and the clock in, the level out; computed after every build (kept in the status) and again when read.
+import type { WithheldKind } from './pricing.js';
+import type { Status } from './status.js';
+
+export type HealthLevel = 'ok' | 'degraded' | 'failing';
+
+export interface Health {
+  level: HealthLevel;
+  /** Why the level is not ok (and notes such as maintenance); empty when all is well. */
+  reasons: string[];
+}
+
+/** The `health:` block of the config, normalized. */
+export interface HealthPolicy {
+  /** Failing when the last successful build is older than this many schedule periods. */
+  failAfterPeriods: number;
+  /** Failing when more than this share (0..1) of the directions that should be published are withheld for a fault. */
+  maxWithheldShare: number;
+}
+
+export const defaultHealthPolicy: HealthPolicy = { failAfterPeriods: 3, maxWithheldShare: 0.25 };
+
+/** Held back on purpose: out of working hours or paused. Every other kind is a fault (maintenance withholds nothing: it publishes empty). */
+const expected: ReadonlySet<WithheldKind> = new Set<WithheldKind>(['hours', 'paused']);
+
+/** A status file written before kinds existed has none: count those as faults, the safe side. */
+export const isFault = (kind: WithheldKind | undefined): boolean => kind === undefined || !expected.has(kind);
+
+const arrow = (id: string) => id.replace('>', '→');
+const listed = (items: readonly string[], limit = 5) =>
+  items.length <= limit ? items.join(', ') : `${items.slice(0, limit).join(', ')} and ${items.length - limit} more`;
+
+export function assessHealth(status: Status | undefined, now: Date): Health {
+  if (!status) return { level: 'failing', reasons: ['no build yet'] };
+  const policy = status.healthPolicy ?? defaultHealthPolicy;
+  const failing: string[] = [];
+  const degraded: string[] = [];
+  const notes: string[] = [];
+
+  const limitMs = policy.failAfterPeriods * status.schedulePeriodMs;
+  if (status.lastSuccessAt === undefined) failing.push('no build has succeeded yet');
+  else {
+    const age = now.getTime() - Date.parse(status.lastSuccessAt);
+    if (age > limitMs) failing.push(`last successful build is ${Math.round(age / 1000)} s old (limit ${Math.round(limitMs / 1000)} s)`);
+  }
+  if (!status.lastBuild.ok) degraded.push(`last build failed: ${status.lastBuild.error ?? 'unknown error'}`);
+  if (status.configError !== undefined) degraded.push(`config reload rejected, the last good config still serves: ${status.configError}`);
+
+  const faults = status.heldBack.filter((held) => isFault(held.kind));
+  const due = status.published.length + faults.length;
+  if (faults.length > 0) {
+    const text = `${faults.length} of ${due} direction${due === 1 ? '' : 's'} withheld for a fault: ${listed(faults.map((f) => arrow(f.direction)))}`;
+    if (faults.length / due > policy.maxWithheldShare) failing.push(`${text} (more than ${Math.round(policy.maxWithheldShare * 100)}%)`);
+    else degraded.push(text);
+  }
+  const sources = status.sources.filter((source) => !source.ok).map((source) => source.name);
+  if (sources.length > 0) degraded.push(`failing source${sources.length === 1 ? '' : 's'}: ${sources.join(', ')}`);
+  if (status.maintenance) notes.push('maintenance: every export is published empty');
+
+  if (failing.length > 0) return { level: 'failing', reasons: [...failing, ...degraded, ...notes] };
+  if (degraded.length > 0) return { level: 'degraded', reasons: [...degraded, ...notes] };
+  return { level: 'ok', reasons: notes };
+}
+
+/** What /healthz and `ratefile status --json` put before the status: the level, its reasons, and the old two fields. */
+export function healthBody(health: Health): { level: HealthLevel; reasons: string[]; healthy: boolean; reason: string } {
+  return { level: health.level, reasons: health.reasons, healthy: health.level !== 'failing', reason: health.reasons.join('; ') || 'ok' };
+}

@@ -1,0 +1,93 @@
+// Prometheus metrics of `ratefile start` (prom-client, one registry per service): builds, phases, directions,
+// sources, exports, HTTP requests and the health level, served at /metrics in the text format.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { CycleResult } from './cycle.js';
+import { assessHealth, type HealthLevel } from './health.js';
+import type { Status } from './status.js';
+
+const levels: readonly HealthLevel[] = ['ok', 'degraded', 'failing'];
+
+export interface Metrics {
+  registry: Registry;
+  /** After a build that published: everything it reports. */
+  recordBuild(cycle: CycleResult, changedAt: ReadonlyMap<string, Date>): void;
+  recordFailedBuild(durationMs: number): void;
+  /** One answered request; `route` is a known path or `other`, so the label set stays small. */
+  recordRequest(route: string, status: number): void;
+  /** The /metrics route. */
+  route(request: IncomingMessage, response: ServerResponse): Promise<void>;
+}
+
+/** `status` is read at each scrape, so the health level follows the clock between builds. */
+export function createMetrics(status: () => Status | undefined, now: () => Date): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const builds = new Counter({ name: 'ratefile_builds_total', help: 'Builds run, successful or not.', registers });
+  const failed = new Counter({ name: 'ratefile_builds_failed_total', help: 'Builds that failed (the last good files stayed).', registers });
+  const duration = new Histogram({
+    name: 'ratefile_build_duration_seconds',
+    help: 'Build duration by phase: fetch, price, render, publish, and the whole build.',
+    labelNames: ['phase'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
+  });
+  const published = new Gauge({ name: 'ratefile_directions_published', help: 'Directions published by the last build.', registers });
+  const withheld = new Gauge({ name: 'ratefile_directions_withheld', help: 'Directions held back by the last build, by reason kind.', labelNames: ['reason'], registers });
+  const sourceFailing = new Gauge({ name: 'ratefile_source_failing', help: '1 when the source failed in the last build.', labelNames: ['source'], registers });
+  const sourceSuccess = new Gauge({ name: 'ratefile_source_last_success_timestamp_seconds', help: 'When the source last answered with quotes.', labelNames: ['source'], registers });
+  const quoteAge = new Gauge({ name: 'ratefile_source_quote_age_seconds', help: 'Age of the oldest quote of the source used by a published direction.', labelNames: ['source'], registers });
+  const exportItems = new Gauge({ name: 'ratefile_export_items', help: 'Items in the export file.', labelNames: ['file'], registers });
+  const exportBytes = new Gauge({ name: 'ratefile_export_bytes', help: 'Size of the export file.', labelNames: ['file'], registers });
+  const exportChanged = new Gauge({ name: 'ratefile_export_last_change_timestamp_seconds', help: 'When the export file last changed.', labelNames: ['file'], registers });
+  const requests = new Counter({ name: 'ratefile_http_requests_total', help: 'HTTP requests answered, by route and status.', labelNames: ['route', 'status'], registers });
+  new Gauge({
+    name: 'ratefile_health',
+    help: 'Health level: 1 for the current level (ok, degraded, failing), 0 for the others.',
+    labelNames: ['level'],
+    registers,
+    collect() {
+      const { level } = assessHealth(status(), now());
+      for (const each of levels) this.set({ level: each }, each === level ? 1 : 0);
+    },
+  });
+
+  return {
+    registry,
+    recordBuild(cycle, changedAt) {
+      const { report, files } = cycle.build;
+      builds.inc();
+      duration.observe({ phase: 'fetch' }, report.timings.fetchMs / 1000);
+      duration.observe({ phase: 'price' }, report.timings.priceMs / 1000);
+      duration.observe({ phase: 'render' }, report.timings.renderMs / 1000);
+      duration.observe({ phase: 'publish' }, cycle.publishMs / 1000);
+      duration.observe({ phase: 'build' }, cycle.durationMs / 1000);
+      published.set(report.priced.length);
+      // Reset first: a kind no longer seen must read 0, not its last count.
+      withheld.reset();
+      for (const kind of new Set(report.withheld.map((w) => w.kind))) withheld.set({ reason: kind }, report.withheld.filter((w) => w.kind === kind).length);
+      for (const source of cycle.status.sources) {
+        sourceFailing.set({ source: source.name }, source.ok ? 0 : 1);
+        if (source.lastSuccessAt !== undefined) sourceSuccess.set({ source: source.name }, Date.parse(source.lastSuccessAt) / 1000);
+        if (source.oldestQuoteAgeSeconds !== undefined) quoteAge.set({ source: source.name }, source.oldestQuoteAgeSeconds);
+        else quoteAge.remove({ source: source.name });
+      }
+      for (const entry of report.exports) exportItems.set({ file: entry.file }, entry.items);
+      for (const file of files) exportBytes.set({ file: file.file }, file.bytes.length);
+      for (const [file, at] of changedAt) exportChanged.set({ file }, at.getTime() / 1000);
+    },
+    recordFailedBuild(durationMs) {
+      builds.inc();
+      failed.inc();
+      duration.observe({ phase: 'build' }, durationMs / 1000);
+    },
+    recordRequest(route, status) {
+      requests.inc({ route, status: String(status) });
+    },
+    async route(request, response) {
+      const text = await registry.metrics();
+      response.writeHead(200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-cache' });
+      response.end(request.method === 'HEAD' ? undefined : text);
+    },
+  };
+}

@@ -1,0 +1,28 @@
+// startService in-process on a test project with an injected clock, stopped after each test.
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { startService, type Service } from '../../src/service.js';
+import type { Project } from './project.js';
+
+/** Registers an afterEach that stops every service started through the returned function. */
+export function servicesPerTest(): (made: Project, options?: { now?: () => Date; log?: (text: string) => void; env?: Record<string, string> }) => Promise<Service & { base: string }> {
+  const services: Service[] = [];
+  afterEach(async () => {
+    await Promise.all(services.splice(0).map((service) => service.stop()));
+  });
+  return async (made, options = {}) => {
+    const service = await startService({
+      config: await loadConfig(made.configPath),
+      loadConfig: () => loadConfig(made.configPath),
+      outDir: join(made.dir, 'public'),
+      port: 0,
+      host: '127.0.0.1',
+      log: createLogger({ write: (text: string) => options.log?.(text) }),
+      deps: { now: options.now ?? (() => new Date()), ...(options.env ? { env: options.env } : {}) },
+    });
+    services.push(service);
+    return Object.assign(service, { base: `http://127.0.0.1:${service.port}/` });
+  };
+}
