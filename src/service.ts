@@ -1,5 +1,6 @@
 // `ratefile start`: build now, rebuild on the cron schedule (never two at once), serve, and stop cleanly on a signal.
 import type { Server } from 'node:http';
+import { createServer as createProbe } from 'node:net';
 import cron from 'node-cron';
 import type { BuildDeps } from './build.js';
 import { buildFields, problemLines, readStatus, recordFailure, runCycle, summarize } from './cycle.js';
@@ -19,13 +20,16 @@ export interface ServiceOptions {
   outDir: string;
   port: number;
   host: string;
+  /** false: build on the schedule without listening (nginx or S3 serves the files). Default true. */
+  serve?: boolean;
   log: Logger;
   deps: BuildDeps;
 }
 
 export interface Service {
-  port: number;
-  server: Server;
+  /** The port bound; undefined when not serving. */
+  port: number | undefined;
+  server: Server | undefined;
   /** Run one build now unless one is running; resolves when it is done. */
   rebuild(): Promise<void>;
   /** Stop scheduling, let a running build finish, close the server. */
@@ -34,8 +38,20 @@ export interface Service {
   status(): Status | undefined;
 }
 
+/** Fails (EADDRINUSE, EACCES) when the port cannot be bound, so a taken port is reported before a first build runs. */
+async function assertCanListen(port: number, host: string): Promise<void> {
+  const probe = createProbe();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(port, host, () => resolve());
+  });
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+}
+
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { log, outDir } = options;
+  const serve = options.serve ?? true;
+  if (serve && options.port !== 0) await assertCanListen(options.port, options.host);
   let running: Promise<void> | undefined;
   let lastProblems = '';
   // The latest build that published, for the preview page at `/`.
@@ -83,18 +99,25 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   };
 
   await rebuild();
-  const server = createExportServer(outDir, {
-    '/': previewRoute(() => ({ latest, status, now: options.deps.now() })),
-    '/healthz': (_request, response) => {
-      const { healthy, reason } = health(status, options.deps.now());
-      response.writeHead(healthy ? 200 : 503, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' });
-      response.end(`${JSON.stringify({ healthy, reason, ...status }, null, 2)}\n`);
-    },
-  });
-  const port = await listen(server, options.port, options.host);
+  const server = serve
+    ? createExportServer(outDir, {
+        '/': previewRoute(() => ({ latest, status, now: options.deps.now() })),
+        '/healthz': (_request, response) => {
+          const { healthy, reason } = health(status, options.deps.now());
+          response.writeHead(healthy ? 200 : 503, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' });
+          response.end(`${JSON.stringify({ healthy, reason, ...status }, null, 2)}\n`);
+        },
+      })
+    : undefined;
+  const port = server ? await listen(server, options.port, options.host) : undefined;
   const task = cron.schedule(options.config.schedule, () => void rebuild(), { name: 'ratefile-build' });
   const shown = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host;
-  log.info(`serving ${outDir} at http://${shown}:${port}/ (${options.config.exports.map((e) => e.file).join(', ')}); rebuilding on "${options.config.schedule}"`);
+  const files = options.config.exports.map((e) => e.file).join(', ');
+  log.info(
+    server
+      ? `serving ${outDir} at http://${shown}:${port}/ (${files}); rebuilding on "${options.config.schedule}"`
+      : `writing ${outDir} (${files}), not serving; rebuilding on "${options.config.schedule}"`,
+  );
 
   return {
     port,
@@ -105,10 +128,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       await task.stop();
       await task.destroy();
       if (running) await running;
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      if (server) {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      }
     },
   };
 }

@@ -11,6 +11,8 @@ interface ServeOptions {
   out?: string;
   port?: number;
   host?: string;
+  /** `--no-serve` sets it false. */
+  serve?: boolean;
 }
 
 export function registerServe(program: Command, context: CommandContext): void {
@@ -47,6 +49,7 @@ export function registerStart(program: Command, context: CommandContext): void {
     .addOption(outOption())
     .addOption(portOption())
     .addOption(hostOption())
+    .option('--no-serve', 'build on the schedule without listening (nginx or S3 serves the files)')
     .action(async (options: ServeOptions) => {
       // Reloaded before every build, but parsed again only when the config or a template changed.
       const loadConfig = configReloader(resolve(deps.cwd, options.config), () => context.load(options.config));
@@ -58,6 +61,7 @@ export function registerStart(program: Command, context: CommandContext): void {
         outDir: context.outDir(config, options.out),
         port: context.portFor(config, options.port),
         host: options.host ?? config.server.host,
+        serve: options.serve !== false,
         log,
         deps: { now: deps.now, fetch: deps.fetch },
       });
