@@ -42,7 +42,8 @@ function bash(program: Command, specs: Spec[]): string {
 }
 
 function zsh(program: Command, specs: Spec[]): string {
-  const escape = (text: string) => text.replace(/[[\]:']/g, (c) => `\\${c}`);
+  // Brackets and colons are _arguments syntax; a quote ends the single-quoted word, so it is closed and reopened.
+  const escape = (text: string) => text.replace(/[[\]:]/g, (c) => `\\${c}`).replace(/'/g, `'\\''`);
   const optionLines = (spec: Spec) =>
     spec.options.flatMap((o) => o.flags.map((flag) => `'${flag}[${escape(o.description)}]${o.takesValue ? ':value:_files' : ''}'`)).join(' ');
   return [
@@ -59,7 +60,8 @@ function zsh(program: Command, specs: Spec[]): string {
     ...specs.map((spec) => `    ${spec.name}) _arguments ${optionLines(spec)} '*:file:_files' ;;`),
     '  esac',
     '}',
-    `compdef _${program.name()} ${program.name()}`,
+    // Autoloaded from $fpath the file is the function's body: complete now; sourced, register it.
+    `if [ "$funcstack[1]" = "_${program.name()}" ]; then _${program.name()} "$@"; else compdef _${program.name()} ${program.name()}; fi`,
     '',
   ].join('\n');
 }

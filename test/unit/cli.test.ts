@@ -518,6 +518,11 @@ describe('CLI conventions', () => {
     for (const command of ['build', 'start', 'serve', 'validate', 'status', 'accept', 'init', 'completion']) expect(result.stdout).toContain(command);
     for (const option of ['dry-run', 'no-serve', 'log-format', 'config']) expect(result.stdout).toContain(option);
     expect(result.stdout).not.toContain('undefined');
+    // Descriptions hold quotes ("the config's output"): every quoted word must stay closed. bash's
+    // parser is a fair judge of that for the zsh and fish scripts too (same single-quote rules).
+    const { spawnSync } = await import('node:child_process');
+    const parsed = spawnSync('bash', ['-n'], { input: result.stdout, encoding: 'utf8' });
+    expect(parsed.status, parsed.stderr).toBe(0);
   });
 
   it('completion bash is a script bash reads, and an unknown shell is a usage error', async () => {
