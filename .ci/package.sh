@@ -2,7 +2,8 @@
 # The package as a user gets it: `npm pack`, a global install of the tarball into a throwaway prefix
 # (dependencies from the npm registry, nothing else from the network), then the README's first steps
 # run from a folder outside the repository: init, validate, build, and a start whose three URLs
-# answer 200 application/xml. Also `start --no-serve`, and `start` on a port that is taken.
+# answer 200 application/xml. Also `start` on a port that is taken (one line, exit 1), and
+# `start --no-serve`, which needs no port.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
@@ -81,6 +82,18 @@ set -e
 [ "$code" -eq 1 ] || fail "start on a taken port exited $code: $taken"
 [ "$(printf '%s\n' "$taken" | wc -l)" -eq 1 ] || fail "start on a taken port said more than one line: $taken"
 echo "$taken"
+echo "== ratefile start --no-serve (the port is still taken: it must not matter)"
+ratefile start --no-serve --port "$port" 2> "$work/no-serve.log" &
+builder=$!
+for _ in $(seq 1 150); do
+  grep -q 'not serving' "$work/no-serve.log" && break
+  kill -0 "$builder" 2>/dev/null || break
+  sleep 0.2
+done
+grep -q 'not serving' "$work/no-serve.log" || { cat "$work/no-serve.log"; kill "$builder" 2>/dev/null || true; fail "start --no-serve"; }
+kill -TERM "$builder"
+wait "$builder" || fail "start --no-serve did not stop cleanly on SIGTERM"
+
 kill -TERM "$server"
 wait "$server" || fail "start did not stop cleanly on SIGTERM"
 server=""
