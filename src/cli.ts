@@ -3,13 +3,15 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { registerBuild } from './commands/build.js';
 import { registerCheck } from './commands/check.js';
+import { registerCompletion } from './commands/completion.js';
 import { registerExplain } from './commands/explain.js';
 import { registerInit } from './commands/init.js';
-import { createContext, type CliDeps } from './commands/context.js';
+import { applyConfigEnv, createContext, type CliDeps } from './commands/context.js';
 import { registerOperate } from './commands/operate.js';
 import { registerPublish } from './commands/publish.js';
 import { registerSchema } from './commands/schema.js';
 import { registerServe, registerStart } from './commands/serve.js';
+import { registerValidate } from './commands/validate.js';
 import { escapeControls, RatefileError, type ErrorCode } from './errors.js';
 import { createLogger, wantsColour, type LogFormat } from './log.js';
 import { endQuietlyOnClosedPipe } from './pipes.js';
@@ -50,7 +52,10 @@ export function createProgram(deps: CliDeps, setExitCode: (code: number) => void
     .version(version, '-V, --version')
     .option('--debug', 'show stack traces of errors')
     .addOption(new Option('--log-format <format>', 'log lines as text or as JSON objects').choices(['text', 'json']).default('text'))
-    .showHelpAfterError()
+    .option('-q, --quiet', 'log only warnings and errors')
+    // A usage error is one line and this hint, not the whole help; each command's help lists these global options too.
+    .showHelpAfterError('(add --help for usage)')
+    .configureHelp({ showGlobalOptions: true })
     .configureOutput({
       writeOut: (text) => deps.stdout.write(text),
       writeErr: (text) => deps.stderr.write(text),
@@ -64,12 +69,16 @@ export function createProgram(deps: CliDeps, setExitCode: (code: number) => void
     now: deps.now,
     format: () => (program.opts<{ logFormat: LogFormat }>().logFormat === 'json' ? 'json' : 'text'),
     colour: wantsColour(deps.stderr, deps.env),
+    quiet: () => program.opts<{ quiet?: boolean }>().quiet === true,
   });
   const context = createContext(deps, log, setExitCode);
   for (const register of [registerBuild, registerServe, registerStart, registerSchema, registerOperate, registerPublish]) register(program, context);
   registerCheck(program, context);
   registerExplain(program, context);
   registerInit(program, context);
+  registerValidate(program, context);
+  registerCompletion(program, context);
+  applyConfigEnv(program, deps.env);
   return program;
 }
 

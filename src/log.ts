@@ -20,6 +20,8 @@ export interface LoggerOptions {
   /** Read at every line, so a `--log-format` parsed after the logger was made still applies. */
   format?: () => LogFormat;
   colour?: boolean;
+  /** Read at every line (`--quiet`): true drops info lines, never warnings or errors. */
+  quiet?: () => boolean;
 }
 
 const colours: Record<string, string> = { info: '\u001b[36m', warn: '\u001b[33m', error: '\u001b[31m' };
@@ -38,7 +40,9 @@ export function createLogger(out: Writer, options: LoggerOptions = {}): Logger {
     }
   };
   return {
-    info: (message, fields) => line('info', message, fields),
+    info: (message, fields) => {
+      if (!options.quiet?.()) line('info', message, fields);
+    },
     warn: (message, fields) => line('warn', message, fields),
     error: (message, fields) => line('error', message, fields),
   };

@@ -1,6 +1,7 @@
 // `ratefile start`: build now, rebuild on the cron schedule (never two at once), serve, and stop cleanly on a signal.
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer as createProbe } from 'node:net';
 import { join } from 'node:path';
 import cron from 'node-cron';
 import type { BuildDeps } from './build.js';
@@ -15,7 +16,7 @@ import { createChannels } from './alerts/channels.js';
 import { createNotifier } from './alerts/notifier.js';
 import { createMetrics } from './metrics.js';
 import { QuoteCache } from './quotes.js';
-import { createExportServer, listen, type Route } from './server.js';
+import { createExportServer, listen, requestPath, type Route } from './server.js';
 import { previewRoute, type PreviewState } from './preview/route.js';
 
 export interface ServiceOptions {
@@ -26,13 +27,16 @@ export interface ServiceOptions {
   outDir: string;
   port: number;
   host: string;
+  /** false: build on the schedule without listening (nginx or S3 serves the files). Default true. */
+  serve?: boolean;
   log: Logger;
   deps: BuildDeps;
 }
 
 export interface Service {
-  port: number;
-  server: Server;
+  /** The port bound; undefined when not serving. */
+  port: number | undefined;
+  server: Server | undefined;
   /** Run one build now unless one is running; resolves when it is done. */
   rebuild(): Promise<void>;
   /** Stop scheduling, let a running build finish, close the server. */
@@ -43,8 +47,20 @@ export interface Service {
   alertsIdle(): Promise<void>;
 }
 
+/** Fails (EADDRINUSE, EACCES) when the port cannot be bound, so a taken port is reported before a first build runs. */
+async function assertCanListen(port: number, host: string): Promise<void> {
+  const probe = createProbe();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(port, host, () => resolve());
+  });
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+}
+
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { log, outDir } = options;
+  const serve = options.serve ?? true;
+  if (serve && options.port !== 0) await assertCanListen(options.port, options.host);
   let running: Promise<void> | undefined;
   const logReasons = reasonLog(log);
   // The latest build that published, for the preview page at `/`.
@@ -133,18 +149,23 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     },
     '/metrics': metrics.route,
   };
-  const server = createExportServer(outDir, routes);
+  const server = serve ? createExportServer(outDir, routes) : undefined;
   // Requests counted by route: the pages, each export file by name, everything else as `other`.
   const exportPaths = new Set(options.config.exports.map((e) => `/${e.file}`));
-  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+  server?.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const path = requestPath(request.url ?? '');
     const route = Object.hasOwn(routes, path) || exportPaths.has(path) ? path : 'other';
     response.once('finish', () => metrics.recordRequest(route, response.statusCode));
   });
-  const port = await listen(server, options.port, options.host);
+  const port = server ? await listen(server, options.port, options.host) : undefined;
   const task = cron.schedule(options.config.schedule, () => void rebuild(), { name: 'ratefile-build' });
   const shown = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host;
-  log.info(`serving ${outDir} at http://${shown}:${port}/ (${options.config.exports.map((e) => e.file).join(', ')}); rebuilding on "${options.config.schedule}"`);
+  const files = options.config.exports.map((e) => e.file).join(', ');
+  log.info(
+    server
+      ? `serving ${outDir} at http://${shown}:${port}/ (${files}); rebuilding on "${options.config.schedule}"`
+      : `writing ${outDir} (${files}), not serving; rebuilding on "${options.config.schedule}"`,
+  );
 
   return {
     port,
@@ -156,10 +177,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       await task.stop();
       await task.destroy();
       if (running) await running;
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      if (server) {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      }
     },
   };
 }

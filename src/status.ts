@@ -122,7 +122,7 @@ export function formatStatus(status: Status | undefined, now: Date): string {
     'sources:',
     ...status.sources.map(
       (s) =>
-        `  ${s.name} (${s.type}): ${s.ok ? 'ok' : 'FAILING'}, ${s.quotes} quotes, last success ${ago(s.lastSuccessAt, now)}` +
+        `  ${s.name} (${s.type}): ${s.ok ? 'ok' : 'FAILING'}, ${s.quotes} quote${s.quotes === 1 ? '' : 's'}, last success ${ago(s.lastSuccessAt, now)}` +
         `${s.oldestQuoteAgeSeconds === undefined ? '' : `, oldest quote used ${s.oldestQuoteAgeSeconds} s old`}` +
         `${s.lastError ? `\n    last error: ${s.lastError}` : ''}`,
     ),

@@ -1,7 +1,8 @@
 // What every command gets from the CLI: injected dependencies, a logger, and the shared option helpers.
 import { relative, resolve } from 'node:path';
-import { InvalidArgumentError, Option } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { defaultConfigFile, loadConfig } from '../config/load.js';
+import { RatefileError } from '../errors.js';
 import type { Logger, Writer } from '../log.js';
 import type { Config } from '../model.js';
 
@@ -36,7 +37,35 @@ export function parsePort(value: string): number {
   return port;
 }
 
-export const configOption = () => new Option('-c, --config <path>', 'config file').default(defaultConfigFile);
+export const configOption = () => new Option('-c, --config <path>', 'config file').default(defaultConfigFile, `RATEFILE_CONFIG, else ${defaultConfigFile}`);
+
+/** RATEFILE_CONFIG, when set, is the default of every command's --config (from the injected env, so tests stay isolated). */
+export function applyConfigEnv(program: Command, env: CliDeps['env']): void {
+  const path = env.RATEFILE_CONFIG;
+  if (!path) return;
+  for (const command of program.commands) {
+    const option = command.options.find((candidate) => candidate.long === '--config');
+    if (!option) continue;
+    // commander copied the old default into the command's values when the option was added: replace both.
+    option.default(path, `RATEFILE_CONFIG: ${path}`);
+    command.setOptionValueWithSource(option.attributeName(), path, 'default');
+  }
+}
+
+/** A config that is not there: say how to get one. */
+async function loadWithHint(path: string, cwd: string): Promise<Config> {
+  try {
+    return await loadConfig(path, cwd);
+  } catch (error) {
+    if (error instanceof RatefileError && (error.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
+      throw new RatefileError(error.code, error.message, {
+        cause: error,
+        details: ['create one here with `ratefile init`, or name yours with --config PATH (or RATEFILE_CONFIG)'],
+      });
+    }
+    throw error;
+  }
+}
 export const outOption = () => new Option('-o, --out <dir>', "output folder (default: the config's output, public/)");
 export const portOption = () =>
   new Option('-p, --port <port>', "port to listen on (default: PORT, then the config's server.port, 8080)").argParser(parsePort);
@@ -47,7 +76,7 @@ export function createContext(deps: CliDeps, log: Logger, setExitCode: (code: nu
     deps,
     log,
     setExitCode,
-    load: (path) => loadConfig(path, deps.cwd),
+    load: (path) => loadWithHint(path, deps.cwd),
     outDir: (config, out) => (out ? resolve(deps.cwd, out) : (config?.output ?? resolve(deps.cwd, 'public'))),
     portFor: (config, port) => port ?? (deps.env.PORT ? parsePort(deps.env.PORT) : (config?.server.port ?? 8080)),
     shown: (path) => relative(deps.cwd, path) || '.',

@@ -22,6 +22,13 @@ export function registerOperate(program: Command, context: CommandContext): void
       if (!config.directions.some((direction) => direction.id === id)) {
         throw new RatefileError('E_USAGE', `no direction ${id} in ${context.shown(config.file)}`);
       }
+      // A request for a direction that is published would wave through its next jump unseen: refuse it.
+      const status = await readStatus(config.stateDir);
+      if (status && !status.heldBack.some((held) => held.direction === id)) {
+        deps.stdout.write(`${id} is not held back (last build ${status.lastBuild.at}): nothing to accept\n`);
+        context.setExitCode(1);
+        return;
+      }
       await requestAccept(config.stateDir, id);
       deps.stdout.write(`accepted ${id}: the next build publishes its new rate and makes it the reference\n`);
       context.setExitCode(0);

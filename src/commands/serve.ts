@@ -12,6 +12,8 @@ interface ServeOptions {
   out?: string;
   port?: number;
   host?: string;
+  /** `--no-serve` sets it false. */
+  serve?: boolean;
 }
 
 export function registerServe(program: Command, context: CommandContext): void {
@@ -48,6 +50,7 @@ export function registerStart(program: Command, context: CommandContext): void {
     .addOption(outOption())
     .addOption(portOption())
     .addOption(hostOption())
+    .option('--no-serve', 'build on the schedule without listening (nginx or S3 serves the files)')
     .action(async (options: ServeOptions) => {
       // Reloaded before every build, but parsed again only when the config or a template changed and the
       // change has settled (a file saved in place is never read half-written).
@@ -65,6 +68,7 @@ export function registerStart(program: Command, context: CommandContext): void {
         outDir,
         port: context.portFor(config, options.port),
         host: options.host ?? config.server.host,
+        serve: options.serve !== false,
         log,
         deps: { now: deps.now, fetch: deps.fetch },
       });

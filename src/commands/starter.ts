@@ -2,9 +2,11 @@
 
 export const starterConfig = `# ratefile.config.yaml: your exchanger's directions and how they are priced. Written by \`ratefile init\`.
 #
-# Try it:   npx ratefile build --config ratefile.config.yaml --dry-run   (prints the files, writes nothing)
-# Run it:   npx ratefile start --config ratefile.config.yaml             (builds every 30 s and serves them)
-# Check:    npx ratefile explain BTC SBERRUB                              (how a rate comes about, or why it is held back)
+# Check it: ratefile validate                    (the config and templates, nothing fetched)
+# Try it:   ratefile build --dry-run             (prints the files, writes nothing)
+# Run it:   ratefile start                       (builds every 30 s and serves them on 127.0.0.1:8080)
+# Explain:  ratefile explain BTC SBERRUB         (how a rate comes about, or why it is held back)
+# Run in this folder, or anywhere with --config PATH or RATEFILE_CONFIG=PATH.
 #
 # Amounts are decimal text in quotes ("12.5"), percentages have a % sign ("1.5%"), and unknown keys are
 # errors, so a misspelt key fails loudly. The full reference is the README's "The config file".
@@ -14,10 +16,12 @@ export const starterConfig = `# ratefile.config.yaml: your exchanger's direction
 schedule: "*/30 * * * * *"
 
 # The built-in server of \`ratefile start\`: it serves /parserfile.xml, /reffile.xml, /affiliatefile.xml,
-# a preview page at / and /healthz. Use host 127.0.0.1 when nginx or a CDN sits in front.
+# a preview page at / and /healthz. 127.0.0.1: only this machine reaches it, right for nginx or a CDN in
+# front (or \`ratefile start --no-serve\` when they serve the files). 0.0.0.0 lets the monitors poll it
+# directly: open it only then, with the firewall letting the port in.
 server:
   port: 8080
-  host: 0.0.0.0
+  host: 127.0.0.1
 
 # Where the XML files are written, and where the export templates are (both relative to this file).
 output: public

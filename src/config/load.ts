@@ -9,7 +9,7 @@ import { normalizePublish } from '../hosting/config.js';
 import type { Config, Currency, Direction, Money } from '../model.js';
 import { chainAsList, configSchema, type ConfigFile } from './schema.js';
 import { quoteValue } from '../errors.js';
-import { closest, formatPath, type Problem } from './problems.js';
+import { closest, type Problem } from './problems.js';
 import { configError, formatProblem, readYamlFile, validateYaml } from './yaml.js';
 
 export const defaultConfigFile = 'ratefile.config.yaml';
@@ -32,9 +32,10 @@ function assetOf(code: string, entry: unknown): string | undefined {
  * Checks across fields (references, duplicates, chains, cron) on the raw data, so they are reported
  * together with the schema's problems instead of after the schema problems are fixed.
  */
-function crossCheck(raw: unknown): { problems: Problem[]; warnings: string[] } {
+function crossCheck(raw: unknown): { problems: Problem[]; warnings: Problem[] } {
   const problems: Problem[] = [];
-  const warnings: string[] = [];
+  // Warnings are problems that do not stop the load; formatted like them, with their line.
+  const warnings: Problem[] = [];
   if (!isRecord(raw)) return { problems, warnings };
   const currencies = isRecord(raw.currencies) ? raw.currencies : {};
   const codes = Object.keys(currencies);
@@ -52,7 +53,7 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: string[] } {
         problems.push({ path: ['currencies', code, 'asset'], message: `required: ${quoteValue(code)} is not in the monitors' code list, so say what it is priced as (e.g. RUB)` });
       }
       const hint = closest(code, knownCurrencies().keys());
-      warnings.push(`${formatPath(['currencies', code])}: not in the monitors' code list${hint ? ` (closest: ${hint})` : ''}`);
+      warnings.push({ path: ['currencies', code], message: `not in the monitors' code list${hint ? ` (closest: ${hint})` : ''}` });
     }
   }
 
@@ -116,7 +117,7 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: string[] } {
       for (const city of entry.cities) {
         if (typeof city === 'string' && !knownCities().has(city)) {
           const hint = closest(city, knownCities().keys());
-          warnings.push(`directions[${index}].cities: ${quoteValue(city)} is not in the monitors' city list${hint ? ` (closest: ${hint})` : ''}`);
+          warnings.push({ path: ['directions', index, 'cities'], message: `${quoteValue(city)} is not in the monitors' city list${hint ? ` (closest: ${hint})` : ''}` });
         }
       }
     }
@@ -254,5 +255,5 @@ export async function loadConfig(path: string = defaultConfigFile, cwd: string =
   if (lines.length > 0 || templateProblems.length > 0 || !data) {
     throw configError(label, [...lines, ...templateProblems]);
   }
-  return { ...normalize(data, file), exports: templates, warnings: checked.warnings };
+  return { ...normalize(data, file), exports: templates, warnings: checked.warnings.map((warning) => formatProblem(yaml, warning)) };
 }

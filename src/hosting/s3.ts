@@ -103,6 +103,10 @@ export class S3Publisher {
     this.target = target;
     this.stateDir = stateDir;
     this.deadlineMs = options.deadlineMs ?? uploadDeadlineMs;
+    // Node 20 is a line we test and support (package.json engines); the SDK's multi-line notice on it is
+    // about SDK releases after January 2027, which the lockfile decides, not the operator. Its documented
+    // switch keeps it out of the log unless the operator set the variable themselves.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
     // Credentials: only the SDK's default chain (environment, profile, container or instance role).
     this.client = new S3Client({
       ...(target.region === undefined ? {} : { region: target.region }),

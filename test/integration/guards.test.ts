@@ -196,13 +196,22 @@ describe('ratefile accept', () => {
     expect(await readdir(join(made.dir, '.ratefile', 'accept'))).toEqual([]);
   });
 
+  it('says so, and requests nothing, when the direction is published (not held back)', async () => {
+    const made = await project();
+    expect((await ratefile(['build'], made.dir)).code).toBe(0);
+    const accept = await ratefile(['accept', 'BTC', 'SBERRUB'], made.dir, later(5));
+    expect(accept.code).toBe(1);
+    expect(accept.stdout).toMatch(/^BTC>SBERRUB is not held back \(last build .*\): nothing to accept\n$/);
+    await expect(readdir(join(made.dir, '.ratefile', 'accept'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it.each([
     [['accept', 'BTC', 'EUR'], /^ratefile: no direction BTC>EUR in ratefile\.config\.yaml\n$/],
     [['accept', 'SBERRUB', 'BTC'], /^ratefile: no direction SBERRUB>BTC in ratefile\.config\.yaml\n$/],
     [['accept', 'BTC'], /missing required argument 'to'/],
     [['maintenance', 'maybe'], /^ratefile: expected "on" or "off", got "maybe"\n$/],
-    [['maintenance', 'on', '--config', 'nowhere.yaml'], /^ratefile: nowhere\.yaml: file not found\n$/],
-    [['status', '--config', 'nowhere.yaml'], /^ratefile: nowhere\.yaml: file not found\n$/],
+    [['maintenance', 'on', '--config', 'nowhere.yaml'], /^ratefile: nowhere\.yaml: file not found\n  create one here with `ratefile init`, or name yours with --config PATH \(or RATEFILE_CONFIG\)\n$/],
+    [['status', '--config', 'nowhere.yaml'], /^ratefile: nowhere\.yaml: file not found\n  create one here with `ratefile init`, or name yours with --config PATH \(or RATEFILE_CONFIG\)\n$/],
     [['status', '--jsn'], /unknown option '--jsn'/],
   ])('%j exits 2', async (args, message) => {
     const { dir } = await project();

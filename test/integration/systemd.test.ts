@@ -47,6 +47,11 @@ describe('deploy/ratefile.service', () => {
     expect(section('Install')).toContainEqual(['WantedBy', 'multi-user.target']);
   });
 
+  it('listens on 127.0.0.1 only, and its documentation link is the installed README, not an unpublished registry page', () => {
+    expect(value('ExecStart')).toContain(' --host 127.0.0.1 ');
+    expect(section('Unit')).toContainEqual(['Documentation', 'file:/usr/local/lib/node_modules/ratefile/README.md']);
+  });
+
   it('is hardened: no new privileges, no capabilities, the file system read-only except its state directory', () => {
     for (const [key, expected] of [
       ['NoNewPrivileges', 'yes'],

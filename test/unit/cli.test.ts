@@ -171,7 +171,7 @@ describe('ratefile build', () => {
     const { dir } = await project({ 'ratefile.config.yaml': sampleConfig.replace('[MSK, SPB]', '[MSK, SPBB]') });
     const result = await ratefile(['build'], dir);
     expect(result.code).toBe(0);
-    expect(logLines(result.stderr)[0]).toBe('warn directions[2].cities: "SPBB" is not in the monitors\' city list (closest: SPB)');
+    expect(logLines(result.stderr)[0]).toBe('warn directions[2].cities: "SPBB" is not in the monitors\' city list (closest: SPB) (line 14)');
     expect((await readdir(join(dir, 'public'))).sort()).toEqual(withCompressed(exportFiles));
   });
 });
@@ -228,11 +228,11 @@ describe('ratefile build with a broken config', () => {
     await missing(join(dir, 'public'));
   });
 
-  it('a missing config file: one line, exit 2', async () => {
+  it('a missing config file: one line and how to get one, exit 2', async () => {
     const { dir } = await project();
     const result = await ratefile(['build', '--config', 'missing.yaml'], dir);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('ratefile: missing.yaml: file not found\n');
+    expect(result.stderr).toBe('ratefile: missing.yaml: file not found\n  create one here with `ratefile init`, or name yours with --config PATH (or RATEFILE_CONFIG)\n');
     await missing(join(dir, 'public'));
   });
 
@@ -240,7 +240,7 @@ describe('ratefile build with a broken config', () => {
     const { dir } = await project();
     const result = await ratefile(['--debug', 'build', '--config', 'missing.yaml'], dir);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^ratefile: missing\.yaml: file not found\nRatefileError: missing\.yaml: file not found\n\s+at /);
+    expect(result.stderr).toMatch(/^ratefile: missing\.yaml: file not found\n  create one .*\nRatefileError: missing\.yaml: file not found\n\s+at /);
   });
 });
 
@@ -322,6 +322,9 @@ describe('usage', () => {
     expect(result.code).toBe(0);
     await expect(result.stdout).toMatchFileSnapshot('__snapshots__/cli/build-help.txt');
     for (const option of ['--config <path>', '--out <dir>', '--dry-run']) expect(result.stdout).toContain(option);
+    // The global options work after the command too, so its help lists them.
+    expect(result.stdout).toMatch(/^Global Options:\n(.*\n)*  --log-format <format> /m);
+    for (const option of ['--quiet', '--debug']) expect(result.stdout.split('Global Options:')[1]).toContain(option);
   });
 
   it('--version and -V print the version of package.json', async () => {
@@ -335,13 +338,12 @@ describe('usage', () => {
     }
   });
 
-  it('an unknown command exits 2 with the reason and the help on stderr', async () => {
+  it('an unknown command exits 2 with one line and a hint, not the whole help', async () => {
     const { dir } = await project();
     const result = await ratefile(['frobnicate'], dir);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^error: unknown command 'frobnicate'\n/);
-    expect(result.stderr).toContain('Usage: ratefile [options] [command]');
+    expect(result.stderr).toBe("error: unknown command 'frobnicate'\n(add --help for usage)\n");
   });
 
   it('no command exits 2 and shows the help', async () => {
@@ -355,7 +357,7 @@ describe('usage', () => {
     const { dir } = await project();
     const result = await ratefile(['build', '--dryrun'], dir);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^error: unknown option '--dryrun'/);
+    expect(result.stderr).toBe("error: unknown option '--dryrun'\n(Did you mean --dry-run?)\n(add --help for usage)\n");
     await missing(join(dir, 'public'));
   });
 
@@ -449,5 +451,126 @@ describe('ratefile serve and start', () => {
     expect(result.stderr).toMatch(/^ratefile: broken\.yaml: \d+ problems\n/);
     expect(result.stderr).not.toContain('serving');
     await missing(join(dir, 'public'));
+  });
+});
+
+describe('CLI conventions', () => {
+  it('RATEFILE_CONFIG is the default of --config; --config still wins', async () => {
+    const { dir } = await project({ 'broken.yaml': fixture('broken.yaml') });
+    const env = { env: { RATEFILE_CONFIG: 'broken.yaml' } };
+    const fromEnv = await ratefile(['validate'], dir, () => env);
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toMatch(/^ratefile: broken\.yaml: \d+ problems\n/);
+    const given = await ratefile(['validate', '--config', 'ratefile.config.yaml'], dir, () => env);
+    expect(given.code, given.stderr).toBe(0);
+  });
+
+  it('validate checks config and templates, fetches and writes nothing: exit 0, or 2 with every problem', async () => {
+    const { dir } = await project({ 'broken.yaml': fixture('broken.yaml') });
+    const fetched: string[] = [];
+    const noFetch = () => ({
+      fetch: ((input: Parameters<typeof globalThis.fetch>[0]) => {
+        fetched.push(String(input));
+        return Promise.reject(new Error('no fetch expected'));
+      }) as typeof globalThis.fetch,
+    });
+    const ok = await ratefile(['validate'], dir, noFetch);
+    expect(ok).toEqual({
+      code: 0,
+      stdout: 'ratefile.config.yaml: ok — 4 directions, 1 source, 3 exports (affiliatefile.xml, parserfile.xml, reffile.xml)\n',
+      stderr: '',
+    });
+    const broken = await ratefile(['validate', '--config', 'broken.yaml'], dir, noFetch);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr.split('\n').length).toBeGreaterThan(3);
+    await writeFile(join(dir, 'templates', 'reffile.yaml'), 'root: [\n');
+    const badTemplate = await ratefile(['validate'], dir, noFetch);
+    expect(badTemplate.code).toBe(2);
+    expect(badTemplate.stderr).toContain('reffile.yaml');
+    expect(fetched).toEqual([]);
+    await missing(join(dir, 'public'));
+    await missing(join(dir, '.ratefile'));
+  });
+
+  it('--quiet drops the info lines, not the warnings', async () => {
+    const { dir } = await project();
+    await writeFile(join(dir, 'quotes.json'), JSON.stringify({ quotes: [{ pair: 'BTC/USDT', bid: '97012.30', ask: '97012.31' }] }));
+    const loud = await ratefile(['build'], dir);
+    expect(logLines(loud.stderr).some((line) => line.startsWith('info build: '))).toBe(true);
+    const quiet = await ratefile(['--quiet', 'build'], dir);
+    expect(quiet.code).toBe(loud.code);
+    const lines = logLines(quiet.stderr);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.every((line) => line.startsWith('warn '))).toBe(true);
+    expect(logLines((await ratefile(['build', '-q'], dir)).stderr)).toEqual(lines);
+  });
+
+  it('status counts in the singular when there is one: "1 quote"', async () => {
+    const { dir } = await project();
+    await writeFile(join(dir, 'quotes.json'), JSON.stringify({ quotes: [{ pair: 'BTC/USDT', bid: '97012.30', ask: '97012.31' }] }));
+    await ratefile(['build'], dir);
+    const status = await ratefile(['status'], dir);
+    expect(status.stdout).toMatch(/^ {2}backoffice \(file\): ok, 1 quote, /m);
+  });
+
+  it.each(['bash', 'zsh', 'fish'])('completion %s names every command and its options, from the program', async (shell) => {
+    const { dir } = await project();
+    const result = await ratefile(['completion', shell], dir);
+    expect(result.code, result.stderr).toBe(0);
+    for (const command of ['build', 'start', 'serve', 'validate', 'status', 'accept', 'init', 'completion']) expect(result.stdout).toContain(command);
+    for (const option of ['dry-run', 'no-serve', 'log-format', 'config']) expect(result.stdout).toContain(option);
+    expect(result.stdout).not.toContain('undefined');
+    // Descriptions hold quotes ("the config's output"): every quoted word must stay closed. bash's
+    // parser is a fair judge of that for the zsh and fish scripts too (same single-quote rules).
+    const { spawnSync } = await import('node:child_process');
+    const parsed = spawnSync('bash', ['-n'], { input: result.stdout, encoding: 'utf8' });
+    expect(parsed.status, parsed.stderr).toBe(0);
+  });
+
+  it('completion bash is a script bash reads, and an unknown shell is a usage error', async () => {
+    const { dir } = await project();
+    const script = (await ratefile(['completion', 'bash'], dir)).stdout;
+    const { spawnSync } = await import('node:child_process');
+    const checked = spawnSync('bash', ['-c', `${script}\ncomplete -p ratefile`], { encoding: 'utf8' });
+    expect(checked.status, checked.stderr).toBe(0);
+    expect(checked.stdout).toContain('-F _ratefile ratefile');
+    const bad = await ratefile(['completion', 'powershell'], dir);
+    expect(bad.code).toBe(2);
+  });
+});
+
+describe('start without serving, and on a taken port', () => {
+  it('start --no-serve builds on schedule and does not listen', async () => {
+    const { dir } = await project();
+    let log = '';
+    const result = await ratefile(['start', '--no-serve', '--port', '0'], dir, ({ stderr }) => ({
+      waitForStop: () => {
+        log = stderr.text();
+        return Promise.resolve('SIGTERM');
+      },
+    }));
+    expect(result.code, result.stderr).toBe(0);
+    const lines = logLines(log);
+    expect(lines[0]).toMatch(/^info build: published 4 directions/);
+    expect(lines[1]).toMatch(/^info writing .*public \(.*\), not serving; rebuilding on /);
+    expect(log).not.toContain('http://');
+    expect((await readdir(join(dir, 'public'))).sort()).toEqual(withCompressed(exportFiles));
+  });
+
+  it('start on a taken port exits 1 with one line, before building', async () => {
+    const { dir } = await project();
+    const { createServer } = await import('node:net');
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const address = taken.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    try {
+      const result = await ratefile(['start', '--port', String(port), '--host', '127.0.0.1'], dir);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`^ratefile: cannot listen: listen EADDRINUSE: address already in use 127\\.0\\.0\\.1:${port}\n$`));
+      await missing(join(dir, 'public'));
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
   });
 });

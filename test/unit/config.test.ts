@@ -203,7 +203,7 @@ describe('loadConfig details', () => {
     expect(config.exports.map((template) => template.name)).toEqual(['affiliatefile', 'parserfile', 'reffile']);
   });
 
-  it('warns, without failing, about a code not on the code list (asset given) and an unknown city', async () => {
+  it('warns, without failing, about a code not on the code list (asset given) and an unknown city, with line numbers', async () => {
     const config = await loads(
       edit(
         edit(sampleConfig, 'BTC: { reserve: "3" }', 'BTC: { reserve: "3" }\n  MYBANKRUB: { asset: RUB, reserve: "10" }\n  SBERRUBX: { asset: RUB, reserve: "10" }'),
@@ -212,10 +212,10 @@ describe('loadConfig details', () => {
       ),
     );
     expect(config.warnings).toEqual([
-      "currencies.MYBANKRUB: not in the monitors' code list",
-      "currencies.SBERRUBX: not in the monitors' code list (closest: SBERRUB)",
-      'directions[2].cities: "XYZQ" is not in the monitors\' city list',
-      'directions[2].cities: "SPBB" is not in the monitors\' city list (closest: SPB)',
+      "currencies.MYBANKRUB: not in the monitors' code list (line 6)",
+      "currencies.SBERRUBX: not in the monitors' code list (closest: SBERRUB) (line 7)",
+      'directions[2].cities: "XYZQ" is not in the monitors\' city list (line 16)',
+      'directions[2].cities: "SPBB" is not in the monitors\' city list (closest: SPB) (line 16)',
     ]);
     expect(config.currencies.get('MYBANKRUB')).toMatchObject({ asset: 'RUB', precision: 2 });
     expect(config.directions.find((direction) => direction.id === 'USDTTRC20>CASHRUB')?.cities).toEqual(['MSK', 'XYZQ', 'SPBB']);

@@ -38,6 +38,21 @@ describe('ratefile init', () => {
     for (const [name, text] of Object.entries(starterFiles())) expect(await readFile(join(cwd, 'shop', name), 'utf8')).toBe(text);
   });
 
+  it('the starter config listens on 127.0.0.1, and its commands run as written in the folder (no npx of an unpublished package)', async () => {
+    const cwd = await tempDir();
+    expect((await runRatefile(['init'], cwd)).code).toBe(0);
+    const text = await readFile(join(cwd, 'ratefile.config.yaml'), 'utf8');
+    expect(text).not.toMatch(/npx|npm install/);
+    expect((await loadConfig(join(cwd, 'ratefile.config.yaml'), cwd)).server.host).toBe('127.0.0.1');
+    const { mtime } = await stat(join(cwd, 'quotes.json'));
+    const commands = [...text.matchAll(/^# \w[\w ]*: +ratefile (validate|build --dry-run|explain BTC SBERRUB) /gm)].map((match) => match[1] ?? '');
+    expect(commands).toEqual(['validate', 'build --dry-run', 'explain BTC SBERRUB']);
+    for (const command of commands) {
+      const result = await runRatefile(command.split(' '), cwd, { now: () => new Date(mtime.getTime() + 1000) });
+      expect(result.code, `${command}: ${result.stderr}`).toBe(0);
+    }
+  });
+
   it('the starter config is commented, loads without a warning, and the build passes (exit 0) with files that pass the check', async () => {
     const cwd = await tempDir();
     expect((await runRatefile(['init'], cwd)).code).toBe(0);

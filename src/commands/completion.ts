@@ -1,0 +1,96 @@
+// `ratefile completion bash|zsh|fish`: a completion script made from the commander program itself, so it never lists a command or option that is not there.
+import { Argument, type Command } from 'commander';
+import { RatefileError } from '../errors.js';
+import type { CommandContext } from './context.js';
+
+interface Spec {
+  name: string;
+  description: string;
+  options: { flags: string[]; description: string; takesValue: boolean }[];
+}
+
+function specOf(command: Command): Spec {
+  const options = [...command.options, ...(command.parent?.options ?? [])].map((option) => ({
+    flags: [option.long, option.short].filter((flag): flag is string => flag !== undefined),
+    description: option.description,
+    takesValue: option.required || option.optional,
+  }));
+  return { name: command.name(), description: command.description(), options: [...options, { flags: ['--help', '-h'], description: 'display help', takesValue: false }] };
+}
+
+const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+function bash(program: Command, specs: Spec[]): string {
+  const cases = specs.map((spec) => `    ${spec.name}) words=${quote(spec.options.flatMap((o) => o.flags).join(' '))} ;;`);
+  return [
+    `# bash completion for ${program.name()}: source it, or save it as /etc/bash_completion.d/${program.name()}`,
+    `_${program.name()}() {`,
+    '  local cur="${COMP_WORDS[COMP_CWORD]}" command="${COMP_WORDS[1]}" words',
+    '  if [ "$COMP_CWORD" -eq 1 ]; then',
+    `    COMPREPLY=($(compgen -W ${quote([...specs.map((s) => s.name), ...specOf(program).options.flatMap((o) => o.flags)].join(' '))} -- "$cur"))`,
+    '    return',
+    '  fi',
+    '  case "$command" in',
+    ...cases,
+    '    *) words="" ;;',
+    '  esac',
+    '  if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$words" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi',
+    '}',
+    `complete -o filenames -F _${program.name()} ${program.name()}`,
+    '',
+  ].join('\n');
+}
+
+function zsh(program: Command, specs: Spec[]): string {
+  // Brackets and colons are _arguments syntax; a quote ends the single-quoted word, so it is closed and reopened.
+  const escape = (text: string) => text.replace(/[[\]:]/g, (c) => `\\${c}`).replace(/'/g, `'\\''`);
+  const optionLines = (spec: Spec) =>
+    spec.options.flatMap((o) => o.flags.map((flag) => `'${flag}[${escape(o.description)}]${o.takesValue ? ':value:_files' : ''}'`)).join(' ');
+  return [
+    `#compdef ${program.name()}`,
+    `# zsh completion for ${program.name()}: save it as _${program.name()} in a folder on $fpath`,
+    `_${program.name()}() {`,
+    '  local -a commands',
+    `  commands=(${specs.map((s) => `'${s.name}:${escape(s.description)}'`).join(' ')})`,
+    '  if (( CURRENT == 2 )); then',
+    "    _describe 'command' commands",
+    '    return',
+    '  fi',
+    '  case "${words[2]}" in',
+    ...specs.map((spec) => `    ${spec.name}) _arguments ${optionLines(spec)} '*:file:_files' ;;`),
+    '  esac',
+    '}',
+    // Autoloaded from $fpath the file is the function's body: complete now; sourced, register it.
+    `if [ "$funcstack[1]" = "_${program.name()}" ]; then _${program.name()} "$@"; else compdef _${program.name()} ${program.name()}; fi`,
+    '',
+  ].join('\n');
+}
+
+function fish(program: Command, specs: Spec[]): string {
+  const name = program.name();
+  const lines = [`# fish completion for ${name}: save it as ~/.config/fish/completions/${name}.fish`, `complete -c ${name} -f`];
+  for (const spec of specs) lines.push(`complete -c ${name} -n '__fish_use_subcommand' -a ${spec.name} -d ${quote(spec.description)}`);
+  for (const spec of specs) {
+    for (const option of spec.options) {
+      const flags = option.flags.map((flag) => (flag.startsWith('--') ? `-l ${flag.slice(2)}` : `-s ${flag.slice(1)}`)).join(' ');
+      lines.push(`complete -c ${name} -n '__fish_seen_subcommand_from ${spec.name}' ${flags}${option.takesValue ? ' -r -F' : ''} -d ${quote(option.description)}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const shells = { bash, zsh, fish };
+
+export function registerCompletion(program: Command, context: CommandContext): void {
+  program
+    .command('completion')
+    .description('print a shell completion script (bash, zsh or fish)')
+    .addArgument(new Argument('<shell>', 'the shell').choices(Object.keys(shells)))
+    .action((shell: string) => {
+      const write = shells[shell as keyof typeof shells];
+      if (!write) throw new RatefileError('E_USAGE', `expected bash, zsh or fish, got "${shell}"`);
+      const specs = program.commands.filter((command) => command.name() !== 'help').map(specOf);
+      context.deps.stdout.write(write(program, specs));
+      context.setExitCode(0);
+    });
+}

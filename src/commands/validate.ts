@@ -1,0 +1,23 @@
+// `ratefile validate`: load the config and its templates as a build would, fetching nothing; exit 0, or 2 with every problem.
+import type { Command } from 'commander';
+import { configOption, type CommandContext } from './context.js';
+
+const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export function registerValidate(program: Command, context: CommandContext): void {
+  const { deps, log } = context;
+  program
+    .command('validate')
+    .description('check the config and its templates without fetching anything (exit 0, or 2 listing every problem)')
+    .addOption(configOption())
+    .action(async (options: { config: string }) => {
+      // Problems throw E_CONFIG (exit 2) with every line; warnings do not fail it.
+      const config = await context.load(options.config);
+      for (const warning of config.warnings) log.warn(warning);
+      deps.stdout.write(
+        `${context.shown(config.file)}: ok — ${count(config.directions.length, 'direction')}, ${count(config.sources.length, 'source')}, ` +
+          `${count(config.exports.length, 'export')} (${config.exports.map((e) => e.file).join(', ')})\n`,
+      );
+      context.setExitCode(0);
+    });
+}
