@@ -31,6 +31,8 @@ export interface ServiceOptions {
   serve?: boolean;
   log: Logger;
   deps: BuildDeps;
+  /** Checked once the port is known to be free and before the first build writes anything (see checkFolders). */
+  checkFolders?: () => Promise<void>;
 }
 
 export interface Service {
@@ -60,7 +62,9 @@ async function assertCanListen(port: number, host: string): Promise<void> {
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { log, outDir } = options;
   const serve = options.serve ?? true;
+  // A taken port is reported before anything is created or written; then the folders, then the first build.
   if (serve && options.port !== 0) await assertCanListen(options.port, options.host);
+  await options.checkFolders?.();
   let running: Promise<void> | undefined;
   const logReasons = reasonLog(log);
   // The latest build that published, for the preview page at `/`.

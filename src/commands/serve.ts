@@ -61,7 +61,6 @@ export function registerStart(program: Command, context: CommandContext): void {
       const config = await loadConfig();
       for (const warning of config.warnings) log.warn(warning);
       const outDir = context.outDir(config, options.out);
-      await checkFolders({ key: options.out ? '--out' : 'output', path: outDir }, { key: 'state', path: config.stateDir });
       const service = await startService({
         config,
         loadConfig,
@@ -69,6 +68,7 @@ export function registerStart(program: Command, context: CommandContext): void {
         port: context.portFor(config, options.port),
         host: options.host ?? config.server.host,
         serve: options.serve !== false,
+        checkFolders: () => checkFolders({ key: options.out ? '--out' : 'output', path: outDir }, { key: 'state', path: config.stateDir }),
         log,
         deps: { now: deps.now, fetch: deps.fetch },
       });

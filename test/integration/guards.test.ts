@@ -1,6 +1,6 @@
 // The guards as an operator meets them: `ratefile maintenance`, `build`, `accept` and `status` run in-process
 // through run() with a fixed clock, on real files; every export checked with libxml2.
-import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliDeps } from '../../src/cli.js';
@@ -321,28 +321,32 @@ describe('ratefile status', () => {
   it('a failed build is degraded (exit 1), keeps what the last good one published, and is failing once the last good build is too old', async () => {
     const { dir } = await project();
     expect((await ratefile(['build'], dir)).code).toBe(0);
-    await writeFile(join(dir, 'not-a-folder'), 'x');
-    const failed = await ratefile(['build', '--out', 'not-a-folder'], dir, later(30));
+    // A guard state that cannot be written fails the build after the folders were checked: a folder where
+    // guard.json belongs (root may write anywhere, so permissions would not do).
+    await rm(join(dir, '.ratefile', 'guard.json'), { force: true });
+    await mkdir(join(dir, '.ratefile', 'guard.json', 'x'), { recursive: true });
+    const failed = await ratefile(['build'], dir, later(30));
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toMatch(/^ratefile: cannot create output folder .*not-a-folder/);
+    expect(failed.stderr).toMatch(/^ratefile: cannot write .*guard\.json: EISDIR/);
 
     const human = await ratefile(['status'], dir, later(35));
     expect(human.code).toBe(1);
-    expect(human.stdout).toMatch(/^DEGRADED: last build failed: cannot create output folder .*not-a-folder/);
+    expect(human.stdout).toMatch(/^DEGRADED: last build failed: cannot write .*guard\.json/);
     expect(human.stdout).toContain(', FAILED, ');
-    expect(human.stdout).toMatch(/\n {2}error: cannot create output folder/);
+    expect(human.stdout).toMatch(/\n {2}error: cannot write .*guard\.json/);
     expect(human.stdout).toContain(`last good build: ${t0.toISOString()}\n`);
     const { code, status } = await statusJson(dir, later(35));
     expect(code).toBe(1);
     expect(status).toMatchObject({
       level: 'degraded',
       healthy: true,
-      lastBuild: { at: later(30).toISOString(), ok: false, error: expect.stringMatching(/cannot create output folder/) },
+      lastBuild: { at: later(30).toISOString(), ok: false, error: expect.stringMatching(/cannot write .*guard\.json/) },
       lastSuccessAt: t0.toISOString(),
       published: ['BTC>SBERRUB', 'BTC>USDTTRC20', 'SBERRUB>USDTTRC20', 'USDTTRC20>CASHRUB'],
     });
     expect(await statusJson(dir, later(91))).toMatchObject({ code: 1, status: { level: 'failing' } });
     // The next good build is healthy again.
+    await rm(join(dir, '.ratefile', 'guard.json'), { recursive: true });
     expect((await ratefile(['build'], dir, later(60))).code).toBe(0);
     expect((await ratefile(['status'], dir, later(61))).code).toBe(0);
   });

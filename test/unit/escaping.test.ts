@@ -34,7 +34,7 @@ describe('safety nets', () => {
     const { dir } = await project();
     const { code, stderr } = await runRatefile(['build', '--config', 'a\u001b[2Jb\nratefile: ok.yaml'], dir);
     expect(code).toBe(2);
-    expect(stderr).toBe('ratefile: a\\u001b[2Jb\\u000aratefile: ok.yaml: file not found\n');
+    expect(stderr).toBe('ratefile: a\\u001b[2Jb\\u000aratefile: ok.yaml: file not found\n  create one here with `ratefile init`, or name yours with --config PATH (or RATEFILE_CONFIG)\n');
   });
 
   it('the text log writes one line per event with controls escaped; the JSON log escapes C1 too and parses back', () => {
