@@ -1,4 +1,5 @@
 // The report of `ratefile check`: readable lines per file, or one JSON document for scripts.
+import { escapeControls } from '../errors.js';
 import { describeItem, errorCount, passes, warningCount, type CheckResult, type Finding } from './findings.js';
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
@@ -21,7 +22,9 @@ export function formatResult(result: CheckResult): string {
     ...(warnings > 0 ? [plural(warnings, 'warning')] : []),
     ...(errors === 0 && warnings === 0 ? ['clean'] : errors === 0 ? ['passes'] : ['FAILS']),
   ];
-  return [`${result.target}: ${counts.join(', ')}`, ...result.findings.map((finding) => `  ${formatFinding(finding)}`)].join('\n') + '\n';
+  // Findings quote what a file (anyone's) holds: control characters are escaped, never sent to the terminal.
+  const lines = [`${result.target}: ${counts.join(', ')}`, ...result.findings.map((finding) => `  ${formatFinding(finding)}`)];
+  return `${lines.map(escapeControls).join('\n')}\n`;
 }
 
 export function formatResults(results: readonly CheckResult[]): string {

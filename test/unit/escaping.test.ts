@@ -37,6 +37,17 @@ describe('safety nets', () => {
     expect(stderr).toBe('ratefile: a\\u001b[2Jb\\u000aratefile: ok.yaml: file not found\n  create one here with `ratefile init`, or name yours with --config PATH (or RATEFILE_CONFIG)\n');
   });
 
+  it('ratefile check escapes what a checked file holds: a code cannot forge a line, nor send a C1 CSI to the terminal', async () => {
+    // XML 1.0 allows a line break and C1 controls in text, and a finding quotes the code it is about.
+    const { dir } = await project({
+      'rogue.xml': '<?xml version="1.0" encoding="UTF-8"?>\n<rates><item><from>BTC\nrogue.xml: clean \u009b2J</from><to>SBERRUB</to><in>1</in><out>2</out><amount>3</amount></item></rates>\n',
+    });
+    const { stdout } = await runRatefile(['check', 'rogue.xml'], dir);
+    expect(stdout).toContain('\\u009b2J');
+    expect(stdout).not.toMatch(rawControl);
+    expect(stdout.split('\n').filter((line) => line.startsWith('rogue.xml:'))).toEqual([expect.stringMatching(/^rogue\.xml: 1 item, /)]);
+  });
+
   it('the text log writes one line per event with controls escaped; the JSON log escapes C1 too and parses back', () => {
     const message = 'build failed: "x\nratefile: all good" \u001b[2J\u0007 \u009b2J';
     let text = '';
