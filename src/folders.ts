@@ -42,6 +42,12 @@ async function folderProblem({ key, path }: Folder): Promise<string | undefined>
   return undefined;
 }
 
+/** Check (and create when missing) the state folder alone, for commands that write only there (`accept`, `maintenance`). */
+export async function checkStateFolder(state: Folder): Promise<void> {
+  const problem = await folderProblem(state);
+  if (problem) throw new RatefileError('E_CONFIG', 'cannot use the state folder', { details: [problem] });
+}
+
 /**
  * Check (and create when missing) the folders a build writes to; throws E_CONFIG naming every unusable one.
  * The config itself refuses a state folder inside its `output`; this also covers one inside `--out`.

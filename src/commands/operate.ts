@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { readStatus } from '../cycle.js';
 import { RatefileError } from '../errors.js';
+import { checkStateFolder } from '../folders.js';
 import { maintenanceFlag, requestAccept, setMaintenanceFlag } from '../state.js';
 import { assessHealth, healthBody } from '../health.js';
 import { formatStatus } from '../status.js';
@@ -29,6 +30,7 @@ export function registerOperate(program: Command, context: CommandContext): void
         context.setExitCode(1);
         return;
       }
+      await checkStateFolder({ key: 'state', path: config.stateDir });
       await requestAccept(config.stateDir, id);
       deps.stdout.write(`accepted ${id}: the next build publishes its new rate and makes it the reference\n`);
       context.setExitCode(0);
@@ -42,7 +44,10 @@ export function registerOperate(program: Command, context: CommandContext): void
     .action(async (state: string | undefined, options: { config: string }) => {
       if (state !== undefined && state !== 'on' && state !== 'off') throw new RatefileError('E_USAGE', `expected "on" or "off", got "${state}"`);
       const config = await context.load(options.config);
-      if (state !== undefined) await setMaintenanceFlag(config.stateDir, state === 'on', deps.now());
+      if (state !== undefined) {
+        await checkStateFolder({ key: 'state', path: config.stateDir });
+        await setMaintenanceFlag(config.stateDir, state === 'on', deps.now());
+      }
       const flag = await maintenanceFlag(config.stateDir);
       const on = flag || config.maintenance;
       const why = config.maintenance ? ' (set by `maintenance: true` in the config)' : '';

@@ -65,3 +65,15 @@ describe('start refuses them too, before building or listening', () => {
     expect(await filesUnder(join(dir, 'public'))).toEqual([]);
   });
 });
+
+describe('accept and maintenance write only to the state folder, and check it first', () => {
+  it.each([
+    ['maintenance on', ['maintenance', 'on']],
+    ['accept', ['accept', 'BTC', 'SBERRUB']],
+  ])('%s with state a file: exit 2 naming the key, not an unexpected error', async (_name, args) => {
+    const { dir } = await project({ 'ratefile.config.yaml': `${sampleConfig}state: quotes.json\n` });
+    const result = await runRatefile(args, dir);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toBe(`ratefile: cannot use the state folder\n  state: expected a folder, got a file (${join(dir, 'quotes.json')})\n`);
+  });
+});
