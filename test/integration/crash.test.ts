@@ -62,9 +62,14 @@ function quotesAt(round: number): string {
 
 beforeAll(() => assertBuilt());
 
-describe('readers during 500 rebuilds', () => {
+describe('readers during up to 500 rebuilds', () => {
   it('see only complete, well-formed documents over HTTP and from disk', async () => {
-    const rounds = 500;
+    // Bounded in count and in time: at least 100 rebuilds, then more while the time budget lasts (a loaded
+    // machine rebuilds slower; the check is the same for every round).
+    const maxRounds = 500;
+    const minRounds = 100;
+    const budgetMs = 25_000;
+    let rounds = 0;
     const made = await project();
     const outDir = join(made.dir, 'public');
     const config = await loadConfig(made.configPath);
@@ -136,7 +141,9 @@ describe('readers during 500 rebuilds', () => {
 
     const writer = async () => {
       try {
-        for (let round = 1; round <= rounds; round++) {
+        const start = performance.now();
+        for (let round = 1; round <= maxRounds && (round <= minRounds || performance.now() - start < budgetMs); round++) {
+          rounds = round;
           // The quotes file is replaced atomically too, as the README asks of a back office.
           await writeFile(join(made.dir, 'quotes.json.new'), quotesAt(round));
           await rename(join(made.dir, 'quotes.json.new'), join(made.dir, 'quotes.json'));
