@@ -14,6 +14,7 @@ const required = ['from', 'to', 'in', 'out', 'amount'] as const;
 const repeatable = new Set(['minamount', 'maxamount']);
 const limitNames = ['minamount', 'maxamount'] as const;
 const rank = new Map<string, number>(itemElements.map((name, index) => [name, index]));
+const standardOrder = itemElements.join(', ');
 const knownLabels: readonly string[] = labels;
 
 /** Codes a limit or fee may be given in: every known currency code and every asset they are priced as. */
@@ -42,6 +43,12 @@ export function itemRef(item: XmlElement, index: number): ItemRef {
   return { index, ...(from ? { from } : {}), ...(to ? { to } : {}), ...(city ? { city } : {}) };
 }
 
+/** Whether an object has an own key, without an array of them (nearly every element has none). */
+function hasKeys(object: Record<string, unknown>): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return true;
+  return false;
+}
+
 function checkStructure(item: XmlElement, report: Report): void {
   if (item.text.trim() !== '') report('error', 'structure', `text directly inside <item>: "${item.text.trim().slice(0, 40)}"`);
   const seen = new Map<string, XmlElement>();
@@ -57,12 +64,12 @@ function checkStructure(item: XmlElement, report: Report): void {
     seen.set(child.name, child);
     if (highest && position < rank.get(highest.name)!) {
       // Monitors read elements by name; only the written standard (and EREF 1.1's XSD) fixes an order.
-      report('tolerated', 'element-order', `<${child.name}> comes after <${highest.name}>; the standard order is ${itemElements.join(', ')}`, child);
+      report('tolerated', 'element-order', `<${child.name}> comes after <${highest.name}>; the standard order is ${standardOrder}`, child);
     } else {
       highest = child;
     }
     if (child.children.length > 0) report('error', 'element-content', `<${child.name}> must hold text, not elements (<${child.children[0]!.name}>)`, child);
-    if (Object.keys(child.attributes).length > 0) report('warning', 'element-content', `<${child.name}> has attributes (${Object.keys(child.attributes).join(', ')}); monitors ignore them`, child);
+    if (hasKeys(child.attributes)) report('warning', 'element-content', `<${child.name}> has attributes (${Object.keys(child.attributes).join(', ')}); monitors ignore them`, child);
     if (child.text !== child.text.trim()) report('warning', 'element-content', `<${child.name}> has spaces around its value`, child);
   }
   for (const name of required) if (!seen.has(name)) report('error', 'element-missing', `<${name}> is missing`);
