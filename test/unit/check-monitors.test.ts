@@ -44,6 +44,22 @@ describe('real export files of other exchangers', () => {
   });
 });
 
+describe('what a monitor drops or misreads stays an error on anyone\'s file', () => {
+  const twice = `<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n<item>${ownItem}</item>\n<item>${ownItem}</item>\n</rates>\n`;
+  it.each([
+    ['an error page', Buffer.from('<?xml version="1.0"?><error>Maintenance</error>'), 'root'],
+    ['an HTML page', Buffer.from('<!DOCTYPE html>\n<html><body>Bad gateway</body></html>'), 'xml'],
+    ['a missing <amount>', file(ownItem.replace('<amount>485000</amount>\n', '')), 'element-missing'],
+    ['a decimal comma', file(ownItem.replace('96075.29', '96075,29')), 'number'],
+    ['an exponent', file(ownItem.replace('485000', '4.85E5')), 'number'],
+    ['a negative reserve', file(ownItem.replace('485000', '-1')), 'number'],
+    ['a zero rate side', file(ownItem.replace('96075.29', '0')), 'rate-form'],
+    ['a duplicate direction', Buffer.from(twice), 'duplicate'],
+  ])('%s', (_name, bytes, rule) => {
+    expect(checkExport(bytes, 'x.xml').findings.filter((f) => f.severity === 'error').map((f) => f.rule)).toEqual([rule]);
+  });
+});
+
 describe('the publish gate keeps the written standard for our own files', () => {
   it.each([
     ['elements out of order', ownItem.replace('<in>1</in>\n<out>96075.29</out>', '<out>96075.29</out>\n<in>1</in>'), 'element-order'],
