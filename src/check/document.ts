@@ -1,7 +1,7 @@
 // The rules above the items, fed one piece at a time so both ways of reading a file share them: the declaration,
 // the root, each child of the root (an item is checked as it arrives), duplicates, and the empty file.
 import type { Direction } from './clean.js';
-import { describeItem, type CheckResult, type Finding, type ItemRef } from './findings.js';
+import { describeItem, severityOf, type CheckOptions, type CheckResult, type Finding, type ItemRef } from './findings.js';
 import { checkItem, itemRef } from './item.js';
 import { numberedCurrencies } from './numbered.js';
 import type { XmlElement } from './tree.js';
@@ -19,7 +19,11 @@ export class DocumentChecks {
   private readonly firstOf = new Map<string, number>();
 
   /** `findings`: those found before the document was read (decoding), kept in front. */
-  constructor(private readonly at: At, findings: readonly Finding[]) {
+  constructor(
+    private readonly at: At,
+    findings: readonly Finding[],
+    private readonly options: CheckOptions = {},
+  ) {
     this.findings = [...findings];
   }
 
@@ -64,8 +68,8 @@ export class DocumentChecks {
   private item(item: XmlElement): void {
     this.items += 1;
     const ref = itemRef(item, this.items);
-    checkItem(item, (severity, rule, message, element) => {
-      this.findings.push({ severity, rule, message, ...this.at((element ?? item).index), item: ref, ...(element ? { element: element.name } : {}) });
+    checkItem(item, (level, rule, message, element) => {
+      this.findings.push({ severity: severityOf(level, this.options), rule, message, ...this.at((element ?? item).index), item: ref, ...(element ? { element: element.name } : {}) });
     });
     if (ref.from === undefined || ref.to === undefined) return;
     const { numbers } = numberedCurrencies();

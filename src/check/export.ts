@@ -5,7 +5,7 @@
 import { CleanItems } from './clean.js';
 import { decodeExport } from './decode.js';
 import { DocumentChecks } from './document.js';
-import { positions, type CheckResult, type Finding } from './findings.js';
+import { positions, type CheckOptions, type CheckResult, type Finding } from './findings.js';
 import { scanSimple } from './simple.js';
 import { parseDocument, type XmlElement } from './tree.js';
 import { checkWellFormedText } from './xml.js';
@@ -14,13 +14,13 @@ import { checkWellFormedText } from './xml.js';
 export type CheckPath = 'fast' | 'general' | 'bytes';
 
 /** Check the bytes of one export file; `target` names it in the result (a path or URL). */
-export function checkExport(bytes: Uint8Array, target: string): CheckResult {
-  return checkExportTraced(bytes, target).result;
+export function checkExport(bytes: Uint8Array, target: string, options: CheckOptions = {}): CheckResult {
+  return checkExportTraced(bytes, target, options).result;
 }
 
 /** `checkExport` always by the general path: the reference the fast path is tested against. */
-export function checkExportGeneral(bytes: Uint8Array, target: string): CheckResult {
-  return checkExportTraced(bytes, target, { general: true }).result;
+export function checkExportGeneral(bytes: Uint8Array, target: string, options: CheckOptions = {}): CheckResult {
+  return checkExportTraced(bytes, target, { ...options, general: true }).result;
 }
 
 export interface TracedCheck {
@@ -31,17 +31,17 @@ export interface TracedCheck {
 }
 
 /** `checkExport`, saying which way the file was read; `general` forces the general path. */
-export function checkExportTraced(bytes: Uint8Array, target: string, options: { general?: boolean } = {}): TracedCheck {
+export function checkExportTraced(bytes: Uint8Array, target: string, options: CheckOptions & { general?: boolean } = {}): TracedCheck {
   const decoded = decodeExport(bytes);
   if (decoded.text === undefined) return { result: { target, findings: decoded.findings }, path: 'bytes', cleared: 0 };
-  const fast = options.general ? undefined : checkSimple(decoded.text, target, decoded.findings);
+  const fast = options.general ? undefined : checkSimple(decoded.text, target, decoded.findings, options);
   if (fast) return { ...fast, path: 'fast' };
-  return { result: checkGeneral(decoded.text, target, decoded.findings), path: 'general', cleared: 0 };
+  return { result: checkGeneral(decoded.text, target, decoded.findings, options), path: 'general', cleared: 0 };
 }
 
 /** The fast path; undefined when the document is outside the scanner's subset (its partial findings are dropped). */
-function checkSimple(text: string, target: string, findings: readonly Finding[]): { result: CheckResult; cleared: number } | undefined {
-  const checks = new DocumentChecks(positions(text), findings);
+function checkSimple(text: string, target: string, findings: readonly Finding[], options: CheckOptions): { result: CheckResult; cleared: number } | undefined {
+  const checks = new DocumentChecks(positions(text), findings, options);
   const clean = new CleanItems();
   let root: XmlElement | undefined;
   let cleared = 0;
@@ -62,7 +62,7 @@ function checkSimple(text: string, target: string, findings: readonly Finding[])
   return scanned && root ? { result: checks.finish(target, root), cleared } : undefined;
 }
 
-function checkGeneral(text: string, target: string, decodingFindings: readonly Finding[]): CheckResult {
+function checkGeneral(text: string, target: string, decodingFindings: readonly Finding[], options: CheckOptions): CheckResult {
   const wellFormed = checkWellFormedText(text, decodingFindings);
   if (wellFormed.text === undefined) return { target, findings: wellFormed.findings };
 
@@ -72,7 +72,7 @@ function checkGeneral(text: string, target: string, decodingFindings: readonly F
   } catch (error) {
     return { target, findings: [...wellFormed.findings, { severity: 'error', rule: 'xml', message: `cannot parse: ${(error as Error).message}` }] };
   }
-  const checks = new DocumentChecks(positions(text), wellFormed.findings);
+  const checks = new DocumentChecks(positions(text), wellFormed.findings, options);
   checks.declaration(document.declaration);
   const { root } = document;
   if (!root) return { target, findings: [...checks.findings, { severity: 'error', rule: 'root', message: 'no root element' }] };

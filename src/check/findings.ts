@@ -1,6 +1,29 @@
 // What `ratefile check` reports: findings (errors and warnings), each tied to a place in the file and, inside an item, to that item.
 
+/**
+ * error: a monitor drops or misreads the item or the file. warning: departs from the written standard, or looks
+ * wrong, in a way monitors read without complaint (see the README's table of rules).
+ */
 export type Severity = 'error' | 'warning';
+
+/**
+ * What a rule reports. `tolerated`: a departure from the written standard that monitors read without complaint
+ * (element order, a rate side below 1, a limit no order can meet): a warning on anyone's file, an error when
+ * ratefile judges its own files before publishing (`CheckOptions.strict`), as it did before monitors were the measure.
+ */
+export type Level = Severity | 'tolerated';
+
+export interface CheckOptions {
+  /** Judge as ratefile's own file (the publish gate): tolerated departures from the standard are errors. */
+  strict?: boolean;
+}
+
+export const severityOf = (level: Level, options: CheckOptions): Severity => (level === 'tolerated' ? (options.strict ? 'error' : 'warning') : level);
+
+/** `check --strict`: every warning counts as failing, so each becomes an error. */
+export function everyWarningFails(result: CheckResult): CheckResult {
+  return { ...result, findings: result.findings.map((finding) => (finding.severity === 'warning' ? { ...finding, severity: 'error' } : finding)) };
+}
 
 /** The item a finding is in: its position among the file's items (1-based) and its direction. */
 export interface ItemRef {

@@ -16,7 +16,8 @@ export function gateFiles(files: readonly OutputFile[]): { passing: OutputFile[]
   const passing: OutputFile[] = [];
   const refused: RefusedFile[] = [];
   for (const file of files) {
-    const errors = checkExport(file.bytes, file.file).findings.filter((finding) => finding.severity === 'error');
+    // Strict: ratefile's own files keep to the written standard, not just to what monitors tolerate.
+    const errors = checkExport(file.bytes, file.file, { strict: true }).findings.filter((finding) => finding.severity === 'error');
     if (errors.length === 0) passing.push(file);
     else refused.push({ file: file.file, errors });
   }

@@ -4,7 +4,7 @@ import { closest } from '../config/problems.js';
 import { labels } from '../config/fields.js';
 import { Decimal, formatDecimal } from '../decimal.js';
 import { itemElements } from '../exports/select.js';
-import type { Finding, ItemRef } from './findings.js';
+import type { ItemRef, Level } from './findings.js';
 import type { XmlElement } from './tree.js';
 import { atLeastOne, compare, isOne, isWhole, isZero, paysMoreThan } from './plain.js';
 import { numberProblem, parseFee, parseFloating, parseLimit, rateFormProblem, type Limit } from './values.js';
@@ -14,6 +14,7 @@ const required = ['from', 'to', 'in', 'out', 'amount'] as const;
 const repeatable = new Set(['minamount', 'maxamount']);
 const limitNames = ['minamount', 'maxamount'] as const;
 const rank = new Map<string, number>(itemElements.map((name, index) => [name, index]));
+const standardOrder = itemElements.join(', ');
 const knownLabels: readonly string[] = labels;
 
 /** Codes a limit or fee may be given in: every known currency code and every asset they are priced as. */
@@ -32,13 +33,20 @@ function closestKnown(kind: 'currency' | 'city' | 'unit', code: string): string 
   return hints.get(key);
 }
 
-type Report = (severity: Finding['severity'], rule: string, message: string, element?: XmlElement) => void;
+/** A finding of one item, at its level (findings.ts: `tolerated` is a warning or, for ratefile's own files, an error). */
+type Report = (level: Level, rule: string, message: string, element?: XmlElement) => void;
 
 /** The text of each element, trimmed, and the item's reference (index and direction). */
 export function itemRef(item: XmlElement, index: number): ItemRef {
   const value = (name: string) => item.children.find((child) => child.name === name)?.text.trim();
   const [from, to, city] = [value('from'), value('to'), value('city')];
   return { index, ...(from ? { from } : {}), ...(to ? { to } : {}), ...(city ? { city } : {}) };
+}
+
+/** Whether an object has an own key, without an array of them (nearly every element has none). */
+function hasKeys(object: Record<string, unknown>): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return true;
+  return false;
 }
 
 function checkStructure(item: XmlElement, report: Report): void {
@@ -55,12 +63,13 @@ function checkStructure(item: XmlElement, report: Report): void {
     if (seen.has(child.name) && !repeatable.has(child.name)) report('error', 'element-repeated', `<${child.name}> appears more than once`, child);
     seen.set(child.name, child);
     if (highest && position < rank.get(highest.name)!) {
-      report('error', 'element-order', `<${child.name}> comes after <${highest.name}>; the standard order is ${itemElements.join(', ')}`, child);
+      // Monitors read elements by name; only the written standard (and EREF 1.1's XSD) fixes an order.
+      report('tolerated', 'element-order', `<${child.name}> comes after <${highest.name}>; the standard order is ${standardOrder}`, child);
     } else {
       highest = child;
     }
     if (child.children.length > 0) report('error', 'element-content', `<${child.name}> must hold text, not elements (<${child.children[0]!.name}>)`, child);
-    if (Object.keys(child.attributes).length > 0) report('warning', 'element-content', `<${child.name}> has attributes (${Object.keys(child.attributes).join(', ')}); monitors ignore them`, child);
+    if (hasKeys(child.attributes)) report('warning', 'element-content', `<${child.name}> has attributes (${Object.keys(child.attributes).join(', ')}); monitors ignore them`, child);
     if (child.text !== child.text.trim()) report('warning', 'element-content', `<${child.name}> has spaces around its value`, child);
   }
   for (const name of required) if (!seen.has(name)) report('error', 'element-missing', `<${name}> is missing`);
@@ -154,7 +163,11 @@ export function checkItem(item: XmlElement, report: Report): void {
           break;
         }
         checkUnit(parsed.value.unit, element, report);
-        if (element.name === 'maxamount' && isZero(parsed.value.value)) report('error', 'limit', '<maxamount> is zero: leave the direction out instead', element);
+        if (parsed.value.unit !== undefined) {
+          report('warning', 'limit-unit', `<${element.name}> "${text}" has a currency suffix (the classic form); the current format is a plain number in the from currency`, element);
+        }
+        // Read as written; it only means no order can be made.
+        if (element.name === 'maxamount' && isZero(parsed.value.value)) report('tolerated', 'limit', '<maxamount> is zero: leave the direction out instead', element);
         limits[element.name === 'minamount' ? 'min' : 'max'].push(parsed.value);
         break;
       }
@@ -213,13 +226,16 @@ function checkConsistency(item: XmlElement, { from, to, numbers, limits }: Value
   const element = (name: string) => item.children.find((child) => child.name === name);
   if (from !== undefined && from === to) report('error', 'currency', `from and to are the same currency (${from})`, element('to'));
   const [inValue, outValue, amount] = [numbers.get('in'), numbers.get('out'), numbers.get('amount')];
-  if (amount !== undefined && isZero(amount)) report('error', 'reserve', '<amount> (the reserve) is zero: leave the direction out instead', element('amount'));
+  // A zero reserve is read as a reserve of 0 (nothing to give now), not misread: tolerated.
+  if (amount !== undefined && isZero(amount)) report('tolerated', 'reserve', '<amount> (the reserve) is zero: leave the direction out instead', element('amount'));
   let rate = false;
   if (inValue !== undefined && outValue !== undefined) {
     // 1:X or X:1 with X ≥ 1 needs no Decimal; anything else gets rateFormProblem's wording (or passes it).
     if (!publishedForm(inValue, outValue)) {
       const problem = rateFormProblem(new Decimal(inValue), new Decimal(outValue));
-      if (problem) report('error', 'rate-form', problem, element('in'));
+      // Monitors divide out by in, so 1:0.96 or 2:3 reads right; a zero side cannot be read as a rate.
+      const zero = isZero(inValue) || isZero(outValue);
+      if (problem) report(zero ? 'error' : 'tolerated', 'rate-form', problem, element('in'));
     }
     rate = !isZero(inValue) && !isZero(outValue);
   }
@@ -228,7 +244,7 @@ function checkConsistency(item: XmlElement, { from, to, numbers, limits }: Value
       if (min.unit === max.unit && compare(min.value, max.value) > 0) {
         const unit = min.unit ?? from;
         const suffix = unit === undefined ? '' : ` ${unit}`;
-        report('error', 'min-max', `minimum ${formatDecimal(new Decimal(min.value))}${suffix} is above the maximum ${formatDecimal(new Decimal(max.value))}${suffix}`, element('minamount'));
+        report('tolerated', 'min-max', `minimum ${formatDecimal(new Decimal(min.value))}${suffix} is above the maximum ${formatDecimal(new Decimal(max.value))}${suffix}`, element('minamount'));
       }
     }
   }
@@ -237,7 +253,7 @@ function checkConsistency(item: XmlElement, { from, to, numbers, limits }: Value
     const exceeds = (limit: Limit) => paysMoreThan(limit.value, inValue, outValue, amount);
     for (const min of limits.min) {
       if (min.unit === undefined && exceeds(min)) {
-        report('error', 'reserve', `the reserve ${formatDecimal(new Decimal(amount))} ${to} cannot pay the minimum order ${formatDecimal(new Decimal(min.value))}${from ? ` ${from}` : ''} (${pays(min)} ${to})`, element('amount'));
+        report('tolerated', 'reserve', `the reserve ${formatDecimal(new Decimal(amount))} ${to} cannot pay the minimum order ${formatDecimal(new Decimal(min.value))}${from ? ` ${from}` : ''} (${pays(min)} ${to})`, element('amount'));
       }
     }
     for (const max of limits.max) {

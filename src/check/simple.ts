@@ -49,7 +49,8 @@ const isSpace = (c: number): boolean => c === space || c === newline || c === ta
 const isNameStart = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
 const isNameChar = (c: number): boolean => isNameStart(c) || (c >= 48 && c <= 57) || c === 45 || c === 46;
 /** Names fast-xml-parser refuses (`__proto__`, `constructor`, `prototype`) or renames (`toString` to `__toString`…). */
-const isObjectKeyword = (name: string): boolean => name in Object.prototype || name === 'prototype';
+const objectKeywords: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+const isObjectKeyword = (name: string): boolean => objectKeywords.has(name);
 
 /** The predefined entity references, by the text between `&` and `;`. */
 const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };

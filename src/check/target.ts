@@ -2,9 +2,9 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { checkExport } from './export.js';
-import type { CheckResult, Finding } from './findings.js';
+import type { CheckOptions, CheckResult, Finding } from './findings.js';
 
-export interface TargetDeps {
+export interface TargetDeps extends CheckOptions {
   fetch: typeof globalThis.fetch;
   cwd: string;
   /** Give up on a URL after this long (monitors' own parsers time out at about 20 s). */
@@ -52,7 +52,8 @@ async function fetchTarget(url: string, deps: TargetDeps): Promise<{ bytes?: Uin
   const mime = type?.split(';')[0]?.trim().toLowerCase();
   if (!type) warn('no Content-Type header; send application/xml');
   else if (mime === 'text/xml') warn('Content-Type is text/xml; the standard asks for application/xml');
-  else if (mime !== 'application/xml') warn(`Content-Type is ${type}; monitors expect application/xml`);
+  // Monitors take either XML type (Premium sends text/xml); any other type (an HTML error page, JSON, text) they refuse.
+  else if (mime !== 'application/xml') findings.push({ severity: 'error', rule: 'http', message: `Content-Type is ${type}; monitors expect application/xml` });
   const charset = /charset=([^;]+)/i.exec(type ?? '')?.[1]?.trim().replace(/"/g, '');
   if (charset !== undefined && charset.toLowerCase() !== 'utf-8') warn(`Content-Type says charset=${charset}; the file must be UTF-8`);
   if (!response.headers.get('etag') && !response.headers.get('last-modified')) {
@@ -79,7 +80,7 @@ export async function checkTarget(target: string, deps: TargetDeps): Promise<Che
   if (isUrl(target)) {
     const fetched = await fetchTarget(target, deps);
     if (!fetched.bytes) return { target, findings: fetched.findings };
-    const result = checkExport(fetched.bytes, target);
+    const result = checkExport(fetched.bytes, target, deps);
     return { ...result, findings: [...fetched.findings, ...result.findings] };
   }
   let bytes: Uint8Array;
@@ -90,5 +91,5 @@ export async function checkTarget(target: string, deps: TargetDeps): Promise<Che
     const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : describeCause(cause);
     return { target, findings: [{ severity: 'error', rule: 'read', message: `cannot read: ${reason}` }] };
   }
-  return checkExport(bytes, target);
+  return checkExport(bytes, target, deps);
 }

@@ -36,7 +36,7 @@ describe('ratefile check <file>', () => {
     const result = await runRatefile(['check', brokenPath], process.cwd());
     expect(result.code).toBe(1);
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/broken\.xml: 7 items, 6 errors, FAILS$/);
+    expect(lines[0]).toMatch(/broken\.xml: 7 items, 3 errors, 3 warnings, FAILS$/);
     expect(lines.slice(1).map((line) => /item (\d) \(([^)]+)\)/.exec(line)?.slice(1, 3).join(' '))).toEqual([
       '1 BTC→SBERRUB',
       '2 USDTTRC20→BTC',
@@ -56,7 +56,7 @@ describe('ratefile check <file>', () => {
     expect(report.ok).toBe(false);
     expect(report.files.map((f) => [f.target, f.ok, f.items, f.errors])).toEqual([
       ['good.xml', true, 1, 0],
-      [brokenPath, false, 7, 6],
+      [brokenPath, false, 7, 3],
       ['missing.xml', false, undefined, 1],
     ]);
     expect(report.files[1]?.findings.map((f) => f.item?.index)).toEqual([1, 2, 3, 4, 5, 6]);
@@ -111,13 +111,13 @@ describe('ratefile check <url> on a loopback server', () => {
   it('a broken file over HTTP: the same findings as on disk', async () => {
     const result = await check('/broken.xml', '--json');
     expect(result.code).toBe(1);
-    expect((JSON.parse(result.stdout) as JsonReport).files[0]?.errors).toBe(6);
+    expect((JSON.parse(result.stdout) as JsonReport).files[0]?.errors).toBe(3);
   });
 
-  it('warns about the wrong content type, a foreign charset and no validators', async () => {
+  it('fails on the wrong content type (monitors refuse it), warns about a foreign charset and no validators', async () => {
     const result = await check('/html.xml');
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('warning Content-Type is text/html; charset=windows-1251; monitors expect application/xml');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('error   Content-Type is text/html; charset=windows-1251; monitors expect application/xml');
     expect(result.stdout).toContain('warning Content-Type says charset=windows-1251; the file must be UTF-8');
     expect(result.stdout).toContain('warning no ETag or Last-Modified header');
   });

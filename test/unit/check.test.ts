@@ -24,20 +24,29 @@ const oneItem = (body: string) => `<?xml version="1.0" encoding="UTF-8"?>\n<rate
 const goodItem = '<from>BTC</from>\n<to>USDTTRC20</to>\n<in>1</in>\n<out>96075.29</out>\n<amount>485000</amount>\n<minamount>0.001</minamount>\n<maxamount>5</maxamount>';
 
 describe('ratefile check on a deliberately broken file', () => {
-  const result = checkExport(broken, 'broken.xml');
+  // Judged as ratefile's own file (the publish gate): every planted defect is an error.
+  const result = checkExport(broken, 'broken.xml', { strict: true });
+  const planted = [
+    ['number', 1, 'BTC', 'SBERRUB', 'out'],
+    ['number', 2, 'USDTTRC20', 'BTC', 'minamount'],
+    ['rate-form', 3, 'SBERRUB', 'TCSBRUB', 'in'],
+    ['min-max', 4, 'CARDRUB', 'USDTTRC20', 'minamount'],
+    ['label', 5, 'SBERRUB', 'BTC', 'param'],
+    ['element-order', 6, 'USDTTRC20', 'CASHRUB', 'out'],
+  ];
+  const where = (findings: readonly Finding[]) => findings.map((f) => [f.rule, f.item?.index, f.item?.from, f.item?.to, f.element]);
 
   it('reports every defect once, each in its own item, and nothing in the clean item', () => {
-    const found = errors(result.findings).map((f) => [f.rule, f.item?.index, f.item?.from, f.item?.to, f.element]);
-    expect(found).toEqual([
-      ['number', 1, 'BTC', 'SBERRUB', 'out'],
-      ['number', 2, 'USDTTRC20', 'BTC', 'minamount'],
-      ['rate-form', 3, 'SBERRUB', 'TCSBRUB', 'in'],
-      ['min-max', 4, 'CARDRUB', 'USDTTRC20', 'minamount'],
-      ['label', 5, 'SBERRUB', 'BTC', 'param'],
-      ['element-order', 6, 'USDTTRC20', 'CASHRUB', 'out'],
-    ]);
+    expect(where(errors(result.findings))).toEqual(planted);
     expect(result.findings.filter((f) => f.severity === 'warning')).toEqual([]);
     expect(result.items).toBe(7);
+  });
+
+  it("on anyone's file: what a monitor misreads is an error, what it reads despite the standard a warning", () => {
+    const anyone = checkExport(broken, 'broken.xml');
+    expect(anyone.findings.map((f) => f.message)).toEqual(result.findings.map((f) => f.message));
+    expect(where(errors(anyone.findings))).toEqual([planted[0], planted[1], planted[4]]);
+    expect(where(anyone.findings.filter((f) => f.severity === 'warning'))).toEqual([planted[2], planted[3], planted[5]]);
   });
 
   it('says what is wrong and how to write it', () => {
@@ -159,8 +168,14 @@ describe('the rules of the standard, one by one', () => {
     ['a missing <amount>', goodItem.replace('<amount>485000</amount>\n', ''), 'error element-missing: <amount> is missing'],
     ['a repeated <in>', goodItem.replace('<in>1</in>', '<in>1</in>\n<in>1</in>'), 'error element-repeated: <in> appears more than once'],
     ['a child element', goodItem.replace('<in>1</in>', '<in><b>1</b></in>'), 'error element-content: <in> must hold text, not elements (<b>)'],
-    ['a neither-side-is-1 rate', goodItem.replace('<in>1</in>', '<in>2</in>').replace('96075.29', '3'), 'error rate-form: rate 2:3: one side must be exactly 1 and the other at least 1; the same rate is 1:1.5'],
-    ['a zero reserve', goodItem.replace('485000', '0'), 'error reserve: <amount> (the reserve) is zero: leave the direction out instead'],
+    ['a neither-side-is-1 rate', goodItem.replace('<in>1</in>', '<in>2</in>').replace('96075.29', '3'), 'warning rate-form: rate 2:3: one side must be exactly 1 and the other at least 1; the same rate is 1:1.5'],
+    ['a rate side below 1', goodItem.replace('96075.29', '0.96'), 'warning rate-form: rate 1:0.96: the side that is not 1 must be at least 1; the same rate is about 1.04166667:1'],
+    ['a zero rate side', goodItem.replace('96075.29', '0'), 'error rate-form: a side of the rate is zero: leave the direction out instead'],
+    ['a zero reserve', goodItem.replace('485000', '0'), 'warning reserve: <amount> (the reserve) is zero: leave the direction out instead'],
+    ['a zero maximum', goodItem.replace('<minamount>0.001', '<minamount>0').replace('<maxamount>5', '<maxamount>0'), 'warning limit: <maxamount> is zero: leave the direction out instead'],
+    ['elements out of order', goodItem.replace('<in>1</in>\n<out>96075.29</out>', '<out>96075.29</out>\n<in>1</in>'), 'warning element-order: <in> comes after <out>; the standard order is from, to, in, out, amount, minfee, fromfee, tofee, minamount, maxamount, floating, delay, param, city, url'],
+    ['a limit with a currency suffix', goodItem.replace('<minamount>0.001', '<minamount>0.001 BTC'), 'warning limit-unit: <minamount> "0.001 BTC" has a currency suffix (the classic form); the current format is a plain number in the from currency'],
+    ['a decimal comma', goodItem.replace('96075.29', '96075,29'), 'error number: <out> "96075,29" has a decimal comma: write 96075.29'],
     ['the same currency on both sides', goodItem.replace('USDTTRC20', 'BTC').replace('96075.29', '1'), 'error currency: from and to are the same currency (BTC)'],
     ['a negative amount', goodItem.replace('485000', '-5'), 'error number: <amount> "-5" is negative'],
     ['a thousands separator', goodItem.replace('96075.29', '96,075.29'), 'error number: <out> "96,075.29" has a comma: use a dot as the decimal point and no thousands separators'],
@@ -176,8 +191,13 @@ describe('the rules of the standard, one by one', () => {
     expect(only(body)).toEqual([expected]);
   });
 
-  it('a maximum beyond what the reserve pays is a warning, a minimum beyond it an error', () => {
-    expect(only(goodItem.replace('0.001', '6').replace('<maxamount>5', '<maxamount>7'))).toEqual([
+  it('a limit beyond what the reserve pays is a warning, a minimum beyond it an error for our own files', () => {
+    const body = goodItem.replace('0.001', '6').replace('<maxamount>5', '<maxamount>7');
+    expect(only(body)).toEqual([
+      'warning reserve: the reserve 485000 USDTTRC20 cannot pay the minimum order 6 BTC (576451.74 USDTTRC20)',
+      'warning reserve: the maximum order 7 BTC pays 672527.03 USDTTRC20, more than the reserve 485000 USDTTRC20',
+    ]);
+    expect(checkExport(Buffer.from(oneItem(body)), 'x', { strict: true }).findings.map((f) => `${f.severity} ${f.rule}: ${f.message}`)).toEqual([
       'error reserve: the reserve 485000 USDTTRC20 cannot pay the minimum order 6 BTC (576451.74 USDTTRC20)',
       'warning reserve: the maximum order 7 BTC pays 672527.03 USDTTRC20, more than the reserve 485000 USDTTRC20',
     ]);

@@ -1,0 +1,42 @@
+// The shipped code lists (data/) against the newest ones compiled beside the repository (../shared/data, read by
+// path): the same rows, in the format the loader (src/codes.ts) reads.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { knownCities, knownCurrencies } from '../../src/codes.js';
+import { repoRoot } from '../support/process.js';
+
+const lists = [
+  ['currency-codes.tsv', ['code', 'name', 'kind', 'asset']],
+  ['city-codes.tsv', ['code', 'name', 'country']],
+] as const;
+const kinds = ['crypto', 'stablecoin', 'ewallet', 'bank', 'card', 'wire', 'cash', 'transfer', 'other'];
+
+describe('code lists', () => {
+  it.each(lists)('data/%s holds the newest list, row for row', (file) => {
+    const shipped = readFileSync(join(repoRoot, 'data', file), 'utf8');
+    const newest = readFileSync(join(repoRoot, '..', 'shared', 'data', file), 'utf8');
+    expect(shipped.split('\n')).toEqual(newest.split('\n'));
+  });
+
+  it.each(lists)('data/%s: a header, then tab-separated rows sorted by code, each code once', (file, header) => {
+    const [first, ...rows] = readFileSync(join(repoRoot, 'data', file), 'utf8').split('\n');
+    expect(first?.split('\t')).toEqual(header);
+    expect(rows.pop()).toBe('');
+    const codes = rows.map((row) => row.split('\t')[0] ?? '');
+    for (const row of rows) expect(row.split('\t'), row).toHaveLength(header.length);
+    for (const code of codes) expect(code).toMatch(/^[A-Z0-9]+$/);
+    expect(codes).toEqual([...codes].sort());
+    expect(new Set(codes).size).toBe(codes.length);
+  });
+
+  it('the loader reads every row', () => {
+    const currencyRows = readFileSync(join(repoRoot, 'data', 'currency-codes.tsv'), 'utf8').trimEnd().split('\n').length - 1;
+    const cityRows = readFileSync(join(repoRoot, 'data', 'city-codes.tsv'), 'utf8').trimEnd().split('\n').length - 1;
+    expect(knownCurrencies().size).toBe(currencyRows);
+    expect(knownCities().size).toBe(cityRows);
+    expect(knownCurrencies().get('USDTTRC20')).toEqual({ code: 'USDTTRC20', name: expect.any(String) as unknown, kind: 'stablecoin', asset: 'USDT' });
+    expect(knownCities().get('MSK')).toMatchObject({ code: 'MSK', country: 'RU' });
+    for (const currency of knownCurrencies().values()) expect(kinds, currency.code).toContain(currency.kind);
+  });
+});
