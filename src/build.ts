@@ -6,6 +6,7 @@ import { fetchQuotes, sourceMaxAgeMs, type QuoteCache, type SourceReport } from 
 import { selectExports } from './exports/select.js';
 import { renderExport } from './exports/render.js';
 import type { OutputFile } from './publish.js';
+import { applyPauses, type Pause } from './switches.js';
 
 /** What the guards remember between builds, and the operator's flags; read and written by the caller. */
 export interface GuardContext {
@@ -13,6 +14,8 @@ export interface GuardContext {
   accepted: ReadonlySet<string>;
   /** On: every export is published empty. */
   maintenance: boolean;
+  /** Directions (or cities) paused with `ratefile pause`; absent: none. */
+  pauses?: readonly Pause[];
 }
 
 export interface BuildDeps {
@@ -69,7 +72,9 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
         ...(deps.quoteCache ? { cache: deps.quoteCache } : {}),
       });
   const t1 = performance.now();
-  const { priced, withheld: unpriced } = maintenance ? { priced: [], withheld: [] } : priceDirections(config.directions, book);
+  // Paused directions are taken out before pricing: withheld on purpose, not for a fault.
+  const switched = applyPauses(config.directions, guard.pauses ?? [], startedAt);
+  const { priced, withheld: unpriced } = maintenance ? { priced: [], withheld: [] } : priceDirections(switched.directions, book);
   const maxAge = new Map(config.sources.map((source) => [source.name, sourceMaxAgeMs(source, config.schedulePeriodMs)]));
   const guarded = guardDirections({
     priced,
@@ -85,7 +90,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   const models = selectExports(guarded.published, config.exports);
   // A direction whose limits fail only at one export's rate (its markup) is left out of that export alone.
   const leftOut = models.flatMap((model) => model.withheld);
-  const withheld = [...unpriced.map(explain), ...guarded.withheld, ...leftOut].sort((a, b) => a.direction.index - b.direction.index);
+  const withheld = [...(maintenance ? [] : switched.withheld), ...unpriced.map(explain), ...guarded.withheld, ...leftOut].sort((a, b) => a.direction.index - b.direction.index);
   const files = models.map((model) => ({ file: model.file, bytes: renderExport(model) }));
   const t3 = performance.now();
   return {

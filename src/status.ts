@@ -113,6 +113,8 @@ const ago = (iso: string | undefined, now: Date) => (iso === undefined ? 'never'
 export function formatStatus(status: Status | undefined, now: Date): string {
   if (!status) return 'no build has run yet (no status file)\n';
   const { level, reasons } = assessHealth(status, now);
+  const paused = status.heldBack.filter((h) => h.kind === 'paused');
+  const held = status.heldBack.filter((h) => h.kind !== 'paused');
   const lines = [
     `${level === 'ok' ? 'ok' : level.toUpperCase()}${reasons.length > 0 ? `: ${reasons.join('; ')}` : ''}`,
     `last build: ${status.lastBuild.at} (${ago(status.lastBuild.at, now)}), ${status.lastBuild.ok ? 'ok' : 'FAILED'}, ${status.lastBuild.durationMs} ms`,
@@ -129,8 +131,10 @@ export function formatStatus(status: Status | undefined, now: Date): string {
     'exports:',
     ...status.exports.map((e) => `  ${e.file}: ${e.items} item${e.items === 1 ? '' : 's'}`),
     `published: ${status.published.length} direction${status.published.length === 1 ? '' : 's'}`,
-    `held back: ${status.heldBack.length}`,
-    ...status.heldBack.map((h) => `  ${h.direction}: ${h.reason}${h.kind ? ` [${h.kind}]` : ''}`),
+    // Paused on purpose is listed apart from what is held back for a fault or out of hours.
+    ...(paused.length > 0 ? [`paused: ${paused.length}`, ...paused.map((h) => `  ${h.direction}: ${h.reason}`)] : []),
+    `held back: ${held.length}`,
+    ...held.map((h) => `  ${h.direction}: ${h.reason}${h.kind ? ` [${h.kind}]` : ''}`),
   ];
   return `${lines.join('\n')}\n`;
 }
