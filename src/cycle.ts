@@ -158,6 +158,7 @@ export function problemLines(result: BuildResult): string[] {
   return [
     ...report.sources.filter((s) => !s.ok).map((s) => `source ${s.name} failed: ${s.error ?? 'unknown error'}`),
     ...report.sources.flatMap((s) => s.rejected.map((reason) => `source ${s.name}: dropped quote ${reason}`)),
+    ...report.reserves.filter((r) => r.error !== undefined).map((r) => `reserve source ${r.name} failed: ${r.error}`),
     ...report.withheld.map((w) => `held back ${w.direction.id} (directions[${w.direction.index}]): ${w.reason}`),
   ];
 }
