@@ -89,7 +89,7 @@ function pricingLines(priced: PricedDirection, at: Date): string[] {
     lines.push(`Market: 1 ${from.asset} = ${show(market)} ${to.asset} (at every step the side worse for the client)`);
   }
   lines.push(`Margin ${percent(direction.margin)} against the client: ${show(market)} × (1 − ${formatDecimal(direction.margin)}) = ${show(rate)} ${to.code} per ${from.code}`);
-  const own = direction.reserve.equals(to.reserve) ? `${to.code}'s reserve` : 'set on the direction';
+  const own = direction.reserveSource !== undefined ? `read from ${direction.reserveSource}` : direction.reserve.equals(to.reserve) ? `${to.code}'s reserve` : 'set on the direction';
   // Limits hold at the rate as published (in:out), not the unrounded one; each export's at its own.
   const form = publishedRate(rate, from, to);
   const published = form.out.div(form.in);

@@ -186,3 +186,41 @@ describe('examples/backoffice.yaml', () => {
     expect(xml).toMatch(/<from>BTC<\/from>\s*<to>SBERRUB<\/to>[\s\S]*?<amount>18000000<\/amount>/);
   });
 });
+
+describe('reserves kept across builds (the service)', () => {
+  it('reuses a reading within refresh, stands in with it while younger than maxAge when the source fails, and withholds after', async () => {
+    const { build } = await import('../../src/build.js');
+    const { loadConfig } = await import('../../src/config/load.js');
+    const { ReserveCache } = await import('../../src/reserves/fetch.js');
+    const server = await startReplay([{ path: '/api/reserves', responses: [{ body: '{"SBERRUB": "700000"}' }] }]);
+    servers.push(server);
+    const made = await project({ 'ratefile.config.yaml': withReserves(`{ type: http, url: "${server.url}/api/reserves", refresh: 20s, maxAge: 1m, retries: 0 }`) });
+    const config = await loadConfig(made.configPath);
+    const reserveCache = new ReserveCache();
+    const at = (seconds: number) => {
+      // Quotes are as old as their file: keep them fresh by moving the file's time with the clock.
+      const now = new Date(Date.parse('2026-11-21T12:00:00Z') + seconds * 1000);
+      return { now: () => now, fetch: globalThis.fetch, env: {}, reserveCache };
+    };
+    const sberrub = async (seconds: number) => {
+      const { utimes } = await import('node:fs/promises');
+      const deps = at(seconds);
+      await utimes(join(made.dir, 'quotes.json'), deps.now(), deps.now());
+      const { report } = await build(config, deps);
+      const priced = report.priced.find((p) => p.direction.id === 'BTC>SBERRUB');
+      return { reserve: priced?.direction.reserve.toFixed(), held: report.withheld.find((w) => w.direction.id === 'BTC>SBERRUB'), source: report.reserves[0]! };
+    };
+    expect((await sberrub(0)).reserve).toBe('700000');
+    expect(server.requests).toHaveLength(1);
+    expect(await sberrub(10)).toMatchObject({ reserve: '700000', source: { reused: 'refresh' } });
+    expect(server.requests).toHaveLength(1);
+
+    server.setRoutes([{ path: '/api/reserves', responses: [{ status: 500, body: 'down' }] }]);
+    const standIn = await sberrub(30);
+    expect(standIn).toMatchObject({ reserve: '700000', source: { ok: true, reused: 'fallback' } });
+    expect(standIn.source.error).toMatch(/HTTP 500.*\(using its last good reserves, fetched 2026-11-21T12:00:00Z\)$/);
+    const past = await sberrub(61);
+    expect(past.reserve).toBeUndefined();
+    expect(past.held).toMatchObject({ kind: 'reserve', reason: expect.stringMatching(/^reserve of SBERRUB from office: office: GET \/api\/reserves: HTTP 500/) as string });
+  });
+});
