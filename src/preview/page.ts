@@ -53,7 +53,21 @@ function sourcesSection(report: BuildReport, status: Status | undefined, now: Da
     ];
   });
   if (rows.length === 0) return '<h2>Sources</h2>\n<p class="muted">No source was asked in this build.</p>';
-  return `<h2>Sources</h2>\n${table(['Source', 'Type', 'State', 'Quotes', 'Newest quote used', 'Oldest quote used', 'Last success', 'Problem'], rows, new Set([3]))}`;
+  return `<h2>Sources</h2>\n${table(['Source', 'Type', 'State', 'Quotes', 'Newest quote used', 'Oldest quote used', 'Last success', 'Problem'], rows, new Set([3]))}${reservesSection(report, now)}`;
+}
+
+/** The back-office reserve sources of the build, when the config has any. */
+function reservesSection(report: BuildReport, now: Date): string {
+  if (report.reserves.length === 0) return '';
+  const rows = report.reserves.map((source) => [
+    source.name,
+    source.type,
+    source.ok ? 'ok' : 'FAILING',
+    String(source.entries),
+    source.fetchedAt ? age(now, source.fetchedAt) : 'never',
+    source.error ?? '',
+  ]);
+  return `\n<h2 id="reserves">Reserve sources</h2>\n${table(['Source', 'Type', 'State', 'Entries', 'Read', 'Problem'], rows, new Set([3]))}`;
 }
 
 export function renderPreview(state: PreviewState): string {

@@ -100,6 +100,16 @@ describe.each(Object.keys(harnesses))('reserves from a %s source', (kind) => {
   });
 });
 
+describe('an http reserve source that does not answer in time', () => {
+  it('withholds after its timeout, saying so', async () => {
+    const server = await startReplay([{ path: '/api/reserves', responses: [{ body: '{"SBERRUB": "100"}', delayMs: 5_000 }] }]);
+    servers.push(server);
+    const made = await project({ 'ratefile.config.yaml': withReserves(`{ type: http, url: "${server.url}/api/reserves", timeout: 300ms, retries: 0 }`) });
+    const build = await runRatefile(['build'], made.dir, { fetch: globalThis.fetch });
+    expect(build.stderr).toContain('held back BTC>SBERRUB (directions[0]): reserve of SBERRUB from office: office: GET /api/reserves: timed out after 300 ms');
+  });
+});
+
 describe('credentials of an http reserve source', () => {
   it('appear in no log line, status or error, even when the server echoes them', async () => {
     const server = await startReplay([{ path: '/api/reserves', responses: [{ status: 401, body: JSON.stringify({ error: `token ${token} is not valid` }) }] }]);
