@@ -234,3 +234,16 @@ describe('reserves kept across builds (the service)', () => {
     expect(past.held).toMatchObject({ kind: 'reserve', reason: expect.stringMatching(/^reserve of SBERRUB from office: office: GET \/api\/reserves: HTTP 500/) as string });
   });
 });
+
+describe('alerts', () => {
+  it('a failing reserve source is a problem of its own, and its withheld directions are faults; a paused one is not', async () => {
+    const { currentProblems } = await import('../../src/alerts/problems.js');
+    const made = await project({ 'ratefile.config.yaml': withReserves('{ type: file, path: reserves.json }') });
+    expect((await runRatefile(['pause', 'BTC', 'USDTTRC20'], made.dir)).code).toBe(0);
+    expect((await runRatefile(['build'], made.dir)).code).toBe(0);
+    const status = JSON.parse(await readFile(join(made.dir, '.ratefile', 'status.json'), 'utf8')) as import('../../src/status.js').Status;
+    const keys = currentProblems(status, new Date('2026-11-21T12:00:30Z')).map((problem) => problem.key);
+    // 1 of the 3 directions due (the paused one is not) is withheld for a fault: more than 25%.
+    expect(keys).toEqual(['health:failing', 'reserves:office', 'withheld:BTC>SBERRUB']);
+  });
+});
