@@ -30,8 +30,17 @@ const httpUrl = z.string().refine(
   { error: (issue) => `expected an http(s) URL without credentials, got ${describeValue(issue.input)}`, abort: true },
 );
 
-/** Replace every occurrence of a secret in a message: an echoing server must not put it in a log line. */
-export const redact = (text: string, secret: string | undefined) => (secret ? text.split(secret).join('***') : text);
+/**
+ * Replace every occurrence of a secret in a message: an echoing server must not put it in a log line. The
+ * token after a scheme ("Bearer <token>") is cut out on its own too, as a server may echo only that.
+ */
+export function redact(text: string, secret: string | undefined): string {
+  if (!secret) return text;
+  const parts = [secret, ...secret.split(/\s+/).filter((part) => part.length >= 8)];
+  return parts.reduce((out, part) => out.split(part).join('***'), text);
+}
+
+const holds = (text: string, secret: string) => redact(text, secret) !== text;
 
 export const httpReserves = defineReserveSource({
   type: 'http',
@@ -65,7 +74,7 @@ export const httpReserves = defineReserveSource({
       const time = options.time === undefined ? context.now() : documentTime(valueAt(body, parsePath(options.time) ?? []), context.now(), `${context.name}: ${where}: ${options.time}`);
       return { entries, time };
     } catch (error) {
-      if (!(error instanceof RatefileError) || !secret || !`${error.message}${error.details.join('')}`.includes(secret)) throw error;
+      if (!(error instanceof RatefileError) || !secret || !holds(`${error.message}\n${error.details.join('\n')}`, secret)) throw error;
       throw new RatefileError('E_SOURCE', redact(error.message, secret), { details: error.details.map((line) => redact(line, secret)) });
     }
   },

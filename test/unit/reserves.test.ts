@@ -112,7 +112,7 @@ describe('an http reserve source that does not answer in time', () => {
 
 describe('credentials of an http reserve source', () => {
   it('appear in no log line, status or error, even when the server echoes them', async () => {
-    const server = await startReplay([{ path: '/api/reserves', responses: [{ status: 401, body: JSON.stringify({ error: `token ${token} is not valid` }) }] }]);
+    const server = await startReplay([{ path: '/api/reserves', responses: [{ status: 401, body: JSON.stringify({ error: `token ${token.replace('Bearer ', '')} is not valid` }) }] }]);
     servers.push(server);
     const made = await project({
       'ratefile.config.yaml': withReserves(`{ type: http, url: "${server.url}/api/reserves", auth: { header: X-Api-Key, env: OFFICE_TOKEN }, retries: 0 }`),
