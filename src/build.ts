@@ -6,6 +6,9 @@ import { fetchQuotes, sourceMaxAgeMs, type QuoteCache, type SourceReport } from 
 import { selectExports } from './exports/select.js';
 import { renderExport } from './exports/render.js';
 import type { OutputFile } from './publish.js';
+import { applyPauses, type Pause } from './switches.js';
+import { applyReserves } from './reserves/apply.js';
+import { fetchReserves, type ReserveCache, type ReserveReport } from './reserves/fetch.js';
 
 /** What the guards remember between builds, and the operator's flags; read and written by the caller. */
 export interface GuardContext {
@@ -13,6 +16,8 @@ export interface GuardContext {
   accepted: ReadonlySet<string>;
   /** On: every export is published empty. */
   maintenance: boolean;
+  /** Directions (or cities) paused with `ratefile pause`; absent: none. */
+  pauses?: readonly Pause[];
 }
 
 export interface BuildDeps {
@@ -26,6 +31,8 @@ export interface BuildDeps {
   env?: Readonly<Record<string, string | undefined>>;
   /** Last good quotes kept across builds (the service's); absent: every source is asked. */
   quoteCache?: QuoteCache;
+  /** Last good back-office reserves kept across builds (the service's); absent: every reserve source is read. */
+  reserveCache?: ReserveCache;
 }
 
 export interface BuildReport {
@@ -33,6 +40,8 @@ export interface BuildReport {
   /** True when the build published empty exports for maintenance. */
   maintenance: boolean;
   sources: SourceReport[];
+  /** The reserve sources read for this build. */
+  reserves: ReserveReport[];
   /** Directions priced and published. */
   priced: PricedDirection[];
   /** Directions held back, each with the reason. */
@@ -57,19 +66,27 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   const guard = deps.guard ?? { state: emptyGuardState(), accepted: new Set<string>(), maintenance: config.maintenance };
   const maintenance = guard.maintenance || config.maintenance;
   // In maintenance nothing is fetched or priced: every export is published empty.
-  const { book, reports } = maintenance
-    ? { book: new Map(), reports: [] }
-    : await fetchQuotes(config.sources, {
-        configDir: config.dir,
-        fetch: deps.fetch ?? globalThis.fetch,
-        now: () => startedAt,
-        ...(deps.signal ? { signal: deps.signal } : {}),
-        env: deps.env ?? process.env,
-        schedulePeriodMs: config.schedulePeriodMs,
-        ...(deps.quoteCache ? { cache: deps.quoteCache } : {}),
-      });
+  const io = {
+    configDir: config.dir,
+    fetch: deps.fetch ?? globalThis.fetch,
+    now: () => startedAt,
+    ...(deps.signal ? { signal: deps.signal } : {}),
+    env: deps.env ?? process.env,
+    schedulePeriodMs: config.schedulePeriodMs,
+  };
+  // Quotes and back-office reserves are read together, before pricing (which stays pure).
+  const [{ book, reports }, reserves] = maintenance
+    ? [{ book: new Map(), reports: [] }, { book: new Map(), reports: [] }]
+    : await Promise.all([
+        fetchQuotes(config.sources, { ...io, ...(deps.quoteCache ? { cache: deps.quoteCache } : {}) }),
+        fetchReserves(config.reserveSources, { ...io, ...(deps.reserveCache ? { cache: deps.reserveCache } : {}) }),
+      ]);
   const t1 = performance.now();
-  const { priced, withheld: unpriced } = maintenance ? { priced: [], withheld: [] } : priceDirections(config.directions, book);
+  // Paused directions are taken out before pricing: withheld on purpose, not for a fault.
+  const switched = applyPauses(config.directions, guard.pauses ?? [], startedAt);
+  // A reserve that could not be read withholds the direction; it is never replaced by the configured number.
+  const reserved = applyReserves(switched.directions, reserves.book);
+  const { priced, withheld: unpriced } = maintenance ? { priced: [], withheld: [] } : priceDirections(reserved.directions, book);
   const maxAge = new Map(config.sources.map((source) => [source.name, sourceMaxAgeMs(source, config.schedulePeriodMs)]));
   const guarded = guardDirections({
     priced,
@@ -85,7 +102,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   const models = selectExports(guarded.published, config.exports);
   // A direction whose limits fail only at one export's rate (its markup) is left out of that export alone.
   const leftOut = models.flatMap((model) => model.withheld);
-  const withheld = [...unpriced.map(explain), ...guarded.withheld, ...leftOut].sort((a, b) => a.direction.index - b.direction.index);
+  const withheld = [...(maintenance ? [] : [...switched.withheld, ...reserved.withheld]), ...unpriced.map(explain), ...guarded.withheld, ...leftOut].sort((a, b) => a.direction.index - b.direction.index);
   const files = models.map((model) => ({ file: model.file, bytes: renderExport(model) }));
   const t3 = performance.now();
   return {
@@ -94,6 +111,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
       startedAt,
       maintenance,
       sources: reports,
+      reserves: reserves.reports,
       priced: guarded.published,
       withheld,
       exports: models.map((model) => ({ name: model.name, file: model.file, items: model.items.length })),

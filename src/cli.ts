@@ -11,6 +11,7 @@ import { registerOperate } from './commands/operate.js';
 import { registerPublish } from './commands/publish.js';
 import { registerSchema } from './commands/schema.js';
 import { registerServe, registerStart } from './commands/serve.js';
+import { registerSwitches } from './commands/switches.js';
 import { registerValidate } from './commands/validate.js';
 import { escapeControls, RatefileError, type ErrorCode } from './errors.js';
 import { createLogger, wantsColour, type LogFormat } from './log.js';
@@ -72,7 +73,7 @@ export function createProgram(deps: CliDeps, setExitCode: (code: number) => void
     quiet: () => program.opts<{ quiet?: boolean }>().quiet === true,
   });
   const context = createContext(deps, log, setExitCode);
-  for (const register of [registerBuild, registerServe, registerStart, registerSchema, registerOperate, registerPublish]) register(program, context);
+  for (const register of [registerBuild, registerServe, registerStart, registerSchema, registerOperate, registerSwitches, registerPublish]) register(program, context);
   registerCheck(program, context);
   registerExplain(program, context);
   registerInit(program, context);

@@ -11,6 +11,7 @@ import {
   clearAcceptRequests,
   maintenanceFlag,
   readGuardState,
+  readPauses,
   readPublishedExports,
   readStatusFile,
   writeGuardState,
@@ -70,13 +71,14 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
   const at = deps.now();
   const context: StatusContext = { healthPolicy: config.health, ...(deps.configError === undefined ? {} : { configError: deps.configError }) };
   try {
-    const [guardFile, accepted, maintenance, published] = await Promise.all([
+    const [guardFile, accepted, maintenance, published, pauses] = await Promise.all([
       readGuardState(config.stateDir),
       acceptRequests(config.stateDir),
       maintenanceFlag(config.stateDir),
       readPublishedExports(config.stateDir, outDir),
+      readPauses(config.stateDir),
     ]);
-    const result = await build(config, { ...deps, now: () => at, guard: { state: guardFile.state, accepted, maintenance } });
+    const result = await build(config, { ...deps, now: () => at, guard: { state: guardFile.state, accepted, maintenance, pauses } });
     const publishStarted = elapsed();
     // Recorded before they are written, so a build killed mid-publish still leaves them to be removed one day.
     const declared = config.exports.map((e) => e.file);
@@ -156,6 +158,7 @@ export function problemLines(result: BuildResult): string[] {
   return [
     ...report.sources.filter((s) => !s.ok).map((s) => `source ${s.name} failed: ${s.error ?? 'unknown error'}`),
     ...report.sources.flatMap((s) => s.rejected.map((reason) => `source ${s.name}: dropped quote ${reason}`)),
+    ...report.reserves.filter((r) => r.error !== undefined).map((r) => `reserve source ${r.name} failed: ${r.error}`),
     ...report.withheld.map((w) => `held back ${w.direction.id} (directions[${w.direction.index}]): ${w.reason}`),
   ];
 }

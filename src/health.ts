@@ -54,7 +54,7 @@ export function assessHealth(status: Status | undefined, now: Date): Health {
     if (faults.length / due > policy.maxWithheldShare) failing.push(`${text} (more than ${Math.round(policy.maxWithheldShare * 100)}%)`);
     else degraded.push(text);
   }
-  const sources = status.sources.filter((source) => !source.ok).map((source) => source.name);
+  const sources = [...status.sources, ...(status.reserveSources ?? [])].filter((source) => !source.ok).map((source) => source.name);
   if (sources.length > 0) degraded.push(`failing source${sources.length === 1 ? '' : 's'}: ${sources.join(', ')}`);
   if (status.maintenance) notes.push('maintenance: every export is published empty');
 

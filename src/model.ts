@@ -13,7 +13,10 @@ export interface Currency {
   precision: number;
   /** Decimal places of the side of a rate counted in this currency. */
   ratePrecision: number;
+  /** The configured reserve; 0 when it comes from a reserve source (`reserveSource`). */
   reserve: Decimal;
+  /** Name of the reserve source (`reserves:`) its reserve is read from on every build. */
+  reserveSource?: string;
 }
 
 /** An amount in a given asset; limits may be set in any asset and are converted per build. */
@@ -33,8 +36,10 @@ export interface Direction {
   margin: Decimal;
   /** Explicit quote chain; found through the quote book when absent. */
   chain?: string[];
-  /** Reserve in the to currency. */
+  /** Reserve in the to currency; 0 until a reserve source fills it in when `reserveSource` is set. */
   reserve: Decimal;
+  /** The reserve source its reserve (and limits) are read from before pricing; absent: the configured reserve. */
+  reserveSource?: string;
   min?: Money;
   max?: Money;
   params: Label[];
@@ -96,6 +101,8 @@ export interface Config {
   output: string;
   templatesDir: string;
   sources: SourceConfig[];
+  /** Back-office reserve sources by name (`reserves:`), read before pricing like quote sources. */
+  reserveSources: SourceConfig[];
   currencies: ReadonlyMap<string, Currency>;
   directions: Direction[];
   exports: ExportTemplate[];

@@ -16,6 +16,7 @@ import { createChannels } from './alerts/channels.js';
 import { createNotifier } from './alerts/notifier.js';
 import { createMetrics } from './metrics.js';
 import { QuoteCache } from './quotes.js';
+import { ReserveCache } from './reserves/fetch.js';
 import { createExportServer, listen, requestPath, type Route } from './server.js';
 import { previewRoute, type PreviewState } from './preview/route.js';
 
@@ -71,7 +72,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   let latest: PreviewState['latest'];
   let status = await readStatus(options.config.stateDir);
   // Quotes within their source's refresh interval are reused across builds (a daily fixing is not refetched every 30 s).
-  const deps: BuildDeps = { ...options.deps, quoteCache: options.deps.quoteCache ?? new QuoteCache() };
+  const deps: BuildDeps = { ...options.deps, quoteCache: options.deps.quoteCache ?? new QuoteCache(), reserveCache: options.deps.reserveCache ?? new ReserveCache() };
 
   // The last config that loaded: when an edit breaks the file, builds go on with it (health is degraded).
   let good = options.config;

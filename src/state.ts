@@ -5,12 +5,14 @@ import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path';
 import { emptyGuardState, type GuardState } from './guards.js';
 import { writeFileAtomic } from './publish.js';
+import type { Pause } from './switches.js';
 
 const guardFile = (dir: string) => join(dir, 'guard.json');
 const statusFile = (dir: string) => join(dir, 'status.json');
 const maintenanceFile = (dir: string) => join(dir, 'maintenance');
 const acceptDir = (dir: string) => join(dir, 'accept');
 const exportsFile = (dir: string) => join(dir, 'exports.json');
+const pausedDir = (dir: string) => join(dir, 'paused');
 
 async function readJson(path: string): Promise<unknown> {
   try {
@@ -89,6 +91,55 @@ export async function acceptRequests(dir: string): Promise<Set<string>> {
 
 export async function clearAcceptRequests(dir: string, ids: readonly string[]): Promise<void> {
   await Promise.all(ids.map((id) => rm(join(acceptDir(dir), acceptName(id)), { force: true })));
+}
+
+/** A pause as a file name: `FROM-TO`, or `FROM-TO@CITY` for one city (codes are capitals and digits). */
+const pauseName = (id: string, city?: string) => `${acceptName(id)}${city === undefined ? '' : `@${city}`}`;
+const pausePattern = /^([A-Z0-9]+)-([A-Z0-9]+)(?:@([A-Z0-9]+))?$/;
+
+/** Pause a direction (or one city of it): one file per pause, written whole, so the service never reads half of one. */
+export async function writePause(dir: string, pause: Pause): Promise<void> {
+  await mkdir(pausedDir(dir), { recursive: true });
+  await writeFileAtomic(join(pausedDir(dir), pauseName(pause.direction, pause.city)), `${JSON.stringify(pause, null, 2)}\n`);
+}
+
+/** Resume a direction: its whole-direction pause and, without a city, every city pause too. Returns how many were removed. */
+export async function removePauses(dir: string, id: string, city?: string): Promise<number> {
+  const names = await readdir(pausedDir(dir)).catch(() => [] as string[]);
+  const matching = names.filter((name) => {
+    const match = pausePattern.exec(name);
+    return match !== null && `${match[1]}>${match[2]}` === id && (city === undefined || match[3] === city);
+  });
+  await Promise.all(matching.map((name) => rm(join(pausedDir(dir), name), { force: true })));
+  return matching.length;
+}
+
+/**
+ * The pauses in the state folder. The file name says what is paused; a file that cannot be read or parsed
+ * still pauses it (the safe side), with a reason saying so.
+ */
+export async function readPauses(dir: string): Promise<Pause[]> {
+  const names = await readdir(pausedDir(dir)).catch(() => [] as string[]);
+  const pauses = await Promise.all(
+    names.map(async (name): Promise<Pause | undefined> => {
+      const match = pausePattern.exec(name);
+      if (!match) return undefined;
+      const where = { direction: `${match[1]}>${match[2]}`, ...(match[3] === undefined ? {} : { city: match[3] }) };
+      try {
+        const data = JSON.parse(await readFile(join(pausedDir(dir), name), 'utf8')) as Partial<Pause>;
+        return {
+          ...where,
+          since: typeof data.since === 'string' ? data.since : 'unknown',
+          ...(typeof data.until === 'string' && !Number.isNaN(Date.parse(data.until)) ? { until: data.until } : {}),
+          ...(typeof data.reason === 'string' ? { reason: data.reason } : {}),
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        return { ...where, since: 'unknown', reason: `pause file ${name} unreadable, kept paused` };
+      }
+    }),
+  );
+  return pauses.filter((pause) => pause !== undefined);
 }
 
 /** An export's file name as ratefile writes it (`<template>.xml`): nothing else is ever taken from the record. */

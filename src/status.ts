@@ -29,6 +29,8 @@ export interface Status {
   configError?: string;
   maintenance: boolean;
   sources: SourceStatus[];
+  /** Back-office reserve sources (`reserves:`), when the config has any; type `reserves/<type>`. */
+  reserveSources?: SourceStatus[];
   exports: { name: string; file: string; items: number }[];
   published: string[];
   heldBack: { direction: string; kind?: WithheldKind; reason: string }[];
@@ -84,10 +86,30 @@ export function successStatus(previous: Status | undefined, report: BuildReport,
         ...(age === undefined ? {} : { oldestQuoteAgeSeconds: Math.round(age) }),
       };
     }),
+    ...reserveSources(report, new Map(previous?.reserveSources?.map((source) => [source.name, source]))),
     exports: report.exports,
     published: report.priced.map((priced) => priced.direction.id),
     heldBack: report.withheld.map((withheld) => ({ direction: withheld.direction.id, kind: withheld.kind, reason: withheld.reason })),
   }, report.startedAt);
+}
+
+/** Reserve sources as sources of type `reserves/<type>` (their entries counted as quotes), so health sees a failing one. */
+function reserveSources(report: BuildReport, before: ReadonlyMap<string, SourceStatus>): { reserveSources?: SourceStatus[] } {
+  if (report.reserves.length === 0) return {};
+  return {
+    reserveSources: report.reserves.map((source) => {
+      const earlier = before.get(source.name);
+      const lastSuccessAt = source.ok && !source.error ? source.fetchedAt?.toISOString() : earlier?.lastSuccessAt;
+      return {
+        name: source.name,
+        type: `reserves/${source.type}`,
+        ok: source.ok,
+        quotes: source.entries,
+        ...(lastSuccessAt === undefined ? {} : { lastSuccessAt }),
+        ...(source.error === undefined ? {} : { lastError: source.error }),
+      };
+    }),
+  };
 }
 
 /** A failed build keeps everything the last good one said (those files are still published) and says why it failed. */
@@ -113,6 +135,8 @@ const ago = (iso: string | undefined, now: Date) => (iso === undefined ? 'never'
 export function formatStatus(status: Status | undefined, now: Date): string {
   if (!status) return 'no build has run yet (no status file)\n';
   const { level, reasons } = assessHealth(status, now);
+  const paused = status.heldBack.filter((h) => h.kind === 'paused');
+  const held = status.heldBack.filter((h) => h.kind !== 'paused');
   const lines = [
     `${level === 'ok' ? 'ok' : level.toUpperCase()}${reasons.length > 0 ? `: ${reasons.join('; ')}` : ''}`,
     `last build: ${status.lastBuild.at} (${ago(status.lastBuild.at, now)}), ${status.lastBuild.ok ? 'ok' : 'FAILED'}, ${status.lastBuild.durationMs} ms`,
@@ -126,11 +150,21 @@ export function formatStatus(status: Status | undefined, now: Date): string {
         `${s.oldestQuoteAgeSeconds === undefined ? '' : `, oldest quote used ${s.oldestQuoteAgeSeconds} s old`}` +
         `${s.lastError ? `\n    last error: ${s.lastError}` : ''}`,
     ),
+    ...(status.reserveSources && status.reserveSources.length > 0
+      ? [
+          'reserve sources:',
+          ...status.reserveSources.map(
+            (s) => `  ${s.name} (${s.type}): ${s.ok ? 'ok' : 'FAILING'}, ${s.quotes} entr${s.quotes === 1 ? 'y' : 'ies'}, last success ${ago(s.lastSuccessAt, now)}${s.lastError ? `\n    last error: ${s.lastError}` : ''}`,
+          ),
+        ]
+      : []),
     'exports:',
     ...status.exports.map((e) => `  ${e.file}: ${e.items} item${e.items === 1 ? '' : 's'}`),
     `published: ${status.published.length} direction${status.published.length === 1 ? '' : 's'}`,
-    `held back: ${status.heldBack.length}`,
-    ...status.heldBack.map((h) => `  ${h.direction}: ${h.reason}${h.kind ? ` [${h.kind}]` : ''}`),
+    // Paused on purpose is listed apart from what is held back for a fault or out of hours.
+    ...(paused.length > 0 ? [`paused: ${paused.length}`, ...paused.map((h) => `  ${h.direction}: ${h.reason}`)] : []),
+    `held back: ${held.length}`,
+    ...held.map((h) => `  ${h.direction}: ${h.reason}${h.kind ? ` [${h.kind}]` : ''}`),
   ];
   return `${lines.join('\n')}\n`;
 }

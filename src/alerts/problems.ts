@@ -18,6 +18,9 @@ export function currentProblems(status: Status, now: Date): Problem[] {
   for (const source of status.sources) {
     if (!source.ok) problems.push({ key: `source:${source.name}`, text: `source ${source.name} failing: ${source.lastError ?? 'unknown error'}` });
   }
+  for (const source of status.reserveSources ?? []) {
+    if (!source.ok) problems.push({ key: `reserves:${source.name}`, text: `reserve source ${source.name} failing: ${source.lastError ?? 'unknown error'}` });
+  }
   for (const held of status.heldBack) {
     if (!isFault(held.kind)) continue;
     if (held.kind === 'jump') {

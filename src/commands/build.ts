@@ -20,7 +20,7 @@ export function registerBuild(program: Command, context: CommandContext): void {
       const dir = context.outDir(config, options.out);
       let failing: boolean;
       if (options.dryRun) {
-        const result = await build(config, { now: deps.now, fetch: deps.fetch });
+        const result = await build(config, { now: deps.now, fetch: deps.fetch, env: deps.env });
         for (const line of problemLines(result)) log.warn(line);
         for (const file of result.files) {
           deps.stdout.write(`==> ${context.shown(resolve(dir, file.file))} (${file.bytes.length} bytes) <==\n`);
@@ -29,7 +29,7 @@ export function registerBuild(program: Command, context: CommandContext): void {
         failing = result.report.sources.some((source) => !source.ok || source.rejected.length > 0);
       } else {
         await checkFolders({ key: options.out ? '--out' : 'output', path: dir }, { key: 'state', path: config.stateDir });
-        const cycle = await runCycle(config, dir, { now: deps.now, fetch: deps.fetch });
+        const cycle = await runCycle(config, dir, { now: deps.now, fetch: deps.fetch, env: deps.env });
         for (const line of problemLines(cycle.build)) log.warn(line);
         for (const warning of cycle.warnings) log.warn(warning);
         log.info(`build: ${summarize(cycle)} → ${context.shown(dir)}`, buildFields(cycle));

@@ -9,7 +9,7 @@ import { RatefileError } from '../errors.js';
 import type { Config, Direction, ExportTemplate, Money } from '../model.js';
 import { priceDirection, publishedRate, type PricedDirection } from '../pricing.js';
 import { fetchQuotes } from '../quotes.js';
-import { acceptRequests, maintenanceFlag, readGuardState } from '../state.js';
+import { acceptRequests, maintenanceFlag, readGuardState, readPauses } from '../state.js';
 import { configOption, type CommandContext } from './context.js';
 
 const ONE = new Decimal(1);
@@ -89,7 +89,7 @@ function pricingLines(priced: PricedDirection, at: Date): string[] {
     lines.push(`Market: 1 ${from.asset} = ${show(market)} ${to.asset} (at every step the side worse for the client)`);
   }
   lines.push(`Margin ${percent(direction.margin)} against the client: ${show(market)} × (1 − ${formatDecimal(direction.margin)}) = ${show(rate)} ${to.code} per ${from.code}`);
-  const own = direction.reserve.equals(to.reserve) ? `${to.code}'s reserve` : 'set on the direction';
+  const own = direction.reserveSource !== undefined ? `read from ${direction.reserveSource}` : direction.reserve.equals(to.reserve) ? `${to.code}'s reserve` : 'set on the direction';
   // Limits hold at the rate as published (in:out), not the unrounded one; each export's at its own.
   const form = publishedRate(rate, from, to);
   const published = form.out.div(form.in);
@@ -184,13 +184,14 @@ export function registerExplain(program: Command, context: CommandContext): void
         const cities = direction.cities.length > 0 ? `its cities are ${direction.cities.join(', ')}` : 'it has no cities';
         throw new RatefileError('E_USAGE', `${direction.from.code} → ${direction.to.code} has no city ${options.city}: ${cities}`);
       }
-      const [guardFile, accepted, maintenance] = await Promise.all([
+      const [guardFile, accepted, maintenance, pauses] = await Promise.all([
         readGuardState(config.stateDir),
         acceptRequests(config.stateDir),
         maintenanceFlag(config.stateDir),
+        readPauses(config.stateDir),
       ]);
       const at = deps.now();
-      const result = await build(config, { now: () => at, fetch: deps.fetch, guard: { state: guardFile.state, accepted, maintenance } });
+      const result = await build(config, { now: () => at, fetch: deps.fetch, env: deps.env, guard: { state: guardFile.state, accepted, maintenance, pauses } });
       const { report } = result;
       const out: string[] = [`${direction.from.code} → ${direction.to.code}: directions[${direction.index}] of ${context.shown(config.file)}, built in memory at ${at.toISOString()}`];
       out.push(`Sources: ${report.sources.map((s) => `${s.name} (${s.type}) ${s.ok ? `ok, ${s.quotes} quote${s.quotes === 1 ? '' : 's'}` : `FAILING: ${s.error ?? 'unknown error'}`}`).join('; ') || 'none asked'}`);

@@ -70,7 +70,7 @@ export function registerStart(program: Command, context: CommandContext): void {
         serve: options.serve !== false,
         checkFolders: () => checkFolders({ key: options.out ? '--out' : 'output', path: outDir }, { key: 'state', path: config.stateDir }),
         log,
-        deps: { now: deps.now, fetch: deps.fetch },
+        deps: { now: deps.now, fetch: deps.fetch, env: deps.env },
       });
       const signal = await deps.waitForStop();
       log.info(`${signal}: finishing the running build, then stopping`);

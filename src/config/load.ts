@@ -57,6 +57,25 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: Problem[] } 
     }
   }
 
+  // Reserves: a currency has a number or a source, never both; a source named must exist.
+  const reserveNames = isRecord(raw.reserves) ? Object.keys(raw.reserves) : [];
+  const checkReserveFrom = (entry: Record<string, unknown>, path: (string | number)[]) => {
+    const name = entry.reserveFrom;
+    if (name === undefined) return;
+    if (entry.reserve !== undefined) problems.push({ path: [...path, 'reserveFrom'], message: 'set reserve or reserveFrom, not both' });
+    if (typeof name !== 'string' || !reserveNames.includes(name)) {
+      const hint = typeof name === 'string' ? closest(name, reserveNames) : undefined;
+      problems.push({ path: [...path, 'reserveFrom'], message: `expected a key of reserves${hint ? ` (did you mean "${hint}"?)` : ''}, got ${typeof name === 'string' ? quoteValue(name) : String(name)}` });
+    }
+  };
+  for (const code of codes) {
+    const entry = currencies[code];
+    if (!isRecord(entry)) continue;
+    if (entry.reserve === undefined && entry.reserveFrom === undefined) problems.push({ path: ['currencies', code, 'reserve'], message: 'required: expected a reserve like "5000", or reserveFrom naming a reserve source' });
+    checkReserveFrom(entry, ['currencies', code]);
+  }
+  if (Array.isArray(raw.directions)) raw.directions.forEach((entry, index) => isRecord(entry) && checkReserveFrom(entry, ['directions', index]));
+
   const defaults = isRecord(raw.defaults) ? raw.defaults : {};
   // Units a limit may be given in: configured codes, their assets, and every asset the monitors know.
   const units = new Set<string>([...codes, ...[...knownCurrencies().values()].map((c) => c.asset)]);
@@ -169,7 +188,8 @@ function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'wa
         asset: assetOf(code, entry)!,
         precision: entry.precision ?? defaultPrecision(code),
         ratePrecision: entry.ratePrecision ?? entry.precision ?? defaultPrecision(code),
-        reserve: new Decimal(entry.reserve),
+        reserve: new Decimal(entry.reserve ?? 0),
+        ...(entry.reserveFrom === undefined ? {} : { reserveSource: entry.reserveFrom }),
       },
     ]),
   );
@@ -191,7 +211,11 @@ function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'wa
           to,
           margin: percentToFraction(merged.margin!),
           ...(entry.chain ? { chain: entry.chain } : {}),
-          reserve: entry.reserve === undefined ? to.reserve : new Decimal(entry.reserve),
+          reserve: entry.reserve === undefined ? (entry.reserveFrom === undefined ? to.reserve : new Decimal(0)) : new Decimal(entry.reserve),
+          // The direction's own reserve or source beats its to currency's.
+          ...((entry.reserveFrom ?? (entry.reserve === undefined ? to.reserveSource : undefined)) === undefined
+            ? {}
+            : { reserveSource: (entry.reserveFrom ?? to.reserveSource)! }),
           ...(merged.min === undefined ? {} : { min: parseMoney(merged.min, from.asset, currencies) }),
           ...(merged.max === undefined ? {} : { max: parseMoney(merged.max, from.asset, currencies) }),
           params: [...new Set(merged.params ?? [])],
@@ -223,6 +247,10 @@ function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'wa
     templatesDir: resolve(dir, data.templates),
     sources: Object.entries(data.sources).map(([name, entry]) => {
       const options = entry as Config['sources'][number]['options'];
+      return { name, type: options.type, options };
+    }),
+    reserveSources: Object.entries(data.reserves).map(([name, entry]) => {
+      const options = entry as Config['reserveSources'][number]['options'];
       return { name, type: options.type, options };
     }),
     currencies,

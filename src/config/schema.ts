@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { alertsSchema } from '../alerts/config.js';
 import { publishSchema } from '../hosting/config.js';
+import { reserveDefinitions } from '../reserves/index.js';
 import { sourceDefinitions } from '../sources/index.js';
 import {
   describeValue,
@@ -32,7 +33,11 @@ const currency = z.strictObject({
   ratePrecision: precision
     .optional()
     .describe('Decimal places of a rate side counted in this currency (e.g. in 93.7521:1). Default: precision. Finer steps suit stablecoins and cash.'),
-  reserve: amount.describe('Reserve: the most a client can receive of this currency.'),
+  reserve: amount.optional().describe('Reserve: the most a client can receive of this currency. Set this or reserveFrom.'),
+  reserveFrom: z
+    .string()
+    .optional()
+    .describe('Name of a reserve source (`reserves:`) the reserve is read from on every build, by this currency code; never replaced by a number here.'),
 });
 
 /** Fields a direction may set, which `defaults` may also set for every direction. */
@@ -63,6 +68,7 @@ const direction = z.strictObject({
     .optional()
     .describe('Quote pairs from the from asset to the to asset: [BTC/USDT, USDT/RUB] or "BTC/USDT * USDT/RUB". Found automatically when absent.'),
   reserve: amount.optional().describe("Reserve for this direction, in the to currency; default: the to currency's reserve."),
+  reserveFrom: z.string().optional().describe("Reserve source this direction's reserve (the to currency's entry) is read from; default: the to currency's."),
   cities: z.array(cityCode).min(1, { error: 'expected at least one city code' }).optional().describe('Cash cities: one item per city.'),
   ...optionalFields(directionFields),
 });
@@ -77,6 +83,20 @@ const source = z.discriminatedUnion(
       if (typeof input !== 'object' || input === null || Array.isArray(input)) return `expected a mapping with a type (${types}), got ${describeValue(input)}`;
       const type = (input as { type?: unknown }).type;
       return type === undefined ? `required: expected one of ${types}` : `expected a source type, one of ${types}, got ${describeValue(type)}`;
+    },
+  },
+);
+
+const reserveSource = z.discriminatedUnion(
+  'type',
+  reserveDefinitions.map((definition) => definition.options) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  {
+    error: (issue) => {
+      const types = reserveDefinitions.map((d) => d.type).join(', ');
+      const input = issue.input;
+      if (typeof input !== 'object' || input === null || Array.isArray(input)) return `expected a mapping with a type (${types}), got ${describeValue(input)}`;
+      const type = (input as { type?: unknown }).type;
+      return type === undefined ? `required: expected one of ${types}` : `expected a reserve source type, one of ${types}, got ${describeValue(type)}`;
     },
   },
 );
@@ -98,6 +118,10 @@ export const configSchema = z
       .record(sourceName, source)
       .refine((sources) => Object.keys(sources).length > 0, { error: 'expected at least one source' })
       .describe('Rate sources by name.'),
+    reserves: z
+      .record(sourceName, reserveSource)
+      .default({})
+      .describe('Reserve sources by name: where the back office keeps reserves (file, http); referenced by reserveFrom.'),
     currencies: z
       .record(currencyCode, currency)
       .refine((currencies) => Object.keys(currencies).length > 0, { error: 'expected at least one currency' })

@@ -53,7 +53,21 @@ function sourcesSection(report: BuildReport, status: Status | undefined, now: Da
     ];
   });
   if (rows.length === 0) return '<h2>Sources</h2>\n<p class="muted">No source was asked in this build.</p>';
-  return `<h2>Sources</h2>\n${table(['Source', 'Type', 'State', 'Quotes', 'Newest quote used', 'Oldest quote used', 'Last success', 'Problem'], rows, new Set([3]))}`;
+  return `<h2>Sources</h2>\n${table(['Source', 'Type', 'State', 'Quotes', 'Newest quote used', 'Oldest quote used', 'Last success', 'Problem'], rows, new Set([3]))}${reservesSection(report, now)}`;
+}
+
+/** The back-office reserve sources of the build, when the config has any. */
+function reservesSection(report: BuildReport, now: Date): string {
+  if (report.reserves.length === 0) return '';
+  const rows = report.reserves.map((source) => [
+    source.name,
+    source.type,
+    source.ok ? 'ok' : 'FAILING',
+    String(source.entries),
+    source.fetchedAt ? age(now, source.fetchedAt) : 'never',
+    source.error ?? '',
+  ]);
+  return `\n<h2 id="reserves">Reserve sources</h2>\n${table(['Source', 'Type', 'State', 'Entries', 'Read', 'Problem'], rows, new Set([3]))}`;
 }
 
 export function renderPreview(state: PreviewState): string {
@@ -78,11 +92,14 @@ export function renderPreview(state: PreviewState): string {
   const { report } = latest;
   if (status && !status.lastBuild.ok) parts.push(`<p class="muted">Below: the build of ${escapeHtml(report.startedAt.toISOString())}.</p>`);
   if (report.maintenance) parts.push('<p class="banner">Maintenance is on: every export is published empty (<code>ratefile maintenance off</code> to end it).</p>');
-  parts.push(`<p>${plural(report.priced.length, 'direction')} published, ${report.withheld.length} held back.</p>`);
+  const pausedCount = report.withheld.filter((w) => w.kind === 'paused').length;
+  const heldCount = report.withheld.length - pausedCount;
+  parts.push(`<p>${plural(report.priced.length, 'direction')} published, ${heldCount} held back${pausedCount > 0 ? `, ${pausedCount} paused` : ''}.</p>`);
   const models = selectExports(report.priced, latest.exports);
   const anchor = (name: string) => `export-${name.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   const links = models.map((m) => `<a href="#${escapeHtml(anchor(m.name))}">${escapeHtml(m.file)}</a> ${m.items.length}`);
-  parts.push(`<nav>${[...links, `<a href="#held-back">held back</a> ${report.withheld.length}`].join('\n')}</nav>`);
+  const pausedLink = pausedCount > 0 ? [`<a href="#paused">paused</a> ${pausedCount}`] : [];
+  parts.push(`<nav>${[...links, ...pausedLink, `<a href="#held-back">held back</a> ${heldCount}`].join('\n')}</nav>`);
   parts.push(sourcesSection(report, status, now));
   for (const model of models) {
     const template = latest.exports.find((e) => e.name === model.name);
@@ -96,12 +113,16 @@ export function renderPreview(state: PreviewState): string {
         : table(['From', 'To', 'Rate (in : out)', 'Reserve (to)', 'Min (from)', 'Max (from)', 'Labels', 'Cities'], directionRows(model.items), new Set([2, 3, 4, 5])),
     );
   }
+  // Paused on purpose (`ratefile pause`, a reserve source's `enabled: false`) is shown apart from faults.
+  const paused = report.withheld.filter((w) => w.kind === 'paused');
+  const held = report.withheld.filter((w) => w.kind !== 'paused');
+  const rows = (list: typeof report.withheld) => list.map((w) => [`${w.direction.from.code} → ${w.direction.to.code}`, w.reason]);
+  if (paused.length > 0) {
+    parts.push('<h2 id="paused">Paused</h2>');
+    parts.push(table(['Direction', 'Reason'], rows(paused)));
+  }
   parts.push('<h2 id="held-back">Held back</h2>');
-  parts.push(
-    report.withheld.length === 0
-      ? '<p class="muted">Nothing is held back.</p>'
-      : table(['Direction', 'Reason'], report.withheld.map((w) => [`${w.direction.from.code} → ${w.direction.to.code}`, w.reason])),
-  );
+  parts.push(held.length === 0 ? '<p class="muted">Nothing is held back.</p>' : table(['Direction', 'Reason'], rows(held)));
   parts.push(`<p class="muted">Page made ${escapeHtml(now.toISOString())}; reload for the latest build.</p>`);
   return page(parts);
 }

@@ -58,3 +58,16 @@ describe('the preview page', () => {
     expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
   });
 });
+
+describe('the preview page with paused directions and reserve sources', () => {
+  it('lists paused directions under Paused (not held back) and each reserve source with its problem, escaped', async () => {
+    const config = await loadConfig(made.configPath, made.dir);
+    const paused = (await build(config, { now: fixedNow, guard: { state: { published: {}, pending: {} }, accepted: new Set(), maintenance: false, pauses: [{ direction: 'BTC>SBERRUB', since: '2026-11-21T12:00:00Z', reason: 'bank <blocks> cards' }] } })).report;
+    const withReserves = { ...paused, reserves: [{ name: 'office', type: 'http', ok: false, entries: 0, error: 'office: GET /r: HTTP 500 <oops>' }] };
+    const html = renderPreview({ latest: { report: withReserves, exports }, now: fixedNow() });
+    expect(html).toContain('3 directions published, 0 held back, 1 paused.');
+    expect(html).toMatch(/<h2 id="paused">Paused<\/h2>\n<table[^]*?BTC → SBERRUB<\/td><td data-label="Reason">paused: bank &lt;blocks&gt; cards \(since 2026-11-21T12:00:00Z\)<\/td>/);
+    expect(html).toContain('<p class="muted">Nothing is held back.</p>');
+    expect(html).toMatch(/<h2 id="reserves">Reserve sources<\/h2>[^]*?>office<\/td>[^]*?>FAILING<\/td>[^]*?office: GET \/r: HTTP 500 &lt;oops&gt;<\/td>/);
+  });
+});

@@ -1,0 +1,44 @@
+// Reserves read from the back office put into the directions that take them, before pricing. Pure: the readings and
+// the directions in; each direction with its reserve (and limits) from the source, or withheld with the reason.
+import { roundDown, roundUp } from '../decimal.js';
+import type { Direction } from '../model.js';
+import type { WithheldDirection } from '../pricing.js';
+import { checkEntry } from './entry.js';
+import type { ReserveBook } from './fetch.js';
+
+/**
+ * A direction whose reserve comes from a source gets the entry of its to currency: the reserve (rounded down to
+ * the currency's places, like a configured one), and the source's min/max (in the to currency, min rounded up and
+ * max down) in place of the configured ones. Unreadable, invalid or missing: withheld, kind `reserve`; switched off
+ * (`enabled: false`): withheld, kind `paused`.
+ */
+export function applyReserves(directions: readonly Direction[], book: ReserveBook): { directions: Direction[]; withheld: WithheldDirection[] } {
+  const kept: Direction[] = [];
+  const withheld: WithheldDirection[] = [];
+  for (const direction of directions) {
+    const name = direction.reserveSource;
+    if (name === undefined) {
+      kept.push(direction);
+      continue;
+    }
+    const { to } = direction;
+    const reading = book.get(name);
+    const withhold = (kind: 'reserve' | 'paused', reason: string) => withheld.push({ direction, kind, reason });
+    if (!reading) withhold('reserve', `reserve of ${to.code} from ${name}: not read`);
+    else if ('error' in reading) withhold('reserve', `reserve of ${to.code} from ${name}: ${reading.error}`);
+    else {
+      const entry = checkEntry(to.code, reading.entries.get(to.code));
+      if (typeof entry === 'string') withhold('reserve', `reserve of ${to.code} from ${name}: ${entry}`);
+      else if (!entry.enabled) withhold('paused', `switched off by ${name} (${to.code} enabled: false)`);
+      else {
+        kept.push({
+          ...direction,
+          reserve: roundDown(entry.reserve, to.precision),
+          ...(entry.min === undefined ? {} : { min: { value: roundUp(entry.min, to.precision), asset: to.asset } }),
+          ...(entry.max === undefined ? {} : { max: { value: roundDown(entry.max, to.precision), asset: to.asset } }),
+        });
+      }
+    }
+  }
+  return { directions: kept, withheld };
+}

@@ -1,0 +1,37 @@
+// pause/resume against a running `ratefile start` (the real binary): the CLI writes a pause file, the service's
+// next build withholds the direction (shown as paused on the page and in /healthz, health ok), resume undoes it.
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '../support/http.js';
+import { assertBuilt, spawnRatefile, stopAll, waitForServing } from '../support/process.js';
+import { everySecondConfig, projectsPerTest } from '../support/project.js';
+import { runRatefile } from '../support/run-cli.js';
+
+const project = projectsPerTest();
+beforeAll(() => assertBuilt());
+afterEach(() => stopAll());
+
+describe('pause and resume under ratefile start', () => {
+  it('the running service withholds a paused direction within a build, health stays ok, and publishes it again after resume', { timeout: 30_000 }, async () => {
+    const made = await project({ 'ratefile.config.yaml': everySecondConfig });
+    const proc = spawnRatefile(['start', '--config', made.configPath, '--port', '0', '--host', '127.0.0.1'], { cwd: made.dir });
+    const base = await waitForServing(proc);
+    const parserfile = async () => (await fetch(new URL('parserfile.xml', base))).text();
+    const hasSberrub = (text: string) => /<from>BTC<\/from>\s*<to>SBERRUB<\/to>/.test(text);
+    await pollUntil(async () => (hasSberrub(await parserfile()) ? true : undefined), 10_000);
+
+    const now = () => new Date();
+    const paused = await runRatefile(['pause', 'BTC', 'SBERRUB', '--reason', 'bank blocks cards'], made.dir, { now });
+    expect(paused.code, paused.stderr).toBe(0);
+    await pollUntil(async () => (hasSberrub(await parserfile()) ? undefined : true), 10_000);
+    const health = (await (await fetch(new URL('healthz', base))).json()) as { level: string; heldBack: { direction: string; kind: string; reason: string }[] };
+    expect(health.level).toBe('ok');
+    expect(health.heldBack).toEqual([{ direction: 'BTC>SBERRUB', kind: 'paused', reason: expect.stringMatching(/^paused: bank blocks cards \(since /) as string }]);
+    const page = await (await fetch(base)).text();
+    expect(page).toMatch(/<h2 id="paused">Paused<\/h2>[\s\S]*BTC → SBERRUB[\s\S]*bank blocks cards/);
+    expect(page).toContain('Nothing is held back.');
+
+    expect((await runRatefile(['resume', 'BTC', 'SBERRUB'], made.dir, { now })).code).toBe(0);
+    await pollUntil(async () => (hasSberrub(await parserfile()) ? true : undefined), 10_000);
+    expect(proc.stderr()).not.toMatch(/\berror\b/);
+  });
+});
