@@ -23,7 +23,12 @@ describe('pause and resume under ratefile start', () => {
     const paused = await runRatefile(['pause', 'BTC', 'SBERRUB', '--reason', 'bank blocks cards'], made.dir, { now });
     expect(paused.code, paused.stderr).toBe(0);
     await pollUntil(async () => (hasSberrub(await parserfile()) ? undefined : true), 10_000);
-    const health = (await (await fetch(new URL('healthz', base))).json()) as { level: string; heldBack: { direction: string; kind: string; reason: string }[] };
+    // The file is renamed into place before the build's status is kept: wait for the status of that build.
+    type Health = { level: string; heldBack: { direction: string; kind: string; reason: string }[] };
+    const health = await pollUntil(async () => {
+      const body = (await (await fetch(new URL('healthz', base))).json()) as Health;
+      return body.heldBack.length > 0 ? body : undefined;
+    }, 10_000);
     expect(health.level).toBe('ok');
     expect(health.heldBack).toEqual([{ direction: 'BTC>SBERRUB', kind: 'paused', reason: expect.stringMatching(/^paused: bank blocks cards \(since /) as string }]);
     const page = await (await fetch(base)).text();
