@@ -34,3 +34,12 @@ console.log(`- 10k full cycle ≤ 2× the bare writer: ${(ten.medianMs.cycle / t
 console.log(`- 50k peak RSS ≤ ${targets.rss50k} MB: ${fifty.peakRssMb} MB → ${fifty.peakRssMb <= targets.rss50k ? 'holds' : 'MISSED'}`);
 const perDirection = results.map((r) => r.medianMs.cycle / r.directions);
 console.log(`- linear: ms per direction ${perDirection.map((v) => v.toFixed(4)).join(' / ')} (1k / 10k / 50k)${small ? '' : ''}`);
+
+// The BestChange feed (issue 13): the real dump of ../shared/data/bestchange, parsed in its own process.
+const feedBench = new URL('./bestchange.js', import.meta.url).pathname;
+try {
+  const feed = JSON.parse(execFileSync(process.execPath, ['--expose-gc', feedBench], { encoding: 'utf8' }).trim().split('\n').pop());
+  console.log(`- bestchange feed: ${feed.rows} rows parsed in ${feed.medianMs} ms median (target well under 1000), the feed holds ${feed.heldMb} MB of heap; parsing raises RSS by ${feed.parseRssMb} MB (target under 100; peak ${feed.peakRssMb} MB with Node itself) → ${feed.medianMs < 1000 && feed.parseRssMb < 100 ? 'holds' : 'MISSED'}`);
+} catch (error) {
+  console.log(`- bestchange feed: not measured (${error.message.split('\n')[0]}; the real dump is ../shared/data/bestchange beside the clone)`);
+}
