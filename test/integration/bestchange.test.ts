@@ -37,7 +37,7 @@ directions:
     return { exit, stderr: proc.stderr(), bc: status.sources.find((source) => source.name === 'bc'), dir };
   }
 
-  it('fetches and parses the real dump, and status shows its rows', async () => {
+  it('fetches and parses the real dump; status and explain show its rows', async () => {
     const before = replay.requests.length;
     const { exit, stderr, bc, dir } = await build({ body: readFileSync(realDump), headers: { 'content-type': 'application/zip', etag: '"2021"' } });
     expect(exit.code, stderr).toBe(0);
@@ -46,6 +46,9 @@ directions:
     const status = spawnRatefile(['status'], { cwd: dir });
     await status.exited;
     expect(status.stdout()).toMatch(/^ {2}bc \(bestchange\): ok, feed of 202690 rows, last success \d+ s ago$/m);
+    const explain = spawnRatefile(['explain', 'BTC', 'SBERRUB'], { cwd: dir });
+    await explain.exited;
+    expect(explain.stdout()).toMatch(/^Sources: backoffice \(file\) ok, 2 quotes; bc \(bestchange\) ok, feed of 202690 rows$/m);
   });
 
   it('reports an HTML page as a failing source (exit 1) and still publishes the directions priced without it', async () => {
