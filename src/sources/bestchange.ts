@@ -35,7 +35,7 @@ export const bestchangeSource = defineSource({
     ...httpOptions,
     refresh: duration
       .refine((ms) => ms >= minRefreshMs, {
-        error: (issue) => `expected at least "30s" (BestChange asks for one fetch per 30 s at most), got ${String(issue.input)} ms`,
+        error: (issue) => `expected at least "30s" (BestChange asks for one fetch per 30 s at most), got "${Number(issue.input) / 1000}s"`,
       })
       .optional()
       .describe('Fetch info.zip at most this often (default and least: 30s, as BestChange asks).'),

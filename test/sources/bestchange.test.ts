@@ -97,6 +97,21 @@ directions:
     expect(half.reports.find((r) => r.name === 'bc')).toMatchObject({ ok: true, rows: 45 });
   });
 
+  it('lets the last good feed stand in only while it is younger than maxAge', async () => {
+    const { sources } = await config(', maxAge: 2m');
+    replay.setRoutes([{ path: '/info.zip', responses: [{ body: zip(90) }, { status: 503, body: 'down' }] }]);
+    const cache = new QuoteCache();
+    await fetchQuotes(sources, deps(cache, 0));
+    const within = await fetchQuotes(sources, { ...deps(cache, 120), sleep: async () => {} });
+    expect(within.reports.find((r) => r.name === 'bc')).toMatchObject({ ok: false, reused: 'fallback', rows: 90 });
+    expect(within.feeds.has('bc')).toBe(true);
+    const beyond = await fetchQuotes(sources, { ...deps(cache, 121), sleep: async () => {} });
+    const report = beyond.reports.find((r) => r.name === 'bc')!;
+    expect(report).toMatchObject({ ok: false, error: 'bc: GET /info.zip: HTTP 503 Service Unavailable: "down" (3 attempts)' });
+    expect(report.rows).toBeUndefined();
+    expect(beyond.feeds.has('bc')).toBe(false);
+  });
+
   it('without a cache (ratefile build), a 304 is not a feed', async () => {
     const { sources } = await config();
     replay.setRoutes([{ path: '/info.zip', responses: [{ status: 304 }] }]);
@@ -126,7 +141,7 @@ directions:
   }
 
   it('refuses a refresh below 30 s and checks the cities override', async () => {
-    await expect(config(', refresh: 10s')).rejects.toMatchObject({ code: 'E_CONFIG', details: [expect.stringMatching(/^sources\.bc\.refresh: expected at least "30s" \(BestChange asks for one fetch per 30 s at most\), got 10000 ms/)] });
+    await expect(config(', refresh: 10s')).rejects.toMatchObject({ code: 'E_CONFIG', details: [expect.stringMatching(/^sources\.bc\.refresh: expected at least "30s" \(BestChange asks for one fetch per 30 s at most\), got "10s"/)] });
     await expect(config(', cities: { "Нижний Тагил": ntag }')).rejects.toMatchObject({ details: [expect.stringMatching(/^sources\.bc\.cities\["Нижний Тагил"\]: expected a city code in capitals like "MSK", got "ntag"/)] });
     const { sources } = await config(', refresh: 1m, cities: { "3": NTAG, Владивосток: VLAD }');
     expect(sources.find((s) => s.name === 'bc')?.options).toMatchObject({ refresh: 60_000, cities: { '3': 'NTAG', 'Владивосток': 'VLAD' } });
