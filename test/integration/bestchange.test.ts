@@ -49,7 +49,8 @@ directions:
     const explain = spawnRatefile(['explain', 'BTC', 'SBERRUB'], { cwd: dir });
     await explain.exited;
     expect(explain.stdout()).toMatch(/^Sources: backoffice \(file\) ok, 2 quotes; bc \(bestchange\) ok, feed of 202690 rows$/m);
-  });
+    // build and explain each unzip and parse 200k rows: on a loaded 2-core machine that can outlast the default 20 s.
+  }, 60_000);
 
   it('reports an HTML page as a failing source (exit 1) and still publishes the directions priced without it', async () => {
     const { exit, stderr, bc } = await build({ body: '<html><title>Access denied</title></html>', headers: { 'content-type': 'text/html' } });
