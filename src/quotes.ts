@@ -5,7 +5,7 @@ import { describeError, RatefileError } from './errors.js';
 import type { SourceConfig } from './model.js';
 import { SourceError, baseUrlVariable } from './sources/http.js';
 import { sourceDefinition } from './sources/index.js';
-import type { Quote, RawQuote, SourceContext, SourceDefinition } from './sources/source.js';
+import type { Quote, RawQuote, SourceContext, SourceDefinition, SourceFeed } from './sources/source.js';
 import { priceLengthProblem, shown } from './sources/values.js';
 
 /**
@@ -19,6 +19,8 @@ export interface SourceReport {
   type: string;
   ok: boolean;
   quotes: number;
+  /** A feed source's rows (`bestchange`); such a source has no quotes. */
+  rows?: number;
   /** Why the source failed as a whole. */
   error?: string;
   /** Quotes it sent that were dropped, with the reason. */
@@ -42,6 +44,8 @@ interface CacheEntry {
   fingerprint: string;
   quotes: Quote[];
   rejected: string[];
+  /** A feed source's last good result. */
+  feed?: SourceFeed;
   fetchedAt: number;
   /** The source asked not to be called before this (Retry-After beyond what a build waits for). */
   notBefore?: number;
@@ -113,7 +117,8 @@ async function askSource(
   source: SourceConfig,
   definition: SourceDefinition<{ type: string }>,
   deps: FetchDeps,
-): Promise<{ quotes: Quote[]; rejected: string[] }> {
+  previous: SourceFeed | undefined,
+): Promise<{ quotes: Quote[]; rejected: string[]; feed?: SourceFeed }> {
   const context: SourceContext = {
     name: source.name,
     configDir: deps.configDir,
@@ -122,9 +127,10 @@ async function askSource(
     now: deps.now,
     env: deps.env ?? process.env,
     ...(deps.sleep ? { sleep: deps.sleep } : {}),
+    ...(previous ? { previous } : {}),
   };
   const result = await definition.fetchQuotes(source.options, context);
-  const { quotes: raws, problems } = Array.isArray(result) ? { quotes: result, problems: [] } : result;
+  const { quotes: raws, problems, feed } = Array.isArray(result) ? { quotes: result, problems: [], feed: undefined } : result;
   const priority = sourcePriority(source);
   const quotes: Quote[] = [];
   const rejected = [...problems];
@@ -133,25 +139,25 @@ async function askSource(
     if (typeof checked === 'string') rejected.push(checked);
     else quotes.push(priority === 0 ? checked : { ...checked, priority });
   }
-  return { quotes, rejected };
+  return feed ? { quotes, rejected, feed } : { quotes, rejected };
 }
 
 const clock = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-async function fetchSource(source: SourceConfig, deps: FetchDeps): Promise<{ report: SourceReport; quotes: Quote[] }> {
+async function fetchSource(source: SourceConfig, deps: FetchDeps): Promise<{ report: SourceReport; quotes: Quote[]; feed?: SourceFeed }> {
   const report: SourceReport = { name: source.name, type: source.type, ok: false, quotes: 0, rejected: [] };
   const now = deps.now().getTime();
   const key = fingerprint(source, deps.env ?? process.env);
   const cached = deps.cache?.entries.get(source.name);
   const entry = cached?.fingerprint === key ? cached : undefined;
-  const use = (quotes: Quote[], rejected: string[], fetchedAt: number, reused?: SourceReport['reused']) => {
-    Object.assign(report, { quotes: quotes.length, rejected, fetchedAt: new Date(fetchedAt) }, reused ? { reused } : {});
-    return { report, quotes };
+  const use = (quotes: Quote[], rejected: string[], fetchedAt: number, reused?: SourceReport['reused'], feed?: SourceFeed) => {
+    Object.assign(report, { quotes: quotes.length, rejected, fetchedAt: new Date(fetchedAt) }, reused ? { reused } : {}, feed ? { rows: feed.rows } : {});
+    return feed ? { report, quotes, feed } : { report, quotes };
   };
 
-  if (entry && now - entry.fetchedAt < sourceRefreshMs(source) && entry.quotes.length > 0) {
+  if (entry && now - entry.fetchedAt < sourceRefreshMs(source) && (entry.quotes.length > 0 || entry.feed)) {
     report.ok = true;
-    return use(entry.quotes, entry.rejected, entry.fetchedAt, 'refresh');
+    return use(entry.quotes, entry.rejected, entry.fetchedAt, 'refresh', entry.feed);
   }
   const definition = sourceDefinition(source.type);
   let failure: string;
@@ -163,7 +169,13 @@ async function fetchSource(source: SourceConfig, deps: FetchDeps): Promise<{ rep
     notBefore = entry.notBefore;
   } else {
     try {
-      const { quotes, rejected } = await askSource(source, definition, deps);
+      const { quotes, rejected, feed } = await askSource(source, definition, deps, entry?.feed);
+      if (definition.feed) {
+        if (!feed) throw new RatefileError('E_SOURCE', `${source.name}: sent no feed`);
+        deps.cache?.entries.set(source.name, { fingerprint: key, quotes: [], rejected, feed, fetchedAt: now });
+        report.ok = true;
+        return use([], rejected, now, undefined, feed);
+      }
       if (quotes.length === 0) {
         // A source none of whose quotes can be used has failed, whatever the reason for each pair.
         report.rejected = rejected;
@@ -183,6 +195,11 @@ async function fetchSource(source: SourceConfig, deps: FetchDeps): Promise<{ rep
   // The last good quotes stand in while they are younger than the source's maxAge (a daily fixing does
   // not go wrong because one refetch failed); a source without a maxAge gets no stand-in.
   const maxAge = sourceMaxAgeMs(source, deps.schedulePeriodMs);
+  // A feed has no quote times: the last good one stands in while it was fetched within maxAge.
+  if (entry?.feed && (maxAge === undefined || now - entry.fetchedAt <= maxAge)) {
+    report.error = `${failure} (using its last good feed, fetched ${clock(entry.fetchedAt)})`;
+    return use([], [], entry.fetchedAt, 'fallback', entry.feed);
+  }
   if (entry && maxAge !== undefined) {
     const fresh = entry.quotes.filter((quote) => now - quote.time.getTime() <= maxAge);
     if (fresh.length > 0) {
@@ -197,7 +214,10 @@ async function fetchSource(source: SourceConfig, deps: FetchDeps): Promise<{ rep
 const marketOf = (quote: Quote) => [quote.base, quote.quote].sort().join('/');
 
 /** Fetch all sources concurrently; a failing source is reported, never thrown, so the others still count. */
-export async function fetchQuotes(sources: readonly SourceConfig[], deps: FetchDeps): Promise<{ book: QuoteBook; reports: SourceReport[] }> {
+export async function fetchQuotes(
+  sources: readonly SourceConfig[],
+  deps: FetchDeps,
+): Promise<{ book: QuoteBook; reports: SourceReport[]; feeds: ReadonlyMap<string, SourceFeed> }> {
   const results = await Promise.all(sources.map((source) => fetchSource(source, deps)));
   const winners = new Map<string, Quote>();
   // Config order, so among equal priorities the source listed first keeps the market.
@@ -209,5 +229,10 @@ export async function fetchQuotes(sources: readonly SourceConfig[], deps: FetchD
     }
   }
   const book = new Map<string, Quote>([...winners.values()].map((quote) => [quote.pair, quote]));
-  return { book, reports: results.map((result) => result.report) };
+  // Feed sources' results by source name (for `compete:`); a failing feed without a stand-in is absent.
+  const feeds = new Map(sources.flatMap((source, index) => {
+    const feed = results[index]?.feed;
+    return feed ? [[source.name, feed] as const] : [];
+  }));
+  return { book, reports: results.map((result) => result.report), feeds };
 }

@@ -9,6 +9,8 @@ export interface SourceStatus {
   type: string;
   ok: boolean;
   quotes: number;
+  /** A feed source's rows (`bestchange`), in place of quotes. */
+  rows?: number;
   lastSuccessAt?: string;
   lastError?: string;
   /** Age in seconds of the oldest quote of this source used by a published direction. */
@@ -81,6 +83,7 @@ export function successStatus(previous: Status | undefined, report: BuildReport,
         type: source.type,
         ok: source.ok,
         quotes: source.quotes,
+        ...(source.rows === undefined ? {} : { rows: source.rows }),
         ...(lastSuccessAt === undefined ? {} : { lastSuccessAt }),
         ...(lastError === undefined ? {} : { lastError }),
         ...(age === undefined ? {} : { oldestQuoteAgeSeconds: Math.round(age) }),
@@ -146,7 +149,7 @@ export function formatStatus(status: Status | undefined, now: Date): string {
     'sources:',
     ...status.sources.map(
       (s) =>
-        `  ${s.name} (${s.type}): ${s.ok ? 'ok' : 'FAILING'}, ${s.quotes} quote${s.quotes === 1 ? '' : 's'}, last success ${ago(s.lastSuccessAt, now)}` +
+        `  ${s.name} (${s.type}): ${s.ok ? 'ok' : 'FAILING'}, ${s.rows === undefined ? `${s.quotes} quote${s.quotes === 1 ? '' : 's'}` : `feed of ${s.rows} rows`}, last success ${ago(s.lastSuccessAt, now)}` +
         `${s.oldestQuoteAgeSeconds === undefined ? '' : `, oldest quote used ${s.oldestQuoteAgeSeconds} s old`}` +
         `${s.lastError ? `\n    last error: ${s.lastError}` : ''}`,
     ),

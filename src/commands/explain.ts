@@ -194,7 +194,7 @@ export function registerExplain(program: Command, context: CommandContext): void
       const result = await build(config, { now: () => at, fetch: deps.fetch, env: deps.env, guard: { state: guardFile.state, accepted, maintenance, pauses } });
       const { report } = result;
       const out: string[] = [`${direction.from.code} → ${direction.to.code}: directions[${direction.index}] of ${context.shown(config.file)}, built in memory at ${at.toISOString()}`];
-      out.push(`Sources: ${report.sources.map((s) => `${s.name} (${s.type}) ${s.ok ? `ok, ${s.quotes} quote${s.quotes === 1 ? '' : 's'}` : `FAILING: ${s.error ?? 'unknown error'}`}`).join('; ') || 'none asked'}`);
+      out.push(`Sources: ${report.sources.map((s) => `${s.name} (${s.type}) ${s.ok ? `ok, ${s.rows === undefined ? `${s.quotes} quote${s.quotes === 1 ? '' : 's'}` : `feed of ${s.rows} rows`}` : `FAILING: ${s.error ?? 'unknown error'}`}`).join('; ') || 'none asked'}`);
       const priced = report.priced.find((p) => p.direction.id === direction.id);
       const withheld = report.withheld.find((w) => w.direction.id === direction.id);
       let published = false;

@@ -45,7 +45,7 @@ function sourcesSection(report: BuildReport, status: Status | undefined, now: Da
       source.name,
       source.type,
       source.ok ? 'ok' : 'FAILING',
-      String(source.quotes),
+      source.rows === undefined ? String(source.quotes) : `${source.rows} rows`,
       used.length > 0 ? `${age(now, new Date(Math.max(...used)))}` : '—',
       used.length > 0 ? `${age(now, new Date(Math.min(...used)))}` : '—',
       lastSuccess ? age(now, lastSuccess) : 'never',

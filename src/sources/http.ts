@@ -62,6 +62,8 @@ export interface RequestSpec {
   headers?: Record<string, string>;
   /** The API's error envelope, checked on every response, successful or not. */
   envelope?: (body: unknown) => EnvelopeProblem | undefined;
+  /** A conditional request (If-None-Match / If-Modified-Since): a 304 goes to `read`, not an error. */
+  conditional?: boolean;
 }
 
 export interface Fetched {
@@ -70,6 +72,8 @@ export interface Fetched {
   status: number;
   contentType: string;
   bytes: Uint8Array;
+  /** The response's headers (ETag, Last-Modified for conditional requests). */
+  headers: Headers;
 }
 
 const maxBytes = 10 * 1024 * 1024;
@@ -187,7 +191,7 @@ export async function fetchWithRetries<T>(context: SourceContext, target: HttpTa
       const response = await context.fetch(url, { headers: { accept: 'application/json, application/xml;q=0.9, */*;q=0.5', ...spec.headers }, signal });
       const bytes = await readCapped(response, where, context);
       const contentType = response.headers.get('content-type') ?? '';
-      if (!response.ok) {
+      if (!response.ok && !(response.status === 304 && spec.conditional)) {
         const { body, problem } = envelopeOf(bytes, spec);
         const text = utf8.decode(bytes.subarray(0, 4096));
         const what = problem?.message ?? (looksLikeHtml(contentType, text) ? htmlPage(text) : text.trim() === '' ? 'empty body' : snippet(text));
@@ -199,7 +203,7 @@ export async function fetchWithRetries<T>(context: SourceContext, target: HttpTa
           transient: transientStatus(response.status) && (asked === undefined || asked <= maxInlineWaitMs),
         });
       }
-      return read({ where, status: response.status, contentType, bytes });
+      return read({ where, status: response.status, contentType, bytes, headers: response.headers });
     } catch (error) {
       if (error instanceof SourceError) {
         if (!error.transient) throw error;

@@ -1,5 +1,6 @@
 // Registry of rate sources: each lives in its own module; add new ones to this list. No adapter for
 // sanctioned venues: a venue of the operator's own choosing is a `json` source.
+import { bestchangeSource } from './bestchange.js';
 import { binanceSource } from './binance.js';
 import { bybitSource } from './bybit.js';
 import { cbrSource } from './cbr.js';
@@ -23,6 +24,7 @@ export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = 
   erase(cbrSource),
   erase(ecbSource),
   erase(jsonSource),
+  erase(bestchangeSource),
 ];
 
 export function sourceDefinition(type: string): SourceDefinition<{ type: string }> | undefined {

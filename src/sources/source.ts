@@ -38,6 +38,19 @@ export interface SourceContext {
   env: Readonly<Record<string, string | undefined>>;
   /** Waits between HTTP retries; tests replace it to check waits without spending them. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * A feed source's last good result (`SourceResult.feed`), for conditional requests and the row-count check;
+   * kept across builds by the service's QuoteCache, absent in `ratefile build`.
+   */
+  previous?: SourceFeed;
+}
+
+/** What a feed source (one that provides no quotes, like `bestchange`) returns instead: a parsed feed. */
+export interface SourceFeed {
+  /** Rows in the feed, for the build report and status. */
+  rows: number;
+  /** The parsed feed, as the source's module types it. */
+  value: unknown;
 }
 
 /**
@@ -47,6 +60,8 @@ export interface SourceContext {
 export interface SourceResult {
   quotes: RawQuote[];
   problems: string[];
+  /** A feed source's result (its `quotes` are empty). */
+  feed?: SourceFeed;
 }
 
 export interface SourceDefinition<Options extends { type: string } = { type: string }> {
@@ -56,6 +71,8 @@ export interface SourceDefinition<Options extends { type: string } = { type: str
   options: z.ZodType<Options>;
   /** How often it is asked by default, in ms (`refresh`); 0 or absent: every build. */
   defaultRefreshMs?: number;
+  /** A feed source: no quotes, its result is `SourceResult.feed` (reported by rows, kept like quotes). */
+  feed?: boolean;
   fetchQuotes(options: Options, context: SourceContext): Promise<RawQuote[] | SourceResult>;
 }
 

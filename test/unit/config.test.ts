@@ -432,8 +432,8 @@ describe('loadConfig problems', () => {
   it('an unknown source type, and a source without one', async () => {
     const config = edit(sampleConfig, 'backoffice: { type: file, path: quotes.json }', 'backoffice: { type: http, url: "https://x.example/" }\n  other: { path: quotes.json }');
     expectLines(await problems(config), [
-      'sources.backoffice.type: expected a source type, one of file, binance, bybit, okx, kraken, coingecko, cbr, ecb, json, got "http" (line 3)',
-      'sources.other.type: required: expected one of file, binance, bybit, okx, kraken, coingecko, cbr, ecb, json (line 4)',
+      'sources.backoffice.type: expected a source type, one of file, binance, bybit, okx, kraken, coingecko, cbr, ecb, json, bestchange, got "http" (line 3)',
+      'sources.other.type: required: expected one of file, binance, bybit, okx, kraken, coingecko, cbr, ecb, json, bestchange (line 4)',
     ]);
   });
 

@@ -54,6 +54,12 @@ describe('the preview page', () => {
     expect(html.match(/Empty: <code>&lt;rates&gt;&lt;\/rates&gt;<\/code>/g)).toHaveLength(3);
   });
 
+  it('shows a feed source by its rows', () => {
+    const feed = { name: 'bc', type: 'bestchange', ok: true, quotes: 0, rows: 202_690, rejected: [] };
+    const html = renderPreview({ latest: { report: { ...report, sources: [...report.sources, feed] }, exports }, now: fixedNow() });
+    expect(html).toMatch(/<td[^>]*>bc<\/td>\s*<td[^>]*>bestchange<\/td>\s*<td[^>]*>ok<\/td>\s*<td[^>]*>202690 rows<\/td>/);
+  });
+
   it('escapes the five characters that matter in HTML', () => {
     expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
   });

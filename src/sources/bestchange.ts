@@ -1,0 +1,78 @@
+// The `bestchange` source: BestChange's public feed, GET /info.zip. A feed source: it provides no quotes but
+// the competitors' rates (src/bestchange/feed.ts), kept across builds like quotes. Conditional requests
+// (ETag / Last-Modified) keep the last parsed feed on a 304; a feed with far fewer rows than the last fails.
+import { z } from 'zod';
+import { cityCode, duration } from '../config/fields.js';
+import { isRatefileError } from '../errors.js';
+import { parseFeed, type BestChangeFeed } from '../bestchange/feed.js';
+import { fetchWithRetries, httpTarget, looksLikeHtml, SourceError } from './http.js';
+import { httpOptions } from './options.js';
+import { defineSource, type SourceFeed } from './source.js';
+
+const path = '/info.zip';
+/** BestChange asks clients not to fetch info.zip more often than this. */
+export const minRefreshMs = 30_000;
+/** A feed with fewer rows than this share of the last good one is taken as broken, not as a market change. */
+export const minRowShare = 0.5;
+
+/** The value of a bestchange source's `SourceFeed`: the parsed feed and what the next conditional request sends. */
+export interface BestChangeState {
+  feed: BestChangeFeed;
+  etag?: string;
+  lastModified?: string;
+}
+
+const isState = (value: unknown): value is BestChangeState => typeof value === 'object' && value !== null && 'feed' in value;
+
+/** The parsed feed of a `SourceFeed` a bestchange source returned; undefined for any other. */
+export const bestChangeFeed = (feed: SourceFeed | undefined): BestChangeFeed | undefined => (isState(feed?.value) ? feed.value.feed : undefined);
+
+export const bestchangeSource = defineSource({
+  type: 'bestchange',
+  feed: true,
+  options: z.strictObject({
+    type: z.literal('bestchange'),
+    ...httpOptions,
+    refresh: duration
+      .refine((ms) => ms >= minRefreshMs, {
+        error: (issue) => `expected at least "30s" (BestChange asks for one fetch per 30 s at most), got "${Number(issue.input) / 1000}s"`,
+      })
+      .optional()
+      .describe('Fetch info.zip at most this often (default and least: 30s, as BestChange asks).'),
+    cities: z
+      .record(z.string().min(1).max(100), cityCode)
+      .optional()
+      .describe('BestChange city id or name (bm_cities.dat) → export city code, for cities not found by name in data/city-codes.tsv.'),
+  }),
+  defaultRefreshMs: minRefreshMs,
+  async fetchQuotes(options, context) {
+    const target = httpTarget('bestchange', 'http://api.bestchange.ru', options, context);
+    const previous = isState(context.previous?.value) ? context.previous.value : undefined;
+    const headers: Record<string, string> = { accept: 'application/zip, */*;q=0.5' };
+    if (previous?.etag) headers['if-none-match'] = previous.etag;
+    if (previous?.lastModified) headers['if-modified-since'] = previous.lastModified;
+    return fetchWithRetries(context, target, { path, headers, conditional: previous !== undefined }, (fetched) => {
+      const fail = (problem: string, cause?: unknown) => new SourceError(`${context.name}: ${fetched.where}: ${problem}`, cause === undefined ? {} : { cause });
+      if (fetched.status === 304) {
+        if (!previous) throw fail('HTTP 304 Not Modified to a request that was not conditional');
+        return { quotes: [], problems: [], feed: { rows: previous.feed.rows, value: previous } };
+      }
+      const head = Buffer.from(fetched.bytes.subarray(0, 512)).toString('latin1');
+      if (looksLikeHtml(fetched.contentType, head)) throw fail(`got an HTML page instead of info.zip (HTTP ${fetched.status}, ${fetched.contentType || 'no content type'})`);
+      let feed: BestChangeFeed;
+      try {
+        feed = parseFeed(fetched.bytes, options.cities ? { cities: options.cities } : {});
+      } catch (error) {
+        if (isRatefileError(error, 'E_SOURCE')) throw fail(error.message, error);
+        throw error;
+      }
+      if (previous && feed.rows < previous.feed.rows * minRowShare) {
+        throw fail(`${feed.rows} rows, fewer than half of the last good feed's ${previous.feed.rows}: taken as a broken feed`);
+      }
+      const etag = fetched.headers.get('etag') ?? undefined;
+      const lastModified = fetched.headers.get('last-modified') ?? undefined;
+      const state: BestChangeState = { feed, ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) };
+      return { quotes: [], problems: [], feed: { rows: feed.rows, value: state } };
+    });
+  },
+});
