@@ -1,12 +1,11 @@
 // The `file` reserve source: a JSON file the back office writes, `{ "SBERRUB": { "reserve": "5000000", "min": …,
 // "max": …, "enabled": true }, "BTC": "3.5" }`, optionally under `reserves` with a `time`.
-import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { RatefileError } from '../errors.js';
 import { commonOptions } from '../sources/options.js';
-import { jsonSyntaxError } from '../sources/syntax.js';
-import { isRecord, parseJsonExact, shown } from '../sources/values.js';
+import { readJsonFile } from '../sources/syntax.js';
+import { isRecord, shown } from '../sources/values.js';
 import { entriesOf } from './entry.js';
 import { defineReserveSource } from './source.js';
 
@@ -31,27 +30,7 @@ export const fileReserves = defineReserveSource({
   }),
   async fetchReserves(options, context) {
     const path = resolve(context.configDir, options.path);
-    let text: string;
-    let modified: Date;
-    try {
-      const handle = await open(path, 'r');
-      try {
-        modified = (await handle.stat()).mtime;
-        text = await handle.readFile('utf8');
-      } finally {
-        await handle.close();
-      }
-    } catch (cause) {
-      throw new RatefileError('E_SOURCE', `${context.name}: cannot read reserves file ${path}: ${(cause as Error).message}`, { cause });
-    }
-    let data: unknown;
-    try {
-      data = parseJsonExact(text);
-    } catch (cause) {
-      const error = jsonSyntaxError(text);
-      const where = error ? `line ${error.line}, column ${error.column}: ${error.problem}` : (cause as Error).message;
-      throw new RatefileError('E_SOURCE', `${context.name}: ${path}: not valid JSON: ${where}`, { cause });
-    }
+    const { data, modified } = await readJsonFile(context.name, path, 'reserves');
     // Either the mapping itself, or `{ "reserves": mapping, "time": … }`.
     const wrapped = isRecord(data) && isRecord(data.reserves);
     const entries = entriesOf(wrapped ? (data as Record<string, unknown>).reserves : data);

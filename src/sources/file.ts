@@ -1,5 +1,4 @@
 // The `file` source: quotes from a JSON file that the operator's back office writes (pair, bid, ask, time).
-import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { RatefileError } from '../errors.js';
@@ -7,8 +6,8 @@ import { problemsFromIssues, formatPath } from '../config/problems.js';
 import { pairText, price } from '../config/fields.js';
 import { commonOptions } from './options.js';
 import { defineSource, type RawQuote } from './source.js';
-import { jsonSyntaxError } from './syntax.js';
-import { isRecord, parseJsonExact } from './values.js';
+import { readJsonFile } from './syntax.js';
+import { isRecord } from './values.js';
 
 const quoteEntry = z.strictObject({
   pair: pairText,
@@ -20,12 +19,6 @@ const quoteEntry = z.strictObject({
 /** The file holds a list of quotes, bare or under `quotes`; each entry is checked on its own (`quoteEntry`). */
 const quotesFileSchema = z.union([z.array(z.unknown()), z.strictObject({ quotes: z.array(z.unknown()) })]);
 
-/** A JSON syntax error on one line, by line and column. */
-function syntaxProblem(text: string, cause: unknown): string {
-  const error = jsonSyntaxError(text);
-  return error ? `line ${error.line}, column ${error.column}: ${error.problem}` : (cause as Error).message.replace(/\s+/g, ' ');
-}
-
 export const fileSource = defineSource({
   type: 'file',
   options: z.strictObject({
@@ -35,26 +28,7 @@ export const fileSource = defineSource({
   }),
   async fetchQuotes(options, context) {
     const path = resolve(context.configDir, options.path);
-    let text: string;
-    let modified: Date;
-    try {
-      const handle = await open(path, 'r');
-      try {
-        modified = (await handle.stat()).mtime;
-        text = await handle.readFile('utf8');
-      } finally {
-        await handle.close();
-      }
-    } catch (cause) {
-      throw new RatefileError('E_SOURCE', `${context.name}: cannot read quotes file ${path}: ${(cause as Error).message}`, { cause });
-    }
-    let data: unknown;
-    try {
-      // Numbers kept as their text: a price written as a JSON number is not rounded through a float.
-      data = parseJsonExact(text);
-    } catch (cause) {
-      throw new RatefileError('E_SOURCE', `${context.name}: ${path}: not valid JSON: ${syntaxProblem(text, cause)}`, { cause });
-    }
+    const { data, modified } = await readJsonFile(context.name, path, 'quotes');
     const parsed = quotesFileSchema.safeParse(data, { reportInput: true });
     if (!parsed.success) {
       const problems = problemsFromIssues(parsed.error.issues, quotesFileSchema);

@@ -1,5 +1,8 @@
-// Where JSON text first breaks the grammar, by line and column: JSON.parse on Node 20 often names neither, and
-// quotes the text around the fault, line breaks and all, which does not fit on one log line.
+// JSON a back office writes: read whole from one open, and where its text first breaks the grammar, by line and
+// column (JSON.parse on Node 20 often names neither, and quotes the text around the fault, line breaks and all).
+import { open } from 'node:fs/promises';
+import { RatefileError } from '../errors.js';
+import { parseJsonExact } from './values.js';
 
 export interface JsonSyntaxError {
   /** 1-based. */
@@ -113,4 +116,33 @@ export function jsonSyntaxError(text: string): JsonSyntaxError | undefined {
   const before = text.slice(0, fault.at);
   const lineStart = before.lastIndexOf('\n') + 1;
   return { line: before.split('\n').length, column: fault.at - lineStart + 1, problem: fault.problem };
+}
+
+/**
+ * A JSON file a back office writes (quotes or reserves), read in one open so its time and text agree; numbers
+ * kept as decimal text (`parseJsonExact`). Fails with E_SOURCE naming the source and file: unreadable, or not
+ * JSON with the line and column on one line.
+ */
+export async function readJsonFile(source: string, path: string, what: string): Promise<{ data: unknown; modified: Date }> {
+  let text: string;
+  let modified: Date;
+  try {
+    const handle = await open(path, 'r');
+    try {
+      modified = (await handle.stat()).mtime;
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch (cause) {
+    throw new RatefileError('E_SOURCE', `${source}: cannot read ${what} file ${path}: ${(cause as Error).message}`, { cause });
+  }
+  try {
+    // Numbers kept as their text: a price written as a JSON number is not rounded through a float.
+    return { data: parseJsonExact(text), modified };
+  } catch (cause) {
+    const error = jsonSyntaxError(text);
+    const where = error ? `line ${error.line}, column ${error.column}: ${error.problem}` : (cause as Error).message.replace(/\s+/g, ' ');
+    throw new RatefileError('E_SOURCE', `${source}: ${path}: not valid JSON: ${where}`, { cause });
+  }
 }
