@@ -74,8 +74,28 @@ async function sameDecompressed(path: string, bytes: Buffer, decompressor: Trans
  */
 async function samePublished(path: string, bytes: Buffer): Promise<boolean> {
   if (!(await sameBytes(path, bytes))) return false;
+  // Decompressing both copies every build costs more than the rest of publishing an unchanged export; the
+  // copies this process wrote or checked are trusted while the three files' stamps are those it saw then.
+  const stamp = await stampOfSet(path);
+  if (verifiedSets.get(path) === stamp) return true;
   const copies = await Promise.all([sameDecompressed(`${path}.gz`, bytes, createGunzip()), sameDecompressed(`${path}.br`, bytes, createBrotliDecompress())]);
-  return copies.every(Boolean);
+  if (!copies.every(Boolean)) return false;
+  verifiedSets.set(path, stamp);
+  return true;
+}
+
+/** Per export path, the stamps of the export and its copies when this process last wrote them or found them to agree. */
+const verifiedSets = new Map<string, string>();
+
+/** Inode, size and times of the export and both copies: any rename into place, edit or removal changes it. */
+async function stampOfSet(path: string): Promise<string> {
+  const stamps = await Promise.all(
+    [path, `${path}.gz`, `${path}.br`].map(async (file) => {
+      const info = await stat(file, { bigint: true }).catch(() => undefined);
+      return info ? `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}` : 'missing';
+    }),
+  );
+  return stamps.join('|');
 }
 
 /**
@@ -157,9 +177,11 @@ export async function publishFiles(files: readonly OutputFile[], dir: string, op
       if (!pending || !admitted.has(file)) return;
       const path = join(dir, file);
       const { gzipped, brotli } = await pending;
+      verifiedSets.delete(path);
       // Compressed copies first: a server never finds a new .xml beside an older .gz.
       await Promise.all([writeFileAtomic(`${path}.gz`, gzipped), writeFileAtomic(`${path}.br`, brotli)]);
       await writeFileAtomic(path, bytes);
+      verifiedSets.set(path, await stampOfSet(path));
       written.push(file);
     }),
   );
