@@ -34,10 +34,14 @@ function split(text: string): [string, string] {
   return [before, after];
 }
 
+/** Decimal that never rounds a product: a product of two plain numbers has at most the digits of both. */
+const Exact = Decimal.clone({ precision: 1e9 });
+
 /**
- * Whether `limit` × (`out` / `in`) is above `amount`, exactly as Decimal computes it (the rate and the product
- * each rounded to 40 digits). Doubles decide when the two sides are clearly apart: their relative error stays
- * below 1e-15 while the margin asked is 1e-12, and Decimal's roundings move the product by about 1e-39.
+ * Whether `limit` × `out` / `in` is above `amount`, exactly: `limit` × `out` > `amount` × `in`, no division, so a
+ * maximum that pays exactly the reserve is not called more than it (1/in rounded to 40 digits would tip it).
+ * Doubles decide when the two sides are clearly apart: their relative error stays below 1e-15 while the margin
+ * asked is 1e-12.
  */
 export function paysMoreThan(limit: string, inText: string, outText: string, amount: string): boolean {
   const [l, i, o, a] = [Number(limit), Number(inText), Number(outText), Number(amount)];
@@ -46,7 +50,7 @@ export function paysMoreThan(limit: string, inText: string, outText: string, amo
     if (pays > a * (1 + 1e-12)) return true;
     if (pays < a * (1 - 1e-12)) return false;
   }
-  return new Decimal(limit).times(new Decimal(outText).div(new Decimal(inText))).greaterThan(new Decimal(amount));
+  return new Exact(limit).times(outText).greaterThan(new Exact(amount).times(inText));
 }
 
 /** Far from overflow and underflow, so products and quotients of three stay normal doubles. */

@@ -382,7 +382,10 @@ describe('the pieces of the fast path', () => {
     }
   });
 
-  it('compares plain numbers exactly and decides the reserve as Decimal does', () => {
+  it('compares plain numbers exactly and decides the reserve exactly (limit × out against amount × in)', () => {
+    // Quotients to 1,000 digits for amounts near the boundary; products never rounded for the truth.
+    const Exact = Decimal.clone({ precision: 1000 });
+    const Unrounded = Decimal.clone({ precision: 1e9 });
     const next = random(11);
     const number = () => {
       const whole = pick(next, ['0', '1', '3', '00', '10', '999999999999999999999']);
@@ -393,10 +396,14 @@ describe('the pieces of the fast path', () => {
       expect(compare(a, b), `${a} ${b}`).toBe(new Decimal(a).comparedTo(new Decimal(b)));
       const [limit, inText, outText] = [number(), number(), number()];
       if (new Decimal(inText).isZero()) continue;
-      const exact = new Decimal(limit).times(new Decimal(outText).div(new Decimal(inText)));
-      // The amount on the boundary, just off it, or far from it.
+      const exact = new Exact(limit).times(outText).div(inText);
+      // The amount on the boundary (exactly, when the quotient ends), just off it, or far from it.
       const amount = pick(next, [exact.toFixed(), exact.toSignificantDigits(15).toFixed(), exact.times(2).toFixed(), exact.toSignificantDigits(3).toFixed()]);
-      expect(paysMoreThan(limit, inText, outText, amount), `${limit} × ${outText} / ${inText} vs ${amount}`).toBe(exact.greaterThan(new Decimal(amount)));
+      const more = new Unrounded(limit).times(outText).greaterThan(new Unrounded(amount).times(inText));
+      expect(paysMoreThan(limit, inText, outText, amount), `${limit} × ${outText} / ${inText} vs ${amount}`).toBe(more);
     }
+    // A maximum that pays exactly the reserve is not more than it, though 1/in has no finite decimal form.
+    expect(paysMoreThan('153065000', '3.0613', '1', '50000000')).toBe(false);
+    expect(paysMoreThan('153065000.00000001', '3.0613', '1', '50000000')).toBe(true);
   });
 });
