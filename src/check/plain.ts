@@ -1,6 +1,5 @@
-// Plain dot-decimal numbers (`12`, `0.5`) decided as text: the per-item rules construct a Decimal only to word a
-// finding or when a float comparison is too close to call. Every function here expects a plain number.
-import { Decimal } from '../decimal.js';
+// Plain dot-decimal numbers (`12`, `0.5`) decided as text: doubles where they are clearly apart, exact integers
+// (BigInt) at the boundary; no Decimal. Every function here expects a plain number.
 
 const plain = /^\d+(\.\d+)?$/;
 const nonZeroDigit = /[1-9]/;
@@ -34,14 +33,17 @@ function split(text: string): [string, string] {
   return [before, after];
 }
 
-/** Decimal that never rounds a product: a product of two plain numbers has at most the digits of both. */
-const Exact = Decimal.clone({ precision: 1e9 });
+/** A plain number as an integer and its count of decimals: `12.50` → [1250n, 2]. */
+function scaled(text: string): [bigint, number] {
+  const dot = text.indexOf('.');
+  return dot === -1 ? [BigInt(text), 0] : [BigInt(text.slice(0, dot) + text.slice(dot + 1)), text.length - dot - 1];
+}
 
 /**
- * Whether `limit` × `out` / `in` is above `amount`, exactly: `limit` × `out` > `amount` × `in`, no division, so a
- * maximum that pays exactly the reserve is not called more than it (1/in rounded to 40 digits would tip it).
+ * Whether `limit` × `out` / `in` is above `amount`, exactly: `limit` × `out` > `amount` × `in` in integers, no
+ * division, so a maximum that pays exactly the reserve (as ratefile publishes it) is not called more than it.
  * Doubles decide when the two sides are clearly apart: their relative error stays below 1e-15 while the margin
- * asked is 1e-12.
+ * asked is 1e-12; the exact comparison is for the boundary, which is common, so it is BigInt, not Decimal.
  */
 export function paysMoreThan(limit: string, inText: string, outText: string, amount: string): boolean {
   const [l, i, o, a] = [Number(limit), Number(inText), Number(outText), Number(amount)];
@@ -50,7 +52,8 @@ export function paysMoreThan(limit: string, inText: string, outText: string, amo
     if (pays > a * (1 + 1e-12)) return true;
     if (pays < a * (1 - 1e-12)) return false;
   }
-  return new Exact(limit).times(outText).greaterThan(new Exact(amount).times(inText));
+  const [[lv, ld], [iv, id], [ov, od], [av, ad]] = [scaled(limit), scaled(inText), scaled(outText), scaled(amount)];
+  return lv * ov * 10n ** BigInt(ad + id) > av * iv * 10n ** BigInt(ld + od);
 }
 
 /** Far from overflow and underflow, so products and quotients of three stay normal doubles. */
