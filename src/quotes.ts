@@ -108,9 +108,23 @@ function fingerprint(source: SourceConfig, env: FetchDeps['env']): string {
   return JSON.stringify([source.type, source.options, env?.[baseUrlVariable(source.type)] ?? null]);
 }
 
-function errorText(error: unknown): string {
+/** A thrown error as one line, with a RatefileError's details after a colon: a source's failure as logged. */
+export function errorText(error: unknown): string {
   const details = error instanceof RatefileError && error.details.length > 0 ? `: ${error.details.join('; ')}` : '';
   return describeError(error) + details;
+}
+
+/** What a source (of quotes or of reserves) is given to fetch with. */
+export function sourceContext(name: string, deps: Pick<FetchDeps, 'configDir' | 'fetch' | 'signal' | 'now' | 'env' | 'sleep'>): SourceContext {
+  return {
+    name,
+    configDir: deps.configDir,
+    fetch: deps.fetch,
+    signal: deps.signal ?? new AbortController().signal,
+    now: deps.now,
+    env: deps.env ?? process.env,
+    ...(deps.sleep ? { sleep: deps.sleep } : {}),
+  };
 }
 
 async function askSource(
@@ -119,16 +133,7 @@ async function askSource(
   deps: FetchDeps,
   previous: SourceFeed | undefined,
 ): Promise<{ quotes: Quote[]; rejected: string[]; feed?: SourceFeed }> {
-  const context: SourceContext = {
-    name: source.name,
-    configDir: deps.configDir,
-    fetch: deps.fetch,
-    signal: deps.signal ?? new AbortController().signal,
-    now: deps.now,
-    env: deps.env ?? process.env,
-    ...(deps.sleep ? { sleep: deps.sleep } : {}),
-    ...(previous ? { previous } : {}),
-  };
+  const context: SourceContext = { ...sourceContext(source.name, deps), ...(previous ? { previous } : {}) };
   const result = await definition.fetchQuotes(source.options, context);
   const { quotes: raws, problems, feed } = Array.isArray(result) ? { quotes: result, problems: [], feed: undefined } : result;
   const priority = sourcePriority(source);

@@ -1,9 +1,7 @@
 // Reserves are read in the I/O step before pricing, like quotes: every reserve source concurrently, reused within
 // its `refresh`, and a reading older than its `maxAge` is never used (not even as a stand-in for a failed read).
-import { describeError, RatefileError } from '../errors.js';
 import type { SourceConfig } from '../model.js';
-import { sourceMaxAgeMs, sourceRefreshMs } from '../quotes.js';
-import type { SourceContext } from '../sources/source.js';
+import { errorText, sourceContext, sourceMaxAgeMs, sourceRefreshMs } from '../quotes.js';
 import { reserveDefinition } from './index.js';
 import type { ReserveReading } from './source.js';
 
@@ -57,23 +55,14 @@ async function readSource(source: SourceConfig, deps: ReserveFetchDeps): Promise
   if (!definition) failure = `${source.name}: unknown reserve source type ${source.type}`;
   else {
     try {
-      const context: SourceContext = {
-        name: source.name,
-        configDir: deps.configDir,
-        fetch: deps.fetch,
-        signal: deps.signal ?? new AbortController().signal,
-        now: deps.now,
-        env: deps.env,
-      };
-      const reading = await definition.fetchReserves(source.options, context);
+      const reading = await definition.fetchReserves(source.options, sourceContext(source.name, deps));
       if (fresh(reading)) {
         deps.cache?.entries.set(source.name, { fingerprint, reading, fetchedAt: now });
         return use(reading, now);
       }
       failure = `${source.name}: reserves dated ${clock(reading.time.getTime())} are older than its maxAge (${Math.round(maxAge / 1000)} s)`;
     } catch (error) {
-      const details = error instanceof RatefileError && error.details.length > 0 ? `: ${error.details.join('; ')}` : '';
-      failure = describeError(error) + details;
+      failure = errorText(error);
     }
   }
   report.error = failure;

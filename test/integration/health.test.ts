@@ -2,18 +2,13 @@
 // injected) makes /healthz 503, `ratefile status` exit 1 and the preview headline red; fixed, all is ok again.
 import { utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/log.js';
-import { startService, type Service } from '../../src/service.js';
+import { describe, expect, it } from 'vitest';
 import { runRatefile } from '../support/run-cli.js';
 import { projectsPerTest, sampleQuotes } from '../support/project.js';
+import { servicesPerTest } from '../support/service.js';
 
 const project = projectsPerTest();
-const services: Service[] = [];
-afterEach(async () => {
-  await Promise.all(services.splice(0).map((service) => service.stop()));
-});
+const startService = servicesPerTest();
 
 describe('health under start: a broken quotes file', () => {
   it('is failing within one build: 503, status exit 1, a red headline; ok again once the file is fixed', async () => {
@@ -22,17 +17,8 @@ describe('health under start: a broken quotes file', () => {
     let now = new Date();
     const touch = () => utimes(quotes, now, now); // quotes without a time are as old as their file
     await touch();
-    const service = await startService({
-      config: await loadConfig(made.configPath),
-      loadConfig: () => loadConfig(made.configPath),
-      outDir: join(made.dir, 'public'),
-      port: 0,
-      host: '127.0.0.1',
-      log: createLogger({ write: () => undefined }),
-      deps: { now: () => now },
-    });
-    services.push(service);
-    const base = `http://127.0.0.1:${service.port}/`;
+    const service = await startService(made, { now: () => now });
+    const { base } = service;
     const healthz = async () => {
       const response = await fetch(new URL('healthz', base));
       return { code: response.status, body: (await response.json()) as { level: string; reasons: string[] } };
