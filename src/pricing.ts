@@ -23,6 +23,24 @@ export interface PricedDirection {
   /** Limits in the from currency as published at the rate without markup: `min` rounded up, `max` capped by the reserve and rounded down. */
   min?: Decimal;
   max: Decimal;
+  /** Set for a direction with a `compete:` block: how it stands against BestChange's field. */
+  compete?: CompeteOutcome;
+}
+
+/** How a direction with a `compete:` block was priced against the competitors of a `bestchange` feed. */
+export interface CompeteOutcome {
+  /** The place configured to hold: "3", or "1-3" for anywhere in that range. */
+  target: string;
+  /** The place the published rate gets among the counted competitors (1 = best for the client). */
+  place: number;
+  /** Competitors counted (after `ignore` and `minReserve`). */
+  competitors: number;
+  /** What set the rate: holding the place, clamped at the floor or ceiling, or the normal margin when the field is not trusted. */
+  basis: 'place' | 'floor' | 'ceiling' | 'fallback';
+  /** Why the rate is not simply the place's: the fallback's cause, or the clamp. */
+  reason?: string;
+  /** Age of the feed in seconds at the build. */
+  feedAgeSeconds?: number;
 }
 
 /**
