@@ -1,13 +1,17 @@
 // One benchmark size in its own process (so peak RSS is this size's alone): full build cycles over the
-// `file` source with quotes moving every cycle, phase timings, and the bare template-literal writer as the limit.
+// `file` source with quotes moving every cycle, phase timings, and two yardsticks measured in the same run:
+// the floor (the unavoidable work for the same output: the final bytes of the three exports written to
+// files and compressed at the configured gzip and brotli levels) and the bare template-literal writer.
 // Usage: node bench/cycle.js DIRECTIONS CYCLES  → prints one JSON line.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeBenchProject } from './generate.js';
+import { writeFile as writeBytes } from 'node:fs/promises';
 import { loadConfig } from '../dist/config/load.js';
 import { runCycle } from '../dist/cycle.js';
 import { itemElements, selectExports } from '../dist/exports/select.js';
+import { compress } from '../dist/publish.js';
 
 const [count = 10000, cycles = 15] = process.argv.slice(2).map(Number);
 const dir = await mkdtemp(join(tmpdir(), 'ratefile-bench-'));
@@ -35,7 +39,7 @@ function bareWriter(items) {
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const rows = { cycle: [], fetch: [], price: [], render: [], publish: [], limit: [] };
+const rows = { cycle: [], fetch: [], price: [], render: [], publish: [], floor: [], limit: [] };
 // Guards off: every cycle's quotes move, and the bench measures the work, not the jump guard holding items back.
 const benchConfig = { ...config, guards: { ...config.guards, maxJump: config.guards.maxJump.plus(1) } };
 let last;
@@ -59,6 +63,21 @@ for (let round = -2; round < cycles; round++) {
   const started = performance.now();
   for (const model of models) Buffer.from(bareWriter(model.items), 'utf8');
   if (round >= 0) rows.limit.push(performance.now() - started);
+}
+// The floor: the last cycle's final bytes, written as the three files and their .gz/.br copies made with
+// publish's own compress() (the configured levels, on libuv's pool as publish does), into a folder of its own.
+const floorDir = join(dir, 'floor');
+await import('node:fs/promises').then((fs) => fs.mkdir(floorDir));
+for (let round = -2; round < cycles; round++) {
+  const started = performance.now();
+  await Promise.all(
+    last.build.files.map(async ({ file, bytes }) => {
+      const { gzipped, brotli } = await compress(bytes);
+      const path = join(floorDir, file);
+      await Promise.all([writeBytes(path, bytes), writeBytes(`${path}.gz`, gzipped), writeBytes(`${path}.br`, brotli)]);
+    }),
+  );
+  if (round >= 0) rows.floor.push(performance.now() - started);
 }
 const items = last.build.report.exports.map((e) => e.items);
 await rm(dir, { recursive: true, force: true });

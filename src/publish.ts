@@ -143,8 +143,8 @@ export interface PublishOptions {
   admit?: (files: readonly OutputFile[]) => readonly OutputFile[];
 }
 
-/** The gzip and brotli copies servers send as they are (ours, nginx gzip_static), made once per build. */
-async function compress(bytes: Buffer): Promise<{ gzipped: Buffer; brotli: Buffer }> {
+/** The gzip and brotli copies servers send as they are (ours, nginx gzip_static), made once per build; also the bench's floor. */
+export async function compress(bytes: Buffer): Promise<{ gzipped: Buffer; brotli: Buffer }> {
   // An output buffer an eighth of the input makes each compression one job on the pool for any export (XML
   // compresses ten times or more): with the default 16 KiB chunks every chunk waits for the main thread, which
   // is busy checking the files meanwhile. A file that compresses worse just takes a few more rounds.
