@@ -175,7 +175,7 @@ describe('applyReserves', () => {
 });
 
 describe('examples/backoffice.yaml', () => {
-  it('builds with its file and http reserve sources (the engine replayed on 127.0.0.1 through RATEFILE_HTTP_URL)', async () => {
+  it('builds with its file and http reserve sources (the engine replayed on 127.0.0.1 through RATEFILE_HTTP_URL), withholding what its unset databases supply', async () => {
     const example = await readFile(new URL('../../examples/backoffice.yaml', import.meta.url), 'utf8');
     const config = example.replace('templates: ../templates', 'templates: templates').replace('output: ../public/backoffice', 'output: public').replace('path: ../quotes.json', 'path: quotes.json');
     const engine = { data: { updatedAt: '2026-11-21T12:00:20Z', reserves: { BTC: '4.25', USDTTRC20: { reserve: '250000', max: '50000' }, USDTERC20: '1000' } } };
@@ -187,7 +187,10 @@ describe('examples/backoffice.yaml', () => {
     });
     const build = await runRatefile(['build'], made.dir, { env: { ENGINE_TOKEN: token, RATEFILE_HTTP_URL: server.url }, fetch: globalThis.fetch });
     expect(build.code, build.stderr).toBe(0);
-    expect(build.stderr).toContain('published 5 directions, 0 held back');
+    // Its databases are not reachable here (test/sql builds it against real ones): their directions are withheld, saying why.
+    expect(build.stderr).toContain('published 4 directions, 2 held back');
+    expect(build.stderr).toContain('held back SBERRUB>USDTERC20 (directions[2]): reserve of USDTERC20 from ledger: ledger: environment variable LEDGER_DB_URL (the database URL) is not set');
+    expect(build.stderr).toContain('held back USDTTRC20>CASHRUB (directions[3]): reserve of CASHRUB from cashdesk: cashdesk: environment variable CASHDESK_DB_URL (the database URL) is not set');
     expect(server.requests.map((r) => [r.path, r.headers.authorization])).toEqual([['/api/reserves', token]]);
     const xml = await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8');
     // The same currency from two sources: the direction's own (office) and the currency's (engine).
