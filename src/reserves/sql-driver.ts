@@ -58,7 +58,8 @@ export async function withDeadline<T>(read: Pick<SqlRead, 'timeoutMs' | 'signal'
     };
     timer = setTimeout(() => end(`timed out after ${read.timeoutMs} ms`), read.timeoutMs);
     onAbort = () => end('stopped');
-    read.signal.addEventListener('abort', onAbort, { once: true });
+    if (read.signal.aborted) onAbort();
+    else read.signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
     return await Promise.race([work(), ended]);

@@ -4,6 +4,7 @@
 // rolled back and closed. DECIMAL and BIGINT arrive as text (never through a JS float); times in UTC.
 import mysql from 'mysql2';
 import { networkProblem, SqlProblem, withDeadline, type SqlDriver } from './sql-driver.js';
+import { decode } from './sql-target.js';
 
 // mysql2's column type codes of binary floating-point columns.
 const floats: Record<number, string> = { 4: 'FLOAT', 5: 'DOUBLE' };
@@ -23,7 +24,6 @@ function connectionOptions(url: URL, timeoutMs: number): mysql.ConnectionOptions
   for (const [key, value] of url.searchParams) {
     if (!(key === 'ssl' && value === 'true')) throw new SqlProblem(`cannot connect: URL parameter ${JSON.stringify(key.slice(0, 40))} is not supported (only ssl=true)`);
   }
-  const decode = (text: string) => decodeURIComponent(text);
   return {
     host: url.hostname || 'localhost',
     port: Number(url.port || 3306),

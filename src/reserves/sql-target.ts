@@ -2,6 +2,7 @@
 // password), its dialect by scheme, the `host:port/database` named in messages, and the credentials that must be
 // cut out of every message. The URL itself is never quoted anywhere.
 import { RatefileError } from '../errors.js';
+import { redact } from './http.js';
 
 export type SqlDialect = 'postgres' | 'mysql';
 
@@ -38,7 +39,8 @@ export function maskedUrl(url: URL): string {
   return masked.href;
 }
 
-const decode = (text: string) => {
+/** A URL's percent-encoded part decoded; as written when it is not valid encoding. */
+export const decode = (text: string) => {
   try {
     return decodeURIComponent(text);
   } catch {
@@ -60,12 +62,11 @@ export function sqlTarget(text: string, label: string): SqlTarget {
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * `text` without the target's credentials: the password wherever it occurs, the user name where it stands as a
- * word (drivers quote it: `for user "ratefile"`, `'ratefile'@'localhost'`), so a short name does not maul other words.
+ * What a driver said, without the target's credentials: the password wherever it occurs, the user name where it
+ * stands as a word (drivers quote it: `for user "ratefile"`, `'ratefile'@'localhost'`), so a short name does not
+ * maul other words. Only driver text goes through here: our own messages hold no credentials.
  */
 export function redactCredentials(text: string, secrets: SqlTarget['secrets']): string {
-  let out = text;
-  for (const password of secrets.password) out = out.split(password).join('***');
-  if (secrets.user) out = out.replace(new RegExp(`(?<![\\w$])${escapeRegExp(secrets.user)}(?![\\w$])`, 'g'), '***');
-  return out;
+  const out = secrets.password.reduce(redact, text);
+  return secrets.user ? out.replace(new RegExp(`(?<![\\w$])${escapeRegExp(secrets.user)}(?![\\w$])`, 'g'), '***') : out;
 }

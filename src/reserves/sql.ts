@@ -122,13 +122,21 @@ export const sqlReserves = defineReserveSource({
     const text = fromEnv === undefined ? (options.url as string) : context.env[fromEnv];
     if (fromEnv !== undefined && !text) throw new RatefileError('E_SOURCE', `${context.name}: environment variable ${fromEnv} (the database URL) is not set`);
     const target = sqlTarget(text!, `${context.name}: ${fromEnv === undefined ? 'url' : `environment variable ${fromEnv}`}`);
+    const fail = (text: string) => new RatefileError('E_SOURCE', `${context.name}: ${target.where}: ${text}`);
+    let rows: SqlRows;
     try {
       const read = await drivers[target.dialect]();
-      const rows = await read({ url: target.url, query: options.query, params: options.params ?? [], timeoutMs: options.timeout ?? defaultTimeoutMs, signal: context.signal });
+      // A pasted query often ends in `;`: one statement all the same.
+      const query = options.query.replace(/;\s*$/, '');
+      rows = await read({ url: target.url, query, params: options.params ?? [], timeoutMs: options.timeout ?? defaultTimeoutMs, signal: context.signal });
+    } catch (error) {
+      throw fail(redactCredentials(error instanceof SqlProblem ? error.message : `failed: ${String(error)}`, target.secrets));
+    }
+    try {
       return readingOf(rows, options.time, context.now());
     } catch (error) {
-      const text = error instanceof SqlProblem || error instanceof RatefileError ? error.message : `failed: ${String(error)}`;
-      throw new RatefileError('E_SOURCE', redactCredentials(`${context.name}: ${target.where}: ${text}`, target.secrets));
+      if (error instanceof SqlProblem || error instanceof RatefileError) throw fail(error.message);
+      throw error;
     }
   },
 });

@@ -67,13 +67,15 @@ export function testSqlSource(dialect: Dialect): void {
 
   const q = (query: string) => JSON.stringify(query.replace('$1', dialect.placeholder));
   const source = (query: string, extra = '', params = '[main]') => `{ type: sql, url: { env: RESERVES_DB_URL }, query: ${q(query)}, params: ${params}${extra.includes('timeout:') ? '' : ', timeout: 3s'}${extra} }`;
-  const mainQuery = `SELECT ${columns} FROM reserves WHERE desk = $1`;
+  // Ending in `;`, as pasted from a console.
+  const mainQuery = `SELECT ${columns} FROM reserves WHERE desk = $1;`;
 
-  /** Everything a build leaves for an operator to read: output, `status --json`, the state folder's files. */
-  const readable = async (made: Project, outcome: Outcome) => {
+  /** Everything an operator reads about a build: its output, `status --json`, `explain`, the state folder's files. */
+  const readable = async (made: Project, outcome: Outcome, databaseUrl: string) => {
     const status = await runRatefile(['status', '--json'], made.dir);
+    const explain = await runRatefile(['explain', 'BTC', 'SBERRUB'], made.dir, { env: { RESERVES_DB_URL: databaseUrl } });
     const state = await Promise.all((await readdir(join(made.dir, '.ratefile'))).filter((name) => name.endsWith('.json')).map((name) => readFile(join(made.dir, '.ratefile', name), 'utf8')));
-    return [outcome.stdout, outcome.stderr, status.stdout, status.stderr, ...state].join('\n');
+    return [outcome.stdout, outcome.stderr, status.stdout, status.stderr, explain.stdout, explain.stderr, ...state].join('\n');
   };
 
   const expectNoCredentials = (text: string) => {
@@ -87,8 +89,9 @@ export function testSqlSource(dialect: Dialect): void {
     expect(outcome.code, outcome.stderr).toBe(0);
     const status = JSON.parse(await readFile(join(made.dir, '.ratefile', 'status.json'), 'utf8')) as { heldBack: Held[] };
     const xml = await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8');
-    expectNoCredentials(await readable(made, outcome));
-    return { made, outcome, held: status.heldBack, xml };
+    const seen = await readable(made, outcome, databaseUrl);
+    expectNoCredentials(seen);
+    return { made, outcome, held: status.heldBack, xml, seen };
   };
 
   it('publishes the reserve, limits and enabled read from the table exactly as the same entries from a file source', async () => {
@@ -133,9 +136,11 @@ export function testSqlSource(dialect: Dialect): void {
 
   it.each(faults)('withholds only the directions that need it for %s, with the reason', async (_name, make, reason) => {
     const fault = await make();
-    const { outcome, held, xml } = await build(source(fault.query, fault.extra ?? '', fault.params ?? '[main]'), fault.url ?? url);
+    const { outcome, held, xml, seen } = await build(source(fault.query, fault.extra ?? '', fault.params ?? '[main]'), fault.url ?? url);
     expect(outcome.code, outcome.stderr).toBe(0);
     expect(held).toEqual([{ direction: 'BTC>SBERRUB', kind: 'reserve', reason: expect.stringMatching(reason) as string }]);
+    // The same reason in `explain` (a build of its own), which the credentials were also checked in.
+    expect(seen).toMatch(/HELD BACK: reserve of SBERRUB from office: /);
     expect(outcome.stderr).toContain('published 3 directions, 1 held back');
     expect(xml).not.toMatch(/<to>SBERRUB<\/to>/);
     expect(xml).toMatch(/<from>BTC<\/from>\s*<to>USDTTRC20<\/to>/);
