@@ -39,16 +39,34 @@ const networkWords: Record<string, string> = {
 };
 
 /** A Node network error in words, or undefined when it is not one. */
-export function networkProblem(error: unknown): string | undefined {
+function networkProblem(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? networkWords[code] : undefined;
+}
+
+/**
+ * One read on one connection: `work` under the deadline (it names each phase it enters), any failure in words —
+ * the driver's own for the errors it knows (`known`), else the network error or the driver's message after
+ * `cannot connect:` or `query failed:` — and the connection destroyed at the end whatever happened.
+ */
+export async function readOnce(read: SqlRead, destroy: () => void, known: (error: unknown) => string | undefined, work: (enter: (phase: string) => void) => Promise<SqlRows>): Promise<SqlRows> {
+  let phase = 'connecting';
+  try {
+    return await withDeadline(read, destroy, () => phase, () => work((next) => (phase = next)));
+  } catch (error) {
+    if (error instanceof SqlProblem) throw error;
+    const text = networkProblem(error) ?? (error instanceof Error ? error.message : String(error));
+    throw new SqlProblem(known(error) ?? `${phase === 'connecting' ? 'cannot connect' : 'query failed'}: ${text}`);
+  } finally {
+    destroy();
+  }
 }
 
 /**
  * Run `work` until it settles or `timeoutMs` (or `signal`) ends it: then `destroy` the connection and fail with
  * `timed out after N ms (while <phase>)`. `phase()` says what the read was doing.
  */
-export async function withDeadline<T>(read: Pick<SqlRead, 'timeoutMs' | 'signal'>, destroy: () => void, phase: () => string, work: () => Promise<T>): Promise<T> {
+async function withDeadline<T>(read: Pick<SqlRead, 'timeoutMs' | 'signal'>, destroy: () => void, phase: () => string, work: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const ended = new Promise<never>((_resolve, reject) => {

@@ -4,7 +4,7 @@
 // server's text (numeric, bigint: never through a JS float) except booleans and timestamps.
 import { Socket } from 'node:net';
 import pg from 'pg';
-import { networkProblem, SqlProblem, withDeadline, type SqlDriver } from './sql-driver.js';
+import { readOnce, type SqlDriver } from './sql-driver.js';
 
 const oids = { bool: 16, float4: 700, float8: 701, timestamp: 1114, timestamptz: 1184 };
 const floats: Record<number, string> = { [oids.float4]: 'real', [oids.float8]: 'double precision' };
@@ -20,13 +20,11 @@ const types = {
 };
 
 /** A server error's SQLSTATE in words where the server's text would need redaction or says too little. */
-function wording(error: unknown, phase: string): string {
+function known(error: unknown): string | undefined {
   const code = (error as { code?: unknown }).code;
   if (code === '28P01') return 'cannot connect: authentication failed (wrong user name or password)';
   if (code === '57014') return 'timed out: the statement ran longer than its timeout (statement_timeout)';
-  const network = networkProblem(error);
-  const text = network ?? (error instanceof Error ? error.message : String(error));
-  return `${phase === 'connecting' ? 'cannot connect' : 'query failed'}: ${text}`;
+  return undefined;
 }
 
 export const readPostgres: SqlDriver = async (read) => {
@@ -35,25 +33,18 @@ export const readPostgres: SqlDriver = async (read) => {
   const client = new pg.Client({ connectionString: read.url.href, stream: () => socket, types, application_name: 'ratefile' });
   // A socket destroyed by the deadline makes the client emit 'error' with no one waiting: not a crash.
   client.on('error', () => undefined);
-  let phase = 'connecting';
-  try {
-    return await withDeadline(read, () => socket.destroy(), () => phase, async () => {
-      await client.connect();
-      phase = 'running the query';
-      await client.query('BEGIN READ ONLY');
-      await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(read.timeoutMs))}`);
-      const result = await client.query({ text: read.query, values: [...read.params], rowMode: 'array', queryMode: 'extended' } as pg.QueryArrayConfig);
-      phase = 'closing';
-      await client.query('ROLLBACK');
-      await client.end();
-      return {
-        columns: result.fields.map((field) => ({ name: field.name, ...(floats[field.dataTypeID] ? { float: floats[field.dataTypeID]! } : {}) })),
-        rows: result.rows as unknown[][],
-      };
-    });
-  } catch (error) {
-    throw error instanceof SqlProblem ? error : new SqlProblem(wording(error, phase));
-  } finally {
-    socket.destroy();
-  }
+  return readOnce(read, () => socket.destroy(), known, async (enter) => {
+    await client.connect();
+    enter('running the query');
+    await client.query('BEGIN READ ONLY');
+    await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(read.timeoutMs))}`);
+    const result = await client.query({ text: read.query, values: [...read.params], rowMode: 'array', queryMode: 'extended' } as pg.QueryArrayConfig);
+    enter('closing');
+    await client.query('ROLLBACK');
+    await client.end();
+    return {
+      columns: result.fields.map((field) => ({ name: field.name, ...(floats[field.dataTypeID] ? { float: floats[field.dataTypeID]! } : {}) })),
+      rows: result.rows as unknown[][],
+    };
+  });
 };

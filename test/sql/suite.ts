@@ -7,7 +7,8 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, binPath, childEnv } from '../support/process.js';
-import { projectsPerTest, sampleConfig, type Project } from '../support/project.js';
+import { projectsPerTest, type Project } from '../support/project.js';
+import { withReserves, type Held } from '../support/reserves.js';
 import { runRatefile, type Outcome } from '../support/run-cli.js';
 import { freePort, type DatabaseServer } from './servers.js';
 
@@ -41,15 +42,6 @@ export const rows = [
 ];
 
 const columns = 'code, amount AS reserve, min_order AS min, max_order AS max, active AS enabled';
-
-const withReserves = (source: string) =>
-  sampleConfig.replace('SBERRUB: { reserve: "5000000" }', 'SBERRUB: { reserveFrom: office }').replace('currencies:\n', `reserves:\n  office: ${source}\ncurrencies:\n`);
-
-interface Held {
-  direction: string;
-  kind: string;
-  reason: string;
-}
 
 export function testSqlSource(dialect: Dialect): void {
   const project = projectsPerTest();

@@ -4,7 +4,8 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sampleConfig, projectsPerTest, type Project } from '../support/project.js';
+import { projectsPerTest, type Project } from '../support/project.js';
+import { withReserves, type Held } from '../support/reserves.js';
 import { startReplay, type ReplayServer } from '../support/replay.js';
 import { runRatefile, type Outcome } from '../support/run-cli.js';
 
@@ -15,15 +16,6 @@ afterEach(async () => {
 });
 
 const token = 'Bearer s3cret-token-0451';
-const withReserves = (source: string) =>
-  sampleConfig.replace('SBERRUB: { reserve: "5000000" }', 'SBERRUB: { reserveFrom: office }').replace('currencies:\n', `reserves:\n  office: ${source}\ncurrencies:\n`);
-
-interface Held {
-  direction: string;
-  kind: string;
-  reason: string;
-}
-
 /** One kind of reserve source serving `document` (undefined: down), built once; what was published and held back. */
 type Harness = (document: unknown) => Promise<{ made: Project; build: Outcome; held: Held[]; amount?: string; min?: string; max?: string }>;
 

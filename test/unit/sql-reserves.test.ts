@@ -3,15 +3,13 @@
 // accepts and never answers, which must cost no more than the timeout and leave no socket open.
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readingOf } from '../../src/reserves/sql.js';
+import { readingOf, sqlReserves } from '../../src/reserves/sql.js';
 import { redactCredentials, sqlTarget } from '../../src/reserves/sql-target.js';
-import { sqlReserves } from '../../src/reserves/sql.js';
-import { projectsPerTest, sampleConfig } from '../support/project.js';
+import { projectsPerTest } from '../support/project.js';
+import { withReserves } from '../support/reserves.js';
 import { runRatefile } from '../support/run-cli.js';
 
 const project = projectsPerTest();
-const withReserves = (source: string) =>
-  sampleConfig.replace('SBERRUB: { reserve: "5000000" }', 'SBERRUB: { reserveFrom: office }').replace('currencies:\n', `reserves:\n  office: ${source}\ncurrencies:\n`);
 const query = '"SELECT code, amount AS reserve FROM reserves"';
 
 describe('an sql reserve source in the config', () => {
