@@ -96,6 +96,14 @@ export function readingOf(result: SqlRows, timeColumn: string | undefined, now: 
   return { entries, time: dated };
 }
 
+/** Placeholders of the other dialect in a failed query with parameters: the likeliest mistake, named. */
+function placeholderHint(dialect: SqlDialect, query: string, params: readonly unknown[] | undefined): string {
+  if (!params?.length) return '';
+  if (dialect === 'postgres' && /\?/.test(query) && !/\$\d/.test(query)) return ' (PostgreSQL placeholders are $1, $2, …, not ?)';
+  if (dialect === 'mysql' && /\$\d/.test(query) && !/\?/.test(query)) return ' (MySQL placeholders are ?, not $1)';
+  return '';
+}
+
 const drivers: Record<SqlDialect, () => Promise<SqlDriver>> = {
   postgres: async () => (await import('./sql-postgres.js')).readPostgres,
   mysql: async () => (await import('./sql-mysql.js')).readMysql,
@@ -130,7 +138,8 @@ export const sqlReserves = defineReserveSource({
       const query = options.query.replace(/;\s*$/, '');
       rows = await read({ url: target.url, query, params: options.params ?? [], timeoutMs: options.timeout ?? defaultTimeoutMs, signal: context.signal });
     } catch (error) {
-      throw fail(redactCredentials(error instanceof SqlProblem ? error.message : `failed: ${String(error)}`, target.secrets));
+      const text = redactCredentials(error instanceof SqlProblem ? error.message : `failed: ${String(error)}`, target.secrets);
+      throw fail(text.startsWith('query failed:') ? text + placeholderHint(target.dialect, options.query, options.params) : text);
     }
     try {
       return readingOf(rows, options.time, context.now());

@@ -138,6 +138,14 @@ export function testSqlSource(dialect: Dialect): void {
     expect(xml).toMatch(/<from>BTC<\/from>\s*<to>USDTTRC20<\/to>/);
   });
 
+  it("names the dialect's placeholders when a query with the other kind fails", async () => {
+    const other = dialect.placeholder === '?' ? '$1' : '?';
+    // Written out here: source() would turn $1 into the dialect's own placeholder.
+    const query = JSON.stringify(`SELECT ${columns} FROM reserves WHERE desk = ${other}`);
+    const { held } = await build(`{ type: sql, url: { env: RESERVES_DB_URL }, query: ${query}, params: [main] }`);
+    expect(held[0]?.reason).toMatch(/: query failed: .* \((PostgreSQL placeholders are \$1, \$2, …, not \?|MySQL placeholders are \?, not \$1)\)$/);
+  });
+
   it('refuses to write: the query runs in a read-only transaction', async () => {
     const { held } = await build(source("UPDATE reserves SET amount = 0 WHERE desk = $1"));
     expect(held[0]).toMatchObject({ direction: 'BTC>SBERRUB', kind: 'reserve', reason: expect.stringMatching(/query failed: .*(read-only|READ ONLY|read only|command denied)/i) as string });
