@@ -40,10 +40,14 @@ const param = z.union([z.string().max(1000), z.int(), z.boolean()], { error: exp
 const knownColumns = ['code', 'reserve', 'min', 'max', 'enabled'];
 const amountColumns = ['reserve', 'min', 'max'];
 
-/** A cell as entry.ts reads it: integers as decimal text; text, booleans, dates and null as they are. */
+/**
+ * A cell as entry.ts reads it: integers as decimal text; bytes (MySQL BIT(1), VARBINARY) as 0/1 or text; text,
+ * booleans, dates and null as they are.
+ */
 function cell(value: unknown): unknown {
   if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
   if (typeof value === 'bigint') return String(value);
+  if (Buffer.isBuffer(value)) return value.length === 1 && value[0]! <= 1 ? String(value[0]) : value.toString('utf8');
   return value;
 }
 

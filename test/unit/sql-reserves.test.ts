@@ -72,6 +72,11 @@ describe('readingOf', () => {
     expect(reading.time.toISOString()).toBe('2026-11-21T12:00:10.000Z');
   });
 
+  it('reads bytes as MySQL sends BIT(1) and VARBINARY: a 0/1 flag, or text', () => {
+    const reading = readingOf({ columns: columns('code', 'reserve', 'enabled'), rows: [[Buffer.from('BTC'), '1', Buffer.from([0])]] }, undefined, now);
+    expect(reading.entries.get('BTC')).toEqual({ reserve: '1', enabled: '0' });
+  });
+
   it('dates rows in the future no later than now, and a reading without a time column by now', () => {
     expect(readingOf({ columns: columns('code', 'reserve', 't'), rows: [['BTC', '1', new Date('2027-01-01T00:00:00Z')]] }, 't', now).time).toEqual(now);
     expect(readingOf({ columns: columns('code', 'reserve'), rows: [] }, undefined, now)).toEqual({ entries: new Map(), time: now });
@@ -98,6 +103,15 @@ describe('credentials', () => {
     expect(redactCredentials(`Access denied for user 'pg'@'10.0.0.1' (p@ss/w0rd, p%40ss%2Fw0rd) in pg_sleep`, secrets)).toBe(
       "Access denied for user '***'@'10.0.0.1' (***, ***) in pg_sleep",
     );
+  });
+
+  it.each([
+    ['postgres://h/db', 'postgres h:5432/db'],
+    ['postgresql://h:6432/db', 'postgres h:6432/db'],
+    ['mysql://h/db', 'mysql h:3306/db'],
+    ['mariadb://h:3307', 'mysql h:3307'],
+  ])('%s picks its driver by scheme: %s', (url, where) => {
+    expect(sqlTarget(url, 'office: url').where).toBe(where);
   });
 
   it('a URL in the variable that is not one is refused without quoting it', () => {
