@@ -121,7 +121,7 @@ export const configSchema = z
     reserves: z
       .record(sourceName, reserveSource)
       .default({})
-      .describe('Reserve sources by name: where the back office keeps reserves (file, http); referenced by reserveFrom.'),
+      .describe('Reserve sources by name: where the back office keeps reserves (file, http, sql); referenced by reserveFrom.'),
     currencies: z
       .record(currencyCode, currency)
       .refine((currencies) => Object.keys(currencies).length > 0, { error: 'expected at least one currency' })

@@ -22,9 +22,15 @@ function decimalOf(field: string, value: unknown): Decimal | string {
   return parsed;
 }
 
+/** An entry a source could not make sense of (two rows for one code): checking it gives this reason. */
+export class EntryProblem {
+  constructor(readonly reason: string) {}
+}
+
 /** The entry for `code` in a reading (numbers arrive as decimal text from parseJsonExact), or why it is unusable. */
 export function checkEntry(code: string, raw: unknown): ReserveEntry | string {
   if (raw === undefined) return `no entry for ${code}`;
+  if (raw instanceof EntryProblem) return `${code}: ${raw.reason}`;
   const fields = isRecord(raw) ? raw : { reserve: raw };
   if (!Object.hasOwn(fields, 'reserve')) return `${code}: no reserve`;
   const reserve = decimalOf(`${code}: reserve`, fields.reserve);

@@ -1,4 +1,4 @@
-// The one interface every reserve source implements (file and http now; sql later): it returns the back office's
+// The one interface every reserve source implements (file, http, sql): it returns the back office's
 // entries by key (a currency code) as they came, and when they were valid. Checking an entry is shared (entry.ts).
 import type { z } from 'zod';
 import type { SourceContext } from '../sources/source.js';

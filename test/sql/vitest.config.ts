@@ -1,0 +1,13 @@
+// `npm run test:sql`: the sql reserve source against a real PostgreSQL and MariaDB (kept out of `npm test`, which
+// needs only Node.js); each test file starts its own server on loopback.
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    root: fileURLToPath(new URL('../..', import.meta.url)),
+    include: ['test/sql/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});
