@@ -1,0 +1,218 @@
+// competeDirections: the rate of each direction with a `compete:` block, from BestChange's field. Pure: the
+// priced directions, the feeds (with their ages) and the quote book in; rates, places and the why out.
+// The published rate is the least generous step that still holds the place, clamped between the ceiling
+// and the floor; when the field is not trusted (no feed, too old, too far from the market) the normal margin.
+import { competitors, type BestChangeFeed, type RankedCompetitor } from '../bestchange/feed.js';
+import { Decimal, formatDecimal } from '../decimal.js';
+import { convertAlong, findChain, publishedForm, publishedLimits, type CompeteOutcome, type PricedDirection, type PublishedRate, type WithheldDirection } from '../pricing.js';
+import type { QuoteBook } from '../quotes.js';
+import type { CompeteRule } from './config.js';
+import { atOrAbove, atOrBelow, compareForms, compareToRow, rateFor, rateOf, stepUp } from './grid.js';
+
+/** A bestchange source as the build saw it. */
+export interface FeedState {
+  /** The parsed feed in use (fresh, or the last good one standing in); absent when there is none. */
+  feed?: BestChangeFeed;
+  /** Seconds since the feed in use was fetched. */
+  ageSeconds?: number;
+  /** The source's maxAge in seconds; absent: no limit. */
+  maxAgeSeconds?: number;
+  /** Why the source failed this build. */
+  error?: string;
+}
+
+/** One row of the field: counted, or why not. */
+export interface FieldEntry extends RankedCompetitor {
+  excluded?: 'ignored' | 'reserve below minReserve';
+}
+
+/** The field of one city (or of a direction without cities) and where the chosen rate stands in it. */
+export interface CityField {
+  city?: string;
+  /** Every row, best for the client first; ties keep the feed's order. */
+  entries: FieldEntry[];
+  counted: RankedCompetitor[];
+  /** Median rate of the top five counted. */
+  median?: Decimal;
+  /** The counted competitor at the held place, the target (its rate improved by `step`), and the least step that beats both. */
+  rival?: RankedCompetitor;
+  target?: Decimal;
+  needed?: PublishedRate;
+  /** The place the published rate gets here: behind every competitor giving as much or more. */
+  place: number;
+}
+
+/** Everything `explain` shows of one competing direction. */
+export interface CompeteDetail {
+  rule: CompeteRule;
+  market: Decimal;
+  /** The normal margin's rate, used when the field is not trusted. */
+  marginRate: Decimal;
+  floorRate: Decimal;
+  ceilingRate: Decimal;
+  /** The published steps next to the floor (at or below it) and the ceiling (at or above it). */
+  floorForm: PublishedRate;
+  ceilingForm: PublishedRate;
+  /** minReserve in the to currency. */
+  minReserve?: Decimal;
+  fields: CityField[];
+  chosen: PublishedRate;
+  outcome: CompeteOutcome;
+}
+
+const ONE = new Decimal(1);
+const show = (value: Decimal) => formatDecimal(value.toSignificantDigits(10));
+const percent = (fraction: Decimal) => `${formatDecimal(fraction.times(100))}%`;
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** 1 + the counted competitors giving the client as much as the form or more (a tie ranks us behind). */
+const placeOf = (form: PublishedRate, counted: readonly RankedCompetitor[]) => 1 + counted.filter(({ row }) => compareToRow(form, row) <= 0).length;
+
+function median(values: readonly Decimal[]): Decimal | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a.comparedTo(b));
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : sorted[middle - 1]!.plus(sorted[middle]!).div(2);
+}
+
+/** minReserve in the to currency, or why it cannot be had. */
+function minReserveIn(rule: CompeteRule, priced: PricedDirection, book: QuoteBook): Decimal | string | undefined {
+  const { minReserve } = rule;
+  const to = priced.direction.to.asset;
+  if (!minReserve || minReserve.asset === to) return minReserve?.value;
+  const chain = findChain(book, minReserve.asset, to);
+  const converted = chain ? convertAlong(book, chain, minReserve.asset) : undefined;
+  if (!converted || 'missing' in converted) return `cannot convert minReserve ${formatDecimal(minReserve.value)} ${minReserve.asset} to ${to}: no quotes`;
+  return minReserve.value.times(converted.factor);
+}
+
+function fieldOf(feed: BestChangeFeed, priced: PricedDirection, rule: CompeteRule, minReserve: Decimal | undefined, city: string | undefined): CityField {
+  const { from, to } = priced.direction;
+  const entries: FieldEntry[] = competitors(feed, from.code, to.code, city).map((ranked) => {
+    const { row } = ranked;
+    if (rule.ignoreIds.has(row.exchangerId) || rule.ignoreNames.has(row.exchanger.toLowerCase())) return { ...ranked, excluded: 'ignored' };
+    if (minReserve && new Decimal(row.reserve).lessThan(minReserve)) return { ...ranked, excluded: 'reserve below minReserve' };
+    return ranked;
+  });
+  const counted = entries.filter((entry) => entry.excluded === undefined).map(({ row, rate }) => ({ row, rate }));
+  const top = median(counted.slice(0, 5).map((entry) => entry.rate));
+  const field: CityField = { ...(city === undefined ? {} : { city }), entries, counted, ...(top ? { median: top } : {}), place: 0 };
+  const rival = counted[rule.worst - 1];
+  if (rival) {
+    const target = rival.rate.times(ONE.plus(rule.step));
+    let needed = atOrAbove(target, from, to);
+    // Strictly better than the rival: a tie ranks behind it.
+    while (compareToRow(needed, rival.row) <= 0) needed = stepUp(needed, from, to);
+    Object.assign(field, { rival, target, needed });
+  }
+  return field;
+}
+
+/** Why the field is not trusted for this direction, or undefined. */
+function distrust(fields: readonly CityField[], market: Decimal, rule: CompeteRule): string | undefined {
+  for (const field of fields) {
+    if (!field.median) continue;
+    const off = field.median.minus(market).abs().div(market);
+    if (off.greaterThan(rule.deviation)) {
+      const where = field.city === undefined ? '' : ` in ${field.city}`;
+      return `the median of the top ${Math.min(5, field.counted.length)} competitors${where}, ${show(field.median)}, is ${formatDecimal(off.times(100).toDecimalPlaces(2))}% from the market ${show(market)} (limit ${percent(rule.deviation)})`;
+    }
+  }
+  return undefined;
+}
+
+export interface CompeteInput {
+  priced: readonly PricedDirection[];
+  book: QuoteBook;
+  /** bestchange sources by name. */
+  feeds: ReadonlyMap<string, FeedState>;
+}
+
+export interface CompeteResult {
+  priced: PricedDirection[];
+  /** Directions whose limits fail at the compete rate. */
+  withheld: WithheldDirection[];
+  /** By direction id. */
+  details: Map<string, CompeteDetail>;
+}
+
+export function competeDirections(input: CompeteInput): CompeteResult {
+  const priced: PricedDirection[] = [];
+  const withheld: WithheldDirection[] = [];
+  const details = new Map<string, CompeteDetail>();
+  for (const p of input.priced) {
+    const rule = p.direction.compete;
+    if (!rule) {
+      priced.push(p);
+      continue;
+    }
+    const result = competeDirection(p, rule, input.feeds.get(rule.source) ?? {}, input.book);
+    details.set(p.direction.id, result.detail);
+    if ('reason' in result.priced) withheld.push(result.priced);
+    else priced.push(result.priced);
+  }
+  return { priced, withheld, details };
+}
+
+/** One direction against its field. */
+export function competeDirection(priced: PricedDirection, rule: CompeteRule, state: FeedState, book: QuoteBook): { priced: PricedDirection | WithheldDirection; detail: CompeteDetail } {
+  const { direction, market } = priced;
+  const { from, to } = direction;
+  const floorRate = market.times(ONE.minus(rule.floor));
+  const ceilingRate = market.times(ONE.minus(rule.ceiling));
+  const floorForm = atOrBelow(floorRate, from, to);
+  const ceilingForm = atOrAbove(ceilingRate, from, to);
+  const age = state.ageSeconds === undefined ? {} : { feedAgeSeconds: state.ageSeconds };
+  const reserve = minReserveIn(rule, priced, book);
+  const fields = state.feed && typeof reserve !== 'string' ? (direction.cities.length > 0 ? direction.cities : [undefined]).map((city) => fieldOf(state.feed!, priced, rule, reserve, city)) : [];
+  const base = { rule, market, marginRate: priced.rate, floorRate, ceilingRate, floorForm, ceilingForm, ...(typeof reserve === 'string' || reserve === undefined ? {} : { minReserve: reserve }), fields };
+
+  const settle = (chosen: PublishedRate, basis: CompeteOutcome['basis'], reason: string | undefined) => {
+    for (const field of fields) field.place = placeOf(chosen, field.counted);
+    // The worst city decides the place reported (a cash direction publishes one rate in every city).
+    const decisive = fields.reduce<CityField | undefined>((worst, field) => (!worst || field.place > worst.place ? field : worst), undefined);
+    const outcome: CompeteOutcome = {
+      target: rule.target,
+      place: decisive?.place ?? 0,
+      competitors: decisive?.counted.length ?? 0,
+      basis,
+      ...(reason === undefined ? {} : { reason }),
+      ...age,
+    };
+    const detail: CompeteDetail = { ...base, chosen, outcome };
+    if (basis === 'fallback') return { priced: { ...priced, compete: outcome }, detail };
+    const rate = rateFor(chosen, from, to);
+    const limits = publishedLimits(direction, priced.terms, publishedForm(rate, from, to));
+    if ('reason' in limits) return { priced: { direction, kind: limits.kind, reason: `at the compete rate ${show(rateOf(chosen))}: ${limits.reason}` }, detail };
+    const { min: _, ...rest } = priced;
+    return { priced: { ...rest, rate, ...(limits.min === undefined ? {} : { min: limits.min }), max: limits.max, compete: outcome }, detail };
+  };
+  const fallback = (reason: string) => settle(publishedForm(priced.rate, from, to), 'fallback', reason);
+
+  if (!state.feed) return fallback(`feed ${rule.source} has no data${state.error ? `: ${state.error}` : ''}`);
+  if (state.ageSeconds !== undefined && state.maxAgeSeconds !== undefined && state.ageSeconds > state.maxAgeSeconds) {
+    return fallback(`feed ${rule.source} is ${state.ageSeconds} s old (limit ${state.maxAgeSeconds} s)`);
+  }
+  if (typeof reserve === 'string') return fallback(reserve);
+  const untrusted = distrust(fields, market, rule);
+  if (untrusted) return fallback(untrusted);
+
+  // The most generous of the cities' needs: the place is held in every city.
+  const needs = fields.flatMap((field) => (field.needed ? [field.needed] : []));
+  const needed = needs.reduce<PublishedRate | undefined>((most, form) => (!most || compareForms(form, most) > 0 ? form : most), undefined);
+  if (compareForms(ceilingForm, floorForm) > 0) {
+    return settle(floorForm, 'floor', `no published step lies between the ceiling ${show(ceilingRate)} and the floor ${show(floorRate)} at these rate precisions: the floor's, rounded against the client`);
+  }
+  if (!needed) {
+    const counted = Math.min(...fields.map((field) => field.counted.length));
+    return settle(ceilingForm, 'ceiling', `${plural(counted, 'competitor')} counted, fewer than place ${rule.worst}: the ceiling`);
+  }
+  if (compareForms(needed, floorForm) > 0) {
+    return settle(floorForm, 'floor', `the field is cheaper than the floor: place ${rule.worst} needs ${show(rateOf(needed))}, the floor allows ${show(rateOf(floorForm))} (market × (1 − ${percent(rule.floor)}))`);
+  }
+  if (compareForms(needed, ceilingForm) < 0) {
+    return settle(ceilingForm, 'ceiling', `place ${rule.worst} needs only ${show(rateOf(needed))}, less than the ceiling's ${show(rateOf(ceilingForm))} (market × (1 − ${percent(rule.ceiling)}))`);
+  }
+  return settle(needed, 'place', undefined);
+}
+
