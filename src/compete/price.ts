@@ -88,11 +88,15 @@ function minReserveIn(rule: CompeteRule, priced: PricedDirection, book: QuoteBoo
 
 function fieldOf(feed: BestChangeFeed, priced: PricedDirection, rule: CompeteRule, minReserve: Decimal | undefined, city: string | undefined): CityField {
   const { from, to } = priced.direction;
-  const entries: FieldEntry[] = competitors(feed, from.code, to.code, city).map((ranked) => {
-    const { row } = ranked;
-    if (rule.ignoreIds.has(row.exchangerId) || rule.ignoreNames.has(row.exchanger.toLowerCase())) return { ...ranked, excluded: 'ignored' };
-    if (minReserve && new Decimal(row.reserve).lessThan(minReserve)) return { ...ranked, excluded: 'reserve below minReserve' };
-    return ranked;
+  // The 8-field layout has no cities: a cash direction's rows are the same in every city, one per city of the
+  // exchanger; the place counts exchangers, so each is counted once, at its best row.
+  const seen = new Set<number>();
+  const ranked = competitors(feed, from.code, to.code, feed.layout === 11 ? city : undefined).filter(({ row }) => !seen.has(row.exchangerId) && seen.add(row.exchangerId));
+  const entries: FieldEntry[] = ranked.map((entry) => {
+    const { row } = entry;
+    if (rule.ignoreIds.has(row.exchangerId) || rule.ignoreNames.has(row.exchanger.toLowerCase())) return { ...entry, excluded: 'ignored' };
+    if (minReserve && new Decimal(row.reserve).lessThan(minReserve)) return { ...entry, excluded: 'reserve below minReserve' };
+    return entry;
   });
   const counted = entries.filter((entry) => entry.excluded === undefined).map(({ row, rate }) => ({ row, rate }));
   const top = median(counted.slice(0, 5).map((entry) => entry.rate));

@@ -1,4 +1,5 @@
 // BestChange dumps for tests: the real one by path (../shared beside the clone) and synthetic ones zipped with fflate.
+import { inflateRawSync } from 'node:zlib';
 import { zipSync } from 'fflate';
 import { encodeCp1251 } from './cp1251.js';
 import { repoRoot } from './process.js';
@@ -28,3 +29,25 @@ export const base = {
     '1;3;30;96;1;70000;0.15;0;50000;2000000;3',
   ].join('\r\n'),
 };
+
+/** The zip's files by name, read without fflate: end of central directory → central directory → inflateRaw. */
+export function unzipByHand(zip: Buffer): Map<string, Buffer> {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const files = new Map<string, Buffer>();
+  for (let i = 0; i < count; i++) {
+    const method = zip.readUInt16LE(at + 10);
+    const size = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const extraLength = zip.readUInt16LE(at + 30);
+    const commentLength = zip.readUInt16LE(at + 32);
+    const local = zip.readUInt32LE(at + 42);
+    const name = zip.toString('latin1', at + 46, at + 46 + nameLength);
+    const dataAt = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const data = zip.subarray(dataAt, dataAt + size);
+    files.set(name, method === 0 ? data : inflateRawSync(data));
+    at += 46 + nameLength + extraLength + commentLength;
+  }
+  return files;
+}
