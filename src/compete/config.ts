@@ -25,7 +25,8 @@ export interface CompeteRule {
   ceiling: Decimal;
   /** The field is not trusted when the median of its top five is further than this from the market. */
   deviation: Decimal;
-  /** Ignored exchangers: names in lower case, and ids. */
+  /** Ignored exchangers as configured (for messages); and their names in lower case, and ids. */
+  ignore: readonly string[];
   ignoreNames: ReadonlySet<string>;
   ignoreIds: ReadonlySet<number>;
   /** Competitors with a smaller reserve do not count; in the direction's to asset or converted through the quotes. */
@@ -113,6 +114,7 @@ export function normalizeCompete(entry: CompeteEntry, feeds: readonly string[], 
     floor: percentToFraction(entry.floor),
     ceiling: percentToFraction(entry.ceiling),
     deviation: percentToFraction(entry.deviation),
+    ignore: entry.ignore.map(String),
     ignoreNames: new Set(names),
     ignoreIds: new Set(ids),
     ...(minReserve ? { minReserve } : {}),

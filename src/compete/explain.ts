@@ -49,7 +49,7 @@ function fieldLines(field: CityField, detail: CompeteDetail, direction: Directio
 export function competeLines(detail: CompeteDetail, direction: Direction): string[] {
   const { rule, outcome } = detail;
   const age = outcome.feedAgeSeconds === undefined ? 'age unknown' : `${outcome.feedAgeSeconds} s old`;
-  const counted = [rule.ignoreIds.size + rule.ignoreNames.size > 0 ? `ignoring ${[...rule.ignoreNames, ...[...rule.ignoreIds].map((id) => `#${id}`)].join(', ')}` : undefined, detail.minReserve ? `reserve at least ${show(detail.minReserve)} ${direction.to.code}` : undefined].filter(Boolean);
+  const counted = [rule.ignore.length > 0 ? `ignoring ${rule.ignore.join(', ')}` : undefined, detail.minReserve ? `reserve at least ${show(detail.minReserve)} ${direction.to.code}` : undefined].filter(Boolean);
   const lines = [
     `Compete on BestChange (feed ${rule.source}, ${age}): hold place ${rule.target}${rule.best === rule.worst ? '' : ` (its worst, ${rule.worst}, is held)`}, step ${percent(rule.step)}${counted.length > 0 ? `; counted: ${counted.join('; ')}` : ''}`,
     `  Floor ${percent(rule.floor)}: at most market ${show(detail.market)} × (1 − ${formatDecimal(rule.floor)}) = ${show(detail.floorRate)} → step ${form(detail.floorForm)}`,

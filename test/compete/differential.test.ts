@@ -61,6 +61,7 @@ describe(`competeDirections on random fields (seed ${seed})`, () => {
         floor,
         ceiling: floor.plus(new Decimal(next() * 0.05).toDecimalPlaces(4)),
         deviation: new Decimal('0.05'),
+        ignore: ignored.map(String),
         ignoreNames: new Set(),
         ignoreIds: new Set(ignored),
         ...(minReserve ? { minReserve: { value: minReserve, asset: 'XB' } } : {}),

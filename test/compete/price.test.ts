@@ -38,6 +38,7 @@ const rule = (extra: Partial<CompeteRule> = {}): CompeteRule => ({
   floor: new Decimal('0.005'),
   ceiling: new Decimal('0.03'),
   deviation: new Decimal('0.1'),
+  ignore: [],
   ignoreNames: new Set(),
   ignoreIds: new Set(),
   ...extra,

@@ -161,6 +161,7 @@ describe('the real dump: competitor ranking and the chosen rate, against an inde
       floor: fraction(c.floor),
       ceiling: fraction(c.ceiling),
       deviation: new Decimal('0.1'),
+      ignore,
       ignoreNames: new Set(ignore.filter((i) => !/^\d+$/.test(i)).map((i) => i.toLowerCase())),
       ignoreIds: new Set(ignore.filter((i) => /^\d+$/.test(i)).map(Number)),
       ...(c.minReserve ? { minReserve: { value: new Decimal(c.minReserve), asset: to.asset } } : {}),
