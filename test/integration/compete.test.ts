@@ -6,27 +6,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from '../../src/check/tree.js';
 import { Decimal, formatDecimal, roundDown } from '../../src/decimal.js';
-import { base, dump } from '../support/bestchange.js';
+import { competeDump } from '../support/bestchange.js';
 import { spawnRatefile } from '../support/process.js';
 import { projectsPerTest } from '../support/project.js';
 import { startReplay, type ReplayServer } from '../support/replay.js';
-
-const feed = Buffer.from(
-  dump({
-    ...base,
-    'bm_exch.dat': '10;Alpha;;0;1\n20;Beta;;0;1\n30;Gamma;;0;1\n',
-    'bm_cities.dat': '1;Moscow\n2;Saint Petersburg\n',
-    'bm_rates.dat': [
-      // from;to;exchanger;give;get;reserve;reviews;unused;min;max;city — 1 SBERRUB, 2 BTC, 3 CASHUSD
-      '2;1;10;1;4960000;9000000;0.1;0;0.001;2;0',
-      '2;1;20;1;4950000;9000000;0.1;0;0.001;2;0',
-      '2;1;30;1;4940000.5;9000000;0.1;0;0.001;2;0',
-      '1;3;10;91;1;50000;0.1;0;1000;100000;1',
-      '1;3;20;91.5;1;50000;0.1;0;1000;100000;1',
-      '1;3;30;91.2;1;50000;0.1;0;1000;100000;2',
-    ].join('\r\n'),
-  }),
-);
 
 const config = (url: string) => `sources:
   backoffice: { type: file, path: quotes.json, maxAge: "off" }
@@ -80,7 +63,7 @@ describe('ratefile build with compete: directions', () => {
   }
 
   it('publishes the least generous rate that holds each place; status and explain show the place', async () => {
-    const { dir, exit, stderr, status } = await build({ body: feed, headers: { 'content-type': 'application/zip' } });
+    const { dir, exit, stderr, status } = await build({ body: competeDump(), headers: { 'content-type': 'application/zip' } });
     expect(exit.code, stderr).toBe(0);
     const parser = await items(dir, 'parserfile.xml');
     // Alpha ignored: Beta is first, Gamma (4,940,000.5) second; one kopeck more holds place 2.

@@ -51,3 +51,26 @@ export function unzipByHand(zip: Buffer): Map<string, Buffer> {
   }
   return files;
 }
+
+/**
+ * A small field in the 11-field layout: BTC → SBERRUB offered at 4,960,000 (Alpha), 4,950,000 (Beta) and
+ * 4,940,000.5 (Gamma); SBERRUB → CASHUSD at 91 (Alpha) and 91.5 (Beta) RUB per USD in Moscow, 91.2 (Gamma) in St Petersburg.
+ */
+export function competeDump(): Buffer {
+  return Buffer.from(
+    dump({
+      ...base,
+      'bm_exch.dat': '10;Alpha;;0;1\n20;Beta;;0;1\n30;Gamma;;0;1\n',
+      'bm_cities.dat': '1;Moscow\n2;Saint Petersburg\n',
+      'bm_rates.dat': [
+        // from;to;exchanger;give;get;reserve;reviews;unused;min;max;city — 1 SBERRUB, 2 BTC, 3 CASHUSD
+        '2;1;10;1;4960000;9000000;0.1;0;0.001;2;0',
+        '2;1;20;1;4950000;9000000;0.1;0;0.001;2;0',
+        '2;1;30;1;4940000.5;9000000;0.1;0;0.001;2;0',
+        '1;3;10;91;1;50000;0.1;0;1000;100000;1',
+        '1;3;20;91.5;1;50000;0.1;0;1000;100000;1',
+        '1;3;30;91.2;1;50000;0.1;0;1000;100000;2',
+      ].join('\r\n'),
+    }),
+  );
+}
