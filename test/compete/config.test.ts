@@ -66,3 +66,17 @@ describe('compete: in the config', () => {
     );
   });
 });
+
+describe('examples/compete.yaml', () => {
+  it('loads, with a rule on each competing direction', async () => {
+    const config = await loadConfig(new URL('../../examples/compete.yaml', import.meta.url).pathname);
+    expect(config.directions.map((d) => [d.id, d.compete?.target ?? null])).toEqual([
+      ['BTC>SBERRUB', '3'],
+      ['USDTTRC20>SBERRUB', '1-3'],
+      ['USDTTRC20>CASHRUB', '2'],
+      ['SBERRUB>USDTTRC20', null],
+      ['SBERRUB>USDTERC20', null],
+    ]);
+    expect(config.directions[0]!.compete?.minReserve).toEqual({ value: expect.anything() as unknown, asset: 'USDT' });
+  });
+});

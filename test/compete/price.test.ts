@@ -10,7 +10,7 @@ import type { Currency, Direction } from '../../src/model.js';
 import { priceDirection, publishedRate, type PricedDirection } from '../../src/pricing.js';
 import type { QuoteBook } from '../../src/quotes.js';
 import type { Quote } from '../../src/sources/source.js';
-import { base, dump } from '../support/bestchange.js';
+import { base, competeDump, dump } from '../support/bestchange.js';
 
 const time = new Date('2026-11-21T12:00:00Z');
 
@@ -191,5 +191,19 @@ describe('fallback: the normal margin when the field is not trusted', () => {
 
   it('a deviation inside the limit is trusted', () => {
     expect(compete(d, { feed: feedOf(field) }).priced?.compete?.basis).toBe('place');
+  });
+});
+
+describe("the README's worked example (the field of test/support's competeDump)", () => {
+  const feed = parseFeed(competeDump());
+  const worked = (extra: Partial<CompeteRule>) => compete(direction(BTC, SBER, rule({ ignore: ['Alpha'], ignoreNames: new Set(['alpha']), ...extra })), { feed }).priced;
+  it.each([
+    ['place 2', {}, '1:4940000.51', 2, 'place'],
+    ['step 0.01%', { step: new Decimal('0.0001') }, '1:4940494.51', 2, 'place'],
+    ['place 1 with a floor of 1%', { worst: 1, best: 1, target: '1', floor: new Decimal('0.01') }, '1:4950000', 2, 'floor'],
+  ] satisfies [string, Partial<CompeteRule>, string, number, string][])('%s', (_what, extra, rate, place, basis) => {
+    const priced = worked(extra);
+    expect(published(priced)).toBe(rate);
+    expect(priced?.compete).toMatchObject({ place, basis });
   });
 });
