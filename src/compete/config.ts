@@ -38,7 +38,7 @@ const placeWhat = 'a place like 3 or a range like "1-3" (1 is the best)';
 
 /** 3, "3" or "1-3": a place or a range of places, the better first. */
 const place = z
-  .union([z.int(), z.string()], { error: expected(placeWhat) })
+  .union([z.int().min(0).max(9999), z.string().regex(/^\d{1,4}(-\d{1,4})?$/)], { error: expected(placeWhat) })
   .superRefine((value, context) => {
     const match = /^(\d{1,4})(?:-(\d{1,4}))?$/.exec(String(value));
     const [best, worst] = match ? [Number(match[1]), Number(match[2] ?? match[1])] : [0, 0];

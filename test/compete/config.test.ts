@@ -46,6 +46,7 @@ describe('compete: in the config', () => {
 
   it.each([
     ['place 0', '{ place: 0, floor: 1%, ceiling: 2% }', 'directions[0].compete.place: expected a place like 3 or a range like "1-3" (1 is the best), got 0'],
+    ['a place in words', '{ place: third, floor: 1%, ceiling: 2% }', 'directions[0].compete.place: expected a place like 3 or a range like "1-3" (1 is the best), got "third"'],
     ['a range backwards', '{ place: "3-1", floor: 1%, ceiling: 2% }', 'directions[0].compete.place: expected a range from the better place to the worse like "1-3", got "3-1"'],
     ['floor above ceiling', '{ place: 1, floor: 3%, ceiling: 2% }', 'directions[0].compete.floor: expected a floor no higher than the ceiling 2% (the floor is the least margin), got "3%"'],
     ['a step that is not a percent', '{ place: 1, step: 0.01, floor: 1%, ceiling: 2% }', 'directions[0].compete.step: expected a percentage like "1.5%", got 0.01'],

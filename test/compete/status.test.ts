@@ -4,24 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { currentProblems } from '../../src/alerts/problems.js';
 import { assessHealth } from '../../src/health.js';
 import { formatStatus, type CompetingStatus, type Status } from '../../src/status.js';
+import { goodStatus } from '../support/status.js';
 
 const at = '2026-11-21T12:00:00.000Z';
 const now = new Date('2026-11-21T12:00:10Z');
 
-function status(competing: CompetingStatus[]): Status {
-  return {
-    version: 1,
-    lastBuild: { at, durationMs: 3, ok: true },
-    lastSuccessAt: at,
-    schedulePeriodMs: 30_000,
-    maintenance: false,
-    sources: [{ name: 'bc', type: 'bestchange', ok: true, quotes: 0, rows: 6 }],
-    exports: [],
-    published: ['BTC>SBERRUB', 'SBERRUB>BTC', 'BTC>CASHRUB'],
-    competing,
-    heldBack: [],
-  };
-}
+const status = (competing: CompetingStatus[]): Status =>
+  goodStatus(at, ['BTC>SBERRUB', 'SBERRUB>BTC', 'BTC>CASHRUB'], { sources: [{ name: 'bc', type: 'bestchange', ok: true, quotes: 0, rows: 6 }], competing });
 
 const holding: CompetingStatus = { direction: 'BTC>SBERRUB', target: '1-3', place: 3, competitors: 12, basis: 'place', feedAgeSeconds: 4 };
 const floor: CompetingStatus = { direction: 'SBERRUB>BTC', target: '1', place: 4, competitors: 9, basis: 'floor', reason: 'the field is cheaper than the floor', feedAgeSeconds: 4 };
