@@ -50,7 +50,7 @@ export interface BuildReport {
   /** Directions held back, each with the reason. */
   withheld: WithheldDirection[];
   /** How each direction with a `compete:` block was priced against its field, by direction id (for `explain`). */
-  competition: ReadonlyMap<string, CompeteDetail>;
+  competition?: ReadonlyMap<string, CompeteDetail>;
   exports: { name: string; file: string; items: number }[];
   /** Guard state after this build, for the caller to keep if it publishes. */
   guardState: GuardState;

@@ -204,7 +204,7 @@ export function registerExplain(program: Command, context: CommandContext): void
       if (report.maintenance) {
         out.push('HELD BACK: maintenance is on, every export is published empty (ratefile maintenance off)');
       } else if (priced) {
-        out.push(...pricingLines(priced, at, report.competition.get(direction.id)));
+        out.push(...pricingLines(priced, at, report.competition?.get(direction.id)));
         for (const template of templates) {
           const explained = exportLines(result, template, priced, city);
           out.push(...explained.lines);

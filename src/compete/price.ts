@@ -208,6 +208,10 @@ export function competeDirection(priced: PricedDirection, rule: CompeteRule, sta
     return settle(floorForm, 'floor', `no published step lies between the ceiling ${show(ceilingRate)} and the floor ${show(floorRate)} at these rate precisions: the floor's, rounded against the client`);
   }
   if (!needed) {
+    // No rows at all is more often a code BestChange spells otherwise than an empty field: say so.
+    if (fields.every((field) => field.entries.length === 0)) {
+      return settle(ceilingForm, 'ceiling', `the feed has no rows for ${from.code} → ${to.code}${direction.cities.length > 0 ? ` in ${direction.cities.join(', ')}` : ''} (codes as in bm_cycodes.dat): the ceiling`);
+    }
     const counted = Math.min(...fields.map((field) => field.counted.length));
     return settle(ceilingForm, 'ceiling', `${plural(counted, 'competitor')} counted, fewer than place ${rule.worst}: the ceiling`);
   }

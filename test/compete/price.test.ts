@@ -111,6 +111,12 @@ describe('competeDirections: BTC → SBERRUB against a synthetic field', () => {
     expect(compete(direction(BTC, SBER, rule({ worst: 10 })), fresh).priced?.compete?.reason).toBe('5 competitors counted, fewer than place 10: the ceiling');
   });
 
+  it('no rows at all for the codes: the ceiling, and the reason says to check the codes', () => {
+    const { priced } = compete(direction(BTC, { ...SBER, code: 'SBERRUB2' }, rule()), fresh);
+    expect(published(priced)).toBe('1:4850000');
+    expect(priced?.compete?.reason).toBe('the feed has no rows for BTC → SBERRUB2 (codes as in bm_cycodes.dat): the ceiling');
+  });
+
   it('follows the competitor above down: when it worsens, so does the rate', () => {
     const worse = feedOf(field.map((row) => row.replace(';4950000;', ';4930000;')));
     expect(published(compete(direction(BTC, SBER, rule()), { feed: worse }).priced)).toBe('1:4940000.51');
