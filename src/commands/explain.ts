@@ -213,13 +213,15 @@ export function registerExplain(program: Command, context: CommandContext): void
       } else {
         // Held back: price it again on a fresh quote book to show the rate the guards stopped, when there is one.
         const { book } = await fetchQuotes(config.sources, { configDir: config.dir, fetch: deps.fetch, now: () => at });
-        const again = priceDirection(direction, book);
+        const detail = report.competition?.get(direction.id);
+        // A competing direction held by a guard: the rate the compete step chose, not the margin's.
+        const again = detail?.priced ?? priceDirection(direction, book);
         if ('reason' in again) {
           const chain = direction.chain ? `the config's chain ${direction.chain.join(', ')}` : `a chain from ${direction.from.asset} to ${direction.to.asset}`;
           const pairs = [...book.keys()].filter((pair) => pair.split('/').some((asset) => asset === direction.from.asset || asset === direction.to.asset));
           out.push(`Pricing needs ${chain}; quotes touching ${direction.from.asset} or ${direction.to.asset}: ${pairs.join(', ') || 'none'}`);
         } else {
-          out.push(...pricingLines(again, at), 'These are the values it would have.');
+          out.push(...pricingLines(again, at, detail), 'These are the values it would have.');
         }
         out.push(`HELD BACK: ${withheld?.reason ?? 'not priced'}`);
       }

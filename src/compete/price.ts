@@ -58,6 +58,8 @@ export interface CompeteDetail {
   fields: CityField[];
   chosen: PublishedRate;
   outcome: CompeteOutcome;
+  /** The direction as the compete step priced it, before the guards (so `explain` can show a held-back one). */
+  priced?: PricedDirection;
 }
 
 const ONE = new Decimal(1);
@@ -184,12 +186,16 @@ export function competeDirection(priced: PricedDirection, rule: CompeteRule, sta
       ...age,
     };
     const detail: CompeteDetail = { ...base, chosen, outcome };
-    if (basis === 'fallback') return { priced: { ...priced, compete: outcome }, detail };
+    if (basis === 'fallback') {
+      detail.priced = { ...priced, compete: outcome };
+      return { priced: detail.priced, detail };
+    }
     const rate = rateFor(chosen, from, to);
     const limits = publishedLimits(direction, priced.terms, publishedForm(rate, from, to));
     if ('reason' in limits) return { priced: { direction, kind: limits.kind, reason: `at the compete rate ${show(rateOf(chosen))}: ${limits.reason}` }, detail };
     const { min: _, ...rest } = priced;
-    return { priced: { ...rest, rate, ...(limits.min === undefined ? {} : { min: limits.min }), max: limits.max, compete: outcome }, detail };
+    detail.priced = { ...rest, rate, ...(limits.min === undefined ? {} : { min: limits.min }), max: limits.max, compete: outcome };
+    return { priced: detail.priced, detail };
   };
   const fallback = (reason: string) => settle(publishedForm(priced.rate, from, to), 'fallback', reason);
 

@@ -103,6 +103,23 @@ describe('ratefile build with compete: directions', () => {
     expect(out).not.toMatch(/^Margin/m);
   }, 60_000);
 
+  it('explain shows the compete rate of a direction the jump guard holds back', async () => {
+    replay.setRoutes([{ path: '/info.zip', responses: [{ body: competeDump(), headers: { 'content-type': 'application/zip' } }] }]);
+    const { dir } = await project({
+      'ratefile.config.yaml': config(replay.url),
+      'quotes.json': quotes,
+      'templates/reffile.yaml': 'include: { tags: [ref] }\n',
+      // Last published at 4,000,000: the compete rate is 23.5% away, more than the 10% maxJump.
+      '.ratefile/guard.json': JSON.stringify({ published: { 'BTC>SBERRUB': { rate: '4000000', at: '2026-11-21T12:00:00.000Z' } }, pending: {} }),
+    });
+    const explain = spawnRatefile(['explain', 'BTC', 'SBERRUB'], { cwd: dir });
+    expect((await explain.exited).code).toBe(1);
+    const out = explain.stdout();
+    expect(out).toMatch(/^ {2}Rate 1:4940000\.51 = 4940000\.51 SBERRUB per BTC \(published as is by exports without a markup\), place 2 of 3$/m);
+    expect(out).toMatch(/^ {2}max 1000000 RUB ÷ the published rate 4940000\.51 = 0\.20242912889902… BTC; the smaller of the two → <maxamount>0\.20242912<\/maxamount>$/m);
+    expect(out).toMatch(/^These are the values it would have\.\nHELD BACK: rate moved 23\.5% from the last published 4000000; seen on 1 of 3 builds/m);
+  }, 60_000);
+
   it('a failing feed: every direction still published, at its normal margin; degraded, and why', async () => {
     const { dir, exit, status } = await build({ body: '<html><title>Access denied</title></html>', headers: { 'content-type': 'text/html' } });
     expect(exit.code).toBe(1);
