@@ -65,7 +65,7 @@ export const competeSchema = z
   })
   .superRefine((block, context) => {
     if (percentToFraction(block.floor).greaterThan(percentToFraction(block.ceiling))) {
-      context.addIssue({ code: 'custom', path: ['floor'], message: `expected a floor no higher than the ceiling ${block.ceiling} (the floor is the least margin), got ${quoteValue(block.floor)}` });
+      context.addIssue({ code: 'custom', path: ['floor'], message: `expected a floor no higher than the ceiling ${quoteValue(block.ceiling)} (the floor is the least margin), got ${quoteValue(block.floor)}` });
     }
   })
   .describe('Price from BestChange’s field: hold a place between a floor and a ceiling margin; the normal margin when the field is not trusted.');
@@ -98,6 +98,16 @@ export function competeSourceProblem(block: unknown, rawSources: unknown, path: 
     path: [...path, 'source'],
     message: `expected a bestchange source (${feeds.join(', ') || 'none configured'})${hint ? ` (did you mean "${hint}"?)` : ''}, got ${describeValue(name)}${other ? ', a source of another type' : ''}`,
   };
+}
+
+/** A margin outside [floor, ceiling] is allowed (it is the fallback), but worth a warning: the fallback then leaves the bounds. */
+export function competeMarginWarning(block: unknown, margin: unknown, path: (string | number)[]): Problem | undefined {
+  if (!isRecord(block) || typeof margin !== 'string' || typeof block.floor !== 'string' || typeof block.ceiling !== 'string') return undefined;
+  const [m, floor, ceiling] = [margin, block.floor, block.ceiling].map((text) => Number.parseFloat(text));
+  if (m === undefined || floor === undefined || ceiling === undefined || [m, floor, ceiling].some(Number.isNaN)) return undefined;
+  if (m < floor) return { path, message: `the margin ${quoteValue(margin)} is below the floor ${quoteValue(block.floor)}: when the field is not trusted, the rate is more generous than the floor` };
+  if (m > ceiling) return { path, message: `the margin ${quoteValue(margin)} is above the ceiling ${quoteValue(block.ceiling)}: when the field is not trusted, the rate is less generous than the ceiling` };
+  return undefined;
 }
 
 /** The normalized rule; `parseMoney` reads minReserve like a limit (a plain amount is of the to currency). */

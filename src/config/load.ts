@@ -8,7 +8,7 @@ import { loadTemplates, percentToFraction } from '../exports/template.js';
 import { normalizePublish } from '../hosting/config.js';
 import type { Config, Currency, Direction, Money } from '../model.js';
 import { chainAsList, configSchema, type ConfigFile } from './schema.js';
-import { bestchangeSources, competeSourceProblem, normalizeCompete } from '../compete/config.js';
+import { bestchangeSources, competeMarginWarning, competeSourceProblem, normalizeCompete } from '../compete/config.js';
 import { quoteValue } from '../errors.js';
 import { closest, type Problem } from './problems.js';
 import { configError, formatProblem, readYamlFile, validateYaml } from './yaml.js';
@@ -120,6 +120,8 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: Problem[] } 
       checkUnits(entry.compete, [...path, 'compete'], ['minReserve']);
       const problem = competeSourceProblem(entry.compete, raw.sources, [...path, 'compete']);
       if (problem) problems.push(problem);
+      const warning = competeMarginWarning(entry.compete, entry.margin ?? defaults.margin, [...path, 'compete']);
+      if (warning) warnings.push(warning);
     }
     if (entry.margin === undefined && defaults.margin === undefined) {
       problems.push({ path: [...path, 'margin'], message: 'required (here or in defaults.margin): expected a percentage like "1.5%"' });

@@ -44,11 +44,25 @@ describe('compete: in the config', () => {
     expect([rule.step, rule.deviation].map(String)).toEqual(['0', '0.1']);
   });
 
+  it('warns when the margin (the fallback) lies outside [floor, ceiling]', async () => {
+    const warnings = async (compete: string) => {
+      const { dir } = await project({ 'ratefile.config.yaml': config(compete) });
+      return (await loadConfig('ratefile.config.yaml', dir)).warnings;
+    };
+    expect(await warnings('{ place: 1, floor: 0.5%, ceiling: 3% }')).toEqual([]);
+    expect(await warnings('{ place: 1, floor: 2.5%, ceiling: 3% }')).toEqual([
+      'directions[0].compete: the margin "2%" is below the floor "2.5%": when the field is not trusted, the rate is more generous than the floor (line 9)',
+    ]);
+    expect(await warnings('{ place: 1, floor: 0%, ceiling: 1% }')).toEqual([
+      'directions[0].compete: the margin "2%" is above the ceiling "1%": when the field is not trusted, the rate is less generous than the ceiling (line 9)',
+    ]);
+  });
+
   it.each([
     ['place 0', '{ place: 0, floor: 1%, ceiling: 2% }', 'directions[0].compete.place: expected a place like 3 or a range like "1-3" (1 is the best), got 0'],
     ['a place in words', '{ place: third, floor: 1%, ceiling: 2% }', 'directions[0].compete.place: expected a place like 3 or a range like "1-3" (1 is the best), got "third"'],
     ['a range backwards', '{ place: "3-1", floor: 1%, ceiling: 2% }', 'directions[0].compete.place: expected a range from the better place to the worse like "1-3", got "3-1"'],
-    ['floor above ceiling', '{ place: 1, floor: 3%, ceiling: 2% }', 'directions[0].compete.floor: expected a floor no higher than the ceiling 2% (the floor is the least margin), got "3%"'],
+    ['floor above ceiling', '{ place: 1, floor: 3%, ceiling: 2% }', 'directions[0].compete.floor: expected a floor no higher than the ceiling "2%" (the floor is the least margin), got "3%"'],
     ['a step that is not a percent', '{ place: 1, step: 0.01, floor: 1%, ceiling: 2% }', 'directions[0].compete.step: expected a percentage like "1.5%", got 0.01'],
     ['a negative floor', '{ place: 1, floor: -1%, ceiling: 2% }', 'directions[0].compete.floor: expected a floor of 0% or more like "0.5%", got "-1%"'],
     ['a minReserve in an unknown currency', '{ place: 1, floor: 1%, ceiling: 2%, minReserve: 1000 XYZQ }', 'directions[0].compete.minReserve: unknown unit "XYZQ"'],
