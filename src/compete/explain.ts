@@ -33,7 +33,7 @@ function fieldLines(field: CityField, detail: CompeteDetail, direction: Directio
     if (!entry || i === last) continue;
     const { row } = entry;
     const mark = entry.excluded ? `not counted: ${entry.excluded}` : `place ${place++}${entry === entries[rival] ? ', the place to hold' : ''}`;
-    lines.push(`    ${row.exchanger} (#${row.exchangerId}): ${row.give}:${row.get} = ${show(entry.rate)} ${unit}, reserve ${row.reserve} ${direction.to.code}; ${mark}`);
+    lines.push(`    ${row.exchanger} (#${row.exchangerId}): ${row.give}:${row.get} = ${show(entry.rate)} ${unit}, reserve ${row.reserve} ${direction.to.code}${row.min !== undefined && row.max !== undefined ? `, orders ${row.min}–${row.max} ${direction.from.code}` : ''}; ${mark}`);
   }
   if (last < entries.length) lines.push(`    … ${entries.length - last} worse rows`);
   if (field.rival && field.target && field.needed) {

@@ -94,10 +94,10 @@ describe('ratefile build with compete: directions', () => {
     const out = explain.stdout();
     expect(out).toMatch(/^Compete on BestChange \(feed bc, \d+ s old\): hold place 2, step 0%; counted: ignoring Alpha$/m);
     expect(out).toMatch(/^ {2}Floor 0\.5%: at most market 5000000 × \(1 − 0\.005\) = 4975000 → step 1:4975000$/m);
-    expect(out).toMatch(/^ {4}Alpha \(#10\): 1:4960000 = 4960000 SBERRUB per BTC, reserve 9000000 SBERRUB; not counted: ignored$/m);
-    expect(out).toMatch(/^ {4}Beta \(#20\): 1:4950000 = 4950000 SBERRUB per BTC, reserve 9000000 SBERRUB; place 1$/m);
+    expect(out).toMatch(/^ {4}Alpha \(#10\): 1:4960000 = 4960000 SBERRUB per BTC, reserve 9000000 SBERRUB, orders 0\.001–2 BTC; not counted: ignored$/m);
+    expect(out).toMatch(/^ {4}Beta \(#20\): 1:4950000 = 4950000 SBERRUB per BTC, reserve 9000000 SBERRUB, orders 0\.001–2 BTC; place 1$/m);
     expect(out).toMatch(/^ {4}→ ours 1:4940000\.51 = 4940000\.51 SBERRUB per BTC: place 2$/m);
-    expect(out).toMatch(/^ {4}Gamma \(#30\): 1:4940000\.5 = 4940000\.5 SBERRUB per BTC, reserve 9000000 SBERRUB; place 2, the place to hold$/m);
+    expect(out).toMatch(/^ {4}Gamma \(#30\): 1:4940000\.5 = 4940000\.5 SBERRUB per BTC, reserve 9000000 SBERRUB, orders 0\.001–2 BTC; place 2, the place to hold$/m);
     expect(out).toMatch(/^ {2}Target: the competitor at place 2 gives 4940000\.5; better by 0%: 4940000\.5; the least published step strictly above: 1:4940000\.51 = 4940000\.51$/m);
     expect(out).toMatch(/^ {2}Rate 1:4940000\.51 = 4940000\.51 SBERRUB per BTC \(published as is by exports without a markup\), place 2 of 3$/m);
     expect(out).not.toMatch(/^Margin/m);
