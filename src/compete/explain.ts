@@ -21,7 +21,7 @@ function fieldLines(field: CityField, detail: CompeteDetail, direction: Directio
   const rival = field.rival ? entries.findIndex((entry) => entry.row === field.rival!.row) : -1;
   const first = Math.max(0, Math.min(at, rival === -1 ? at : rival) - 3);
   const last = Math.min(entries.length, Math.max(at, rival) + 3);
-  const where = field.city === undefined ? '' : ` in ${field.city}`;
+  const where = field.city !== undefined ? ` in ${field.city}` : direction.cities.length > 0 ? ' (every city: the feed has no cities)' : '';
   const lines = [
     `  Field${where}: ${entries.length} rows, ${field.counted.length} counted${field.median ? `; median of the top ${Math.min(5, field.counted.length)} ${show(field.median)}, ${formatDecimal(field.median.minus(detail.market).abs().div(detail.market).times(100).toDecimalPlaces(2))}% from the market (limit ${percent(detail.rule.deviation)})` : ''}`,
   ];

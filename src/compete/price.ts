@@ -90,10 +90,10 @@ function minReserveIn(rule: CompeteRule, priced: PricedDirection, book: QuoteBoo
 
 function fieldOf(feed: BestChangeFeed, priced: PricedDirection, rule: CompeteRule, minReserve: Decimal | undefined, city: string | undefined): CityField {
   const { from, to } = priced.direction;
-  // The 8-field layout has no cities: a cash direction's rows are the same in every city, one per city of the
-  // exchanger; the place counts exchangers, so each is counted once, at its best row.
+  // The 8-field layout has no cities: a cash direction's rows repeat once per city of the exchanger; the
+  // place counts exchangers, so each is counted once, at its best row.
   const seen = new Set<number>();
-  const ranked = competitors(feed, from.code, to.code, feed.layout === 11 ? city : undefined).filter(({ row }) => !seen.has(row.exchangerId) && seen.add(row.exchangerId));
+  const ranked = competitors(feed, from.code, to.code, city).filter(({ row }) => !seen.has(row.exchangerId) && seen.add(row.exchangerId));
   const entries: FieldEntry[] = ranked.map((entry) => {
     const { row } = entry;
     if (rule.ignoreIds.has(row.exchangerId) || rule.ignoreNames.has(row.exchanger.toLowerCase())) return { ...entry, excluded: 'ignored' };
@@ -170,7 +170,9 @@ export function competeDirection(priced: PricedDirection, rule: CompeteRule, sta
   const ceilingForm = atOrAbove(ceilingRate, from, to);
   const age = state.ageSeconds === undefined ? {} : { feedAgeSeconds: state.ageSeconds };
   const reserve = minReserveIn(rule, priced, book);
-  const fields = state.feed && typeof reserve !== 'string' ? (direction.cities.length > 0 ? direction.cities : [undefined]).map((city) => fieldOf(state.feed!, priced, rule, reserve, city)) : [];
+  // One field per city; an 8-field feed has no cities, so its one field serves every city.
+  const cities = direction.cities.length > 0 && state.feed?.layout === 11 ? direction.cities : [undefined];
+  const fields = state.feed && typeof reserve !== 'string' ? cities.map((city) => fieldOf(state.feed!, priced, rule, reserve, city)) : [];
   const base = { rule, market, marginRate: priced.rate, floorRate, ceilingRate, floorForm, ceilingForm, ...(typeof reserve === 'string' || reserve === undefined ? {} : { minReserve: reserve }), fields };
 
   const settle = (chosen: PublishedRate, basis: CompeteOutcome['basis'], reason: string | undefined) => {
