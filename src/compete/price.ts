@@ -2,12 +2,15 @@
 // priced directions, the feeds (with their ages) and the quote book in; rates, places and the why out.
 // The published rate is the least generous step that still holds the place, clamped between the ceiling
 // and the floor; when the field is not trusted (no feed, too old, too far from the market) the normal margin.
-import { competitors, type BestChangeFeed, type RankedCompetitor } from '../bestchange/feed.js';
+import type { BestChangeFeed } from '../bestchange/feed.js';
 import { Decimal, formatDecimal } from '../decimal.js';
 import { convertAlong, findChain, publishedForm, publishedLimits, type CompeteOutcome, type PricedDirection, type PublishedRate, type WithheldDirection } from '../pricing.js';
 import type { QuoteBook } from '../quotes.js';
 import type { CompeteRule } from './config.js';
-import { atOrAbove, atOrBelow, compareForms, compareToRow, rateFor, rateOf, stepUp } from './grid.js';
+import { atOrAbove, atOrBelow, compareForms, rateFor, rateOf } from './grid.js';
+import { distrust, fieldOf, percent, placeOf, show, type CityField } from './field.js';
+
+export type { CityField, FieldEntry } from './field.js';
 
 /** A bestchange source as the build saw it. */
 export interface FeedState {
@@ -19,27 +22,6 @@ export interface FeedState {
   maxAgeSeconds?: number;
   /** Why the source failed this build. */
   error?: string;
-}
-
-/** One row of the field: counted, or why not. */
-export interface FieldEntry extends RankedCompetitor {
-  excluded?: 'ignored' | 'reserve below minReserve';
-}
-
-/** The field of one city (or of a direction without cities) and where the chosen rate stands in it. */
-export interface CityField {
-  city?: string;
-  /** Every row, best for the client first; ties keep the feed's order. */
-  entries: FieldEntry[];
-  counted: RankedCompetitor[];
-  /** Median rate of the top five counted. */
-  median?: Decimal;
-  /** The counted competitor at the held place, the target (its rate improved by `step`), and the least step that beats both. */
-  rival?: RankedCompetitor;
-  target?: Decimal;
-  needed?: PublishedRate;
-  /** The place the published rate gets here: behind every competitor giving as much or more. */
-  place: number;
 }
 
 /** Everything `explain` shows of one competing direction. */
@@ -63,19 +45,7 @@ export interface CompeteDetail {
 }
 
 const ONE = new Decimal(1);
-const show = (value: Decimal) => formatDecimal(value.toSignificantDigits(10));
-const percent = (fraction: Decimal) => `${formatDecimal(fraction.times(100))}%`;
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
-
-/** 1 + the counted competitors giving the client as much as the form or more (a tie ranks us behind). */
-const placeOf = (form: PublishedRate, counted: readonly RankedCompetitor[]) => 1 + counted.filter(({ row }) => compareToRow(form, row) <= 0).length;
-
-function median(values: readonly Decimal[]): Decimal | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a.comparedTo(b));
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : sorted[middle - 1]!.plus(sorted[middle]!).div(2);
-}
 
 /** minReserve in the to currency, or why it cannot be had. */
 function minReserveIn(rule: CompeteRule, priced: PricedDirection, book: QuoteBook): Decimal | string | undefined {
@@ -86,45 +56,6 @@ function minReserveIn(rule: CompeteRule, priced: PricedDirection, book: QuoteBoo
   const converted = chain ? convertAlong(book, chain, minReserve.asset) : undefined;
   if (!converted || 'missing' in converted) return `cannot convert minReserve ${formatDecimal(minReserve.value)} ${minReserve.asset} to ${to}: no quotes`;
   return minReserve.value.times(converted.factor);
-}
-
-function fieldOf(feed: BestChangeFeed, priced: PricedDirection, rule: CompeteRule, minReserve: Decimal | undefined, city: string | undefined): CityField {
-  const { from, to } = priced.direction;
-  // The 8-field layout has no cities: a cash direction's rows repeat once per city of the exchanger; the
-  // place counts exchangers, so each is counted once, at its best row.
-  const seen = new Set<number>();
-  const ranked = competitors(feed, from.code, to.code, city).filter(({ row }) => !seen.has(row.exchangerId) && seen.add(row.exchangerId));
-  const entries: FieldEntry[] = ranked.map((entry) => {
-    const { row } = entry;
-    if (rule.ignoreIds.has(row.exchangerId) || rule.ignoreNames.has(row.exchanger.toLowerCase())) return { ...entry, excluded: 'ignored' };
-    if (minReserve && new Decimal(row.reserve).lessThan(minReserve)) return { ...entry, excluded: 'reserve below minReserve' };
-    return entry;
-  });
-  const counted = entries.filter((entry) => entry.excluded === undefined).map(({ row, rate }) => ({ row, rate }));
-  const top = median(counted.slice(0, 5).map((entry) => entry.rate));
-  const field: CityField = { ...(city === undefined ? {} : { city }), entries, counted, ...(top ? { median: top } : {}), place: 0 };
-  const rival = counted[rule.worst - 1];
-  if (rival) {
-    const target = rival.rate.times(ONE.plus(rule.step));
-    let needed = atOrAbove(target, from, to);
-    // Strictly better than the rival: a tie ranks behind it.
-    while (compareToRow(needed, rival.row) <= 0) needed = stepUp(needed, from, to);
-    Object.assign(field, { rival, target, needed });
-  }
-  return field;
-}
-
-/** Why the field is not trusted for this direction, or undefined. */
-function distrust(fields: readonly CityField[], market: Decimal, rule: CompeteRule): string | undefined {
-  for (const field of fields) {
-    if (!field.median) continue;
-    const off = field.median.minus(market).abs().div(market);
-    if (off.greaterThan(rule.deviation)) {
-      const where = field.city === undefined ? '' : ` in ${field.city}`;
-      return `the median of the top ${Math.min(5, field.counted.length)} competitors${where}, ${show(field.median)}, is ${formatDecimal(off.times(100).toDecimalPlaces(2))}% from the market ${show(market)} (limit ${percent(rule.deviation)})`;
-    }
-  }
-  return undefined;
 }
 
 export interface CompeteInput {
