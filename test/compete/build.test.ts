@@ -1,13 +1,13 @@
 // The compete step inside build(), as the service runs it (a QuoteCache across builds, the clock as data): the
 // feed's age is the age of the fetch in use; a last good feed stands in while younger than maxAge, then the
 // normal margin; a feed reused past its maxAge (refresh longer than maxAge) is not trusted either.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { build } from '../../src/build.js';
 import { loadConfig } from '../../src/config/load.js';
 import { QuoteCache } from '../../src/quotes.js';
 import { competeDump } from '../support/bestchange.js';
 import { projectsPerTest } from '../support/project.js';
-import { startReplay, type ReplayServer } from '../support/replay.js';
+import { replayPerSuite } from '../support/replay.js';
 
 const config = (url: string, bc: string) => `sources:
   backoffice: { type: file, path: quotes.json, maxAge: "off" }
@@ -23,15 +23,11 @@ const quotes = JSON.stringify({ quotes: [{ pair: 'BTC/RUB', bid: '5000000', ask:
 
 describe('build() with a competing direction across builds', () => {
   const project = projectsPerTest();
-  let replay: ReplayServer;
-  beforeAll(async () => {
-    replay = await startReplay([]);
-  });
-  afterAll(() => replay.close());
+  const replay = replayPerSuite();
 
   async function builds(bc: string, responses: { status?: number; body: Buffer | string }[], offsets: number[]) {
-    replay.setRoutes([{ path: '/info.zip', responses: responses.map((r) => ({ ...r, headers: { 'content-type': 'application/zip' } })) }]);
-    const { configPath } = await project({ 'ratefile.config.yaml': config(replay.url, bc), 'quotes.json': quotes });
+    replay().setRoutes([{ path: '/info.zip', responses: responses.map((r) => ({ ...r, headers: { 'content-type': 'application/zip' } })) }]);
+    const { configPath } = await project({ 'ratefile.config.yaml': config(replay().url, bc), 'quotes.json': quotes });
     const loaded = await loadConfig(configPath);
     const quoteCache = new QuoteCache();
     const start = Date.now();

@@ -3,13 +3,13 @@
 // every city), `status --json`, `status` and `explain`; a failing feed prices at the normal margin, degraded.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseDocument } from '../../src/check/tree.js';
 import { Decimal, formatDecimal, roundDown } from '../../src/decimal.js';
 import { competeDump } from '../support/bestchange.js';
 import { spawnRatefile } from '../support/process.js';
 import { projectsPerTest } from '../support/project.js';
-import { startReplay, type ReplayServer } from '../support/replay.js';
+import { replayPerSuite } from '../support/replay.js';
 
 const config = (url: string) => `sources:
   backoffice: { type: file, path: quotes.json, maxAge: "off" }
@@ -41,20 +41,21 @@ async function items(dir: string, file: string): Promise<Item[]> {
 
 describe('ratefile build with compete: directions', () => {
   const project = projectsPerTest();
-  let replay: ReplayServer;
-  beforeAll(async () => {
-    replay = await startReplay([]);
-  });
-  afterAll(() => replay.close());
+  const replay = replayPerSuite();
 
-  async function build(response: { body: Buffer | string; headers?: Record<string, string> }) {
-    replay.setRoutes([{ path: '/info.zip', responses: [response] }]);
-    const { dir } = await project({
-      'ratefile.config.yaml': config(replay.url),
+  /** A project competing on the feed `response` serves; `files` adds to it (state, templates). */
+  async function competing(response: { body: Buffer | string; headers?: Record<string, string> }, files: Record<string, string> = {}) {
+    replay().setRoutes([{ path: '/info.zip', responses: [response] }]);
+    return project({
+      'ratefile.config.yaml': config(replay().url),
       'quotes.json': quotes,
       'templates/reffile.yaml': 'include: { tags: [ref] }\n',
-      'templates/affiliatefile.yaml': 'markup: 0.5%\n',
+      ...files,
     });
+  }
+
+  async function build(response: { body: Buffer | string; headers?: Record<string, string> }) {
+    const { dir } = await competing(response, { 'templates/affiliatefile.yaml': 'markup: 0.5%\n' });
     const proc = spawnRatefile(['build'], { cwd: dir });
     const exit = await proc.exited;
     const json = spawnRatefile(['status', '--json'], { cwd: dir });
@@ -104,14 +105,11 @@ describe('ratefile build with compete: directions', () => {
   }, 60_000);
 
   it('explain shows the compete rate of a direction the jump guard holds back', async () => {
-    replay.setRoutes([{ path: '/info.zip', responses: [{ body: competeDump(), headers: { 'content-type': 'application/zip' } }] }]);
-    const { dir } = await project({
-      'ratefile.config.yaml': config(replay.url),
-      'quotes.json': quotes,
-      'templates/reffile.yaml': 'include: { tags: [ref] }\n',
+    const { dir } = await competing(
+      { body: competeDump(), headers: { 'content-type': 'application/zip' } },
       // Last published at 4,000,000: the compete rate is 23.5% away, more than the 10% maxJump.
-      '.ratefile/guard.json': JSON.stringify({ published: { 'BTC>SBERRUB': { rate: '4000000', at: '2026-11-21T12:00:00.000Z' } }, pending: {} }),
-    });
+      { '.ratefile/guard.json': JSON.stringify({ published: { 'BTC>SBERRUB': { rate: '4000000', at: '2026-11-21T12:00:00.000Z' } }, pending: {} }) },
+    );
     const explain = spawnRatefile(['explain', 'BTC', 'SBERRUB'], { cwd: dir });
     expect((await explain.exited).code).toBe(1);
     const out = explain.stdout();
