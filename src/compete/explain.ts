@@ -38,7 +38,7 @@ function fieldLines(field: CityField, detail: CompeteDetail, direction: Directio
   if (last < entries.length) lines.push(`    … ${entries.length - last} worse rows`);
   if (field.rival && field.target && field.needed) {
     lines.push(
-      `  Target: the competitor at place ${detail.rule.worst} gives ${show(field.rival.rate)}; better by ${percent(detail.rule.step)}: ${show(field.target)}; the least published step strictly above: ${form(field.needed)} = ${show(rateOf(field.needed))}`,
+      `  Target: the competitor at place ${detail.rule.worst} gives ${show(field.rival.rate)}; better by ${percent(detail.rule.step)}: ${show(field.target)}; rounded against the client, and strictly better than the competitor: ${form(field.needed)} = ${show(rateOf(field.needed))}`,
     );
   } else {
     lines.push(`  Target: ${field.counted.length} counted, fewer than place ${detail.rule.worst}: any rate holds it, so the ceiling`);

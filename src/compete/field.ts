@@ -1,11 +1,11 @@
 // The field of a competing direction: the feed's rows for its codes (and city), each exchanger once, ranked best
-// first; which of them count (ignore, minReserve); the competitor at the place and the least published step that
+// first; which of them count (ignore, minReserve); the competitor at the place and the published step that
 // beats it; the median of the top five; and the place a published rate gets. Pure.
 import { competitors, type BestChangeFeed, type RankedCompetitor } from '../bestchange/feed.js';
 import { Decimal, formatDecimal } from '../decimal.js';
 import type { PricedDirection, PublishedRate } from '../pricing.js';
 import type { CompeteRule } from './config.js';
-import { atOrAbove, compareToRow, stepUp } from './grid.js';
+import { atOrBelow, compareToRow, stepUp } from './grid.js';
 
 const ONE = new Decimal(1);
 /** Rates and percentages as reasons word them. */
@@ -25,7 +25,7 @@ export interface CityField {
   counted: RankedCompetitor[];
   /** Median rate of the top five counted. */
   median?: Decimal;
-  /** The counted competitor at the held place, the target (its rate improved by `step`), and the least step that beats both. */
+  /** The counted competitor at the held place, the target (its rate improved by `step`), and the target rounded against the client (one step up if that ties or trails the competitor). */
   rival?: RankedCompetitor;
   target?: Decimal;
   needed?: PublishedRate;
@@ -76,8 +76,8 @@ export function fieldOf(feed: BestChangeFeed, priced: PricedDirection, rule: Com
   const rival = counted[rule.worst - 1];
   if (rival) {
     const target = rival.rate.times(ONE.plus(rule.step));
-    let needed = atOrAbove(target, from, to);
-    // Strictly better than the rival: a tie ranks behind it.
+    // Rounded against the client as usual; when that loses the place (a tie ranks behind), one step up.
+    let needed = atOrBelow(target, from, to);
     while (compareToRow(needed, rival.row) <= 0) needed = stepUp(needed, from, to);
     Object.assign(field, { rival, target, needed });
   }

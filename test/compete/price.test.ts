@@ -205,7 +205,7 @@ describe("the README's worked example (the field of test/support's competeDump)"
   const worked = (extra: Partial<CompeteRule>) => compete(direction(BTC, SBER, rule({ ignore: ['Alpha'], ignoreNames: new Set(['alpha']), ...extra })), { feed }).priced;
   it.each([
     ['place 2', {}, '1:4940000.51', 2, 'place'],
-    ['step 0.01%', { step: new Decimal('0.0001') }, '1:4940494.51', 2, 'place'],
+    ['step 0.01%, rounded against the client', { step: new Decimal('0.0001') }, '1:4940494.5', 2, 'place'],
     ['place 1 with a floor of 1%', { worst: 1, best: 1, target: '1', floor: new Decimal('0.01') }, '1:4950000', 2, 'floor'],
   ] satisfies [string, Partial<CompeteRule>, string, number, string][])('%s', (_what, extra, rate, place, basis) => {
     const priced = worked(extra);

@@ -1,6 +1,7 @@
 // The compete step on the real dump of 25 March 2021, checked against an independent computation: the raw
 // .dat text read by hand (zlib, not fflate; split, not the parser), rates as exact fractions in BigInt, the
-// rule applied from its words (the competitor at the place, the least published step above it, clamped).
+// rule applied from its words (the competitor at the place, improved by the step, rounded against the client,
+// one step up while it ties or trails, clamped).
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseFeed, type BestChangeFeed } from '../../src/bestchange/feed.js';
@@ -119,26 +120,26 @@ describe('the real dump: competitor ranking and the chosen rate, against an inde
     let form: string;
     let ours: Q;
     if (cmp(market, [1n, 1n]) >= 0) {
-      // out = k / 10^p, in = 1: the least k with k/10^p ≥ target and > the rival; between the ceiling's and the floor's k.
+      // out = k / 10^p, in = 1: the target rounded down, raised while not above the rival; between the ceiling's and the floor's k.
       const scale = 10n ** BigInt(to.ratePrecision);
       const hi = floorDiv(floor[0] * scale, floor[1]);
       const lo = ceilDiv(ceiling[0] * scale, ceiling[1]);
       let k = lo;
       if (rival && target) {
-        k = ceilDiv(target[0] * scale, target[1]);
+        k = floorDiv(target[0] * scale, target[1]); // rounded against the client, then up while it ties or trails the rival
         while (cmp([k, scale], rival.rate) <= 0) k++;
         k = k > hi ? hi : k < lo ? lo : k;
       }
       form = `1:${text(k, to.ratePrecision)}`;
       ours = [k, scale];
     } else {
-      // in = j / 10^p, out = 1 (the client gets 1 ÷ in): the greatest j with 1/in ≥ target and > the rival.
+      // in = j / 10^p, out = 1 (the client gets 1 ÷ in): the target's in rounded up, lowered while 1/in is not above the rival.
       const scale = 10n ** BigInt(from.ratePrecision);
       const most = ceilDiv(scale * floor[1], floor[0]);
       const least = floorDiv(scale * ceiling[1], ceiling[0]);
       let j = least;
       if (rival && target) {
-        j = floorDiv(target[1] * scale, target[0]);
+        j = ceilDiv(target[1] * scale, target[0]); // in rounded up (against the client), then down while 1/in ties or trails the rival
         while (cmp([scale, j], rival.rate) <= 0) j--;
         j = j < most ? most : j > least ? least : j;
       }

@@ -99,7 +99,7 @@ describe('ratefile build with compete: directions', () => {
     expect(out).toMatch(/^ {4}Beta \(#20\): 1:4950000 = 4950000 SBERRUB per BTC, reserve 9000000 SBERRUB, orders 0\.001–2 BTC; place 1$/m);
     expect(out).toMatch(/^ {4}→ ours 1:4940000\.51 = 4940000\.51 SBERRUB per BTC: place 2$/m);
     expect(out).toMatch(/^ {4}Gamma \(#30\): 1:4940000\.5 = 4940000\.5 SBERRUB per BTC, reserve 9000000 SBERRUB, orders 0\.001–2 BTC; place 2, the place to hold$/m);
-    expect(out).toMatch(/^ {2}Target: the competitor at place 2 gives 4940000\.5; better by 0%: 4940000\.5; the least published step strictly above: 1:4940000\.51 = 4940000\.51$/m);
+    expect(out).toMatch(/^ {2}Target: the competitor at place 2 gives 4940000\.5; better by 0%: 4940000\.5; rounded against the client, and strictly better than the competitor: 1:4940000\.51 = 4940000\.51$/m);
     expect(out).toMatch(/^ {2}Rate 1:4940000\.51 = 4940000\.51 SBERRUB per BTC \(published as is by exports without a markup\), place 2 of 3$/m);
     expect(out).not.toMatch(/^Margin/m);
   }, 60_000);
