@@ -9,6 +9,9 @@ import type { OutputFile } from './publish.js';
 import { applyPauses, type Pause } from './switches.js';
 import { applyReserves } from './reserves/apply.js';
 import { fetchReserves, type ReserveCache, type ReserveReport } from './reserves/fetch.js';
+import { competeDirections, type CompeteDetail, type FeedState } from './compete/price.js';
+import { bestChangeFeed } from './sources/bestchange.js';
+import type { SourceFeed } from './sources/source.js';
 
 /** What the guards remember between builds, and the operator's flags; read and written by the caller. */
 export interface GuardContext {
@@ -46,6 +49,8 @@ export interface BuildReport {
   priced: PricedDirection[];
   /** Directions held back, each with the reason. */
   withheld: WithheldDirection[];
+  /** How each direction with a `compete:` block was priced against its field, by direction id (for `explain`). */
+  competition?: ReadonlyMap<string, CompeteDetail>;
   exports: { name: string; file: string; items: number }[];
   /** Guard state after this build, for the caller to keep if it publishes. */
   guardState: GuardState;
@@ -75,8 +80,8 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
     schedulePeriodMs: config.schedulePeriodMs,
   };
   // Quotes and back-office reserves are read together, before pricing (which stays pure).
-  const [{ book, reports }, reserves] = maintenance
-    ? [{ book: new Map(), reports: [] }, { book: new Map(), reports: [] }]
+  const [{ book, reports, feeds }, reserves] = maintenance
+    ? [{ book: new Map(), reports: [], feeds: new Map<string, SourceFeed>() }, { book: new Map(), reports: [] }]
     : await Promise.all([
         fetchQuotes(config.sources, { ...io, ...(deps.quoteCache ? { cache: deps.quoteCache } : {}) }),
         fetchReserves(config.reserveSources, { ...io, ...(deps.reserveCache ? { cache: deps.reserveCache } : {}) }),
@@ -86,10 +91,12 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   const switched = applyPauses(config.directions, guard.pauses ?? [], startedAt);
   // A reserve that could not be read withholds the direction; it is never replaced by the configured number.
   const reserved = applyReserves(switched.directions, reserves.book);
-  const { priced, withheld: unpriced } = maintenance ? { priced: [], withheld: [] } : priceDirections(reserved.directions, book);
+  const { priced: margined, withheld: unpriced } = maintenance ? { priced: [], withheld: [] } : priceDirections(reserved.directions, book);
   const maxAge = new Map(config.sources.map((source) => [source.name, sourceMaxAgeMs(source, config.schedulePeriodMs)]));
+  // Competing directions take their rate from the field before the guards, so jumps, limits and rounding apply to it.
+  const competed = competeDirections({ priced: margined, book, feeds: feedStates(config, feeds, reports, maxAge, startedAt) });
   const guarded = guardDirections({
-    priced,
+    priced: competed.priced,
     now: startedAt,
     state: guard.state,
     accepted: guard.accepted,
@@ -102,7 +109,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   const models = selectExports(guarded.published, config.exports);
   // A direction whose limits fail only at one export's rate (its markup) is left out of that export alone.
   const leftOut = models.flatMap((model) => model.withheld);
-  const withheld = [...(maintenance ? [] : [...switched.withheld, ...reserved.withheld]), ...unpriced.map(explain), ...guarded.withheld, ...leftOut].sort((a, b) => a.direction.index - b.direction.index);
+  const withheld = [...(maintenance ? [] : [...switched.withheld, ...reserved.withheld]), ...unpriced.map(explain), ...competed.withheld, ...guarded.withheld, ...leftOut].sort((a, b) => a.direction.index - b.direction.index);
   const files = models.map((model) => ({ file: model.file, bytes: renderExport(model) }));
   const t3 = performance.now();
   return {
@@ -114,10 +121,29 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
       reserves: reserves.reports,
       priced: guarded.published,
       withheld,
+      competition: competed.details,
       exports: models.map((model) => ({ name: model.name, file: model.file, items: model.items.length })),
       guardState: maintenance ? guard.state : guarded.state,
       acceptedUsed: guarded.acceptedUsed,
       timings: { fetchMs: t1 - t0, priceMs: t2 - t1, renderMs: t3 - t2 },
     },
   };
+}
+
+/** Each bestchange source's feed as the compete step needs it: the feed in use, its age and its limit. */
+function feedStates(config: Config, feeds: ReadonlyMap<string, SourceFeed>, reports: readonly SourceReport[], maxAge: ReadonlyMap<string, number | undefined>, now: Date): Map<string, FeedState> {
+  const states = new Map<string, FeedState>();
+  for (const source of config.sources) {
+    if (source.type !== 'bestchange') continue;
+    const report = reports.find((r) => r.name === source.name);
+    const feed = bestChangeFeed(feeds.get(source.name));
+    const limit = maxAge.get(source.name);
+    states.set(source.name, {
+      ...(feed ? { feed } : {}),
+      ...(report?.fetchedAt ? { ageSeconds: Math.round((now.getTime() - report.fetchedAt.getTime()) / 1000) } : {}),
+      ...(limit === undefined || !Number.isFinite(limit) ? {} : { maxAgeSeconds: Math.round(limit / 1000) }),
+      ...(report?.error ? { error: report.error } : {}),
+    });
+  }
+  return states;
 }

@@ -55,6 +55,11 @@ export function assessHealth(status: Status | undefined, now: Date): Health {
     else degraded.push(text);
   }
   const sources = [...status.sources, ...(status.reserveSources ?? [])].filter((source) => !source.ok).map((source) => source.name);
+  const fallbacks = (status.competing ?? []).filter((c) => c.basis === 'fallback');
+  if (fallbacks.length > 0) {
+    const count = `${fallbacks.length} competing direction${fallbacks.length === 1 ? '' : 's'}`;
+    degraded.push(`${count} priced at the normal margin, the field not trusted: ${listed(fallbacks.map((c) => `${arrow(c.direction)} (${c.reason ?? 'no reason'})`), 3)}`);
+  }
   if (sources.length > 0) degraded.push(`failing source${sources.length === 1 ? '' : 's'}: ${sources.join(', ')}`);
   if (status.maintenance) notes.push('maintenance: every export is published empty');
 

@@ -4,6 +4,7 @@ import type { Label } from './config/fields.js';
 import type { HoursWindow } from './hours.js';
 import type { HealthPolicy } from './health.js';
 import type { AlertsConfig } from './alerts/config.js';
+import type { CompeteRule } from './compete/config.js';
 
 export interface Currency {
   code: string;
@@ -52,6 +53,8 @@ export interface Direction {
   tags: string[];
   /** Working hours; outside them the direction is not published. Absent: always. */
   hours?: HoursWindow[];
+  /** Priced from BestChange's field (`compete:`) instead of by the margin alone. */
+  compete?: CompeteRule;
 }
 
 export interface SourceConfig {

@@ -31,7 +31,7 @@ export interface PricedDirection {
 export interface CompeteOutcome {
   /** The place configured to hold: "3", or "1-3" for anywhere in that range. */
   target: string;
-  /** The place the published rate gets among the counted competitors (1 = best for the client). */
+  /** The place the published rate gets among the counted competitors (1 = best for the client; a tie ranks behind); 0 with no feed. */
   place: number;
   /** Competitors counted (after `ignore` and `minReserve`). */
   competitors: number;

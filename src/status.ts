@@ -2,7 +2,7 @@
 // Written to the state folder after every build; read by `ratefile status` and served at /healthz.
 import type { BuildReport } from './build.js';
 import { assessHealth, type Health, type HealthPolicy } from './health.js';
-import type { WithheldKind } from './pricing.js';
+import type { CompeteOutcome, WithheldKind } from './pricing.js';
 
 export interface SourceStatus {
   name: string;
@@ -35,7 +35,13 @@ export interface Status {
   reserveSources?: SourceStatus[];
   exports: { name: string; file: string; items: number }[];
   published: string[];
+  /** Published directions with a `compete:` block: the place each holds, or why it is at its floor, ceiling or normal margin. */
+  competing?: CompetingStatus[];
   heldBack: { direction: string; kind?: WithheldKind; reason: string }[];
+}
+
+export interface CompetingStatus extends CompeteOutcome {
+  direction: string;
 }
 
 /** What a build adds to its status besides the report: the health thresholds and a rejected config reload. */
@@ -92,8 +98,14 @@ export function successStatus(previous: Status | undefined, report: BuildReport,
     ...reserveSources(report, new Map(previous?.reserveSources?.map((source) => [source.name, source]))),
     exports: report.exports,
     published: report.priced.map((priced) => priced.direction.id),
+    ...competing(report),
     heldBack: report.withheld.map((withheld) => ({ direction: withheld.direction.id, kind: withheld.kind, reason: withheld.reason })),
   }, report.startedAt);
+}
+
+function competing(report: BuildReport): { competing?: CompetingStatus[] } {
+  const list = report.priced.flatMap((priced) => (priced.compete ? [{ direction: priced.direction.id, ...priced.compete }] : []));
+  return list.length === 0 ? {} : { competing: list };
 }
 
 /** Reserve sources as sources of type `reserves/<type>` (their entries counted as quotes), so health sees a failing one. */
@@ -132,6 +144,9 @@ export function failedStatus(previous: Status | undefined, at: Date, durationMs:
   }, at);
 }
 
+const competingLine = (c: CompetingStatus) =>
+  `  ${c.direction}: ${c.basis === 'fallback' ? 'NORMAL MARGIN' : `place ${c.place} of ${c.competitors + 1}`} (target ${c.target}, ${c.basis})${c.reason ? `: ${c.reason}` : ''}`;
+
 const ago = (iso: string | undefined, now: Date) => (iso === undefined ? 'never' : `${Math.round((now.getTime() - Date.parse(iso)) / 1000)} s ago`);
 
 /** The human form of `ratefile status`. */
@@ -164,6 +179,7 @@ export function formatStatus(status: Status | undefined, now: Date): string {
     'exports:',
     ...status.exports.map((e) => `  ${e.file}: ${e.items} item${e.items === 1 ? '' : 's'}`),
     `published: ${status.published.length} direction${status.published.length === 1 ? '' : 's'}`,
+    ...(status.competing && status.competing.length > 0 ? ['competing on BestChange:', ...status.competing.map(competingLine)] : []),
     // Paused on purpose is listed apart from what is held back for a fault or out of hours.
     ...(paused.length > 0 ? [`paused: ${paused.length}`, ...paused.map((h) => `  ${h.direction}: ${h.reason}`)] : []),
     `held back: ${held.length}`,

@@ -30,6 +30,11 @@ export function currentProblems(status: Status, now: Date): Problem[] {
       problems.push({ key: `withheld:${held.direction}`, text: `${arrow(held.direction)} withheld: ${held.reason}` });
     }
   }
+  for (const c of status.competing ?? []) {
+    // Both are worth a look: the field is not trusted, or it is cheaper than the floor lets us go.
+    if (c.basis === 'fallback') problems.push({ key: `compete:${c.direction}`, text: `${arrow(c.direction)} at its normal margin: ${c.reason ?? 'the field is not trusted'}` });
+    if (c.basis === 'floor') problems.push({ key: `floor:${c.direction}`, text: `${arrow(c.direction)} pinned at its floor, place ${c.place} (target ${c.target}): ${c.reason ?? 'the field is cheaper'}` });
+  }
   if (!status.lastBuild.ok) problems.push({ key: 'build', text: `build failing: ${status.lastBuild.error ?? 'unknown error'}` });
   if (status.configError !== undefined) problems.push({ key: 'config', text: `config reload rejected: ${status.configError}` });
   if (status.maintenance) problems.push({ key: 'maintenance', text: 'maintenance on: every export is published empty' });

@@ -11,6 +11,8 @@ import { priceDirection, publishedRate, type PricedDirection } from '../pricing.
 import { fetchQuotes } from '../quotes.js';
 import { acceptRequests, maintenanceFlag, readGuardState, readPauses } from '../state.js';
 import { configOption, type CommandContext } from './context.js';
+import { competeLines } from '../compete/explain.js';
+import type { CompeteDetail } from '../compete/price.js';
 
 const ONE = new Decimal(1);
 /** A long decimal shortened for reading (14 significant digits); exact values are in the item itself. */
@@ -65,7 +67,7 @@ function describeLimit(limit: Money, direction: Direction, rate: Decimal): strin
   return `${given}, converted to ${direction.from.asset} through the quotes`;
 }
 
-function pricingLines(priced: PricedDirection, at: Date): string[] {
+function pricingLines(priced: PricedDirection, at: Date, compete?: CompeteDetail): string[] {
   const { direction, steps, market, rate } = priced;
   const { from, to } = direction;
   const lines: string[] = [];
@@ -88,7 +90,8 @@ function pricingLines(priced: PricedDirection, at: Date): string[] {
     }
     lines.push(`Market: 1 ${from.asset} = ${show(market)} ${to.asset} (at every step the side worse for the client)`);
   }
-  lines.push(`Margin ${percent(direction.margin)} against the client: ${show(market)} × (1 − ${formatDecimal(direction.margin)}) = ${show(rate)} ${to.code} per ${from.code}`);
+  if (compete) lines.push(...competeLines(compete, direction));
+  else lines.push(`Margin ${percent(direction.margin)} against the client: ${show(market)} × (1 − ${formatDecimal(direction.margin)}) = ${show(rate)} ${to.code} per ${from.code}`);
   const own = direction.reserveSource !== undefined ? `read from ${direction.reserveSource}` : direction.reserve.equals(to.reserve) ? `${to.code}'s reserve` : 'set on the direction';
   // Limits hold at the rate as published (in:out), not the unrounded one; each export's at its own.
   const form = publishedRate(rate, from, to);
@@ -201,7 +204,7 @@ export function registerExplain(program: Command, context: CommandContext): void
       if (report.maintenance) {
         out.push('HELD BACK: maintenance is on, every export is published empty (ratefile maintenance off)');
       } else if (priced) {
-        out.push(...pricingLines(priced, at));
+        out.push(...pricingLines(priced, at, report.competition?.get(direction.id)));
         for (const template of templates) {
           const explained = exportLines(result, template, priced, city);
           out.push(...explained.lines);
@@ -210,13 +213,15 @@ export function registerExplain(program: Command, context: CommandContext): void
       } else {
         // Held back: price it again on a fresh quote book to show the rate the guards stopped, when there is one.
         const { book } = await fetchQuotes(config.sources, { configDir: config.dir, fetch: deps.fetch, now: () => at });
-        const again = priceDirection(direction, book);
+        const detail = report.competition?.get(direction.id);
+        // A competing direction held by a guard: the rate the compete step chose, not the margin's.
+        const again = detail?.priced ?? priceDirection(direction, book);
         if ('reason' in again) {
           const chain = direction.chain ? `the config's chain ${direction.chain.join(', ')}` : `a chain from ${direction.from.asset} to ${direction.to.asset}`;
           const pairs = [...book.keys()].filter((pair) => pair.split('/').some((asset) => asset === direction.from.asset || asset === direction.to.asset));
           out.push(`Pricing needs ${chain}; quotes touching ${direction.from.asset} or ${direction.to.asset}: ${pairs.join(', ') || 'none'}`);
         } else {
-          out.push(...pricingLines(again, at), 'These are the values it would have.');
+          out.push(...pricingLines(again, at, detail), 'These are the values it would have.');
         }
         out.push(`HELD BACK: ${withheld?.reason ?? 'not priced'}`);
       }

@@ -8,6 +8,7 @@ import { loadTemplates, percentToFraction } from '../exports/template.js';
 import { normalizePublish } from '../hosting/config.js';
 import type { Config, Currency, Direction, Money } from '../model.js';
 import { chainAsList, configSchema, type ConfigFile } from './schema.js';
+import { bestchangeSources, competeMarginWarning, competeSourceProblem, normalizeCompete } from '../compete/config.js';
 import { quoteValue } from '../errors.js';
 import { closest, type Problem } from './problems.js';
 import { configError, formatProblem, readYamlFile, validateYaml } from './yaml.js';
@@ -80,8 +81,8 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: Problem[] } 
   // Units a limit may be given in: configured codes, their assets, and every asset the monitors know.
   const units = new Set<string>([...codes, ...[...knownCurrencies().values()].map((c) => c.asset)]);
   for (const code of codes) units.add(assetOf(code, currencies[code]) ?? code);
-  const checkUnits = (entry: Record<string, unknown>, path: (string | number)[]) => {
-    for (const key of ['min', 'max'] as const) {
+  const checkUnits = (entry: Record<string, unknown>, path: (string | number)[], keys: readonly string[] = ['min', 'max']) => {
+    for (const key of keys) {
       const unit = typeof entry[key] === 'string' ? entry[key].split(' ')[1] : undefined;
       if (unit === undefined || units.has(unit)) continue;
       const hint = closest(unit, units);
@@ -115,6 +116,13 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: Problem[] } 
       }
     }
     checkUnits(entry, path);
+    if (isRecord(entry.compete)) {
+      checkUnits(entry.compete, [...path, 'compete'], ['minReserve']);
+      const problem = competeSourceProblem(entry.compete, raw.sources, [...path, 'compete']);
+      if (problem) problems.push(problem);
+      const warning = competeMarginWarning(entry.compete, entry.margin ?? defaults.margin, [...path, 'compete']);
+      if (warning) warnings.push(warning);
+    }
     if (entry.margin === undefined && defaults.margin === undefined) {
       problems.push({ path: [...path, 'margin'], message: 'required (here or in defaults.margin): expected a percentage like "1.5%"' });
     }
@@ -198,6 +206,7 @@ function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'wa
     return hours ? { hours } : undefined;
   };
   const directions: Direction[] = [];
+  const feeds = bestchangeSources(data.sources);
   data.directions.forEach((entry, index) => {
     const merged = { ...data.defaults, ...entry };
     for (const fromCode of asList(entry.from) as string[]) {
@@ -227,6 +236,7 @@ function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'wa
           cities: [...new Set(entry.cities ?? [])],
           tags: [...new Set(merged.tags ?? [])],
           ...(hoursOf(merged.hours, merged.params) ?? {}),
+          ...(entry.compete ? { compete: normalizeCompete(entry.compete, feeds, entry.compete.minReserve === undefined ? undefined : parseMoney(entry.compete.minReserve, to.asset, currencies)) } : {}),
         });
       }
     }

@@ -1,6 +1,7 @@
 // The shape of ratefile.config.yaml: one schema, used to validate the file and to emit JSON Schema for editors.
 import { z } from 'zod';
 import { alertsSchema } from '../alerts/config.js';
+import { competeSchema } from '../compete/config.js';
 import { publishSchema } from '../hosting/config.js';
 import { reserveDefinitions } from '../reserves/index.js';
 import { sourceDefinitions } from '../sources/index.js';
@@ -70,6 +71,7 @@ const direction = z.strictObject({
   reserve: amount.optional().describe("Reserve for this direction, in the to currency; default: the to currency's reserve."),
   reserveFrom: z.string().optional().describe("Reserve source this direction's reserve (the to currency's entry) is read from; default: the to currency's."),
   cities: z.array(cityCode).min(1, { error: 'expected at least one city code' }).optional().describe('Cash cities: one item per city.'),
+  compete: competeSchema.optional(),
   ...optionalFields(directionFields),
 });
 

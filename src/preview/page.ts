@@ -5,6 +5,7 @@ import { assessHealth } from '../health.js';
 import type { ExportTemplate } from '../model.js';
 import type { Status } from '../status.js';
 import { escapeHtml, style, table } from './html.js';
+import { competingSection } from './competing.js';
 
 export interface PreviewState {
   /** The latest build that published, with the templates it used. */
@@ -113,6 +114,8 @@ export function renderPreview(state: PreviewState): string {
         : table(['From', 'To', 'Rate (in : out)', 'Reserve (to)', 'Min (from)', 'Max (from)', 'Labels', 'Cities'], directionRows(model.items), new Set([2, 3, 4, 5])),
     );
   }
+  const competing = competingSection(report);
+  if (competing) parts.push(competing);
   // Paused on purpose (`ratefile pause`, a reserve source's `enabled: false`) is shown apart from faults.
   const paused = report.withheld.filter((w) => w.kind === 'paused');
   const held = report.withheld.filter((w) => w.kind !== 'paused');

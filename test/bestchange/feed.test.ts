@@ -1,33 +1,10 @@
 // The BestChange feed parser: the real 2021 dump (checked against an independent read with zlib), synthetic
 // dumps in the 11-field layout (cities, min/max) built with fflate, and every fault that fails the feed.
 import { readFileSync } from 'node:fs';
-import { inflateRawSync } from 'node:zlib';
 import { Decimal as DecimalJs } from 'decimal.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { competitors, parseFeed, type BestChangeFeed } from '../../src/bestchange/feed.js';
-import { base, dump, realDump } from '../support/bestchange.js';
-
-/** The zip's files by name, read without fflate: end of central directory → central directory → inflateRaw. */
-function unzipByHand(zip: Buffer): Map<string, Buffer> {
-  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  const count = zip.readUInt16LE(end + 10);
-  let at = zip.readUInt32LE(end + 16);
-  const files = new Map<string, Buffer>();
-  for (let i = 0; i < count; i++) {
-    const method = zip.readUInt16LE(at + 10);
-    const size = zip.readUInt32LE(at + 20);
-    const nameLength = zip.readUInt16LE(at + 28);
-    const extraLength = zip.readUInt16LE(at + 30);
-    const commentLength = zip.readUInt16LE(at + 32);
-    const local = zip.readUInt32LE(at + 42);
-    const name = zip.toString('latin1', at + 46, at + 46 + nameLength);
-    const dataAt = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-    const data = zip.subarray(dataAt, dataAt + size);
-    files.set(name, method === 0 ? data : inflateRawSync(data));
-    at += 46 + nameLength + extraLength + commentLength;
-  }
-  return files;
-}
+import { base, dump, realDump, unzipByHand } from '../support/bestchange.js';
 
 describe('the real dump of 25 March 2021 (8-field layout)', () => {
   let zip: Buffer;

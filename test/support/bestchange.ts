@@ -1,4 +1,5 @@
 // BestChange dumps for tests: the real one by path (../shared beside the clone) and synthetic ones zipped with fflate.
+import { inflateRawSync } from 'node:zlib';
 import { zipSync } from 'fflate';
 import { encodeCp1251 } from './cp1251.js';
 import { repoRoot } from './process.js';
@@ -28,3 +29,48 @@ export const base = {
     '1;3;30;96;1;70000;0.15;0;50000;2000000;3',
   ].join('\r\n'),
 };
+
+/** The zip's files by name, read without fflate: end of central directory → central directory → inflateRaw. */
+export function unzipByHand(zip: Buffer): Map<string, Buffer> {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const files = new Map<string, Buffer>();
+  for (let i = 0; i < count; i++) {
+    const method = zip.readUInt16LE(at + 10);
+    const size = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const extraLength = zip.readUInt16LE(at + 30);
+    const commentLength = zip.readUInt16LE(at + 32);
+    const local = zip.readUInt32LE(at + 42);
+    const name = zip.toString('latin1', at + 46, at + 46 + nameLength);
+    const dataAt = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const data = zip.subarray(dataAt, dataAt + size);
+    files.set(name, method === 0 ? data : inflateRawSync(data));
+    at += 46 + nameLength + extraLength + commentLength;
+  }
+  return files;
+}
+
+/**
+ * A small field in the 11-field layout: BTC → SBERRUB offered at 4,960,000 (Alpha), 4,950,000 (Beta) and
+ * 4,940,000.5 (Gamma); SBERRUB → CASHUSD at 91 (Alpha) and 91.5 (Beta) RUB per USD in Moscow, 91.2 (Gamma) in St Petersburg.
+ */
+export function competeDump(): Buffer {
+  return Buffer.from(
+    dump({
+      ...base,
+      'bm_exch.dat': '10;Alpha;;0;1\n20;Beta;;0;1\n30;Gamma;;0;1\n',
+      'bm_cities.dat': '1;Moscow\n2;Saint Petersburg\n',
+      'bm_rates.dat': [
+        // from;to;exchanger;give;get;reserve;reviews;unused;min;max;city — 1 SBERRUB, 2 BTC, 3 CASHUSD
+        '2;1;10;1;4960000;9000000;0.1;0;0.001;2;0',
+        '2;1;20;1;4950000;9000000;0.1;0;0.001;2;0',
+        '2;1;30;1;4940000.5;9000000;0.1;0;0.001;2;0',
+        '1;3;10;91;1;50000;0.1;0;1000;100000;1',
+        '1;3;20;91.5;1;50000;0.1;0;1000;100000;1',
+        '1;3;30;91.2;1;50000;0.1;0;1000;100000;2',
+      ].join('\r\n'),
+    }),
+  );
+}

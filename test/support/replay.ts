@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 import { fileURLToPath } from 'node:url';
 
 export const fixturesDir = fileURLToPath(new URL('../fixtures/sources/', import.meta.url));
@@ -115,4 +116,14 @@ export async function startReplay(initial: ReplayRoute[]): Promise<ReplayServer>
         server.closeAllConnections();
       }),
   };
+}
+
+/** One replay server for a describe block: started before its tests, closed after; the getter reads it in a test. */
+export function replayPerSuite(): () => ReplayServer {
+  let server: ReplayServer | undefined;
+  beforeAll(async () => {
+    server = await startReplay([]);
+  });
+  afterAll(() => server?.close());
+  return () => server!;
 }

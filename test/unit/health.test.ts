@@ -5,25 +5,13 @@ import { assessHealth, healthBody } from '../../src/health.js';
 import type { WithheldKind } from '../../src/pricing.js';
 import type { Status } from '../../src/status.js';
 import { projectsPerTest, sampleConfig } from '../support/project.js';
+import { goodStatus } from '../support/status.js';
 
 const at = '2026-11-21T12:00:00.000Z';
 const now = new Date('2026-11-21T12:00:10Z');
 const ids = ['BTC>SBERRUB', 'BTC>USDTTRC20', 'SBERRUB>USDTTRC20', 'USDTTRC20>CASHRUB', 'ETH>SBERRUB', 'LTC>SBERRUB', 'TRX>SBERRUB', 'TON>SBERRUB'];
 
-function status(overrides: Partial<Status> = {}): Status {
-  return {
-    version: 1,
-    lastBuild: { at, durationMs: 3, ok: true },
-    lastSuccessAt: at,
-    schedulePeriodMs: 30_000,
-    maintenance: false,
-    sources: [{ name: 'backoffice', type: 'file', ok: true, quotes: 2 }],
-    exports: [],
-    published: ids,
-    heldBack: [],
-    ...overrides,
-  };
-}
+const status = (overrides: Partial<Status> = {}): Status => goodStatus(at, ids, overrides);
 
 /** The first `count` directions held back with `kind`, the rest published. */
 const holding = (count: number, kind: WithheldKind): Partial<Status> => ({

@@ -1,0 +1,165 @@
+// competeDirections: the rate of each direction with a `compete:` block, from BestChange's field. Pure: the
+// priced directions, the feeds (with their ages) and the quote book in; rates, places and the why out.
+// The published rate is the least generous step that still holds the place, clamped between the ceiling
+// and the floor; when the field is not trusted (no feed, too old, too far from the market) the normal margin.
+import type { BestChangeFeed } from '../bestchange/feed.js';
+import { Decimal, formatDecimal } from '../decimal.js';
+import { convertAlong, findChain, publishedForm, publishedLimits, type CompeteOutcome, type PricedDirection, type PublishedRate, type WithheldDirection } from '../pricing.js';
+import type { QuoteBook } from '../quotes.js';
+import type { CompeteRule } from './config.js';
+import { atOrAbove, atOrBelow, compareForms, rateFor, rateOf } from './grid.js';
+import { distrust, fieldOf, percent, placeOf, show, type CityField } from './field.js';
+
+export type { CityField, FieldEntry } from './field.js';
+
+/** A bestchange source as the build saw it. */
+export interface FeedState {
+  /** The parsed feed in use (fresh, or the last good one standing in); absent when there is none. */
+  feed?: BestChangeFeed;
+  /** Seconds since the feed in use was fetched. */
+  ageSeconds?: number;
+  /** The source's maxAge in seconds; absent: no limit. */
+  maxAgeSeconds?: number;
+  /** Why the source failed this build. */
+  error?: string;
+}
+
+/** Everything `explain` shows of one competing direction. */
+export interface CompeteDetail {
+  rule: CompeteRule;
+  market: Decimal;
+  /** The normal margin's rate, used when the field is not trusted. */
+  marginRate: Decimal;
+  floorRate: Decimal;
+  ceilingRate: Decimal;
+  /** The published steps next to the floor (at or below it) and the ceiling (at or above it). */
+  floorForm: PublishedRate;
+  ceilingForm: PublishedRate;
+  /** minReserve in the to currency. */
+  minReserve?: Decimal;
+  fields: CityField[];
+  chosen: PublishedRate;
+  outcome: CompeteOutcome;
+  /** The direction as the compete step priced it, before the guards (so `explain` can show a held-back one). */
+  priced?: PricedDirection;
+}
+
+const ONE = new Decimal(1);
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** minReserve in the to currency, or why it cannot be had. */
+function minReserveIn(rule: CompeteRule, priced: PricedDirection, book: QuoteBook): Decimal | string | undefined {
+  const { minReserve } = rule;
+  const to = priced.direction.to.asset;
+  if (!minReserve || minReserve.asset === to) return minReserve?.value;
+  const chain = findChain(book, minReserve.asset, to);
+  const converted = chain ? convertAlong(book, chain, minReserve.asset) : undefined;
+  if (!converted || 'missing' in converted) return `cannot convert minReserve ${formatDecimal(minReserve.value)} ${minReserve.asset} to ${to}: no quotes`;
+  return minReserve.value.times(converted.factor);
+}
+
+export interface CompeteInput {
+  priced: readonly PricedDirection[];
+  book: QuoteBook;
+  /** bestchange sources by name. */
+  feeds: ReadonlyMap<string, FeedState>;
+}
+
+export interface CompeteResult {
+  priced: PricedDirection[];
+  /** Directions whose limits fail at the compete rate. */
+  withheld: WithheldDirection[];
+  /** By direction id. */
+  details: Map<string, CompeteDetail>;
+}
+
+export function competeDirections(input: CompeteInput): CompeteResult {
+  const priced: PricedDirection[] = [];
+  const withheld: WithheldDirection[] = [];
+  const details = new Map<string, CompeteDetail>();
+  for (const p of input.priced) {
+    const rule = p.direction.compete;
+    if (!rule) {
+      priced.push(p);
+      continue;
+    }
+    const result = competeDirection(p, rule, input.feeds.get(rule.source) ?? {}, input.book);
+    details.set(p.direction.id, result.detail);
+    if ('reason' in result.priced) withheld.push(result.priced);
+    else priced.push(result.priced);
+  }
+  return { priced, withheld, details };
+}
+
+/** One direction against its field. */
+export function competeDirection(priced: PricedDirection, rule: CompeteRule, state: FeedState, book: QuoteBook): { priced: PricedDirection | WithheldDirection; detail: CompeteDetail } {
+  const { direction, market } = priced;
+  const { from, to } = direction;
+  const floorRate = market.times(ONE.minus(rule.floor));
+  const ceilingRate = market.times(ONE.minus(rule.ceiling));
+  const floorForm = atOrBelow(floorRate, from, to);
+  const ceilingForm = atOrAbove(ceilingRate, from, to);
+  const age = state.ageSeconds === undefined ? {} : { feedAgeSeconds: state.ageSeconds };
+  const reserve = minReserveIn(rule, priced, book);
+  // One field per city; an 8-field feed has no cities, so its one field serves every city.
+  const cities = direction.cities.length > 0 && state.feed?.layout === 11 ? direction.cities : [undefined];
+  const fields = state.feed && typeof reserve !== 'string' ? cities.map((city) => fieldOf(state.feed!, priced, rule, reserve, city)) : [];
+  const base = { rule, market, marginRate: priced.rate, floorRate, ceilingRate, floorForm, ceilingForm, ...(typeof reserve === 'string' || reserve === undefined ? {} : { minReserve: reserve }), fields };
+
+  const settle = (chosen: PublishedRate, basis: CompeteOutcome['basis'], reason: string | undefined) => {
+    for (const field of fields) field.place = placeOf(chosen, field.counted);
+    // The worst city decides the place reported (a cash direction publishes one rate in every city).
+    const decisive = fields.reduce<CityField | undefined>((worst, field) => (!worst || field.place > worst.place ? field : worst), undefined);
+    const outcome: CompeteOutcome = {
+      target: rule.target,
+      place: decisive?.place ?? 0,
+      competitors: decisive?.counted.length ?? 0,
+      basis,
+      ...(reason === undefined ? {} : { reason }),
+      ...age,
+    };
+    const detail: CompeteDetail = { ...base, chosen, outcome };
+    if (basis === 'fallback') {
+      detail.priced = { ...priced, compete: outcome };
+      return { priced: detail.priced, detail };
+    }
+    const rate = rateFor(chosen, from, to);
+    const limits = publishedLimits(direction, priced.terms, publishedForm(rate, from, to));
+    if ('reason' in limits) return { priced: { direction, kind: limits.kind, reason: `at the compete rate ${show(rateOf(chosen))}: ${limits.reason}` }, detail };
+    const { min: _, ...rest } = priced;
+    detail.priced = { ...rest, rate, ...(limits.min === undefined ? {} : { min: limits.min }), max: limits.max, compete: outcome };
+    return { priced: detail.priced, detail };
+  };
+  const fallback = (reason: string) => settle(publishedForm(priced.rate, from, to), 'fallback', reason);
+
+  if (!state.feed) return fallback(`feed ${rule.source} has no data${state.error ? `: ${state.error}` : ''}`);
+  if (state.ageSeconds !== undefined && state.maxAgeSeconds !== undefined && state.ageSeconds > state.maxAgeSeconds) {
+    return fallback(`feed ${rule.source} is ${state.ageSeconds} s old (limit ${state.maxAgeSeconds} s)`);
+  }
+  if (typeof reserve === 'string') return fallback(reserve);
+  const untrusted = distrust(fields, market, rule);
+  if (untrusted) return fallback(untrusted);
+
+  // The most generous of the cities' needs: the place is held in every city.
+  const needs = fields.flatMap((field) => (field.needed ? [field.needed] : []));
+  const needed = needs.reduce<PublishedRate | undefined>((most, form) => (!most || compareForms(form, most) > 0 ? form : most), undefined);
+  if (compareForms(ceilingForm, floorForm) > 0) {
+    return settle(floorForm, 'floor', `no published step lies between the ceiling ${show(ceilingRate)} and the floor ${show(floorRate)} at these rate precisions: the floor's, rounded against the client`);
+  }
+  if (!needed) {
+    // No rows at all is more often a code BestChange spells otherwise than an empty field: say so.
+    if (fields.every((field) => field.entries.length === 0)) {
+      return settle(ceilingForm, 'ceiling', `the feed has no rows for ${from.code} → ${to.code}${direction.cities.length > 0 ? ` in ${direction.cities.join(', ')}` : ''} (codes as in bm_cycodes.dat): the ceiling`);
+    }
+    const counted = Math.min(...fields.map((field) => field.counted.length));
+    return settle(ceilingForm, 'ceiling', `${plural(counted, 'competitor')} counted, fewer than place ${rule.worst}: the ceiling`);
+  }
+  if (compareForms(needed, floorForm) > 0) {
+    return settle(floorForm, 'floor', `the field is cheaper than the floor: place ${rule.worst} needs ${show(rateOf(needed))}, the floor allows ${show(rateOf(floorForm))} (market × (1 − ${percent(rule.floor)}))`);
+  }
+  if (compareForms(needed, ceilingForm) < 0) {
+    return settle(ceilingForm, 'ceiling', `place ${rule.worst} needs only ${show(rateOf(needed))}, less than the ceiling's ${show(rateOf(ceilingForm))} (market × (1 − ${percent(rule.ceiling)}))`);
+  }
+  return settle(needed, 'place', undefined);
+}
+
