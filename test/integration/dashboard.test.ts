@@ -1,4 +1,5 @@
-// The preview page at `/` of a real `ratefile start`: what each export publishes, the sources, what is held back; always the latest build.
+// The dashboard at `/` of a real `ratefile start` (and its JSON and script): what each export publishes, the sources,
+// what is held back; always the latest build; nothing that names the server's folders.
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -29,25 +30,30 @@ describe('GET / on ratefile start', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(response.headers.get('cache-control')).toBe('no-cache');
-    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(response.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    );
     const html = await response.text();
     expect(html).toMatch(/^<!doctype html>\n<html lang="en">/);
     expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
     const text = textOf(html);
-    expect(text).toContain('4 directions published, 0 held back.');
-    expect(text).toContain('parserfile.xml 5 items');
-    expect(text).toContain('reffile.xml 4 items');
-    expect(text).toContain('affiliatefile.xml 3 items');
-    expect(text).toContain('backoffice file ok 2');
+    expect(text).toContain('4 directions published, 0 withheld, 0 out of hours, 0 paused.');
+    expect(text).toMatch(/parserfile\.xml \(primary\) 5 [\d.]+ KB/);
+    expect(text).toMatch(/affiliatefile\.xml 3 [\d.]+ KB/);
+    expect(text).toMatch(/reffile\.xml 4 [\d.]+ KB/);
+    expect(text.indexOf('parserfile.xml (primary)')).toBeLessThan(text.indexOf('affiliatefile.xml 3'));
+    expect(text).toContain('backoffice file ok 2 quotes');
+    expect(html).toContain('<script src="/dashboard.js" defer></script>');
+    expect(html).not.toMatch(/<script>|<script [^>]*>[^<]/);
     // The rows carry what the files carry: the BTC → SBERRUB item of parserfile.xml, and one row for both cash cities.
     const parserfile = await (await fetch(new URL('parserfile.xml', base))).text();
     const [, inText, outText, amount, min, max] = /<from>BTC<\/from>\s*<to>SBERRUB<\/to>\s*<in>(.+)<\/in>\s*<out>(.+)<\/out>\s*<amount>(.+)<\/amount>\s*<minamount>(.+)<\/minamount>\s*<maxamount>(.+)<\/maxamount>/.exec(parserfile) ?? [];
-    expect(text).toContain(`BTC SBERRUB ${inText} : ${outText} ${amount} ${min} ${max}`);
-    expect(text).toContain('USDTTRC20 CASHRUB');
-    expect(text).toContain('MSK, SPB');
-    expect(text).toContain('SBERRUB USDTTRC20');
-    expect(text).toContain('manual');
-    expect(text).toContain('Nothing is held back.');
+    expect(text).toMatch(new RegExp(`BTC → SBERRUB parserfile\\.xml, affiliatefile\\.xml, reffile\\.xml published ${inText} : ${outText} .*? ${amount} from config min ${min} max ${max}`));
+    expect(text).toContain('USDTTRC20 → CASHRUB');
+    expect(text).toContain('cities MSK, SPB');
+    expect(text).toContain('SBERRUB → USDTTRC20');
+    expect(text).toContain('labels manual');
+    expect(html).not.toContain(made.dir);
   });
 
   it('answers HEAD with the headers and no body; the exports and the 404s are as before', async () => {
@@ -68,24 +74,40 @@ describe('GET / on ratefile start', () => {
     expect((await rawRequest({ port: portOf(base), path: '/', method: 'POST' })).status).toBe(405);
   });
 
-  it('answers only `/`, `/healthz` and the exports spelled exactly: other spellings of them are 404', async () => {
+  it('answers only `/`, `/healthz`, the dashboard\'s JSON and script and the exports spelled exactly: other spellings of them are 404', async () => {
     const made = await project();
     await made.write('outside.xml', '<rates>OUTSIDE</rates>\n');
     const port = portOf(await waitForServing(start(made)));
-    for (const path of ['/', '/healthz', '/parserfile.xml', '/?refresh=1', '/healthz?x']) {
+    for (const path of ['/', '/healthz', '/parserfile.xml', '/?refresh=1', '/healthz?x', '/dashboard.json', '/dashboard.js', '/dashboard.json?part=head']) {
       expect((await rawRequest({ port, path })).status, path).toBe(200);
     }
-    for (const path of ['//outside.xml', '///parserfile.xml', '/parserfile.xml/..', '//x/healthz', '//', '/./', '/.', '/healthz/', '/./healthz', '/%68ealthz', '/\\healthz', '/x/../parserfile.xml']) {
+    for (const path of ['//outside.xml', '///parserfile.xml', '/parserfile.xml/..', '//x/healthz', '//', '/./', '/.', '/healthz/', '/./healthz', '/%68ealthz', '/\\healthz', '/x/../parserfile.xml', '/dashboard.json/', '//dashboard.js', '/%64ashboard.js']) {
       const response = await rawRequest({ port, path });
       expect(response.status, path).toBe(404);
       expect(response.body.toString('utf8'), path).toBe('Not Found\n');
     }
   });
 
+  it('serves the same view model as JSON, the headline alone with ?part=head, and its one script', async () => {
+    const made = await project();
+    const base = await waitForServing(start(made));
+    const response = await fetch(new URL('dashboard.json?currency=CASHRUB', base));
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const view = (await response.json()) as { head: { health: { level: string } }; directions: { id: string }[]; matching: number; total: number };
+    expect(view.head.health.level).toBe('ok');
+    expect(view.directions.map((d) => d.id)).toEqual(['USDTTRC20>CASHRUB']);
+    expect([view.matching, view.total]).toEqual([1, 4]);
+    const head = (await (await fetch(new URL('dashboard.json?part=head', base))).json()) as Record<string, unknown>;
+    expect(Object.keys(head).sort()).toEqual(['build', 'counts', 'health', 'maintenance', 'now', 'stamp']);
+    const script = await fetch(new URL('dashboard.js', base));
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await script.text()).toContain("fetch('/dashboard.json?part=head'");
+  });
+
   it('reflects the latest build', async () => {
     const made = await project({ 'ratefile.config.yaml': everySecondConfig });
     const base = await waitForServing(start(made));
-    expect(textOf(await (await fetch(base)).text())).toContain('4 directions published, 0 held back.');
+    expect(textOf(await (await fetch(base)).text())).toContain('4 directions published, 0 withheld');
     // BTC/USDT disappears: the two BTC directions are held back, with the reason.
     const quotes = { quotes: sampleQuotes.quotes.filter((q) => q.pair !== 'BTC/USDT') };
     await writeFile(join(made.dir, 'quotes.next'), JSON.stringify(quotes));
@@ -93,13 +115,13 @@ describe('GET / on ratefile start', () => {
     let last = '';
     const text = await pollUntil(async () => {
       last = textOf(await (await fetch(base)).text());
-      return last.includes('2 directions published, 2 held back.') ? last : undefined;
+      return last.includes('2 directions published, 2 withheld') ? last : undefined;
     }, 10_000).catch((error: unknown) => {
-      throw new Error(`${String(error)}; the page said: ${last.slice(last.indexOf('ratefile: what'))}`);
+      throw new Error(`${String(error)}; the page said: ${last.slice(last.indexOf('ratefile dashboard'))}`);
     });
-    expect(text).toContain('BTC → SBERRUB no quotes lead from BTC to RUB');
-    expect(text).toContain('BTC → USDTTRC20 no quotes lead from BTC to USDT');
-    expect(text).toContain('parserfile.xml 3 items');
+    expect(text).toContain('BTC → SBERRUB withheld (quote) no quotes lead from BTC to RUB');
+    expect(text).toContain('BTC → USDTTRC20 withheld (quote) no quotes lead from BTC to USDT');
+    expect(text).toMatch(/parserfile\.xml \(primary\) 3 /);
   });
 
   it('escapes every text: a source error carrying markup is shown, never run', async () => {
@@ -109,7 +131,14 @@ describe('GET / on ratefile start', () => {
     const html = await (await fetch(base)).text();
     expect(html).not.toContain('<img');
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;.json');
-    expect(textOf(html)).toContain('backoffice file FAILING 0');
-    expect(textOf(html)).toContain('0 directions published, 4 held back.');
+    expect(textOf(html)).toContain('backoffice file FAILING 0 quotes');
+    expect(textOf(html)).toContain('0 directions published, 4 withheld');
+    // The file's absolute path is shown relative to the config's folder, here, in the JSON and in /healthz.
+    expect(html).not.toContain(made.dir);
+    for (const path of ['dashboard.json', 'healthz']) {
+      const body = await (await fetch(new URL(path, base))).text();
+      expect(body, path).toContain('<img src=x onerror=alert(1)>.json');
+      expect(body, path).not.toContain(made.dir);
+    }
   });
 });
