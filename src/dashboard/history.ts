@@ -103,18 +103,23 @@ export class History {
   }
 }
 
-/** One line of the file, or undefined when it is not one (a line cut short by a crash is skipped). */
-export function parseLine(text: string): HistoryLine | undefined {
+/** One line of the file, or what is wrong with it (a line cut short by a crash is one such). */
+export function parseLine(text: string): HistoryLine | { problem: string } {
+  let value: unknown;
   try {
-    const value = JSON.parse(text) as unknown;
-    if (typeof value !== 'object' || value === null || typeof (value as HistoryLine).t !== 'string') return undefined;
-    const line = value as HistoryLine;
-    if (line.r !== undefined && (typeof line.r !== 'object' || line.r === null)) return undefined;
-    for (const pair of Object.values(line.r ?? {})) {
-      if (pair !== null && !(Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === 'string'))) return undefined;
-    }
-    return line;
+    value = JSON.parse(text);
   } catch {
-    return undefined;
+    return { problem: 'expected a JSON object, got text that is not JSON' };
   }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problem: 'expected a JSON object' };
+  const line = value as Record<string, unknown>;
+  if (typeof line.t !== 'string' || Number.isNaN(Date.parse(line.t))) return { problem: 't: expected an ISO time like "2026-11-21T12:00:00.000Z"' };
+  for (const key of ['ms', 'n', 'w'] as const) if (line[key] !== undefined && typeof line[key] !== 'number') return { problem: `${key}: expected a number` };
+  if (line.r !== undefined && (typeof line.r !== 'object' || line.r === null || Array.isArray(line.r))) return { problem: 'r: expected an object of direction rates' };
+  for (const [id, pair] of Object.entries((line.r ?? {}) as Record<string, unknown>)) {
+    if (pair !== null && !(Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === 'string'))) {
+      return { problem: `r.${id}: expected ["published in:out", "market in:out"] or null` };
+    }
+  }
+  return line as unknown as HistoryLine;
 }

@@ -98,19 +98,14 @@ export function normalizeFilter(filter: Partial<Filter> = {}): Filter {
   return { currency: one(filter.currency).toUpperCase(), state: one(filter.state), export: one(filter.export), q: one(filter.q) };
 }
 
-export function dashboardModel(input: DashboardInput): DashboardView {
+/** The headline part alone (what dashboard.js polls): the same as `dashboardModel(input).head`, without the rows. */
+export function dashboardHead(input: DashboardInput): DashboardView['head'] {
   const { latest, status, now, redaction } = input;
-  const text = (value: string) => publicText(value, redaction);
   const health = assessHealth(status, now);
-  const filter = normalizeFilter(input.filter);
-  const prepared = latest ? prepare(latest.report, latest.exports, redaction) : undefined;
   const report = latest?.report;
-  // The last 24 hours, or since the oldest build remembered when that is later (at least a minute), so a fresh history fills the charts.
-  const oldest = input.history?.builds.find((b) => b.at >= now.getTime() - HISTORY_MS)?.at ?? now.getTime() - HISTORY_MS;
-  const window = { from: Math.min(oldest, now.getTime() - 60_000), to: now.getTime() };
-  const counts = { published: 0, withheld: 0, paused: 0, hours: 0 };
-  for (const row of prepared?.rows ?? []) counts[row.state]++;
-  const head: DashboardView['head'] = {
+  const counts = latest ? { ...prepare(latest.report, latest.exports, redaction).counts } : { published: 0, withheld: 0, paused: 0, hours: 0 };
+  const text = (value: string) => publicText(value, redaction);
+  return {
     stamp: `${status?.lastBuild.at ?? ''}|${report?.startedAt.toISOString() ?? ''}`,
     now: now.toISOString(),
     health: { level: health.level, reasons: health.reasons.map(text) },
@@ -128,6 +123,18 @@ export function dashboardModel(input: DashboardInput): DashboardView {
     counts,
     maintenance: report?.maintenance ?? false,
   };
+}
+
+export function dashboardModel(input: DashboardInput): DashboardView {
+  const { latest, status, now, redaction } = input;
+  const text = (value: string) => publicText(value, redaction);
+  const filter = normalizeFilter(input.filter);
+  const prepared = latest ? prepare(latest.report, latest.exports, redaction) : undefined;
+  const report = latest?.report;
+  // The last 24 hours, or since the oldest build remembered when that is later (at least a minute), so a fresh history fills the charts.
+  const oldest = input.history?.builds.find((b) => b.at >= now.getTime() - HISTORY_MS)?.at ?? now.getTime() - HISTORY_MS;
+  const window = { from: Math.min(oldest, now.getTime() - 60_000), to: now.getTime() };
+  const head = dashboardHead(input);
   const maxAge = (source: string) => latest?.maxAgeMs[source];
   const rows = (prepared?.rows ?? []).filter((row) => matches(row, filter));
   return {

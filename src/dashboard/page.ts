@@ -110,7 +110,7 @@ function directionsSection(view: DashboardView): string {
   const rows = view.directions.map((row) => [
     lines([`${row.from} → ${row.to}`, ...(row.exports.length > 0 ? [html(`<span class="muted">${escapeHtml(row.exports.join(', '))}</span>`)] : [])]),
     stateCell(row),
-    row.rate ? pair(row.rate) : '—',
+    row.rate ? pair(row.rate) : row.lastPublished ? lines(['—', html(`<span class="muted">last published ${escapeHtml(pair(row.lastPublished))}, ${escapeHtml(ago(view.head.now, row.lastPublished.at))}</span>`)]) : '—',
     pair(row.market),
     row.margin ?? '—',
     row.compete ? `${row.compete.place} of ${row.compete.competitors} (target ${row.compete.target}, ${row.compete.basis}${row.compete.reason ? `: ${row.compete.reason}` : ''})` : '—',

@@ -45,6 +45,8 @@ export interface DirectionFacts {
   cities: string[];
   /** Files it is published in. */
   exports: string[];
+  /** Not published now: the rate it was last published at (the guard state's), in the primary export's published form. */
+  lastPublished?: { in: string; out: string; at: string };
   /** A jump being held: the last published rate and the new one, both in the primary export's published form. */
   jump?: { old: { in: string; out: string }; new: { in: string; out: string }; accept: string };
   /** Lower-case text the search box looks in. */
@@ -57,6 +59,7 @@ export interface Prepared {
   currencies: string[];
   /** Published and market rate per published direction, in the published form, for the history. */
   rates: Map<string, RatePair>;
+  counts: Record<DirectionState, number>;
 }
 
 /**
@@ -125,8 +128,10 @@ export function prepare(report: BuildReport, templates: readonly ExportTemplate[
     if (publishedIds.has(held.direction.id)) continue;
     const { direction } = held;
     const state: DirectionState = held.kind === 'hours' || held.kind === 'paused' ? held.kind : 'withheld';
+    const last = report.guardState.published[direction.id];
+    const lastPublished = last && held.kind !== 'jump' ? { lastPublished: { ...shownRate(last.rate, direction, primaryMarkup), at: last.at } } : {};
     const jump = held.kind === 'jump' ? jumpFacts(direction, report, primaryMarkup) : {};
-    rows.push({ ...common(direction), state, kind: held.kind, reason: text(held.reason), quotes: [], fees: configuredFees(direction), cities: direction.cities, exports: [], ...jump });
+    rows.push({ ...common(direction), state, kind: held.kind, reason: text(held.reason), quotes: [], fees: configuredFees(direction), cities: direction.cities, exports: [], ...lastPublished, ...jump });
   }
   rows.sort((a, b) => indexOf(report, a.id) - indexOf(report, b.id));
   for (const row of rows) row.search = [row.id, row.from, row.to, row.state, row.reason ?? '', ...row.labels, ...row.cities, ...row.exports, ...row.quotes.map((q) => `${q.source} ${q.pair}`)].join(' ').toLowerCase();
@@ -139,7 +144,9 @@ export function prepare(report: BuildReport, templates: readonly ExportTemplate[
     markup: percent(template.markup),
     ...(template.description ? { description: template.description } : {}),
   }));
-  const prepared = { exports, rows, currencies, rates };
+  const counts = { published: 0, withheld: 0, paused: 0, hours: 0 };
+  for (const row of rows) counts[row.state]++;
+  const prepared = { exports, rows, currencies, rates, counts };
   cache.set(report, prepared);
   return prepared;
 }
@@ -204,6 +211,8 @@ function jumpFacts(direction: Direction, report: BuildReport, markup: Decimal): 
   const last = report.guardState.published[direction.id];
   const pending = report.guardState.pending[direction.id];
   if (!last || !pending) return {};
-  const shown = (rate: string) => form(exportRate(new Decimal(rate), direction.from, direction.to, markup));
-  return { jump: { old: shown(last.rate), new: shown(pending.rate), accept: `ratefile accept ${direction.from.code} ${direction.to.code}` } };
+  return { jump: { old: shownRate(last.rate, direction, markup), new: shownRate(pending.rate, direction, markup), accept: `ratefile accept ${direction.from.code} ${direction.to.code}` } };
 }
+
+/** A rate the guard state keeps (full precision, internal) as the primary export would publish it. */
+const shownRate = (rate: string, direction: Direction, markup: Decimal) => form(exportRate(new Decimal(rate), direction.from, direction.to, markup));

@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Route } from '../server.js';
 import { clientScript } from './client.js';
-import { dashboardModel, type DashboardInput, type Filter } from './model.js';
+import { dashboardHead, dashboardModel, type DashboardInput, type Filter } from './model.js';
 import { renderDashboard } from './page.js';
 
 const common = {
@@ -43,8 +43,8 @@ export function dashboardRoutes(state: () => Omit<DashboardInput, 'filter'>): Re
     },
     '/dashboard.json': (request, response) => {
       const { filter, part } = queryOf(request.url);
-      const view = dashboardModel({ ...state(), filter });
-      send(request, response, 'application/json; charset=utf-8', dataPolicy, `${JSON.stringify(part === 'head' ? view.head : view)}\n`);
+      const view = part === 'head' ? dashboardHead(state()) : dashboardModel({ ...state(), filter });
+      send(request, response, 'application/json; charset=utf-8', dataPolicy, `${JSON.stringify(view)}\n`);
     },
     '/dashboard.js': (request, response) => send(request, response, 'text/javascript; charset=utf-8', dataPolicy, clientScript),
   };

@@ -21,18 +21,22 @@ export const historyFile = (stateDir: string) => join(stateDir, 'history', 'hist
 export async function openHistory(stateDir: string, log: Pick<Logger, 'warn'>, now: Date): Promise<HistoryStore> {
   const file = historyFile(stateDir);
   const history = new History();
-  let skipped = 0;
+  const problems: string[] = [];
   try {
-    for (const text of (await readFile(file, 'utf8')).split('\n')) {
-      if (text.trim() === '') continue;
+    (await readFile(file, 'utf8')).split('\n').forEach((text, index) => {
+      if (text.trim() === '') return;
       const line = parseLine(text);
-      if (line) history.apply(line);
-      else skipped++;
-    }
+      if ('problem' in line) problems.push(`line ${index + 1}: ${line.problem}`);
+      else history.apply(line);
+    });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log.warn(`history: cannot read ${join('history', 'history.jsonl')} in the state folder, starting empty: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log.warn(`history: cannot read ${file}, starting empty: ${(error as Error).message}`);
   }
-  if (skipped > 0) log.warn(`history: skipped ${skipped} unreadable line${skipped === 1 ? '' : 's'} of the history file`);
+  // One warning for the lot: a crash leaves at most a cut last line, anything more is worth a look.
+  if (problems.length > 0) {
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more line${problems.length === 2 ? '' : 's'})` : '';
+    log.warn(`history: ${file}, ${problems[0]}; skipped${more}`);
+  }
   history.compact(now);
 
   let queue: Promise<void> = Promise.resolve();

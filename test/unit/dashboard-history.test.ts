@@ -80,10 +80,18 @@ describe('History', () => {
     const history = new History();
     history.apply(history.lineFor(at(0), figures, rates({ 'A>B': ['1:10', '1:11'] })));
     const again = new History();
-    for (const line of history.lines()) again.apply(parseLine(JSON.stringify(line))!);
+    for (const line of history.lines()) {
+      const parsed = parseLine(JSON.stringify(line));
+      if ('problem' in parsed) throw new Error(parsed.problem);
+      again.apply(parsed);
+    }
     expect(again.series).toEqual(history.series);
     expect(again.builds).toEqual(history.builds);
-    for (const broken of ['{"t":"2026', '[]', '{"t":"x","r":{"A>B":[1,2]}}', 'null']) expect(parseLine(broken), broken).toBeUndefined();
+    expect(parseLine('{"t":"2026')).toEqual({ problem: 'expected a JSON object, got text that is not JSON' });
+    expect(parseLine('[]')).toEqual({ problem: 'expected a JSON object' });
+    expect(parseLine('{"t":"x"}')).toEqual({ problem: 't: expected an ISO time like "2026-11-21T12:00:00.000Z"' });
+    expect(parseLine('{"t":"2026-11-21T00:00:00Z","ms":"1"}')).toEqual({ problem: 'ms: expected a number' });
+    expect(parseLine('{"t":"2026-11-21T00:00:00Z","r":{"A>B":[1,2]}}')).toEqual({ problem: 'r.A>B: expected ["published in:out", "market in:out"] or null' });
   });
 });
 
@@ -98,7 +106,7 @@ describe('the history file', () => {
     const reopened = await openHistory(state, log, at(5000));
     expect(reopened.history.builds.map((b) => b.at - t0)).toEqual([0, 1000, 2000]);
     expect(reopened.history.series.get('A>B')!.at(-1)!.value).toEqual(['1:1', '1:12']);
-    expect(log.lines).toEqual(['history: skipped 1 unreadable line of the history file']);
+    expect(log.lines).toEqual([`history: ${historyFile(state)}, line 4: expected a JSON object, got text that is not JSON; skipped`]);
   });
 
   it('never throws when the file cannot be written: one warning while it lasts, the history goes on in memory', async () => {

@@ -142,6 +142,21 @@ describe('a held jump', () => {
   });
 });
 
+describe('a direction not published now', () => {
+  it('shows the rate it was last published at, in the published form', async () => {
+    await made.write('quotes-nobtc.json', JSON.stringify({ quotes: [{ pair: 'USDT/RUB', bid: '92.10', ask: '92.35' }] }));
+    const source = { ...config.sources[0]!, options: { ...config.sources[0]!.options, path: 'quotes-nobtc.json' } };
+    const guard = { state: { ...emptyGuardState(), published: { 'BTC>USDTTRC20': { rate: '95000.123456789', at: '2026-11-21T11:55:00.000Z' } } }, accepted: new Set<string>(), maintenance: false };
+    const held = (await build({ ...config, sources: [source] }, { now: fixedNow, guard })).report;
+    const row = view({ latest: latestOf(held) }).directions.find((d) => d.id === 'BTC>USDTTRC20')!;
+    expect(row.state).toBe('withheld');
+    expect(row.kind).toBe('quote');
+    // USDTTRC20 has precision 2: the rate side rounds down to 2 places, as parserfile.xml would publish it.
+    expect(row.lastPublished).toEqual({ in: '1', out: '95000.12', at: '2026-11-21T11:55:00.000Z' });
+    expect(textOf(page({ latest: latestOf(held) }))).toContain('— last published 1 : 95000.12, 6 min ago');
+  });
+});
+
 describe('filters', () => {
   it('narrow the directions by currency, state, export and search, on the page and in the JSON alike', () => {
     const ids = (filter: NonNullable<DashboardInput['filter']>) => view({ filter }).directions.map((d) => d.id);
