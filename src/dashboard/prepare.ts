@@ -131,7 +131,8 @@ export function prepare(report: BuildReport, templates: readonly ExportTemplate[
     const last = report.guardState.published[direction.id];
     const lastPublished = last && held.kind !== 'jump' ? { lastPublished: { ...shownRate(last.rate, direction, primaryMarkup), at: last.at } } : {};
     const jump = held.kind === 'jump' ? jumpFacts(direction, report, primaryMarkup) : {};
-    rows.push({ ...common(direction), state, kind: held.kind, reason: text(held.reason), quotes: [], fees: configuredFees(direction), cities: direction.cities, exports: [], ...lastPublished, ...jump });
+    const reason = jump.jump && last ? inPublishedForm(held.reason, last.rate, jump.jump.old) : held.reason;
+    rows.push({ ...common(direction), state, kind: held.kind, reason: text(reason), quotes: [], fees: configuredFees(direction), cities: direction.cities, exports: [], ...lastPublished, ...jump });
   }
   rows.sort((a, b) => indexOf(report, a.id) - indexOf(report, b.id));
   for (const row of rows) row.search = [row.id, row.from, row.to, row.state, row.reason ?? '', ...row.labels, ...row.cities, ...row.exports, ...row.quotes.map((q) => `${q.source} ${q.pair}`)].join(' ').toLowerCase();
@@ -212,6 +213,14 @@ function jumpFacts(direction: Direction, report: BuildReport, markup: Decimal): 
   const pending = report.guardState.pending[direction.id];
   if (!last || !pending) return {};
   return { jump: { old: shownRate(last.rate, direction, markup), new: shownRate(pending.rate, direction, markup), accept: `ratefile accept ${direction.from.code} ${direction.to.code}` } };
+}
+
+/**
+ * The guard's reason names the last published rate as it keeps it (`0.0000001087536193`: no monitor ever saw that
+ * number); the dashboard names it as the export published it (`9195000 : 1`). Left as it is if the wording moved.
+ */
+function inPublishedForm(reason: string, rate: string, shown: { in: string; out: string }): string {
+  return reason.replace(`from the last published ${new Decimal(rate).toSignificantDigits(10).toFixed()}`, `from the last published ${shown.in} : ${shown.out}`);
 }
 
 /** A rate the guard state keeps (full precision, internal) as the primary export would publish it. */

@@ -124,6 +124,23 @@ describe('GET / on ratefile start', () => {
     expect(text).toMatch(/parserfile\.xml \(primary\) 3 /);
   });
 
+  it('names no folder of the server: a source error with an absolute path is shown relative to the config, on the page and in /healthz', async () => {
+    const made = await project({ 'ratefile.config.yaml': sampleConfig.replace('path: quotes.json', 'path: missing/quotes.json') });
+    const base = await waitForServing(start(made));
+    for (const path of ['', 'healthz', 'dashboard.json']) {
+      const body = await (await fetch(new URL(path, base))).text();
+      expect(body, path).toContain('missing/quotes.json');
+      expect(body, path).not.toContain(made.dir);
+    }
+  });
+
+  it('lists the primary export (parserfile.xml) before the others', async () => {
+    const made = await project();
+    const text = textOf(await (await fetch(await waitForServing(start(made)))).text());
+    expect(text.indexOf('parserfile.xml')).toBeGreaterThan(-1);
+    expect(text.indexOf('parserfile.xml')).toBeLessThan(text.indexOf('affiliatefile.xml'));
+  });
+
   it('escapes every text: a source error carrying markup is shown, never run', async () => {
     const config = sampleConfig.replace('path: quotes.json', 'path: "<img src=x onerror=alert(1)>.json"');
     const made = await project({ 'ratefile.config.yaml': config });

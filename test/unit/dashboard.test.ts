@@ -140,6 +140,22 @@ describe('a held jump', () => {
     expect(html).toContain('<code>ratefile accept BTC SBERRUB</code>');
     expect(html).not.toContain(old);
   });
+
+  it('names the last published rate in the reason as the export published it, not as the guard keeps it', async () => {
+    // SBERRUB → USDTTRC20 is published as `in : 1`: the guard keeps 1/in, a number no monitor ever saw.
+    const rate = report.priced.find((p) => p.direction.id === 'SBERRUB>USDTTRC20')!.rate;
+    const kept = rate.times(new Decimal('0.8')).toString();
+    const guard = { state: { ...emptyGuardState(), published: { 'SBERRUB>USDTTRC20': { rate: kept, at: '2026-11-21T11:00:00Z' } } }, accepted: new Set<string>(), maintenance: false };
+    const held = (await build(config, { now: fixedNow, guard })).report;
+    const row = view({ latest: latestOf(held) }).directions.find((d) => d.id === 'SBERRUB>USDTTRC20')!;
+    const internal = new Decimal(kept).toSignificantDigits(10).toFixed();
+    expect(held.withheld.find((w) => w.direction.id === 'SBERRUB>USDTTRC20')!.reason).toContain(internal);
+    expect(row.jump?.old.out).toBe('1');
+    expect(row.reason).toMatch(new RegExp(`^rate moved 25% from the last published ${row.jump!.old.in.replace('.', '\\.')} : 1; seen on 1 of 3 builds`));
+    const html = page({ latest: latestOf(held) });
+    expect(html).not.toContain(internal);
+    expect(html).not.toContain(kept);
+  });
 });
 
 describe('a direction not published now', () => {
