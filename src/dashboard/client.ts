@@ -41,7 +41,8 @@ export const clientScript = `'use strict';
 
   // The server's own rendering of the live part, parsed inertly (DOMParser runs no script) and swapped in.
   const reload = async (search) => {
-    const response = await fetch('/' + search, { cache: 'no-store', headers: { accept: 'text/html' } });
+    // Relative URLs throughout, so the dashboard also works behind a proxy under a path prefix.
+    const response = await fetch('./' + search, { cache: 'no-store', headers: { accept: 'text/html' } });
     if (!response.ok) throw new Error('HTTP ' + response.status);
     const next = new DOMParser().parseFromString(await response.text(), 'text/html');
     for (const id of ['live', 'live-rows']) {
@@ -60,7 +61,7 @@ export const clientScript = `'use strict';
   const poll = async () => {
     clearTimeout(timer);
     try {
-      const response = await fetch('/dashboard.json?part=head', { cache: 'no-store' });
+      const response = await fetch('dashboard.json?part=head', { cache: 'no-store' });
       if (!response.ok) throw new Error('HTTP ' + response.status);
       const head = await response.json();
       if (head.stamp !== live().dataset.stamp) await reload(query());
@@ -76,7 +77,7 @@ export const clientScript = `'use strict';
 
   const applyFilters = () => {
     const search = query();
-    history.replaceState(null, '', '/' + search);
+    history.replaceState(null, '', './' + search);
     reload(search).catch(lost);
   };
   form.addEventListener('change', applyFilters);

@@ -54,7 +54,7 @@ function sourcesSection(view: DashboardView): string {
 
 function exportsSection(view: DashboardView): string {
   const rows = view.exports.map((e) => [
-    html(`<a href="/${escapeHtml(encodeURIComponent(e.file))}">${escapeHtml(e.file)}</a>${e.primary ? ' <span class="muted">(primary)</span>' : ''}`),
+    html(`<a href="${escapeHtml(encodeURIComponent(e.file))}">${escapeHtml(e.file)}</a>${e.primary ? ' <span class="muted">(primary)</span>' : ''}`),
     String(e.items),
     e.bytes === undefined ? '—' : `${(e.bytes / 1024).toFixed(1)} KB`,
     e.changedAt ? ago(view.head.now, e.changedAt) : '—',
@@ -161,7 +161,7 @@ function filtersForm(view: DashboardView): string {
       .map((o) => `<option value="${escapeHtml(o)}"${o === selected ? ' selected' : ''}>${escapeHtml(text(o))}</option>`)
       .join('')}</select></label>`;
   return `<h2 id="directions">Directions</h2>
-<form id="filters" class="filters" method="get" action="/" role="search" aria-label="Filter directions">
+<form id="filters" class="filters" method="get" action="./" role="search" aria-label="Filter directions">
 ${select('currency', 'Currency', view.options.currencies, view.filter.currency)}
 ${select('state', 'State', view.options.states, view.filter.state, (s) => stateText[s as keyof typeof stateText] ?? s)}
 ${select('export', 'Export', view.options.exports, view.filter.export)}
@@ -183,7 +183,7 @@ ${built ? `${sourcesSection(view)}\n${exportsSection(view)}` : ''}
 </div>`;
   const rows = `<div id="live-rows">
 ${built ? `${directionsSection(view)}\n${historySection(view)}` : ''}
-<p class="muted">Page made ${escapeHtml(view.head.now)}; it refreshes itself after each build.</p>
+<p class="muted">Page made ${escapeHtml(view.head.now)}.</p><noscript><p>Script is off: reload the page for the latest build.</p></noscript>
 </div>`;
   return { top, rows };
 }
@@ -197,7 +197,7 @@ export function renderDashboard(view: DashboardView): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>ratefile dashboard</title>
 <style>${style}</style>
-<script src="/dashboard.js" defer></script>
+<script src="dashboard.js" defer></script>
 </head>
 <body>
 <header><h1>ratefile dashboard</h1>

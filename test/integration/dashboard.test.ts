@@ -43,7 +43,7 @@ describe('GET / on ratefile start', () => {
     expect(text).toMatch(/reffile\.xml 4 [\d.]+ KB/);
     expect(text.indexOf('parserfile.xml (primary)')).toBeLessThan(text.indexOf('affiliatefile.xml 3'));
     expect(text).toContain('backoffice file ok 2 quotes');
-    expect(html).toContain('<script src="/dashboard.js" defer></script>');
+    expect(html).toContain('<script src="dashboard.js" defer></script>');
     expect(html).not.toMatch(/<script>|<script [^>]*>[^<]/);
     // The rows carry what the files carry: the BTC → SBERRUB item of parserfile.xml, and one row for both cash cities.
     const parserfile = await (await fetch(new URL('parserfile.xml', base))).text();
@@ -101,7 +101,7 @@ describe('GET / on ratefile start', () => {
     expect(Object.keys(head).sort()).toEqual(['build', 'counts', 'health', 'maintenance', 'now', 'stamp']);
     const script = await fetch(new URL('dashboard.js', base));
     expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    expect(await script.text()).toContain("fetch('/dashboard.json?part=head'");
+    expect(await script.text()).toContain("fetch('dashboard.json?part=head'");
   });
 
   it('reflects the latest build', async () => {

@@ -61,7 +61,7 @@ describe('the dashboard page', () => {
     expect(html).toContain('<span class="bad">FAILED</span>');
     expect(html).toContain('the last good files are still published: config: &lt;b&gt;bad&lt;/b&gt;</p>');
     expect(html).toContain('Below: the build of 2026-11-21T12:00:30.000Z.');
-    expect(html).toContain('<a href="/parserfile.xml">parserfile.xml</a>');
+    expect(html).toContain('<a href="parserfile.xml">parserfile.xml</a>');
     expect(html).toContain('headline degraded');
   });
 
