@@ -209,6 +209,16 @@ describe('the dashboard in Chromium', () => {
     expect(newOut).toMatch(/^\d+(\.\d{1,4})?$/);
     expect(new Decimal(newOut!).div(before!).toDecimalPlaces(2).toString()).toBe('1.2');
     expect(await row.locator('code').textContent()).toBe('ratefile accept BTC SBERRUB');
+    // The other way round the guard keeps 1/rate (0.0000001…), a number no monitor ever saw: never shown.
+    const back = page.locator('#direction-rows tr[data-id="SBERRUB>BTC"]');
+    expect(await back.getAttribute('data-state')).toBe('withheld');
+    const guard = JSON.parse(readFileSync(join(project.dir, '.ratefile', 'guard.json'), 'utf8')) as { published: Record<string, { rate: string }> };
+    const kept = guard.published['SBERRUB>BTC']!.rate;
+    expect(Number(kept)).toBeLessThan(0.001);
+    const text = (await back.textContent()) ?? '';
+    expect(text).toMatch(/held jump: published \d+(\.\d{1,4})? : 1, new \d+(\.\d{1,4})? : 1/);
+    expect(text).not.toContain(new Decimal(kept).toSignificantDigits(10).toFixed());
+    expect(text).not.toContain(kept);
     await writeQuotes();
     await expect.poll(() => row.getAttribute('data-state'), { timeout: 15_000 }).toBe('published');
   });
