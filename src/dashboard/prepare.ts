@@ -134,7 +134,9 @@ export function prepare(report: BuildReport, templates: readonly ExportTemplate[
     const reason = jump.jump && last ? inPublishedForm(held.reason, last.rate, jump.jump.old) : held.reason;
     rows.push({ ...common(direction), state, kind: held.kind, reason: text(reason), quotes: [], fees: configuredFees(direction), cities: direction.cities, exports: [], ...lastPublished, ...jump });
   }
-  rows.sort((a, b) => indexOf(report, a.id) - indexOf(report, b.id));
+  // Config order (a from/to list's directions share their entry's index; the sort is stable).
+  const index = new Map([...report.priced, ...report.withheld].map((entry) => [entry.direction.id, entry.direction.index]));
+  rows.sort((a, b) => index.get(a.id)! - index.get(b.id)!);
   for (const row of rows) row.search = [row.id, row.from, row.to, row.state, row.reason ?? '', ...row.labels, ...row.cities, ...row.exports, ...row.quotes.map((q) => `${q.source} ${q.pair}`)].join(' ').toLowerCase();
   const currencies = [...new Set(rows.flatMap((row) => [row.from, row.to]))].sort();
   const exports = ordered.map((template, index) => ({
@@ -151,17 +153,6 @@ export function prepare(report: BuildReport, templates: readonly ExportTemplate[
   cache.set(report, prepared);
   return prepared;
 }
-
-/** Config order: each report's directions by their index in the config's list. */
-function indexOf(report: BuildReport, id: string): number {
-  let indexes = order.get(report);
-  if (!indexes) {
-    indexes = new Map([...report.priced, ...report.withheld].map((entry) => [entry.direction.id, entry.direction.index]));
-    order.set(report, indexes);
-  }
-  return indexes.get(id) ?? Infinity;
-}
-const order = new WeakMap<BuildReport, Map<string, number>>();
 
 function common(direction: Direction) {
   return {
