@@ -60,6 +60,8 @@ export const clientScript = `'use strict';
 
   const poll = async () => {
     clearTimeout(timer);
+    // A tab in the background asks nothing; it catches up as soon as it is shown again.
+    if (document.hidden) return;
     try {
       const response = await fetch('dashboard.json?part=head', { cache: 'no-store' });
       if (!response.ok) throw new Error('HTTP ' + response.status);
@@ -89,6 +91,9 @@ export const clientScript = `'use strict';
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     applyFilters();
+  });
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden) poll();
   });
   timer = setTimeout(poll, POLL_MS);
 })();

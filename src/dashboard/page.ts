@@ -31,7 +31,7 @@ function buildLine(view: DashboardView): string {
 }
 
 const sourceState = (source: SourceView): Cell =>
-  source.state === 'ok' ? html('<span class="good">ok</span>') : source.state === 'fallback' ? html('<span class="warn">FAILING, last good quotes in use</span>') : html('<span class="bad">FAILING</span>');
+  source.state === 'ok' ? html('<span class="good">ok</span>') : source.state === 'fallback' ? html('<span class="warn">FAILING, its last good reading in use</span>') : html('<span class="bad">FAILING</span>');
 
 function sourcesSection(view: DashboardView): string {
   if (view.sources.length === 0) return '<h2 id="sources">Sources</h2>\n<p class="muted">No source was asked in this build.</p>';
