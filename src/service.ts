@@ -1,6 +1,6 @@
 // `ratefile start`: build now, rebuild on the cron schedule (never two at once), serve, and stop cleanly on a signal.
+import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createProbe } from 'node:net';
 import { join } from 'node:path';
@@ -16,14 +16,10 @@ import type { Config } from './model.js';
 import { createChannels } from './alerts/channels.js';
 import { createNotifier } from './alerts/notifier.js';
 import { createMetrics } from './metrics.js';
-import { QuoteCache, sourceMaxAgeMs } from './quotes.js';
+import { QuoteCache } from './quotes.js';
 import { ReserveCache } from './reserves/fetch.js';
 import { createExportServer, listen, requestPath, type Route } from './server.js';
-import { dashboardRoutes } from './dashboard/route.js';
-import type { LatestBuild } from './dashboard/model.js';
-import { prepare } from './dashboard/prepare.js';
-import { publicValue, secretValues, type Redaction } from './dashboard/redact.js';
-import { openHistory } from './dashboard/store.js';
+import { openDashboard } from './dashboard/board.js';
 
 export interface ServiceOptions {
   /** Loads the config afresh for each build, so edits apply without a restart. */
@@ -73,22 +69,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   await options.checkFolders?.();
   let running: Promise<void> | undefined;
   const logReasons = reasonLog(log);
-  // The latest build that published, for the dashboard at `/`.
-  let latest: LatestBuild | undefined;
   let status = await readStatus(options.config.stateDir);
-  // Charts survive restarts: the history file is read back before the first build adds to it.
-  const history = await openHistory(options.config.stateDir, log, options.deps.now());
-  let recording = Promise.resolve();
-  // What the dashboard and /healthz never show: the folders' absolute paths, secret environment values.
-  const env = options.deps.env ?? process.env;
-  const authVariables = options.config.reserveSources.flatMap((source) => {
-    const auth = (source.options as { auth?: { env?: unknown } }).auth;
-    return typeof auth?.env === 'string' ? [auth.env] : [];
-  });
-  const redaction: Redaction = {
-    roots: [options.config.dir, options.config.stateDir, outDir, process.cwd(), homedir()],
-    secrets: secretValues(env, authVariables),
-  };
+  // The dashboard at `/`: the latest build that published and the history of the last 24 hours (read back now).
+  const dashboard = await openDashboard({ config: options.config, outDir, env: options.deps.env ?? process.env, log, now: options.deps.now });
   // Quotes within their source's refresh interval are reused across builds (a daily fixing is not refetched every 30 s).
   const deps: BuildDeps = { ...options.deps, quoteCache: options.deps.quoteCache ?? new QuoteCache(), reserveCache: options.deps.reserveCache ?? new ReserveCache() };
 
@@ -120,7 +103,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   /** Each export file's size and when it last changed: a publish leaves an unchanged file alone, so its mtime says. */
   const fileStats = async (files: readonly string[]) =>
     new Map((await Promise.all(files.map(async (file) => [file, await stat(join(outDir, file)).catch(() => undefined)] as const))).filter(
-      (entry): entry is readonly [string, NonNullable<(typeof entry)[1]>] => entry[1] !== undefined,
+      (entry): entry is readonly [string, Stats] => entry[1] !== undefined,
     ));
 
   const cycle = async (): Promise<void> => {
@@ -133,28 +116,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         ...(configError === undefined ? {} : { configError }),
       });
       status = result.status;
-      const { report } = result.build;
-      const files = await fileStats(report.exports.map((e) => e.file));
+      const files = await fileStats(result.build.report.exports.map((e) => e.file));
       metrics.recordBuild(result, new Map([...files].map(([file, stats]) => [file, stats.mtime])));
-      latest = {
-        report,
-        exports: config.exports,
-        maxAgeMs: Object.fromEntries(config.sources.map((source) => [source.name, sourceMaxAgeMs(source, config.schedulePeriodMs) ?? null])),
-        files: Object.fromEntries([...files].map(([file, stats]) => [file, { bytes: stats.size, changedAt: stats.mtime.toISOString() }])),
-      };
-      // The history line is made and written after the build, never awaited by it (history.ts, store.ts).
-      const { exports } = latest;
-      recording = new Promise((resolve) =>
-        setImmediate(() => {
-          try {
-            const { rates } = prepare(report, exports, redaction);
-            history.record(report.startedAt, { durationMs: result.durationMs, published: report.priced.length, withheld: report.withheld.length }, rates);
-          } catch (error) {
-            log.warn(`history: this build is not recorded: ${describeError(error)}`);
-          }
-          resolve();
-        }),
-      );
+      dashboard.built(result.build.report, config, result.durationMs, files);
       for (const warning of result.warnings) log.warn(warning);
       // Each reason when it starts and when it ends, so a 30-second schedule does not repeat the same lines forever.
       logReasons(result.build);
@@ -183,12 +147,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
   await rebuild();
   const routes: Record<string, Route> = {
-    ...dashboardRoutes(() => ({ latest, status, history: history.history, now: options.deps.now(), redaction })),
+    ...dashboard.routes(() => status),
     '/healthz': (_request, response) => {
       // 200 for ok and degraded (what is published is right), 503 for failing; no absolute paths or secrets in it.
       const health = assessHealth(status, options.deps.now());
       response.writeHead(health.level === 'failing' ? 503 : 200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' });
-      response.end(`${JSON.stringify(publicValue({ ...healthBody(health), ...status, health }, redaction), null, 2)}\n`);
+      response.end(`${JSON.stringify(dashboard.shown({ ...healthBody(health), ...status, health }), null, 2)}\n`);
     },
     '/metrics': metrics.route,
   };
@@ -220,8 +184,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       await task.stop();
       await task.destroy();
       if (running) await running;
-      await recording;
-      await history.idle();
+      await dashboard.idle();
       if (server) {
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
