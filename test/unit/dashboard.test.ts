@@ -121,13 +121,16 @@ describe('the dashboard page', () => {
 });
 
 describe('a held jump', () => {
-  it('shows the last published and the new rate in the published form, and the accept command; never the internal rate', async () => {
-    // The last published BTC → SBERRUB rate 20% below today's: the guard holds the new one.
-    const rate = report.priced.find((p) => p.direction.id === 'BTC>SBERRUB')!.rate;
-    const old = rate.times(new Decimal('0.8')).toString();
-    const guard = { state: { ...emptyGuardState(), published: { 'BTC>SBERRUB': { rate: old, at: '2026-11-21T11:00:00Z' } } }, accepted: new Set<string>(), maintenance: false };
+  /** A build in which the direction was last published 20% below today's rate: the guard holds the new one. */
+  async function heldJump(id: string) {
+    const kept = report.priced.find((p) => p.direction.id === id)!.rate.times(new Decimal('0.8')).toString();
+    const guard = { state: { ...emptyGuardState(), published: { [id]: { rate: kept, at: '2026-11-21T11:00:00Z' } } }, accepted: new Set<string>(), maintenance: false };
     const held = (await build(config, { now: fixedNow, guard })).report;
-    const row = view({ latest: latestOf(held) }).directions.find((d) => d.id === 'BTC>SBERRUB')!;
+    return { kept, held, row: view({ latest: latestOf(held) }).directions.find((d) => d.id === id)! };
+  }
+
+  it('shows the last published and the new rate in the published form, and the accept command; never the internal rate', async () => {
+    const { kept: old, held, row } = await heldJump('BTC>SBERRUB');
     expect(row.state).toBe('withheld');
     expect(row.kind).toBe('jump');
     const published = /<from>BTC<\/from>\s*<to>SBERRUB<\/to>\s*<in>(.+)<\/in>\s*<out>(.+)<\/out>/.exec(files.get('parserfile.xml')!)!;
@@ -143,11 +146,7 @@ describe('a held jump', () => {
 
   it('names the last published rate in the reason as the export published it, not as the guard keeps it', async () => {
     // SBERRUB → USDTTRC20 is published as `in : 1`: the guard keeps 1/in, a number no monitor ever saw.
-    const rate = report.priced.find((p) => p.direction.id === 'SBERRUB>USDTTRC20')!.rate;
-    const kept = rate.times(new Decimal('0.8')).toString();
-    const guard = { state: { ...emptyGuardState(), published: { 'SBERRUB>USDTTRC20': { rate: kept, at: '2026-11-21T11:00:00Z' } } }, accepted: new Set<string>(), maintenance: false };
-    const held = (await build(config, { now: fixedNow, guard })).report;
-    const row = view({ latest: latestOf(held) }).directions.find((d) => d.id === 'SBERRUB>USDTTRC20')!;
+    const { kept, held, row } = await heldJump('SBERRUB>USDTTRC20');
     const internal = new Decimal(kept).toSignificantDigits(10).toFixed();
     expect(held.withheld.find((w) => w.direction.id === 'SBERRUB>USDTTRC20')!.reason).toContain(internal);
     expect(row.jump?.old.out).toBe('1');
