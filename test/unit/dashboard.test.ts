@@ -8,7 +8,8 @@ import { emptyGuardState } from '../../src/guards.js';
 import type { Config } from '../../src/model.js';
 import { escapeHtml } from '../../src/dashboard/html.js';
 import { History } from '../../src/dashboard/history.js';
-import { dashboardModel, type DashboardInput, type LatestBuild } from '../../src/dashboard/model.js';
+import { dashboardHead, dashboardModel, type DashboardInput, type LatestBuild } from '../../src/dashboard/model.js';
+import { queryOf } from '../../src/dashboard/route.js';
 import { renderDashboard } from '../../src/dashboard/page.js';
 import { orderExports } from '../../src/dashboard/prepare.js';
 import type { Redaction } from '../../src/dashboard/redact.js';
@@ -184,6 +185,20 @@ describe('filters', () => {
     const html = page({ filter: { currency: 'SBERRUB' } });
     expect(html).toContain('<option value="SBERRUB" selected>SBERRUB</option>');
     expect(html.match(/<tr data-state=/g)).toHaveLength(2);
+  });
+});
+
+describe('the JSON and the page from one model', () => {
+  it('serves the headline the script polls exactly as the whole model has it', () => {
+    for (const input of [{}, { status: failed }, { latest: undefined }] as Partial<DashboardInput>[]) {
+      expect(dashboardHead({ latest: latestOf(report), now: fixedNow(), redaction: redaction(), ...input })).toEqual(view(input).head);
+    }
+  });
+
+  it('reads the filters from the query, ignoring anything else', () => {
+    expect(queryOf('/?currency=btc&state=withheld&export=reffile.xml&q=m%20sk&x=1')).toEqual({ filter: { currency: 'btc', state: 'withheld', export: 'reffile.xml', q: 'm sk' } });
+    expect(queryOf('/dashboard.json?part=head')).toEqual({ filter: {}, part: 'head' });
+    expect(queryOf('/')).toEqual({ filter: {} });
   });
 });
 
