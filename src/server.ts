@@ -172,7 +172,7 @@ export function requestPath(target: string): string {
   return authority && path === '' ? '/' : path;
 }
 
-/** An extra page of the server (a status or preview page), by exact path; GET and HEAD only. */
+/** An extra page of the server (the dashboard, its JSON, /healthz, /metrics), by exact path; GET and HEAD only. */
 export type Route = (request: IncomingMessage, response: ServerResponse) => void | Promise<void>;
 
 export function exportRequestHandler(folder: string, routes: Readonly<Record<string, Route>> = {}) {

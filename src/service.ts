@@ -1,4 +1,5 @@
 // `ratefile start`: build now, rebuild on the cron schedule (never two at once), serve, and stop cleanly on a signal.
+import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createProbe } from 'node:net';
@@ -18,7 +19,7 @@ import { createMetrics } from './metrics.js';
 import { QuoteCache } from './quotes.js';
 import { ReserveCache } from './reserves/fetch.js';
 import { createExportServer, listen, requestPath, type Route } from './server.js';
-import { previewRoute, type PreviewState } from './preview/route.js';
+import { openDashboard } from './dashboard/board.js';
 
 export interface ServiceOptions {
   /** Loads the config afresh for each build, so edits apply without a restart. */
@@ -68,9 +69,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   await options.checkFolders?.();
   let running: Promise<void> | undefined;
   const logReasons = reasonLog(log);
-  // The latest build that published, for the preview page at `/`.
-  let latest: PreviewState['latest'];
   let status = await readStatus(options.config.stateDir);
+  // The dashboard at `/`: the latest build that published and the history of the last 24 hours (read back now).
+  const dashboard = await openDashboard({ config: options.config, outDir, env: options.deps.env ?? process.env, log, now: options.deps.now });
   // Quotes within their source's refresh interval are reused across builds (a daily fixing is not refetched every 30 s).
   const deps: BuildDeps = { ...options.deps, quoteCache: options.deps.quoteCache ?? new QuoteCache(), reserveCache: options.deps.reserveCache ?? new ReserveCache() };
 
@@ -99,10 +100,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const notifier = alerts
     ? createNotifier({ channels: createChannels(alerts, options.deps.env ?? process.env, options.deps.fetch), stateDir: options.config.stateDir, reminderMs: alerts.reminder, log })
     : undefined;
-  /** When each export file last changed: a publish leaves an unchanged file alone, so its mtime says. */
-  const changeTimes = async (files: readonly string[]) =>
-    new Map((await Promise.all(files.map(async (file) => [file, (await stat(join(outDir, file)).catch(() => undefined))?.mtime] as const))).filter(
-      (entry): entry is readonly [string, Date] => entry[1] !== undefined,
+  /** Each export file's size and when it last changed: a publish leaves an unchanged file alone, so its mtime says. */
+  const fileStats = async (files: readonly string[]) =>
+    new Map((await Promise.all(files.map(async (file) => [file, await stat(join(outDir, file)).catch(() => undefined)] as const))).filter(
+      (entry): entry is readonly [string, Stats] => entry[1] !== undefined,
     ));
 
   const cycle = async (): Promise<void> => {
@@ -115,8 +116,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         ...(configError === undefined ? {} : { configError }),
       });
       status = result.status;
-      metrics.recordBuild(result, await changeTimes(result.build.report.exports.map((e) => e.file)));
-      latest = { report: result.build.report, exports: config.exports };
+      const files = await fileStats(result.build.report.exports.map((e) => e.file));
+      metrics.recordBuild(result, new Map([...files].map(([file, stats]) => [file, stats.mtime])));
+      dashboard.built(result.build.report, config, result.durationMs, files);
       for (const warning of result.warnings) log.warn(warning);
       // Each reason when it starts and when it ends, so a 30-second schedule does not repeat the same lines forever.
       logReasons(result.build);
@@ -145,12 +147,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
   await rebuild();
   const routes: Record<string, Route> = {
-    '/': previewRoute(() => ({ latest, status, now: options.deps.now() })),
+    ...dashboard.routes(() => status),
     '/healthz': (_request, response) => {
-      // 200 for ok and degraded (what is published is right), 503 for failing.
+      // 200 for ok and degraded (what is published is right), 503 for failing; no absolute paths or secrets in it.
       const health = assessHealth(status, options.deps.now());
       response.writeHead(health.level === 'failing' ? 503 : 200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' });
-      response.end(`${JSON.stringify({ ...healthBody(health), ...status, health }, null, 2)}\n`);
+      response.end(`${JSON.stringify(dashboard.shown({ ...healthBody(health), ...status, health }), null, 2)}\n`);
     },
     '/metrics': metrics.route,
   };
@@ -182,6 +184,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       await task.stop();
       await task.destroy();
       if (running) await running;
+      await dashboard.idle();
       if (server) {
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

@@ -57,7 +57,7 @@ export function registerInit(program: Command, context: CommandContext): void {
           `  1. edit ${config}: your currencies, reserves and directions`,
           `  2. replace the example quotes: have your back office write ${context.shown(join(dir, 'quotes.json'))} (format in the config's comments)`,
           `  3. ratefile build --config ${config} --dry-run    (see the files and what is held back, and why)`,
-          `  4. ratefile start --config ${config}              (build every 30 s and serve; preview at http://127.0.0.1:8080/)`,
+          `  4. ratefile start --config ${config}              (build every 30 s and serve; dashboard at http://127.0.0.1:8080/)`,
           '',
         ].join('\n'),
       );

@@ -16,7 +16,7 @@ export const starterConfig = `# ratefile.config.yaml: your exchanger's direction
 schedule: "*/30 * * * * *"
 
 # The built-in server of \`ratefile start\`: it serves /parserfile.xml, /reffile.xml, /affiliatefile.xml,
-# a preview page at / and /healthz. 127.0.0.1: only this machine reaches it, right for nginx or a CDN in
+# a dashboard at / and /healthz. 127.0.0.1: only this machine reaches it, right for nginx or a CDN in
 # front (or \`ratefile start --no-serve\` when they serve the files). 0.0.0.0 lets the monitors poll it
 # directly: open it only then, with the firewall letting the port in.
 server:
@@ -35,7 +35,7 @@ templates: templates
 #       { "pair": "USDT/RUB", "bid": "93.45", "ask": "93.80" } ] }
 # \`pair\` is BASE/QUOTE (one BASE costs bid..ask of QUOTE); without \`time\` a quote is as old as the file.
 # maxAge: quotes older than this are not used, and the directions needing them are held back (the reason
-# is logged, and shown by \`ratefile status\` and the preview page). So the example quotes stop being
+# is logged, and shown by \`ratefile status\` and the dashboard). So the example quotes stop being
 # published 5 minutes after \`ratefile init\`, and so would real ones if your back office stopped writing.
 sources:
   backoffice: { type: file, path: quotes.json, maxAge: 5m }

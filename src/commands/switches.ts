@@ -49,7 +49,7 @@ export function registerSwitches(program: Command, context: CommandContext): voi
     .argument('<to>', 'to currency code')
     .option('--city <code>', 'pause only this city of a cash direction')
     .option('--until <time>', 'resume by itself at this time (ISO 8601 with offset) or after this long (30m, 2h, 1d)')
-    .option('--reason <text>', 'why, shown in status and the preview page')
+    .option('--reason <text>', 'why, shown in status and the dashboard')
     .addOption(configOption())
     .action(async (from: string, to: string, options: { city?: string; until?: string; reason?: string; config: string }) => {
       const config = await context.load(options.config);

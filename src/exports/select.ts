@@ -1,6 +1,6 @@
 // selectExports: from priced directions to each export's items (selection, aliases, markup, rounding, url). Pure.
 import { Decimal, formatDecimal, roundDown } from '../decimal.js';
-import type { ExportTemplate } from '../model.js';
+import type { Currency, ExportTemplate } from '../model.js';
 import { publishedForm, publishedLimits, publishedRate, type PricedDirection, type PublishedRate, type WithheldDirection } from '../pricing.js';
 
 /** One `<item>` of an export: every value already the exact text to publish. Optional fields only when set. */
@@ -101,6 +101,11 @@ class DecimalText {
   }
 }
 
+/** The in/out an export with `markup` publishes for a direction rate: the one rounding every export and the dashboard use. */
+export function exportRate(rate: Decimal, from: Currency, to: Currency, markup: Decimal): PublishedRate {
+  return markup.isZero() ? publishedForm(rate, from, to) : publishedRate(rate.times(new Decimal(1).minus(markup)), from, to);
+}
+
 /**
  * The published in/out of a rate after a markup, as numbers and text. Directions that share an asset pair and
  * margin share one rate object (see priceDirections), so the decimal work is done once per distinct rate,
@@ -120,7 +125,7 @@ class RateText {
     const key = from.ratePrecision * 32 + to.ratePrecision;
     let text = forRate.get(key);
     if (!text) {
-      const form = this.markup.isZero() ? publishedForm(priced.rate, from, to) : publishedRate(priced.rate.times(new Decimal(1).minus(this.markup)), from, to);
+      const form = exportRate(priced.rate, from, to, this.markup);
       text = { in: formatDecimal(form.in), out: formatDecimal(form.out), form };
       forRate.set(key, text);
     }

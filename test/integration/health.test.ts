@@ -1,5 +1,5 @@
 // The issue's case end to end: a quotes file broken for three minutes under `start` (in-process, clock
-// injected) makes /healthz 503, `ratefile status` exit 1 and the preview headline red; fixed, all is ok again.
+// injected) makes /healthz 503, `ratefile status` exit 1 and the dashboard's headline red; fixed, all is ok again.
 import { utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -23,11 +23,11 @@ describe('health under start: a broken quotes file', () => {
       const response = await fetch(new URL('healthz', base));
       return { code: response.status, body: (await response.json()) as { level: string; reasons: string[] } };
     };
-    const headline = async () => /<p id="health">Health: <span class="(\w+)">(\w+)<\/span>/.exec(await (await fetch(base)).text())?.slice(1);
+    const headline = async () => /<div id="health" class="headline (\w+)" role="status"><strong>(\w+)<\/strong>/.exec(await (await fetch(base)).text())?.slice(1);
     const status = async () => (await runRatefile(['status'], made.dir, { now: () => now })).code;
 
     expect(await healthz()).toMatchObject({ code: 200, body: { level: 'ok', reasons: [] } });
-    expect(await headline()).toEqual(['good', 'ok']);
+    expect(await headline()).toEqual(['ok', 'OK']);
     expect(await status()).toBe(0);
 
     // Broken for three minutes: the last good quotes stand in until they are too old (60 s here).
@@ -41,14 +41,14 @@ describe('health under start: a broken quotes file', () => {
       '4 of 4 directions withheld for a fault: BTC→SBERRUB, BTC→USDTTRC20, SBERRUB→USDTTRC20, USDTTRC20→CASHRUB (more than 25%)',
       'failing source: backoffice',
     ]);
-    expect(await headline()).toEqual(['bad', 'failing']);
+    expect(await headline()).toEqual(['failing', 'FAILING']);
     expect(await status()).toBe(1);
 
     await writeFile(quotes, JSON.stringify(sampleQuotes));
     await touch();
     await service.rebuild();
     expect(await healthz()).toMatchObject({ code: 200, body: { level: 'ok' } });
-    expect(await headline()).toEqual(['good', 'ok']);
+    expect(await headline()).toEqual(['ok', 'OK']);
     expect(await status()).toBe(0);
   });
 });

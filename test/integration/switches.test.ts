@@ -32,8 +32,9 @@ describe('pause and resume under ratefile start', () => {
     expect(health.level).toBe('ok');
     expect(health.heldBack).toEqual([{ direction: 'BTC>SBERRUB', kind: 'paused', reason: expect.stringMatching(/^paused: bank blocks cards \(since /) as string }]);
     const page = await (await fetch(base)).text();
-    expect(page).toMatch(/<h2 id="paused">Paused<\/h2>[\s\S]*BTC → SBERRUB[\s\S]*bank blocks cards/);
-    expect(page).toContain('Nothing is held back.');
+    // On the dashboard: paused, with its reason, and not counted as withheld.
+    expect(page).toMatch(/<tr data-state="paused" data-id="BTC&gt;SBERRUB">[^\n]*BTC → SBERRUB[^\n]*paused<\/span>[^\n]*bank blocks cards/);
+    expect(page).toContain('3 directions published, 0 withheld, 0 out of hours, 1 paused.');
 
     expect((await runRatefile(['resume', 'BTC', 'SBERRUB'], made.dir, { now })).code).toBe(0);
     await pollUntil(async () => (hasSberrub(await parserfile()) ? true : undefined), 10_000);

@@ -1,0 +1,71 @@
+// What `start` keeps for the dashboard: the latest build that published, its history (read back on start, a line
+// queued after each build, never awaited by it), and what must not be shown (redact.ts). service.ts only calls it.
+import type { Stats } from 'node:fs';
+import { homedir } from 'node:os';
+import type { BuildReport } from '../build.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Config } from '../model.js';
+import { sourceMaxAgeMs } from '../quotes.js';
+import type { Route } from '../server.js';
+import type { Status } from '../status.js';
+import type { LatestBuild } from './model.js';
+import { prepare } from './prepare.js';
+import { publicValue, secretValues, type Redaction } from './redact.js';
+import { dashboardRoutes } from './route.js';
+import { openHistory } from './store.js';
+
+export interface Dashboard {
+  /** After a build that published: keep it for the page, and queue its history line (made after this returns). */
+  built(report: BuildReport, config: Config, durationMs: number, files: ReadonlyMap<string, Stats>): void;
+  /** `/`, `/dashboard.json`, `/dashboard.js`; `status` is read at each request. */
+  routes(status: () => Status | undefined): Record<string, Route>;
+  /** A value for anyone who reaches the server (the body of /healthz): no absolute paths, URL paths or secrets. */
+  shown<T>(value: T): T;
+  /** Resolves once the queued history lines are written. */
+  idle(): Promise<void>;
+}
+
+export async function openDashboard(options: { config: Config; outDir: string; env: Readonly<Record<string, string | undefined>>; log: Logger; now: () => Date }): Promise<Dashboard> {
+  const { config, log } = options;
+  const history = await openHistory(config.stateDir, log, options.now());
+  const authVariables = config.reserveSources.flatMap((source) => {
+    const auth = (source.options as { auth?: { env?: unknown } }).auth;
+    return typeof auth?.env === 'string' ? [auth.env] : [];
+  });
+  const redaction: Redaction = {
+    roots: [config.dir, config.stateDir, options.outDir, process.cwd(), homedir()],
+    secrets: secretValues(options.env, authVariables),
+  };
+  let latest: LatestBuild | undefined;
+  let recording = Promise.resolve();
+  return {
+    built(report, current, durationMs, files) {
+      latest = {
+        report,
+        exports: current.exports,
+        maxAgeMs: Object.fromEntries(current.sources.map((source) => [source.name, sourceMaxAgeMs(source, current.schedulePeriodMs) ?? null])),
+        files: Object.fromEntries([...files].map(([file, stats]) => [file, { bytes: stats.size, changedAt: stats.mtime.toISOString() }])),
+      };
+      const { exports } = latest;
+      // Off the build's path: the rates are worked out (and the line queued) once the build has returned.
+      recording = new Promise((resolve) =>
+        setImmediate(() => {
+          try {
+            const { rates } = prepare(report, exports, redaction);
+            history.record(report.startedAt, { durationMs, published: report.priced.length, withheld: report.withheld.length }, rates);
+          } catch (error) {
+            log.warn(`history: this build is not recorded: ${describeError(error)}`);
+          }
+          resolve();
+        }),
+      );
+    },
+    routes: (status) => dashboardRoutes(() => ({ latest, status: status(), history: history.history, now: options.now(), redaction })),
+    shown: (value) => publicValue(value, redaction),
+    async idle() {
+      await recording;
+      await history.idle();
+    },
+  };
+}

@@ -1,0 +1,100 @@
+// dashboard.js, served at `/dashboard.js` (CSP `script-src 'self'`: no inline script, no eval). It only
+// refreshes and filters: it polls /dashboard.json?part=head, rewrites the headline from it, fetches the page
+// again (the server renders it) when a build finished or a filter changed, and says when contact is lost.
+export const clientScript = `'use strict';
+(() => {
+  const POLL_MS = 3000;
+  const levels = { ok: 'OK', degraded: 'DEGRADED', failing: 'FAILING' };
+  const contact = document.getElementById('contact');
+  const form = document.getElementById('filters');
+  const live = () => document.getElementById('live');
+  let lostSince;
+  let timer;
+  let typing;
+
+  const query = () => {
+    const params = new URLSearchParams();
+    for (const [name, value] of new FormData(form)) if (value) params.set(name, String(value));
+    const text = params.toString();
+    return text ? '?' + text : '';
+  };
+
+  // Text only: nothing from the JSON becomes markup.
+  const headline = (head) => {
+    const box = document.getElementById('health');
+    if (!box) return;
+    box.className = 'headline ' + head.health.level;
+    const strong = document.createElement('strong');
+    strong.textContent = levels[head.health.level] || head.health.level;
+    const nodes = [strong];
+    if (head.health.reasons.length > 0) {
+      const list = document.createElement('ul');
+      for (const reason of head.health.reasons) {
+        const item = document.createElement('li');
+        item.textContent = reason;
+        list.append(item);
+      }
+      nodes.push(list);
+    }
+    box.replaceChildren(...nodes);
+  };
+
+  // The server's own rendering of the live part, parsed inertly (DOMParser runs no script) and swapped in.
+  const reload = async (search) => {
+    // Relative URLs throughout, so the dashboard also works behind a proxy under a path prefix.
+    const response = await fetch('./' + search, { cache: 'no-store', headers: { accept: 'text/html' } });
+    if (!response.ok) throw new Error('HTTP ' + response.status);
+    const next = new DOMParser().parseFromString(await response.text(), 'text/html');
+    for (const id of ['live', 'live-rows']) {
+      const part = next.getElementById(id);
+      const here = document.getElementById(id);
+      if (part && here) here.replaceWith(document.adoptNode(part));
+    }
+  };
+
+  const lost = () => {
+    lostSince = lostSince || new Date();
+    contact.textContent = 'Lost contact with ratefile at ' + lostSince.toLocaleTimeString() + ': this page shows the state of then. Retrying every ' + POLL_MS / 1000 + ' s.';
+    contact.hidden = false;
+  };
+
+  const poll = async () => {
+    clearTimeout(timer);
+    // A tab in the background asks nothing; it catches up as soon as it is shown again.
+    if (document.hidden) return;
+    try {
+      const response = await fetch('dashboard.json?part=head', { cache: 'no-store' });
+      if (!response.ok) throw new Error('HTTP ' + response.status);
+      const head = await response.json();
+      if (head.stamp !== live().dataset.stamp) await reload(query());
+      else headline(head);
+      lostSince = undefined;
+      contact.hidden = true;
+      contact.textContent = '';
+    } catch {
+      lost();
+    }
+    timer = setTimeout(poll, POLL_MS);
+  };
+
+  const applyFilters = () => {
+    const search = query();
+    history.replaceState(null, '', './' + search);
+    reload(search).catch(lost);
+  };
+  form.addEventListener('change', applyFilters);
+  form.addEventListener('input', (event) => {
+    if (event.target.name !== 'q') return;
+    clearTimeout(typing);
+    typing = setTimeout(applyFilters, 250);
+  });
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    applyFilters();
+  });
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden) poll();
+  });
+  timer = setTimeout(poll, POLL_MS);
+})();
+`;

@@ -1,0 +1,125 @@
+// Rate history for the dashboard's charts: what each build published, kept 24 hours. Pure: lines in, series
+// out, and the trim and downsampling that bound its size (the file itself is `store.ts`).
+
+/** One line of `.ratefile/history/history.jsonl`: a build, and the directions whose rates changed in it. */
+export interface HistoryLine {
+  /** When the build started (ISO). */
+  t: string;
+  /** Build duration (ms), directions published and withheld; absent on a line written by a compaction alone. */
+  ms?: number;
+  n?: number;
+  w?: number;
+  /** Direction id → [published, market] in the published form (`in:out`), or null: not published from then on. */
+  r?: Record<string, RatePair | null>;
+}
+
+export type RatePair = readonly [published: string, market: string];
+
+export interface BuildPoint {
+  at: number;
+  durationMs: number;
+  published: number;
+  withheld: number;
+}
+
+export interface RatePoint {
+  at: number;
+  /** Null while the direction is not published. */
+  value: RatePair | null;
+}
+
+export const HISTORY_MS = 24 * 60 * 60 * 1000;
+/** Points within this of the newest build stay one per minute; older ones one per 15 minutes (a day is 96 of them). */
+const RECENT_MS = 10 * 60 * 1000;
+const MINUTE_MS = 60 * 1000;
+const BUCKET_MS = 15 * 60 * 1000;
+
+const same = (a: RatePair | null | undefined, b: RatePair | null | undefined) => a === b || (!!a && !!b && a[0] === b[0] && a[1] === b[1]);
+
+export class History {
+  readonly builds: BuildPoint[] = [];
+  readonly series = new Map<string, RatePoint[]>();
+
+  /** The line a build adds: its figures, and only the directions whose published or market rate changed. */
+  lineFor(at: Date, build: { durationMs: number; published: number; withheld: number }, rates: ReadonlyMap<string, RatePair>): HistoryLine {
+    const changed: Record<string, RatePair | null> = {};
+    for (const [id, pair] of rates) if (!same(this.series.get(id)?.at(-1)?.value, pair)) changed[id] = pair;
+    for (const [id, points] of this.series) if (!rates.has(id) && points.at(-1)?.value !== null) changed[id] = null;
+    const line: HistoryLine = { t: at.toISOString(), ms: build.durationMs, n: build.published, w: build.withheld };
+    return Object.keys(changed).length > 0 ? { ...line, r: changed } : line;
+  }
+
+  /** Take a line in (from the file on start, or from lineFor); a line older than the newest is out of order and ignored. */
+  apply(line: HistoryLine): void {
+    const at = Date.parse(line.t);
+    if (Number.isNaN(at)) return;
+    if (line.ms !== undefined && line.n !== undefined) {
+      if ((this.builds.at(-1)?.at ?? -Infinity) < at) this.builds.push({ at, durationMs: line.ms, published: line.n, withheld: line.w ?? 0 });
+    }
+    for (const [id, value] of Object.entries(line.r ?? {})) {
+      const points = this.series.get(id) ?? this.series.set(id, []).get(id)!;
+      if ((points.at(-1)?.at ?? -Infinity) > at) continue;
+      points.push({ at, value });
+    }
+  }
+
+  /**
+   * Forget what is older than 24 hours before `now` (a direction's last value before the cut is kept at the
+   * cut, so its line starts there), and thin older points: the last value per minute in the recent ten minutes,
+   * per 15 minutes before that. The builds are kept one per build: 2,880 a day at a 30-second schedule.
+   */
+  compact(now: Date): void {
+    const cut = now.getTime() - HISTORY_MS;
+    const firstKept = this.builds.findIndex((build) => build.at >= cut);
+    this.builds.splice(0, firstKept === -1 ? this.builds.length : firstKept);
+    const recent = now.getTime() - RECENT_MS;
+    for (const [id, points] of this.series) {
+      // The value the direction had at the cut starts its line there; it is never merged with what follows.
+      const before = points.filter((point) => point.at <= cut).at(-1);
+      const thinned: RatePoint[] = before ? [{ at: cut, value: before.value }] : [];
+      const fixed = thinned.length;
+      for (const point of points) {
+        if (point.at <= cut) continue;
+        const width = point.at >= recent ? MINUTE_MS : BUCKET_MS;
+        const last = thinned.at(-1);
+        // Same bucket as the point before: the later value replaces it (at the earlier time, so the line keeps its start).
+        if (last && thinned.length > fixed && Math.floor(last.at / width) === Math.floor(point.at / width)) last.value = point.value;
+        else thinned.push({ at: point.at, value: point.value });
+      }
+      // Drop repeats the thinning made, and a direction not published for the whole day.
+      const kept = thinned.filter((point, index) => index === 0 || !same(thinned[index - 1]!.value, point.value));
+      if (kept.every((point) => point.value === null)) this.series.delete(id);
+      else this.series.set(id, kept);
+    }
+  }
+
+  /** Everything kept up to `until`, as lines in time order: what a compaction writes in place of the file. */
+  lines(until = Infinity): HistoryLine[] {
+    const byTime = new Map<number, HistoryLine>();
+    const lineAt = (at: number) => byTime.get(at) ?? byTime.set(at, { t: new Date(at).toISOString() }).get(at)!;
+    for (const build of this.builds) if (build.at <= until) Object.assign(lineAt(build.at), { ms: build.durationMs, n: build.published, w: build.withheld });
+    for (const [id, points] of this.series) for (const point of points) if (point.at <= until) (lineAt(point.at).r ??= {})[id] = point.value;
+    return [...byTime.keys()].sort((a, b) => a - b).map((at) => byTime.get(at)!);
+  }
+}
+
+/** One line of the file, or what is wrong with it (a line cut short by a crash is one such). */
+export function parseLine(text: string): HistoryLine | { problem: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { problem: 'expected a JSON object, got text that is not JSON' };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problem: 'expected a JSON object' };
+  const line = value as Record<string, unknown>;
+  if (typeof line.t !== 'string' || Number.isNaN(Date.parse(line.t))) return { problem: 't: expected an ISO time like "2026-11-21T12:00:00.000Z"' };
+  for (const key of ['ms', 'n', 'w'] as const) if (line[key] !== undefined && typeof line[key] !== 'number') return { problem: `${key}: expected a number` };
+  if (line.r !== undefined && (typeof line.r !== 'object' || line.r === null || Array.isArray(line.r))) return { problem: 'r: expected an object of direction rates' };
+  for (const [id, pair] of Object.entries((line.r ?? {}) as Record<string, unknown>)) {
+    if (pair !== null && !(Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === 'string'))) {
+      return { problem: `r.${id}: expected ["published in:out", "market in:out"] or null` };
+    }
+  }
+  return line as unknown as HistoryLine;
+}
