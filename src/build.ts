@@ -4,7 +4,7 @@ import type { Config } from './model.js';
 import { priceDirections, type PricedDirection, type WithheldDirection } from './pricing.js';
 import { fetchQuotes, sourceMaxAgeMs, type QuoteCache, type SourceReport } from './quotes.js';
 import { selectExports } from './exports/select.js';
-import { renderExport } from './exports/render.js';
+import { renderModel } from './exports/renderers.js';
 import type { OutputFile } from './publish.js';
 import { applyPauses, type Pause } from './switches.js';
 import { applyReserves } from './reserves/apply.js';
@@ -103,7 +103,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   // A direction whose limits fail only at one export's rate (its markup) is left out of that export alone.
   const leftOut = models.flatMap((model) => model.withheld);
   const withheld = [...(maintenance ? [] : [...switched.withheld, ...reserved.withheld]), ...unpriced.map(explain), ...guarded.withheld, ...leftOut].sort((a, b) => a.direction.index - b.direction.index);
-  const files = models.map((model) => ({ file: model.file, bytes: renderExport(model) }));
+  const files = models.map((model) => ({ file: model.file, bytes: renderModel(model) }));
   const t3 = performance.now();
   return {
     files,

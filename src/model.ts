@@ -4,6 +4,7 @@ import type { Label } from './config/fields.js';
 import type { HoursWindow } from './hours.js';
 import type { HealthPolicy } from './health.js';
 import type { AlertsConfig } from './alerts/config.js';
+import type { ExportFormat } from './exports/formats.js';
 
 export interface Currency {
   code: string;
@@ -62,9 +63,11 @@ export interface SourceConfig {
 
 /** One export file, declared by a template in templates/. */
 export interface ExportTemplate {
-  /** Template name; the file it renders is `<name>.xml`. */
+  /** Template name; the file it renders is `file:`, else `<name>.xml` (`<name>.json` for json). */
   name: string;
   file: string;
+  /** How the file is written: classic XML, EREF 1.1 XML or jsons.info JSON. */
+  format: ExportFormat;
   description?: string;
   includeTags?: string[];
   excludeTags: string[];

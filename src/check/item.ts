@@ -34,7 +34,7 @@ function closestKnown(kind: 'currency' | 'city' | 'unit', code: string): string 
 }
 
 /** A finding of one item, at its level (findings.ts: `tolerated` is a warning or, for ratefile's own files, an error). */
-type Report = (level: Level, rule: string, message: string, element?: XmlElement) => void;
+export type Report = (level: Level, rule: string, message: string, element?: XmlElement) => void;
 
 /** The text of each element, trimmed, and the item's reference (index and direction). */
 export function itemRef(item: XmlElement, index: number): ItemRef {
@@ -78,7 +78,7 @@ function checkStructure(item: XmlElement, report: Report): void {
   }
 }
 
-function checkCurrency(element: XmlElement, report: Report): string | undefined {
+export function checkCurrency(element: XmlElement, report: Report): string | undefined {
   const code = element.text.trim();
   if (code === '') {
     report('error', 'currency', `<${element.name}> is empty`, element);
@@ -109,7 +109,7 @@ function checkLabels(element: XmlElement, report: Report): void {
   }
 }
 
-function checkCities(element: XmlElement, report: Report): void {
+export function checkCities(element: XmlElement, report: Report): void {
   const codes = element.text.split(',').map((part) => part.trim());
   if (codes.length > 1) report('warning', 'city', `several cities in one <city> ("${element.text.trim()}"); the standard is one <item> per city`, element);
   for (const code of codes) {

@@ -1,7 +1,9 @@
 // selectExports: from priced directions to each export's items (selection, aliases, markup, rounding, url). Pure.
-import { Decimal, formatDecimal, roundDown } from '../decimal.js';
+import { Decimal, formatDecimal, roundDown, roundUp } from '../decimal.js';
 import type { ExportTemplate } from '../model.js';
-import { publishedForm, publishedLimits, publishedRate, type PricedDirection, type PublishedRate, type WithheldDirection } from '../pricing.js';
+import type { ExportFormat } from './formats.js';
+import { formatRefusal } from './refusals.js';
+import { publishedForm, publishedLimits, publishedRate, type PricedDirection, type PublishedLimits, type PublishedRate, type WithheldDirection } from '../pricing.js';
 
 /** One `<item>` of an export: every value already the exact text to publish. Optional fields only when set. */
 export interface ExportItem {
@@ -20,6 +22,19 @@ export interface ExportItem {
   param?: string | undefined;
   city?: string | undefined;
   url?: string | undefined;
+  /** EREF 1.1 only: the limits in the to currency at the published rate (tomin rounded up, tomax down). */
+  tomin?: string;
+  tomax?: string;
+  /** EREF 1.1 only: the amount tiers (`tiers:`), each with its range in the from currency and its rate. */
+  steps?: ExportStep[];
+}
+
+/** One amount tier as published: orders from `frommin` to `frommax` (from currency) get `in`:`out`. */
+export interface ExportStep {
+  frommin: string;
+  frommax: string;
+  in: string;
+  out: string;
 }
 
 /** The element order every monitor parses (estandards / Premium order), plus our `url` last. */
@@ -30,6 +45,8 @@ export const itemElements = [
 export interface ExportModel {
   name: string;
   file: string;
+  /** Absent: classic. */
+  format?: ExportFormat;
   items: ExportItem[];
 }
 
@@ -157,9 +174,14 @@ export function selectExports(priced: readonly PricedDirection[], templates: rea
       const minamount = limits.min === undefined ? undefined : text.of(limits.min);
       const maxamount = text.of(limits.max);
       const codes = { from: template.aliases[from.code] ?? from.code, to: template.aliases[to.code] ?? to.code };
+      // The other formats cannot say everything the classic one can: such a direction is left out of them alone.
+      const extra = template.format === 'classic' ? undefined : formatFields(template.format, p, rate, limits, common);
+      if (extra !== undefined && 'reason' in extra) {
+        plan.withheld.push({ direction: p.direction, kind: 'limits', reason: `${template.file}: ${extra.reason}` });
+        continue;
+      }
       for (const city of cities.length > 0 ? cities : [undefined]) {
-        // Every item has every key (undefined when unset) so all items share one shape: 30,000 items build fast.
-        plan.items.push({
+        const item: ExportItem = {
           from: codes.from,
           to: codes.to,
           in: rate.in,
@@ -175,9 +197,33 @@ export function selectExports(priced: readonly PricedDirection[], templates: rea
           param: common.param,
           city,
           url: plan.url?.(codes.from, codes.to, city ?? ''),
-        });
+        };
+        // Every classic item has every key (undefined when unset) so all items share one shape: 30,000 items build fast.
+        plan.items.push(extra === undefined ? item : Object.assign(item, extra));
       }
     }
   }
-  return plans.map(({ template, items, withheld }) => ({ name: template.name, file: template.file, items, withheld }));
+  return plans.map(({ template, items, withheld }) => ({ name: template.name, file: template.file, format: template.format, items, withheld }));
+}
+
+/** What an EREF 1.1 or JSON item has beyond the classic one, or why the direction cannot be written in that format. */
+function formatFields(
+  format: Exclude<ExportFormat, 'classic'>,
+  priced: PricedDirection,
+  rate: { in: string; out: string; form: PublishedRate },
+  limits: PublishedLimits,
+  common: CommonFields,
+): Pick<ExportItem, 'tomin' | 'tomax'> | { reason: string } {
+  const minamount = limits.min === undefined ? undefined : formatDecimal(limits.min);
+  const reason = formatRefusal(format, { ...common, in: rate.in, out: rate.out, minamount, maxamount: formatDecimal(limits.max) });
+  if (reason !== undefined) return { reason };
+  if (format === 'json') return {};
+  const places = priced.direction.to.precision;
+  // tomin up and tomax down: any amount within them is within frommin..frommax at the published rate.
+  const toUnits = (value: Decimal) => value.times(rate.form.out).div(rate.form.in);
+  const tomax = roundDown(toUnits(limits.max), places);
+  if (limits.min === undefined) return { tomax: formatDecimal(tomax) };
+  const tomin = roundUp(toUnits(limits.min), places);
+  if (tomin.greaterThan(tomax)) return { reason: `tomin ${formatDecimal(tomin)} is above tomax ${formatDecimal(tomax)} at ${places} decimals` };
+  return { tomin: formatDecimal(tomin), tomax: formatDecimal(tomax) };
 }
