@@ -43,6 +43,8 @@ export interface Direction {
   reserveSource?: string;
   min?: Money;
   max?: Money;
+  /** Amount tiers, ascending: from an amount of the from asset on, another margin (as a fraction). */
+  tiers?: { from: Decimal; margin: Decimal }[];
   params: Label[];
   fromfee?: string;
   tofee?: string;

@@ -10,6 +10,7 @@ import type { Config, Currency, Direction, Money } from '../model.js';
 import { chainAsList, configSchema, type ConfigFile } from './schema.js';
 import { quoteValue } from '../errors.js';
 import { closest, type Problem } from './problems.js';
+import { checkTiers, toTiers } from './tiers.js';
 import { configError, formatProblem, readYamlFile, validateYaml } from './yaml.js';
 
 export const defaultConfigFile = 'ratefile.config.yaml';
@@ -115,6 +116,9 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: Problem[] } 
       }
     }
     checkUnits(entry, path);
+    const tiers = checkTiers(entry.tiers, path, ends.from.map((code) => (typeof code === 'string' ? assetOf(code, currencies[code]) : undefined)), entry.margin ?? defaults.margin, (unit) => assetOf(unit, currencies[unit]) ?? unit);
+    problems.push(...tiers.problems);
+    warnings.push(...tiers.warnings);
     if (entry.margin === undefined && defaults.margin === undefined) {
       problems.push({ path: [...path, 'margin'], message: 'required (here or in defaults.margin): expected a percentage like "1.5%"' });
     }
@@ -218,6 +222,7 @@ function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'wa
             : { reserveSource: (entry.reserveFrom ?? to.reserveSource)! }),
           ...(merged.min === undefined ? {} : { min: parseMoney(merged.min, from.asset, currencies) }),
           ...(merged.max === undefined ? {} : { max: parseMoney(merged.max, from.asset, currencies) }),
+          ...(entry.tiers === undefined ? {} : { tiers: toTiers(entry.tiers) }),
           params: [...new Set(merged.params ?? [])],
           ...(merged.fromfee === undefined ? {} : { fromfee: merged.fromfee }),
           ...(merged.tofee === undefined ? {} : { tofee: merged.tofee }),

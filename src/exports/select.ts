@@ -1,6 +1,7 @@
 // selectExports: from priced directions to each export's items (selection, aliases, markup, rounding, url). Pure.
 import { Decimal, formatDecimal, roundDown, roundUp } from '../decimal.js';
-import type { ExportTemplate } from '../model.js';
+import type { Currency, ExportTemplate } from '../model.js';
+import { tierLadder, type LadderStep } from './tiers.js';
 import type { ExportFormat } from './formats.js';
 import { formatRefusal } from './refusals.js';
 import { publishedForm, publishedLimits, publishedRate, type PricedDirection, type PublishedLimits, type PublishedRate, type WithheldDirection } from '../pricing.js';
@@ -129,6 +130,11 @@ class RateText {
   /** One per markup: exports with the same markup share it. */
   constructor(private readonly markup: Decimal) {}
 
+  /** Any rate of a direction (a tier's) in its published form at this markup. */
+  formOf(rate: Decimal, from: Currency, to: Currency): PublishedRate {
+    return this.markup.isZero() ? publishedForm(rate, from, to) : publishedRate(rate.times(new Decimal(1).minus(this.markup)), from, to);
+  }
+
   of(priced: PricedDirection): { in: string; out: string; form: PublishedRate } {
     const { from, to } = priced.direction;
     let forRate = this.byRate.get(priced.rate);
@@ -166,16 +172,25 @@ export function selectExports(priced: readonly PricedDirection[], templates: rea
       common ??= commonFields(p, text);
       const rate = plan.rates.of(p);
       // Limits hold at the rate this export publishes: a markup moves them, and may make them cross.
-      const limits = publishedLimits(p.direction, p.terms, rate.form);
+      let limits = publishedLimits(p.direction, p.terms, rate.form);
       if ('reason' in limits) {
         plan.withheld.push({ direction: p.direction, kind: limits.kind, reason: `${template.file}: ${limits.reason}` });
         continue;
+      }
+      let steps: LadderStep[] | undefined;
+      if (p.tierRates !== undefined) {
+        const ladder = tierLadder(p, rate.form, limits, (tierRate) => plan.rates.formOf(tierRate, from, to));
+        if ('reason' in ladder) {
+          plan.withheld.push({ direction: p.direction, kind: 'limits', reason: `${template.file}: ${ladder.reason}` });
+          continue;
+        }
+        ({ limits, steps } = ladder);
       }
       const minamount = limits.min === undefined ? undefined : text.of(limits.min);
       const maxamount = text.of(limits.max);
       const codes = { from: template.aliases[from.code] ?? from.code, to: template.aliases[to.code] ?? to.code };
       // The other formats cannot say everything the classic one can: such a direction is left out of them alone.
-      const extra = template.format === 'classic' ? undefined : formatFields(template.format, p, rate, limits, common);
+      const extra = template.format === 'classic' ? undefined : formatFields(template.format, p, rate, limits, common, steps);
       if (extra !== undefined && 'reason' in extra) {
         plan.withheld.push({ direction: p.direction, kind: 'limits', reason: `${template.file}: ${extra.reason}` });
         continue;
@@ -213,17 +228,20 @@ function formatFields(
   rate: { in: string; out: string; form: PublishedRate },
   limits: PublishedLimits,
   common: CommonFields,
-): Pick<ExportItem, 'tomin' | 'tomax'> | { reason: string } {
+  steps: readonly LadderStep[] | undefined,
+): Pick<ExportItem, 'tomin' | 'tomax' | 'steps'> | { reason: string } {
   const minamount = limits.min === undefined ? undefined : formatDecimal(limits.min);
   const reason = formatRefusal(format, { ...common, in: rate.in, out: rate.out, minamount, maxamount: formatDecimal(limits.max) });
   if (reason !== undefined) return { reason };
   if (format === 'json') return {};
   const places = priced.direction.to.precision;
   // tomin up and tomax down: any amount within them is within frommin..frommax at the published rate.
-  const toUnits = (value: Decimal) => value.times(rate.form.out).div(rate.form.in);
-  const tomax = roundDown(toUnits(limits.max), places);
-  if (limits.min === undefined) return { tomax: formatDecimal(tomax) };
+  const toUnits = (value: Decimal, form = rate.form) => value.times(form.out).div(form.in);
+  // The largest order is paid at the last tier's rate, the smallest at the first (the listed rate).
+  const tomax = roundDown(toUnits(limits.max, steps?.at(-1)?.form), places);
+  const published = steps === undefined ? {} : { steps: steps.map((step) => ({ frommin: formatDecimal(step.min), frommax: formatDecimal(step.max), in: formatDecimal(step.form.in), out: formatDecimal(step.form.out) })) };
+  if (limits.min === undefined) return { tomax: formatDecimal(tomax), ...published };
   const tomin = roundUp(toUnits(limits.min), places);
   if (tomin.greaterThan(tomax)) return { reason: `tomin ${formatDecimal(tomin)} is above tomax ${formatDecimal(tomax)} at ${places} decimals` };
-  return { tomin: formatDecimal(tomin), tomax: formatDecimal(tomax) };
+  return { tomin: formatDecimal(tomin), tomax: formatDecimal(tomax), ...published };
 }

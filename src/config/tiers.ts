@@ -1,0 +1,55 @@
+// `tiers:` on a direction: from an order amount (in the from currency) on, another margin. Checked across fields here.
+import { Decimal } from '../decimal.js';
+import { quoteValue } from '../errors.js';
+import type { Problem } from './problems.js';
+import { percentToFraction } from '../exports/template.js';
+
+export interface TierInput {
+  from: string;
+  margin: string;
+}
+
+const isTier = (value: unknown): value is TierInput =>
+  typeof value === 'object' && value !== null && typeof (value as TierInput).from === 'string' && typeof (value as TierInput).margin === 'string';
+
+/**
+ * A direction's tiers: amounts ascending and above 0, each in the asset of its from currencies (a bare number is in
+ * the from currency). Margins may go either way; a tier worse for the client than the direction's own margin is a
+ * warning, since the published range then ends below it (the monitors' one rate must hold for every amount listed).
+ */
+export function checkTiers(
+  tiers: unknown,
+  path: (string | number)[],
+  fromAssets: readonly (string | undefined)[],
+  margin: unknown,
+  /** The asset a unit stands for: a configured currency's, else the unit itself. */
+  assetOfUnit: (unit: string) => string,
+): { problems: Problem[]; warnings: Problem[] } {
+  const problems: Problem[] = [];
+  const warnings: Problem[] = [];
+  if (!Array.isArray(tiers)) return { problems, warnings };
+  let previous: Decimal | undefined;
+  tiers.forEach((tier, index) => {
+    if (!isTier(tier) || !/^\d+(\.\d+)?( [A-Z][A-Z0-9]*)?$/.test(tier.from)) return;
+    const at = [...path, 'tiers', index, 'from'];
+    const [value = '0', unit] = tier.from.split(' ');
+    const amount = new Decimal(value);
+    if (unit !== undefined && fromAssets.some((asset) => asset !== undefined && asset !== assetOfUnit(unit))) {
+      problems.push({ path: at, message: `expected an amount of the from currency (${[...new Set(fromAssets)].join(', ')}) or a plain number, got ${quoteValue(tier.from)}` });
+    }
+    if (amount.isZero()) problems.push({ path: at, message: 'expected an amount above 0: the direction\'s own margin applies from its minimum' });
+    else if (previous !== undefined && !amount.greaterThan(previous)) problems.push({ path: at, message: `expected amounts in ascending order, got ${quoteValue(tier.from)} after ${previous.toFixed()}` });
+    previous = amount;
+    if (typeof margin === 'string' && /^-?\d+(\.\d+)?\s?%$/.test(margin) && /^-?\d+(\.\d+)?\s?%$/.test(tier.margin)) {
+      if (percentToFraction(tier.margin).greaterThan(percentToFraction(margin))) {
+        warnings.push({ path: [...path, 'tiers', index, 'margin'], message: `${tier.margin} is worse for the client than the direction's ${margin}: orders from ${tier.from} on are not published (the range ends below it)` });
+      }
+    }
+  });
+  return { problems, warnings };
+}
+
+/** The tiers of a direction as amounts of its from asset and margins as fractions. */
+export function toTiers(tiers: readonly TierInput[]): { from: Decimal; margin: Decimal }[] {
+  return tiers.map((tier) => ({ from: new Decimal(tier.from.split(' ')[0]!), margin: percentToFraction(tier.margin) }));
+}

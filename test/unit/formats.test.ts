@@ -1,0 +1,208 @@
+// Export formats (format: in a template): classic, EREF 1.1 and jsons.info JSON from the same priced directions;
+// full-file snapshots as real files, the numbers of all three compared item by item, what a format cannot say.
+import { XMLParser } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import { build } from '../../src/build.js';
+import { checkExport } from '../../src/check/index.js';
+import { loadConfig } from '../../src/config/load.js';
+import { Decimal } from '../../src/decimal.js';
+import { isRatefileError } from '../../src/errors.js';
+import { jsonRate } from '../../src/exports/json.js';
+import { formatRefusal } from '../../src/exports/refusals.js';
+import { sampleConfig, projectsPerTest } from '../support/project.js';
+import { xmlErrors } from '../support/xml.js';
+
+const now = () => new Date('2026-11-21T12:00:30Z');
+const project = projectsPerTest();
+
+/** The sample exchanger plus what only some formats can say: tiers, floating, delay, labels, a fee with a currency, a minfee. */
+const formatsConfig = `${sampleConfig}  - { from: BTC, to: CASHRUB, cities: [MSK], min: 0.01, floating: "1%", delay: 30, params: [verifying, reg], tofee: 0.5 }
+  - { from: SBERRUB, to: BTC, min: 10000, margin: 2%, tiers: [{ from: "200000 RUB", margin: 1.5% }, { from: 1000000, margin: 1% }], floating: 15 }
+  - { from: USDTTRC20, to: SBERRUB, max: 20000, tiers: [{ from: 5000, margin: 1% }, { from: 10000, margin: 3% }], params: [juridical] }
+  - { from: CASHRUB, to: USDTTRC20, cities: [MSK], fromfee: "2 USD" }
+  - { from: SBERRUB, to: CASHRUB, cities: [SPB], minfee: 100 }
+`;
+
+const threeFormats = {
+  'templates/parserfile.yaml': 'description: every direction\n',
+  'templates/rates11.yaml': 'format: eref-1.1\nfile: rates-1.1.xml\n',
+  'templates/rates.yaml': 'format: json\n',
+};
+
+async function buildFormats(files: Record<string, string> = {}) {
+  const made = await project({ 'ratefile.config.yaml': formatsConfig, ...threeFormats, 'templates/reffile.yaml': 'include: { tags: [none] }\n', 'templates/affiliatefile.yaml': 'include: { tags: [none] }\n', ...files });
+  const config = await loadConfig(made.configPath);
+  return build(config, { now });
+}
+
+const xml = new XMLParser({ parseTagValue: false, ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['item', 'step'].includes(name) });
+
+interface Published {
+  in: Decimal;
+  out: Decimal;
+  amount: Decimal;
+  min?: Decimal;
+  max?: Decimal;
+}
+
+const key = (from: string, to: string, city?: string) => `${from}>${to}${city ? `@${city}` : ''}`;
+const decimal = (value: unknown) => (value === undefined ? undefined : new Decimal(String(value)));
+
+function readXml(bytes: Buffer, legacy: boolean): Map<string, Published & Record<string, unknown>> {
+  const items = (xml.parse(bytes.toString('utf8')) as { rates: { item?: Record<string, string>[] } }).rates.item ?? [];
+  return new Map(
+    items.map((item) => [
+      key(item.from!, item.to!, item.city),
+      { ...item, in: new Decimal(item.in!), out: new Decimal(item.out!), amount: new Decimal(item.amount!), ...(item.minamount ? { min: new Decimal(item.minamount) } : {}), ...(legacy ? {} : {}), max: decimal(item.maxamount) } as Published & Record<string, unknown>,
+    ]),
+  );
+}
+
+describe('three formats from one build', () => {
+  it('render as the stored snapshots (real files), the XML ones well-formed per libxml2, all passing the strict check', async () => {
+    const { files } = await buildFormats();
+    expect(files.map((file) => file.file).sort()).toEqual(['affiliatefile.xml', 'parserfile.xml', 'rates-1.1.xml', 'rates.json', 'reffile.xml']);
+    for (const file of files.filter((f) => ['parserfile.xml', 'rates-1.1.xml', 'rates.json'].includes(f.file))) {
+      const text = file.bytes.toString('utf8');
+      if (file.file.endsWith('.xml')) expect(await xmlErrors(text, file.file)).toEqual([]);
+      else expect(() => JSON.parse(text) as unknown).not.toThrow();
+      expect(checkExport(file.bytes, file.file, { strict: true }).findings.filter((f) => f.severity === 'error')).toEqual([]);
+      await expect(text).toMatchFileSnapshot(`../fixtures/formats/${file.file}`);
+    }
+  });
+
+  it('carry the same rates, reserves and limits item for item (JSON within its 6-decimal rounding against the client)', async () => {
+    const { files, report } = await buildFormats();
+    const byName = new Map(files.map((file) => [file.file, file.bytes]));
+    const classic = readXml(byName.get('parserfile.xml')!, false);
+    const eref = readXml(byName.get('rates-1.1.xml')!, true);
+    const json = JSON.parse(byName.get('rates.json')!.toString('utf8')) as {
+      currencies: { list: Record<string, string> };
+      exchange: Record<string, { to: Record<string, { xr: number; amount: string; min?: number; max?: number; cities?: string[] }> }>;
+    };
+    const list = json.currencies.list;
+    const jsonItems = new Map<string, { xr: number; amount: string; min?: number; max?: number }>();
+    for (const [from, { to }] of Object.entries(json.exchange)) {
+      for (const [target, entry] of Object.entries(to)) for (const city of entry.cities ?? [undefined]) jsonItems.set(key(list[from]!, list[target]!, city), entry);
+    }
+    // The directions with a minfee or a fee in a currency are left out of EREF 1.1 and JSON alone, with a reason.
+    const leftOut = ['CASHRUB>USDTTRC20@MSK', 'SBERRUB>CASHRUB@SPB'];
+    expect([...classic.keys()].filter((k) => !eref.has(k)).sort()).toEqual(leftOut);
+    expect([...classic.keys()].filter((k) => !jsonItems.has(k)).sort()).toEqual(leftOut);
+    expect(report.withheld.map((w) => w.reason).filter((reason) => reason.startsWith('rates')).sort()).toEqual([
+      'rates-1.1.xml: fromfee 2 USD names a currency; eref-1.1 takes a plain number in the from currency or a percentage',
+      'rates-1.1.xml: minfee 100 has no element in eref-1.1',
+      'rates.json: fromfee 2 USD names a currency; json takes a plain number in the from currency or a percentage',
+      'rates.json: minfee 100 has no element in json',
+    ]);
+    expect(eref.size).toBe(classic.size - 2);
+    for (const [k, item] of eref) {
+      const base = classic.get(k)!;
+      expect(item.in.equals(base.in) && item.out.equals(base.out), k).toBe(true);
+      expect(item.amount.equals(base.amount), k).toBe(true);
+      expect(decimal(item.frommin)?.toString(), k).toBe(base.min?.toString());
+      expect(decimal(item.frommax)!.equals(base.max!), k).toBe(true);
+      expect(decimal(item.minamount)?.toString(), k).toBe(base.min?.toString());
+      expect(decimal(item.maxamount)!.equals(base.max!), k).toBe(true);
+    }
+    const step = new Decimal('0.000001');
+    for (const [k, entry] of jsonItems) {
+      const base = classic.get(k)!;
+      const xr = new Decimal(String(entry.xr));
+      if (xr.isNegative()) {
+        // 1 from = X to: X no more than the published out/in, and less than one step below it.
+        const exact = base.out.div(base.in);
+        expect(xr.abs().lessThanOrEqualTo(exact) && exact.minus(xr.abs()).lessThan(step), `${k}: ${entry.xr}`).toBe(true);
+      } else {
+        // X from = 1 to: X no less than the published in/out, and less than one step above it.
+        const exact = base.in.div(base.out);
+        expect(xr.greaterThanOrEqualTo(exact) && xr.minus(exact).lessThan(step), `${k}: ${entry.xr}`).toBe(true);
+      }
+      expect(new Decimal(entry.amount).equals(base.amount), k).toBe(true);
+      expect(decimal(entry.min)?.toString(), k).toBe(base.min?.toString());
+      expect(decimal(entry.max)!.equals(base.max!), k).toBe(true);
+    }
+  });
+});
+
+describe('amount tiers', () => {
+  it('are EREF 1.1 <step>s from the minimum, each ending one step below the next, at the market after each margin', async () => {
+    const { files } = await buildFormats();
+    const eref = readXml(files.find((f) => f.file === 'rates-1.1.xml')!.bytes, true);
+    const item = eref.get('SBERRUB>BTC')! as unknown as { step: { frommin: string; frommax: string; in: string; out: string }[]; frommax: string };
+    expect(item.step.map((s) => `${s.frommin}..${s.frommax}`)).toEqual(['10000..199999.99', '200000..999999.99', `1000000..${item.frommax}`]);
+    // Better tiers for bigger orders: fewer RUB per BTC.
+    const ins = item.step.map((s) => new Decimal(s.in));
+    expect(ins[1]!.lessThan(ins[0]!) && ins[2]!.lessThan(ins[1]!)).toBe(true);
+    expect(item.step.every((s) => s.out === '1')).toBe(true);
+  });
+
+  it('end the published range below a tier worse for the client than the listed rate, in every format alike', async () => {
+    const { files } = await buildFormats();
+    const classic = readXml(files.find((f) => f.file === 'parserfile.xml')!.bytes, false);
+    const eref = readXml(files.find((f) => f.file === 'rates-1.1.xml')!.bytes, true);
+    // USDTTRC20>SBERRUB: max 20000, a better tier from 5000 and a worse one (3% against 1.5%) from 10000.
+    expect(classic.get('USDTTRC20>SBERRUB')!.max!.toFixed()).toBe('9999.99');
+    const item = eref.get('USDTTRC20>SBERRUB')! as unknown as { step: { frommin: string; frommax: string }[] };
+    expect(item.step.map((s) => `${s.frommin}..${s.frommax}`)).toEqual(['0..4999.99', '5000..9999.99']);
+  });
+
+  it('withhold a direction whose first tier is not above its minimum, with the reason', async () => {
+    const made = await project({
+      'ratefile.config.yaml': `${sampleConfig}  - { from: SBERRUB, to: BTC, min: "100 USDT", tiers: [{ from: 5000, margin: 1% }] }\n`,
+    });
+    const { report, files } = await build(await loadConfig(made.configPath), { now });
+    expect(report.withheld.map((w) => `${w.direction.id}: ${w.reason}`)).toContain('SBERRUB>BTC: parserfile.xml: tier from 5000 SBERRUB is not above the minimum order 9235 SBERRUB');
+    expect(files.find((f) => f.file === 'parserfile.xml')!.bytes.toString()).not.toContain('<to>BTC</to>');
+  });
+});
+
+describe('jsonRate: X or -X, at most 6 decimals, rounded against the client', () => {
+  it.each([
+    ['93.76', '1', '93.76'],
+    ['1', '8800810.33', '-8800810.33'],
+    ['1', '1', '1'],
+    ['1.23456789', '1', '1.234568'],
+    ['1', '1.23456789', '-1.234567'],
+    ['1.0000001', '1', '1.000001'],
+    ['1', '1.0000009', '-1'],
+    ['1', '0.3', '3.333334'],
+    ['3', '1', '3'],
+    ['2', '3', '-1.5'],
+  ])('in %s, out %s → %s', (given, got, expected) => {
+    expect(jsonRate(given, got)).toBe(expected);
+  });
+
+  it('leaves out a number a double cannot hold, never rounding it through a float', () => {
+    expect(formatRefusal('json', { in: '1', out: '12345678901234.123456' })).toBe('rate -12345678901234.123456 cannot be read back exactly from JSON (more digits than a double holds)');
+    expect(formatRefusal('json', { in: '1', out: '2', maxamount: '123456789012345678' })).toMatch(/^max 123456789012345678 cannot be read back/);
+    expect(formatRefusal('json', { in: '1', out: '12345678.123456', maxamount: '5.5' })).toBeUndefined();
+    expect(formatRefusal('eref-1.1', { in: '1', out: '12345678901234.123456' })).toBeUndefined();
+  });
+});
+
+describe('the format: and file: keys of a template', () => {
+  it('are config errors naming the template file: a wrong extension, an unknown format, a url outside classic', async () => {
+    const made = await project({
+      'templates/rates.yaml': 'format: json\nfile: rates.xml\n',
+      'templates/eref.yaml': 'format: eref-1.1\nfile: eref.json\nurl: "https://x.example/?f={from}"\n',
+      'templates/odd.yaml': 'format: yaml\n',
+    });
+    const error = await loadConfig('ratefile.config.yaml', made.dir).catch((caught: unknown) => caught);
+    expect(isRatefileError(error, 'E_CONFIG')).toBe(true);
+    expect((error as { details: string[] }).details.filter((line) => !line.startsWith('ratefile.config.yaml'))).toEqual([
+      'templates/eref.yaml: file: expected a name ending in .xml for the eref-1.1 format, got "eref.json" (line 2)',
+      'templates/eref.yaml: url: only the classic format has a <url> element; eref-1.1 has none (line 3)',
+      'templates/odd.yaml: format: expected one of classic, eref-1.1, json, got "yaml" (line 1)',
+      'templates/rates.yaml: file: expected a name ending in .json for the json format, got "rates.xml" (line 2)',
+    ]);
+  });
+
+  it('name the file: <template>.json for json by default, and two templates writing one file are refused', async () => {
+    const made = await project({ 'templates/rates.yaml': 'format: json\n', 'templates/other.yaml': 'format: eref-1.1\nfile: RATES.json\n' });
+    const error = await loadConfig('ratefile.config.yaml', made.dir).catch((caught: unknown) => caught);
+    expect((error as { details: string[] }).details).toContain('templates/rates.yaml: writes rates.json, as templates/other.yaml does; keep one of the two templates');
+    const ok = await project({ 'templates/rates.yaml': 'format: json\n' });
+    expect((await loadConfig(ok.configPath)).exports.map((e) => `${e.file} ${e.format}`)).toContain('rates.json json');
+  });
+});
