@@ -54,7 +54,7 @@ function checkValue(element: XmlElement, report: Report): string | undefined {
     case 'fromfee':
     case 'tofee': {
       const number = text.endsWith('%') ? text.slice(0, -1) : text;
-      const problem = numberProblem(number);
+      const problem = /^\S+ [A-Z][A-Z0-9]*$/.test(text) ? 'names a currency' : numberProblem(number);
       if (problem !== undefined) report('error', 'fee', `<${element.name}> "${text}" ${problem} (EREF 1.1: a number in the ${element.name === 'fromfee' ? 'from' : 'to'} currency or N%)`, element);
       return undefined;
     }

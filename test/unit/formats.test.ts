@@ -1,9 +1,11 @@
 // Export formats (format: in a template): classic, EREF 1.1 and jsons.info JSON from the same priced directions;
 // full-file snapshots as real files, the numbers of all three compared item by item, what a format cannot say.
+import { readFileSync } from 'node:fs';
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { build } from '../../src/build.js';
 import { checkExport } from '../../src/check/index.js';
+import { gateFiles } from '../../src/check/gate.js';
 import { loadConfig } from '../../src/config/load.js';
 import { Decimal } from '../../src/decimal.js';
 import { isRatefileError } from '../../src/errors.js';
@@ -204,5 +206,60 @@ describe('the format: and file: keys of a template', () => {
     expect((error as { details: string[] }).details).toContain('templates/rates.yaml: writes rates.json, as templates/other.yaml does; keep one of the two templates');
     const ok = await project({ 'templates/rates.yaml': 'format: json\n' });
     expect((await loadConfig(ok.configPath)).exports.map((e) => `${e.file} ${e.format}`)).toContain('rates.json json');
+  });
+});
+
+describe('ratefile check on EREF 1.1 and JSON files, told apart by their content', () => {
+  const lines = (file: string) =>
+    checkExport(readFileSync(new URL(`../fixtures/formats/${file}`, import.meta.url)), file).findings.map(
+      (f) => `${f.severity} ${f.item ? `item ${f.item.index} ` : ''}${f.rule}: ${f.message}`,
+    );
+
+  it('finds each planted defect of an EREF 1.1 file once, in its item, and nothing in the clean first item', () => {
+    expect(lines('broken-1.1.xml')).toEqual([
+      'warning item 2 min-max: <frommin> 0.1 is above <frommax> 0.05',
+      'warning item 2 min-max: <minamount> 0.1 is above <maxamount> 0.05',
+      'error item 3 fee: <fromfee> "2 USD" names a currency (EREF 1.1: a number in the from currency or N%)',
+      'error item 4 step: <step> from 400000 overlaps or precedes the step before it (up to 500000)',
+      'error item 5 floating: <floating minutes="1.5">: expected whole minutes',
+      'error item 6 number: <out> "0,9071" has a decimal comma: write 0.9071',
+      'warning item 7 element-unknown: unknown element <param>; EREF 1.1 gives each label its own element, like <manual/>; monitors ignore it',
+      'warning item 7 limit: <minamount> 200 differs from <frommin> 100; monitors reading either should see one limit',
+    ]);
+  });
+
+  it('finds each planted defect of a JSON file once, in its exchange', () => {
+    expect(lines('broken.json')).toEqual([
+      'error currency: currency number "0": expected 1-9 and a-z, never 0',
+      'error item 2 rate: the rate is not a number; expected X (X from = 1 to) or -X (1 from = X to)',
+      'warning item 3 min-max: "min" 0.5 is above "max" 0.34',
+      'warning item 4 rate-form: the rate 93.7612345 has more than 6 decimals',
+      'error item 4 fee: "inFee": expected a non-negative number, {"%": p} or ["+", …]',
+      'error item 5 currency: exchange to currency number "9", which "currencies.list" does not have',
+      'error item 6 rate: the rate is zero: leave the direction out instead',
+      'warning item 7 city: cash currency CASHRUB without "cities": monitors list cash directions by city',
+    ]);
+  });
+
+  it('reads a classic file as classic still, and a JSON syntax error with its line and column', () => {
+    expect(checkExport(Buffer.from('{\n  "exchange": {,}\n}\n'), 'x.json').findings).toEqual([
+      { severity: 'error', rule: 'json', message: expect.stringMatching(/^not JSON: /) as unknown as string, line: 2, column: 16 },
+    ]);
+    const item = '<from>BTC</from><to>SBERRUB</to><in>1</in><out>2</out><amount>3</amount><maxamount>1</maxamount>';
+    const messages = (extra: string) => checkExport(Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n<item>${item}${extra}</item>\n</rates>\n`), 'c.xml').findings.map((f) => f.message);
+    expect(messages('')).toEqual(['<minamount> is missing; the current BestChange format requires it']);
+    expect(messages('<frommax>1</frommax>')).toEqual([
+      '<frommin> is missing; EREF 1.1 gives the order limits in the from currency',
+      '<minamount> is missing; monitor cabinets still read the legacy limits',
+      '<frommax> comes after <maxamount>; the EREF 1.1 order is from, to, in, out, amount, frommin, frommax, tomin, tomax, fromfee, tofee, step, delay, floating, label, city, minamount, maxamount',
+    ]);
+  });
+
+  it('is the publish gate for every format: a JSON export with an error is refused', () => {
+    const bad = readFileSync(new URL('../fixtures/formats/broken.json', import.meta.url));
+    const { refused, passing } = gateFiles([{ file: 'rates.json', bytes: bad }, { file: 'ok.json', bytes: Buffer.from('{"version": "1.3", "currencies": {"list": {"1": "BTC", "2": "SBERRUB"}}, "exchange": {"1": {"to": {"2": {"xr": -5, "amount": "10", "max": 1}}}}}\n') }]);
+    // Strict, as for every file ratefile publishes: the two departures monitors tolerate are errors too.
+    expect(refused.map((r) => `${r.file} ${r.errors.length}`)).toEqual(['rates.json 7']);
+    expect(passing.map((p) => p.file)).toEqual(['ok.json']);
   });
 });
