@@ -9,8 +9,12 @@ export interface TierInput {
   margin: string;
 }
 
-const isTier = (value: unknown): value is TierInput =>
-  typeof value === 'object' && value !== null && typeof (value as TierInput).from === 'string' && typeof (value as TierInput).margin === 'string';
+/** A tier's `from` as text (a YAML number is read as its decimal text, as the schema does); undefined when it is neither. */
+function fromText(tier: unknown): string | undefined {
+  const from = typeof tier === 'object' && tier !== null ? (tier as { from?: unknown }).from : undefined;
+  if (typeof from === 'number' && Number.isFinite(from) && !/e/i.test(String(from))) return String(from);
+  return typeof from === 'string' ? from : undefined;
+}
 
 /**
  * A direction's tiers: amounts ascending and above 0, each in the asset of its from currencies (a bare number is in
@@ -30,19 +34,21 @@ export function checkTiers(
   if (!Array.isArray(tiers)) return { problems, warnings };
   let previous: Decimal | undefined;
   tiers.forEach((tier, index) => {
-    if (!isTier(tier) || !/^\d+(\.\d+)?( [A-Z][A-Z0-9]*)?$/.test(tier.from)) return;
+    const from = fromText(tier);
+    if (from === undefined || !/^\d+(\.\d+)?( [A-Z][A-Z0-9]*)?$/.test(from)) return;
     const at = [...path, 'tiers', index, 'from'];
-    const [value = '0', unit] = tier.from.split(' ');
+    const [value = '0', unit] = from.split(' ');
     const amount = new Decimal(value);
     if (unit !== undefined && fromAssets.some((asset) => asset !== undefined && asset !== assetOfUnit(unit))) {
-      problems.push({ path: at, message: `expected an amount of the from currency (${[...new Set(fromAssets)].join(', ')}) or a plain number, got ${quoteValue(tier.from)}` });
+      problems.push({ path: at, message: `expected an amount of the from currency (${[...new Set(fromAssets)].join(', ')}) or a plain number, got ${quoteValue(from)}` });
     }
     if (amount.isZero()) problems.push({ path: at, message: 'expected an amount above 0: the direction\'s own margin applies from its minimum' });
-    else if (previous !== undefined && !amount.greaterThan(previous)) problems.push({ path: at, message: `expected amounts in ascending order, got ${quoteValue(tier.from)} after ${previous.toFixed()}` });
+    else if (previous !== undefined && !amount.greaterThan(previous)) problems.push({ path: at, message: `expected amounts in ascending order, got ${quoteValue(from)} after ${previous.toFixed()}` });
     previous = amount;
-    if (typeof margin === 'string' && /^-?\d+(\.\d+)?\s?%$/.test(margin) && /^-?\d+(\.\d+)?\s?%$/.test(tier.margin)) {
-      if (percentToFraction(tier.margin).greaterThan(percentToFraction(margin))) {
-        warnings.push({ path: [...path, 'tiers', index, 'margin'], message: `${tier.margin} is worse for the client than the direction's ${margin}: orders from ${tier.from} on are not published (the range ends below it)` });
+    const own = (tier as { margin?: unknown }).margin;
+    if (typeof margin === 'string' && typeof own === 'string' && /^-?\d+(\.\d+)?\s?%$/.test(margin) && /^-?\d+(\.\d+)?\s?%$/.test(own)) {
+      if (percentToFraction(own).greaterThan(percentToFraction(margin))) {
+        warnings.push({ path: [...path, 'tiers', index, 'margin'], message: `${own} is worse for the client than the direction's ${margin}: orders from ${from} on are not published (the range ends below it)` });
       }
     }
   });

@@ -263,3 +263,30 @@ describe('ratefile check on EREF 1.1 and JSON files, told apart by their content
     expect(passing.map((p) => p.file)).toEqual(['ok.json']);
   });
 });
+
+describe('tiers: in the config', () => {
+  const withTiers = (tiers: string) => `${sampleConfig}  - { from: SBERRUB, to: BTC, min: 5000, tiers: ${tiers} }\n`;
+  const loadWith = async (tiers: string) => {
+    const made = await project({ 'ratefile.config.yaml': withTiers(tiers) });
+    return loadConfig('ratefile.config.yaml', made.dir).catch((error: unknown) => error as { details: string[] });
+  };
+
+  it('are amounts of the from currency, above 0 and ascending, each a problem naming its place and line', async () => {
+    const error = (await loadWith('[{ from: "100 USDT", margin: 1% }, { from: 0, margin: 1% }, { from: 50000, margin: 1% }, { from: "40000 SBERRUB", margin: 0.5% }, { from: 1, margin: abc }]')) as { details: string[] };
+    expect(error.details).toEqual([
+      'directions[3].tiers[4].margin: expected a percentage like "1.5%", got "abc" (line 15)',
+      'directions[3].tiers[0].from: expected an amount of the from currency (RUB) or a plain number, got "100 USDT" (line 15)',
+      "directions[3].tiers[1].from: expected an amount above 0: the direction's own margin applies from its minimum (line 15)",
+      'directions[3].tiers[3].from: expected amounts in ascending order, got "40000 SBERRUB" after 50000 (line 15)',
+      'directions[3].tiers[4].from: expected amounts in ascending order, got "1" after 40000 (line 15)',
+    ]);
+  });
+
+  it('load as amounts and fractions; a tier worse for the client than the direction is a warning', async () => {
+    const config = (await loadWith('[{ from: "100000 RUB", margin: 1% }, { from: 200000, margin: 2% }]')) as Awaited<ReturnType<typeof loadConfig>>;
+    expect(config.directions.at(-1)!.tiers!.map((t) => `${t.from.toFixed()} ${t.margin.toFixed()}`)).toEqual(['100000 0.01', '200000 0.02']);
+    expect(config.warnings).toContain(
+      "directions[3].tiers[1].margin: 2% is worse for the client than the direction's 1.5%: orders from 200000 on are not published (the range ends below it) (line 15)",
+    );
+  });
+});
