@@ -9,6 +9,8 @@ import type { OutputFile } from './publish.js';
 import { applyPauses, type Pause } from './switches.js';
 import { applyReserves } from './reserves/apply.js';
 import { fetchReserves, type ReserveCache, type ReserveReport } from './reserves/fetch.js';
+import { bestChangeFeed } from './sources/bestchange.js';
+import type { SourceFeed } from './sources/source.js';
 
 /** What the guards remember between builds, and the operator's flags; read and written by the caller. */
 export interface GuardContext {
@@ -51,6 +53,8 @@ export interface BuildReport {
   guardState: GuardState;
   /** Accept requests this build used up. */
   acceptedUsed: string[];
+  /** The currency codes of the BestChange feeds this build read (bm_cycodes.dat): known besides the shipped list. */
+  liveCodes?: ReadonlySet<string>;
   /** Milliseconds per phase: fetching quotes, pricing with guards, selecting and rendering. */
   timings: { fetchMs: number; priceMs: number; renderMs: number };
 }
@@ -58,6 +62,12 @@ export interface BuildReport {
 export interface BuildResult {
   files: OutputFile[];
   report: BuildReport;
+}
+
+/** The codes of every BestChange feed read, as one set; nothing when no feed was read. */
+function liveCodes(feeds: Iterable<SourceFeed>): { liveCodes?: ReadonlySet<string> } {
+  const codes = [...feeds].flatMap((feed) => [...(bestChangeFeed(feed)?.currencies ?? [])]);
+  return codes.length === 0 ? {} : { liveCodes: new Set(codes) };
 }
 
 export async function build(config: Config, deps: BuildDeps): Promise<BuildResult> {
@@ -75,8 +85,8 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
     schedulePeriodMs: config.schedulePeriodMs,
   };
   // Quotes and back-office reserves are read together, before pricing (which stays pure).
-  const [{ book, reports }, reserves] = maintenance
-    ? [{ book: new Map(), reports: [] }, { book: new Map(), reports: [] }]
+  const [{ book, reports, feeds }, reserves] = maintenance
+    ? [{ book: new Map(), reports: [], feeds: new Map() }, { book: new Map(), reports: [] }]
     : await Promise.all([
         fetchQuotes(config.sources, { ...io, ...(deps.quoteCache ? { cache: deps.quoteCache } : {}) }),
         fetchReserves(config.reserveSources, { ...io, ...(deps.reserveCache ? { cache: deps.reserveCache } : {}) }),
@@ -118,6 +128,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
       guardState: maintenance ? guard.state : guarded.state,
       acceptedUsed: guarded.acceptedUsed,
       timings: { fetchMs: t1 - t0, priceMs: t2 - t1, renderMs: t3 - t2 },
+      ...liveCodes(feeds.values()),
     },
   };
 }

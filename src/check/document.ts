@@ -70,9 +70,13 @@ export class DocumentChecks {
   private item(item: XmlElement): void {
     this.items += 1;
     const ref = itemRef(item, this.items);
-    this.checkItems(item, (level, rule, message, element) => {
-      this.findings.push({ severity: severityOf(level, this.options), rule, message, ...this.at((element ?? item).index), item: ref, ...(element ? { element: element.name } : {}) });
-    });
+    this.checkItems(
+      item,
+      (level, rule, message, element) => {
+        this.findings.push({ severity: severityOf(level, this.options), rule, message, ...this.at((element ?? item).index), item: ref, ...(element ? { element: element.name } : {}) });
+      },
+      this.options.codes,
+    );
     if (ref.from === undefined || ref.to === undefined) return;
     const { numbers } = numberedCurrencies();
     const [from, to] = [numbers.get(ref.from), numbers.get(ref.to)];

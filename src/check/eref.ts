@@ -112,14 +112,14 @@ function checkSteps(steps: readonly XmlElement[], limits: { min?: string; max?: 
 }
 
 /** Check one EREF 1.1 item, reporting each finding. */
-export function checkErefItem(item: XmlElement, report: Report): void {
+export function checkErefItem(item: XmlElement, report: Report, codes?: ReadonlySet<string>): void {
   const seen = checkStructure(item, report);
   const values = new Map<string, string>();
   let from: string | undefined;
   let to: string | undefined;
   for (const element of item.children) {
-    if (element.name === 'from') from = checkCurrency(element, report);
-    else if (element.name === 'to') to = checkCurrency(element, report);
+    if (element.name === 'from') from = checkCurrency(element, report, codes);
+    else if (element.name === 'to') to = checkCurrency(element, report, codes);
     else if (element.children.length === 0) {
       const value = checkValue(element, report);
       if (value !== undefined) values.set(element.name, value);

@@ -78,13 +78,13 @@ function checkStructure(item: XmlElement, report: Report): void {
   }
 }
 
-export function checkCurrency(element: XmlElement, report: Report): string | undefined {
+export function checkCurrency(element: XmlElement, report: Report, codes?: ReadonlySet<string>): string | undefined {
   const code = element.text.trim();
   if (code === '') {
     report('error', 'currency', `<${element.name}> is empty`, element);
     return undefined;
   }
-  if (!knownCurrencies().has(code)) {
+  if (!knownCurrencies().has(code) && !codes?.has(code)) {
     const hint = closestKnown('currency', code);
     report('warning', 'currency', `unknown currency code "${code}" in <${element.name}>${hint ? ` (closest known: "${hint}")` : ''}`, element);
   }
@@ -128,7 +128,7 @@ function checkUnit(unit: string | undefined, element: XmlElement, report: Report
 }
 
 /** Check one item against the standard's rules, reporting each finding. */
-export function checkItem(item: XmlElement, report: Report): void {
+export function checkItem(item: XmlElement, report: Report, codes?: ReadonlySet<string>): void {
   checkStructure(item, report);
   // Numbers as plain text (plain.ts): Decimal only to word a finding.
   const numbers = new Map<string, string>();
@@ -142,10 +142,10 @@ export function checkItem(item: XmlElement, report: Report): void {
     const invalid = (problem: string) => report('error', 'number', `<${element.name}> "${text}" ${problem}`, element);
     switch (element.name) {
       case 'from':
-        from = checkCurrency(element, report);
+        from = checkCurrency(element, report, codes);
         break;
       case 'to':
-        to = checkCurrency(element, report);
+        to = checkCurrency(element, report, codes);
         break;
       case 'in':
       case 'out':

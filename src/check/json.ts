@@ -102,7 +102,7 @@ export function checkJsonExport(text: string, target: string, decodingFindings: 
       report('error', 'currency', `currency number "${number}" has no code`);
       continue;
     }
-    if (!knownCurrencies().has(code)) report('warning', 'currency', `unknown currency code "${code}"`);
+    if (!knownCurrencies().has(code) && !checkOptions.codes?.has(code)) report('warning', 'currency', `unknown currency code "${code}"`);
     if (byCode.has(code)) report('warning', 'currency', `currency code "${code}" is listed as both "${byCode.get(code)!}" and "${number}"`);
     byCode.set(code, number);
     list.set(number, code);

@@ -2,7 +2,7 @@
 import { dirname, relative, resolve, sep } from 'node:path';
 import cron from 'node-cron';
 import { Decimal } from '../decimal.js';
-import { knownCities, knownCurrencies } from '../codes.js';
+import { knownCities, knownCurrencies, readLiveCodes } from '../codes.js';
 import { parseHours, type HoursWindow } from '../hours.js';
 import { loadTemplates, percentToFraction } from '../exports/template.js';
 import { normalizePublish } from '../hosting/config.js';
@@ -33,7 +33,7 @@ function assetOf(code: string, entry: unknown): string | undefined {
  * Checks across fields (references, duplicates, chains, cron) on the raw data, so they are reported
  * together with the schema's problems instead of after the schema problems are fixed.
  */
-function crossCheck(raw: unknown): { problems: Problem[]; warnings: Problem[] } {
+function crossCheck(raw: unknown, liveCodes: ReadonlySet<string>): { problems: Problem[]; warnings: Problem[] } {
   const problems: Problem[] = [];
   // Warnings are problems that do not stop the load; formatted like them, with their line.
   const warnings: Problem[] = [];
@@ -54,7 +54,8 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: Problem[] } 
         problems.push({ path: ['currencies', code, 'asset'], message: `required: ${quoteValue(code)} is not in the monitors' code list, so say what it is priced as (e.g. RUB)` });
       }
       const hint = closest(code, knownCurrencies().keys());
-      warnings.push({ path: ['currencies', code], message: `not in the monitors' code list${hint ? ` (closest: ${hint})` : ''}` });
+      // A code BestChange's live list has (src/codes.ts) is known, though ratefile's shipped list is older.
+      if (!liveCodes.has(code)) warnings.push({ path: ['currencies', code], message: `not in the monitors' code list${hint ? ` (closest: ${hint})` : ''}` });
     }
   }
 
@@ -269,7 +270,8 @@ export async function loadConfig(path: string = defaultConfigFile, cwd: string =
   const label = relative(cwd, file) || file;
   const yaml = await readYamlFile(file, label);
   const { data, problems } = validateYaml(yaml, configSchema);
-  const checked = crossCheck(yaml.data);
+  const stateText = isRecord(yaml.data) && typeof yaml.data.state === 'string' ? yaml.data.state : '.ratefile';
+  const checked = crossCheck(yaml.data, await readLiveCodes(resolve(dirname(file), stateText)));
   if (data) {
     // The state folder holds the jump guard's memory and the status: never served to the public.
     const [state, output] = [resolve(dirname(file), data.state), resolve(dirname(file), data.output)];

@@ -13,6 +13,7 @@ import type { Config } from '../../src/model.js';
 import { listen } from '../../src/server.js';
 import { projectsPerTest } from '../support/project.js';
 import { runRatefile } from '../support/run-cli.js';
+import { base, dump } from '../support/bestchange.js';
 
 const brokenPath = fileURLToPath(new URL('../fixtures/exports/broken.xml', import.meta.url));
 const good = '<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n  <item>\n    <from>BTC</from>\n    <to>USDTTRC20</to>\n    <in>1</in>\n    <out>96075.29</out>\n    <amount>485000</amount>\n    <minamount>0.001</minamount>\n    <maxamount>5</maxamount>\n  </item>\n</rates>\n';
@@ -194,5 +195,34 @@ directions:
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('held back BTC>SBERRUB (directions[1]): no reserve of SBERRUB (0.004 at 2 decimals)');
     expect(await readFile(join(dir, 'public', 'parserfile.xml'), 'utf8')).not.toContain('SBERRUB');
+  });
+});
+
+describe('ratefile check --codes-from <info.zip>', () => {
+  const newCoin = good.replace('<from>BTC</from>', '<from>NEWCOINBEP20</from>');
+  const json = '{"version": "1.3", "currencies": {"list": {"1": "NEWCOINBEP20", "2": "USDTTRC20"}}, "exchange": {"1": {"to": {"2": {"xr": -5, "amount": "100", "max": 1}}}}}\n';
+
+  it("counts a live BestChange list's codes as known, in classic and JSON files alike", async () => {
+    const { dir, write } = await project();
+    await write('new.xml', newCoin);
+    await write('new.json', json);
+    const before = await runRatefile(['check', 'new.xml', 'new.json'], dir);
+    expect(before.stdout).toContain('unknown currency code "NEWCOINBEP20" in <from>');
+    expect(before.stdout).toContain('new.json: 1 item, 1 warning, passes\n  warning unknown currency code "NEWCOINBEP20"');
+    await writeFile(join(dir, 'info.zip'), dump({ ...base, 'bm_cycodes.dat': '1;SBERRUB\n2;BTC\n3;CASHUSD\n4;NEWCOINBEP20\n' }));
+    const after = await runRatefile(['check', '--codes-from', 'info.zip', 'new.xml', 'new.json'], dir);
+    expect(after).toEqual({ code: 0, stdout: 'new.xml: 1 item, clean\nnew.json: 1 item, clean\n2 files checked: 0 with errors, 0 with warnings only, 2 clean\n', stderr: '' });
+  });
+
+  it('is a usage error naming the file when it is missing or not an info.zip', async () => {
+    const { dir, write } = await project();
+    await write('new.xml', newCoin);
+    await write('notzip.zip', 'hello');
+    const missing = await runRatefile(['check', '--codes-from', 'nothing.zip', 'new.xml'], dir);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^ratefile: --codes-from "nothing\.zip": cannot read it: ENOENT/);
+    const broken = await runRatefile(['check', '--codes-from', 'notzip.zip', 'new.xml'], dir);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/^ratefile: --codes-from "notzip\.zip": expected a BestChange info\.zip: /);
   });
 });
