@@ -50,12 +50,13 @@ interface Published {
 const key = (from: string, to: string, city?: string) => `${from}>${to}${city ? `@${city}` : ''}`;
 const decimal = (value: unknown) => (value === undefined ? undefined : new Decimal(String(value)));
 
-function readXml(bytes: Buffer, legacy: boolean): Map<string, Published & Record<string, unknown>> {
+/** Classic or EREF 1.1 items by direction, read back with a real XML parser; `min`/`max` are the (legacy) minamount/maxamount. */
+function readXml(bytes: Buffer): Map<string, Published & Record<string, unknown>> {
   const items = (xml.parse(bytes.toString('utf8')) as { rates: { item?: Record<string, string>[] } }).rates.item ?? [];
   return new Map(
     items.map((item) => [
       key(item.from!, item.to!, item.city),
-      { ...item, in: new Decimal(item.in!), out: new Decimal(item.out!), amount: new Decimal(item.amount!), ...(item.minamount ? { min: new Decimal(item.minamount) } : {}), ...(legacy ? {} : {}), max: decimal(item.maxamount) } as Published & Record<string, unknown>,
+      { ...item, in: new Decimal(item.in!), out: new Decimal(item.out!), amount: new Decimal(item.amount!), ...(item.minamount ? { min: new Decimal(item.minamount) } : {}), max: decimal(item.maxamount) } as Published & Record<string, unknown>,
     ]),
   );
 }
@@ -76,8 +77,8 @@ describe('three formats from one build', () => {
   it('carry the same rates, reserves and limits item for item (JSON within its 6-decimal rounding against the client)', async () => {
     const { files, report } = await buildFormats();
     const byName = new Map(files.map((file) => [file.file, file.bytes]));
-    const classic = readXml(byName.get('parserfile.xml')!, false);
-    const eref = readXml(byName.get('rates-1.1.xml')!, true);
+    const classic = readXml(byName.get('parserfile.xml')!);
+    const eref = readXml(byName.get('rates-1.1.xml')!);
     const json = JSON.parse(byName.get('rates.json')!.toString('utf8')) as {
       currencies: { list: Record<string, string> };
       exchange: Record<string, { to: Record<string, { xr: number; amount: string; min?: number; max?: number; cities?: string[] }> }>;
@@ -130,7 +131,7 @@ describe('three formats from one build', () => {
 describe('amount tiers', () => {
   it('are EREF 1.1 <step>s from the minimum, each ending one step below the next, at the market after each margin', async () => {
     const { files } = await buildFormats();
-    const eref = readXml(files.find((f) => f.file === 'rates-1.1.xml')!.bytes, true);
+    const eref = readXml(files.find((f) => f.file === 'rates-1.1.xml')!.bytes);
     const item = eref.get('SBERRUB>BTC')! as unknown as { step: { frommin: string; frommax: string; in: string; out: string }[]; frommax: string };
     expect(item.step.map((s) => `${s.frommin}..${s.frommax}`)).toEqual(['10000..199999.99', '200000..999999.99', `1000000..${item.frommax}`]);
     // Better tiers for bigger orders: fewer RUB per BTC.
@@ -141,8 +142,8 @@ describe('amount tiers', () => {
 
   it('end the published range below a tier worse for the client than the listed rate, in every format alike', async () => {
     const { files } = await buildFormats();
-    const classic = readXml(files.find((f) => f.file === 'parserfile.xml')!.bytes, false);
-    const eref = readXml(files.find((f) => f.file === 'rates-1.1.xml')!.bytes, true);
+    const classic = readXml(files.find((f) => f.file === 'parserfile.xml')!.bytes);
+    const eref = readXml(files.find((f) => f.file === 'rates-1.1.xml')!.bytes);
     // USDTTRC20>SBERRUB: max 20000, a better tier from 5000 and a worse one (3% against 1.5%) from 10000.
     expect(classic.get('USDTTRC20>SBERRUB')!.max!.toFixed()).toBe('9999.99');
     const item = eref.get('USDTTRC20>SBERRUB')! as unknown as { step: { frommin: string; frommax: string }[] };
