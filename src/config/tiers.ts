@@ -48,7 +48,7 @@ export function checkTiers(
     const own = (tier as { margin?: unknown }).margin;
     if (typeof margin === 'string' && typeof own === 'string' && /^-?\d+(\.\d+)?\s?%$/.test(margin) && /^-?\d+(\.\d+)?\s?%$/.test(own)) {
       if (percentToFraction(own).greaterThan(percentToFraction(margin))) {
-        warnings.push({ path: [...path, 'tiers', index, 'margin'], message: `${own} is worse for the client than the direction's ${margin}: orders from ${from} on are not published (the range ends below it)` });
+        warnings.push({ path: [...path, 'tiers', index, 'margin'], message: `${own} is worse for the client than the direction's ${margin}: the published range ends below ${from} while this tier's rate is worse than the listed one` });
       }
     }
   });

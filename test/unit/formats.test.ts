@@ -13,6 +13,7 @@ import { jsonRate } from '../../src/exports/json.js';
 import { formatRefusal } from '../../src/exports/refusals.js';
 import { sampleConfig, projectsPerTest } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
+import { random } from '../support/random.js';
 
 const now = () => new Date('2026-11-21T12:00:30Z');
 const project = projectsPerTest();
@@ -287,7 +288,63 @@ describe('tiers: in the config', () => {
     const config = (await loadWith('[{ from: "100000 RUB", margin: 1% }, { from: 200000, margin: 2% }]')) as Awaited<ReturnType<typeof loadConfig>>;
     expect(config.directions.at(-1)!.tiers!.map((t) => `${t.from.toFixed()} ${t.margin.toFixed()}`)).toEqual(['100000 0.01', '200000 0.02']);
     expect(config.warnings).toContain(
-      "directions[3].tiers[1].margin: 2% is worse for the client than the direction's 1.5%: orders from 200000 on are not published (the range ends below it) (line 15)",
+      "directions[3].tiers[1].margin: 2% is worse for the client than the direction's 1.5%: the published range ends below 200000 while this tier's rate is worse than the listed one (line 15)",
     );
+  });
+});
+
+describe('amount tiers on randomized directions', () => {
+  it('never list a client less than the listed rate: steps contiguous from the minimum to the maximum, each at least as good, each payable from the reserve', async () => {
+    // FORMATS_SEED explores other seeds.
+    const next = random(Number(process.env.FORMATS_SEED ?? 20261123));
+    const codes = ['BTC', 'USDTTRC20', 'USDTERC20', 'SBERRUB', 'TCSBRUB'];
+    const percent = () => `${(next() * 4 - 0.5).toFixed(2)}%`;
+    const lines: string[] = [];
+    const tiersOf = new Map<string, { tiers: { from: Decimal }[] }>();
+    for (const from of codes) {
+      for (const to of codes) {
+        if (from === to) continue;
+        const unit = from === 'BTC' ? 0.05 : from.startsWith('USDT') ? 500 : 50000;
+        let at = unit * (0.2 + next());
+        const tiers = Array.from({ length: 1 + Math.floor(next() * 4) }, () => {
+          const tier = { from: (at = at + unit * (0.1 + next() * 2)).toFixed(from === 'BTC' ? 4 : 2), margin: percent() };
+          return tier;
+        });
+        const margin = percent();
+        const min = next() < 0.7 ? `, min: ${(unit * 0.1).toFixed(from === 'BTC' ? 4 : 2)}` : '';
+        tiersOf.set(`${from}>${to}`, { tiers: tiers.map((t) => ({ from: new Decimal(t.from) })) });
+        lines.push(`  - { from: ${from}, to: ${to}, margin: "${margin}"${min}, tiers: [${tiers.map((t) => `{ from: ${t.from}, margin: "${t.margin}" }`).join(', ')}] }`);
+      }
+    }
+    const config = `sources:\n  backoffice: { type: file, path: quotes.json }\ncurrencies:\n  BTC: { reserve: "0.8" }\n  USDTTRC20: { precision: 2, reserve: "30000" }\n  USDTERC20: { precision: 2, ratePrecision: 4, reserve: "9000" }\n  SBERRUB: { reserve: "2500000" }\n  TCSBRUB: { reserve: "900000" }\ndirections:\n${lines.join('\n')}\n`;
+    const made = await project({ 'ratefile.config.yaml': config, ...threeFormats, 'templates/marked.yaml': 'format: eref-1.1\nmarkup: 0.7%\n', 'templates/reffile.yaml': 'include: { tags: [none] }\n', 'templates/affiliatefile.yaml': 'include: { tags: [none] }\n' });
+    const { files } = await build(await loadConfig(made.configPath), { now });
+    const classic = readXml(files.find((f) => f.file === 'parserfile.xml')!.bytes);
+    let stepped = 0;
+    for (const file of ['rates-1.1.xml', 'marked.xml']) {
+      const eref = readXml(files.find((f) => f.file === file)!.bytes);
+      expect(eref.size, file).toBeGreaterThan(10);
+      for (const [k, item] of eref) {
+        const { step: steps = [], frommin, frommax } = item as unknown as { step?: { frommin: string; frommax: string; in: string; out: string }[]; frommin?: string; frommax: string };
+        if (file === 'rates-1.1.xml') expect(new Decimal(frommax).equals(classic.get(k)!.max!), k).toBe(true);
+        const unit = new Decimal(1).div(new Decimal(10).pow(k.startsWith('BTC') ? 8 : 2));
+        // Every tier starting within the published range has its own step: none is silently folded into another rate.
+        const starts = tiersOf.get(k)!.tiers.map((tier) => tier.from).filter((start) => start.lessThanOrEqualTo(frommax) && (frommin === undefined || start.greaterThan(frommin)));
+        expect(starts.every((start) => steps.some((step) => new Decimal(step.frommin).equals(start))), `${file} ${k}: tiers ${starts.join(', ')}`).toBe(true);
+        if (steps.length === 0) continue;
+        stepped += 1;
+        expect(steps[0]!.frommin, k).toBe(frommin ?? '0');
+        expect(steps.at(-1)!.frommax, k).toBe(frommax);
+        steps.forEach((step, i) => {
+          const [sIn, sOut] = [new Decimal(step.in), new Decimal(step.out)];
+          // At least as good for the client as the listed rate: out/in no lower.
+          expect(sOut.times(item.in).greaterThanOrEqualTo(item.out.times(sIn)), `${file} ${k} step ${i}`).toBe(true);
+          // Its largest order is payable from the reserve.
+          expect(new Decimal(step.frommax).times(sOut).lessThanOrEqualTo(item.amount.times(sIn)), `${file} ${k} step ${i} reserve`).toBe(true);
+          if (i > 0) expect(new Decimal(step.frommin).minus(unit).equals(new Decimal(steps[i - 1]!.frommax)), `${file} ${k} step ${i} contiguous`).toBe(true);
+        });
+      }
+    }
+    expect(stepped).toBeGreaterThan(10);
   });
 });
