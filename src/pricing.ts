@@ -47,9 +47,10 @@ export interface CompeteOutcome {
 
 /**
  * Why a direction is held back, as a kind health and alerts can count: `hours` (and a later `paused`) are
- * expected; every other kind is a fault. `reserve` is kept for reserves read from a source.
+ * expected; every other kind is a fault. `reserve` is kept for reserves read from a source. `format`: left out
+ * of one export whose format cannot say something it has (a minfee in EREF 1.1), expected as the config is.
  */
-export type WithheldKind = 'quote' | 'stale' | 'sanity' | 'jump' | 'limits' | 'reserve' | 'hours' | 'paused';
+export type WithheldKind = 'quote' | 'stale' | 'sanity' | 'jump' | 'limits' | 'reserve' | 'hours' | 'paused' | 'format';
 
 export interface WithheldDirection {
   direction: Direction;

@@ -4,7 +4,7 @@ import type { Currency, ExportTemplate } from '../model.js';
 import { tierLadder, type LadderStep } from './tiers.js';
 import type { ExportFormat } from './formats.js';
 import { formatRefusal } from './refusals.js';
-import { publishedForm, publishedLimits, publishedRate, type PricedDirection, type PublishedLimits, type PublishedRate, type WithheldDirection } from '../pricing.js';
+import { publishedForm, publishedLimits, publishedRate, type PricedDirection, type PublishedLimits, type PublishedRate, type WithheldDirection, type WithheldKind } from '../pricing.js';
 
 /** One `<item>` of an export: every value already the exact text to publish. Optional fields only when set. */
 export interface ExportItem {
@@ -192,7 +192,7 @@ export function selectExports(priced: readonly PricedDirection[], templates: rea
       // The other formats cannot say everything the classic one can: such a direction is left out of them alone.
       const extra = template.format === 'classic' ? undefined : formatFields(template.format, p, rate, limits, common, steps);
       if (extra !== undefined && 'reason' in extra) {
-        plan.withheld.push({ direction: p.direction, kind: 'limits', reason: `${template.file}: ${extra.reason}` });
+        plan.withheld.push({ direction: p.direction, kind: extra.kind, reason: `${template.file}: ${extra.reason}` });
         continue;
       }
       for (const city of cities.length > 0 ? cities : [undefined]) {
@@ -229,19 +229,19 @@ function formatFields(
   limits: PublishedLimits,
   common: CommonFields,
   steps: readonly LadderStep[] | undefined,
-): Pick<ExportItem, 'tomin' | 'tomax' | 'steps'> | { reason: string } {
+): Pick<ExportItem, 'tomin' | 'tomax' | 'steps'> | { reason: string; kind: WithheldKind } {
   const minamount = limits.min === undefined ? undefined : formatDecimal(limits.min);
   const reason = formatRefusal(format, { ...common, in: rate.in, out: rate.out, minamount, maxamount: formatDecimal(limits.max) });
-  if (reason !== undefined) return { reason };
+  if (reason !== undefined) return { reason, kind: 'format' };
   if (format === 'json') return {};
   const places = priced.direction.to.precision;
-  // tomin up and tomax down: any amount within them is within frommin..frommax at the published rate.
+  // tomin up and tomax down: any amount within them is within frommin..frommax at the rates published.
   const toUnits = (value: Decimal, form = rate.form) => value.times(form.out).div(form.in);
   // The largest order is paid at the last tier's rate, the smallest at the first (the listed rate).
   const tomax = roundDown(toUnits(limits.max, steps?.at(-1)?.form), places);
   const published = steps === undefined ? {} : { steps: steps.map((step) => ({ frommin: formatDecimal(step.min), frommax: formatDecimal(step.max), in: formatDecimal(step.form.in), out: formatDecimal(step.form.out) })) };
   if (limits.min === undefined) return { tomax: formatDecimal(tomax), ...published };
   const tomin = roundUp(toUnits(limits.min), places);
-  if (tomin.greaterThan(tomax)) return { reason: `tomin ${formatDecimal(tomin)} is above tomax ${formatDecimal(tomax)} at ${places} decimals` };
+  if (tomin.greaterThan(tomax)) return { reason: `tomin ${formatDecimal(tomin)} is above tomax ${formatDecimal(tomax)} at ${places} decimals`, kind: 'limits' };
   return { tomin: formatDecimal(tomin), tomax: formatDecimal(tomax), ...published };
 }
