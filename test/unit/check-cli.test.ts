@@ -18,6 +18,8 @@ import { base, dump } from '../support/bestchange.js';
 const brokenPath = fileURLToPath(new URL('../fixtures/exports/broken.xml', import.meta.url));
 const good = '<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n  <item>\n    <from>BTC</from>\n    <to>USDTTRC20</to>\n    <in>1</in>\n    <out>96075.29</out>\n    <amount>485000</amount>\n    <minamount>0.001</minamount>\n    <maxamount>5</maxamount>\n  </item>\n</rates>\n';
 
+const jsonExport = '{"version": "1.3", "currencies": {"list": {"1": "BTC", "2": "USDTTRC20"}}, "exchange": {"1": {"to": {"2": {"xr": -96075.29, "amount": "485000", "min": 0.001, "max": 5}}}}}\n';
+
 const project = projectsPerTest();
 
 interface JsonReport {
@@ -94,6 +96,9 @@ describe('ratefile check <url> on a loopback server', () => {
       if (request.url === '/parserfile.xml') send(200, { 'Content-Type': 'application/xml', ETag: '"v1"' }, good);
       else if (request.url === '/broken.xml') send(200, { 'Content-Type': 'application/xml', 'Last-Modified': new Date(0).toUTCString() }, readFileSync(brokenPath));
       else if (request.url === '/html.xml') send(200, { 'Content-Type': 'text/html; charset=windows-1251' }, good);
+      else if (request.url === '/rates.json') send(200, { 'Content-Type': 'application/json', ETag: '"j1"' }, jsonExport);
+      else if (request.url === '/xml-typed.json') send(200, { 'Content-Type': 'application/xml', ETag: '"j1"' }, jsonExport);
+      else if (request.url === '/json-typed.xml') send(200, { 'Content-Type': 'application/json', ETag: '"x1"' }, good);
       else if (request.url === '/slow.xml') held.push(() => response.destroy());
       else send(404, { 'Content-Type': 'text/plain' }, 'Not Found');
     });
@@ -121,6 +126,16 @@ describe('ratefile check <url> on a loopback server', () => {
     expect(result.stdout).toContain('error   Content-Type is text/html; charset=windows-1251; monitors expect application/xml');
     expect(result.stdout).toContain('warning Content-Type says charset=windows-1251; the file must be UTF-8');
     expect(result.stdout).toContain('warning no ETag or Last-Modified header');
+  });
+
+  it('judges the Content-Type by the format of the body: application/json for JSON, application/xml for XML', async () => {
+    expect(await check('/rates.json')).toMatchObject({ code: 0, stdout: `${base}/rates.json: 1 item, clean\n` });
+    const xmlTyped = await check('/xml-typed.json');
+    expect(xmlTyped.code).toBe(1);
+    expect(xmlTyped.stdout).toContain('error   Content-Type is application/xml; monitors expect application/json for a JSON file');
+    const jsonTyped = await check('/json-typed.xml');
+    expect(jsonTyped.code).toBe(1);
+    expect(jsonTyped.stdout).toContain('error   Content-Type is application/json; monitors expect application/xml for an XML file');
   });
 
   it('an HTTP error is an error, the body unchecked', async () => {
