@@ -4,7 +4,7 @@ import { labels } from '../config/fields.js';
 import { Decimal, formatDecimal } from '../decimal.js';
 import { closest } from '../config/problems.js';
 import { checkCities, checkCurrency, type Report } from './item.js';
-import { compare, isWhole, isZero, paysMoreThan } from './plain.js';
+import { atLeastOne, compare, isOne, isWhole, isZero, paysMoreThan } from './plain.js';
 import type { XmlElement } from './tree.js';
 import { numberProblem, rateFormProblem } from './values.js';
 
@@ -13,6 +13,12 @@ const order = ['from', 'to', 'in', 'out', 'amount', 'frommin', 'frommax', 'tomin
 const rank = new Map(order.map((name, index) => [name, index]));
 const knownLabels: readonly string[] = labels;
 const numberElements = new Set(['in', 'out', 'amount', 'frommin', 'frommax', 'tomin', 'tomax', 'minamount', 'maxamount', 'delay']);
+
+/** Why a rate is not 1:X / X:1 with X ≥ 1; the common good forms are told as text, without a Decimal (rateFormProblem's wording otherwise). */
+function rateProblem(inValue: string, outValue: string): string | undefined {
+  if ((isOne(inValue) && atLeastOne(outValue)) || (isOne(outValue) && atLeastOne(inValue))) return undefined;
+  return rateFormProblem(new Decimal(inValue), new Decimal(outValue));
+}
 
 /** Whether the first item of a document uses EREF 1.1's elements: then the whole file is read as EREF 1.1. */
 export function looksLikeEref(text: string): boolean {
@@ -106,7 +112,7 @@ function checkSteps(steps: readonly XmlElement[], limits: { min?: string; max?: 
       report('error', 'step', '<step> needs its own <in> and <out> as plain numbers', step);
       continue;
     }
-    const problem = rateFormProblem(new Decimal(inValue), new Decimal(outValue));
+    const problem = rateProblem(inValue, outValue);
     if (problem) report(isZero(inValue) || isZero(outValue) ? 'error' : 'tolerated', 'rate-form', `<step>: ${problem}`, step);
   }
 }
@@ -129,7 +135,7 @@ export function checkErefItem(item: XmlElement, report: Report, codes?: Readonly
   const [inValue, outValue, amount] = [values.get('in'), values.get('out'), values.get('amount')];
   if (amount !== undefined && isZero(amount)) report('tolerated', 'reserve', '<amount> (the reserve) is zero: leave the direction out instead', seen.get('amount'));
   if (inValue !== undefined && outValue !== undefined) {
-    const problem = rateFormProblem(new Decimal(inValue), new Decimal(outValue));
+    const problem = rateProblem(inValue, outValue);
     if (problem) report(isZero(inValue) || isZero(outValue) ? 'error' : 'tolerated', 'rate-form', problem, seen.get('in'));
   }
   for (const [low, high] of [['frommin', 'frommax'], ['tomin', 'tomax'], ['minamount', 'maxamount']] as const) {
