@@ -14,6 +14,19 @@ const step = new Decimal(1).div(new Decimal(10).pow(places));
  * checked back by multiplication, so the 40-digit division can never tip it the client's way.
  */
 export function jsonRate(inText: string, outText: string): string {
+  // Directions alike share a published rate: each distinct one is worked out once (bounded, like the check's hints).
+  const key = `${inText}:${outText}`;
+  const known = rates.get(key);
+  if (known !== undefined) return known;
+  if (rates.size > 100_000) rates.clear();
+  const rate = exactJsonRate(inText, outText);
+  rates.set(key, rate);
+  return rate;
+}
+
+const rates = new Map<string, string>();
+
+function exactJsonRate(inText: string, outText: string): string {
   const [given, got] = [new Decimal(inText), new Decimal(outText)];
   if (given.equals(got)) return '1';
   if (given.greaterThan(got)) {
@@ -30,6 +43,8 @@ export function jsonRate(inText: string, outText: string): string {
 
 /** Whether a reader parsing `text` as a double gets exactly this decimal back. */
 export function jsonNumberHolds(text: string): boolean {
+  // Up to 15 significant digits every double holds exactly (DBL_DIG); only longer numbers need the round trip.
+  if (text.replace(/^[-0.]+|\./g, '').length <= 15) return true;
   const value = Number(text);
   return Number.isFinite(value) && new Decimal(String(value)).equals(new Decimal(text));
 }

@@ -190,7 +190,7 @@ export function selectExports(priced: readonly PricedDirection[], templates: rea
       const maxamount = text.of(limits.max);
       const codes = { from: template.aliases[from.code] ?? from.code, to: template.aliases[to.code] ?? to.code };
       // The other formats cannot say everything the classic one can: such a direction is left out of them alone.
-      const extra = template.format === 'classic' ? undefined : formatFields(template.format, p, rate, limits, common, steps);
+      const extra = template.format === 'classic' ? undefined : formatFields(template.format, p, rate, limits, { ...common, minamount, maxamount }, steps);
       if (extra !== undefined && 'reason' in extra) {
         plan.withheld.push({ direction: p.direction, kind: extra.kind, reason: `${template.file}: ${extra.reason}` });
         continue;
@@ -227,21 +227,45 @@ function formatFields(
   priced: PricedDirection,
   rate: { in: string; out: string; form: PublishedRate },
   limits: PublishedLimits,
-  common: CommonFields,
+  texts: CommonFields & Pick<ExportItem, 'minamount' | 'maxamount'>,
   steps: readonly LadderStep[] | undefined,
 ): Pick<ExportItem, 'tomin' | 'tomax' | 'steps'> | { reason: string; kind: WithheldKind } {
-  const minamount = limits.min === undefined ? undefined : formatDecimal(limits.min);
-  const reason = formatRefusal(format, { ...common, in: rate.in, out: rate.out, minamount, maxamount: formatDecimal(limits.max) });
+  const reason = formatRefusal(format, { ...texts, in: rate.in, out: rate.out });
   if (reason !== undefined) return { reason, kind: 'format' };
   if (format === 'json') return {};
   const places = priced.direction.to.precision;
+  if (steps === undefined) return toLimits(limits, rate.form, places);
   // tomin up and tomax down: any amount within them is within frommin..frommax at the rates published.
   const toUnits = (value: Decimal, form = rate.form) => value.times(form.out).div(form.in);
   // The largest order is paid at the last tier's rate, the smallest at the first (the listed rate).
-  const tomax = roundDown(toUnits(limits.max, steps?.at(-1)?.form), places);
-  const published = steps === undefined ? {} : { steps: steps.map((step) => ({ frommin: formatDecimal(step.min), frommax: formatDecimal(step.max), in: formatDecimal(step.form.in), out: formatDecimal(step.form.out) })) };
+  const tomax = roundDown(toUnits(limits.max, steps.at(-1)?.form), places);
+  const published = { steps: steps.map((step) => ({ frommin: formatDecimal(step.min), frommax: formatDecimal(step.max), in: formatDecimal(step.form.in), out: formatDecimal(step.form.out) })) };
   if (limits.min === undefined) return { tomax: formatDecimal(tomax), ...published };
   const tomin = roundUp(toUnits(limits.min), places);
   if (tomin.greaterThan(tomax)) return { reason: `tomin ${formatDecimal(tomin)} is above tomax ${formatDecimal(tomax)} at ${places} decimals`, kind: 'limits' };
   return { tomin: formatDecimal(tomin), tomax: formatDecimal(tomax), ...published };
+}
+
+/**
+ * tomin/tomax of limits without tiers, per limits object (shared by directions alike at one published rate, see
+ * publishedLimits) and to precision: tomin rounded up, tomax down, so any amount within them is within the limits.
+ */
+const toLimitTexts = new WeakMap<PublishedLimits, Map<number, Pick<ExportItem, 'tomin' | 'tomax'> | { reason: string; kind: WithheldKind }>>();
+
+function toLimits(limits: PublishedLimits, form: PublishedRate, places: number): Pick<ExportItem, 'tomin' | 'tomax'> | { reason: string; kind: WithheldKind } {
+  let byPlaces = toLimitTexts.get(limits);
+  if (!byPlaces) toLimitTexts.set(limits, (byPlaces = new Map()));
+  let known = byPlaces.get(places);
+  if (!known) {
+    const tomax = roundDown(limits.max.times(form.out).div(form.in), places);
+    const tomin = limits.min === undefined ? undefined : roundUp(limits.min.times(form.out).div(form.in), places);
+    known =
+      tomin === undefined
+        ? { tomax: formatDecimal(tomax) }
+        : tomin.greaterThan(tomax)
+          ? { reason: `tomin ${formatDecimal(tomin)} is above tomax ${formatDecimal(tomax)} at ${places} decimals`, kind: 'limits' }
+          : { tomin: formatDecimal(tomin), tomax: formatDecimal(tomax) };
+    byPlaces.set(places, known);
+  }
+  return known;
 }
