@@ -220,30 +220,36 @@ describe('ratefile check on EREF 1.1 and JSON files, told apart by their content
       (f) => `${f.severity} ${f.item ? `item ${f.item.index} ` : ''}${f.rule}: ${f.message}`,
     );
 
-  it('finds each planted defect of an EREF 1.1 file once, in its item, and nothing in the clean first item', () => {
-    expect(lines('broken-1.1.xml')).toEqual([
-      'warning item 2 min-max: <frommin> 0.1 is above <frommax> 0.05',
-      'warning item 2 min-max: <minamount> 0.1 is above <maxamount> 0.05',
-      'error item 3 fee: <fromfee> "2 USD" names a currency (EREF 1.1: a number in the from currency or N%)',
-      'error item 4 step: <step> from 400000 overlaps or precedes the step before it (up to 500000)',
-      'error item 5 floating: <floating minutes="1.5">: expected whole minutes',
-      'error item 6 number: <out> "0,9071" has a decimal comma: write 0.9071',
-      'warning item 7 element-unknown: unknown element <param>; EREF 1.1 gives each label its own element, like <manual/>; monitors ignore it',
-      'warning item 7 limit: <minamount> 200 differs from <frommin> 100; monitors reading either should see one limit',
-    ]);
-  });
-
-  it('finds each planted defect of a JSON file once, in its exchange', () => {
-    expect(lines('broken.json')).toEqual([
-      'error currency: currency number "0": expected 1-9 and a-z, never 0',
-      'error item 2 rate: the rate is not a number; expected X (X from = 1 to) or -X (1 from = X to)',
-      'warning item 3 min-max: "min" 0.5 is above "max" 0.34',
-      'warning item 4 rate-form: the rate 93.7612345 has more than 6 decimals',
-      'error item 4 fee: "inFee": expected a non-negative number, {"%": p} or ["+", …]',
-      'error item 5 currency: exchange to currency number "9", which "currencies.list" does not have',
-      'error item 6 rate: the rate is zero: leave the direction out instead',
-      'warning item 7 city: cash currency CASHRUB without "cities": monitors list cash directions by city',
-    ]);
+  // Each file has one clean item or entry first, then one planted defect per item (two where a defect shows twice).
+  it.each([
+    [
+      'broken-1.1.xml',
+      [
+        'warning item 2 min-max: <frommin> 0.1 is above <frommax> 0.05',
+        'warning item 2 min-max: <minamount> 0.1 is above <maxamount> 0.05',
+        'error item 3 fee: <fromfee> "2 USD" names a currency (EREF 1.1: a number in the from currency or N%)',
+        'error item 4 step: <step> from 400000 overlaps or precedes the step before it (up to 500000)',
+        'error item 5 floating: <floating minutes="1.5">: expected whole minutes',
+        'error item 6 number: <out> "0,9071" has a decimal comma: write 0.9071',
+        'warning item 7 element-unknown: unknown element <param>; EREF 1.1 gives each label its own element, like <manual/>; monitors ignore it',
+        'warning item 7 limit: <minamount> 200 differs from <frommin> 100; monitors reading either should see one limit',
+      ],
+    ],
+    [
+      'broken.json',
+      [
+        'error currency: currency number "0": expected 1-9 and a-z, never 0',
+        'error item 2 rate: the rate is not a number; expected X (X from = 1 to) or -X (1 from = X to)',
+        'warning item 3 min-max: "min" 0.5 is above "max" 0.34',
+        'warning item 4 rate-form: the rate 93.7612345 has more than 6 decimals',
+        'error item 4 fee: "inFee": expected a non-negative number, {"%": p} or ["+", …]',
+        'error item 5 currency: exchange to currency number "9", which "currencies.list" does not have',
+        'error item 6 rate: the rate is zero: leave the direction out instead',
+        'warning item 7 city: cash currency CASHRUB without "cities": monitors list cash directions by city',
+      ],
+    ],
+  ])('finds each planted defect of %s once, in its item', (file, expected) => {
+    expect(lines(file)).toEqual(expected);
   });
 
   it('reads a classic file as classic still, and a JSON syntax error with its line and column', () => {
