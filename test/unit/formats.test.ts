@@ -1,12 +1,15 @@
 // Export formats (format: in a template): classic, EREF 1.1 and jsons.info JSON from the same priced directions;
 // full-file snapshots as real files, the numbers of all three compared item by item, what a format cannot say.
 import { readFileSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { build } from '../../src/build.js';
 import { checkExport } from '../../src/check/index.js';
 import { gateFiles } from '../../src/check/gate.js';
 import { loadConfig } from '../../src/config/load.js';
+import { runCycle } from '../../src/cycle.js';
 import { Decimal } from '../../src/decimal.js';
 import { isRatefileError } from '../../src/errors.js';
 import { isFault } from '../../src/health.js';
@@ -15,6 +18,7 @@ import { formatRefusal } from '../../src/exports/refusals.js';
 import { sampleConfig, projectsPerTest } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
 import { random } from '../support/random.js';
+import { offlineFetch } from '../support/run-cli.js';
 
 const now = () => new Date('2026-11-21T12:00:30Z');
 const project = projectsPerTest();
@@ -355,5 +359,19 @@ describe('amount tiers on randomized directions', () => {
       }
     }
     expect(stepped).toBeGreaterThan(10);
+  });
+});
+
+describe('a format export in the output folder', () => {
+  it('is written with its .gz/.br copies and removed with them once no template declares it', async () => {
+    const made = await project({ 'templates/rates.yaml': 'format: json\n' });
+    const out = join(made.dir, 'public');
+    const first = await runCycle(await loadConfig(made.configPath), out, { now, fetch: offlineFetch });
+    expect(first.build.report.exports.map((e) => e.file)).toContain('rates.json');
+    expect((await readdir(out)).filter((name) => name.startsWith('rates.json')).sort()).toEqual(['rates.json', 'rates.json.br', 'rates.json.gz']);
+    await rm(join(made.dir, 'templates', 'rates.yaml'));
+    const second = await runCycle(await loadConfig(made.configPath), out, { now, fetch: offlineFetch });
+    expect(second.removed).toEqual(['rates.json']);
+    expect((await readdir(out)).filter((name) => name.startsWith('rates'))).toEqual([]);
   });
 });
