@@ -148,7 +148,8 @@ describe('ratefile start (the real binary)', () => {
     const served = await expectServedExport(base, 'parserfile.xml');
     expect(served.text).toBe(after);
     expect(served.etag).not.toBe(before.etag);
-    expect(proc.stderr()).toMatch(/parserfile\.xml 5 items \(written\)[^\n]*\n[^]*parserfile\.xml 5 items \(written\)/);
+    // The file is served from its rename on; the build's line follows it through the pipe a moment later.
+    await proc.waitForLog(/parserfile\.xml 5 items \(written\)[^\n]*\n[^]*parserfile\.xml 5 items \(written\)/);
     await expectStopped(proc, 'SIGTERM', base);
   });
 
