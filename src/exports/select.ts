@@ -134,29 +134,42 @@ class RateText {
 }
 
 /**
- * Every export's items, directions in config order, cities in the order given. One pass over the
- * directions: what every export shares is computed once per direction, the rate text once per markup.
+ * Every export's items, directions in config order, cities in the order given. What every export shares is
+ * computed once per direction, the rate text once per markup. All exports at once: for the dashboard and tests;
+ * a build selects them one by one with `exportSelector`.
  */
 export function selectExports(priced: readonly PricedDirection[], templates: readonly ExportTemplate[]): ExportSelection[] {
+  const select = exportSelector(priced, templates);
+  return templates.map((_, index) => select(index));
+}
+
+/**
+ * Selects one export at a time, so a build can render each and let its items die before the next is selected
+ * (at 50,000 directions the items of all exports at once are tens of megabytes). The text every export shares
+ * (reserve, fees, limits' decimal text, rate text per markup) is cached by value object across the calls.
+ */
+export function exportSelector(priced: readonly PricedDirection[], templates: readonly ExportTemplate[]): (index: number) => ExportSelection {
   const byMarkup = new Map<string, RateText>();
-  const plans = templates.map((template) => {
+  const text = new DecimalText();
+  // One per direction, made by the first export that selects it.
+  const common = new Map<PricedDirection, CommonFields>();
+  return (index) => {
+    const template = templates[index]!;
     const markup = template.markup.toString();
     const rates = byMarkup.get(markup) ?? byMarkup.set(markup, new RateText(template.markup)).get(markup)!;
-    return { template, rates, url: urlWriter(template.url), items: [] as ExportItem[], withheld: [] as WithheldDirection[] };
-  });
-  const text = new DecimalText();
-  for (const p of priced) {
-    const { from, to, cities, tags } = p.direction;
-    let common: CommonFields | undefined;
-    for (const plan of plans) {
-      const { template } = plan;
+    const url = urlWriter(template.url);
+    const items: ExportItem[] = [];
+    const withheld: WithheldDirection[] = [];
+    for (const p of priced) {
+      const { from, to, cities, tags } = p.direction;
       if (!selects(template, tags)) continue;
-      common ??= commonFields(p, text);
-      const rate = plan.rates.of(p);
+      let shared = common.get(p);
+      if (!shared) common.set(p, (shared = commonFields(p, text)));
+      const rate = rates.of(p);
       // Limits hold at the rate this export publishes: a markup moves them, and may make them cross.
       const limits = publishedLimits(p.direction, p.terms, rate.form);
       if ('reason' in limits) {
-        plan.withheld.push({ direction: p.direction, kind: limits.kind, reason: `${template.file}: ${limits.reason}` });
+        withheld.push({ direction: p.direction, kind: limits.kind, reason: `${template.file}: ${limits.reason}` });
         continue;
       }
       const minamount = limits.min === undefined ? undefined : text.of(limits.min);
@@ -164,25 +177,25 @@ export function selectExports(priced: readonly PricedDirection[], templates: rea
       const codes = { from: template.aliases[from.code] ?? from.code, to: template.aliases[to.code] ?? to.code };
       for (const city of cities.length > 0 ? cities : [undefined]) {
         // Every item has every key (undefined when unset) so all items share one shape: 30,000 items build fast.
-        plan.items.push({
+        items.push({
           from: codes.from,
           to: codes.to,
           in: rate.in,
           out: rate.out,
-          amount: common.amount,
-          minfee: common.minfee,
-          fromfee: common.fromfee,
-          tofee: common.tofee,
+          amount: shared.amount,
+          minfee: shared.minfee,
+          fromfee: shared.fromfee,
+          tofee: shared.tofee,
           minamount,
           maxamount,
-          floating: common.floating,
-          delay: common.delay,
-          param: common.param,
+          floating: shared.floating,
+          delay: shared.delay,
+          param: shared.param,
           city,
-          url: plan.url?.(codes.from, codes.to, city ?? ''),
+          url: url?.(codes.from, codes.to, city ?? ''),
         });
       }
     }
-  }
-  return plans.map(({ template, items, withheld }) => ({ name: template.name, file: template.file, items, withheld }));
+    return { name: template.name, file: template.file, items, withheld };
+  };
 }
