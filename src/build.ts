@@ -4,7 +4,7 @@ import type { Config } from './model.js';
 import { priceDirections, type PricedDirection, type WithheldDirection } from './pricing.js';
 import { fetchQuotes, sourceMaxAgeMs, type QuoteCache, type SourceReport } from './quotes.js';
 import { exportSelector } from './exports/select.js';
-import { renderExport } from './exports/render.js';
+import { renderModel } from './exports/renderers.js';
 import type { OutputFile } from './publish.js';
 import { applyPauses, type Pause } from './switches.js';
 import { applyReserves } from './reserves/apply.js';
@@ -56,6 +56,8 @@ export interface BuildReport {
   guardState: GuardState;
   /** Accept requests this build used up. */
   acceptedUsed: string[];
+  /** The currency codes of the BestChange feeds this build read (bm_cycodes.dat): known besides the shipped list. */
+  liveCodes?: ReadonlySet<string>;
   /** Milliseconds per phase: fetching quotes, pricing with guards, selecting and rendering. */
   timings: { fetchMs: number; priceMs: number; renderMs: number };
 }
@@ -63,6 +65,12 @@ export interface BuildReport {
 export interface BuildResult {
   files: OutputFile[];
   report: BuildReport;
+}
+
+/** The codes of every BestChange feed read, as one set; nothing when no feed was read. */
+function liveCodes(feeds: Iterable<SourceFeed>): { liveCodes?: ReadonlySet<string> } {
+  const codes = [...feeds].flatMap((feed) => [...(bestChangeFeed(feed)?.currencies ?? [])]);
+  return codes.length === 0 ? {} : { liveCodes: new Set(codes) };
 }
 
 export async function build(config: Config, deps: BuildDeps): Promise<BuildResult> {
@@ -114,7 +122,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   const leftOut: WithheldDirection[] = [];
   for (let index = 0; index < config.exports.length; index++) {
     const model = select(index);
-    files.push({ file: model.file, bytes: renderExport(model) });
+    files.push({ file: model.file, bytes: renderModel(model) });
     exports.push({ name: model.name, file: model.file, items: model.items.length });
     for (const w of model.withheld) leftOut.push(w);
   }
@@ -134,6 +142,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
       guardState: maintenance ? guard.state : guarded.state,
       acceptedUsed: guarded.acceptedUsed,
       timings: { fetchMs: t1 - t0, priceMs: t2 - t1, renderMs: t3 - t2 },
+      ...liveCodes(feeds.values()),
     },
   };
 }

@@ -2,6 +2,7 @@
 // keep the state and status, and a one-line summary.
 import { build, type BuildDeps, type BuildResult } from './build.js';
 import { gateFiles, refusedError } from './check/gate.js';
+import { writeLiveCodes } from './codes.js';
 import { describeError, RatefileError } from './errors.js';
 import { s3Publisher, uploadProblems, type UploadResult } from './hosting/s3.js';
 import type { Config } from './model.js';
@@ -86,7 +87,10 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     // Each file must pass the export check first: one that fails is not written and its last good version
     // stays. The check runs while the changed files compress.
     let gate: ReturnType<typeof gateFiles> = { passing: [], refused: [] };
-    const publish = await publishFiles(result.files, outDir, { admit: (files) => (gate = gateFiles(files)).passing });
+    const { liveCodes } = result.report;
+    const publish = await publishFiles(result.files, outDir, { admit: (files) => (gate = gateFiles(files, liveCodes)).passing });
+    // Only config warnings read it: a state folder that cannot take it is a warning, never a failed build.
+    const codesProblem = liveCodes ? await writeLiveCodes(config.stateDir, liveCodes).then(() => undefined, (error: unknown) => `cannot record BestChange's code list in ${config.stateDir}: ${(error as Error).message}`) : undefined;
     // Only exports ratefile itself published here are removed: the folder may hold other files.
     const removed = published.files.filter((file) => !declared.includes(file));
     if (removed.length > 0) {
@@ -103,7 +107,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     const durationMs = Math.round(elapsed() - started);
     const status = successStatus(await readStatus(config.stateDir), result.report, durationMs, config.schedulePeriodMs, context);
     await writeStatusFile(config.stateDir, status);
-    const warnings = [...(guardFile.problem ? [guardFile.problem] : []), ...(published.problem ? [published.problem] : []), ...(upload ? uploadProblems(upload) : [])];
+    const warnings = [...(guardFile.problem ? [guardFile.problem] : []), ...(published.problem ? [published.problem] : []), ...(codesProblem ? [codesProblem] : []), ...(upload ? uploadProblems(upload) : [])];
     return { build: result, publish, removed, durationMs, publishMs, status, ...(upload ? { upload } : {}), warnings };
   } catch (error) {
     await recordFailure(config, at, Math.round(elapsed() - started), error, context);

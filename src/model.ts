@@ -5,6 +5,7 @@ import type { HoursWindow } from './hours.js';
 import type { HealthPolicy } from './health.js';
 import type { AlertsConfig } from './alerts/config.js';
 import type { CompeteRule } from './compete/config.js';
+import type { ExportFormat } from './exports/formats.js';
 
 export interface Currency {
   code: string;
@@ -43,6 +44,8 @@ export interface Direction {
   reserveSource?: string;
   min?: Money;
   max?: Money;
+  /** Amount tiers, ascending: from an amount of the from asset on, another margin (as a fraction). */
+  tiers?: { from: Decimal; margin: Decimal }[];
   params: Label[];
   fromfee?: string;
   tofee?: string;
@@ -65,9 +68,11 @@ export interface SourceConfig {
 
 /** One export file, declared by a template in templates/. */
 export interface ExportTemplate {
-  /** Template name; the file it renders is `<name>.xml`. */
+  /** Template name; the file it renders is `file:`, else `<name>.xml` (`<name>.json` for json). */
   name: string;
   file: string;
+  /** How the file is written: classic XML, EREF 1.1 XML or jsons.info JSON. */
+  format: ExportFormat;
   description?: string;
   includeTags?: string[];
   excludeTags: string[];

@@ -23,6 +23,8 @@ export interface PricedDirection {
   /** Limits in the from currency as published at the rate without markup: `min` rounded up, `max` capped by the reserve and rounded down. */
   min?: Decimal;
   max: Decimal;
+  /** Rates of the direction's amount tiers (`tiers:`), in their order: the same market after each tier's margin. */
+  tierRates?: Decimal[];
   /** Set for a direction with a `compete:` block: how it stands against BestChange's field. */
   compete?: CompeteOutcome;
 }
@@ -45,9 +47,10 @@ export interface CompeteOutcome {
 
 /**
  * Why a direction is held back, as a kind health and alerts can count: `hours` (and a later `paused`) are
- * expected; every other kind is a fault. `reserve` is kept for reserves read from a source.
+ * expected; every other kind is a fault. `reserve` is kept for reserves read from a source. `format`: left out
+ * of one export whose format cannot say something it has (a minfee in EREF 1.1), expected as the config is.
  */
-export type WithheldKind = 'quote' | 'stale' | 'sanity' | 'jump' | 'limits' | 'reserve' | 'hours' | 'paused';
+export type WithheldKind = 'quote' | 'stale' | 'sanity' | 'jump' | 'limits' | 'reserve' | 'hours' | 'paused' | 'format';
 
 export interface WithheldDirection {
   direction: Direction;
@@ -413,7 +416,12 @@ export function priceDirection(direction: Direction, book: QuoteBook): PricedDir
   // Withheld when its limits fail at its own published rate; an export with a markup checks again at its rate.
   const limits = publishedLimits(direction, terms, publishedForm(rate, from, to));
   if ('reason' in limits) return withhold(limits.kind, limits.reason);
-  return { direction, steps: converted.steps, market, rate, terms, ...(limits.min === undefined ? {} : { min: limits.min }), max: limits.max };
+  return { direction, steps: converted.steps, market, rate, terms, ...(limits.min === undefined ? {} : { min: limits.min }), max: limits.max, ...tierRates(direction, market) };
+}
+
+/** The rates of a direction's amount tiers: the market after each tier's margin (src/exports/tiers.ts publishes them). */
+function tierRates(direction: Direction, market: Decimal): { tierRates?: Decimal[] } {
+  return direction.tiers === undefined ? {} : { tierRates: direction.tiers.map((tier) => market.times(ONE.minus(tier.margin))) };
 }
 
 export function priceDirections(directions: readonly Direction[], book: QuoteBook): { priced: PricedDirection[]; withheld: WithheldDirection[] } {

@@ -6,6 +6,7 @@ import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promis
 import { basename, dirname, join } from 'node:path';
 import type { Transform } from 'node:stream';
 import { promisify } from 'node:util';
+import { exportFileName } from './exports/formats.js';
 import { brotliCompress, constants, createBrotliDecompress, createGunzip, gzip } from 'node:zlib';
 import { RatefileError } from './errors.js';
 
@@ -196,7 +197,7 @@ export async function publishFiles(files: readonly OutputFile[], dir: string, op
  */
 export async function removeExports(files: readonly string[], dir: string): Promise<void> {
   for (const file of files) {
-    if (basename(file) !== file || !file.endsWith('.xml')) throw new RatefileError('E_PUBLISH', `refusing to remove ${JSON.stringify(file)}: not an export file name`);
+    if (basename(file) !== file || !exportFileName.test(file)) throw new RatefileError('E_PUBLISH', `refusing to remove ${JSON.stringify(file)}: not an export file name`);
     const path = join(dir, file);
     try {
       await Promise.all([rm(`${path}.gz`, { force: true }), rm(`${path}.br`, { force: true })]);

@@ -1,4 +1,4 @@
-// The built-in server: only the export files of the output folder, as application/xml, with ETag and 304.
+// The built-in server: only the export files of the output folder, as application/xml or application/json, with ETag and 304.
 import { constants } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -7,9 +7,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import serveHandler from 'serve-handler';
+import { contentTypeOf, exportFileName } from './exports/formats.js';
 
-/** Export file names: no folders, no dotfiles (temporary files are dotfiles), nothing but `.xml` (compressed copies are sent by content negotiation, not by name). */
-const exportPath = /^\/[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*\.xml$/;
+/** Export file names: no folders, no dotfiles (temporary files are dotfiles), nothing but `.xml` and `.json` (compressed copies are sent by content negotiation, not by name). */
+const exportPath = new RegExp(`^/${exportFileName.source.slice(1)}`);
 
 type HandlerConfig = NonNullable<Parameters<typeof serveHandler>[2]>;
 type HandlerMethods = NonNullable<Parameters<typeof serveHandler>[3]>;
@@ -23,14 +24,14 @@ const handlerConfig = (dir: string): HandlerConfig => ({
   symlinks: false,
   etag: false,
   headers: [
-    {
-      source: '**/*.xml',
+    ...(['xml', 'json'] as const).map((extension) => ({
+      source: `**/*.${extension}`,
       headers: [
-        { key: 'Content-Type', value: 'application/xml' },
+        { key: 'Content-Type', value: contentTypeOf(`.${extension}`) },
         { key: 'Cache-Control', value: 'no-cache' },
         { key: 'X-Content-Type-Options', value: 'nosniff' },
       ],
-    },
+    })),
   ],
 });
 
@@ -136,7 +137,7 @@ async function sendCompressed(request: IncomingMessage, response: ServerResponse
   const snapshot = await readSnapshot(`${file}.${extensions[encoding]}`);
   if (!snapshot) return false;
   const headers = {
-    'Content-Type': 'application/xml',
+    'Content-Type': contentTypeOf(file),
     'Content-Encoding': encoding,
     'Cache-Control': 'no-cache',
     'X-Content-Type-Options': 'nosniff',

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { emptyGuardState, type GuardState } from './guards.js';
 import { writeFileAtomic } from './publish.js';
 import type { Pause } from './switches.js';
+import { exportFileName } from './exports/formats.js';
 
 const guardFile = (dir: string) => join(dir, 'guard.json');
 const statusFile = (dir: string) => join(dir, 'status.json');
@@ -142,8 +143,8 @@ export async function readPauses(dir: string): Promise<Pause[]> {
   return pauses.filter((pause) => pause !== undefined);
 }
 
-/** An export's file name as ratefile writes it (`<template>.xml`): nothing else is ever taken from the record. */
-const exportName = /^[A-Za-z0-9][A-Za-z0-9_-]*\.xml$/;
+/** An export's file name as ratefile writes it (`exportFileName`): nothing else is ever taken from the record. */
+const exportName = exportFileName;
 
 interface ExportsRecord {
   version: 1;

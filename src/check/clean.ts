@@ -5,7 +5,7 @@
 // clearly apart; what repeats from item to item (codes, labels, the address's host) is looked at once.
 import { knownCities } from '../codes.js';
 import { labels } from '../config/fields.js';
-import { itemElements, type ExportItem } from '../exports/select.js';
+import { itemElements } from '../exports/select.js';
 import { isKnownUnit } from './item.js';
 import { numberedCurrencies } from './numbered.js';
 import { compare, paysMoreThan } from './plain.js';
@@ -20,7 +20,7 @@ export interface Direction {
 }
 
 /** Where the text of an item element is in StandardTexts. */
-const slot = (name: keyof ExportItem): number => 1 + itemElements.indexOf(name);
+const slot = (name: (typeof itemElements)[number]): number => 1 + itemElements.indexOf(name);
 const [from, to, inSlot, outSlot, amount, minamount, maxamount, floating, delay, param, city, url] =
   (['from', 'to', 'in', 'out', 'amount', 'minamount', 'maxamount', 'floating', 'delay', 'param', 'city', 'url'] as const).map(slot) as [
     number, number, number, number, number, number, number, number, number, number, number, number,

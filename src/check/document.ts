@@ -19,10 +19,12 @@ export class DocumentChecks {
   private readonly firstOf = new Map<string, number>();
 
   /** `findings`: those found before the document was read (decoding), kept in front. */
+  /** `checkItems`: the rules of one item in the file's format, classic unless told (EREF 1.1: eref.ts). */
   constructor(
     private readonly at: At,
     findings: readonly Finding[],
     private readonly options: CheckOptions = {},
+    private readonly checkItems: typeof checkItem = checkItem,
   ) {
     this.findings = [...findings];
   }
@@ -68,9 +70,13 @@ export class DocumentChecks {
   private item(item: XmlElement): void {
     this.items += 1;
     const ref = itemRef(item, this.items);
-    checkItem(item, (level, rule, message, element) => {
-      this.findings.push({ severity: severityOf(level, this.options), rule, message, ...this.at((element ?? item).index), item: ref, ...(element ? { element: element.name } : {}) });
-    });
+    this.checkItems(
+      item,
+      (level, rule, message, element) => {
+        this.findings.push({ severity: severityOf(level, this.options), rule, message, ...this.at((element ?? item).index), item: ref, ...(element ? { element: element.name } : {}) });
+      },
+      this.options.codes,
+    );
     if (ref.from === undefined || ref.to === undefined) return;
     const { numbers } = numberedCurrencies();
     const [from, to] = [numbers.get(ref.from), numbers.get(ref.to)];

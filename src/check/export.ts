@@ -1,4 +1,5 @@
 // checkExport: one export file against the standard (../shared/spec/export-format.md), every finding tied to its item. Pure.
+// Classic and EREF 1.1 XML (eref.ts, by the general path) and jsons.info JSON (json.ts), told apart by their content.
 // Two ways to read a file, same findings: the files ratefile renders (and most others) are scanned item by item by
 // simple.ts, without a tree of the document; whatever that scanner does not take is read by the general path
 // (xml.ts's well-formedness checks and tree.ts's fast-xml-parser tree).
@@ -9,6 +10,9 @@ import { positions, type CheckOptions, type CheckResult, type Finding } from './
 import { scanSimple } from './simple.js';
 import { parseDocument, type XmlElement } from './tree.js';
 import { checkWellFormedText } from './xml.js';
+import { checkErefItem, looksLikeEref } from './eref.js';
+import { checkItem } from './item.js';
+import { checkJsonExport, looksLikeJson } from './json.js';
 
 /** How a file was read: by the subset scanner, by the general path, or not at all (its bytes are not UTF-8 text). */
 export type CheckPath = 'fast' | 'general' | 'bytes';
@@ -34,6 +38,9 @@ export interface TracedCheck {
 export function checkExportTraced(bytes: Uint8Array, target: string, options: CheckOptions & { general?: boolean } = {}): TracedCheck {
   const decoded = decodeExport(bytes);
   if (decoded.text === undefined) return { result: { target, findings: decoded.findings }, path: 'bytes', cleared: 0 };
+  // The format is told by the content, never by the name: JSON starts with '{', EREF 1.1 items have its limits or steps.
+  if (looksLikeJson(decoded.text)) return { result: checkJsonExport(decoded.text, target, decoded.findings, options), path: 'general', cleared: 0 };
+  if (looksLikeEref(decoded.text)) return { result: checkGeneral(decoded.text, target, decoded.findings, options, checkErefItem), path: 'general', cleared: 0 };
   const fast = options.general ? undefined : checkSimple(decoded.text, target, decoded.findings, options);
   if (fast) return { ...fast, path: 'fast' };
   return { result: checkGeneral(decoded.text, target, decoded.findings, options), path: 'general', cleared: 0 };
@@ -62,7 +69,7 @@ function checkSimple(text: string, target: string, findings: readonly Finding[],
   return scanned && root ? { result: checks.finish(target, root), cleared } : undefined;
 }
 
-function checkGeneral(text: string, target: string, decodingFindings: readonly Finding[], options: CheckOptions): CheckResult {
+function checkGeneral(text: string, target: string, decodingFindings: readonly Finding[], options: CheckOptions, checkItems = checkItem): CheckResult {
   const wellFormed = checkWellFormedText(text, decodingFindings);
   if (wellFormed.text === undefined) return { target, findings: wellFormed.findings };
 
@@ -72,7 +79,7 @@ function checkGeneral(text: string, target: string, decodingFindings: readonly F
   } catch (error) {
     return { target, findings: [...wellFormed.findings, { severity: 'error', rule: 'xml', message: `cannot parse: ${(error as Error).message}` }] };
   }
-  const checks = new DocumentChecks(positions(text), wellFormed.findings, options);
+  const checks = new DocumentChecks(positions(text), wellFormed.findings, options, checkItems);
   checks.declaration(document.declaration);
   const { root } = document;
   if (!root) return { target, findings: [...checks.findings, { severity: 'error', rule: 'root', message: 'no root element' }] };

@@ -16,6 +16,8 @@ export type Level = Severity | 'tolerated';
 export interface CheckOptions {
   /** Judge as ratefile's own file (the publish gate): tolerated departures from the standard are errors. */
   strict?: boolean;
+  /** Currency codes known besides the shipped list: a live BestChange list (bm_cycodes.dat of a feed). */
+  codes?: ReadonlySet<string>;
 }
 
 export const severityOf = (level: Level, options: CheckOptions): Severity => (level === 'tolerated' ? (options.strict ? 'error' : 'warning') : level);

@@ -11,13 +11,13 @@ export interface RefusedFile {
   errors: Finding[];
 }
 
-/** Split rendered files into those that pass the export check and those refused, with their errors. */
-export function gateFiles(files: readonly OutputFile[]): { passing: OutputFile[]; refused: RefusedFile[] } {
+/** Split rendered files into those that pass the export check and those refused, with their errors; `codes`: a live code list. */
+export function gateFiles(files: readonly OutputFile[], codes?: ReadonlySet<string>): { passing: OutputFile[]; refused: RefusedFile[] } {
   const passing: OutputFile[] = [];
   const refused: RefusedFile[] = [];
   for (const file of files) {
     // Strict: ratefile's own files keep to the written standard, not just to what monitors tolerate.
-    const errors = checkExport(file.bytes, file.file, { strict: true }).findings.filter((finding) => finding.severity === 'error');
+    const errors = checkExport(file.bytes, file.file, { strict: true, ...(codes ? { codes } : {}) }).findings.filter((finding) => finding.severity === 'error');
     if (errors.length === 0) passing.push(file);
     else refused.push({ file: file.file, errors });
   }

@@ -34,7 +34,7 @@ function closestKnown(kind: 'currency' | 'city' | 'unit', code: string): string 
 }
 
 /** A finding of one item, at its level (findings.ts: `tolerated` is a warning or, for ratefile's own files, an error). */
-type Report = (level: Level, rule: string, message: string, element?: XmlElement) => void;
+export type Report = (level: Level, rule: string, message: string, element?: XmlElement) => void;
 
 /** The text of each element, trimmed, and the item's reference (index and direction). */
 export function itemRef(item: XmlElement, index: number): ItemRef {
@@ -78,13 +78,13 @@ function checkStructure(item: XmlElement, report: Report): void {
   }
 }
 
-function checkCurrency(element: XmlElement, report: Report): string | undefined {
+export function checkCurrency(element: XmlElement, report: Report, codes?: ReadonlySet<string>): string | undefined {
   const code = element.text.trim();
   if (code === '') {
     report('error', 'currency', `<${element.name}> is empty`, element);
     return undefined;
   }
-  if (!knownCurrencies().has(code)) {
+  if (!knownCurrencies().has(code) && !codes?.has(code)) {
     const hint = closestKnown('currency', code);
     report('warning', 'currency', `unknown currency code "${code}" in <${element.name}>${hint ? ` (closest known: "${hint}")` : ''}`, element);
   }
@@ -109,7 +109,7 @@ function checkLabels(element: XmlElement, report: Report): void {
   }
 }
 
-function checkCities(element: XmlElement, report: Report): void {
+export function checkCities(element: XmlElement, report: Report): void {
   const codes = element.text.split(',').map((part) => part.trim());
   if (codes.length > 1) report('warning', 'city', `several cities in one <city> ("${element.text.trim()}"); the standard is one <item> per city`, element);
   for (const code of codes) {
@@ -128,7 +128,7 @@ function checkUnit(unit: string | undefined, element: XmlElement, report: Report
 }
 
 /** Check one item against the standard's rules, reporting each finding. */
-export function checkItem(item: XmlElement, report: Report): void {
+export function checkItem(item: XmlElement, report: Report, codes?: ReadonlySet<string>): void {
   checkStructure(item, report);
   // Numbers as plain text (plain.ts): Decimal only to word a finding.
   const numbers = new Map<string, string>();
@@ -142,10 +142,10 @@ export function checkItem(item: XmlElement, report: Report): void {
     const invalid = (problem: string) => report('error', 'number', `<${element.name}> "${text}" ${problem}`, element);
     switch (element.name) {
       case 'from':
-        from = checkCurrency(element, report);
+        from = checkCurrency(element, report, codes);
         break;
       case 'to':
-        to = checkCurrency(element, report);
+        to = checkCurrency(element, report, codes);
         break;
       case 'in':
       case 'out':

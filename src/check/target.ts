@@ -2,6 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { checkExport } from './export.js';
+import { looksLikeEref } from './eref.js';
+import { looksLikeJson } from './json.js';
 import type { CheckOptions, CheckResult, Finding } from './findings.js';
 
 export interface TargetDeps extends CheckOptions {
@@ -37,7 +39,7 @@ async function fetchTarget(url: string, deps: TargetDeps): Promise<{ bytes?: Uin
   let response: Response;
   const signal = AbortSignal.timeout(timeoutMs);
   try {
-    response = await deps.fetch(url, { signal, redirect: 'follow', headers: { Accept: 'application/xml, text/xml;q=0.9, */*;q=0.1' } });
+    response = await deps.fetch(url, { signal, redirect: 'follow', headers: { Accept: 'application/xml, application/json;q=0.9, text/xml;q=0.9, */*;q=0.1' } });
   } catch (cause) {
     const reason = signal.aborted ? `no answer within ${timeoutMs / 1000} s` : describeCause(cause);
     return error(`cannot fetch: ${reason}`);
@@ -49,11 +51,6 @@ async function fetchTarget(url: string, deps: TargetDeps): Promise<{ bytes?: Uin
   const findings: Finding[] = [];
   const warn = (message: string) => findings.push({ severity: 'warning', rule: 'http', message });
   const type = response.headers.get('content-type');
-  const mime = type?.split(';')[0]?.trim().toLowerCase();
-  if (!type) warn('no Content-Type header; send application/xml');
-  else if (mime === 'text/xml') warn('Content-Type is text/xml; the standard asks for application/xml');
-  // Monitors take either XML type (Premium sends text/xml); any other type (an HTML error page, JSON, text) they refuse.
-  else if (mime !== 'application/xml') findings.push({ severity: 'error', rule: 'http', message: `Content-Type is ${type}; monitors expect application/xml` });
   const charset = /charset=([^;]+)/i.exec(type ?? '')?.[1]?.trim().replace(/"/g, '');
   if (charset !== undefined && charset.toLowerCase() !== 'utf-8') warn(`Content-Type says charset=${charset}; the file must be UTF-8`);
   if (!response.headers.get('etag') && !response.headers.get('last-modified')) {
@@ -66,7 +63,20 @@ async function fetchTarget(url: string, deps: TargetDeps): Promise<{ bytes?: Uin
     return { findings: [...findings, ...error(`cannot read the body: ${signal.aborted ? `no complete answer within ${timeoutMs / 1000} s` : describeCause(cause)}`).findings] };
   }
   if (!bytes) return { findings: [...findings, ...error(`the body is larger than ${maxBytes} bytes`).findings] };
-  return { bytes, findings };
+  return { bytes, findings: [...contentTypeFindings(type, bytes), ...findings] };
+}
+
+/** The Content-Type against the format of the body: application/xml for the XML formats, application/json for JSON. */
+function contentTypeFindings(type: string | null, bytes: Uint8Array): Finding[] {
+  const head = Buffer.from(bytes.subarray(0, 65_536)).toString('utf8');
+  const [expected, format] = looksLikeJson(head) ? ['application/json', 'JSON'] : ['application/xml', looksLikeEref(head) ? 'EREF 1.1' : 'XML'];
+  const mime = type?.split(';')[0]?.trim().toLowerCase();
+  const finding = (severity: 'error' | 'warning', message: string): Finding[] => [{ severity, rule: 'http', message }];
+  if (!type) return finding('warning', `no Content-Type header; send ${expected}`);
+  if (mime === expected) return [];
+  // Monitors take either XML type (Premium sends text/xml); any other type (an HTML error page, text) they refuse.
+  if (expected === 'application/xml' && mime === 'text/xml') return finding('warning', `Content-Type is text/xml; ${format === 'EREF 1.1' ? 'EREF 1.1 requires' : 'the standard asks for'} application/xml`);
+  return finding('error', `Content-Type is ${type}; monitors expect ${expected} for ${format === 'JSON' ? 'a JSON' : 'an XML'} file`);
 }
 
 function describeCause(cause: unknown): string {

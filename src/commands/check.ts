@@ -1,8 +1,27 @@
 // `ratefile check <file|url>...`: any exchanger's export file against the standard; exit 0 when it passes (warnings allowed,
 // unless --strict), 1 on errors.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { parseFeed } from '../bestchange/feed.js';
 import { checkTarget, everyWarningFails, formatResults, passes, resultsJson } from '../check/index.js';
+import { quoteValue, RatefileError } from '../errors.js';
 import type { CommandContext } from './context.js';
+
+/** The currency codes of a BestChange info.zip (bm_cycodes.dat): known besides the shipped list. */
+async function codesFrom(file: string, cwd: string): Promise<ReadonlySet<string>> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(resolve(cwd, file));
+  } catch (cause) {
+    throw new RatefileError('E_USAGE', `--codes-from ${quoteValue(file)}: cannot read it: ${(cause as Error).message}`, { cause });
+  }
+  try {
+    return parseFeed(bytes).currencies;
+  } catch (cause) {
+    throw new RatefileError('E_USAGE', `--codes-from ${quoteValue(file)}: expected a BestChange info.zip: ${(cause as Error).message}`, { cause });
+  }
+}
 
 function parseSeconds(value: string): number {
   const seconds = Number(value);
@@ -19,9 +38,11 @@ export function registerCheck(program: Command, context: CommandContext): void {
     .option('--json', 'print the findings as JSON')
     .option('--strict', 'for your own files: every warning is an error (departures from the standard monitors tolerate too)')
     .option('--timeout <seconds>', 'give up on a URL after this long', parseSeconds, 20)
-    .action(async (targets: string[], options: { json?: boolean; strict?: boolean; timeout: number }) => {
+    .option('--codes-from <info.zip>', "a BestChange info.zip: its currency codes (bm_cycodes.dat) count as known besides ratefile's list")
+    .action(async (targets: string[], options: { json?: boolean; strict?: boolean; timeout: number; codesFrom?: string }) => {
+      const codes = options.codesFrom === undefined ? undefined : await codesFrom(options.codesFrom, deps.cwd);
       const checked = await Promise.all(
-        targets.map((target) => checkTarget(target, { fetch: deps.fetch, cwd: deps.cwd, timeoutMs: options.timeout * 1000 })),
+        targets.map((target) => checkTarget(target, { fetch: deps.fetch, cwd: deps.cwd, timeoutMs: options.timeout * 1000, ...(codes ? { codes } : {}) })),
       );
       const results = options.strict ? checked.map(everyWarningFails) : checked;
       deps.stdout.write(options.json ? resultsJson(results) : formatResults(results));

@@ -121,7 +121,24 @@ function pricingLines(priced: PricedDirection, at: Date, compete?: CompeteDetail
     direction.cities.length > 0 ? `cities ${direction.cities.join(', ')}` : undefined,
   ].filter((part) => part !== undefined);
   if (extras.length > 0) lines.push(`Also published: ${extras.join('; ')}`);
+  if (direction.tiers && priced.tierRates) {
+    lines.push('Tiers (EREF 1.1 <step>s; every format lists the first, and its range ends below a tier worse for the client):');
+    direction.tiers.forEach((tier, i) => lines.push(`  from ${formatDecimal(tier.from)} ${from.code}: margin ${percent(tier.margin)} → ${show(priced.tierRates![i]!)} ${to.code} per ${from.code}`));
+  }
   return lines;
+}
+
+/** A JSON export's entry of this direction, as its line in the file (json.ts writes one entry per line). */
+function entryIn(text: string, codes: { from: string; to: string }): string[] {
+  const { currencies } = JSON.parse(text) as { currencies: { list: Record<string, string> } };
+  const number = (code: string) => Object.entries(currencies.list).find(([, listed]) => listed === code)?.[0];
+  const [from, to] = [number(codes.from), number(codes.to)];
+  let block: string | undefined;
+  for (const line of text.split('\n')) {
+    block = /^ {4}"(\w+)": \{$/.exec(line)?.[1] ?? block;
+    if (block === from && line.startsWith(`        "${to}": {`)) return [line.replace(/,$/, '')];
+  }
+  return [];
 }
 
 /** The items of this direction in one rendered export (published codes, optionally one city), with their XML text. */
@@ -130,6 +147,7 @@ function itemsIn(result: BuildResult, template: ExportTemplate, direction: Direc
   if (!file) return [];
   const text = file.bytes.toString('utf8');
   const codes = { from: template.aliases[direction.from.code] ?? direction.from.code, to: template.aliases[direction.to.code] ?? direction.to.code };
+  if (template.format === 'json') return entryIn(text, codes);
   const value = (item: XmlElement, name: string) => item.children.find((c) => c.name === name)?.text;
   return (parseDocument(text).root?.children ?? [])
     .filter((item) => value(item, 'from') === codes.from && value(item, 'to') === codes.to && (city === undefined || value(item, 'city') === city))

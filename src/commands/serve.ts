@@ -20,7 +20,7 @@ export function registerServe(program: Command, context: CommandContext): void {
   const { deps, log } = context;
   program
     .command('serve')
-    .description('serve the output folder: only the .xml exports, as application/xml, with ETag and 304')
+    .description('serve the output folder: only the exports (.xml, .json) with their content types, ETag and 304')
     .addOption(configOption())
     .addOption(outOption())
     .addOption(portOption())

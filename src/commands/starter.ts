@@ -89,7 +89,7 @@ directions:
 export const starterTemplates: Record<string, string> = {
   'parserfile.yaml': `# templates/parserfile.yaml renders parserfile.xml: the primary export, the URL you give the monitors.
 # No \`include\`, so every direction that could be priced is in it.
-# Keys (all optional): description, include, exclude, aliases, markup, url (\`ratefile schema --template\`).
+# Keys (all optional): description, include, exclude, aliases, markup, url, format (classic, eref-1.1, json), file (\`ratefile schema --template\`).
 description: Primary export for the monitors, with every direction.
 `,
   'reffile.yaml': `# templates/reffile.yaml renders reffile.xml: a secondary export for a consumer that takes some directions.

@@ -2,7 +2,7 @@
 import { dirname, relative, resolve, sep } from 'node:path';
 import cron from 'node-cron';
 import { Decimal } from '../decimal.js';
-import { knownCities, knownCurrencies } from '../codes.js';
+import { knownCities, knownCurrencies, readLiveCodes } from '../codes.js';
 import { parseHours, type HoursWindow } from '../hours.js';
 import { loadTemplates, percentToFraction } from '../exports/template.js';
 import { normalizePublish } from '../hosting/config.js';
@@ -11,6 +11,7 @@ import { chainAsList, configSchema, type ConfigFile } from './schema.js';
 import { bestchangeSources, competeMarginWarning, competeSourceProblem, normalizeCompete } from '../compete/config.js';
 import { quoteValue } from '../errors.js';
 import { closest, type Problem } from './problems.js';
+import { checkTiers, toTiers } from './tiers.js';
 import { configError, formatProblem, readYamlFile, validateYaml } from './yaml.js';
 
 export const defaultConfigFile = 'ratefile.config.yaml';
@@ -33,7 +34,7 @@ function assetOf(code: string, entry: unknown): string | undefined {
  * Checks across fields (references, duplicates, chains, cron) on the raw data, so they are reported
  * together with the schema's problems instead of after the schema problems are fixed.
  */
-function crossCheck(raw: unknown): { problems: Problem[]; warnings: Problem[] } {
+function crossCheck(raw: unknown, liveCodes: ReadonlySet<string>): { problems: Problem[]; warnings: Problem[] } {
   const problems: Problem[] = [];
   // Warnings are problems that do not stop the load; formatted like them, with their line.
   const warnings: Problem[] = [];
@@ -54,7 +55,8 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: Problem[] } 
         problems.push({ path: ['currencies', code, 'asset'], message: `required: ${quoteValue(code)} is not in the monitors' code list, so say what it is priced as (e.g. RUB)` });
       }
       const hint = closest(code, knownCurrencies().keys());
-      warnings.push({ path: ['currencies', code], message: `not in the monitors' code list${hint ? ` (closest: ${hint})` : ''}` });
+      // A code BestChange's live list has (src/codes.ts) is known, though ratefile's shipped list is older.
+      if (!liveCodes.has(code)) warnings.push({ path: ['currencies', code], message: `not in the monitors' code list${hint ? ` (closest: ${hint})` : ''}` });
     }
   }
 
@@ -122,6 +124,14 @@ function crossCheck(raw: unknown): { problems: Problem[]; warnings: Problem[] } 
       if (problem) problems.push(problem);
       const warning = competeMarginWarning(entry.compete, entry.margin ?? defaults.margin, [...path, 'compete']);
       if (warning) warnings.push(warning);
+    }
+    const tiers = checkTiers(entry.tiers, path, ends.from.map((code) => (typeof code === 'string' ? assetOf(code, currencies[code]) : undefined)), entry.margin ?? defaults.margin, (unit) => assetOf(unit, currencies[unit]) ?? unit);
+    problems.push(...tiers.problems);
+    warnings.push(...tiers.warnings);
+    // Tiers are margins off the market; a competing direction's rate comes from the field, so a tier would
+    // publish a rate no place or floor bounds. Until tiers can follow the compete rate, the two do not mix.
+    if (entry.tiers !== undefined && entry.compete !== undefined) {
+      problems.push({ path: [...path, 'tiers'], message: 'not with compete: a competing direction publishes one rate for every amount (remove tiers or compete)' });
     }
     if (entry.margin === undefined && defaults.margin === undefined) {
       problems.push({ path: [...path, 'margin'], message: 'required (here or in defaults.margin): expected a percentage like "1.5%"' });
@@ -227,6 +237,7 @@ function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'wa
             : { reserveSource: (entry.reserveFrom ?? to.reserveSource)! }),
           ...(merged.min === undefined ? {} : { min: parseMoney(merged.min, from.asset, currencies) }),
           ...(merged.max === undefined ? {} : { max: parseMoney(merged.max, from.asset, currencies) }),
+          ...(entry.tiers === undefined ? {} : { tiers: toTiers(entry.tiers) }),
           params: [...new Set(merged.params ?? [])],
           ...(merged.fromfee === undefined ? {} : { fromfee: merged.fromfee }),
           ...(merged.tofee === undefined ? {} : { tofee: merged.tofee }),
@@ -274,7 +285,8 @@ export async function loadConfig(path: string = defaultConfigFile, cwd: string =
   const label = relative(cwd, file) || file;
   const yaml = await readYamlFile(file, label);
   const { data, problems } = validateYaml(yaml, configSchema);
-  const checked = crossCheck(yaml.data);
+  const stateText = isRecord(yaml.data) && typeof yaml.data.state === 'string' ? yaml.data.state : '.ratefile';
+  const checked = crossCheck(yaml.data, await readLiveCodes(resolve(dirname(file), stateText)));
   if (data) {
     // The state folder holds the jump guard's memory and the status: never served to the public.
     const [state, output] = [resolve(dirname(file), data.state), resolve(dirname(file), data.output)];

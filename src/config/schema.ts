@@ -72,6 +72,11 @@ const direction = z.strictObject({
   reserveFrom: z.string().optional().describe("Reserve source this direction's reserve (the to currency's entry) is read from; default: the to currency's."),
   cities: z.array(cityCode).min(1, { error: 'expected at least one city code' }).optional().describe('Cash cities: one item per city.'),
   compete: competeSchema.optional(),
+  tiers: z
+    .array(z.strictObject({ from: amountWithUnit.describe('Order amount the tier starts at: in the from currency, or like "10000 RUB".'), margin: percentage.describe('Margin from that amount on.') }))
+    .min(1, { error: 'expected at least one tier' })
+    .optional()
+    .describe('Amount tiers: from an order amount on, another margin. Published as EREF 1.1 <step> elements; the classic file and JSON publish the first tier (the direction\'s margin).'),
   ...optionalFields(directionFields),
 });
 

@@ -20,7 +20,7 @@ const opening = itemElements.map((name) => `\n    <${name}>`);
 const closing = itemElements.map((name) => `</${name}>`);
 
 /** A value as element text; undefined when it holds a character XML 1.0 forbids. */
-function elementText(value: string): string | undefined {
+export function elementText(value: string): string | undefined {
   if (!special.test(value)) return value;
   if (forbidden.test(value)) return undefined;
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

@@ -1,7 +1,10 @@
 // selectExports: from priced directions to each export's items (selection, aliases, markup, rounding, url). Pure.
-import { Decimal, formatDecimal, roundDown } from '../decimal.js';
+import { Decimal, formatDecimal, roundDown, roundUp } from '../decimal.js';
 import type { Currency, ExportTemplate } from '../model.js';
-import { publishedForm, publishedLimits, publishedRate, type PricedDirection, type PublishedRate, type WithheldDirection } from '../pricing.js';
+import { tierLadder, type LadderStep } from './tiers.js';
+import type { ExportFormat } from './formats.js';
+import { formatRefusal } from './refusals.js';
+import { publishedForm, publishedLimits, publishedRate, type PricedDirection, type PublishedLimits, type PublishedRate, type WithheldDirection, type WithheldKind } from '../pricing.js';
 
 /** One `<item>` of an export: every value already the exact text to publish. Optional fields only when set. */
 export interface ExportItem {
@@ -20,6 +23,19 @@ export interface ExportItem {
   param?: string | undefined;
   city?: string | undefined;
   url?: string | undefined;
+  /** EREF 1.1 only: the limits in the to currency at the published rate (tomin rounded up, tomax down). */
+  tomin?: string;
+  tomax?: string;
+  /** EREF 1.1 only: the amount tiers (`tiers:`), each with its range in the from currency and its rate. */
+  steps?: ExportStep[];
+}
+
+/** One amount tier as published: orders from `frommin` to `frommax` (from currency) get `in`:`out`. */
+export interface ExportStep {
+  frommin: string;
+  frommax: string;
+  in: string;
+  out: string;
 }
 
 /** The element order every monitor parses (estandards / Premium order), plus our `url` last. */
@@ -30,6 +46,8 @@ export const itemElements = [
 export interface ExportModel {
   name: string;
   file: string;
+  /** Absent: classic. */
+  format?: ExportFormat;
   items: ExportItem[];
 }
 
@@ -117,6 +135,11 @@ class RateText {
   /** One per markup: exports with the same markup share it. */
   constructor(private readonly markup: Decimal) {}
 
+  /** Any rate of a direction (a tier's) in its published form at this markup. */
+  formOf(rate: Decimal, from: Currency, to: Currency): PublishedRate {
+    return this.markup.isZero() ? publishedForm(rate, from, to) : publishedRate(rate.times(new Decimal(1).minus(this.markup)), from, to);
+  }
+
   of(priced: PricedDirection): { in: string; out: string; form: PublishedRate } {
     const { from, to } = priced.direction;
     let forRate = this.byRate.get(priced.rate);
@@ -152,7 +175,7 @@ export function exportSelector(priced: readonly PricedDirection[], templates: re
   const byMarkup = new Map<string, RateText>();
   const text = new DecimalText();
   // One per direction, made by the first export that selects it.
-  const common = new Map<PricedDirection, CommonFields>();
+  const shared = new Map<PricedDirection, CommonFields>();
   return (index) => {
     const template = templates[index]!;
     const markup = template.markup.toString();
@@ -163,39 +186,104 @@ export function exportSelector(priced: readonly PricedDirection[], templates: re
     for (const p of priced) {
       const { from, to, cities, tags } = p.direction;
       if (!selects(template, tags)) continue;
-      let shared = common.get(p);
-      if (!shared) common.set(p, (shared = commonFields(p, text)));
+      let common = shared.get(p);
+      if (!common) shared.set(p, (common = commonFields(p, text)));
       const rate = rates.of(p);
       // Limits hold at the rate this export publishes: a markup moves them, and may make them cross.
-      const limits = publishedLimits(p.direction, p.terms, rate.form);
+      let limits = publishedLimits(p.direction, p.terms, rate.form);
       if ('reason' in limits) {
         withheld.push({ direction: p.direction, kind: limits.kind, reason: `${template.file}: ${limits.reason}` });
         continue;
       }
+      let steps: LadderStep[] | undefined;
+      if (p.tierRates !== undefined) {
+        const ladder = tierLadder(p, rate.form, limits, (tierRate) => rates.formOf(tierRate, from, to));
+        if ('reason' in ladder) {
+          withheld.push({ direction: p.direction, kind: 'limits', reason: `${template.file}: ${ladder.reason}` });
+          continue;
+        }
+        ({ limits, steps } = ladder);
+      }
       const minamount = limits.min === undefined ? undefined : text.of(limits.min);
       const maxamount = text.of(limits.max);
       const codes = { from: template.aliases[from.code] ?? from.code, to: template.aliases[to.code] ?? to.code };
+      // The other formats cannot say everything the classic one can: such a direction is left out of them alone.
+      const extra = template.format === 'classic' ? undefined : formatFields(template.format, p, rate, limits, { ...common, minamount, maxamount }, steps);
+      if (extra !== undefined && 'reason' in extra) {
+        withheld.push({ direction: p.direction, kind: extra.kind, reason: `${template.file}: ${extra.reason}` });
+        continue;
+      }
       for (const city of cities.length > 0 ? cities : [undefined]) {
-        // Every item has every key (undefined when unset) so all items share one shape: 30,000 items build fast.
-        items.push({
+        const item: ExportItem = {
           from: codes.from,
           to: codes.to,
           in: rate.in,
           out: rate.out,
-          amount: shared.amount,
-          minfee: shared.minfee,
-          fromfee: shared.fromfee,
-          tofee: shared.tofee,
+          amount: common.amount,
+          minfee: common.minfee,
+          fromfee: common.fromfee,
+          tofee: common.tofee,
           minamount,
           maxamount,
-          floating: shared.floating,
-          delay: shared.delay,
-          param: shared.param,
+          floating: common.floating,
+          delay: common.delay,
+          param: common.param,
           city,
           url: url?.(codes.from, codes.to, city ?? ''),
-        });
+        };
+        // Every classic item has every key (undefined when unset) so all items share one shape: 30,000 items build fast.
+        items.push(extra === undefined ? item : Object.assign(item, extra));
       }
     }
-    return { name: template.name, file: template.file, items, withheld };
+    return { name: template.name, file: template.file, format: template.format, items, withheld };
   };
+}
+
+/** What an EREF 1.1 or JSON item has beyond the classic one, or why the direction cannot be written in that format. */
+function formatFields(
+  format: Exclude<ExportFormat, 'classic'>,
+  priced: PricedDirection,
+  rate: { in: string; out: string; form: PublishedRate },
+  limits: PublishedLimits,
+  texts: CommonFields & Pick<ExportItem, 'minamount' | 'maxamount'>,
+  steps: readonly LadderStep[] | undefined,
+): Pick<ExportItem, 'tomin' | 'tomax' | 'steps'> | { reason: string; kind: WithheldKind } {
+  const reason = formatRefusal(format, { ...texts, in: rate.in, out: rate.out });
+  if (reason !== undefined) return { reason, kind: 'format' };
+  if (format === 'json') return {};
+  const places = priced.direction.to.precision;
+  if (steps === undefined) return toLimits(limits, rate.form, places);
+  // tomin up and tomax down: any amount within them is within frommin..frommax at the rates published.
+  const toUnits = (value: Decimal, form = rate.form) => value.times(form.out).div(form.in);
+  // The largest order is paid at the last tier's rate, the smallest at the first (the listed rate).
+  const tomax = roundDown(toUnits(limits.max, steps.at(-1)?.form), places);
+  const published = { steps: steps.map((step) => ({ frommin: formatDecimal(step.min), frommax: formatDecimal(step.max), in: formatDecimal(step.form.in), out: formatDecimal(step.form.out) })) };
+  if (limits.min === undefined) return { tomax: formatDecimal(tomax), ...published };
+  const tomin = roundUp(toUnits(limits.min), places);
+  if (tomin.greaterThan(tomax)) return { reason: `tomin ${formatDecimal(tomin)} is above tomax ${formatDecimal(tomax)} at ${places} decimals`, kind: 'limits' };
+  return { tomin: formatDecimal(tomin), tomax: formatDecimal(tomax), ...published };
+}
+
+/**
+ * tomin/tomax of limits without tiers, per limits object (shared by directions alike at one published rate, see
+ * publishedLimits) and to precision: tomin rounded up, tomax down, so any amount within them is within the limits.
+ */
+const toLimitTexts = new WeakMap<PublishedLimits, Map<number, Pick<ExportItem, 'tomin' | 'tomax'> | { reason: string; kind: WithheldKind }>>();
+
+function toLimits(limits: PublishedLimits, form: PublishedRate, places: number): Pick<ExportItem, 'tomin' | 'tomax'> | { reason: string; kind: WithheldKind } {
+  let byPlaces = toLimitTexts.get(limits);
+  if (!byPlaces) toLimitTexts.set(limits, (byPlaces = new Map()));
+  let known = byPlaces.get(places);
+  if (!known) {
+    const tomax = roundDown(limits.max.times(form.out).div(form.in), places);
+    const tomin = limits.min === undefined ? undefined : roundUp(limits.min.times(form.out).div(form.in), places);
+    known =
+      tomin === undefined
+        ? { tomax: formatDecimal(tomax) }
+        : tomin.greaterThan(tomax)
+          ? { reason: `tomin ${formatDecimal(tomin)} is above tomax ${formatDecimal(tomax)} at ${places} decimals`, kind: 'limits' }
+          : { tomin: formatDecimal(tomin), tomax: formatDecimal(tomax) };
+    byPlaces.set(places, known);
+  }
+  return known;
 }

@@ -8,12 +8,20 @@ import { currencyCode, describeValue, percentage, tag, text } from '../config/fi
 import { formatProblem, readYamlFile, validateYaml, type YamlFile } from '../config/yaml.js';
 import { closest } from '../config/problems.js';
 import type { ExportTemplate } from '../model.js';
+import { exportFormats, formatExtension } from './formats.js';
 
 const placeholders = ['from', 'to', 'city'] as const;
 
 export const templateSchema = z
   .strictObject({
     description: z.string().optional().describe('What this export is for; shown nowhere in the file itself.'),
+    format: z
+      .enum(exportFormats, { error: (issue) => `expected one of ${exportFormats.join(', ')}, got ${describeValue(issue.input)}` })
+      .default('classic')
+      .describe('File format: classic (the estandards XML every monitor reads), eref-1.1 (BestChange EREF 1.1 XML) or json (jsons.info).'),
+    file: text(/^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*\.(xml|json)$/, 'a file name like "rates-1.1.xml" or "rates.json" (letters, digits, "-", "_", "."; no folder)')
+      .optional()
+      .describe('Name of the file written; default <template name>.xml, or .json for the json format.'),
     include: z
       .strictObject({ tags: z.array(tag).min(1).describe('Only directions carrying at least one of these tags.') })
       .optional(),
@@ -59,10 +67,6 @@ export async function loadTemplates(
   const writers = new Map<string, string>();
   for (const fileName of names) {
     const label = relative(baseDir, join(dir, fileName));
-    const output = `${fileName.replace(/\.ya?ml$/i, '')}.xml`;
-    const other = writers.get(output.toLowerCase());
-    if (other === undefined) writers.set(output.toLowerCase(), label);
-    else problems.push(`${label}: writes ${output}, as ${other} does; keep one of the two templates`);
     let file: YamlFile;
     try {
       file = await readYamlFile(join(dir, fileName), label);
@@ -92,12 +96,25 @@ export async function loadTemplates(
       const other = aliases.find(([otherCode, otherAlias]) => otherAlias === alias && otherCode < code);
       if (other) lines.push(formatProblem(file, { path: ['aliases', code], message: `alias ${quoteValue(alias)} is already used for ${quoteValue(other[0])}` }));
     }
+    const name = fileName.replace(/\.ya?ml$/i, '');
+    const format = data?.format ?? 'classic';
+    const extension = formatExtension(format);
+    const output = data?.file ?? `${name}.${extension}`;
+    if (!output.endsWith(`.${extension}`)) {
+      lines.push(formatProblem(file, { path: ['file'], message: `expected a name ending in .${extension} for the ${format} format, got ${quoteValue(output)}` }));
+    }
+    if (data?.url !== undefined && format !== 'classic') {
+      lines.push(formatProblem(file, { path: ['url'], message: `only the classic format has a <url> element; ${format} has none` }));
+    }
+    const other = writers.get(output.toLowerCase());
+    if (other === undefined) writers.set(output.toLowerCase(), label);
+    else lines.push(`writes ${output}, as ${other} does; keep one of the two templates`);
     problems.push(...lines.map((line) => `${label}: ${line}`));
     if (lines.length > 0 || !data) continue;
-    const name = fileName.replace(/\.ya?ml$/i, '');
     templates.push({
       name,
-      file: `${name}.xml`,
+      file: output,
+      format,
       ...(data.description === undefined ? {} : { description: data.description }),
       ...(data.include ? { includeTags: data.include.tags } : {}),
       excludeTags: data.exclude?.tags ?? [],

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { S3Target } from '../model.js';
 import { writeFileAtomic, type OutputFile } from '../publish.js';
+import { contentTypeOf, exportFileName } from '../exports/formats.js';
 
 export interface UploadFailure {
   file: string;
@@ -52,7 +53,6 @@ interface StateFile {
   objects: Record<string, Uploaded>;
 }
 
-export const contentType = 'application/xml';
 
 /** Per object, all of the SDK's attempts included: a store that hangs must not hold the next build back for long. */
 const uploadDeadlineMs = 20_000;
@@ -148,7 +148,7 @@ export class S3Publisher {
         Bucket: this.target.bucket,
         Key: key,
         Body: bytes,
-        ContentType: contentType,
+        ContentType: contentTypeOf(key),
         CacheControl: this.target.cacheControl,
         ContentMD5: createHash('md5').update(bytes).digest('base64'),
       }),
@@ -166,6 +166,7 @@ export class S3Publisher {
       files.map(async ({ file, bytes }) => {
         const key = `${this.target.prefix}${file}`;
         const id = objectId(this.target, key);
+        const contentType = contentTypeOf(file);
         const entry: Uploaded = { sha256: sha256(bytes), contentType, cacheControl: this.target.cacheControl, at: '' };
         const last = known.get(id);
         if (!options.force && last && last.sha256 === entry.sha256 && last.contentType === contentType && last.cacheControl === entry.cacheControl) {
@@ -199,7 +200,7 @@ export class S3Publisher {
     const stale = [...known.keys()]
       .filter((id) => id.startsWith(under))
       .map((id) => ({ id, file: id.slice(under.length) }))
-      .filter(({ file }) => /^[A-Za-z0-9][A-Za-z0-9_-]*\.xml$/.test(file) && !declared.includes(file));
+      .filter(({ file }) => exportFileName.test(file) && !declared.includes(file));
     await Promise.all(
       stale.map(async ({ id, file }) => {
         const key = `${this.target.prefix}${file}`;

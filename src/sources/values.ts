@@ -6,9 +6,10 @@ const numberToken = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 /**
  * JSON.parse, except that every number arrives as its literal text (`81.5032` → `"81.5032"`), so a price
- * sent as a JSON number never passes through a binary float. Throws SyntaxError like JSON.parse.
+ * sent as a JSON number never passes through a binary float. Throws SyntaxError like JSON.parse. `mark` is put
+ * in front of each number's text, for a reader that must tell a number from a string (the export check).
  */
-export function parseJsonExact(text: string): unknown {
+export function parseJsonExact(text: string, mark = ''): unknown {
   let out = '';
   let start = 0;
   for (let i = 0; i < text.length; i++) {
@@ -20,7 +21,7 @@ export function parseJsonExact(text: string): unknown {
       numberToken.lastIndex = i;
       const match = numberToken.exec(text);
       if (!match) continue; // JSON.parse reports the bad character below
-      out += `${text.slice(start, i)}"${match[0]}"`;
+      out += `${text.slice(start, i)}"${mark}${match[0]}"`;
       i += match[0].length - 1;
       start = i + 1;
     }

@@ -74,6 +74,13 @@ describe('compete: in the config', () => {
     expect(await problems(compete)).toContain(line);
   });
 
+  it('tiers do not mix with compete: the field sets one rate for every amount', async () => {
+    const { dir } = await project({ 'ratefile.config.yaml': config('{ place: 3, floor: 0.5%, ceiling: 3% }').replace('compete:', 'tiers: [{ from: 1, margin: 1% }], compete:') });
+    const error = await loadConfig('ratefile.config.yaml', dir).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'E_CONFIG' });
+    expect((error as RatefileError).details.join('\n')).toContain('directions[0].tiers: not with compete: a competing direction publishes one rate for every amount');
+  });
+
   it('no bestchange source, or several without naming one', async () => {
     expect(await problems('{ place: 1, floor: 1%, ceiling: 2% }', '')).toContain('directions[0].compete: needs a source of type bestchange in sources (the feed to compete in), found none');
     expect(await problems('{ place: 1, floor: 1%, ceiling: 2% }', '  bc: { type: bestchange }\n  mirror: { type: bestchange }\n')).toContain(

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { realDump } from '../support/bestchange.js';
+import { base, dump, realDump } from '../support/bestchange.js';
 import { spawnRatefile } from '../support/process.js';
 import { projectsPerTest } from '../support/project.js';
 import { startReplay, type ReplayServer } from '../support/replay.js';
@@ -51,6 +51,24 @@ directions:
     expect(explain.stdout()).toMatch(/^Sources: backoffice \(file\) ok, 2 quotes; bc \(bestchange\) ok, feed of 202690 rows$/m);
     // build and explain each unzip and parse 200k rows: on a loaded 2-core machine that can outlast the default 20 s.
   }, 60_000);
+
+  it("makes the feed's codes (bm_cycodes.dat) known: config warnings stop naming a code BestChange lists", async () => {
+    replay.setRoutes([{ path: '/info.zip', responses: [{ body: Buffer.from(dump({ ...base, 'bm_cycodes.dat': '1;SBERRUB\n2;BTC\n3;CASHUSD\n4;NEWCOINBEP20\n' })), headers: { 'content-type': 'application/zip' } }] }]);
+    const withNewCoin = `${config(replay.url).replace('currencies:\n', 'currencies:\n  NEWCOINBEP20: { asset: USDT, reserve: "1000" }\n')}  - { from: NEWCOINBEP20, to: SBERRUB, margin: 1% }\n`;
+    const { dir } = await project({ 'ratefile.config.yaml': withNewCoin });
+    const warning = 'currencies.NEWCOINBEP20: not in the monitors\' code list';
+    const before = spawnRatefile(['validate'], { cwd: dir });
+    expect((await before.exited).code).toBe(0);
+    expect(before.stderr()).toContain(warning);
+    const built = spawnRatefile(['build'], { cwd: dir });
+    expect((await built.exited).code, built.stderr()).toBe(0);
+    expect(built.stderr()).toContain(warning);
+    expect(JSON.parse(await readFile(join(dir, '.ratefile', 'codes.json'), 'utf8'))).toEqual({ version: 1, codes: ['BTC', 'CASHUSD', 'NEWCOINBEP20', 'SBERRUB'] });
+    const after = spawnRatefile(['validate'], { cwd: dir });
+    expect((await after.exited).code).toBe(0);
+    expect(after.stderr()).not.toContain(warning);
+    expect(await readFile(join(dir, 'public', 'parserfile.xml'), 'utf8')).toContain('<from>NEWCOINBEP20</from>');
+  });
 
   it('reports an HTML page as a failing source (exit 1) and still publishes the directions priced without it', async () => {
     const { exit, stderr, bc } = await build({ body: '<html><title>Access denied</title></html>', headers: { 'content-type': 'text/html' } });

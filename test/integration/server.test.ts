@@ -120,6 +120,25 @@ describe('the export server: what it serves', () => {
   });
 });
 
+describe('the export server: every format with its content type', () => {
+  it('serves .json as application/json (no charset: JSON is UTF-8) and an EREF 1.1 .xml as application/xml, plain and precompressed', async () => {
+    const dir = await tempDir();
+    const json = Buffer.from(`{"version": "1.3", "currencies": {"list": {"1": "BTC", "2": "SBERRUB"}}, "exchange": {"1": {"to": {"2": {"xr": -5, "amount": "${'1'.repeat(400)}"}}}}}\n`);
+    await publishFiles([{ file: 'rates.json', bytes: json }, { file: 'rates-1.1.xml', bytes: exportDocument(20, 'EREF') }], dir);
+    const { port } = await serve(dir);
+    for (const [path, type] of [['/rates.json', 'application/json'], ['/rates-1.1.xml', 'application/xml']] as const) {
+      for (const encoding of [undefined, 'gzip', 'br']) {
+        const response = await rawRequest({ port, path, ...(encoding ? { headers: { 'Accept-Encoding': encoding } } : {}) });
+        expect(response.status, `${path} ${encoding}`).toBe(200);
+        expect(response.headers['content-type'], `${path} ${encoding}`).toBe(type);
+        expect(response.headers['content-encoding'], `${path} ${encoding}`).toBe(encoding);
+        expect(response.headers['x-content-type-options']).toBe('nosniff');
+      }
+    }
+    expect((await rawRequest({ port, path: '/rates.json' })).body.equals(json)).toBe(true);
+  });
+});
+
 describe('the export server: what it refuses', () => {
   it.each([
     ['the root, no listing', '/'],

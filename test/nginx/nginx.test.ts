@@ -34,7 +34,8 @@ async function workerUser(): Promise<string | undefined> {
 beforeAll(async () => {
   const binary = findNginx();
   expect(nginxVersion(binary)).toMatch(/nginx version: nginx\/\d+\.\d+/);
-  project = await makeProject();
+  // Beside the three classic exports, an EREF 1.1 and a JSON one (format: in their templates).
+  project = await makeProject({ 'templates/rates11.yaml': 'format: eref-1.1\nfile: rates-1.1.xml\n', 'templates/rates.yaml': 'format: json\n' });
   scratch = await mkdtemp(join(tmpdir(), 'ratefile-nginx-'));
   // Folders as a deployment has them (0755), not mkdtemp's 0700, so unprivileged workers can reach the files.
   await chmod(project.dir, 0o755);
@@ -154,6 +155,26 @@ describe('nginx serving the exports', () => {
     expect(cached.status).toBe(304);
     // Without Accept-Encoding, never compressed.
     expect((await get('/parserfile.xml')).headers['content-encoding']).toBeUndefined();
+  });
+});
+
+describe('nginx serving the other formats', () => {
+  it.each([
+    ['rates.json', 'application/json'],
+    ['rates-1.1.xml', 'application/xml'],
+  ])('%s: 200, exactly %s (no charset), no-cache, the bytes of the build, gzip on request', async (file, type) => {
+    const bytes = await readFile(join(out, file));
+    const response = await get(`/${file}`);
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toBe(type);
+    expect(response.headers['cache-control']).toBe('no-cache');
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.body.equals(bytes)).toBe(true);
+    const gzipped = await get(`/${file}`, { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(gzipped.headers['content-type']).toBe(type);
+    expect(gunzipSync(gzipped.body).equals(bytes)).toBe(true);
+    expect((await get(`//${file}`)).status).toBe(404);
   });
 });
 
@@ -300,7 +321,7 @@ describe('nginx while ratefile republishes', () => {
     expect(seen.gzip).toBeGreaterThan(0);
     // Republishing left nothing servable behind: only the exports (and their compressed copies) and the planted files.
     const names = (await readdir(out)).filter((name) => !name.startsWith('.'));
-    expect(names.filter((name) => name.endsWith('.xml')).sort()).toEqual([...exportFiles, 'folder.xml', 'link.xml'].sort());
+    expect(names.filter((name) => name.endsWith('.xml')).sort()).toEqual([...exportFiles, 'rates-1.1.xml', 'folder.xml', 'link.xml'].sort());
   });
 
   // nginx's validators are the mtime in seconds and the size: two builds of the same length within one

@@ -92,7 +92,7 @@ export function spawnRatefile(args: readonly string[], options: SpawnOptions): R
     stderr: () => stderr,
     stdout: () => stdout,
     exited,
-    waitForLog(pattern, timeoutMs = 10_000) {
+    waitForLog(pattern, timeoutMs = 20_000) {
       return new Promise((resolve, reject) => {
         const done = () => {
           clearTimeout(timer);
@@ -137,7 +137,7 @@ export async function stopAll(): Promise<void> {
 }
 
 /** Wait for `serving … at http://127.0.0.1:<port>/` and return the base URL. */
-export async function waitForServing(proc: RatefileProcess, timeoutMs = 10_000): Promise<string> {
+export async function waitForServing(proc: RatefileProcess, timeoutMs = 20_000): Promise<string> {
   const match = await proc.waitForLog(/serving .+ at (http:\/\/127\.0\.0\.1:(\d+)\/)/, timeoutMs);
   const base = match[1];
   if (base === undefined) throw new Error('unreachable: the pattern has a group');

@@ -13,9 +13,12 @@ import type { Config } from '../../src/model.js';
 import { listen } from '../../src/server.js';
 import { projectsPerTest } from '../support/project.js';
 import { runRatefile } from '../support/run-cli.js';
+import { base, dump } from '../support/bestchange.js';
 
 const brokenPath = fileURLToPath(new URL('../fixtures/exports/broken.xml', import.meta.url));
 const good = '<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n  <item>\n    <from>BTC</from>\n    <to>USDTTRC20</to>\n    <in>1</in>\n    <out>96075.29</out>\n    <amount>485000</amount>\n    <minamount>0.001</minamount>\n    <maxamount>5</maxamount>\n  </item>\n</rates>\n';
+
+const jsonExport = '{"version": "1.3", "currencies": {"list": {"1": "BTC", "2": "USDTTRC20"}}, "exchange": {"1": {"to": {"2": {"xr": -96075.29, "amount": "485000", "min": 0.001, "max": 5}}}}}\n';
 
 const project = projectsPerTest();
 
@@ -93,6 +96,9 @@ describe('ratefile check <url> on a loopback server', () => {
       if (request.url === '/parserfile.xml') send(200, { 'Content-Type': 'application/xml', ETag: '"v1"' }, good);
       else if (request.url === '/broken.xml') send(200, { 'Content-Type': 'application/xml', 'Last-Modified': new Date(0).toUTCString() }, readFileSync(brokenPath));
       else if (request.url === '/html.xml') send(200, { 'Content-Type': 'text/html; charset=windows-1251' }, good);
+      else if (request.url === '/rates.json') send(200, { 'Content-Type': 'application/json', ETag: '"j1"' }, jsonExport);
+      else if (request.url === '/xml-typed.json') send(200, { 'Content-Type': 'application/xml', ETag: '"j1"' }, jsonExport);
+      else if (request.url === '/json-typed.xml') send(200, { 'Content-Type': 'application/json', ETag: '"x1"' }, good);
       else if (request.url === '/slow.xml') held.push(() => response.destroy());
       else send(404, { 'Content-Type': 'text/plain' }, 'Not Found');
     });
@@ -120,6 +126,16 @@ describe('ratefile check <url> on a loopback server', () => {
     expect(result.stdout).toContain('error   Content-Type is text/html; charset=windows-1251; monitors expect application/xml');
     expect(result.stdout).toContain('warning Content-Type says charset=windows-1251; the file must be UTF-8');
     expect(result.stdout).toContain('warning no ETag or Last-Modified header');
+  });
+
+  it('judges the Content-Type by the format of the body: application/json for JSON, application/xml for XML', async () => {
+    expect(await check('/rates.json')).toMatchObject({ code: 0, stdout: `${base}/rates.json: 1 item, clean\n` });
+    const xmlTyped = await check('/xml-typed.json');
+    expect(xmlTyped.code).toBe(1);
+    expect(xmlTyped.stdout).toContain('error   Content-Type is application/xml; monitors expect application/json for a JSON file');
+    const jsonTyped = await check('/json-typed.xml');
+    expect(jsonTyped.code).toBe(1);
+    expect(jsonTyped.stdout).toContain('error   Content-Type is application/json; monitors expect application/xml for an XML file');
   });
 
   it('an HTTP error is an error, the body unchecked', async () => {
@@ -194,5 +210,34 @@ directions:
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('held back BTC>SBERRUB (directions[1]): no reserve of SBERRUB (0.004 at 2 decimals)');
     expect(await readFile(join(dir, 'public', 'parserfile.xml'), 'utf8')).not.toContain('SBERRUB');
+  });
+});
+
+describe('ratefile check --codes-from <info.zip>', () => {
+  const newCoin = good.replace('<from>BTC</from>', '<from>NEWCOINBEP20</from>');
+  const json = '{"version": "1.3", "currencies": {"list": {"1": "NEWCOINBEP20", "2": "USDTTRC20"}}, "exchange": {"1": {"to": {"2": {"xr": -5, "amount": "100", "max": 1}}}}}\n';
+
+  it("counts a live BestChange list's codes as known, in classic and JSON files alike", async () => {
+    const { dir, write } = await project();
+    await write('new.xml', newCoin);
+    await write('new.json', json);
+    const before = await runRatefile(['check', 'new.xml', 'new.json'], dir);
+    expect(before.stdout).toContain('unknown currency code "NEWCOINBEP20" in <from>');
+    expect(before.stdout).toContain('new.json: 1 item, 1 warning, passes\n  warning unknown currency code "NEWCOINBEP20"');
+    await writeFile(join(dir, 'info.zip'), dump({ ...base, 'bm_cycodes.dat': '1;SBERRUB\n2;BTC\n3;CASHUSD\n4;NEWCOINBEP20\n' }));
+    const after = await runRatefile(['check', '--codes-from', 'info.zip', 'new.xml', 'new.json'], dir);
+    expect(after).toEqual({ code: 0, stdout: 'new.xml: 1 item, clean\nnew.json: 1 item, clean\n2 files checked: 0 with errors, 0 with warnings only, 2 clean\n', stderr: '' });
+  });
+
+  it('is a usage error naming the file when it is missing or not an info.zip', async () => {
+    const { dir, write } = await project();
+    await write('new.xml', newCoin);
+    await write('notzip.zip', 'hello');
+    const missing = await runRatefile(['check', '--codes-from', 'nothing.zip', 'new.xml'], dir);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^ratefile: --codes-from "nothing\.zip": cannot read it: ENOENT/);
+    const broken = await runRatefile(['check', '--codes-from', 'notzip.zip', 'new.xml'], dir);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/^ratefile: --codes-from "notzip\.zip": expected a BestChange info\.zip: /);
   });
 });

@@ -147,3 +147,20 @@ describe('ratefile explain on the demo exchanger', () => {
     expect(result).toEqual({ code: 2, stdout: '', stderr: message });
   });
 });
+
+describe('ratefile explain with other formats and tiers', () => {
+  it('shows the JSON entry as the file has it, and the tiers with their rates', async () => {
+    const project = await demo({ 'templates/rates.yaml': 'format: json\n' });
+    const config = await loadConfig(project.configPath);
+    const direction = config.directions[0]!;
+    await writeFile(project.configPath, `${demoFile('ratefile.config.yaml')}`.replace(/(\n {2}- )/, `$1tiers: [{ from: 1000000, margin: 0.5% }]\n    `));
+    const { files } = await build(await loadConfig(project.configPath), { now: fixedNow });
+    const json = files.find((f) => f.file === 'rates.json')!.bytes.toString('utf8');
+    const result = await runRatefile(['explain', direction.from.code, direction.to.code], project.dir);
+    expect(result.code, result.stderr).toBe(0);
+    const entry = /^rates\.json:\n(?: {2}.*\n)*? {2}( +"\w+": \{"xr".*)$/m.exec(result.stdout)?.[1];
+    expect(entry).toBeDefined();
+    expect(json.split('\n').map((line) => line.replace(/,$/, ''))).toContain(entry);
+    expect(result.stdout).toMatch(/^Tiers \(EREF 1\.1 <step>s; every format lists the first, and its range ends below a tier worse for the client\):\n {2}from 1000000 \w+: margin 0\.5% → /m);
+  });
+});

@@ -23,7 +23,7 @@ beforeAll(async () => {
 afterAll(() => project.remove());
 
 function template(overrides: Partial<ExportTemplate> = {}): ExportTemplate {
-  return { name: 'test', file: 'test.xml', excludeTags: [], aliases: {}, markup: new Decimal(0), ...overrides };
+  return { name: 'test', file: 'test.xml', format: 'classic', excludeTags: [], aliases: {}, markup: new Decimal(0), ...overrides };
 }
 
 async function sampleBook() {

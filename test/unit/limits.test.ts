@@ -54,6 +54,7 @@ const amounts: Record<string, string[]> = {
 const templates: ExportTemplate[] = ['0', '0.005', '-0.003', '0.0123'].map((markup, k) => ({
   name: `export${k}`,
   file: `export${k}.xml`,
+  format: 'classic',
   excludeTags: [],
   aliases: {},
   markup: new Decimal(markup),
