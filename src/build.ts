@@ -1,9 +1,9 @@
-// build: the pipeline fetchQuotes → priceDirections → guardDirections → selectExports → render, returning files before anything is written.
+// build: the pipeline fetchQuotes → priceDirections → guardDirections → select and render each export in turn, returning files before anything is written.
 import { emptyGuardState, guardDirections, type GuardState } from './guards.js';
 import type { Config } from './model.js';
 import { priceDirections, type PricedDirection, type WithheldDirection } from './pricing.js';
 import { fetchQuotes, sourceMaxAgeMs, type QuoteCache, type SourceReport } from './quotes.js';
-import { selectExports } from './exports/select.js';
+import { exportSelector } from './exports/select.js';
 import { renderModel } from './exports/renderers.js';
 import type { OutputFile } from './publish.js';
 import { applyPauses, type Pause } from './switches.js';
@@ -114,11 +114,19 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   const failing = reports.filter((report) => !report.ok).map((report) => report.name);
   const explain = (w: WithheldDirection) => (failing.length === 0 ? w : { ...w, reason: `${w.reason} (failing sources: ${failing.join(', ')})` });
   const t2 = performance.now();
-  const models = selectExports(guarded.published, config.exports);
+  // One export at a time: each export's items are rendered and dropped before the next is selected.
+  const select = exportSelector(guarded.published, config.exports);
+  const files: OutputFile[] = [];
+  const exports: BuildReport['exports'] = [];
   // A direction whose limits fail only at one export's rate (its markup) is left out of that export alone.
-  const leftOut = models.flatMap((model) => model.withheld);
+  const leftOut: WithheldDirection[] = [];
+  for (let index = 0; index < config.exports.length; index++) {
+    const model = select(index);
+    files.push({ file: model.file, bytes: renderModel(model) });
+    exports.push({ name: model.name, file: model.file, items: model.items.length });
+    for (const w of model.withheld) leftOut.push(w);
+  }
   const withheld = [...(maintenance ? [] : [...switched.withheld, ...reserved.withheld]), ...unpriced.map(explain), ...competed.withheld, ...guarded.withheld, ...leftOut].sort((a, b) => a.direction.index - b.direction.index);
-  const files = models.map((model) => ({ file: model.file, bytes: renderModel(model) }));
   const t3 = performance.now();
   return {
     files,
@@ -130,7 +138,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
       priced: guarded.published,
       withheld,
       competition: competed.details,
-      exports: models.map((model) => ({ name: model.name, file: model.file, items: model.items.length })),
+      exports,
       guardState: maintenance ? guard.state : guarded.state,
       acceptedUsed: guarded.acceptedUsed,
       timings: { fetchMs: t1 - t0, priceMs: t2 - t1, renderMs: t3 - t2 },

@@ -33,11 +33,19 @@ function split(text: string): [string, string] {
   return [before, after];
 }
 
-/** A plain number as an integer and its count of decimals: `12.50` → [1250n, 2]. */
-function scaled(text: string): [bigint, number] {
+/** A plain number's digits as an integer: `12.50` → 1250n. */
+const integer = (text: string): bigint => BigInt(text.indexOf('.') === -1 ? text : text.replace('.', ''));
+/** A plain number's count of decimals: `12.50` → 2. */
+const decimals = (text: string): number => {
   const dot = text.indexOf('.');
-  return dot === -1 ? [BigInt(text), 0] : [BigInt(text.slice(0, dot) + text.slice(dot + 1)), text.length - dot - 1];
-}
+  return dot === -1 ? 0 : text.length - dot - 1;
+};
+/** 10ⁿ as BigInt, made once: the exact comparison is the common case at the boundary (a maximum paying the reserve). */
+const tens: bigint[] = [1n];
+const ten = (exponent: number): bigint => {
+  while (tens.length <= exponent) tens.push(tens[tens.length - 1]! * 10n);
+  return tens[exponent]!;
+};
 
 /**
  * Whether `limit` × `out` / `in` is above `amount`, exactly: `limit` × `out` > `amount` × `in` in integers, no
@@ -52,8 +60,8 @@ export function paysMoreThan(limit: string, inText: string, outText: string, amo
     if (pays > a * (1 + 1e-12)) return true;
     if (pays < a * (1 - 1e-12)) return false;
   }
-  const [[lv, ld], [iv, id], [ov, od], [av, ad]] = [scaled(limit), scaled(inText), scaled(outText), scaled(amount)];
-  return lv * ov * 10n ** BigInt(ad + id) > av * iv * 10n ** BigInt(ld + od);
+  // limit × out × 10^(decimals of amount and in) > amount × in × 10^(decimals of limit and out), all integers.
+  return integer(limit) * integer(outText) * ten(decimals(amount) + decimals(inText)) > integer(amount) * integer(inText) * ten(decimals(limit) + decimals(outText));
 }
 
 /** Far from overflow and underflow, so products and quotients of three stay normal doubles. */

@@ -157,36 +157,49 @@ class RateText {
 }
 
 /**
- * Every export's items, directions in config order, cities in the order given. One pass over the
- * directions: what every export shares is computed once per direction, the rate text once per markup.
+ * Every export's items, directions in config order, cities in the order given. What every export shares is
+ * computed once per direction, the rate text once per markup. All exports at once: for the dashboard and tests;
+ * a build selects them one by one with `exportSelector`.
  */
 export function selectExports(priced: readonly PricedDirection[], templates: readonly ExportTemplate[]): ExportSelection[] {
+  const select = exportSelector(priced, templates);
+  return templates.map((_, index) => select(index));
+}
+
+/**
+ * Selects one export at a time, so a build can render each and let its items die before the next is selected
+ * (at 50,000 directions the items of all exports at once are tens of megabytes). The text every export shares
+ * (reserve, fees, limits' decimal text, rate text per markup) is cached by value object across the calls.
+ */
+export function exportSelector(priced: readonly PricedDirection[], templates: readonly ExportTemplate[]): (index: number) => ExportSelection {
   const byMarkup = new Map<string, RateText>();
-  const plans = templates.map((template) => {
+  const text = new DecimalText();
+  // One per direction, made by the first export that selects it.
+  const shared = new Map<PricedDirection, CommonFields>();
+  return (index) => {
+    const template = templates[index]!;
     const markup = template.markup.toString();
     const rates = byMarkup.get(markup) ?? byMarkup.set(markup, new RateText(template.markup)).get(markup)!;
-    return { template, rates, url: urlWriter(template.url), items: [] as ExportItem[], withheld: [] as WithheldDirection[] };
-  });
-  const text = new DecimalText();
-  for (const p of priced) {
-    const { from, to, cities, tags } = p.direction;
-    let common: CommonFields | undefined;
-    for (const plan of plans) {
-      const { template } = plan;
+    const url = urlWriter(template.url);
+    const items: ExportItem[] = [];
+    const withheld: WithheldDirection[] = [];
+    for (const p of priced) {
+      const { from, to, cities, tags } = p.direction;
       if (!selects(template, tags)) continue;
-      common ??= commonFields(p, text);
-      const rate = plan.rates.of(p);
+      let common = shared.get(p);
+      if (!common) shared.set(p, (common = commonFields(p, text)));
+      const rate = rates.of(p);
       // Limits hold at the rate this export publishes: a markup moves them, and may make them cross.
       let limits = publishedLimits(p.direction, p.terms, rate.form);
       if ('reason' in limits) {
-        plan.withheld.push({ direction: p.direction, kind: limits.kind, reason: `${template.file}: ${limits.reason}` });
+        withheld.push({ direction: p.direction, kind: limits.kind, reason: `${template.file}: ${limits.reason}` });
         continue;
       }
       let steps: LadderStep[] | undefined;
       if (p.tierRates !== undefined) {
-        const ladder = tierLadder(p, rate.form, limits, (tierRate) => plan.rates.formOf(tierRate, from, to));
+        const ladder = tierLadder(p, rate.form, limits, (tierRate) => rates.formOf(tierRate, from, to));
         if ('reason' in ladder) {
-          plan.withheld.push({ direction: p.direction, kind: 'limits', reason: `${template.file}: ${ladder.reason}` });
+          withheld.push({ direction: p.direction, kind: 'limits', reason: `${template.file}: ${ladder.reason}` });
           continue;
         }
         ({ limits, steps } = ladder);
@@ -197,7 +210,7 @@ export function selectExports(priced: readonly PricedDirection[], templates: rea
       // The other formats cannot say everything the classic one can: such a direction is left out of them alone.
       const extra = template.format === 'classic' ? undefined : formatFields(template.format, p, rate, limits, { ...common, minamount, maxamount }, steps);
       if (extra !== undefined && 'reason' in extra) {
-        plan.withheld.push({ direction: p.direction, kind: extra.kind, reason: `${template.file}: ${extra.reason}` });
+        withheld.push({ direction: p.direction, kind: extra.kind, reason: `${template.file}: ${extra.reason}` });
         continue;
       }
       for (const city of cities.length > 0 ? cities : [undefined]) {
@@ -216,14 +229,14 @@ export function selectExports(priced: readonly PricedDirection[], templates: rea
           delay: common.delay,
           param: common.param,
           city,
-          url: plan.url?.(codes.from, codes.to, city ?? ''),
+          url: url?.(codes.from, codes.to, city ?? ''),
         };
         // Every classic item has every key (undefined when unset) so all items share one shape: 30,000 items build fast.
-        plan.items.push(extra === undefined ? item : Object.assign(item, extra));
+        items.push(extra === undefined ? item : Object.assign(item, extra));
       }
     }
-  }
-  return plans.map(({ template, items, withheld }) => ({ name: template.name, file: template.file, format: template.format, items, withheld }));
+    return { name: template.name, file: template.file, format: template.format, items, withheld };
+  };
 }
 
 /** What an EREF 1.1 or JSON item has beyond the classic one, or why the direction cannot be written in that format. */

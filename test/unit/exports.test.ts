@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
 import { isRatefileError } from '../../src/errors.js';
 import { renderExport, renderWithXmlbuilder2 } from '../../src/exports/render.js';
-import { formatFee, itemElements, selectExports, type ExportItem } from '../../src/exports/select.js';
+import { exportSelector, formatFee, itemElements, selectExports, type ExportItem } from '../../src/exports/select.js';
 import type { Config, ExportTemplate } from '../../src/model.js';
 import { priceDirections } from '../../src/pricing.js';
 import { fetchQuotes } from '../../src/quotes.js';
@@ -110,6 +110,17 @@ describe('renderExport', () => {
 });
 
 describe('selectExports: templates', () => {
+  it('one export at a time (as a build selects them), in any order, equals all at once and each template alone', async () => {
+    const priced = await pricedSample();
+    const templates = [template({ name: 'a', markup: new Decimal('0.005') }), template({ name: 'b', includeTags: ['ref'] }), template({ name: 'c', markup: new Decimal('0.005'), aliases: { USDTTRC20: 'X' } })];
+    const together = selectExports(priced, templates);
+    const select = exportSelector(priced, templates);
+    const oneByOne = [2, 0, 1].map((index) => [index, select(index)] as const).sort(([a], [b]) => a - b).map(([, selection]) => selection);
+    expect(oneByOne).toEqual(together);
+    expect(templates.map((t) => selectExports(priced, [t])[0])).toEqual(together);
+    expect(together.map((s) => s.items.length)).toEqual([5, 4, 5]);
+  });
+
   it('selects by included tags and leaves out excluded ones', async () => {
     const priced = await pricedSample();
     const [included, excluded] = selectExports(priced, [template({ includeTags: ['ref'] }), template({ excludeTags: ['cash'] })]);
