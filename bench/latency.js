@@ -4,7 +4,7 @@
 // Usage: node bench/latency.js [DIRECTIONS=10000] [CHANGES=100]  → prints one JSON line.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,13 +13,18 @@ import { writeBenchProject } from './generate.js';
 const [count = 10000, changes = 100] = process.argv.slice(2).map(Number);
 const dir = await mkdtemp(join(tmpdir(), 'ratefile-latency-'));
 await writeBenchProject(dir, count);
-// Every second, and no jump guard: every change must reach the file.
-await appendFile(join(dir, 'ratefile.config.yaml'), 'schedule: "* * * * * *"\nguards: { maxJump: 50% }\n');
+// Every second, and no jump guard: every change must reach the file. The quotes are as old as the file, and
+// between two changes the file is not rewritten: a maxAge of an hour keeps the staleness guard (2 s by
+// default at this schedule) from withholding directions while a loaded machine stretches builds past it.
+const configPath = join(dir, 'ratefile.config.yaml');
+const config = readFileSync(configPath, 'utf8').replace('feed: { type: file, path: quotes.json }', 'feed: { type: file, path: quotes.json, maxAge: 1h }');
+if (!config.includes('maxAge: 1h')) throw new Error('bench/latency.js: the generated config has no `feed: { type: file, path: quotes.json }` line to give a maxAge');
+await writeFile(configPath, `${config}schedule: "* * * * * *"\nguards: { maxJump: 50% }\n`);
 const quotesPath = join(dir, 'quotes.json');
 const baseQuotes = JSON.parse(readFileSync(quotesPath, 'utf8')).quotes;
 
 const bin = new URL('../bin/ratefile.js', import.meta.url).pathname;
-const child = spawn(process.execPath, [bin, 'start', '--config', join(dir, 'ratefile.config.yaml'), '--port', '0', '--host', '127.0.0.1'], {
+const child = spawn(process.execPath, [bin, 'start', '--config', configPath, '--port', '0', '--host', '127.0.0.1'], {
   cwd: dir,
   stdio: ['ignore', 'ignore', 'pipe'],
 });
