@@ -5,7 +5,6 @@
 // width; axe-core finds no serious violation. Screenshots go to test/browser/__screenshots__/ (CI artefacts).
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +12,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/decimal.js';
 import { assertBuilt, repoRoot, spawnRatefile, stopAll, waitForServing, type RatefileProcess } from '../support/process.js';
+import { freePort } from '../support/ports.js';
 import { makeProject, type Project } from '../support/project.js';
 
 const executablePath = '/usr/bin/chromium';
@@ -60,14 +60,6 @@ async function writeQuotes(change: (pair: string, bid: string, ask: string) => [
   await rename(join(project.dir, 'quotes.next'), join(project.dir, 'quotes.json'));
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (typeof address !== 'object' || address === null) throw new Error('no port');
-  return address.port;
-}
 
 const start = () => spawnRatefile(['start', '--config', project.configPath, '--port', String(port), '--host', '127.0.0.1'], { cwd: project.dir });
 const headline = () => page.locator('#health').getAttribute('class');

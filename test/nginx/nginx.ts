@@ -3,9 +3,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../support/ports.js';
 
 export const deployConfig = fileURLToPath(new URL('../../deploy/nginx.conf', import.meta.url));
 /** Debian's types map, where xml is text/xml: the config must win over it. */
@@ -91,18 +92,7 @@ ${options.site}
 `;
 }
 
-/** A port nobody listens on right now (nginx cannot be asked for port 0 and report it back). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -4,9 +4,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../support/ports.js';
 
 export interface DatabaseServer {
   port: number;
@@ -39,14 +39,7 @@ export function requireServer(which: 'postgres' | 'mariadb'): boolean {
   return false;
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (typeof address !== 'object' || address === null) throw new Error('no port');
-  return address.port;
-}
+export { freePort };
 
 /** `command` as `user` when we are root (setpriv execs it, so the pid is the server's own), else as ourselves. */
 function asUser(user: string, command: string, args: string[]): [string, string[]] {
