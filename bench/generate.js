@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { zipSync, strToU8 } from 'fflate';
 
 const codes = readFileSync(new URL('../data/currency-codes.tsv', import.meta.url), 'utf8')
@@ -105,4 +106,11 @@ export async function writeBenchProject(dir, count, { bestchange = false } = {})
   await writeFile(join(dir, 'templates', 'reffile.yaml'), 'include: { tags: [ref] }\naliases: { USDTTRC20: USDTTRCX }\n');
   await writeFile(join(dir, 'templates', 'affiliatefile.yaml'), 'markup: 0.5%\nurl: "https://exchanger.example/?cur_from={from}&cur_to={to}"\n');
   return directions.length;
+}
+
+// `node bench/generate.js DIR COUNT [--bestchange]`: the same project written by a process of its own, so that a
+// bench measuring the service's memory does not also hold the generator's.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [dir, count, flag] = process.argv.slice(2);
+  console.log(await writeBenchProject(dir, Number(count), { bestchange: flag === '--bestchange' }));
 }

@@ -175,10 +175,46 @@ function chainProblem(chain: string[], start: string, end: string): string | und
 }
 
 /** "5000 RUB" or "0.01"; a unit that is a currency code means that currency's asset. */
-function parseMoney(text: string, fallbackAsset: string, currencies: ReadonlyMap<string, Currency>): Money {
+function parseMoney(text: string, fallbackAsset: string, currencies: ReadonlyMap<string, Currency>, shared = new SharedValues()): Money {
   const [value = '0', unit] = text.split(' ');
   const asset = unit === undefined ? fallbackAsset : (currencies.get(unit)?.asset ?? unit);
-  return { value: new Decimal(value), asset };
+  return shared.money(shared.decimal(value), asset);
+}
+
+/**
+ * One object per distinct value among the loaded directions: a config of 50,000 directions repeats a few margins,
+ * reserves, limits and tag lists, and one object each (instead of one per direction) keeps the model a third of
+ * the size. Safe to share because nothing changes them in place: Decimals are immutable, and the lists and money
+ * objects are frozen, so a write would throw rather than reach every direction.
+ */
+class SharedValues {
+  private readonly decimals = new Map<string, Decimal>();
+  private readonly fractions = new Map<string, Decimal>();
+  private readonly monies = new Map<string, Money>();
+  private readonly lists = new Map<string, readonly string[]>();
+
+  decimal(text: string | number): Decimal {
+    const key = String(text);
+    return this.decimals.get(key) ?? this.decimals.set(key, new Decimal(key)).get(key)!;
+  }
+
+  /** "1.5%" → 0.015, one object per text. */
+  fraction(text: string): Decimal {
+    return this.fractions.get(text) ?? this.fractions.set(text, percentToFraction(text)).get(text)!;
+  }
+
+  money(value: Decimal, asset: string): Money {
+    const key = `${value.toString()} ${asset}`;
+    return this.monies.get(key) ?? this.monies.set(key, Object.freeze({ value, asset })).get(key)!;
+  }
+
+  /** The list without repeats, in order; one frozen array per distinct list. */
+  list<T extends string>(values: readonly T[] | undefined): T[] {
+    const unique = [...new Set(values ?? [])];
+    // NUL never occurs in a YAML-read label, city or tag: the joined key names one list.
+    const key = unique.join('\0');
+    return (this.lists.get(key) ?? this.lists.set(key, Object.freeze(unique)).get(key)!) as T[];
+  }
 }
 
 const toWindows = (value: string | string[] | undefined): HoursWindow[] | undefined =>
@@ -217,38 +253,45 @@ function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'wa
   };
   const directions: Direction[] = [];
   const feeds = bestchangeSources(data.sources);
+  const shared = new SharedValues();
   data.directions.forEach((entry, index) => {
     const merged = { ...data.defaults, ...entry };
     for (const fromCode of asList(entry.from) as string[]) {
       for (const toCode of asList(entry.to) as string[]) {
         const from = currencies.get(fromCode)!;
         const to = currencies.get(toCode)!;
-        directions.push({
+        // The keys every direction has first, then the optional ones by assignment: a literal with a dozen
+        // conditional spreads makes an object of slow (dictionary) properties, twice the size at 50,000 directions.
+        const direction: Direction = {
           id: `${fromCode}>${toCode}`,
           index,
           from,
           to,
-          margin: percentToFraction(merged.margin!),
-          ...(entry.chain ? { chain: entry.chain } : {}),
-          reserve: entry.reserve === undefined ? (entry.reserveFrom === undefined ? to.reserve : new Decimal(0)) : new Decimal(entry.reserve),
-          // The direction's own reserve or source beats its to currency's.
-          ...((entry.reserveFrom ?? (entry.reserve === undefined ? to.reserveSource : undefined)) === undefined
-            ? {}
-            : { reserveSource: (entry.reserveFrom ?? to.reserveSource)! }),
-          ...(merged.min === undefined ? {} : { min: parseMoney(merged.min, from.asset, currencies) }),
-          ...(merged.max === undefined ? {} : { max: parseMoney(merged.max, from.asset, currencies) }),
-          ...(entry.tiers === undefined ? {} : { tiers: toTiers(entry.tiers) }),
-          params: [...new Set(merged.params ?? [])],
-          ...(merged.fromfee === undefined ? {} : { fromfee: merged.fromfee }),
-          ...(merged.tofee === undefined ? {} : { tofee: merged.tofee }),
-          ...(merged.minfee === undefined ? {} : { minfee: merged.minfee }),
-          ...(merged.floating === undefined ? {} : { floating: merged.floating }),
-          ...(merged.delay === undefined ? {} : { delay: merged.delay }),
-          cities: [...new Set(entry.cities ?? [])],
-          tags: [...new Set(merged.tags ?? [])],
-          ...(hoursOf(merged.hours, merged.params) ?? {}),
-          ...(entry.compete ? { compete: normalizeCompete(entry.compete, feeds, entry.compete.minReserve === undefined ? undefined : parseMoney(entry.compete.minReserve, to.asset, currencies)) } : {}),
-        });
+          margin: shared.fraction(merged.margin!),
+          reserve: entry.reserve === undefined ? (entry.reserveFrom === undefined ? to.reserve : shared.decimal(0)) : shared.decimal(entry.reserve),
+          params: shared.list(merged.params),
+          cities: shared.list(entry.cities),
+          tags: shared.list(merged.tags),
+        };
+        if (entry.chain) direction.chain = entry.chain;
+        // The direction's own reserve or source beats its to currency's.
+        const reserveSource = entry.reserveFrom ?? (entry.reserve === undefined ? to.reserveSource : undefined);
+        if (reserveSource !== undefined) direction.reserveSource = reserveSource;
+        if (merged.min !== undefined) direction.min = parseMoney(merged.min, from.asset, currencies, shared);
+        if (merged.max !== undefined) direction.max = parseMoney(merged.max, from.asset, currencies, shared);
+        if (entry.tiers !== undefined) direction.tiers = toTiers(entry.tiers);
+        if (merged.fromfee !== undefined) direction.fromfee = merged.fromfee;
+        if (merged.tofee !== undefined) direction.tofee = merged.tofee;
+        if (merged.minfee !== undefined) direction.minfee = merged.minfee;
+        if (merged.floating !== undefined) direction.floating = merged.floating;
+        if (merged.delay !== undefined) direction.delay = merged.delay;
+        const hours = hoursOf(merged.hours, merged.params);
+        if (hours) direction.hours = hours.hours;
+        if (entry.compete) {
+          const minReserve = entry.compete.minReserve === undefined ? undefined : parseMoney(entry.compete.minReserve, to.asset, currencies, shared);
+          direction.compete = normalizeCompete(entry.compete, feeds, minReserve);
+        }
+        directions.push(direction);
       }
     }
   });

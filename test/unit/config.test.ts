@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { RatefileError } from '../../src/errors.js';
+import { Decimal } from '../../src/decimal.js';
 import type { Config } from '../../src/model.js';
 import { projectsPerTest, makeProject, sampleConfig, sampleTemplates, type Project } from '../support/project.js';
 
@@ -156,6 +157,26 @@ describe('loadConfig details', () => {
     expect(cashBtc).toMatchObject({ index: 3, tags: ['cash'], params: ['manual', 'reg'], delay: 30, floating: '15' });
     expect(cashBtc?.margin.toFixed()).toBe('-0.005');
     expect(byId.get('BTC>SBERRUB')?.margin.toFixed()).toBe('0.015');
+  });
+
+  it('keeps one object per distinct margin, limit and list, frozen so that no direction can change another', async () => {
+    const config = await loads(`${sampleConfig}  - { from: SBERRUB, to: BTC, min: 5000, tags: [ref] }\n  - { from: CASHRUB, to: BTC, margin: 2%, min: "6000", tags: [cash] }\n`);
+    const byId = new Map(config.directions.map((direction) => [direction.id, direction]));
+    const [sberUsdt, sberBtc, cashBtc, btcSber] = ['SBERRUB>USDTTRC20', 'SBERRUB>BTC', 'CASHRUB>BTC', 'BTC>SBERRUB'].map((id) => byId.get(id)!);
+    // Equal values are one object: a config of 50,000 directions repeats a handful of each.
+    expect(sberBtc!.margin).toBe(sberUsdt!.margin);
+    expect(sberBtc!.min).toBe(sberUsdt!.min);
+    expect(sberBtc!.tags).toBe(btcSber!.tags);
+    expect(sberBtc!.cities).toBe(btcSber!.cities);
+    // Different values stay apart, whatever the text looked like.
+    expect(cashBtc!.margin.toFixed()).toBe('0.02');
+    expect(cashBtc!.min).not.toBe(sberBtc!.min);
+    expect(cashBtc!.min).toEqual({ value: new Decimal(6000), asset: 'RUB' });
+    expect(cashBtc!.tags).toEqual(['cash']);
+    // Shared, so frozen: a write throws instead of reaching every direction that shares the value.
+    expect(() => (sberBtc!.tags as string[]).push('x')).toThrow(TypeError);
+    expect(() => Object.assign(sberBtc!.min!, { asset: 'BTC' })).toThrow(TypeError);
+    expect(btcSber!.tags).toEqual(['ref']);
   });
 
   it('reads limits and reserves given as YAML numbers or with a currency code as unit', async () => {
