@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { S3Target } from '../model.js';
 import { writeFileAtomic, type OutputFile } from '../publish.js';
 import { contentTypeOf, exportFileName } from '../exports/formats.js';
@@ -95,7 +95,8 @@ export class S3Publisher {
   readonly target: S3Target;
   private readonly stateDir: string;
   private readonly deadlineMs: number;
-  private readonly client: S3Client;
+  /** The SDK and its client, loaded on the first upload: 24 MB and half a second that a config without S3 never pays. */
+  private connection?: Promise<{ sdk: typeof import('@aws-sdk/client-s3'); client: S3Client }>;
   /** Kept in memory too, so a state folder that cannot be written costs re-uploads only after a restart. */
   private readonly memory = new Map<string, Uploaded>();
 
@@ -107,17 +108,25 @@ export class S3Publisher {
     // about SDK releases after January 2027, which the lockfile decides, not the operator. Its documented
     // switch keeps it out of the log unless the operator set the variable themselves.
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-    // Credentials: only the SDK's default chain (environment, profile, container or instance role).
-    this.client = new S3Client({
-      ...(target.region === undefined ? {} : { region: target.region }),
-      ...(target.endpoint === undefined ? {} : { endpoint: target.endpoint }),
-      forcePathStyle: target.forcePathStyle,
-      // Content-MD5 (below) instead of the SDK's newer default checksums, which several S3-compatible stores reject.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      maxAttempts: 3,
-      requestHandler: { connectionTimeout: Math.min(5_000, this.deadlineMs), requestTimeout: Math.min(10_000, this.deadlineMs) },
-    });
+  }
+
+  private connect(): Promise<{ sdk: typeof import('@aws-sdk/client-s3'); client: S3Client }> {
+    const { target } = this;
+    this.connection ??= import('@aws-sdk/client-s3').then((sdk) => ({
+      sdk,
+      // Credentials: only the SDK's default chain (environment, profile, container or instance role).
+      client: new sdk.S3Client({
+        ...(target.region === undefined ? {} : { region: target.region }),
+        ...(target.endpoint === undefined ? {} : { endpoint: target.endpoint }),
+        forcePathStyle: target.forcePathStyle,
+        // Content-MD5 (below) instead of the SDK's newer default checksums, which several S3-compatible stores reject.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+        maxAttempts: 3,
+        requestHandler: { connectionTimeout: Math.min(5_000, this.deadlineMs), requestTimeout: Math.min(10_000, this.deadlineMs) },
+      }),
+    }));
+    return this.connection;
   }
 
   /** What the state file and memory say was last uploaded; the newer entry wins when both know an object. */
@@ -143,8 +152,9 @@ export class S3Publisher {
   }
 
   private async put(key: string, bytes: Buffer): Promise<string | undefined> {
-    const response = await this.client.send(
-      new PutObjectCommand({
+    const { sdk, client } = await this.connect();
+    const response = await client.send(
+      new sdk.PutObjectCommand({
         Bucket: this.target.bucket,
         Key: key,
         Body: bytes,
@@ -205,7 +215,8 @@ export class S3Publisher {
       stale.map(async ({ id, file }) => {
         const key = `${this.target.prefix}${file}`;
         try {
-          await this.client.send(new DeleteObjectCommand({ Bucket: this.target.bucket, Key: key }), { abortSignal: AbortSignal.timeout(this.deadlineMs) });
+          const { sdk, client } = await this.connect();
+          await client.send(new sdk.DeleteObjectCommand({ Bucket: this.target.bucket, Key: key }), { abortSignal: AbortSignal.timeout(this.deadlineMs) });
           changes.set(id, undefined);
           result.removed.push(file);
         } catch (error) {
@@ -236,7 +247,9 @@ export class S3Publisher {
 
   /** Close the SDK's connections (one-shot commands; the scheduler keeps its publisher). */
   destroy(): void {
-    this.client.destroy();
+    // Nothing to close when nothing was uploaded; otherwise the client is closed as soon as it exists.
+    void this.connection?.then(({ client }) => client.destroy(), () => undefined);
+    delete this.connection;
   }
 }
 
