@@ -7,7 +7,7 @@ import { Decimal, formatDecimal } from '../decimal.js';
 import type { Currency } from '../model.js';
 import type { PublishedRate } from '../pricing.js';
 import type { CompeteRule } from './config.js';
-import { atOrBelow, compareToRow, stepUp } from './grid.js';
+import { atOrBelow, compareForms, compareToRow, stepUp } from './grid.js';
 
 const ONE = new Decimal(1);
 /** Rates and percentages as reasons word them. */
@@ -59,6 +59,15 @@ const SLACK = 1e-9;
 
 /** A published form as a double (what the client gets per unit given). */
 export const approxOf = (form: PublishedRate): number => (form.in.equals(ONE) ? form.out.toNumber() : form.out.toNumber() / form.in.toNumber());
+
+/** compareForms, with doubles answering when the two are clearly apart. */
+export function compareQuick(a: PublishedRate, aApprox: number, b: PublishedRate, bApprox: number): number {
+  if (aApprox > 0 && bApprox > 0 && Number.isFinite(aApprox) && Number.isFinite(bApprox)) {
+    if (aApprox > bApprox * (1 + SLACK)) return 1;
+    if (aApprox < bApprox * (1 - SLACK)) return -1;
+  }
+  return compareForms(a, b);
+}
 
 /** 1 + the counted competitors giving the client as much as the form or more (a tie ranks us behind). The plain reading: the reference of `placeIn`. */
 export const placeOf = (form: PublishedRate, counted: readonly RankedCompetitor[]) => 1 + counted.filter(({ row }) => compareToRow(form, row) <= 0).length;

@@ -7,8 +7,9 @@ import { Decimal, formatDecimal } from '../decimal.js';
 import { convertAlong, findChain, publishedForm, publishedLimits, type CompeteOutcome, type PricedDirection, type PublishedRate, type WithheldDirection } from '../pricing.js';
 import type { QuoteBook } from '../quotes.js';
 import type { CompeteRule } from './config.js';
-import { atOrAbove, atOrBelow, compareForms, rateFor, rateOf } from './grid.js';
-import { approxOf, cityField, distrust, percent, placeIn, show, type CityField } from './field.js';
+import { rateFor, rateOf } from './grid.js';
+import { boundsOf } from './bounds.js';
+import { approxOf, cityField, compareQuick, distrust, percent, placeIn, show, type CityField } from './field.js';
 import { limitsAtNeed, standingOf, type Need } from './standing.js';
 
 export type { CityField, FieldEntry } from './field.js';
@@ -45,7 +46,6 @@ export interface CompeteDetail {
   priced?: PricedDirection;
 }
 
-const ONE = new Decimal(1);
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** minReserve in the to currency, or why it cannot be had. */
@@ -92,31 +92,19 @@ export function competeDirections(input: CompeteInput): CompeteResult {
   return { priced, withheld, details };
 }
 
-/** 1 − floor and 1 − ceiling per rule (an immutable config object; WeakMap: a reloaded config frees its rules). */
-const factors = new WeakMap<CompeteRule, { floor: Decimal; ceiling: Decimal }>();
-
-function factorsOf(rule: CompeteRule): { floor: Decimal; ceiling: Decimal } {
-  let known = factors.get(rule);
-  if (!known) factors.set(rule, (known = { floor: ONE.minus(rule.floor), ceiling: ONE.minus(rule.ceiling) }));
-  return known;
-}
-
 /** One direction against its field. */
 export function competeDirection(priced: PricedDirection, rule: CompeteRule, state: FeedState, book: QuoteBook): { priced: PricedDirection | WithheldDirection; detail: CompeteDetail } {
   const { direction, market } = priced;
   const { from, to } = direction;
-  const factor = factorsOf(rule);
-  const floorRate = market.times(factor.floor);
-  const ceilingRate = market.times(factor.ceiling);
-  const floorForm = atOrBelow(floorRate, from, to);
-  const ceilingForm = atOrAbove(ceilingRate, from, to);
+  const bounds = boundsOf(market, rule, from, to);
+  const { floorRate, ceilingRate, floorForm, ceilingForm } = bounds;
   const reserve = minReserveIn(rule, priced, book);
   const standing = state.feed && typeof reserve !== 'string' ? standingOf(state.feed, from, to, direction.cities, rule, reserve) : undefined;
   const cores = standing?.cores ?? [];
 
   /** The chosen step (and its rate when known) with why: places counted per city, limits at the new rate. */
-  const settle = (chosen: PublishedRate, basis: CompeteOutcome['basis'], reason: string | undefined, need?: Need) => {
-    const approx = cores.length === 0 ? 0 : (need?.approx ?? approxOf(chosen));
+  const settle = (chosen: PublishedRate, chosenApprox: number | undefined, basis: CompeteOutcome['basis'], reason: string | undefined, need?: Need) => {
+    const approx = cores.length === 0 ? 0 : (chosenApprox ?? approxOf(chosen));
     const fields = cores.map((core) => cityField(core, placeIn(core, chosen, approx)));
     // The worst city decides the place reported (a cash direction publishes one rate in every city).
     const decisive = fields.reduce<CityField | undefined>((worst, field) => (!worst || field.place > worst.place ? field : worst), undefined);
@@ -155,33 +143,33 @@ export function competeDirection(priced: PricedDirection, rule: CompeteRule, sta
     detail.priced = next;
     return { priced: next, detail };
   };
-  const fallback = (reason: string) => settle(publishedForm(priced.rate, from, to), 'fallback', reason);
+  const fallback = (reason: string) => settle(publishedForm(priced.rate, from, to), undefined, 'fallback', reason);
 
   if (!state.feed) return fallback(`feed ${rule.source} has no data${state.error ? `: ${state.error}` : ''}`);
   if (state.ageSeconds !== undefined && state.maxAgeSeconds !== undefined && state.ageSeconds > state.maxAgeSeconds) {
     return fallback(`feed ${rule.source} is ${state.ageSeconds} s old (limit ${state.maxAgeSeconds} s)`);
   }
   if (typeof reserve === 'string') return fallback(reserve);
-  const untrusted = distrust(cores, market, cores.some((core) => core.median) ? market.toNumber() : Number.NaN, rule);
+  const untrusted = distrust(cores, market, bounds.marketApprox, rule);
   if (untrusted) return fallback(untrusted);
 
   const need = standing?.need;
-  if (compareForms(ceilingForm, floorForm) > 0) {
-    return settle(floorForm, 'floor', `no published step lies between the ceiling ${show(ceilingRate)} and the floor ${show(floorRate)} at these rate precisions: the floor's, rounded against the client`);
+  if (bounds.squeezed) {
+    return settle(floorForm, bounds.floorApprox, 'floor', `no published step lies between the ceiling ${show(ceilingRate)} and the floor ${show(floorRate)} at these rate precisions: the floor's, rounded against the client`);
   }
   if (!need) {
     // No rows at all is more often a code BestChange spells otherwise than an empty field: say so.
     if (cores.every((core) => core.entries.length === 0)) {
-      return settle(ceilingForm, 'ceiling', `the feed has no rows for ${from.code} → ${to.code}${direction.cities.length > 0 ? ` in ${direction.cities.join(', ')}` : ''} (codes as in bm_cycodes.dat): the ceiling`);
+      return settle(ceilingForm, bounds.ceilingApprox, 'ceiling', `the feed has no rows for ${from.code} → ${to.code}${direction.cities.length > 0 ? ` in ${direction.cities.join(', ')}` : ''} (codes as in bm_cycodes.dat): the ceiling`);
     }
     const counted = Math.min(...cores.map((core) => core.counted.length));
-    return settle(ceilingForm, 'ceiling', `${plural(counted, 'competitor')} counted, fewer than place ${rule.worst}: the ceiling`);
+    return settle(ceilingForm, bounds.ceilingApprox, 'ceiling', `${plural(counted, 'competitor')} counted, fewer than place ${rule.worst}: the ceiling`);
   }
-  if (compareForms(need.form, floorForm) > 0) {
-    return settle(floorForm, 'floor', `the field is cheaper than the floor: place ${rule.worst} needs ${show(rateOf(need.form))}, the floor allows ${show(rateOf(floorForm))} (market × (1 − ${percent(rule.floor)}))`);
+  if (compareQuick(need.form, need.approx, floorForm, bounds.floorApprox) > 0) {
+    return settle(floorForm, bounds.floorApprox, 'floor', `the field is cheaper than the floor: place ${rule.worst} needs ${show(rateOf(need.form))}, the floor allows ${show(rateOf(floorForm))} (market × (1 − ${percent(rule.floor)}))`);
   }
-  if (compareForms(need.form, ceilingForm) < 0) {
-    return settle(ceilingForm, 'ceiling', `place ${rule.worst} needs only ${show(rateOf(need.form))}, less than the ceiling's ${show(rateOf(ceilingForm))} (market × (1 − ${percent(rule.ceiling)}))`);
+  if (compareQuick(need.form, need.approx, ceilingForm, bounds.ceilingApprox) < 0) {
+    return settle(ceilingForm, bounds.ceilingApprox, 'ceiling', `place ${rule.worst} needs only ${show(rateOf(need.form))}, less than the ceiling's ${show(rateOf(ceilingForm))} (market × (1 − ${percent(rule.ceiling)}))`);
   }
-  return settle(need.form, 'place', undefined, need);
+  return settle(need.form, need.approx, 'place', undefined, need);
 }

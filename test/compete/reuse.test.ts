@@ -1,11 +1,13 @@
-// What the compete step keeps per feed (fields, the step that holds the place, limits at it) never goes stale:
+// What the compete step keeps per feed (fields, the step that holds the place, limits at it) and per market
+// object (floor and ceiling, shared by directions of one chain) never goes stale:
 // build after build of one feed, as the market, a minReserve converted through the quotes and limits in a third
 // asset move, a warm feed gives exactly what a cold one (a fresh object, nothing kept) gives. Seeded;
 // COMPETE_SEED explores others. And the quick double tests of the place and the deviation agree with the exact ones.
 import { describe, expect, it } from 'vitest';
 import { parseFeed, type BestChangeFeed } from '../../src/bestchange/feed.js';
 import type { CompeteRule } from '../../src/compete/config.js';
-import { approxOf, distrust, fieldCore, percent, placeIn, placeOf, show, type FieldCore } from '../../src/compete/field.js';
+import { approxOf, compareQuick, distrust, fieldCore, percent, placeIn, placeOf, show, type FieldCore } from '../../src/compete/field.js';
+import { compareForms } from '../../src/compete/grid.js';
 import { competeDirections } from '../../src/compete/price.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
 import type { Currency, Direction } from '../../src/model.js';
@@ -91,10 +93,13 @@ describe(`the compete step across builds of one feed (seed ${seed})`, () => {
         [m1, m2, xc] = [move(m1, 0.01), move(m2, 0.01), move(xc, 0.4)];
         const book: QuoteBook = new Map([quote('XA/XB', m1), quote('XA/XD', m2), quote('XC/XB', xc), quote('XC/XD', xc.times(m2).div(m1)), quote('XC/XA', ONE.div(m1).times(xc))]);
         const priced = directions.map((d) => priceDirection(d, book)).filter((p): p is PricedDirection => !('reason' in p));
-        const run = (some: PricedDirection[], f: BestChangeFeed) => competeDirections({ priced: some, book, feeds: new Map([['bc', { feed: f, ageSeconds: 1 }]]) });
-        const warm = run(priced, feed);
-        // Cold: each direction alone with a feed object nothing has seen.
-        const cold = priced.map((p) => run([p], { ...feed }));
+        const run = (some: PricedDirection[], f: BestChangeFeed, b: QuoteBook) => competeDirections({ priced: some, book: b, feeds: new Map([['bc', { feed: f, ageSeconds: 1 }]]) });
+        const warm = run(priced, feed, book);
+        // Cold: each direction alone, priced on a copy of the book (its own market objects), with a feed object nothing has seen.
+        const cold = priced.map(({ direction }) => {
+          const copy: QuoteBook = new Map(book);
+          return run([priceDirection(direction, copy) as PricedDirection], { ...feed }, copy);
+        });
         const context = `case ${n}, build ${b}: ${JSON.stringify({ rows, m1, m2, xc })}`;
         expect(warm.priced, context).toEqual(cold.flatMap((c) => c.priced));
         expect(warm.withheld, context).toEqual(cold.flatMap((c) => c.withheld));
@@ -132,7 +137,7 @@ describe(`the compete step across builds of one feed (seed ${seed})`, () => {
 });
 
 describe(`the quick double tests agree with the exact ones (seed ${seed})`, () => {
-  it('placeIn counts what placeOf counts, at ties, one step either side and anywhere', () => {
+  it('placeIn counts what placeOf counts, and compareQuick says what compareForms says, at ties, one step either side and anywhere', () => {
     const next = random(seed + 1);
     for (let n = 0; n < 200; n++) {
       const places = Math.floor(next() * 9);
@@ -151,9 +156,11 @@ describe(`the quick double tests agree with the exact ones (seed ${seed})`, () =
         const side = give.equals(ONE) ? (delta: Decimal) => ({ in: ONE, out: get.plus(delta) }) : (delta: Decimal) => ({ in: give.minus(delta), out: ONE });
         return [tie, side(unit), side(unit.negated()), side(new Decimal('1e-30'))];
       });
-      for (const form of forms) {
-        if (form.in.lessThanOrEqualTo(0) || form.out.lessThanOrEqualTo(0)) continue;
+      const valid = forms.filter((form) => form.in.greaterThan(0) && form.out.greaterThan(0));
+      for (const form of valid) {
         expect(placeIn(core, form, approxOf(form)), JSON.stringify({ rows, form })).toBe(placeOf(form, core.counted));
+        const other = valid[Math.floor(next() * valid.length)]!;
+        expect(compareQuick(form, approxOf(form), other, approxOf(other)), JSON.stringify({ form, other })).toBe(compareForms(form, other));
       }
     }
   });
