@@ -153,25 +153,29 @@ export function fieldCore(feed: BestChangeFeed, from: Currency, to: Currency, ru
   return core;
 }
 
-/** The field as a build reports it: the core (shared, read only) and this build's place. */
+/** The field as a build reports it: the core (shared, read only) and this build's place. Built by assignment, not spreads: it is made per field per build. */
 export function cityField(core: FieldCore, place: number): CityField {
-  const { city, entries, counted, median: top, rival, target, needed } = core;
-  return {
-    ...(city === undefined ? {} : { city }),
-    entries,
-    counted,
-    ...(top ? { median: top } : {}),
-    place,
-    ...(rival && target && needed ? { rival, target, needed } : {}),
-  };
+  const field: CityField = { entries: core.entries, counted: core.counted, place };
+  if (core.city !== undefined) field.city = core.city;
+  if (core.median) field.median = core.median;
+  if (core.rival && core.target && core.needed) {
+    field.rival = core.rival;
+    field.target = core.target;
+    field.needed = core.needed;
+  }
+  return field;
 }
 
 /** How far the median is from the market, relative: exact. */
 const offOf = (median: Decimal, market: Decimal) => median.minus(market).abs().div(market);
 
+/** rule.deviation as a double, per rule (an immutable config object; WeakMap: a reloaded config frees its rules). */
+const deviations = new WeakMap<CompeteRule, number>();
+
 /** Why the field is not trusted for this direction, or undefined. `marketApprox`: the market as a double. */
 export function distrust(fields: readonly FieldCore[], market: Decimal, marketApprox: number, rule: CompeteRule): string | undefined {
-  const limit = rule.deviation.toNumber();
+  let limit = deviations.get(rule);
+  if (limit === undefined) deviations.set(rule, (limit = rule.deviation.toNumber()));
   for (const field of fields) {
     if (!field.median) continue;
     // Doubles answer when clearly inside the limit; at the limit, or beyond it (the reason needs the figure), Decimal.

@@ -108,27 +108,12 @@ export function competeDirection(priced: PricedDirection, rule: CompeteRule, sta
     const fields = cores.map((core) => cityField(core, placeIn(core, chosen, approx)));
     // The worst city decides the place reported (a cash direction publishes one rate in every city).
     const decisive = fields.reduce<CityField | undefined>((worst, field) => (!worst || field.place > worst.place ? field : worst), undefined);
-    const outcome: CompeteOutcome = {
-      target: rule.target,
-      place: decisive?.place ?? 0,
-      competitors: decisive?.counted.length ?? 0,
-      basis,
-      ...(reason === undefined ? {} : { reason }),
-      ...(state.ageSeconds === undefined ? {} : { feedAgeSeconds: state.ageSeconds }),
-    };
-    const detail: CompeteDetail = {
-      rule,
-      market,
-      marginRate: priced.rate,
-      floorRate,
-      ceilingRate,
-      floorForm,
-      ceilingForm,
-      ...(typeof reserve === 'string' || reserve === undefined ? {} : { minReserve: reserve }),
-      fields,
-      chosen,
-      outcome,
-    };
+    // Assignments, not spreads of optional parts: these are made per competing direction per build.
+    const outcome: CompeteOutcome = { target: rule.target, place: decisive?.place ?? 0, competitors: decisive?.counted.length ?? 0, basis };
+    if (reason !== undefined) outcome.reason = reason;
+    if (state.ageSeconds !== undefined) outcome.feedAgeSeconds = state.ageSeconds;
+    const detail: CompeteDetail = { rule, market, marginRate: priced.rate, floorRate, ceilingRate, floorForm, ceilingForm, fields, chosen, outcome };
+    if (typeof reserve !== 'string' && reserve !== undefined) detail.minReserve = reserve;
     if (basis === 'fallback') {
       detail.priced = { ...priced, compete: outcome };
       return { priced: detail.priced, detail };
