@@ -7,8 +7,10 @@ import { Decimal, formatDecimal } from '../decimal.js';
 import { convertAlong, findChain, publishedForm, publishedLimits, type CompeteOutcome, type PricedDirection, type PublishedRate, type WithheldDirection } from '../pricing.js';
 import type { QuoteBook } from '../quotes.js';
 import type { CompeteRule } from './config.js';
-import { atOrAbove, atOrBelow, compareForms, rateFor, rateOf } from './grid.js';
-import { distrust, fieldOf, percent, placeOf, show, type CityField } from './field.js';
+import { rateFor, rateOf } from './grid.js';
+import { boundsOf } from './bounds.js';
+import { approxOf, cityField, compareQuick, distrust, percent, placeIn, show, type CityField } from './field.js';
+import { limitsAtNeed, standingOf, type Need } from './standing.js';
 
 export type { CityField, FieldEntry } from './field.js';
 
@@ -44,7 +46,6 @@ export interface CompeteDetail {
   priced?: PricedDirection;
 }
 
-const ONE = new Decimal(1);
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** minReserve in the to currency, or why it cannot be had. */
@@ -95,71 +96,65 @@ export function competeDirections(input: CompeteInput): CompeteResult {
 export function competeDirection(priced: PricedDirection, rule: CompeteRule, state: FeedState, book: QuoteBook): { priced: PricedDirection | WithheldDirection; detail: CompeteDetail } {
   const { direction, market } = priced;
   const { from, to } = direction;
-  const floorRate = market.times(ONE.minus(rule.floor));
-  const ceilingRate = market.times(ONE.minus(rule.ceiling));
-  const floorForm = atOrBelow(floorRate, from, to);
-  const ceilingForm = atOrAbove(ceilingRate, from, to);
-  const age = state.ageSeconds === undefined ? {} : { feedAgeSeconds: state.ageSeconds };
+  const bounds = boundsOf(market, rule, from, to);
+  const { floorRate, ceilingRate, floorForm, ceilingForm } = bounds;
   const reserve = minReserveIn(rule, priced, book);
-  // One field per city; an 8-field feed has no cities, so its one field serves every city.
-  const cities = direction.cities.length > 0 && state.feed?.layout === 11 ? direction.cities : [undefined];
-  const fields = state.feed && typeof reserve !== 'string' ? cities.map((city) => fieldOf(state.feed!, priced, rule, reserve, city)) : [];
-  const base = { rule, market, marginRate: priced.rate, floorRate, ceilingRate, floorForm, ceilingForm, ...(typeof reserve === 'string' || reserve === undefined ? {} : { minReserve: reserve }), fields };
+  const standing = state.feed && typeof reserve !== 'string' ? standingOf(state.feed, from, to, direction.cities, rule, reserve) : undefined;
+  const cores = standing?.cores ?? [];
 
-  const settle = (chosen: PublishedRate, basis: CompeteOutcome['basis'], reason: string | undefined) => {
-    for (const field of fields) field.place = placeOf(chosen, field.counted);
+  /** The chosen step (and its rate when known) with why: places counted per city, limits at the new rate. */
+  const settle = (chosen: PublishedRate, chosenApprox: number | undefined, basis: CompeteOutcome['basis'], reason: string | undefined, need?: Need) => {
+    const approx = cores.length === 0 ? 0 : (chosenApprox ?? approxOf(chosen));
+    const fields = cores.map((core) => cityField(core, placeIn(core, chosen, approx)));
     // The worst city decides the place reported (a cash direction publishes one rate in every city).
     const decisive = fields.reduce<CityField | undefined>((worst, field) => (!worst || field.place > worst.place ? field : worst), undefined);
-    const outcome: CompeteOutcome = {
-      target: rule.target,
-      place: decisive?.place ?? 0,
-      competitors: decisive?.counted.length ?? 0,
-      basis,
-      ...(reason === undefined ? {} : { reason }),
-      ...age,
-    };
-    const detail: CompeteDetail = { ...base, chosen, outcome };
+    // Assignments, not spreads of optional parts: these are made per competing direction per build.
+    const outcome: CompeteOutcome = { target: rule.target, place: decisive?.place ?? 0, competitors: decisive?.counted.length ?? 0, basis };
+    if (reason !== undefined) outcome.reason = reason;
+    if (state.ageSeconds !== undefined) outcome.feedAgeSeconds = state.ageSeconds;
+    const detail: CompeteDetail = { rule, market, marginRate: priced.rate, floorRate, ceilingRate, floorForm, ceilingForm, fields, chosen, outcome };
+    if (typeof reserve !== 'string' && reserve !== undefined) detail.minReserve = reserve;
     if (basis === 'fallback') {
       detail.priced = { ...priced, compete: outcome };
       return { priced: detail.priced, detail };
     }
-    const rate = rateFor(chosen, from, to);
-    const limits = publishedLimits(direction, priced.terms, publishedForm(rate, from, to));
+    const rate = need ? need.rate : rateFor(chosen, from, to);
+    const limits = need ? limitsAtNeed(need, direction, priced.terms) : publishedLimits(direction, priced.terms, publishedForm(rate, from, to));
     if ('reason' in limits) return { priced: { direction, kind: limits.kind, reason: `at the compete rate ${show(rateOf(chosen))}: ${limits.reason}` }, detail };
-    const { min: _, ...rest } = priced;
-    detail.priced = { ...rest, rate, ...(limits.min === undefined ? {} : { min: limits.min }), max: limits.max, compete: outcome };
-    return { priced: detail.priced, detail };
+    // Object.assign, not a spread with a rest: a third of the time. `min` comes from the same terms as the priced one's.
+    const next: PricedDirection = Object.assign({}, priced, { rate, max: limits.max, compete: outcome });
+    if (limits.min !== undefined) next.min = limits.min;
+    else delete next.min;
+    detail.priced = next;
+    return { priced: next, detail };
   };
-  const fallback = (reason: string) => settle(publishedForm(priced.rate, from, to), 'fallback', reason);
+  const fallback = (reason: string) => settle(publishedForm(priced.rate, from, to), undefined, 'fallback', reason);
 
   if (!state.feed) return fallback(`feed ${rule.source} has no data${state.error ? `: ${state.error}` : ''}`);
   if (state.ageSeconds !== undefined && state.maxAgeSeconds !== undefined && state.ageSeconds > state.maxAgeSeconds) {
     return fallback(`feed ${rule.source} is ${state.ageSeconds} s old (limit ${state.maxAgeSeconds} s)`);
   }
   if (typeof reserve === 'string') return fallback(reserve);
-  const untrusted = distrust(fields, market, rule);
+  const untrusted = distrust(cores, market, bounds.marketApprox, rule);
   if (untrusted) return fallback(untrusted);
 
-  // The most generous of the cities' needs: the place is held in every city.
-  const needs = fields.flatMap((field) => (field.needed ? [field.needed] : []));
-  const needed = needs.reduce<PublishedRate | undefined>((most, form) => (!most || compareForms(form, most) > 0 ? form : most), undefined);
-  if (compareForms(ceilingForm, floorForm) > 0) {
-    return settle(floorForm, 'floor', `no published step lies between the ceiling ${show(ceilingRate)} and the floor ${show(floorRate)} at these rate precisions: the floor's, rounded against the client`);
+  const need = standing?.need;
+  if (bounds.squeezed) {
+    return settle(floorForm, bounds.floorApprox, 'floor', `no published step lies between the ceiling ${show(ceilingRate)} and the floor ${show(floorRate)} at these rate precisions: the floor's, rounded against the client`);
   }
-  if (!needed) {
+  if (!need) {
     // No rows at all is more often a code BestChange spells otherwise than an empty field: say so.
-    if (fields.every((field) => field.entries.length === 0)) {
-      return settle(ceilingForm, 'ceiling', `the feed has no rows for ${from.code} → ${to.code}${direction.cities.length > 0 ? ` in ${direction.cities.join(', ')}` : ''} (codes as in bm_cycodes.dat): the ceiling`);
+    if (cores.every((core) => core.entries.length === 0)) {
+      return settle(ceilingForm, bounds.ceilingApprox, 'ceiling', `the feed has no rows for ${from.code} → ${to.code}${direction.cities.length > 0 ? ` in ${direction.cities.join(', ')}` : ''} (codes as in bm_cycodes.dat): the ceiling`);
     }
-    const counted = Math.min(...fields.map((field) => field.counted.length));
-    return settle(ceilingForm, 'ceiling', `${plural(counted, 'competitor')} counted, fewer than place ${rule.worst}: the ceiling`);
+    const counted = Math.min(...cores.map((core) => core.counted.length));
+    return settle(ceilingForm, bounds.ceilingApprox, 'ceiling', `${plural(counted, 'competitor')} counted, fewer than place ${rule.worst}: the ceiling`);
   }
-  if (compareForms(needed, floorForm) > 0) {
-    return settle(floorForm, 'floor', `the field is cheaper than the floor: place ${rule.worst} needs ${show(rateOf(needed))}, the floor allows ${show(rateOf(floorForm))} (market × (1 − ${percent(rule.floor)}))`);
+  if (compareQuick(need.form, need.approx, floorForm, bounds.floorApprox) > 0) {
+    return settle(floorForm, bounds.floorApprox, 'floor', `the field is cheaper than the floor: place ${rule.worst} needs ${show(rateOf(need.form))}, the floor allows ${show(rateOf(floorForm))} (market × (1 − ${percent(rule.floor)}))`);
   }
-  if (compareForms(needed, ceilingForm) < 0) {
-    return settle(ceilingForm, 'ceiling', `place ${rule.worst} needs only ${show(rateOf(needed))}, less than the ceiling's ${show(rateOf(ceilingForm))} (market × (1 − ${percent(rule.ceiling)}))`);
+  if (compareQuick(need.form, need.approx, ceilingForm, bounds.ceilingApprox) < 0) {
+    return settle(ceilingForm, bounds.ceilingApprox, 'ceiling', `place ${rule.worst} needs only ${show(rateOf(need.form))}, less than the ceiling's ${show(rateOf(ceilingForm))} (market × (1 − ${percent(rule.ceiling)}))`);
   }
-  return settle(needed, 'place', undefined);
+  return settle(need.form, need.approx, 'place', undefined, need);
 }
-

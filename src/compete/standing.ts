@@ -1,0 +1,89 @@
+// What a competing direction's rate depends on besides the build's quotes: its fields in the feed (one per city),
+// the step that holds the place in every city, and the rate for that step. The feed changes once per refresh
+// (30 s) while builds run every few seconds, so this is made once per feed and direction, and each build only
+// prices the market-dependent part (floor, ceiling, deviation, place) against it.
+import type { BestChangeFeed } from '../bestchange/feed.js';
+import { Decimal } from '../decimal.js';
+import type { Currency, Direction } from '../model.js';
+import { publishedForm, publishedLimits, type LimitTerms, type PublishedLimits, type PublishedRate, type WithheldKind } from '../pricing.js';
+import type { CompeteRule } from './config.js';
+import { approxOf, fieldCore, type FieldCore } from './field.js';
+import { compareForms, rateFor } from './grid.js';
+
+/** The step that holds the place in every city: the most generous of the cities' needs. */
+export interface Need {
+  form: PublishedRate;
+  /** A rate whose published form is `form`, and `form` as a double. */
+  rate: Decimal;
+  approx: number;
+}
+
+export interface Standing {
+  /** One per city; an 8-field feed has no cities, so its one field serves every city. */
+  cores: FieldCore[];
+  /** Absent when a city has fewer counted competitors than the place. */
+  need?: Need;
+}
+
+interface Made {
+  /** minReserve (in the to currency) the standing was made with, as text: it may come through this build's quotes. */
+  reserve: string | undefined;
+  standing: Standing;
+}
+
+/**
+ * Per feed object (WeakMap: a new fetch is a new object, and the old one is freed with its entries), per rule
+ * (the direction's compete config object, immutable once loaded: a reloaded config brings new ones), per
+ * everything else the standing reads: codes, cities and rate precisions. minReserve converted through the quotes
+ * changes with them, so it is compared by value and only the last one is kept. Nothing here is ever changed in
+ * place; a build's place is kept in its own objects (`cityField`).
+ */
+const made = new WeakMap<BestChangeFeed, WeakMap<CompeteRule, Map<string, Made>>>();
+
+export function standingOf(feed: BestChangeFeed, from: Currency, to: Currency, cities: readonly string[], rule: CompeteRule, minReserve: Decimal | undefined): Standing {
+  let byRule = made.get(feed);
+  if (!byRule) made.set(feed, (byRule = new WeakMap()));
+  let byKey = byRule.get(rule);
+  if (!byKey) byRule.set(rule, (byKey = new Map()));
+  const key = `${from.code}>${to.code}@${cities.join(',')}/${from.ratePrecision}/${to.ratePrecision}`;
+  const reserve = minReserve?.toString();
+  const known = byKey.get(key);
+  if (known && known.reserve === reserve) return known.standing;
+  const standing = makeStanding(feed, from, to, cities, rule, minReserve);
+  byKey.set(key, { reserve, standing });
+  return standing;
+}
+
+function makeStanding(feed: BestChangeFeed, from: Currency, to: Currency, cities: readonly string[], rule: CompeteRule, minReserve: Decimal | undefined): Standing {
+  const fieldCities = cities.length > 0 && feed.layout === 11 ? cities : [undefined];
+  const cores = fieldCities.map((city) => fieldCore(feed, from, to, rule, minReserve, city));
+  const needed = cores.reduce<PublishedRate | undefined>((most, core) => (core.needed && (!most || compareForms(core.needed, most) > 0) ? core.needed : most), undefined);
+  return needed ? { cores, need: { form: needed, rate: rateFor(needed, from, to), approx: approxOf(needed) } } : { cores };
+}
+
+/**
+ * Limits at the need's rate. The rate is one object for every build of a feed, but the terms are made per
+ * quote book, so pricing's own cache (by terms object) misses each build; their values change only with a limit
+ * converted through the quotes. So the last limits are kept per need with the terms (compared by value,
+ * every field: a field this code does not know differs unless identical) and the from precision they were made
+ * at; anything else is made afresh. Only limits are kept: a reason names currencies.
+ */
+const limitsMade = new WeakMap<Need, { terms: LimitTerms; precision: number; limits: PublishedLimits }>();
+
+export function limitsAtNeed(need: Need, direction: Direction, terms: LimitTerms): PublishedLimits | { reason: string; kind: WithheldKind } {
+  const known = limitsMade.get(need);
+  if (known && known.precision === direction.from.precision && sameTerms(known.terms, terms)) return known.limits;
+  const limits = publishedLimits(direction, terms, publishedForm(need.rate, direction.from, direction.to));
+  if (!('reason' in limits)) limitsMade.set(need, { terms, precision: direction.from.precision, limits });
+  return limits;
+}
+
+function sameTerms(a: LimitTerms, b: LimitTerms): boolean {
+  if (a === b) return true;
+  const keys = Object.keys(a) as (keyof LimitTerms)[];
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => {
+    const [x, y] = [a[key], b[key]];
+    return x === y || (x instanceof Decimal && y instanceof Decimal && x.equals(y));
+  });
+}
