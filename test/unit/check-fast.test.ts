@@ -6,7 +6,7 @@ import { build } from '../../src/build.js';
 import { decodeExport, firstInvalidUtf8 } from '../../src/check/decode.js';
 import { checkExportGeneral, checkExportTraced } from '../../src/check/export.js';
 import { positions } from '../../src/check/findings.js';
-import { compare, paysMoreThan } from '../../src/check/plain.js';
+import { compare, compareScaled, exactLimit, exceedsScaled, paysMoreThan } from '../../src/check/plain.js';
 import { loadConfig } from '../../src/config/load.js';
 import { Decimal } from '../../src/decimal.js';
 import { itemElements } from '../../src/exports/select.js';
@@ -67,6 +67,12 @@ const boundaries: [string, string, string, string][] = [
   ['1', '80.0215', '50000000', '624832.0763794792655724'],
   ['1', '80.0215', '50000000', '624832.07637947926557'],
   ['1', '80.0215', '50000000', '624832.0763794792'],
+  // As ratefile writes them: a maximum of 16 digits whose product with the rate passes 2^53 (BigInt decides)…
+  ['1', '3.9362', '50000000', '12702606.57486916'],
+  ['1', '3.9362', '50000000', '12702606.57486917'],
+  // …and short ones decided exactly in doubles.
+  ['4.0611', '1', '1000', '4061.1'],
+  ['4.0611', '1', '1000', '4061.1001'],
 ];
 
 type Item = [string, string][];
@@ -401,6 +407,25 @@ describe('the pieces of the fast path', () => {
       const amount = pick(next, [exact.toFixed(), exact.toSignificantDigits(15).toFixed(), exact.times(2).toFixed(), exact.toSignificantDigits(3).toFixed()]);
       const more = new Unrounded(limit).times(outText).greaterThan(new Unrounded(amount).times(inText));
       expect(paysMoreThan(limit, inText, outText, amount), `${limit} × ${outText} / ${inText} vs ${amount}`).toBe(more);
+    }
+    // Digits near 2^53 on either side, scales apart: the doubles' exact range and BigInt past it agree with the truth.
+    const digits = () => pick(next, [0, 1, 7, 10, 999, 10_204, 50_000_000, 94_906_265, 2 ** 26 + 1, exactLimit - 1, Math.floor(next() * 1e6), Math.floor(next() * 1e15), Math.floor(next() * exactLimit)]);
+    const scale = () => Math.floor(next() * 26);
+    const truth = (a: number, as: number, b: number, bs: number) => {
+      const [x, y] = [BigInt(a) * 10n ** BigInt(Math.max(as, bs) - as), BigInt(b) * 10n ** BigInt(Math.max(as, bs) - bs)];
+      return x < y ? -1 : x > y ? 1 : 0;
+    };
+    for (let n = 0; n < 3000; n++) {
+      const [a, as, b] = [digits(), scale(), digits()];
+      // Equal values written at other scales now and then: 12 against 1200 at two more places.
+      const bs = chance(next, 0.3) ? as : scale();
+      const sign = compareScaled(a, as, b, bs);
+      if (!Number.isNaN(sign)) expect(sign, `${a}e-${as} vs ${b}e-${bs}`).toBe(truth(a, as, b, bs));
+      const [l, ls, i, is, o, os, m, ms] = [digits(), scale(), digits() || 1, scale(), digits() || 1, scale(), digits(), scale()];
+      const [left, right] = [BigInt(l) * BigInt(o) * 10n ** BigInt(ms + is), BigInt(m) * BigInt(i) * 10n ** BigInt(ls + os)];
+      expect(exceedsScaled(l, ls, i, is, o, os, m, ms), `${l}e-${ls} × ${o}e-${os} / ${i}e-${is} vs ${m}e-${ms}`).toBe(left > right);
+      // On the boundary: the amount that is exactly limit × out / in, when that has digits below 2^53.
+      if (l * o < exactLimit && (l * o) % i === 0) expect(exceedsScaled(l, ls, i, is, o, os, (l * o) / i, ls + os - is), 'boundary').toBe(false);
     }
     // A maximum that pays exactly the reserve is not more than it, though 1/in has no finite decimal form.
     expect(paysMoreThan('153065000', '3.0613', '1', '50000000')).toBe(false);
