@@ -49,14 +49,12 @@ export class CleanItems {
   private readonly scales = new Int32Array(numberPlaces);
   private readonly wholes = new Float64Array(numberPlaces);
   private readonly fractions = new Uint8Array(numberPlaces);
-  /** The text each place holds: items repeat amounts and limits, and a text read before need not be read again. */
-  private readonly numberTexts: string[] = new Array<string>(numberPlaces).fill('');
   private previousFrom = '';
   private previousNumber: number | undefined;
   private previousParam = '';
   private readonly labelVerdicts = new Map<string, boolean>();
-  /** Matches texts that start with the scheme and authority of the last good address (see `httpUrl`). */
-  private sameAuthority: RegExp | undefined;
+  /** The scheme and authority of the last good address (see `httpUrl`), or empty. */
+  private authority = '';
 
   /** The item's direction when it has nothing to report; undefined when it may have. */
   test(texts: StandardTexts): Direction | undefined {
@@ -138,7 +136,6 @@ export class CleanItems {
    * of it. False when it has more than `maxDigits` digits.
    */
   private number(text: string, place: number): boolean {
-    if (text === this.numberTexts[place]) return true;
     const length = text.length;
     if (length > maxDigits) return false;
     let value = 0;
@@ -160,7 +157,6 @@ export class CleanItems {
     this.scales[place] = fractionDigits;
     this.wholes[place] = whole === -1 ? value : whole;
     this.fractions[place] = fraction;
-    this.numberTexts[place] = text;
     return true;
   }
 
@@ -184,7 +180,11 @@ export class CleanItems {
    * address up to the end of its authority passes without being parsed again: an export's addresses share a host.
    */
   private httpUrl(raw: string): boolean {
-    if (this.sameAuthority?.test(raw)) return true;
+    if (this.authority !== '' && raw.startsWith(this.authority)) {
+      // The authority ends at `/`, `\`, `?`, `#` or the end of the text.
+      const after = raw.charCodeAt(this.authority.length);
+      if (Number.isNaN(after) || after === 47 || after === 92 || after === 63 || after === 35) return true;
+    }
     const text = decodeText(raw);
     let parsed: URL;
     try {
@@ -196,7 +196,7 @@ export class CleanItems {
     // Without `&` the prefix reads the same whether references are decoded or not; the authority ends at `/`,
     // `\`, `?`, `#` or the end of the text.
     const authority = /^https?:\/\/[^/\\?#\t\n\r&]+(?=[/\\?#]|$)/.exec(text);
-    if (authority) this.sameAuthority = new RegExp(`^${authority[0].replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:[/\\\\?#]|$)`);
+    this.authority = authority?.[0] ?? '';
     return true;
   }
 }
