@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../../src/build.js';
 import { decodeExport, firstInvalidUtf8 } from '../../src/check/decode.js';
-import { checkExportGeneral, checkExportTraced } from '../../src/check/export.js';
+import { checkExportGeneral, checkExportTraced, type TracedCheck } from '../../src/check/export.js';
 import { positions } from '../../src/check/findings.js';
 import { compare, compareScaled, exactLimit, exceedsScaled, paysMoreThan } from '../../src/check/plain.js';
 import { loadConfig } from '../../src/config/load.js';
@@ -256,6 +256,15 @@ function mutate(text: string, next: Next): string {
   }
 }
 
+/** One document both ways: identical results, the same keys in the same order too (`ratefile check --json` prints them). */
+function bothPaths(bytes: Buffer, options: { strict: boolean }, context: string): TracedCheck {
+  const fast = checkExportTraced(bytes, 'doc.xml', options);
+  const general = checkExportGeneral(bytes, 'doc.xml', options);
+  expect(fast.result, context).toStrictEqual(general);
+  expect(JSON.stringify(fast.result), context).toBe(JSON.stringify(general));
+  return fast;
+}
+
 describe('checkExport: the fast path against the general path', () => {
   it('gives identical results on 3,000 randomized documents, good and broken, taking both paths often', () => {
     // CHECK_FAST_SEED replays or explores other seeds.
@@ -271,12 +280,7 @@ describe('checkExport: the fast path against the general path', () => {
       const bytes = Buffer.from(chance(next, 0.02) ? `\ufeff${text}` : text, 'utf8');
       // Every other document judged as ratefile's own (the publish gate's strictness), drawing no random number.
       const options = { strict: n % 2 === 0 };
-      const fast = checkExportTraced(bytes, 'doc.xml', options);
-      const general = checkExportGeneral(bytes, 'doc.xml', options);
-      const context = `seed ${seed}, document ${n}, strict ${options.strict}: ${JSON.stringify(text)}`;
-      expect(fast.result, context).toStrictEqual(general);
-      // Same keys in the same order too: `ratefile check --json` prints them.
-      expect(JSON.stringify(fast.result), context).toBe(JSON.stringify(general));
+      const fast = bothPaths(bytes, options, `seed ${seed}, document ${n}, strict ${options.strict}: ${JSON.stringify(text)}`);
       paths[fast.path] = (paths[fast.path] ?? 0) + 1;
       items += fast.path === 'fast' ? (fast.result.items ?? 0) : 0;
       cleared += fast.cleared;
@@ -380,13 +384,9 @@ describe('checkExport: EREF 1.1 by the scanner against the general path', () => 
       if (chance(next, 0.3)) text = mutate(text, next);
       const bytes = Buffer.from(text, 'utf8');
       const options = { strict: n % 2 === 0 };
-      const fast = checkExportTraced(bytes, 'eref.xml', options);
-      const general = checkExportGeneral(bytes, 'eref.xml', options);
-      const context = `seed ${seed}, document ${n}, strict ${options.strict}: ${JSON.stringify(text)}`;
-      expect(fast.result, context).toStrictEqual(general);
-      expect(JSON.stringify(fast.result), context).toBe(JSON.stringify(general));
+      const fast = bothPaths(bytes, options, `seed ${seed}, document ${n}, strict ${options.strict}: ${JSON.stringify(text)}`);
       // EREF items get the full rules always: the classic quick test never clears one.
-      expect(fast.cleared, context).toBe(0);
+      expect(fast.cleared).toBe(0);
       paths[fast.path] = (paths[fast.path] ?? 0) + 1;
       if (fast.path === 'fast' && fast.result.findings.some((f) => f.item !== undefined)) withFindings += 1;
     }
