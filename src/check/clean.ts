@@ -1,14 +1,15 @@
 // A quick test that an item in the standard form (simple.ts: elements in order, the required ones there, codes
 // alphanumeric, numbers plain, no value empty or with space around it) has nothing to report. It is conservative:
 // "clean" means checkItem (item.ts) would report nothing at all for the item; whenever it is not sure it says no,
-// and the item gets the full rules. Numbers are read as digits (never Decimal) and compared as doubles only when
-// clearly apart; what repeats from item to item (codes, labels, the address's host) is looked at once.
+// and the item gets the full rules. Numbers are read as digits (never Decimal) and compared as doubles when clearly
+// apart, and else exactly from the same digits (plain.ts: doubles below 2^53, BigInt past it); what repeats from
+// item to item (codes, labels, the address's host) is looked at once.
 import { knownCities } from '../codes.js';
 import { labels } from '../config/fields.js';
 import { itemElements } from '../exports/select.js';
 import { isKnownUnit } from './item.js';
 import { numberedCurrencies } from './numbered.js';
-import { compare, paysMoreThan } from './plain.js';
+import { compare, compareScaled, exactLimit, exceedsScaled, paysMoreThan } from './plain.js';
 import { decodeText, type StandardTexts } from './simple.js';
 import { parseFee, parseFloating } from './values.js';
 
@@ -39,18 +40,21 @@ const numberPlaces = 6;
 
 /** The quick test, with what it remembers from item to item (files repeat codes, labels and the address's host). */
 export class CleanItems {
-  /** What `number` read into each place: the number, its whole part, and whether a digit after the dot is not 0. */
+  /**
+   * What `number` read into each place: the number, its digits as an integer (exact while below 2^53) and their
+   * scale (digits after the dot), its whole part, and whether a digit after the dot is not 0.
+   */
   private readonly values = new Float64Array(numberPlaces);
+  private readonly digits = new Float64Array(numberPlaces);
+  private readonly scales = new Int32Array(numberPlaces);
   private readonly wholes = new Float64Array(numberPlaces);
   private readonly fractions = new Uint8Array(numberPlaces);
-  /** The text each place holds: items repeat amounts and limits, and a text read before need not be read again. */
-  private readonly numberTexts: string[] = new Array<string>(numberPlaces).fill('');
   private previousFrom = '';
   private previousNumber: number | undefined;
   private previousParam = '';
   private readonly labelVerdicts = new Map<string, boolean>();
-  /** Matches texts that start with the scheme and authority of the last good address (see `httpUrl`). */
-  private sameAuthority: RegExp | undefined;
+  /** The scheme and authority of the last good address (see `httpUrl`), or empty. */
+  private authority = '';
 
   /** The item's direction when it has nothing to report; undefined when it may have. */
   test(texts: StandardTexts): Direction | undefined {
@@ -96,9 +100,35 @@ export class CleanItems {
     const inOne = wholes[inPlace] === 1 && fractions[inPlace] === 0;
     const outOne = wholes[outPlace] === 1 && fractions[outPlace] === 0;
     if (!(inOne && wholes[outPlace]! >= 1) && !(outOne && wholes[inPlace]! >= 1)) return false;
-    if (min >= max * (1 - margin) && (min > max * (1 + margin) || compare(texts[minamount]!, texts[maxamount]!) > 0)) return false;
+    if (min >= max * (1 - margin) && (min > max * (1 + margin) || this.minAboveMax(texts))) return false;
     const rate = values[outPlace]! / values[inPlace]!;
-    return reservePays(texts, min, minamount, rate, reserve) && reservePays(texts, max, maxamount, rate, reserve);
+    return this.reservePays(texts, minPlace, minamount, rate) && this.reservePays(texts, maxPlace, maxamount, rate);
+  }
+
+  /** Whether the minimum is above the maximum, exactly (their doubles are too close to tell). */
+  private minAboveMax(texts: StandardTexts): boolean {
+    const { digits, scales } = this;
+    const sign = this.exact(minPlace) && this.exact(maxPlace) ? compareScaled(digits[minPlace]!, scales[minPlace]!, digits[maxPlace]!, scales[maxPlace]!) : NaN;
+    return Number.isNaN(sign) ? compare(texts[minamount]!, texts[maxamount]!) > 0 : sign > 0;
+  }
+
+  /** Whether the reserve pays the limit at `place` (text `texts[k]`) at the rate: doubles when clearly apart, else exactly. */
+  private reservePays(texts: StandardTexts, place: number, k: number, rate: number): boolean {
+    const { values, digits, scales } = this;
+    const pays = values[place]! * rate;
+    const reserve = values[amountPlace]!;
+    if (pays < reserve * (1 - margin)) return true;
+    if (pays > reserve * (1 + margin)) return false;
+    // At the boundary (common: a maximum that pays exactly the reserve): from the digits read, BigInt from the text past 2^53.
+    if (this.exact(place) && this.exact(inPlace) && this.exact(outPlace) && this.exact(amountPlace)) {
+      return !exceedsScaled(digits[place]!, scales[place]!, digits[inPlace]!, scales[inPlace]!, digits[outPlace]!, scales[outPlace]!, digits[amountPlace]!, scales[amountPlace]!);
+    }
+    return !paysMoreThan(texts[k]!, texts[inSlot]!, texts[outSlot]!, texts[amount]!);
+  }
+
+  /** Whether the digits at `place` are exact as a double: while the true value is below 2^53 every step reading it is. */
+  private exact(place: number): boolean {
+    return this.digits[place]! < exactLimit;
   }
 
   /**
@@ -106,7 +136,6 @@ export class CleanItems {
    * of it. False when it has more than `maxDigits` digits.
    */
   private number(text: string, place: number): boolean {
-    if (text === this.numberTexts[place]) return true;
     const length = text.length;
     if (length > maxDigits) return false;
     let value = 0;
@@ -124,9 +153,10 @@ export class CleanItems {
       }
     }
     this.values[place] = fractionDigits === 0 ? value : value / powersOfTen[fractionDigits]!;
+    this.digits[place] = value;
+    this.scales[place] = fractionDigits;
     this.wholes[place] = whole === -1 ? value : whole;
     this.fractions[place] = fraction;
-    this.numberTexts[place] = text;
     return true;
   }
 
@@ -150,7 +180,11 @@ export class CleanItems {
    * address up to the end of its authority passes without being parsed again: an export's addresses share a host.
    */
   private httpUrl(raw: string): boolean {
-    if (this.sameAuthority?.test(raw)) return true;
+    if (this.authority !== '' && raw.startsWith(this.authority)) {
+      // The authority ends at `/`, `\`, `?`, `#` or the end of the text.
+      const after = raw.charCodeAt(this.authority.length);
+      if (Number.isNaN(after) || after === 47 || after === 92 || after === 63 || after === 35) return true;
+    }
     const text = decodeText(raw);
     let parsed: URL;
     try {
@@ -162,17 +196,9 @@ export class CleanItems {
     // Without `&` the prefix reads the same whether references are decoded or not; the authority ends at `/`,
     // `\`, `?`, `#` or the end of the text.
     const authority = /^https?:\/\/[^/\\?#\t\n\r&]+(?=[/\\?#]|$)/.exec(text);
-    if (authority) this.sameAuthority = new RegExp(`^${authority[0].replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:[/\\\\?#]|$)`);
+    this.authority = authority?.[0] ?? '';
     return true;
   }
-}
-
-/** Whether the reserve pays the limit in `texts[k]` (about `limit`) at the rate; with Decimal when doubles are too close to tell. */
-function reservePays(texts: StandardTexts, limit: number, k: number, rate: number, reserve: number): boolean {
-  const pays = limit * rate;
-  if (pays < reserve * (1 - margin)) return true;
-  if (pays > reserve * (1 + margin)) return false;
-  return !paysMoreThan(texts[k]!, texts[inSlot]!, texts[outSlot]!, texts[amount]!);
 }
 
 /** A fee in a standard form, every unit a percent or a known code. */

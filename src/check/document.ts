@@ -3,7 +3,7 @@
 import type { Direction } from './clean.js';
 import { describeItem, severityOf, type CheckOptions, type CheckResult, type Finding, type ItemRef } from './findings.js';
 import { checkItem, itemRef } from './item.js';
-import { numberedCurrencies } from './numbered.js';
+import { numberedCities, numberedCurrencies } from './numbered.js';
 import type { XmlElement } from './tree.js';
 
 type At = (index: number) => { line: number; column: number };
@@ -16,6 +16,8 @@ export class DocumentChecks {
    * common case, in a row per from indexed by the to's number (0: none yet); any other direction by its codes.
    */
   private readonly knownRows: (Int32Array | undefined)[] = [];
+  /** The same between two known currencies in a known city (cash directions), by a number made of the three. */
+  private readonly knownInCity = new Map<number, number>();
   private readonly firstOf = new Map<string, number>();
 
   /** `findings`: those found before the document was read (decoding), kept in front. */
@@ -60,11 +62,7 @@ export class DocumentChecks {
   /** An item clean.ts found clean: counted and checked for duplicates, nothing else to report. */
   cleanItem(index: number, direction: Direction): void {
     this.items += 1;
-    if (direction.city === undefined) this.knownDirection(this.items, direction.from, direction.to, index);
-    else {
-      const { list } = numberedCurrencies();
-      this.direction(this.items, list[direction.from]!.code, list[direction.to]!.code, direction.city, index);
-    }
+    this.knownDirection(this.items, direction.from, direction.to, direction.city, index);
   }
 
   private item(item: XmlElement): void {
@@ -80,19 +78,28 @@ export class DocumentChecks {
     if (ref.from === undefined || ref.to === undefined) return;
     const { numbers } = numberedCurrencies();
     const [from, to] = [numbers.get(ref.from), numbers.get(ref.to)];
-    if (ref.city === undefined && from !== undefined && to !== undefined) this.knownDirection(ref.index, from, to, item.index);
+    if (from !== undefined && to !== undefined) this.knownDirection(ref.index, from, to, ref.city, item.index);
     else this.direction(ref.index, ref.from, ref.to, ref.city, item.index);
   }
 
-  /** Item `position` (its `<` at `index`) goes between the known currencies numbered `from` and `to`, without a city. */
-  private knownDirection(position: number, from: number, to: number, index: number): void {
-    const row = (this.knownRows[from] ??= new Int32Array(numberedCurrencies().list.length));
-    const first = row[to]!;
-    if (first === 0) row[to] = position;
-    else {
-      const { list } = numberedCurrencies();
-      this.duplicate(position, list[from]!.code, list[to]!.code, undefined, first, index);
+  /** Item `position` (its `<` at `index`) goes between the known currencies numbered `from` and `to`, with or without a city. */
+  private knownDirection(position: number, from: number, to: number, city: string | undefined, index: number): void {
+    const { list } = numberedCurrencies();
+    if (city === undefined) {
+      const row = (this.knownRows[from] ??= new Int32Array(list.length));
+      const first = row[to]!;
+      if (first === 0) row[to] = position;
+      else this.duplicate(position, list[from]!.code, list[to]!.code, undefined, first, index);
+      return;
     }
+    const cities = numberedCities();
+    const cityNumber = cities.get(city);
+    // A city not on the list (or several in one <city>) is keyed by its text, as any other direction.
+    if (cityNumber === undefined) return this.direction(position, list[from]!.code, list[to]!.code, city, index);
+    const key = (from * list.length + to) * cities.size + cityNumber;
+    const first = this.knownInCity.get(key);
+    if (first === undefined) this.knownInCity.set(key, position);
+    else this.duplicate(position, list[from]!.code, list[to]!.code, city, first, index);
   }
 
   /** Item `position` (its `<` at `index`) has any other direction. */

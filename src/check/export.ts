@@ -1,13 +1,13 @@
 // checkExport: one export file against the standard (../shared/spec/export-format.md), every finding tied to its item. Pure.
-// Classic and EREF 1.1 XML (eref.ts, by the general path) and jsons.info JSON (json.ts), told apart by their content.
-// Two ways to read a file, same findings: the files ratefile renders (and most others) are scanned item by item by
-// simple.ts, without a tree of the document; whatever that scanner does not take is read by the general path
+// Classic and EREF 1.1 XML (eref.ts's item rules) and jsons.info JSON (json.ts), told apart by their content.
+// Two ways to read an XML file, same findings: the files ratefile renders (and most others) are scanned item by item
+// by simple.ts, without a tree of the document; whatever that scanner does not take is read by the general path
 // (xml.ts's well-formedness checks and tree.ts's fast-xml-parser tree).
 import { CleanItems } from './clean.js';
 import { decodeExport } from './decode.js';
 import { DocumentChecks } from './document.js';
 import { positions, type CheckOptions, type CheckResult, type Finding } from './findings.js';
-import { scanSimple } from './simple.js';
+import { scanSimple, type StandardTexts } from './simple.js';
 import { parseDocument, type XmlElement } from './tree.js';
 import { checkWellFormedText } from './xml.js';
 import { checkErefItem, looksLikeEref } from './eref.js';
@@ -40,30 +40,37 @@ export function checkExportTraced(bytes: Uint8Array, target: string, options: Ch
   if (decoded.text === undefined) return { result: { target, findings: decoded.findings }, path: 'bytes', cleared: 0 };
   // The format is told by the content, never by the name: JSON starts with '{', EREF 1.1 items have its limits or steps.
   if (looksLikeJson(decoded.text)) return { result: checkJsonExport(decoded.text, target, decoded.findings, options), path: 'general', cleared: 0 };
-  if (looksLikeEref(decoded.text)) return { result: checkGeneral(decoded.text, target, decoded.findings, options, checkErefItem), path: 'general', cleared: 0 };
-  const fast = options.general ? undefined : checkSimple(decoded.text, target, decoded.findings, options);
+  // EREF 1.1 items are scanned too (labels are empty elements, which the scanner takes; a <step> or <floating>'s
+  // attributes send the file the general way), each with the full EREF rules: the quick test knows classic items only.
+  const checkItems = looksLikeEref(decoded.text) ? checkErefItem : checkItem;
+  const fast = options.general ? undefined : checkSimple(decoded.text, target, decoded.findings, options, checkItems);
   if (fast) return { ...fast, path: 'fast' };
-  return { result: checkGeneral(decoded.text, target, decoded.findings, options), path: 'general', cleared: 0 };
+  return { result: checkGeneral(decoded.text, target, decoded.findings, options, checkItems), path: 'general', cleared: 0 };
 }
 
 /** The fast path; undefined when the document is outside the scanner's subset (its partial findings are dropped). */
-function checkSimple(text: string, target: string, findings: readonly Finding[], options: CheckOptions): { result: CheckResult; cleared: number } | undefined {
-  const checks = new DocumentChecks(positions(text), findings, options);
+function checkSimple(text: string, target: string, findings: readonly Finding[], options: CheckOptions, checkItems: typeof checkItem): { result: CheckResult; cleared: number } | undefined {
+  const checks = new DocumentChecks(positions(text), findings, options, checkItems);
   const clean = new CleanItems();
+  const classic = checkItems === checkItem;
   let root: XmlElement | undefined;
   let cleared = 0;
   const scanned = scanSimple(text, {
     declaration: (declaration) => checks.declaration(declaration),
     // Any other root goes the general way, which reports it.
     root: (element) => (root = element).name === 'rates' && checks.root(element),
-    // An item the quick test finds clean needs no element; anything else gets the full rules.
-    standardItem: (texts, index) => {
-      const direction = clean.test(texts);
-      if (direction === undefined) return false;
-      checks.cleanItem(index, direction);
-      cleared += 1;
-      return true;
-    },
+    // A classic item the quick test finds clean needs no element; anything else gets the full rules.
+    ...(classic
+      ? {
+          standardItem: (texts: StandardTexts, index: number) => {
+            const direction = clean.test(texts);
+            if (direction === undefined) return false;
+            checks.cleanItem(index, direction);
+            cleared += 1;
+            return true;
+          },
+        }
+      : {}),
     child: (child) => checks.child(child),
   });
   return scanned && root ? { result: checks.finish(target, root), cleared } : undefined;

@@ -1,6 +1,6 @@
 // The monitors' currency codes numbered, so that work done per item (the duplicates check) indexes arrays by number
 // instead of hashing codes again and again.
-import { knownCurrencies, type KnownCurrency } from '../codes.js';
+import { knownCities, knownCurrencies, type KnownCurrency } from '../codes.js';
 
 export interface NumberedCurrencies {
   /** Each known code's number: its place in `list`. */
@@ -16,4 +16,12 @@ export function numberedCurrencies(): NumberedCurrencies {
     numbered = { list, numbers: new Map(list.map((currency, number) => [currency.code, number])) };
   }
   return numbered;
+}
+
+let cities: ReadonlyMap<string, number> | undefined;
+
+/** Each known city code's number (its place in the city list), for the same reason. */
+export function numberedCities(): ReadonlyMap<string, number> {
+  cities ??= new Map([...knownCities().keys()].map((code, number) => [code, number]));
+  return cities;
 }

@@ -23,9 +23,9 @@ export interface SimpleHandlers {
   root(root: XmlElement): boolean;
   /**
    * An <item> in the standard form (see `standardItem` below), its `<` at `index`. True when the handler is done
-   * with it; false hands it to `child` as an element.
+   * with it; false hands it to `child` as an element. Without this handler every child goes to `child`.
    */
-  standardItem(texts: StandardTexts, index: number): boolean;
+  standardItem?(texts: StandardTexts, index: number): boolean;
   /** Each other child of the root, with its children, in document order. */
   child(child: XmlElement): void;
 }
@@ -121,11 +121,13 @@ class Scanner {
       for (;;) {
         this.skipSpace();
         if (this.endTag(name)) break;
-        standardItem.lastIndex = this.pos;
-        const texts = standardItem.exec(text);
-        if (texts !== null && handlers.standardItem(texts, this.pos)) {
-          this.pos = standardItem.lastIndex;
-          continue;
+        if (handlers.standardItem) {
+          standardItem.lastIndex = this.pos;
+          const texts = standardItem.exec(text);
+          if (texts !== null && handlers.standardItem(texts, this.pos)) {
+            this.pos = standardItem.lastIndex;
+            continue;
+          }
         }
         const child = this.child();
         if (child === undefined) return false;

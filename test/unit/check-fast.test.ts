@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../../src/build.js';
 import { decodeExport, firstInvalidUtf8 } from '../../src/check/decode.js';
-import { checkExportGeneral, checkExportTraced } from '../../src/check/export.js';
+import { checkExportGeneral, checkExportTraced, type TracedCheck } from '../../src/check/export.js';
 import { positions } from '../../src/check/findings.js';
-import { compare, paysMoreThan } from '../../src/check/plain.js';
+import { compare, compareScaled, exactLimit, exceedsScaled, paysMoreThan } from '../../src/check/plain.js';
 import { loadConfig } from '../../src/config/load.js';
 import { Decimal } from '../../src/decimal.js';
-import { itemElements } from '../../src/exports/select.js';
+import { renderEref } from '../../src/exports/eref.js';
+import { itemElements, selectExports } from '../../src/exports/select.js';
 import { repoRoot } from '../support/process.js';
 import { random, type Next } from '../support/random.js';
 import { fixedNow } from '../support/run-cli.js';
@@ -67,6 +68,12 @@ const boundaries: [string, string, string, string][] = [
   ['1', '80.0215', '50000000', '624832.0763794792655724'],
   ['1', '80.0215', '50000000', '624832.07637947926557'],
   ['1', '80.0215', '50000000', '624832.0763794792'],
+  // As ratefile writes them: a maximum of 16 digits whose product with the rate passes 2^53 (BigInt decides)…
+  ['1', '3.9362', '50000000', '12702606.57486916'],
+  ['1', '3.9362', '50000000', '12702606.57486917'],
+  // …and short ones decided exactly in doubles.
+  ['4.0611', '1', '1000', '4061.1'],
+  ['4.0611', '1', '1000', '4061.1001'],
 ];
 
 type Item = [string, string][];
@@ -249,6 +256,15 @@ function mutate(text: string, next: Next): string {
   }
 }
 
+/** One document both ways: identical results, the same keys in the same order too (`ratefile check --json` prints them). */
+function bothPaths(bytes: Buffer, options: { strict: boolean }, context: string): TracedCheck {
+  const fast = checkExportTraced(bytes, 'doc.xml', options);
+  const general = checkExportGeneral(bytes, 'doc.xml', options);
+  expect(fast.result, context).toStrictEqual(general);
+  expect(JSON.stringify(fast.result), context).toBe(JSON.stringify(general));
+  return fast;
+}
+
 describe('checkExport: the fast path against the general path', () => {
   it('gives identical results on 3,000 randomized documents, good and broken, taking both paths often', () => {
     // CHECK_FAST_SEED replays or explores other seeds.
@@ -264,12 +280,7 @@ describe('checkExport: the fast path against the general path', () => {
       const bytes = Buffer.from(chance(next, 0.02) ? `\ufeff${text}` : text, 'utf8');
       // Every other document judged as ratefile's own (the publish gate's strictness), drawing no random number.
       const options = { strict: n % 2 === 0 };
-      const fast = checkExportTraced(bytes, 'doc.xml', options);
-      const general = checkExportGeneral(bytes, 'doc.xml', options);
-      const context = `seed ${seed}, document ${n}, strict ${options.strict}: ${JSON.stringify(text)}`;
-      expect(fast.result, context).toStrictEqual(general);
-      // Same keys in the same order too: `ratefile check --json` prints them.
-      expect(JSON.stringify(fast.result), context).toBe(JSON.stringify(general));
+      const fast = bothPaths(bytes, options, `seed ${seed}, document ${n}, strict ${options.strict}: ${JSON.stringify(text)}`);
       paths[fast.path] = (paths[fast.path] ?? 0) + 1;
       items += fast.path === 'fast' ? (fast.result.items ?? 0) : 0;
       cleared += fast.cleared;
@@ -322,6 +333,81 @@ describe('checkExport: the fast path against the general path', () => {
       expect(traced.result, outside).toStrictEqual(checkExportGeneral(Buffer.from(outside), 'x'));
     }
     expect(checkExportTraced(Buffer.from([0x3c, 0xff]), 'x').path).toBe('bytes');
+  });
+});
+
+/** An EREF 1.1 item (eref.ts's order), good most of the time, with the classic generator's values good and bad. */
+function randomErefItem(next: Next, first: boolean): string[] {
+  const value = (good: readonly string[], bad: readonly string[]) => (chance(next, 0.9) ? pick(next, good) : pick(next, bad));
+  const from = value(codes, badCodes);
+  const to = value(codes.filter((code) => code !== from), badCodes);
+  const rate = pick(next, ['2', '96075.29', '80.0215', '1.0204']);
+  const [inText, outText] = chance(next, 0.2) ? [value(numbers, badNumbers), value(numbers, badNumbers)] : chance(next, 0.5) ? ['1', rate] : [rate, '1'];
+  const [min, max] = [value(['0.25', '0.001', '1', '5000'], badNumbers), value(['5', '7.3', '100', '9376000'], badNumbers)];
+  const fields: [string, string | undefined][] = [
+    ['from', from], ['to', to], ['in', inText], ['out', outText], ['amount', value(['50000000', '485000', '1000'], badNumbers)],
+    // The first item always has an EREF element, so the file reads as EREF 1.1.
+    ['frommin', first || chance(next, 0.8) ? min : undefined], ['frommax', chance(next, 0.8) ? max : undefined],
+    ['tomin', chance(next, 0.5) ? value(numbers, badNumbers) : undefined], ['tomax', chance(next, 0.5) ? value(numbers, badNumbers) : undefined],
+    ['fromfee', chance(next, 0.15) ? pick(next, ['1%', '0.0005', '2 USD', '1,5', 'x']) : undefined],
+    ['tofee', chance(next, 0.1) ? pick(next, ['0.5%', '1']) : undefined],
+    ['delay', chance(next, 0.1) ? pick(next, delays) : undefined],
+  ];
+  const elements = fields.filter((field): field is [string, string] => field[1] !== undefined).map(([name, text]) => (text === '' && chance(next, 0.3) ? `<${name}/>` : `<${name}>${escape(text)}</${name}>`));
+  // What the scanner does not take (attributes, a <step>'s elements) now and then: those files go the general way.
+  if (chance(next, 0.04)) elements.push(pick(next, ['<floating minutes="15"/>', '<floating percent="1"/>', '<floating/>']));
+  if (chance(next, 0.04)) elements.push('<step frommin="1" frommax="2"><in>1</in><out>3</out></step>');
+  // Labels as EREF writes them (empty elements), and as it does not.
+  for (const label of ['manual', 'verifying']) if (chance(next, 0.2)) elements.push(pick(next, [`<${label}/>`, `<${label}/>`, `<${label}>true</${label}>`, `<${label}>yes</${label}>`]));
+  if (chance(next, 0.05)) elements.push(pick(next, ['<param>manual</param>', '<frommaxx>1</frommaxx>']));
+  if (chance(next, 0.2)) elements.push(`<city>${pick(next, cities)}</city>`);
+  if (chance(next, 0.6)) elements.push(`<minamount>${chance(next, 0.9) ? min : '3'}</minamount>`, `<maxamount>${chance(next, 0.9) ? max : '4'}</maxamount>`);
+  if (chance(next, 0.05) && elements.length > 3) {
+    const i = Math.floor(next() * (elements.length - 1));
+    [elements[i], elements[i + 1]] = [elements[i + 1]!, elements[i]!];
+  }
+  return elements;
+}
+
+describe('checkExport: EREF 1.1 by the scanner against the general path', () => {
+  it('gives identical results on 2,000 randomized EREF 1.1 documents, good and broken, taking both paths often', () => {
+    const seed = Number(process.env.CHECK_FAST_SEED ?? 20_261_123);
+    const next = random(seed);
+    const paths: Record<string, number> = {};
+    let withFindings = 0;
+    for (let n = 0; n < 2000; n++) {
+      const layout = pick(next, [{ indent: '  ', newline: '\n' }, { indent: '', newline: '' }, { indent: '\t', newline: '\r\n' }]);
+      const items = Array.from({ length: 1 + Math.floor(next() * 5) }, (_, i) => randomErefItem(next, i === 0));
+      if (chance(next, 0.1)) items.push([...pick(next, items)]);
+      const body = items.map((elements) => `${layout.newline}${layout.indent}<item>${elements.map((e) => `${layout.newline}${layout.indent}${layout.indent}${e}`).join('')}${layout.newline}${layout.indent}</item>`).join('');
+      let text = `${chance(next, 0.9) ? declarations[0]! : pick(next, declarations)}\n<rates>${body}${layout.newline}</rates>\n`;
+      if (chance(next, 0.3)) text = mutate(text, next);
+      const bytes = Buffer.from(text, 'utf8');
+      const options = { strict: n % 2 === 0 };
+      const fast = bothPaths(bytes, options, `seed ${seed}, document ${n}, strict ${options.strict}: ${JSON.stringify(text)}`);
+      // EREF items get the full rules always: the classic quick test never clears one.
+      expect(fast.cleared).toBe(0);
+      paths[fast.path] = (paths[fast.path] ?? 0) + 1;
+      if (fast.path === 'fast' && fast.result.findings.some((f) => f.item !== undefined)) withFindings += 1;
+    }
+    // Not vacuous: both paths often, and item findings to agree on by the scanner's way.
+    expect(paths.fast).toBeGreaterThan(800);
+    expect(paths.general).toBeGreaterThan(300);
+    expect(withFindings).toBeGreaterThan(400);
+  });
+
+  it('reads the demo exports rendered as EREF 1.1 by the scanner where they hold no tiers or floating, same findings', async () => {
+    const config = await loadConfig(join(repoRoot, 'ratefile.config.yaml'), repoRoot);
+    const { report } = await build(config, { now: fixedNow });
+    const paths: string[] = [];
+    for (const model of selectExports(report.priced, config.exports)) {
+      const bytes = renderEref(model);
+      const traced = checkExportTraced(bytes, model.file, { strict: true });
+      expect(traced.result.items, model.file).toBe(model.items.length);
+      expect(traced.result, model.file).toStrictEqual(checkExportGeneral(bytes, model.file, { strict: true }));
+      paths.push(traced.path);
+    }
+    expect(paths).toContain('fast');
   });
 });
 
@@ -401,6 +487,25 @@ describe('the pieces of the fast path', () => {
       const amount = pick(next, [exact.toFixed(), exact.toSignificantDigits(15).toFixed(), exact.times(2).toFixed(), exact.toSignificantDigits(3).toFixed()]);
       const more = new Unrounded(limit).times(outText).greaterThan(new Unrounded(amount).times(inText));
       expect(paysMoreThan(limit, inText, outText, amount), `${limit} × ${outText} / ${inText} vs ${amount}`).toBe(more);
+    }
+    // Digits near 2^53 on either side, scales apart: the doubles' exact range and BigInt past it agree with the truth.
+    const digits = () => pick(next, [0, 1, 7, 10, 999, 10_204, 50_000_000, 94_906_265, 2 ** 26 + 1, exactLimit - 1, Math.floor(next() * 1e6), Math.floor(next() * 1e15), Math.floor(next() * exactLimit)]);
+    const scale = () => Math.floor(next() * 26);
+    const truth = (a: number, as: number, b: number, bs: number) => {
+      const [x, y] = [BigInt(a) * 10n ** BigInt(Math.max(as, bs) - as), BigInt(b) * 10n ** BigInt(Math.max(as, bs) - bs)];
+      return x < y ? -1 : x > y ? 1 : 0;
+    };
+    for (let n = 0; n < 3000; n++) {
+      const [a, as, b] = [digits(), scale(), digits()];
+      // Equal values written at other scales now and then: 12 against 1200 at two more places.
+      const bs = chance(next, 0.3) ? as : scale();
+      const sign = compareScaled(a, as, b, bs);
+      if (!Number.isNaN(sign)) expect(sign, `${a}e-${as} vs ${b}e-${bs}`).toBe(truth(a, as, b, bs));
+      const [l, ls, i, is, o, os, m, ms] = [digits(), scale(), digits() || 1, scale(), digits() || 1, scale(), digits(), scale()];
+      const [left, right] = [BigInt(l) * BigInt(o) * 10n ** BigInt(ms + is), BigInt(m) * BigInt(i) * 10n ** BigInt(ls + os)];
+      expect(exceedsScaled(l, ls, i, is, o, os, m, ms), `${l}e-${ls} × ${o}e-${os} / ${i}e-${is} vs ${m}e-${ms}`).toBe(left > right);
+      // On the boundary: the amount that is exactly limit × out / in, when that has digits below 2^53.
+      if (l * o < exactLimit && (l * o) % i === 0) expect(exceedsScaled(l, ls, i, is, o, os, (l * o) / i, ls + os - is), 'boundary').toBe(false);
     }
     // A maximum that pays exactly the reserve is not more than it, though 1/in has no finite decimal form.
     expect(paysMoreThan('153065000', '3.0613', '1', '50000000')).toBe(false);
