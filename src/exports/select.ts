@@ -69,9 +69,16 @@ export function formatFloating(text: string): string {
   return percent ? `${formatDecimal(new Decimal(percent[1]!))}%` : text;
 }
 
+/** Whether a template takes a direction with these tags (loops, not closures: it runs per direction and export). */
 function selects(template: ExportTemplate, tags: readonly string[]): boolean {
-  if (template.includeTags && !template.includeTags.some((tag) => tags.includes(tag))) return false;
-  return !template.excludeTags.some((tag) => tags.includes(tag));
+  const { includeTags, excludeTags } = template;
+  if (includeTags !== undefined && !anyOf(includeTags, tags)) return false;
+  return excludeTags.length === 0 || !anyOf(excludeTags, tags);
+}
+
+function anyOf(wanted: readonly string[], tags: readonly string[]): boolean {
+  for (const tag of wanted) if (tags.includes(tag)) return true;
+  return false;
 }
 
 /** A url pattern split once into literal text and placeholders, filled per item with percent-encoded codes. */
@@ -144,13 +151,17 @@ export interface RateEntry {
  */
 class RateText {
   private readonly byRate = new WeakMap<Decimal, Map<number, RateEntry>>();
+  /** What a rate is multiplied by for the client: 1 − markup; undefined without a markup. */
+  private readonly factor: Decimal | undefined;
 
   /** One per markup: exports with the same markup share it. */
-  constructor(private readonly markup: Decimal) {}
+  constructor(markup: Decimal) {
+    this.factor = markup.isZero() ? undefined : new Decimal(1).minus(markup);
+  }
 
-  /** Any rate of a direction (a tier's) in its published form at this markup. */
+  /** Any rate of a direction (a tier's) in its published form at this markup (as exportRate, with the factor made once). */
   formOf(rate: Decimal, from: Currency, to: Currency): PublishedRate {
-    return this.markup.isZero() ? publishedForm(rate, from, to) : publishedRate(rate.times(new Decimal(1).minus(this.markup)), from, to);
+    return this.factor === undefined ? publishedForm(rate, from, to) : publishedRate(rate.times(this.factor), from, to);
   }
 
   of(priced: PricedDirection): RateEntry {
@@ -161,7 +172,7 @@ class RateText {
     const key = from.ratePrecision * 32 + to.ratePrecision;
     let text = forRate.get(key);
     if (!text) {
-      const form = exportRate(priced.rate, from, to, this.markup);
+      const form = this.formOf(priced.rate, from, to);
       text = { in: formatDecimal(form.in), out: formatDecimal(form.out), form };
       forRate.set(key, text);
     }
