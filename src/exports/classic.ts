@@ -2,19 +2,22 @@
 // What no build changes about a direction in one export (codes after aliases, fees, labels, cities, url) is
 // escaped and joined once and kept across builds; a build splices in only its rate, reserve and limits text.
 // Byte-identical to renderExport over selectExports' items (test/unit/classic.test.ts, on randomized builds).
-import { formatDecimal, roundDown, type Decimal } from '../decimal.js';
+import { formatDecimal, roundDown } from '../decimal.js';
 import type { Direction, ExportTemplate } from '../model.js';
-import type { PublishedLimits } from '../pricing.js';
-import type { WithheldDirection } from '../pricing.js';
+import type { PublishedLimits, WithheldDirection } from '../pricing.js';
 import { ByteSink, chunkItems, declaration, elementText, emptyExport, refusal } from './render.js';
 import { directionFields, urlWriter, type PublishedVisit, type RateEntry } from './select.js';
 
 /** A direction's text in one export that no build changes; alike values share one string (see `TemplateText`). */
 interface ConstantText {
+  /** The direction it was made for: a hit must be the very same object. */
+  direction: Direction;
   /** `\n  <item>\n    <from>…</from>\n    <to>`. */
   from: string;
   /** `…</to>\n    <in>`. */
   to: string;
+  /** `…</amount>`: the reserve, rounded down to the to currency's places. */
+  amount: string;
   /** The fee elements that follow `</amount>`, or ''. */
   fees: string;
   /** One per city (one for a direction without cities): floating … url and the item's end. */
@@ -52,12 +55,16 @@ class Elements {
 
 /**
  * One template's constant text per direction. Safe across builds: the template and the directions of a loaded
- * config are never changed in place (a reload makes new objects, and the WeakMaps let the old ones go); a direction
- * a build copies (a city paused, a reserve read from a source) is a new key. Text shared by many directions (a code,
- * fees, labels and city without a url) is kept once in `shared`, which only ever holds values of the config.
+ * config are never changed in place (a reload makes new template objects, and `templateTexts`, a WeakMap, lets the
+ * old ones go with their text). Entries sit at the direction's index and hold the direction they were made for: a
+ * direction a build copies (a city paused, a reserve read from a source) is another object, so its entry is made
+ * again and replaces the last one there (one entry per index at most). An array, not a WeakMap per direction: at
+ * 50,000 directions a WeakMap's entries alone make every garbage collection slower. Text shared by many directions
+ * (a code, fees, labels and city without a url, a currency's reserve) is kept once in `shared`, which only ever
+ * holds values of the config.
  */
 class TemplateText {
-  private readonly byDirection = new WeakMap<Direction, ConstantText>();
+  private readonly byIndex: (ConstantText | undefined)[] = [];
   private readonly shared = new Map<string, string>();
   private readonly url: ReturnType<typeof urlWriter>;
 
@@ -66,7 +73,8 @@ class TemplateText {
   }
 
   of(direction: Direction): ConstantText {
-    return this.byDirection.get(direction) ?? this.made(direction);
+    const known = this.byIndex[direction.index];
+    return known !== undefined && known.direction === direction ? known : this.made(direction);
   }
 
   private one(text: string): string {
@@ -90,18 +98,24 @@ class TemplateText {
         .add('city', city)
         .add('url', this.url?.(from, to, city ?? '')),
     );
+    const reserve = formatDecimal(roundDown(direction.reserve, direction.to.precision));
     const constant: ConstantText = {
+      direction,
       // The item's start up to <in>, in two parts so each code's part is shared by every direction with that code.
       from: this.one(`\n  <item>\n    <from>${fromText ?? ''}</from>\n    <to>`),
       to: this.one(`${toText ?? ''}</to>\n    <in>`),
+      // A reserve read from a source is new at every build: only the config's own (the currency's) is shared.
+      amount: direction.reserve === direction.to.reserve ? this.one(`${reserve}</amount>`) : flat(`${reserve}</amount>`),
       fees: this.one(fees.text),
       // With a url every tail is the direction's own: sharing it would only fill `shared`.
       tails: tails.map((tail) => (this.url === undefined ? this.one(`${tail.text}\n  </item>`) : flat(`${tail.text}\n  </item>`))),
     };
     const head = fromText === undefined ? 'from' : toText === undefined ? 'to' : undefined;
-    const refused = tails.map((tail) => head ?? fees.refused ?? tail.refused);
+    // Decimal text needs no escaping; checked anyway, so that no value reaches a file unchecked.
+    const amount = elementText(reserve) === reserve ? undefined : 'amount';
+    const refused = tails.map((tail) => head ?? amount ?? fees.refused ?? tail.refused);
     if (refused.some((name) => name !== undefined)) constant.refused = refused;
-    this.byDirection.set(direction, constant);
+    this.byIndex[direction.index] = constant;
     return constant;
   }
 }
@@ -109,53 +123,46 @@ class TemplateText {
 const templateTexts = new WeakMap<ExportTemplate, TemplateText>();
 
 /**
- * Decimal text as element text. Ours is digits, a point and a sign, which need no escaping; it is checked anyway
- * where it is made (once per distinct value), so no value reaches a file unchecked.
+ * Rate and limits text of one export, made once per object: a rate entry (one per rate, precisions and markup in a
+ * build) or a set of published limits (shared by directions alike). Plain Maps that die with the export.
  */
-function numberText(file: string, index: number, name: string, value: string): string {
-  if (elementText(value) !== value) throw refusal(file, index, name);
-  return value;
-}
+class NumberText {
+  private readonly rates = new Map<RateEntry, string>();
+  private readonly limits = new Map<PublishedLimits, string>();
 
-// Per-build values by the immutable object they are made from, each text made once per object: rate entries (one per
-// rate, precisions and markup in a build), reserves (Decimals) and published limits; the WeakMaps let them go with it.
-const rateTexts = new WeakMap<RateEntry, string>();
-const amountTexts = new WeakMap<Decimal, Map<number, string>>();
-const limitTexts = new WeakMap<PublishedLimits, string>();
+  constructor(private readonly file: string) {}
 
-function rateText(file: string, index: number, rate: RateEntry): string {
-  let text = rateTexts.get(rate);
-  if (text === undefined) {
-    text = flat(`${numberText(file, index, 'in', rate.in)}</in>\n    <out>${numberText(file, index, 'out', rate.out)}</out>\n    <amount>`);
-    rateTexts.set(rate, text);
+  /** `in</in>…<amount>`; `index`: the item about to be written, for a refusal. */
+  rate(rate: RateEntry, index: number): string {
+    let text = this.rates.get(rate);
+    if (text === undefined) {
+      text = flat(`${this.checked(index, 'in', rate.in)}</in>\n    <out>${this.checked(index, 'out', rate.out)}</out>\n    <amount>`);
+      this.rates.set(rate, text);
+    }
+    return text;
   }
-  return text;
-}
 
-function amountText(file: string, index: number, reserve: Decimal, places: number): string {
-  let byPlaces = amountTexts.get(reserve);
-  if (!byPlaces) amountTexts.set(reserve, (byPlaces = new Map()));
-  let text = byPlaces.get(places);
-  if (text === undefined) {
-    text = flat(`${numberText(file, index, 'amount', formatDecimal(roundDown(reserve, places)))}</amount>`);
-    byPlaces.set(places, text);
+  /** The <minamount> and <maxamount> elements. */
+  bounds(limits: PublishedLimits, index: number): string {
+    let text = this.limits.get(limits);
+    if (text === undefined) {
+      const min = limits.min === undefined ? '' : `\n    <minamount>${this.checked(index, 'minamount', formatDecimal(limits.min))}</minamount>`;
+      text = flat(`${min}\n    <maxamount>${this.checked(index, 'maxamount', formatDecimal(limits.max))}</maxamount>`);
+      this.limits.set(limits, text);
+    }
+    return text;
   }
-  return text;
-}
 
-function limitsText(file: string, index: number, limits: PublishedLimits): string {
-  let text = limitTexts.get(limits);
-  if (text === undefined) {
-    const min = limits.min === undefined ? '' : `\n    <minamount>${numberText(file, index, 'minamount', formatDecimal(limits.min))}</minamount>`;
-    text = flat(`${min}\n    <maxamount>${numberText(file, index, 'maxamount', formatDecimal(limits.max))}</maxamount>`);
-    limitTexts.set(limits, text);
+  /** Decimal text needs no escaping (digits, a point, a sign); checked anyway, once per value, so none goes unchecked. */
+  private checked(index: number, name: string, value: string): string {
+    if (elementText(value) !== value) throw refusal(this.file, index, name);
+    return value;
   }
-  return text;
 }
 
 /**
  * A classic export's bytes, its item count and the directions left out of it, from `walk` (one export's walk of
- * exportWalker over `directions` priced directions). Items are joined 1,024 at a time into one buffer.
+ * exportWalker over `directions` priced directions). Items are joined `chunkItems` at a time into one buffer.
  */
 export function writeClassic(
   template: ExportTemplate,
@@ -165,19 +172,19 @@ export function writeClassic(
   let texts = templateTexts.get(template);
   if (!texts) templateTexts.set(template, (texts = new TemplateText(template)));
   const { file } = template;
+  const numbers = new NumberText(file);
   const sink = new ByteSink();
   let parts: string[] = [`${declaration}<rates>`];
   let items = 0;
   const withheld = walk((p, rate, limits, _steps, position) => {
     const { direction } = p;
     const constant = texts.of(direction);
-    const numbers = rateText(file, items, rate);
-    const amount = amountText(file, items, direction.reserve, direction.to.precision);
-    const bounds = limitsText(file, items, limits);
+    const rated = numbers.rate(rate, items);
+    const bounds = numbers.bounds(limits, items);
     for (let k = 0; k < constant.tails.length; k++) {
       const refused = constant.refused?.[k];
       if (refused !== undefined) throw refusal(file, items, refused);
-      parts.push(constant.from, constant.to, numbers, amount, constant.fees, bounds, constant.tails[k]!);
+      parts.push(constant.from, constant.to, rated, constant.amount, constant.fees, bounds, constant.tails[k]!);
       items += 1;
       if (items % chunkItems === 0) {
         sink.write(parts.join(''), (position + 1) / directions);

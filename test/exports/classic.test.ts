@@ -185,7 +185,7 @@ describe('exportWriter against selectExports + renderModel', () => {
     ['a city', (d: Direction): Direction => ({ ...d, cities: ['MSK', 'S\uFFFEPB'] }), 'city'],
     ['a fee', (d: Direction): Direction => ({ ...d, tofee: '1\uD800' }), 'tofee'],
   ])('refuses a character XML 1.0 forbids in %s, naming file, item and element as the plain path does, build after build', (_, spoil, element) => {
-    // Past the first chunk of 1,024 items, so the item's number is counted across chunks.
+    // Past many chunks (`chunkItems`), so the item's number is counted across chunks.
     const clean = randomDirections(random(5), 1500).map((d): Direction => ({ ...d, cities: [], tags: ['main'] }));
     const target = priceDirections(clean, bookAt('1')).priced[1100]!.direction;
     const spoilt = spoil(target);
