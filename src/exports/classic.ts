@@ -1,7 +1,7 @@
 // writeClassic: a classic export's bytes written straight from the selection, without item objects. Pure.
 // What no build changes about a direction in one export (codes after aliases, fees, labels, cities, url) is
 // escaped and joined once and kept across builds; a build splices in only its rate, reserve and limits text.
-// Byte-identical to renderExport over selectExports' items (test/unit/classic.test.ts, on randomized builds).
+// Byte-identical to renderExport over selectExports' items (test/exports/classic.test.ts, on randomized builds).
 import { formatDecimal, roundDown } from '../decimal.js';
 import type { Direction, ExportTemplate } from '../model.js';
 import type { PublishedLimits, WithheldDirection } from '../pricing.js';

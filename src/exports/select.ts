@@ -1,4 +1,4 @@
-// selectExports: from priced directions to each export's items (selection, aliases, markup, rounding, url). Pure.
+// selectExports: from priced directions to each export's items (selection, aliases, markup, rounding, url); exportWalker: the selection alone, which every writer shares. Pure.
 import { Decimal, formatDecimal, roundDown, roundUp } from '../decimal.js';
 import type { Currency, Direction, ExportTemplate } from '../model.js';
 import { tierLadder, type LadderStep } from './tiers.js';
