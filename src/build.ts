@@ -3,8 +3,7 @@ import { emptyGuardState, guardDirections, type GuardState } from './guards.js';
 import type { Config } from './model.js';
 import { priceDirections, type PricedDirection, type WithheldDirection } from './pricing.js';
 import { fetchQuotes, sourceMaxAgeMs, type QuoteCache, type SourceReport } from './quotes.js';
-import { exportSelector } from './exports/select.js';
-import { renderModel } from './exports/renderers.js';
+import { exportWriter } from './exports/renderers.js';
 import type { OutputFile } from './publish.js';
 import { applyPauses, type Pause } from './switches.js';
 import { applyReserves } from './reserves/apply.js';
@@ -114,17 +113,17 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   const failing = reports.filter((report) => !report.ok).map((report) => report.name);
   const explain = (w: WithheldDirection) => (failing.length === 0 ? w : { ...w, reason: `${w.reason} (failing sources: ${failing.join(', ')})` });
   const t2 = performance.now();
-  // One export at a time: each export's items are rendered and dropped before the next is selected.
-  const select = exportSelector(guarded.published, config.exports);
+  // One export at a time: each export's text is written and dropped before the next is selected.
+  const write = exportWriter(guarded.published, config.exports);
   const files: OutputFile[] = [];
   const exports: BuildReport['exports'] = [];
   // A direction whose limits fail only at one export's rate (its markup) is left out of that export alone.
   const leftOut: WithheldDirection[] = [];
   for (let index = 0; index < config.exports.length; index++) {
-    const model = select(index);
-    files.push({ file: model.file, bytes: renderModel(model) });
-    exports.push({ name: model.name, file: model.file, items: model.items.length });
-    for (const w of model.withheld) leftOut.push(w);
+    const written = write(index);
+    files.push({ file: written.file, bytes: written.bytes });
+    exports.push({ name: written.name, file: written.file, items: written.items });
+    for (const w of written.withheld) leftOut.push(w);
   }
   const withheld = [...(maintenance ? [] : [...switched.withheld, ...reserved.withheld]), ...unpriced.map(explain), ...competed.withheld, ...guarded.withheld, ...leftOut].sort((a, b) => a.direction.index - b.direction.index);
   const t3 = performance.now();

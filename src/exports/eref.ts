@@ -2,11 +2,8 @@
 // Limits as frommin/frommax and tomin/tomax, with the legacy minamount/maxamount kept last (monitor cabinets
 // still read them); fees as a number or N%; <floating minutes=…/> or percent=…; each label an empty element;
 // amount tiers as <step> elements. Where the format's description is silent it follows the classic file.
-import { RatefileError } from '../errors.js';
-import { elementText } from './render.js';
+import { declaration, elementText, emptyExport, refusal } from './render.js';
 import type { ExportItem, ExportModel } from './select.js';
-
-const declaration = '<?xml version="1.0" encoding="UTF-8"?>\n';
 
 /** A classic fee (`0.0005`, `1.5 %`) as EREF writes it (`0.0005`, `1.5%`); select.ts has left out fees with a currency. */
 const erefFee = (fee: string) => fee.replace(' %', '%');
@@ -21,7 +18,7 @@ function renderItem(model: ExportModel, item: ExportItem, index: number): string
   const element = (name: string, value: string | undefined, indent = '    ') => {
     if (value === undefined) return;
     const text = elementText(value);
-    if (text === undefined) throw new RatefileError('E_RENDER', `${model.file}: cannot render: item ${index + 1} <${name}> has a character XML 1.0 forbids`);
+    if (text === undefined) throw refusal(model.file, index, name);
     lines.push(`${indent}<${name}>${text}</${name}>`);
   };
   element('from', item.from);
@@ -52,7 +49,7 @@ function renderItem(model: ExportModel, item: ExportItem, index: number): string
 
 /** One export model to the bytes of its EREF 1.1 file (UTF-8). */
 export function renderEref(model: ExportModel): Buffer {
-  if (model.items.length === 0) return Buffer.from(`${declaration}<rates></rates>\n`, 'utf8');
+  if (model.items.length === 0) return emptyExport();
   const items = model.items.map((item, index) => renderItem(model, item, index));
   return Buffer.from(`${declaration}<rates>\n${items.join('\n')}\n</rates>\n`, 'utf8');
 }

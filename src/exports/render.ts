@@ -5,7 +5,10 @@ import { create } from 'xmlbuilder2';
 import { RatefileError } from '../errors.js';
 import { itemElements, type ExportModel } from './select.js';
 
-const declaration = '<?xml version="1.0" encoding="UTF-8"?>\n';
+export const declaration = '<?xml version="1.0" encoding="UTF-8"?>\n';
+
+/** The file of an export with no items: `<rates></rates>`, which naive monitor parsers handle better than `<rates/>`. */
+export const emptyExport = () => Buffer.from(`${declaration}<rates></rates>\n`, 'utf8');
 
 /** Characters outside the XML 1.0 `Char` production: C0 controls but tab/LF/CR, lone surrogates, U+FFFE/U+FFFF. */
 const forbidden = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
@@ -26,27 +29,33 @@ export function elementText(value: string): string | undefined {
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-function refuse(model: ExportModel, index: number, name: string): never {
-  throw new RatefileError('E_RENDER', `${model.file}: cannot render: item ${index + 1} <${name}> has a character XML 1.0 forbids`);
+/** The error for item `index` (from 0) of `file` whose element `name` holds a character XML 1.0 forbids. */
+export function refusal(file: string, index: number, name: string): RatefileError {
+  return new RatefileError('E_RENDER', `${file}: cannot render: item ${index + 1} <${name}> has a character XML 1.0 forbids`);
 }
 
-/** Items written per chunk: small strings that die young cost little garbage collection, even at 170,000 items. */
-const chunkItems = 1024;
+/**
+ * Items joined per chunk: about 50 KB of text, below V8's large-object size (128 KB), so each chunk string is born
+ * and dies in the young generation. Chunks of 1,024 items (400 KB) went to the large-object space, counted toward
+ * the old generation and set off full collections of the whole heap: at 50,000 directions they cost more than the
+ * writing itself.
+ */
+export const chunkItems = 128;
 
 /**
- * The file's bytes, written chunk by chunk into one buffer sized from the first chunk's bytes per item, so a
- * 20 MB export is not also held as a list of chunks and then copied into one.
+ * The file's bytes, written chunk by chunk into one buffer sized from the first chunk's bytes per share of the work,
+ * so a 20 MB export is not also held as a list of chunks and then copied into one.
  */
-class ByteSink {
+export class ByteSink {
   private buffer: Buffer = Buffer.alloc(0);
   private length = 0;
 
-  write(text: string, itemsWritten: number, itemsTotal: number): void {
+  /** `done`: the share of the whole file's work done once `text` is written (0 < done ≤ 1), to size the buffer. */
+  write(text: string, done: number): void {
     const size = Buffer.byteLength(text, 'utf8');
     if (this.length + size > this.buffer.length) {
-      const perItem = (this.length + size) / Math.max(1, itemsWritten);
       // A tenth more than the rate so far predicts, and never less than half again what is needed now.
-      const wanted = Math.max(Math.ceil(perItem * itemsTotal * 1.1) + 64, Math.ceil((this.length + size) * 1.5));
+      const wanted = Math.max(Math.ceil(((this.length + size) / Math.max(done, 1e-6)) * 1.1) + 64, Math.ceil((this.length + size) * 1.5));
       const grown = Buffer.allocUnsafe(wanted);
       this.buffer.copy(grown, 0, 0, this.length);
       this.buffer = grown;
@@ -54,20 +63,22 @@ class ByteSink {
     this.length += this.buffer.write(text, this.length, 'utf8');
   }
 
+  /** The bytes written; copied out when the buffer's prediction overshot by more than a quarter, so no slack is kept. */
   bytes(): Buffer {
-    return this.buffer.subarray(0, this.length);
+    const written = this.buffer.subarray(0, this.length);
+    return this.buffer.length > this.length * 1.25 + 4096 ? Buffer.from(written) : written;
   }
 }
 
 /** One export model to the bytes of its file (UTF-8). */
 export function renderExport(model: ExportModel): Buffer {
   const { items } = model;
-  if (items.length === 0) return Buffer.from(`${declaration}<rates></rates>\n`, 'utf8');
+  if (items.length === 0) return emptyExport();
   const sink = new ByteSink();
   let parts: string[] = [`${declaration}<rates>`];
   let written = 0;
   const flush = () => {
-    sink.write(parts.join(''), written, items.length);
+    sink.write(parts.join(''), written / items.length);
     parts = [];
   };
   for (const item of items) {
@@ -76,7 +87,7 @@ export function renderExport(model: ExportModel): Buffer {
       const value = item[itemElements[k]!];
       if (value === undefined) continue;
       const escaped = elementText(value);
-      if (escaped === undefined) refuse(model, written, itemElements[k]!);
+      if (escaped === undefined) throw refusal(model.file, written, itemElements[k]!);
       text += opening[k]! + escaped + closing[k]!;
     }
     parts.push(`${text}\n  </item>`);

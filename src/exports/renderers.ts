@@ -1,13 +1,42 @@
-// One renderer per export format, each a pure function from the selected export model to the file's bytes.
+// One renderer per export format, each a pure function from the selected export model to the file's bytes; and the
+// writer a build uses, which writes classic files straight from the selection (classic.ts) with the same bytes.
+import type { ExportTemplate } from '../model.js';
+import type { PricedDirection, WithheldDirection } from '../pricing.js';
+import { writeClassic } from './classic.js';
 import { renderEref } from './eref.js';
 import type { ExportFormat } from './formats.js';
 import { renderJson } from './json.js';
 import { renderExport } from './render.js';
-import type { ExportModel } from './select.js';
+import { exportSelector, exportWalker, type ExportModel } from './select.js';
 
 const renderers: Record<ExportFormat, (model: ExportModel) => Buffer> = { classic: renderExport, 'eref-1.1': renderEref, json: renderJson };
 
 /** The bytes of an export in its template's format (classic when the model names none). */
 export function renderModel(model: ExportModel): Buffer {
   return renderers[model.format ?? 'classic'](model);
+}
+
+/** One export as a build publishes it: its bytes, how many items they hold, and the directions left out of it alone. */
+export interface WrittenExport {
+  name: string;
+  file: string;
+  bytes: Buffer;
+  items: number;
+  withheld: WithheldDirection[];
+}
+
+/**
+ * Writes one export at a time, each export's garbage gone before the next. Classic files skip item objects (most
+ * of the cost of selecting and rendering 30,000 items); the other formats render `exportSelector`'s items. Both
+ * walk the same selection, which shares the rate text between exports with the same markup.
+ */
+export function exportWriter(priced: readonly PricedDirection[], templates: readonly ExportTemplate[]): (index: number) => WrittenExport {
+  const walk = exportWalker(priced, templates);
+  const select = exportSelector(priced, templates, walk);
+  return (index) => {
+    const { name, file, format } = templates[index]!;
+    if (format === 'classic') return { name, file, ...writeClassic(templates[index]!, (visit) => walk(index, visit), priced.length) };
+    const model = select(index);
+    return { name, file, bytes: renderModel(model), items: model.items.length, withheld: model.withheld };
+  };
 }

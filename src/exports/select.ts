@@ -1,6 +1,6 @@
-// selectExports: from priced directions to each export's items (selection, aliases, markup, rounding, url). Pure.
+// selectExports: from priced directions to each export's items (selection, aliases, markup, rounding, url); exportWalker: the selection alone, which every writer shares. Pure.
 import { Decimal, formatDecimal, roundDown, roundUp } from '../decimal.js';
-import type { Currency, ExportTemplate } from '../model.js';
+import type { Currency, Direction, ExportTemplate } from '../model.js';
 import { tierLadder, type LadderStep } from './tiers.js';
 import type { ExportFormat } from './formats.js';
 import { formatRefusal } from './refusals.js';
@@ -69,13 +69,20 @@ export function formatFloating(text: string): string {
   return percent ? `${formatDecimal(new Decimal(percent[1]!))}%` : text;
 }
 
+/** Whether a template takes a direction with these tags (loops, not closures: it runs per direction and export). */
 function selects(template: ExportTemplate, tags: readonly string[]): boolean {
-  if (template.includeTags && !template.includeTags.some((tag) => tags.includes(tag))) return false;
-  return !template.excludeTags.some((tag) => tags.includes(tag));
+  const { includeTags, excludeTags } = template;
+  if (includeTags !== undefined && !anyOf(includeTags, tags)) return false;
+  return excludeTags.length === 0 || !anyOf(excludeTags, tags);
+}
+
+function anyOf(wanted: readonly string[], tags: readonly string[]): boolean {
+  for (const tag of wanted) if (tags.includes(tag)) return true;
+  return false;
 }
 
 /** A url pattern split once into literal text and placeholders, filled per item with percent-encoded codes. */
-function urlWriter(pattern: string | undefined): ((from: string, to: string, city: string) => string) | undefined {
+export function urlWriter(pattern: string | undefined): ((from: string, to: string, city: string) => string) | undefined {
   if (pattern === undefined) return undefined;
   const parts = pattern.split(/\{(from|to|city)\}/);
   const encoded = new Map<string, string>();
@@ -87,13 +94,11 @@ function urlWriter(pattern: string | undefined): ((from: string, to: string, cit
   };
 }
 
-type CommonFields = Omit<ExportItem, 'from' | 'to' | 'in' | 'out' | 'minamount' | 'maxamount' | 'city' | 'url'>;
+/** The text of a direction's own fields as every format starts from it: fees, floating, delay, labels. */
+export type DirectionFields = Pick<ExportItem, 'minfee' | 'fromfee' | 'tofee' | 'floating' | 'delay' | 'param'>;
 
-/** Text that does not depend on the export: reserve, fees, labels. Limits depend on the export's published rate. */
-function commonFields(priced: PricedDirection, text: DecimalText): CommonFields {
-  const { direction } = priced;
+export function directionFields(direction: Direction): DirectionFields {
   return {
-    amount: text.roundedDown(direction.reserve, direction.to.precision),
     minfee: direction.minfee === undefined ? undefined : formatFee(direction.minfee),
     fromfee: direction.fromfee === undefined ? undefined : formatFee(direction.fromfee),
     tofee: direction.tofee === undefined ? undefined : formatFee(direction.tofee),
@@ -101,6 +106,14 @@ function commonFields(priced: PricedDirection, text: DecimalText): CommonFields 
     delay: direction.delay === undefined ? undefined : String(direction.delay),
     param: direction.params.length === 0 ? undefined : direction.params.join(', '),
   };
+}
+
+type CommonFields = DirectionFields & Pick<ExportItem, 'amount'>;
+
+/** Text that does not depend on the export: reserve, fees, labels. Limits depend on the export's published rate. */
+function commonFields(priced: PricedDirection, text: DecimalText): CommonFields {
+  const { direction } = priced;
+  return { amount: text.roundedDown(direction.reserve, direction.to.precision), ...directionFields(direction) };
 }
 
 /** Decimal text per value object: currencies share reserves and directions share limits (see priceDirections). */
@@ -124,23 +137,34 @@ export function exportRate(rate: Decimal, from: Currency, to: Currency, markup: 
   return markup.isZero() ? publishedForm(rate, from, to) : publishedRate(rate.times(new Decimal(1).minus(markup)), from, to);
 }
 
+/** A rate as an export publishes it, as numbers and text: one object per distinct rate, precisions and markup in a build. */
+export interface RateEntry {
+  in: string;
+  out: string;
+  form: PublishedRate;
+}
+
 /**
  * The published in/out of a rate after a markup, as numbers and text. Directions that share an asset pair and
  * margin share one rate object (see priceDirections), so the decimal work is done once per distinct rate,
  * not per direction; without a markup the form is pricing's own, so are the limits computed at it.
  */
 class RateText {
-  private readonly byRate = new WeakMap<Decimal, Map<number, { in: string; out: string; form: PublishedRate }>>();
+  private readonly byRate = new WeakMap<Decimal, Map<number, RateEntry>>();
+  /** What a rate is multiplied by for the client: 1 − markup; undefined without a markup. */
+  private readonly factor: Decimal | undefined;
 
   /** One per markup: exports with the same markup share it. */
-  constructor(private readonly markup: Decimal) {}
-
-  /** Any rate of a direction (a tier's) in its published form at this markup. */
-  formOf(rate: Decimal, from: Currency, to: Currency): PublishedRate {
-    return this.markup.isZero() ? publishedForm(rate, from, to) : publishedRate(rate.times(new Decimal(1).minus(this.markup)), from, to);
+  constructor(markup: Decimal) {
+    this.factor = markup.isZero() ? undefined : new Decimal(1).minus(markup);
   }
 
-  of(priced: PricedDirection): { in: string; out: string; form: PublishedRate } {
+  /** Any rate of a direction (a tier's) in its published form at this markup (as exportRate, with the factor made once). */
+  formOf(rate: Decimal, from: Currency, to: Currency): PublishedRate {
+    return this.factor === undefined ? publishedForm(rate, from, to) : publishedRate(rate.times(this.factor), from, to);
+  }
+
+  of(priced: PricedDirection): RateEntry {
     const { from, to } = priced.direction;
     let forRate = this.byRate.get(priced.rate);
     if (!forRate) this.byRate.set(priced.rate, (forRate = new Map()));
@@ -148,7 +172,7 @@ class RateText {
     const key = from.ratePrecision * 32 + to.ratePrecision;
     let text = forRate.get(key);
     if (!text) {
-      const form = exportRate(priced.rate, from, to, this.markup);
+      const form = this.formOf(priced.rate, from, to);
       text = { in: formatDecimal(form.in), out: formatDecimal(form.out), form };
       forRate.set(key, text);
     }
@@ -157,9 +181,64 @@ class RateText {
 }
 
 /**
+ * What an export does with one direction it publishes, given the rate, limits and tier steps at the export's rate;
+ * `position` is the direction's place in the priced list (how far the walk is). It returns why the direction cannot
+ * be written after all (a format's refusal), or nothing.
+ */
+export type PublishedVisit = (
+  priced: PricedDirection,
+  rate: RateEntry,
+  limits: PublishedLimits,
+  steps: LadderStep[] | undefined,
+  position: number,
+) => { reason: string; kind: WithheldKind } | undefined;
+
+/** Walks export `index`: each published direction in config order to `visit`; returns the directions left out of it alone. */
+export type ExportWalk = (index: number, visit: PublishedVisit) => WithheldDirection[];
+
+/**
+ * The selection every format shares: tags, the rate at the export's markup, limits at that rate (a direction whose
+ * limits cross there is left out of this export alone) and tiers. Rate text is made once per markup across exports.
+ */
+export function exportWalker(priced: readonly PricedDirection[], templates: readonly ExportTemplate[]): ExportWalk {
+  const byMarkup = new Map<string, RateText>();
+  return (index, visit) => {
+    const template = templates[index]!;
+    const markup = template.markup.toString();
+    const rates = byMarkup.get(markup) ?? byMarkup.set(markup, new RateText(template.markup)).get(markup)!;
+    const withheld: WithheldDirection[] = [];
+    const leaveOut = (p: PricedDirection, kind: WithheldKind, reason: string) => withheld.push({ direction: p.direction, kind, reason: `${template.file}: ${reason}` });
+    for (let position = 0; position < priced.length; position++) {
+      const p = priced[position]!;
+      if (!selects(template, p.direction.tags)) continue;
+      const rate = rates.of(p);
+      // Limits hold at the rate this export publishes: a markup moves them, and may make them cross.
+      let limits = publishedLimits(p.direction, p.terms, rate.form);
+      if ('reason' in limits) {
+        leaveOut(p, limits.kind, limits.reason);
+        continue;
+      }
+      let steps: LadderStep[] | undefined;
+      if (p.tierRates !== undefined) {
+        const { from, to } = p.direction;
+        const ladder = tierLadder(p, rate.form, limits, (tierRate) => rates.formOf(tierRate, from, to));
+        if ('reason' in ladder) {
+          leaveOut(p, 'limits', ladder.reason);
+          continue;
+        }
+        ({ limits, steps } = ladder);
+      }
+      const refused = visit(p, rate, limits, steps, position);
+      if (refused !== undefined) leaveOut(p, refused.kind, refused.reason);
+    }
+    return withheld;
+  };
+}
+
+/**
  * Every export's items, directions in config order, cities in the order given. What every export shares is
  * computed once per direction, the rate text once per markup. All exports at once: for the dashboard and tests;
- * a build selects them one by one with `exportSelector`.
+ * a build writes them one by one (`exportWriter` in renderers.ts).
  */
 export function selectExports(priced: readonly PricedDirection[], templates: readonly ExportTemplate[]): ExportSelection[] {
   const select = exportSelector(priced, templates);
@@ -167,52 +246,32 @@ export function selectExports(priced: readonly PricedDirection[], templates: rea
 }
 
 /**
- * Selects one export at a time, so a build can render each and let its items die before the next is selected
+ * Selects one export at a time, so a caller can render each and let its items die before the next is selected
  * (at 50,000 directions the items of all exports at once are tens of megabytes). The text every export shares
  * (reserve, fees, limits' decimal text, rate text per markup) is cached by value object across the calls.
  */
-export function exportSelector(priced: readonly PricedDirection[], templates: readonly ExportTemplate[]): (index: number) => ExportSelection {
-  const byMarkup = new Map<string, RateText>();
+export function exportSelector(
+  priced: readonly PricedDirection[],
+  templates: readonly ExportTemplate[],
+  walk: ExportWalk = exportWalker(priced, templates),
+): (index: number) => ExportSelection {
   const text = new DecimalText();
   // One per direction, made by the first export that selects it.
   const shared = new Map<PricedDirection, CommonFields>();
   return (index) => {
     const template = templates[index]!;
-    const markup = template.markup.toString();
-    const rates = byMarkup.get(markup) ?? byMarkup.set(markup, new RateText(template.markup)).get(markup)!;
     const url = urlWriter(template.url);
     const items: ExportItem[] = [];
-    const withheld: WithheldDirection[] = [];
-    for (const p of priced) {
-      const { from, to, cities, tags } = p.direction;
-      if (!selects(template, tags)) continue;
+    const withheld = walk(index, (p, rate, limits, steps) => {
+      const { from, to, cities } = p.direction;
       let common = shared.get(p);
       if (!common) shared.set(p, (common = commonFields(p, text)));
-      const rate = rates.of(p);
-      // Limits hold at the rate this export publishes: a markup moves them, and may make them cross.
-      let limits = publishedLimits(p.direction, p.terms, rate.form);
-      if ('reason' in limits) {
-        withheld.push({ direction: p.direction, kind: limits.kind, reason: `${template.file}: ${limits.reason}` });
-        continue;
-      }
-      let steps: LadderStep[] | undefined;
-      if (p.tierRates !== undefined) {
-        const ladder = tierLadder(p, rate.form, limits, (tierRate) => rates.formOf(tierRate, from, to));
-        if ('reason' in ladder) {
-          withheld.push({ direction: p.direction, kind: 'limits', reason: `${template.file}: ${ladder.reason}` });
-          continue;
-        }
-        ({ limits, steps } = ladder);
-      }
       const minamount = limits.min === undefined ? undefined : text.of(limits.min);
       const maxamount = text.of(limits.max);
       const codes = { from: template.aliases[from.code] ?? from.code, to: template.aliases[to.code] ?? to.code };
       // The other formats cannot say everything the classic one can: such a direction is left out of them alone.
       const extra = template.format === 'classic' ? undefined : formatFields(template.format, p, rate, limits, { ...common, minamount, maxamount }, steps);
-      if (extra !== undefined && 'reason' in extra) {
-        withheld.push({ direction: p.direction, kind: extra.kind, reason: `${template.file}: ${extra.reason}` });
-        continue;
-      }
+      if (extra !== undefined && 'reason' in extra) return extra;
       for (const city of cities.length > 0 ? cities : [undefined]) {
         const item: ExportItem = {
           from: codes.from,
@@ -234,7 +293,8 @@ export function exportSelector(priced: readonly PricedDirection[], templates: re
         // Every classic item has every key (undefined when unset) so all items share one shape: 30,000 items build fast.
         items.push(extra === undefined ? item : Object.assign(item, extra));
       }
-    }
+      return undefined;
+    });
     return { name: template.name, file: template.file, format: template.format, items, withheld };
   };
 }
@@ -243,7 +303,7 @@ export function exportSelector(priced: readonly PricedDirection[], templates: re
 function formatFields(
   format: Exclude<ExportFormat, 'classic'>,
   priced: PricedDirection,
-  rate: { in: string; out: string; form: PublishedRate },
+  rate: RateEntry,
   limits: PublishedLimits,
   texts: CommonFields & Pick<ExportItem, 'minamount' | 'maxamount'>,
   steps: readonly LadderStep[] | undefined,
