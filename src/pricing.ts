@@ -320,16 +320,34 @@ function planOf(direction: Direction): DirectionPlan {
   return plan;
 }
 
+/**
+ * Values by an object (held weakly) and a key. Nearly every object here gets one key (a conversion one margin, a
+ * rate one pair of precisions, a published form one set of terms), so the first is kept inline and a Map is made
+ * only for a second: a build makes thousands of these, and fewer objects mean less garbage to collect.
+ */
+class Memo<O extends object, K, V> {
+  private readonly slots = new WeakMap<O, { key: K; value: V; more?: Map<K, V> }>();
+
+  get(owner: O, key: K): V | undefined {
+    const slot = this.slots.get(owner);
+    if (slot === undefined) return undefined;
+    return slot.key === key ? slot.value : slot.more?.get(key);
+  }
+
+  set(owner: O, key: K, value: V): V {
+    const slot = this.slots.get(owner);
+    if (slot === undefined) this.slots.set(owner, { key, value });
+    else (slot.more ??= new Map()).set(key, value);
+    return value;
+  }
+}
+
 /** The market rate after a margin, one object per conversion and margin: directions that share them share it. */
-const marginRates = new WeakMap<object, Map<string, Decimal>>();
+const marginRates = new Memo<object, string, Decimal>();
 
 function marginRate(converted: { factor: Decimal }, direction: Direction): Decimal {
-  let byMargin = marginRates.get(converted);
-  if (!byMargin) marginRates.set(converted, (byMargin = new Map()));
-  const { margin: key } = planOf(direction);
-  let rate = byMargin.get(key);
-  if (!rate) byMargin.set(key, (rate = converted.factor.times(planOf(direction).keep)));
-  return rate;
+  const { margin, keep } = planOf(direction);
+  return marginRates.get(converted, margin) ?? marginRates.set(converted, margin, converted.factor.times(keep));
 }
 
 /**
@@ -379,17 +397,13 @@ function termsOf(direction: Direction, book: QuoteBook): LimitTerms | { reason: 
 export type PublishedRate = { in: Decimal; out: Decimal };
 
 /** Published forms per rate object and rate precisions: directions sharing a rate share its form, and the limits at it. */
-const publishedForms = new WeakMap<Decimal, Map<number, PublishedRate>>();
+const publishedForms = new Memo<Decimal, number, PublishedRate>();
 
 /** publishedRate, remembered per rate object and pair of rate precisions. */
 export function publishedForm(rate: Decimal, from: Currency, to: Currency): PublishedRate {
-  let byPrecision = publishedForms.get(rate);
-  if (!byPrecision) publishedForms.set(rate, (byPrecision = new Map()));
   // Precisions are 0..18: one number names the pair.
   const key = from.ratePrecision * 32 + to.ratePrecision;
-  let form = byPrecision.get(key);
-  if (!form) byPrecision.set(key, (form = publishedRate(rate, from, to)));
-  return form;
+  return publishedForms.get(rate, key) ?? publishedForms.set(rate, key, publishedRate(rate, from, to));
 }
 
 export type PublishedLimits = { min?: Decimal; max: Decimal };
@@ -398,7 +412,7 @@ export type PublishedLimits = { min?: Decimal; max: Decimal };
  * Published limits per published rate and terms (terms are shared per limits key, which names the from
  * precision): computed once per distinct pair. Reasons name currency codes, so only limits are shared.
  */
-const sharedLimits = new WeakMap<PublishedRate, WeakMap<LimitTerms, PublishedLimits>>();
+const sharedLimits = new Memo<PublishedRate, LimitTerms, PublishedLimits>();
 
 /**
  * The limits to publish with a rate in its published form, or why there are none. They hold at that rate:
@@ -406,12 +420,11 @@ const sharedLimits = new WeakMap<PublishedRate, WeakMap<LimitTerms, PublishedLim
  * nor than the published `<amount>`; the minimum rounded up, the maximum down, in the from precision.
  */
 export function publishedLimits(direction: Direction, terms: LimitTerms, rate: PublishedRate): PublishedLimits | { reason: string; kind: WithheldKind } {
-  let byTerms = sharedLimits.get(rate);
-  if (!byTerms) sharedLimits.set(rate, (byTerms = new WeakMap()));
-  const known = byTerms.get(terms);
+  const known = sharedLimits.get(rate, terms);
   if (known) return known;
   const limits = limitsAt(direction, terms, rate);
-  if (!('reason' in limits)) byTerms.set(terms, limits);
+  // Terms live as long as their book, forms as long as their rate: held by the form, they die together.
+  if (!('reason' in limits)) sharedLimits.set(rate, terms, limits);
   return limits;
 }
 
@@ -466,9 +479,17 @@ const groupPrices = new WeakMap<QuoteBook, Map<string, GroupPrice | null>>();
 
 /** Price one direction, or say why it cannot be published: once per group and book, the rest shared. */
 export function priceDirection(direction: Direction, book: QuoteBook): PricedDirection | WithheldDirection {
-  const { group } = planOf(direction);
+  return priceInGroup(direction, book, groupsOf(book));
+}
+
+function groupsOf(book: QuoteBook): Map<string, GroupPrice | null> {
   let byGroup = groupPrices.get(book);
   if (!byGroup) groupPrices.set(book, (byGroup = new Map()));
+  return byGroup;
+}
+
+function priceInGroup(direction: Direction, book: QuoteBook, byGroup: Map<string, GroupPrice | null>): PricedDirection | WithheldDirection {
+  const { group } = planOf(direction);
   const known = byGroup.get(group);
   if (known === null) return priceAlone(direction, book);
   if (known !== undefined) {
@@ -512,8 +533,9 @@ function tierRates(tiers: NonNullable<Direction['tiers']>, market: Decimal): Dec
 export function priceDirections(directions: readonly Direction[], book: QuoteBook): { priced: PricedDirection[]; withheld: WithheldDirection[] } {
   const priced: PricedDirection[] = [];
   const withheld: WithheldDirection[] = [];
+  const byGroup = groupsOf(book);
   for (const direction of directions) {
-    const result = priceDirection(direction, book);
+    const result = priceInGroup(direction, book, byGroup);
     if ('reason' in result) withheld.push(result);
     else priced.push(result);
   }
