@@ -166,6 +166,29 @@ describe('applyReserves', () => {
   });
 });
 
+describe('applyReserves across builds', () => {
+  it('gives the same direction object for the same reading, build after build, and a new one when the reading changes', async () => {
+    const { applyReserves } = await import('../../src/reserves/apply.js');
+    const { loadConfig } = await import('../../src/config/load.js');
+    const made = await project({ 'ratefile.config.yaml': withReserves('{ type: file, path: reserves.json }') });
+    const config = await loadConfig(made.configPath);
+    // Each build reads the source anew: equal values in new objects.
+    const reading = (reserve: string, max = '1000000.129') => new Map([['office', { entries: new Map<string, unknown>([['SBERRUB', { reserve, min: '5000.001', max }]]), time: new Date() }]]);
+    const take = (book: ReturnType<typeof reading>) => applyReserves(config.directions, book).directions.find((d) => d.id === 'BTC>SBERRUB')!;
+    const first = take(reading('1234567.899'));
+    const again = take(reading('1234567.8990'));
+    expect(again).toBe(first);
+    const moved = take(reading('1234567.91'));
+    expect(moved).not.toBe(first);
+    expect(moved.reserve.toFixed()).toBe('1234567.91');
+    const capped = take(reading('1234567.91', '999'));
+    expect(capped).not.toBe(moved);
+    expect(capped.max?.value.toFixed()).toBe('999');
+    // Priced alike either way: the reused object is the one the reading makes.
+    expect({ ...again, reserve: again.reserve.toFixed() }).toEqual({ ...first, reserve: '1234567.89' });
+  });
+});
+
 describe('examples/backoffice.yaml', () => {
   it('builds with its file and http reserve sources (the engine replayed on 127.0.0.1 through RATEFILE_HTTP_URL), withholding what its unset databases supply', async () => {
     const example = await readFile(new URL('../../examples/backoffice.yaml', import.meta.url), 'utf8');
