@@ -45,7 +45,12 @@ class SharedChecks {
   private readonly quotes = new Map<readonly ChainStep[], Problem>();
   private readonly rates = new Map<Decimal, { text: string; problem: Problem; jumps?: Map<string, Decimal | undefined> }>();
 
-  constructor(private readonly input: GuardInput) {}
+  /** maxJump for exact products (see withinJump). */
+  private readonly maxJump: Decimal;
+
+  constructor(private readonly input: GuardInput) {
+    this.maxJump = new Exact(input.guards.maxJump);
+  }
 
   /** Why a priced direction must not be published now, not counting jumps; undefined when it may. */
   problemOf(priced: PricedDirection): Problem {
@@ -76,7 +81,7 @@ class SharedChecks {
     if (jumps.has(last)) return jumps.get(last);
     const previous = new Decimal(last);
     const moved = rate.minus(previous).abs();
-    if (withinJump(moved, previous, this.input.guards.maxJump)) return this.remember(jumps, last, undefined);
+    if (withinJump(moved, previous, this.maxJump)) return this.remember(jumps, last, undefined);
     const jump = moved.div(previous);
     return this.remember(jumps, last, jump.greaterThan(this.input.guards.maxJump) ? jump : undefined);
   }
@@ -97,7 +102,8 @@ const Exact = Decimal.clone({ precision: 2 * Decimal.precision });
  */
 export function withinJump(moved: Decimal, previous: Decimal, maxJump: Decimal): boolean {
   if (!previous.isFinite() || !previous.greaterThan(0) || previous.sd() > Decimal.precision || maxJump.sd() > Decimal.precision) return false;
-  return moved.lessThanOrEqualTo(new Exact(maxJump).times(previous));
+  // Every decimal.js clone answers instanceof for any Decimal: the constructor tells which precision multiplies.
+  return moved.lessThanOrEqualTo((maxJump.constructor === Exact ? maxJump : new Exact(maxJump)).times(previous));
 }
 
 function hoursProblem(hours: readonly HoursWindow[], now: Date): Problem {
