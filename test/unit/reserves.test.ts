@@ -149,11 +149,16 @@ describe('reserves in the config', () => {
 });
 
 describe('applyReserves', () => {
-  it('rounds a reserve and a maximum down and a minimum up at the to currency places; the source limits replace the configured ones', async () => {
+  /** The sample with a file reserve source `office`, loaded, and applyReserves. */
+  async function loaded() {
     const { applyReserves } = await import('../../src/reserves/apply.js');
     const { loadConfig } = await import('../../src/config/load.js');
     const made = await project({ 'ratefile.config.yaml': withReserves('{ type: file, path: reserves.json }') });
-    const config = await loadConfig(made.configPath);
+    return { applyReserves, config: await loadConfig(made.configPath) };
+  }
+
+  it('rounds a reserve and a maximum down and a minimum up at the to currency places; the source limits replace the configured ones', async () => {
+    const { applyReserves, config } = await loaded();
     const entries = new Map<string, unknown>([['SBERRUB', { reserve: '1234567.899', min: '5000.001', max: '1000000.129' }]]);
     const { directions, withheld } = applyReserves(config.directions, new Map([['office', { entries, time: new Date() }]]));
     expect(withheld).toEqual([]);
@@ -164,14 +169,9 @@ describe('applyReserves', () => {
     // Directions into other currencies keep their configured reserve, untouched.
     expect(directions.find((d) => d.id === 'BTC>USDTTRC20')!.reserve.toFixed()).toBe('100000');
   });
-});
 
-describe('applyReserves across builds', () => {
   it('gives the same direction object for the same reading, build after build, and a new one when the reading changes', async () => {
-    const { applyReserves } = await import('../../src/reserves/apply.js');
-    const { loadConfig } = await import('../../src/config/load.js');
-    const made = await project({ 'ratefile.config.yaml': withReserves('{ type: file, path: reserves.json }') });
-    const config = await loadConfig(made.configPath);
+    const { applyReserves, config } = await loaded();
     // Each build reads the source anew: equal values in new objects.
     const reading = (reserve: string, max = '1000000.129') => new Map([['office', { entries: new Map<string, unknown>([['SBERRUB', { reserve, min: '5000.001', max }]]), time: new Date() }]]);
     const take = (book: ReturnType<typeof reading>) => applyReserves(config.directions, book).directions.find((d) => d.id === 'BTC>SBERRUB')!;
