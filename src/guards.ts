@@ -35,6 +35,15 @@ const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
 
 type Problem = { kind: WithheldKind; reason: string } | undefined;
 
+/** What the guards know of one rate object: its text, whether it is sane, its jumps from last rates, its state entry. */
+interface RateCheck {
+  text: string;
+  problem: Problem;
+  jumps?: Map<string, Decimal | undefined>;
+  /** Shared by the directions published at this rate (entries are never changed in place). */
+  entry?: { rate: string; at: string };
+}
+
 /**
  * What the guards work out once per shared object within one call rather than per direction: directions sharing
  * an asset pair and margin share one rate object and one steps array (see priceDirections), and directions
@@ -43,7 +52,7 @@ type Problem = { kind: WithheldKind; reason: string } | undefined;
 class SharedChecks {
   private readonly hours = new Map<readonly HoursWindow[], Problem>();
   private readonly quotes = new Map<readonly ChainStep[], Problem>();
-  private readonly rates = new Map<Decimal, { text: string; problem: Problem; jumps?: Map<string, Decimal | undefined> }>();
+  private readonly rates = new Map<Decimal, RateCheck>();
 
   /** maxJump for exact products (see withinJump). */
   private readonly maxJump: Decimal;
@@ -52,20 +61,19 @@ class SharedChecks {
     this.maxJump = new Exact(input.guards.maxJump);
   }
 
-  /** Why a priced direction must not be published now, not counting jumps; undefined when it may. */
+  /** Why a priced direction must not be published now, not counting its rate (see `rate`) nor jumps; undefined when it may. */
   problemOf(priced: PricedDirection): Problem {
     const { hours } = priced.direction;
     if (hours) {
       const closed = this.hours.has(hours) ? this.hours.get(hours) : this.remember(this.hours, hours, hoursProblem(hours, this.input.now));
       if (closed) return closed;
     }
-    const stale = this.quotes.has(priced.steps) ? this.quotes.get(priced.steps) : this.remember(this.quotes, priced.steps, staleProblem(priced.steps, this.input));
     // Limits and reserve were checked by priceDirection, which withholds what fails them.
-    return stale ?? this.rate(priced.rate).problem;
+    return this.quotes.has(priced.steps) ? this.quotes.get(priced.steps) : this.remember(this.quotes, priced.steps, staleProblem(priced.steps, this.input));
   }
 
   /** The rate as the state keeps it, and whether it is a positive number. */
-  rate(rate: Decimal): { text: string; problem: Problem; jumps?: Map<string, Decimal | undefined> } {
+  rate(rate: Decimal): RateCheck {
     let known = this.rates.get(rate);
     if (!known) {
       const problem: Problem = !rate.isFinite() || rate.lessThanOrEqualTo(0) ? { kind: 'sanity', reason: `rate ${rate.toString()} is not a positive number` } : undefined;
@@ -75,8 +83,7 @@ class SharedChecks {
   }
 
   /** How far a rate moved from a last published rate (by its text), when that is more than maxJump. */
-  jumpOf(rate: Decimal, last: string): Decimal | undefined {
-    const known = this.rate(rate);
+  jumpOf(rate: Decimal, known: RateCheck, last: string): Decimal | undefined {
     const jumps = (known.jumps ??= new Map());
     if (jumps.has(last)) return jumps.get(last);
     const previous = new Decimal(last);
@@ -127,22 +134,21 @@ export function guardDirections(input: GuardInput): GuardResult {
   const acceptedUsed = new Set<string>();
   const at = input.now.toISOString();
   const checks = new SharedChecks(input);
-  // One state entry per rate text: directions sharing a rate share it (entries are never changed in place).
-  const entries = new Map<string, { rate: string; at: string }>();
 
   for (const priced of input.priced) {
     const { id } = priced.direction;
-    const problem = checks.problemOf(priced);
+    const check = checks.rate(priced.rate);
+    const problem = checks.problemOf(priced) ?? check.problem;
     if (problem) {
       withheld.push({ direction: priced.direction, ...problem });
       // A pending confirmation survives a direction being off for a while, but does not advance.
       if (input.state.pending[id]) state.pending[id] = input.state.pending[id];
       continue;
     }
-    const rateText = checks.rate(priced.rate).text;
+    const rateText = check.text;
     const last = input.state.published[id];
     // An unchanged rate needs no arithmetic; a changed one is held back when it moved by more than maxJump.
-    const jump = last && last.rate !== rateText ? checks.jumpOf(priced.rate, last.rate) : undefined;
+    const jump = last && last.rate !== rateText ? checks.jumpOf(priced.rate, check, last.rate) : undefined;
     if (last && jump) {
       // The new rate must be seen again: a rate still moving by more than maxJump starts the count over.
       const pending = input.state.pending[id];
@@ -163,9 +169,7 @@ export function guardDirections(input: GuardInput): GuardResult {
       }
     }
     if (input.accepted.has(id)) acceptedUsed.add(id);
-    let entry = entries.get(rateText);
-    if (!entry) entries.set(rateText, (entry = { rate: rateText, at }));
-    state.published[id] = entry;
+    state.published[id] = check.entry ??= { rate: rateText, at };
     published.push(priced);
   }
   // Directions not published now keep their last published rate (a jump is measured from it when they return).
