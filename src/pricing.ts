@@ -276,51 +276,6 @@ function limitThroughBook(limit: Money, direction: Direction, book: QuoteBook, r
 }
 
 /**
- * What a direction's price depends on besides the quote book, worked out once per direction object: the
- * loaded config's directions outlive every build and are never changed in place (a reserve source or a city
- * pause makes a new object), so a WeakMap by identity cannot serve a stale plan and frees a reloaded config's.
- */
-interface DirectionPlan {
-  /** Directions with the same group price alike from one book (same chain, margin, precisions, reserve, limits). */
-  group: string;
-  /** What the limit terms depend on besides the book. */
-  limits: string;
-  /** The reserve as published (`LimitTerms.amount`). */
-  amount: Decimal;
-  /** Keys of a limit set in a third asset, converted through the book (`limitThroughBook`). */
-  through: { min: string; max: string };
-  margin: string;
-  /** The market is multiplied by this (1 − margin). */
-  keep: Decimal;
-  reserveShown: boolean;
-}
-const plans = new WeakMap<Direction, DirectionPlan>();
-
-function planOf(direction: Direction): DirectionPlan {
-  let plan = plans.get(direction);
-  if (!plan) {
-    const { from, to, min, max, chain } = direction;
-    const money = (limit: Money | undefined) => (limit ? `${limit.value.toString()} ${limit.asset}` : '');
-    const limits = [direction.reserve.toString(), from.asset, from.precision, to.asset, to.precision, money(min), money(max)].join('|');
-    const margin = direction.margin.toString();
-    const amount = roundDown(direction.reserve, to.precision);
-    plan = {
-      // An explicit chain by its pairs (directions found their chain by assets, which `limits` names).
-      group: [chain ? chain.join(',') : '*', margin, from.ratePrecision, to.ratePrecision, limits].join('|'),
-      limits,
-      amount,
-      through: { min: `min ${money(min)}>${from.asset}`, max: `max ${money(max)}>${from.asset}` },
-      margin,
-      keep: ONE.minus(direction.margin),
-      // Compared as published: a reserve below the last decimal place would be printed as 0.
-      reserveShown: !amount.isZero(),
-    };
-    plans.set(direction, plan);
-  }
-  return plan;
-}
-
-/**
  * Values by an object (held weakly) and a key. Nearly every object here gets one key (a conversion one margin, a
  * rate one pair of precisions, a published form one set of terms), so the first is kept inline and a Map is made
  * only for a second: a build makes thousands of these, and fewer objects mean less garbage to collect.
@@ -340,6 +295,53 @@ class Memo<O extends object, K, V> {
     else (slot.more ??= new Map()).set(key, value);
     return value;
   }
+}
+
+/**
+ * What a direction's price depends on besides the quote book, worked out once per direction object: the
+ * loaded config's directions outlive every build and are never changed in place (a reserve source or a city
+ * pause makes a new object), so a WeakMap by identity cannot serve a stale plan and frees a reloaded config's.
+ */
+interface DirectionPlan {
+  /** Directions with the same group price alike from one book (same chain, margin, precisions, reserve, limits). */
+  group: string;
+  /** What the limit terms depend on besides the book. */
+  limits: string;
+  /** The reserve as published (`LimitTerms.amount`). */
+  amount: Decimal;
+  margin: string;
+  /** The market is multiplied by this (1 − margin). */
+  keep: Decimal;
+  reserveShown: boolean;
+}
+const plans = new WeakMap<Direction, DirectionPlan>();
+/** Reserves as published, by reserve object and places (Memo: weak by the reserve, one places nearly always). */
+const amounts = new Memo<Decimal, number, Decimal>();
+/** 1 − margin by the margin's text: a value of the text alone, and configs have a few margins. */
+const keeps = new Map<string, Decimal>();
+
+function planOf(direction: Direction): DirectionPlan {
+  let plan = plans.get(direction);
+  if (!plan) {
+    const { from, to, min, max, chain } = direction;
+    const money = (limit: Money | undefined) => (limit ? `${limit.value.toString()} ${limit.asset}` : '');
+    const limits = [direction.reserve.toString(), from.asset, from.precision, to.asset, to.precision, money(min), money(max)].join('|');
+    const margin = direction.margin.toString();
+    // Shared by every direction with the same reserve object (a currency's) and places, the factor by margin.
+    const amount = amounts.get(direction.reserve, to.precision) ?? amounts.set(direction.reserve, to.precision, roundDown(direction.reserve, to.precision));
+    plan = {
+      // An explicit chain by its pairs (directions found their chain by assets, which `limits` names).
+      group: [chain ? chain.join(',') : '*', margin, from.ratePrecision, to.ratePrecision, limits].join('|'),
+      limits,
+      amount,
+      margin,
+      keep: keeps.get(margin) ?? keeps.set(margin, ONE.minus(direction.margin)).get(margin)!,
+      // Compared as published: a reserve below the last decimal place would be printed as 0.
+      reserveShown: !amount.isZero(),
+    };
+    plans.set(direction, plan);
+  }
+  return plan;
 }
 
 /** The market rate after a margin, one object per conversion and margin: directions that share them share it. */
@@ -384,7 +386,7 @@ function termsOf(direction: Direction, book: QuoteBook): LimitTerms | { reason: 
     else if (limit.asset === to.asset) terms[`${name}To`] = limit.value;
     else {
       // A minimum at the side giving the larger amount, a maximum at the side giving the smaller.
-      const converted = limitThroughBook(limit, direction, book, name === 'min', plan.through[name]);
+      const converted = limitThroughBook(limit, direction, book, name === 'min', `${name} ${limit.value.toString()} ${limit.asset}>${from.asset}`);
       if (converted === undefined) return { kind: 'quote', reason: `cannot convert ${name} ${limit.value.toFixed()} ${limit.asset} to ${from.asset}: no quotes` };
       terms[`${name}From`] = converted;
     }
