@@ -99,7 +99,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     }
     const publishMs = elapsed() - publishStarted;
     // Kept only once the files are out, so the state always describes what was published.
-    await writeGuardState(config.stateDir, result.report.guardState);
+    await writeGuardState(config.stateDir, result.report.guardState, at);
     await clearAcceptRequests(config.stateDir, result.report.acceptedUsed);
     // Never throws: a failed upload is a warning, the local files stay, and the next build retries it.
     const upload = config.publish.s3 ? await s3Publisher(config.publish.s3, config.stateDir).upload(gate.passing, { declared }) : undefined;

@@ -1,8 +1,8 @@
 // guardDirections: hold back what cannot be kept correct (hours, stale quotes, insane values, jumps). Pure.
 import { Decimal } from './decimal.js';
-import { isOpen } from './hours.js';
+import { isOpen, type HoursWindow } from './hours.js';
 import type { Config } from './model.js';
-import type { PricedDirection, WithheldDirection, WithheldKind } from './pricing.js';
+import type { ChainStep, PricedDirection, WithheldDirection, WithheldKind } from './pricing.js';
 
 /** Kept between builds (and restarts): the last published rate of each direction and jumps being confirmed. */
 export interface GuardState {
@@ -33,54 +33,122 @@ export interface GuardResult {
 
 const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
 
-/** Why a priced direction must not be published now, not counting jumps; undefined when it may. */
-function sanityProblem(priced: PricedDirection, now: Date, maxAgeMs: GuardInput['maxAgeMs']): { kind: WithheldKind; reason: string } | undefined {
-  const { direction } = priced;
-  if (direction.hours && !isOpen(direction.hours, now)) return { kind: 'hours', reason: `outside working hours (${direction.hours.map((h) => h.text).join('; ')})` };
-  for (const step of priced.steps) {
+type Problem = { kind: WithheldKind; reason: string } | undefined;
+
+/** What the guards know of one rate object: its text, whether it is sane, its jumps from last rates, its state entry. */
+interface RateCheck {
+  text: string;
+  problem: Problem;
+  jumps?: Map<string, Decimal | undefined>;
+  /** Shared by the directions published at this rate (entries are never changed in place). */
+  entry?: { rate: string; at: string };
+}
+
+/**
+ * What the guards work out once per shared object within one call rather than per direction: directions sharing
+ * an asset pair and margin share one rate object and one steps array (see priceDirections), and directions
+ * sharing defaults share one hours list. Nothing outlives the call, so nothing can go stale.
+ */
+class SharedChecks {
+  private readonly hours = new Map<readonly HoursWindow[], Problem>();
+  private readonly quotes = new Map<readonly ChainStep[], Problem>();
+  private readonly rates = new Map<Decimal, RateCheck>();
+
+  /** maxJump for exact products (see withinJump). */
+  private readonly maxJump: Decimal;
+
+  constructor(private readonly input: GuardInput) {
+    this.maxJump = new Exact(input.guards.maxJump);
+  }
+
+  /** Why a priced direction must not be published now, not counting its rate (see `rate`) nor jumps; undefined when it may. */
+  problemOf(priced: PricedDirection): Problem {
+    const { hours } = priced.direction;
+    if (hours) {
+      const closed = this.hours.has(hours) ? this.hours.get(hours) : this.remember(this.hours, hours, hoursProblem(hours, this.input.now));
+      if (closed) return closed;
+    }
+    // Limits and reserve were checked by priceDirection, which withholds what fails them.
+    return this.quotes.has(priced.steps) ? this.quotes.get(priced.steps) : this.remember(this.quotes, priced.steps, staleProblem(priced.steps, this.input));
+  }
+
+  /** The rate as the state keeps it, and whether it is a positive number. */
+  rate(rate: Decimal): RateCheck {
+    let known = this.rates.get(rate);
+    if (!known) {
+      const problem: Problem = !rate.isFinite() || rate.lessThanOrEqualTo(0) ? { kind: 'sanity', reason: `rate ${rate.toString()} is not a positive number` } : undefined;
+      this.rates.set(rate, (known = { text: rate.toString(), problem }));
+    }
+    return known;
+  }
+
+  /** How far a rate moved from a last published rate (by its text), when that is more than maxJump. */
+  jumpOf(rate: Decimal, known: RateCheck, last: string): Decimal | undefined {
+    const jumps = (known.jumps ??= new Map());
+    if (jumps.has(last)) return jumps.get(last);
+    const previous = new Decimal(last);
+    const moved = rate.minus(previous).abs();
+    if (withinJump(moved, previous, this.maxJump)) return this.remember(jumps, last, undefined);
+    const jump = moved.div(previous);
+    return this.remember(jumps, last, jump.greaterThan(this.input.guards.maxJump) ? jump : undefined);
+  }
+
+  private remember<K, V>(map: Map<K, V>, key: K, value: V): V {
+    map.set(key, value);
+    return value;
+  }
+}
+
+/** Products of two numbers of the working precision, never rounded. */
+const Exact = Decimal.clone({ precision: 2 * Decimal.precision });
+
+/**
+ * Whether `moved ÷ previous`, as the guard divides it, is at most `maxJump`, told without the division (most rates
+ * move a little): when `moved` ≤ `maxJump × previous` exactly, the quotient is at most maxJump, and so is its
+ * rounding to the working precision, since maxJump is a number of that precision. False means: divide.
+ */
+export function withinJump(moved: Decimal, previous: Decimal, maxJump: Decimal): boolean {
+  if (!previous.isFinite() || !previous.greaterThan(0) || previous.sd() > Decimal.precision || maxJump.sd() > Decimal.precision) return false;
+  // Every decimal.js clone answers instanceof for any Decimal: the constructor tells which precision multiplies.
+  return moved.lessThanOrEqualTo((maxJump.constructor === Exact ? maxJump : new Exact(maxJump)).times(previous));
+}
+
+function hoursProblem(hours: readonly HoursWindow[], now: Date): Problem {
+  return isOpen(hours, now) ? undefined : { kind: 'hours', reason: `outside working hours (${hours.map((h) => h.text).join('; ')})` };
+}
+
+function staleProblem(steps: readonly ChainStep[], { now, maxAgeMs }: GuardInput): Problem {
+  for (const step of steps) {
     const limit = maxAgeMs(step.quote.source);
     const age = now.getTime() - step.quote.time.getTime();
     if (limit !== undefined && age > limit) return { kind: 'stale', reason: `quote ${step.pair} from ${step.quote.source} is ${seconds(age)} old (limit ${seconds(limit)})` };
   }
-  // Limits and reserve were checked by priceDirection, which withholds what fails them.
-  if (!priced.rate.isFinite() || priced.rate.lessThanOrEqualTo(0)) return { kind: 'sanity', reason: `rate ${priced.rate.toString()} is not a positive number` };
   return undefined;
 }
 
 export function guardDirections(input: GuardInput): GuardResult {
-  const state: GuardState = { published: { ...input.state.published }, pending: {} };
+  // Filled as directions are published, then the rest copied: spreading 10,000 keys first costs more than the build's guards.
+  const state: GuardState = { published: {}, pending: {} };
   const published: PricedDirection[] = [];
   const withheld: WithheldDirection[] = [];
   const acceptedUsed = new Set<string>();
   const at = input.now.toISOString();
-  // Directions sharing an asset pair and margin share one rate object: its text and its jump from a
-  // given last rate are worked out once.
-  const rateTexts = new Map<Decimal, string>();
-  const textOf = (rate: Decimal) => rateTexts.get(rate) ?? rateTexts.set(rate, rate.toString()).get(rate)!;
-  const jumps = new Map<string, Decimal | undefined>();
-  const jumpOf = (rate: Decimal, text: string, last: string): Decimal | undefined => {
-    const key = `${text}|${last}`;
-    if (!jumps.has(key)) {
-      const previous = new Decimal(last);
-      const jump = rate.minus(previous).abs().div(previous);
-      jumps.set(key, jump.greaterThan(input.guards.maxJump) ? jump : undefined);
-    }
-    return jumps.get(key);
-  };
+  const checks = new SharedChecks(input);
 
   for (const priced of input.priced) {
     const { id } = priced.direction;
-    const problem = sanityProblem(priced, input.now, input.maxAgeMs);
+    const check = checks.rate(priced.rate);
+    const problem = checks.problemOf(priced) ?? check.problem;
     if (problem) {
       withheld.push({ direction: priced.direction, ...problem });
       // A pending confirmation survives a direction being off for a while, but does not advance.
       if (input.state.pending[id]) state.pending[id] = input.state.pending[id];
       continue;
     }
-    const rateText = textOf(priced.rate);
+    const rateText = check.text;
     const last = input.state.published[id];
     // An unchanged rate needs no arithmetic; a changed one is held back when it moved by more than maxJump.
-    const jump = last && last.rate !== rateText ? jumpOf(priced.rate, rateText, last.rate) : undefined;
+    const jump = last && last.rate !== rateText ? checks.jumpOf(priced.rate, check, last.rate) : undefined;
     if (last && jump) {
       // The new rate must be seen again: a rate still moving by more than maxJump starts the count over.
       const pending = input.state.pending[id];
@@ -101,8 +169,13 @@ export function guardDirections(input: GuardInput): GuardResult {
       }
     }
     if (input.accepted.has(id)) acceptedUsed.add(id);
-    state.published[id] = { rate: rateText, at };
+    state.published[id] = check.entry ??= { rate: rateText, at };
     published.push(priced);
+  }
+  // Directions not published now keep their last published rate (a jump is measured from it when they return).
+  for (const id in input.state.published) {
+    // A hand-edited file's "__proto__" key is no direction's, and assigning it would replace the prototype.
+    if (id !== '__proto__' && !Object.hasOwn(state.published, id)) state.published[id] = input.state.published[id]!;
   }
   return { published, withheld, state, acceptedUsed: [...acceptedUsed] };
 }

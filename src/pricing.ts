@@ -66,23 +66,44 @@ interface ChainSearch {
   best: Map<string, string[]>;
 }
 
-/** Per quote book: its graph of assets and the chains found in it, so 10,000 directions search once per asset pair. */
+/** A book's graph of assets and the chains found in it: all that depends on which pairs it has and their priorities. */
+interface BookShape {
+  key: string;
+  graph: Graph;
+  prioritized: boolean;
+  chains: Map<string, ChainSearch>;
+}
+
+/**
+ * The last book shape: a build's book is a new Map, but it usually has the same pairs as the last one, so the
+ * chains are searched once, not once per build. Keyed by text naming every pair, its base and quote and its
+ * priority (all the search reads), so a book with other pairs or priorities never gets another book's chains.
+ */
+let lastShape: BookShape | undefined;
+
+/** Per quote book: its shape, and the conversions along chains in it, so 10,000 directions search and convert once per asset pair. */
 const graphs = new WeakMap<
   QuoteBook,
-  { graph: Graph; prioritized: boolean; chains: Map<string, ChainSearch>; conversions: WeakMap<readonly string[], Map<string, ReturnType<typeof convertAlong>>> }
+  { shape: BookShape; conversions: WeakMap<readonly string[], Map<string, ReturnType<typeof convertAlong>>>; limits: Map<string, Decimal | undefined> }
 >();
 
 function graphOf(book: QuoteBook) {
   let entry = graphs.get(book);
   if (!entry) {
-    const graph: Graph = new Map();
-    for (const pair of [...book.keys()].sort()) {
-      const { base, quote } = book.get(pair)!;
-      (graph.get(base) ?? graph.set(base, []).get(base)!).push({ pair, next: quote });
-      (graph.get(quote) ?? graph.set(quote, []).get(quote)!).push({ pair, next: base });
+    const pairs = [...book.keys()].sort();
+    // JSON: no pair's text can run into the next one's.
+    const key = JSON.stringify(pairs.map((pair) => [pair, book.get(pair)!.base, book.get(pair)!.quote, book.get(pair)!.priority ?? 0]));
+    if (lastShape?.key !== key) {
+      const graph: Graph = new Map();
+      for (const pair of pairs) {
+        const { base, quote } = book.get(pair)!;
+        (graph.get(base) ?? graph.set(base, []).get(base)!).push({ pair, next: quote });
+        (graph.get(quote) ?? graph.set(quote, []).get(quote)!).push({ pair, next: base });
+      }
+      const prioritized = [...book.values()].some((quote) => (quote.priority ?? 0) !== 0);
+      lastShape = { key, graph, prioritized, chains: new Map() };
     }
-    const prioritized = [...book.values()].some((quote) => (quote.priority ?? 0) !== 0);
-    entry = { graph, prioritized, chains: new Map(), conversions: new WeakMap() };
+    entry = { shape: lastShape, conversions: new WeakMap(), limits: new Map() };
     graphs.set(book, entry);
   }
   return entry;
@@ -117,7 +138,7 @@ function compareAlphabetically(a: readonly string[], b: readonly string[]): numb
  */
 export function findChain(book: QuoteBook, from: string, to: string, maxSteps = 4): string[] | undefined {
   if (from === to) return [];
-  const { graph, prioritized, chains } = graphOf(book);
+  const { graph, prioritized, chains } = graphOf(book).shape;
   const key = `${from}>${maxSteps}`;
   let search = chains.get(key);
   if (!search) {
@@ -188,8 +209,10 @@ function rankedChain(book: QuoteBook, search: ChainSearch, from: string, to: str
 
 /** Look a pair up as written or inverted (`USDT/RUB` also finds a `RUB/USDT` quote). */
 function lookUp(book: QuoteBook, pair: string): Quote | undefined {
+  const found = book.get(pair);
+  if (found) return found;
   const [base, quote] = pair.split('/');
-  return book.get(pair) ?? book.get(`${quote}/${base}`);
+  return book.get(`${quote}/${base}`);
 }
 
 /**
@@ -203,14 +226,15 @@ export function convertAlong(
   pessimistic = true,
 ): { factor: Decimal; steps: ChainStep[] } | { missing: string } {
   let asset = from;
-  let factor = new Decimal(1);
+  let factor = ONE;
   const steps: ChainStep[] = [];
   for (const pair of pairs) {
     const quote = lookUp(book, pair);
     if (!quote) return { missing: pair };
     if (quote.base === asset) {
       const side = pessimistic ? 'bid' : 'ask';
-      factor = factor.times(quote[side]);
+      // Times 1 is the quote itself (rounded to the working precision only when longer, as the product would be).
+      factor = steps.length === 0 && quote[side].sd() <= Decimal.precision ? quote[side] : factor.times(quote[side]);
       steps.push({ pair: quote.pair, side, quote });
       asset = quote.quote;
     } else {
@@ -237,51 +261,95 @@ function conversion(book: QuoteBook, pairs: readonly string[], from: string, pes
   return result;
 }
 
-/** A limit set in an asset other than the from and to assets, as an amount of the from asset; undefined when the book cannot convert it. */
-function limitThroughBook(limit: Money, direction: Direction, book: QuoteBook, roundUpward: boolean): Decimal | undefined {
+/**
+ * A limit set in an asset other than the from and to assets, as an amount of the from asset; undefined when the
+ * book cannot convert it. Once per book and limit (value, asset, from asset, side): directions share it.
+ */
+function limitThroughBook(limit: Money, direction: Direction, book: QuoteBook, roundUpward: boolean, key: string): Decimal | undefined {
+  const { limits } = graphOf(book);
+  if (limits.has(key)) return limits.get(key);
   const chain = findChain(book, limit.asset, direction.from.asset);
-  if (!chain) return undefined;
-  const converted = conversion(book, chain, limit.asset, !roundUpward);
-  return 'missing' in converted ? undefined : limit.value.times(converted.factor);
+  const converted = chain && conversion(book, chain, limit.asset, !roundUpward);
+  const value = !converted || 'missing' in converted ? undefined : limit.value.times(converted.factor);
+  limits.set(key, value);
+  return value;
 }
 
 /**
- * What a direction's price depends on besides the quote book, as text keys, and whether its reserve shows
- * as more than 0: worked out once per direction, since the config's directions outlive every build.
+ * Values by an object (held weakly) and a key. Nearly every object here gets one key (a conversion one margin, a
+ * rate one pair of precisions, a published form one set of terms), so the first is kept inline and a Map is made
+ * only for a second: a build makes thousands of these, and fewer objects mean less garbage to collect.
  */
-interface DirectionKeys {
-  margin: string;
+class Memo<O extends object, K, V> {
+  private readonly slots = new WeakMap<O, { key: K; value: V; more?: Map<K, V> }>();
+
+  get(owner: O, key: K): V | undefined {
+    const slot = this.slots.get(owner);
+    if (slot === undefined) return undefined;
+    return slot.key === key ? slot.value : slot.more?.get(key);
+  }
+
+  set(owner: O, key: K, value: V): V {
+    const slot = this.slots.get(owner);
+    if (slot === undefined) this.slots.set(owner, { key, value });
+    else (slot.more ??= new Map()).set(key, value);
+    return value;
+  }
+}
+
+/**
+ * What a direction's price depends on besides the quote book, worked out once per direction object: the
+ * loaded config's directions outlive every build and are never changed in place (a reserve source or a city
+ * pause makes a new object), so a WeakMap by identity cannot serve a stale plan and frees a reloaded config's.
+ */
+interface DirectionPlan {
+  /** Directions with the same group price alike from one book (same chain, margin, precisions, reserve, limits). */
+  group: string;
+  /** What the limit terms depend on besides the book. */
   limits: string;
+  /** The reserve as published (`LimitTerms.amount`). */
+  amount: Decimal;
+  margin: string;
+  /** The market is multiplied by this (1 − margin). */
+  keep: Decimal;
   reserveShown: boolean;
 }
-const directionKeys = new WeakMap<Direction, DirectionKeys>();
+const plans = new WeakMap<Direction, DirectionPlan>();
+/** Reserves as published, by reserve object and places (Memo: weak by the reserve, one places nearly always). */
+const amounts = new Memo<Decimal, number, Decimal>();
+/** 1 − margin by the margin's text: a value of the text alone, and configs have a few margins. */
+const keeps = new Map<string, Decimal>();
 
-function keysOf(direction: Direction): DirectionKeys {
-  let keys = directionKeys.get(direction);
-  if (!keys) {
-    const { from, to, min, max } = direction;
+function planOf(direction: Direction): DirectionPlan {
+  let plan = plans.get(direction);
+  if (!plan) {
+    const { from, to, min, max, chain } = direction;
     const money = (limit: Money | undefined) => (limit ? `${limit.value.toString()} ${limit.asset}` : '');
-    keys = {
-      margin: direction.margin.toString(),
-      limits: [direction.reserve.toString(), from.asset, from.precision, to.asset, to.precision, money(min), money(max)].join('|'),
+    const limits = [direction.reserve.toString(), from.asset, from.precision, to.asset, to.precision, money(min), money(max)].join('|');
+    const margin = direction.margin.toString();
+    // Shared by every direction with the same reserve object (a currency's) and places, the factor by margin.
+    const amount = amounts.get(direction.reserve, to.precision) ?? amounts.set(direction.reserve, to.precision, roundDown(direction.reserve, to.precision));
+    plan = {
+      // An explicit chain by its pairs (directions found their chain by assets, which `limits` names).
+      group: [chain ? chain.join(',') : '*', margin, from.ratePrecision, to.ratePrecision, limits].join('|'),
+      limits,
+      amount,
+      margin,
+      keep: keeps.get(margin) ?? keeps.set(margin, ONE.minus(direction.margin)).get(margin)!,
       // Compared as published: a reserve below the last decimal place would be printed as 0.
-      reserveShown: !roundDown(direction.reserve, to.precision).isZero(),
+      reserveShown: !amount.isZero(),
     };
-    directionKeys.set(direction, keys);
+    plans.set(direction, plan);
   }
-  return keys;
+  return plan;
 }
 
 /** The market rate after a margin, one object per conversion and margin: directions that share them share it. */
-const marginRates = new WeakMap<object, Map<string, Decimal>>();
+const marginRates = new Memo<object, string, Decimal>();
 
 function marginRate(converted: { factor: Decimal }, direction: Direction): Decimal {
-  let byMargin = marginRates.get(converted);
-  if (!byMargin) marginRates.set(converted, (byMargin = new Map()));
-  const key = keysOf(direction).margin;
-  let rate = byMargin.get(key);
-  if (!rate) byMargin.set(key, (rate = converted.factor.times(ONE.minus(direction.margin))));
-  return rate;
+  const { margin, keep } = planOf(direction);
+  return marginRates.get(converted, margin) ?? marginRates.set(converted, margin, converted.factor.times(keep));
 }
 
 /**
@@ -304,20 +372,21 @@ export interface LimitTerms {
 const sharedTerms = new WeakMap<QuoteBook, Map<string, LimitTerms>>();
 
 function termsOf(direction: Direction, book: QuoteBook): LimitTerms | { reason: string; kind: WithheldKind } {
-  const key = keysOf(direction).limits;
+  const plan = planOf(direction);
+  const key = plan.limits;
   let byKey = sharedTerms.get(book);
   if (!byKey) sharedTerms.set(book, (byKey = new Map()));
   const known = byKey.get(key);
   if (known) return known;
   const { from, to } = direction;
-  const terms: LimitTerms = { amount: roundDown(direction.reserve, to.precision) };
+  const terms: LimitTerms = { amount: plan.amount };
   for (const [name, limit] of [['max', direction.max], ['min', direction.min]] as const) {
     if (!limit) continue;
     if (limit.asset === from.asset) terms[`${name}From`] = limit.value;
     else if (limit.asset === to.asset) terms[`${name}To`] = limit.value;
     else {
       // A minimum at the side giving the larger amount, a maximum at the side giving the smaller.
-      const converted = limitThroughBook(limit, direction, book, name === 'min');
+      const converted = limitThroughBook(limit, direction, book, name === 'min', `${name} ${limit.value.toString()} ${limit.asset}>${from.asset}`);
       if (converted === undefined) return { kind: 'quote', reason: `cannot convert ${name} ${limit.value.toFixed()} ${limit.asset} to ${from.asset}: no quotes` };
       terms[`${name}From`] = converted;
     }
@@ -330,17 +399,13 @@ function termsOf(direction: Direction, book: QuoteBook): LimitTerms | { reason: 
 export type PublishedRate = { in: Decimal; out: Decimal };
 
 /** Published forms per rate object and rate precisions: directions sharing a rate share its form, and the limits at it. */
-const publishedForms = new WeakMap<Decimal, Map<number, PublishedRate>>();
+const publishedForms = new Memo<Decimal, number, PublishedRate>();
 
 /** publishedRate, remembered per rate object and pair of rate precisions. */
 export function publishedForm(rate: Decimal, from: Currency, to: Currency): PublishedRate {
-  let byPrecision = publishedForms.get(rate);
-  if (!byPrecision) publishedForms.set(rate, (byPrecision = new Map()));
   // Precisions are 0..18: one number names the pair.
   const key = from.ratePrecision * 32 + to.ratePrecision;
-  let form = byPrecision.get(key);
-  if (!form) byPrecision.set(key, (form = publishedRate(rate, from, to)));
-  return form;
+  return publishedForms.get(rate, key) ?? publishedForms.set(rate, key, publishedRate(rate, from, to));
 }
 
 export type PublishedLimits = { min?: Decimal; max: Decimal };
@@ -349,7 +414,7 @@ export type PublishedLimits = { min?: Decimal; max: Decimal };
  * Published limits per published rate and terms (terms are shared per limits key, which names the from
  * precision): computed once per distinct pair. Reasons name currency codes, so only limits are shared.
  */
-const sharedLimits = new WeakMap<PublishedRate, WeakMap<LimitTerms, PublishedLimits>>();
+const sharedLimits = new Memo<PublishedRate, LimitTerms, PublishedLimits>();
 
 /**
  * The limits to publish with a rate in its published form, or why there are none. They hold at that rate:
@@ -357,12 +422,11 @@ const sharedLimits = new WeakMap<PublishedRate, WeakMap<LimitTerms, PublishedLim
  * nor than the published `<amount>`; the minimum rounded up, the maximum down, in the from precision.
  */
 export function publishedLimits(direction: Direction, terms: LimitTerms, rate: PublishedRate): PublishedLimits | { reason: string; kind: WithheldKind } {
-  let byTerms = sharedLimits.get(rate);
-  if (!byTerms) sharedLimits.set(rate, (byTerms = new WeakMap()));
-  const known = byTerms.get(terms);
+  const known = sharedLimits.get(rate, terms);
   if (known) return known;
   const limits = limitsAt(direction, terms, rate);
-  if (!('reason' in limits)) byTerms.set(terms, limits);
+  // Terms live as long as their book, forms as long as their rate: held by the form, they die together.
+  if (!('reason' in limits)) sharedLimits.set(rate, terms, limits);
   return limits;
 }
 
@@ -389,18 +453,60 @@ function limitsAt(direction: Direction, terms: LimitTerms, rate: PublishedRate):
  * the division's 40-digit rounding can never tip a limit across the line.
  */
 function fromUnits(value: Decimal, rate: PublishedRate, places: number, minimum: boolean): Decimal {
-  const target = value.times(rate.in);
+  // A published form has one side exactly 1: no multiplication by it (unless the product's rounding to the
+  // working precision changes a longer value), and no division (nor check back) by it.
+  const target = rate.in.eq(ONE) && value.sd() <= Decimal.precision ? value : value.times(rate.in);
+  if (rate.out.eq(ONE)) return minimum ? roundUp(target, places) : roundDown(target, places);
   const exact = target.div(rate.out);
   if (minimum) {
     const min = roundUp(exact, places);
-    return min.times(rate.out).lessThan(target) ? min.plus(new Decimal(1).div(new Decimal(10).pow(places))) : min;
+    return min.times(rate.out).lessThan(target) ? min.plus(unitAt(places)) : min;
   }
   const max = roundDown(exact, places);
-  return max.times(rate.out).greaterThan(target) ? max.minus(new Decimal(1).div(new Decimal(10).pow(places))) : max;
+  return max.times(rate.out).greaterThan(target) ? max.minus(unitAt(places)) : max;
 }
 
-/** Price one direction, or say why it cannot be published. */
+/** One unit of the last decimal place. */
+const unitAt = (places: number): Decimal => new Decimal(1).div(new Decimal(10).pow(places));
+
+/** What every direction of a group gets from one book: the work of its first direction, shared. */
+type GroupPrice = Pick<PricedDirection, 'steps' | 'market' | 'rate' | 'terms' | 'min' | 'max'>;
+
+/**
+ * Group prices per quote book (a book is a new Map per build, never changed once priced), by plan group.
+ * `null`: the group's first direction was withheld; each of its directions is then priced alone, since
+ * reasons name currency codes and a group shares only numbers.
+ */
+const groupPrices = new WeakMap<QuoteBook, Map<string, GroupPrice | null>>();
+
+/** Price one direction, or say why it cannot be published: once per group and book, the rest shared. */
 export function priceDirection(direction: Direction, book: QuoteBook): PricedDirection | WithheldDirection {
+  return priceInGroup(direction, book, groupsOf(book));
+}
+
+function groupsOf(book: QuoteBook): Map<string, GroupPrice | null> {
+  let byGroup = groupPrices.get(book);
+  if (!byGroup) groupPrices.set(book, (byGroup = new Map()));
+  return byGroup;
+}
+
+function priceInGroup(direction: Direction, book: QuoteBook, byGroup: Map<string, GroupPrice | null>): PricedDirection | WithheldDirection {
+  const { group } = planOf(direction);
+  const known = byGroup.get(group);
+  if (known === null) return priceAlone(direction, book);
+  if (known !== undefined) {
+    const { steps, market, rate, terms, min, max } = known;
+    const priced: PricedDirection = min === undefined ? { direction, steps, market, rate, terms, max } : { direction, steps, market, rate, terms, min, max };
+    if (direction.tiers !== undefined) priced.tierRates = tierRates(direction.tiers, market);
+    return priced;
+  }
+  const result = priceAlone(direction, book);
+  byGroup.set(group, 'reason' in result ? null : result);
+  return result;
+}
+
+/** Price one direction step by step: the reference the group path shares the results of. */
+function priceAlone(direction: Direction, book: QuoteBook): PricedDirection | WithheldDirection {
   const withhold = (kind: WithheldKind, reason: string): WithheldDirection => ({ direction, kind, reason });
   const { from, to } = direction;
   const chain = direction.chain ?? findChain(book, from.asset, to.asset);
@@ -410,25 +516,28 @@ export function priceDirection(direction: Direction, book: QuoteBook): PricedDir
   const market = converted.factor;
   const rate = marginRate(converted, direction);
   if (!rate.isFinite() || rate.lessThanOrEqualTo(0)) return withhold('sanity', `rate ${rate.toFixed()} is not positive`);
-  if (!keysOf(direction).reserveShown) return withhold('limits', `no reserve of ${to.code} (${direction.reserve.toFixed()} at ${to.precision} decimals)`);
+  if (!planOf(direction).reserveShown) return withhold('limits', `no reserve of ${to.code} (${direction.reserve.toFixed()} at ${to.precision} decimals)`);
   const terms = termsOf(direction, book);
   if ('reason' in terms) return withhold(terms.kind, terms.reason);
   // Withheld when its limits fail at its own published rate; an export with a markup checks again at its rate.
   const limits = publishedLimits(direction, terms, publishedForm(rate, from, to));
   if ('reason' in limits) return withhold(limits.kind, limits.reason);
-  return { direction, steps: converted.steps, market, rate, terms, ...(limits.min === undefined ? {} : { min: limits.min }), max: limits.max, ...tierRates(direction, market) };
+  const priced: PricedDirection = { direction, steps: converted.steps, market, rate, terms, ...(limits.min === undefined ? {} : { min: limits.min }), max: limits.max };
+  if (direction.tiers !== undefined) priced.tierRates = tierRates(direction.tiers, market);
+  return priced;
 }
 
 /** The rates of a direction's amount tiers: the market after each tier's margin (src/exports/tiers.ts publishes them). */
-function tierRates(direction: Direction, market: Decimal): { tierRates?: Decimal[] } {
-  return direction.tiers === undefined ? {} : { tierRates: direction.tiers.map((tier) => market.times(ONE.minus(tier.margin))) };
+function tierRates(tiers: NonNullable<Direction['tiers']>, market: Decimal): Decimal[] {
+  return tiers.map((tier) => market.times(ONE.minus(tier.margin)));
 }
 
 export function priceDirections(directions: readonly Direction[], book: QuoteBook): { priced: PricedDirection[]; withheld: WithheldDirection[] } {
   const priced: PricedDirection[] = [];
   const withheld: WithheldDirection[] = [];
+  const byGroup = groupsOf(book);
   for (const direction of directions) {
-    const result = priceDirection(direction, book);
+    const result = priceInGroup(direction, book, byGroup);
     if ('reason' in result) withheld.push(result);
     else priced.push(result);
   }
@@ -440,6 +549,7 @@ export function priceDirections(directions: readonly Direction[], book: QuoteBoo
  * the client to the rate precision of the currency that side counts: `out` down, `in` up.
  */
 export function publishedRate(rate: Decimal, from: Currency, to: Currency): { in: Decimal; out: Decimal } {
-  if (rate.greaterThanOrEqualTo(1)) return { in: new Decimal(1), out: roundDown(rate, to.ratePrecision) };
-  return { in: roundUp(new Decimal(1).div(rate), from.ratePrecision), out: new Decimal(1) };
+  // Decimals are immutable: every form shares the one 1.
+  if (rate.greaterThanOrEqualTo(ONE)) return { in: ONE, out: roundDown(rate, to.ratePrecision) };
+  return { in: roundUp(ONE.div(rate), from.ratePrecision), out: ONE };
 }

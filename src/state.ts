@@ -27,9 +27,16 @@ async function readJson(path: string): Promise<unknown> {
 /**
  * The guard state this process last wrote, by file: while the file is as it was written (same inode, size
  * and change time) the next build takes it from memory instead of parsing thousands of rates again.
+ * `state` is the latest state (a skipped write leaves it newer than the file in its `at` times alone).
  */
-const written = new Map<string, { stamp: string; state: GuardState }>();
+const written = new Map<string, { stamp: string; state: GuardState; writtenAt: number }>();
 const stampOf = (info: { ino: number; size: number; ctimeMs: number }) => `${info.ino}:${info.size}:${info.ctimeMs}`;
+
+/**
+ * How long a guard state whose rates and confirmations did not change may stay unwritten: only the `at` times of
+ * its entries move, which nothing decides by (the dashboard shows them), so the file's lag behind them is bounded.
+ */
+export const GUARD_AT_LAG_MS = 5 * 60_000;
 
 /** The guard state; an unreadable file starts afresh rather than stopping every build (the caller logs it). */
 export async function readGuardState(dir: string): Promise<{ state: GuardState; problem?: string }> {
@@ -46,13 +53,39 @@ export async function readGuardState(dir: string): Promise<{ state: GuardState; 
   }
 }
 
-/** Builds never change a guard state they were given (guardDirections makes a new one), so it can be kept as it is. */
-export async function writeGuardState(dir: string, state: GuardState): Promise<void> {
+/**
+ * Builds never change a guard state they were given (guardDirections makes a new one), so it can be kept as it is.
+ * Not rewritten (nor synced to disk) when the published rates and pending confirmations are those this process last
+ * wrote, the file is still as written, and the last write is less than GUARD_AT_LAG_MS old.
+ */
+export async function writeGuardState(dir: string, state: GuardState, now: Date): Promise<void> {
   const path = guardFile(dir);
+  const known = written.get(path);
+  if (known && Math.abs(now.getTime() - known.writtenAt) < GUARD_AT_LAG_MS && sameDecisions(known.state, state)) {
+    const stamp = await stat(path).then(stampOf, () => undefined);
+    if (stamp === known.stamp) {
+      written.set(path, { ...known, state });
+      return;
+    }
+  }
   await mkdir(dir, { recursive: true });
   written.delete(path);
   await writeFileAtomic(path, `${JSON.stringify(state, null, 2)}\n`);
-  written.set(path, { stamp: stampOf(await stat(path)), state });
+  written.set(path, { stamp: stampOf(await stat(path)), state, writtenAt: now.getTime() });
+}
+
+/** Whether two guard states hold the same last published rates and the same pending confirmations (`at` aside). */
+function sameDecisions(a: GuardState, b: GuardState): boolean {
+  return sameEntries(a.published, b.published, (x, y) => x.rate === y.rate) && sameEntries(a.pending, b.pending, (x, y) => x.rate === y.rate && x.builds === y.builds);
+}
+
+function sameEntries<T>(a: Record<string, T>, b: Record<string, T>, same: (x: T, y: T) => boolean): boolean {
+  const keys = Object.keys(b);
+  if (keys.length !== Object.keys(a).length) return false;
+  for (const key of keys) {
+    if (!Object.hasOwn(a, key) || !same(a[key]!, b[key]!)) return false;
+  }
+  return true;
 }
 
 export async function readStatusFile(dir: string): Promise<unknown> {

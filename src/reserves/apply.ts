@@ -3,8 +3,31 @@
 import { roundDown, roundUp } from '../decimal.js';
 import type { Direction } from '../model.js';
 import type { WithheldDirection } from '../pricing.js';
-import { checkEntry } from './entry.js';
+import { checkEntry, type ReserveEntry } from './entry.js';
 import type { ReserveBook } from './fetch.js';
+
+/**
+ * The last copy of each direction with a reading put in, and the reading's values as text. The same values give
+ * the same object build after build, so what pricing remembers per direction object (its plan: keys, group) is
+ * not worked out again for every direction on a reserve source at every build. Keyed by the loaded config's
+ * direction, which is never changed in place; a reloaded config's directions are new keys, the old ones freed.
+ */
+const withReadings = new WeakMap<Direction, { values: string; direction: Direction }>();
+
+function withReading(direction: Direction, entry: ReserveEntry): Direction {
+  const values = `${entry.reserve.toString()}|${entry.min?.toString() ?? ''}|${entry.max?.toString() ?? ''}`;
+  const known = withReadings.get(direction);
+  if (known?.values === values) return known.direction;
+  const { to } = direction;
+  const made: Direction = {
+    ...direction,
+    reserve: roundDown(entry.reserve, to.precision),
+    ...(entry.min === undefined ? {} : { min: { value: roundUp(entry.min, to.precision), asset: to.asset } }),
+    ...(entry.max === undefined ? {} : { max: { value: roundDown(entry.max, to.precision), asset: to.asset } }),
+  };
+  withReadings.set(direction, { values, direction: made });
+  return made;
+}
 
 /**
  * A direction whose reserve comes from a source gets the entry of its to currency: the reserve (rounded down to
@@ -30,14 +53,7 @@ export function applyReserves(directions: readonly Direction[], book: ReserveBoo
       const entry = checkEntry(to.code, reading.entries.get(to.code));
       if (typeof entry === 'string') withhold('reserve', `reserve of ${to.code} from ${name}: ${entry}`);
       else if (!entry.enabled) withhold('paused', `switched off by ${name} (${to.code} enabled: false)`);
-      else {
-        kept.push({
-          ...direction,
-          reserve: roundDown(entry.reserve, to.precision),
-          ...(entry.min === undefined ? {} : { min: { value: roundUp(entry.min, to.precision), asset: to.asset } }),
-          ...(entry.max === undefined ? {} : { max: { value: roundDown(entry.max, to.precision), asset: to.asset } }),
-        });
-      }
+      else kept.push(withReading(direction, entry));
     }
   }
   return { directions: kept, withheld };

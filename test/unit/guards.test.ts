@@ -1,19 +1,20 @@
 // guardDirections and the guards around it: working hours (own, default and manualHours), stale quotes,
 // sanity, and the jump guard with confirmations, accept requests and its memory in .ratefile/guard.json.
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../../src/build.js';
 import { loadConfig } from '../../src/config/load.js';
 import { runCycle } from '../../src/cycle.js';
 import { Decimal } from '../../src/decimal.js';
-import { emptyGuardState, guardDirections, type GuardInput, type GuardResult, type GuardState } from '../../src/guards.js';
+import { emptyGuardState, guardDirections, withinJump, type GuardInput, type GuardResult, type GuardState } from '../../src/guards.js';
 import type { Config, Direction } from '../../src/model.js';
 import { priceDirections, type PricedDirection } from '../../src/pricing.js';
 import type { QuoteBook } from '../../src/quotes.js';
 import type { Quote } from '../../src/sources/source.js';
-import { requestAccept } from '../../src/state.js';
+import { GUARD_AT_LAG_MS, readGuardState, requestAccept } from '../../src/state.js';
 import { projectsPerTest, sampleConfig, sampleQuotes, type Project } from '../support/project.js';
+import { random } from '../support/random.js';
 
 const friday = new Date('2026-11-20T12:00:00Z');
 const saturday = new Date('2026-11-21T12:00:00Z');
@@ -480,6 +481,41 @@ describe('guard state across runs (.ratefile/guard.json)', () => {
     for (const reason of reasons) expect(reason).toMatch(/^rate moved 100% from the last published .*; seen on 1 of 3 builds/);
   });
 
+  it('a build that changes no published rate nor confirmation leaves guard.json unwritten, for at most GUARD_AT_LAG_MS', async () => {
+    const run = await setUp();
+    const path = join(run.stateDir, 'guard.json');
+    const fileOf = async () => ({ text: await readFile(path, 'utf8'), ...(({ ino, ctimeMs }) => ({ ino, ctimeMs }))(await stat(path)) });
+    await cycle(run, at(0), '1');
+    const first = await fileOf();
+
+    // Same quotes: the same rates published again; only the entries' `at` moves, kept in memory.
+    const same = await cycle(run, at(30), '1');
+    expect(same.build.report.guardState.published['BTC>SBERRUB']?.at).toBe(at(30).toISOString());
+    expect(await fileOf()).toEqual(first);
+    const remembered = await readGuardState(run.stateDir);
+    expect(remembered.state.published['BTC>SBERRUB']?.at).toBe(at(30).toISOString());
+
+    // A moved rate is written at once.
+    await cycle(run, at(60), '1.01');
+    const moved = await fileOf();
+    expect(moved.text).not.toBe(first.text);
+    expect((JSON.parse(moved.text) as GuardState).published['BTC>SBERRUB']?.at).toBe(at(60).toISOString());
+
+    // A pending confirmation is a change too.
+    await cycle(run, at(90), '1.5');
+    const held = await fileOf();
+    expect((JSON.parse(held.text) as GuardState).pending['BTC>SBERRUB']?.builds).toBe(1);
+
+    // Unchanged again, then written once the file's `at` times would lag by GUARD_AT_LAG_MS.
+    await cycle(run, at(120), '1.01');
+    const back = await fileOf();
+    await cycle(run, at(150), '1.01');
+    expect(await fileOf()).toEqual(back);
+    await cycle(run, at(120 + GUARD_AT_LAG_MS / 1000), '1.01');
+    const refreshed = await fileOf();
+    expect((JSON.parse(refreshed.text) as GuardState).published['BTC>SBERRUB']?.at).toBe(at(120 + GUARD_AT_LAG_MS / 1000).toISOString());
+  });
+
   it('an unreadable guard.json starts afresh with a warning instead of stopping builds', async () => {
     const run = await setUp();
     await cycle(run, at(0), '1');
@@ -488,5 +524,69 @@ describe('guard state across runs (.ratefile/guard.json)', () => {
     expect(next.warnings).toEqual([expect.stringMatching(/guard\.json: unreadable, starting without last published rates/)]);
     expect(next.build.report.withheld).toEqual([]);
     expect((await readGuard(run)).published['BTC>SBERRUB']?.at).toBe(at(30).toISOString());
+  });
+});
+
+describe('guards shared between directions (one check per rate, quote chain and hours)', () => {
+  it('withinJump agrees with dividing, on random rates and on the edges of maxJump', () => {
+    const generator = random(5);
+    const digits = (n: number) => Array.from({ length: n }, () => Math.floor(generator() * 10)).join('');
+    let within = 0;
+    let beyond = 0;
+    for (let k = 0; k < 4000; k++) {
+      const maxJump = new Decimal(['0.1', '0.05', '0.000001', '0.3333333333333333333'][k % 4]!);
+      const previous = new Decimal(`${1 + Math.floor(generator() * 9)}${digits(Math.floor(generator() * 6))}.${digits(1 + Math.floor(generator() * 30))}`);
+      // Right at maxJump, a hair (relative 10^-1…10^-39) either side of it, or anywhere around.
+      const edge = previous.times(Decimal.add(1, maxJump));
+      const hair = new Decimal(`1e-${1 + Math.floor(generator() * 39)}`);
+      const rate = [edge, edge.times(Decimal.add(1, hair)), edge.times(Decimal.sub(1, hair)), previous.times(generator() * 2).toSignificantDigits(20)][Math.floor(generator() * 4)]!;
+      const moved = rate.minus(previous).abs();
+      const divided = !moved.div(previous).greaterThan(maxJump);
+      if (withinJump(moved, previous, maxJump)) {
+        expect(divided, `${rate.toString()} from ${previous.toString()}`).toBe(true);
+        within++;
+      } else beyond++;
+      if (!divided) expect(withinJump(moved, previous, maxJump)).toBe(false);
+    }
+    expect(within).toBeGreaterThan(1000);
+    expect(beyond).toBeGreaterThan(500);
+  });
+
+  it('guards every direction exactly as it is guarded alone', async () => {
+    const config = await configOf(sampleConfig);
+    const generator = random(9);
+    const now = friday;
+    // Rates moved a little, a lot, or not; last published rates and pending confirmations for some.
+    const factors = ['1', '1.01', '1.3', '0.7', '1.3'];
+    const priced = factors.flatMap((factor, k) =>
+      priceDirections(config.directions, sampleBook(now, factor, k === 4 ? { btc: { time: new Date(now.getTime() - 3_600_000), source: 'feed' } } : {})).priced.map((p, j) => ({
+        ...p,
+        direction: { ...p.direction, id: `${p.direction.id}#${k}${j}` },
+      })),
+    );
+    const base = priceDirections(config.directions, sampleBook(now)).priced;
+    const state: GuardState = { published: {}, pending: {} };
+    for (const p of priced) {
+      const last = base.find((b) => p.direction.id.startsWith(`${b.direction.id}#`))!;
+      if (generator() < 0.8) state.published[p.direction.id] = { rate: last.rate.toString(), at: 'then' };
+      if (generator() < 0.3) state.pending[p.direction.id] = { rate: p.rate.toString(), builds: 1 };
+    }
+    state.published['GONE>AWAY'] = { rate: '1', at: 'then' };
+    const accepted = new Set(priced.filter(() => generator() < 0.2).map((p) => p.direction.id));
+    const input = { now, state, accepted, guards: { maxJump: new Decimal('0.1'), confirmBuilds: 3 }, maxAgeMs: (source: string) => (source === 'feed' ? 60_000 : undefined) };
+    const together = guardDirections({ ...input, priced });
+    expect(together.published.length).toBeGreaterThan(5);
+    expect(new Set(together.withheld.map((w) => w.kind))).toEqual(new Set(['jump', 'stale']));
+    for (const p of priced) {
+      const alone = guardDirections({ ...input, priced: [{ ...p }] });
+      const { id } = p.direction;
+      expect(together.published.includes(p)).toBe(alone.published.length === 1);
+      expect(together.withheld.find((w) => w.direction.id === id)?.reason).toBe(alone.withheld[0]?.reason);
+      expect(together.state.published[id]).toEqual(alone.state.published[id]);
+      expect(together.state.pending[id]).toEqual(alone.state.pending[id]);
+      expect(together.acceptedUsed.includes(id)).toBe(alone.acceptedUsed.includes(id));
+    }
+    expect(together.state.published['GONE>AWAY']).toEqual({ rate: '1', at: 'then' });
+    expect(Object.keys(together.state.published).length).toBe(Object.keys({ ...state.published, ...Object.fromEntries(together.published.map((p) => [p.direction.id, 1])) }).length);
   });
 });

@@ -274,18 +274,49 @@ describe('work shared between directions (one rate per asset pair and margin, on
     }
   }
 
+  const shown = (result: PricedDirection | { direction: Direction; reason: string }) =>
+    'reason' in result
+      ? { id: result.direction.id, index: result.direction.index, reason: result.reason }
+      : {
+          id: result.direction.id,
+          index: result.direction.index,
+          market: result.market.toString(),
+          rate: result.rate.toString(),
+          min: result.min?.toString(),
+          max: result.max.toString(),
+          steps: result.steps.map((step) => `${step.pair} ${step.side}`),
+          tiers: result.tierRates?.map(String),
+        };
+
   it('prices every direction exactly as it is priced alone', () => {
     const directions = [...randomDirections(600, 7)];
     const together = priceDirections(directions, market);
     expect(together.priced.length).toBeGreaterThan(100);
     expect(together.withheld.length).toBeGreaterThan(10);
-    const shown = (result: PricedDirection | { direction: Direction; reason: string }) =>
-      'reason' in result
-        ? { id: result.direction.id, index: result.direction.index, reason: result.reason }
-        : { id: result.direction.id, index: result.direction.index, rate: result.rate.toString(), min: result.min?.toString(), max: result.max.toString() };
     const sharedResults = [...together.priced, ...together.withheld].sort((a, b) => a.direction.index - b.direction.index).map(shown);
     // A copy of the book per direction: nothing can be shared with another direction.
     const alone = directions.map((d) => shown(priceDirection(d, new Map(market))));
     expect(sharedResults).toEqual(alone);
+  });
+
+  it('prices build after build as alone: groups, explicit chains and tiers, on books of the same pairs with new prices', () => {
+    const generator = random(11);
+    const moved = (factor: string): QuoteBook =>
+      new Map([...market].map(([pair, quote]) => [pair, { ...quote, bid: quote.bid.times(factor), ask: quote.ask.times(factor).plus(generator() < 0.5 ? '0' : '0.0001') }]));
+    const directions = [...randomDirections(600, 13)].map((d, k) => ({
+      ...d,
+      ...(k % 5 === 0 && d.from.asset === 'BTC' && d.to.asset === 'RUB' ? { chain: ['BTC/USDT', 'USDT/RUB'] } : {}),
+      ...(k % 7 === 0 ? { tiers: [{ from: new Decimal('0.5'), margin: new Decimal('0.01') }, { from: new Decimal('2'), margin: new Decimal('0.005') }] } : {}),
+    }));
+    for (const factor of ['1', '1.013', '0.97', '1.013']) {
+      const book = moved(factor);
+      const together = priceDirections(directions, book);
+      expect(together.priced.some((p) => p.tierRates !== undefined)).toBe(true);
+      const sharedResults = [...together.priced, ...together.withheld].sort((a, b) => a.direction.index - b.direction.index).map(shown);
+      // A copy of the book and of the direction: no plan or group of another direction or build is used (chains are
+      // shared by books with the same pairs and priorities, by design).
+      const alone = directions.map((d) => shown(priceDirection({ ...d }, new Map(book))));
+      expect(sharedResults).toEqual(alone);
+    }
   });
 });

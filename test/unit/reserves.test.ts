@@ -149,11 +149,16 @@ describe('reserves in the config', () => {
 });
 
 describe('applyReserves', () => {
-  it('rounds a reserve and a maximum down and a minimum up at the to currency places; the source limits replace the configured ones', async () => {
+  /** The sample with a file reserve source `office`, loaded, and applyReserves. */
+  async function loaded() {
     const { applyReserves } = await import('../../src/reserves/apply.js');
     const { loadConfig } = await import('../../src/config/load.js');
     const made = await project({ 'ratefile.config.yaml': withReserves('{ type: file, path: reserves.json }') });
-    const config = await loadConfig(made.configPath);
+    return { applyReserves, config: await loadConfig(made.configPath) };
+  }
+
+  it('rounds a reserve and a maximum down and a minimum up at the to currency places; the source limits replace the configured ones', async () => {
+    const { applyReserves, config } = await loaded();
     const entries = new Map<string, unknown>([['SBERRUB', { reserve: '1234567.899', min: '5000.001', max: '1000000.129' }]]);
     const { directions, withheld } = applyReserves(config.directions, new Map([['office', { entries, time: new Date() }]]));
     expect(withheld).toEqual([]);
@@ -163,6 +168,24 @@ describe('applyReserves', () => {
     expect([direction.min?.value.toFixed(), direction.max?.value.toFixed()]).toEqual(['5000.01', '1000000.12']);
     // Directions into other currencies keep their configured reserve, untouched.
     expect(directions.find((d) => d.id === 'BTC>USDTTRC20')!.reserve.toFixed()).toBe('100000');
+  });
+
+  it('gives the same direction object for the same reading, build after build, and a new one when the reading changes', async () => {
+    const { applyReserves, config } = await loaded();
+    // Each build reads the source anew: equal values in new objects.
+    const reading = (reserve: string, max = '1000000.129') => new Map([['office', { entries: new Map<string, unknown>([['SBERRUB', { reserve, min: '5000.001', max }]]), time: new Date() }]]);
+    const take = (book: ReturnType<typeof reading>) => applyReserves(config.directions, book).directions.find((d) => d.id === 'BTC>SBERRUB')!;
+    const first = take(reading('1234567.899'));
+    const again = take(reading('1234567.8990'));
+    expect(again).toBe(first);
+    const moved = take(reading('1234567.91'));
+    expect(moved).not.toBe(first);
+    expect(moved.reserve.toFixed()).toBe('1234567.91');
+    const capped = take(reading('1234567.91', '999'));
+    expect(capped).not.toBe(moved);
+    expect(capped.max?.value.toFixed()).toBe('999');
+    // Priced alike either way: the reused object is the one the reading makes.
+    expect({ ...again, reserve: again.reserve.toFixed() }).toEqual({ ...first, reserve: '1234567.89' });
   });
 });
 
