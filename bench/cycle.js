@@ -57,7 +57,12 @@ function bareWriter(items) {
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const rows = { cycle: [], fetch: [], price: [], render: [], publish: [], floor: [], limit: [] };
+const rows = { cycle: [], fetch: [], price: [], render: [], publish: [], floor: [], limit: [], cycleCpu: [], floorCpu: [] };
+/** CPU milliseconds of every thread of the process (main, libuv's pool) since `from`. */
+const cpuSince = (from) => {
+  const { user, system } = process.cpuUsage(from);
+  return (user + system) / 1000;
+};
 // Guards off: every cycle's quotes move, and the bench measures the work, not the jump guard holding items back.
 const benchConfig = { ...config, guards: { ...config.guards, maxJump: config.guards.maxJump.plus(1) } };
 let last;
@@ -66,10 +71,13 @@ for (let cycle = -2; cycle < cycles; cycle++) {
   await moveQuotes(cycle + 10);
   // The previous cycle's files are let go first: the service keeps a build's report, never its files.
   last = undefined;
+  const cpu = process.cpuUsage();
   last = await runCycle(benchConfig, join(dir, 'public'), { now: () => new Date(), env, quoteCache });
+  const cycleCpu = cpuSince(cpu);
   if (cycle < 0) continue; // warm-up
   const t = last.build.report.timings;
   rows.cycle.push(last.durationMs);
+  rows.cycleCpu.push(cycleCpu);
   rows.fetch.push(t.fetchMs);
   rows.price.push(t.priceMs);
   rows.render.push(t.renderMs);
@@ -93,6 +101,7 @@ const floorDir = join(dir, 'floor');
 await import('node:fs/promises').then((fs) => fs.mkdir(floorDir));
 for (let round = -2; round < cycles; round++) {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   await Promise.all(
     last.build.files.map(async ({ file, bytes }) => {
       const { gzipped, brotli } = await compress(bytes);
@@ -100,7 +109,10 @@ for (let round = -2; round < cycles; round++) {
       await Promise.all([writeBytes(path, bytes), writeBytes(`${path}.gz`, gzipped), writeBytes(`${path}.br`, brotli)]);
     }),
   );
-  if (round >= 0) rows.floor.push(performance.now() - started);
+  if (round >= 0) {
+    rows.floor.push(performance.now() - started);
+    rows.floorCpu.push(cpuSince(cpu));
+  }
 }
 const items = last.build.report.exports.map((e) => e.items);
 await rm(dir, { recursive: true, force: true });

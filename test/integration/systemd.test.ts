@@ -69,6 +69,10 @@ describe('deploy/ratefile.service', () => {
     expect(value('MemoryDenyWriteExecute')).toBeUndefined();
   });
 
+  it("fixes glibc's mmap threshold, so large buffers freed after each build go back to the system", () => {
+    expect(values('Environment')).toContain('MALLOC_MMAP_THRESHOLD_=131072');
+  });
+
   it.skipIf(systemdAnalyze === undefined)(
     `passes systemd-analyze verify${systemdAnalyze === undefined ? ' (SKIPPED: systemd-analyze not found on this machine)' : ''}`,
     async () => {
