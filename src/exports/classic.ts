@@ -56,15 +56,16 @@ class Elements {
 /**
  * One template's constant text per direction. Safe across builds: the template and the directions of a loaded
  * config are never changed in place (a reload makes new template objects, and `templateTexts`, a WeakMap, lets the
- * old ones go with their text). Entries sit at the direction's index and hold the direction they were made for: a
+ * old ones go with their text). Entries are keyed by the direction's id (unique in a config; an index is not: a
+ * list entry `to: [A, B]` makes several directions of one index) and hold the direction they were made for: a
  * direction a build copies (a city paused, a reserve read from a source) is another object, so its entry is made
- * again and replaces the last one there (one entry per index at most). An array, not a WeakMap per direction: at
- * 50,000 directions a WeakMap's entries alone make every garbage collection slower. Text shared by many directions
+ * again and replaces the last one (one entry per id at most). A Map by id, not a WeakMap per direction: at 50,000
+ * directions a WeakMap's entries alone make every garbage collection slower. Text shared by many directions
  * (a code, fees, labels and city without a url, a currency's reserve) is kept once in `shared`, which only ever
  * holds values of the config.
  */
 class TemplateText {
-  private readonly byIndex: (ConstantText | undefined)[] = [];
+  private readonly byId = new Map<string, ConstantText>();
   private readonly shared = new Map<string, string>();
   private readonly url: ReturnType<typeof urlWriter>;
 
@@ -73,7 +74,7 @@ class TemplateText {
   }
 
   of(direction: Direction): ConstantText {
-    const known = this.byIndex[direction.index];
+    const known = this.byId.get(direction.id);
     return known !== undefined && known.direction === direction ? known : this.made(direction);
   }
 
@@ -115,7 +116,7 @@ class TemplateText {
     const amount = elementText(reserve) === reserve ? undefined : 'amount';
     const refused = tails.map((tail) => head ?? amount ?? fees.refused ?? tail.refused);
     if (refused.some((name) => name !== undefined)) constant.refused = refused;
-    this.byIndex[direction.index] = constant;
+    this.byId.set(direction.id, constant);
     return constant;
   }
 }
