@@ -134,7 +134,15 @@ class DecimalText {
 
 /** The in/out an export with `markup` publishes for a direction rate: the one rounding every export and the dashboard use. */
 export function exportRate(rate: Decimal, from: Currency, to: Currency, markup: Decimal): PublishedRate {
-  return markup.isZero() ? publishedForm(rate, from, to) : publishedRate(rate.times(new Decimal(1).minus(markup)), from, to);
+  return rateAtFactor(rate, from, to, markupFactor(markup));
+}
+
+/** What a rate is multiplied by for the client under `markup`: 1 − markup; undefined without a markup. */
+const markupFactor = (markup: Decimal): Decimal | undefined => (markup.isZero() ? undefined : new Decimal(1).minus(markup));
+
+/** Without a markup the form is pricing's own (shared, so are the limits computed at it). */
+function rateAtFactor(rate: Decimal, from: Currency, to: Currency, factor: Decimal | undefined): PublishedRate {
+  return factor === undefined ? publishedForm(rate, from, to) : publishedRate(rate.times(factor), from, to);
 }
 
 /** A rate as an export publishes it, as numbers and text: one object per distinct rate, precisions and markup in a build. */
@@ -156,12 +164,12 @@ class RateText {
 
   /** One per markup: exports with the same markup share it. */
   constructor(markup: Decimal) {
-    this.factor = markup.isZero() ? undefined : new Decimal(1).minus(markup);
+    this.factor = markupFactor(markup);
   }
 
   /** Any rate of a direction (a tier's) in its published form at this markup (as exportRate, with the factor made once). */
   formOf(rate: Decimal, from: Currency, to: Currency): PublishedRate {
-    return this.factor === undefined ? publishedForm(rate, from, to) : publishedRate(rate.times(this.factor), from, to);
+    return rateAtFactor(rate, from, to, this.factor);
   }
 
   of(priced: PricedDirection): RateEntry {
