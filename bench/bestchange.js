@@ -1,4 +1,4 @@
-// The BestChange feed: parse the real dump (../shared beside the clone) several times in its own process.
+// The BestChange feed: parse the real dump (test/fixtures/bestchange) several times in its own process.
 // Prints one JSON line: median parse ms (unzip + decode + parse), heap the parsed feed holds, peak RSS and
 // how far parsing raised it above this process before (Node, the module and the zip read).
 // Usage: node --expose-gc bench/bestchange.js [RUNS]
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parseFeed } from '../dist/bestchange/feed.js';
 
 const runs = Number(process.argv[2] ?? 7);
-const zip = readFileSync(fileURLToPath(new URL('../../shared/data/bestchange/info-2021-03-25.zip', import.meta.url)));
+const zip = readFileSync(fileURLToPath(new URL('../test/fixtures/bestchange/info-2021-03-25.zip', import.meta.url)));
 const rssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 const baseRssMb = rssMb();
 const times = [];

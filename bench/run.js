@@ -72,13 +72,13 @@ for (const [shape, r] of Object.entries(checked)) {
 const slowest = Math.max(...Object.values(checked).map((r) => r.medianMs));
 console.log(`- a 3 MB, 16,000-item file checked in under 1 s: ${slowest} ms → ${slowest < 1000 ? 'holds' : 'MISSED'}`);
 
-// The BestChange feed (issue 13): the real dump of ../shared/data/bestchange, parsed in its own process.
+// The BestChange feed (issue 13): the real dump of test/fixtures/bestchange, parsed in its own process.
 const feedBench = new URL('./bestchange.js', import.meta.url).pathname;
 try {
   const feed = JSON.parse(execFileSync(process.execPath, ['--expose-gc', feedBench], { encoding: 'utf8' }).trim().split('\n').pop());
   console.log(`\nbestchange feed: ${feed.rows} rows parsed in ${feed.medianMs} ms median (target well under 1000), the feed holds ${feed.heldMb} MB of heap; parsing raises RSS by ${feed.parseRssMb} MB (target under 100; peak ${feed.peakRssMb} MB with Node itself) → ${feed.medianMs < 1000 && feed.parseRssMb < 100 ? 'holds' : 'MISSED'}`);
 } catch (error) {
-  console.log(`\nbestchange feed: not measured (${error.message.split('\n')[0]}; the real dump is ../shared/data/bestchange beside the clone)`);
+  console.log(`\nbestchange feed: not measured (${error.message.split('\n')[0]})`);
 }
 
 // Freshness: quote-to-publish latency under `ratefile start` with a one-second schedule (BENCH_LATENCY=0 skips it).

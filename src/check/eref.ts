@@ -1,4 +1,4 @@
-// The rules for one EREF 1.1 <item> (../shared/spec/export-format.md §1): frommin/frommax/tomin/tomax with the legacy
+// The rules for one EREF 1.1 <item> (https://docs.bestchange.biz/schema/1.1.xsd): frommin/frommax/tomin/tomax with the legacy
 // minamount/maxamount, fees as a number or N%, <floating minutes= percent=/>, labels as elements, <step> tiers.
 import { labels } from '../config/fields.js';
 import { Decimal, formatDecimal } from '../decimal.js';

@@ -1,4 +1,4 @@
-// checkExport: one export file against the standard (../shared/spec/export-format.md), every finding tied to its item. Pure.
+// checkExport: one export file against the standard (https://www.bestchange.com/wiki/rates.html, https://docs.bestchange.biz/main/index.html), every finding tied to its item. Pure.
 // Classic and EREF 1.1 XML (eref.ts's item rules) and jsons.info JSON (json.ts), told apart by their content.
 // Two ways to read an XML file, same findings: the files ratefile renders (and most others) are scanned item by item
 // by simple.ts, without a tree of the document; whatever that scanner does not take is read by the general path

@@ -1,4 +1,4 @@
-// The rules for a jsons.info "exchanges" JSON export (../shared/spec/export-format.md §5): currency numbers, the
+// The rules for a jsons.info "exchanges" JSON export (https://jsons.info/en/export-files/exchanges-json): currency numbers, the
 // nesting exchange → from → to → to, each rate as X or -X (X ≥ 1, at most 6 decimals), amounts, limits, fees.
 import { knownCities, knownCurrencies } from '../codes.js';
 import { labels } from '../config/fields.js';

@@ -1,4 +1,4 @@
-// renderEref: one export model to the bytes of a BestChange EREF 1.1 file (../shared/spec/export-format.md §1). Pure.
+// renderEref: one export model to the bytes of a BestChange EREF 1.1 file (https://docs.bestchange.biz/main/index.html, schema https://docs.bestchange.biz/schema/1.1.xsd). Pure.
 // Limits as frommin/frommax and tomin/tomax, with the legacy minamount/maxamount kept last (monitor cabinets
 // still read them); fees as a number or N%; <floating minutes=…/> or percent=…; each label an empty element;
 // amount tiers as <step> elements. Where the format's description is silent it follows the classic file.

@@ -1,10 +1,10 @@
-// BestChange dumps for tests: the real one by path (../shared beside the clone) and synthetic ones zipped with fflate.
+// BestChange dumps for tests: the real one (test/fixtures/bestchange, see its README) and synthetic ones zipped with fflate.
 import { inflateRawSync } from 'node:zlib';
 import { zipSync } from 'fflate';
 import { encodeCp1251 } from './cp1251.js';
 import { repoRoot } from './process.js';
 
-export const realDump = `${repoRoot}../shared/data/bestchange/info-2021-03-25.zip`;
+export const realDump = `${repoRoot}test/fixtures/bestchange/info-2021-03-25.zip`;
 
 /** A dump as BestChange would zip it: each file windows-1251, CRLF or LF as given. */
 export function dump(files: Record<string, string | undefined>): Uint8Array {

@@ -1,5 +1,5 @@
-// ratefile check agrees with the monitors: real export files other exchangers served (../shared/data/exports, read
-// by path beside the clone) have no errors, while ratefile's own files are still judged by the written standard.
+// ratefile check agrees with the monitors: real export files other exchangers served (test/fixtures/exports/real,
+// see its README for where they come from) have no errors, while ratefile's own files are still judged by the written standard.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { gateFiles } from '../../src/check/gate.js';
 import { repoRoot } from '../support/process.js';
 import { runRatefile } from '../support/run-cli.js';
 
-const exportsDir = join(repoRoot, '..', 'shared', 'data', 'exports');
+const exportsDir = join(repoRoot, 'test', 'fixtures', 'exports', 'real');
 const realFiles = readdirSync(exportsDir)
   .filter((name) => name.endsWith('.xml'))
   .sort()
