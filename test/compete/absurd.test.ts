@@ -101,6 +101,14 @@ describe('a field no published step can beat: the normal margin, with the reason
     expect(priced?.compete).toMatchObject({ basis: 'fallback', reason: expect.stringMatching(/^no published rate beats the competitor at place 6, 0\.000000000000000000000000000000000000001: one published step more is lost in rounding/) });
   });
 
+  it('a rate of 1e79 (1e39 for a give of 1e-40), past anything 40 digits hold: the same fallback', () => {
+    const tiny = `0.${'0'.repeat(39)}1`;
+    const feed = feedOf([row(2, 1, 1, tiny, e39), row(2, 1, 2, '1', '4960000'), row(2, 1, 3, '1', '4950000'), row(2, 1, 4, '1', '4940000'), row(2, 1, 5, '1', '4930000')]);
+    const { priced, margined } = compete(direction(BTC, SBER, 1), feed);
+    expect(priced?.rate).toBe(margined.rate);
+    expect(priced?.compete).toMatchObject({ basis: 'fallback', reason: `no published rate beats the competitor at place 1, 1${'0'.repeat(79)}: one published step more is lost in rounding: that form would need more than 40 significant digits` });
+  });
+
   it('an ordinary field is unchanged: one step above the competitor at the place', () => {
     const feed = feedOf([row(2, 1, 1, '1', '4960000'), row(2, 1, 2, '1', '4950000'), row(2, 1, 3, '1', '4940000')]);
     const { priced } = compete(direction(BTC, SBER, 2), feed);
