@@ -40,6 +40,8 @@ function fieldLines(field: CityField, detail: CompeteDetail, direction: Directio
     lines.push(
       `  Target: the competitor at place ${detail.rule.worst} gives ${show(field.rival.rate)}; better by ${percent(detail.rule.step)}: ${show(field.target)}; rounded against the client, and strictly better than the competitor: ${form(field.needed)} = ${show(rateOf(field.needed))}`,
     );
+  } else if (field.rival && field.target && field.unbeatable !== undefined) {
+    lines.push(`  Target: the competitor at place ${detail.rule.worst} gives ${show(field.rival.rate)}; better by ${percent(detail.rule.step)}: ${show(field.target)}; no published rate beats it: ${field.unbeatable}`);
   } else {
     lines.push(`  Target: ${field.counted.length} counted, fewer than place ${detail.rule.worst}: any rate holds it, so the ceiling`);
   }

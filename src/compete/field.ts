@@ -7,7 +7,7 @@ import { Decimal, formatDecimal } from '../decimal.js';
 import type { Currency } from '../model.js';
 import type { PublishedRate } from '../pricing.js';
 import type { CompeteRule } from './config.js';
-import { atOrBelow, compareForms, compareToRow, stepUp } from './grid.js';
+import { atOrBelow, beyond, compareForms, compareToRow } from './grid.js';
 
 const ONE = new Decimal(1);
 /** Rates and percentages as reasons word them. */
@@ -31,6 +31,8 @@ export interface CityField {
   rival?: RankedCompetitor;
   target?: Decimal;
   needed?: PublishedRate;
+  /** Instead of `needed`: why no published step beats the rival (absurd rates in the feed); the direction falls back. */
+  unbeatable?: string;
   /** The place the published rate gets here: behind every competitor giving as much or more. */
   place: number;
 }
@@ -146,9 +148,8 @@ export function fieldCore(feed: BestChangeFeed, from: Currency, to: Currency, ru
   if (rival) {
     const target = rival.rate.times(ONE.plus(rule.step));
     // Rounded against the client as usual; when that loses the place (a tie ranks behind), one step up.
-    let needed = atOrBelow(target, from, to);
-    while (compareToRow(needed, rival.row) <= 0) needed = stepUp(needed, from, to);
-    Object.assign(core, { rival, target, needed });
+    const needed = beyond(atOrBelow(target, from, to), rival.row, from, to);
+    Object.assign(core, 'unbeatable' in needed ? { rival, target, unbeatable: needed.unbeatable } : { rival, target, needed });
   }
   return core;
 }
@@ -162,6 +163,10 @@ export function cityField(core: FieldCore, place: number): CityField {
     field.rival = core.rival;
     field.target = core.target;
     field.needed = core.needed;
+  } else if (core.rival && core.target && core.unbeatable !== undefined) {
+    field.rival = core.rival;
+    field.target = core.target;
+    field.unbeatable = core.unbeatable;
   }
   return field;
 }

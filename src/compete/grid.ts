@@ -40,6 +40,32 @@ export function stepUp(form: PublishedRate, from: Currency, to: Currency): Publi
   return give.lessThanOrEqualTo(1) ? { in: ONE, out: ONE } : { in: give, out: ONE };
 }
 
+/**
+ * Steps up from the form at or below the target before the competitor counts as unbeatable. The target is at or
+ * above the competitor's rate, and the form one step above the target's is above the target, so in exact
+ * arithmetic one step is enough; the rest covers the 40-digit rounding of the rate and the target. Only a rate
+ * with about 40 significant digits at its rate precision (no real field) gets near it.
+ */
+export const MAX_STEPS_UP = 4;
+
+/**
+ * The least generous form from `start` upward that beats `row` (gives the client more), or why none can be had:
+ * the feed is outside data, so this never loops on it — a step lost in rounding (a rate too large for a step this
+ * small at Decimal's precision) or too many steps end it.
+ */
+export function beyond(start: PublishedRate, row: CompetitorRow, from: Currency, to: Currency): PublishedRate | { unbeatable: string } {
+  let form = start;
+  for (let steps = 0; compareToRow(form, row) <= 0; steps++) {
+    if (steps === MAX_STEPS_UP) return { unbeatable: `${MAX_STEPS_UP} published steps above the target still do not beat it at ${Decimal.precision} significant digits` };
+    const next = stepUp(form, from, to);
+    if (next.in.equals(form.in) && next.out.equals(form.out)) {
+      return { unbeatable: `one published step more is lost in rounding: that form would need more than ${Decimal.precision} significant digits` };
+    }
+    form = next;
+  }
+  return form;
+}
+
 /** One step less generous. */
 export function stepDown(form: PublishedRate, from: Currency, to: Currency): PublishedRate {
   if (form.in.equals(ONE)) {

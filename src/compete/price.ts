@@ -137,6 +137,7 @@ export function competeDirection(priced: PricedDirection, rule: CompeteRule, sta
   if (typeof reserve === 'string') return fallback(reserve);
   const untrusted = distrust(cores, market, bounds.marketApprox, rule);
   if (untrusted) return fallback(untrusted);
+  if (standing?.unbeatable !== undefined) return fallback(standing.unbeatable);
 
   const need = standing?.need;
   if (bounds.squeezed) {

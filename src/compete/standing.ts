@@ -7,7 +7,7 @@ import { Decimal } from '../decimal.js';
 import type { Currency, Direction } from '../model.js';
 import { publishedForm, publishedLimits, type LimitTerms, type PublishedLimits, type PublishedRate, type WithheldKind } from '../pricing.js';
 import type { CompeteRule } from './config.js';
-import { approxOf, fieldCore, type FieldCore } from './field.js';
+import { approxOf, fieldCore, show, type FieldCore } from './field.js';
 import { compareForms, rateFor } from './grid.js';
 
 /** The step that holds the place in every city: the most generous of the cities' needs. */
@@ -21,8 +21,10 @@ export interface Need {
 export interface Standing {
   /** One per city; an 8-field feed has no cities, so its one field serves every city. */
   cores: FieldCore[];
-  /** Absent when a city has fewer counted competitors than the place. */
+  /** Absent when a city has fewer counted competitors than the place, or when `unbeatable`. */
   need?: Need;
+  /** Why no published step beats the competitor at the place in some city: the direction falls back to its margin. */
+  unbeatable?: string;
 }
 
 interface Made {
@@ -57,6 +59,11 @@ export function standingOf(feed: BestChangeFeed, from: Currency, to: Currency, c
 function makeStanding(feed: BestChangeFeed, from: Currency, to: Currency, cities: readonly string[], rule: CompeteRule, minReserve: Decimal | undefined): Standing {
   const fieldCities = cities.length > 0 && feed.layout === 11 ? cities : [undefined];
   const cores = fieldCities.map((city) => fieldCore(feed, from, to, rule, minReserve, city));
+  const stuck = cores.find((core) => core.unbeatable !== undefined);
+  if (stuck?.rival) {
+    const where = stuck.city === undefined ? '' : ` in ${stuck.city}`;
+    return { cores, unbeatable: `no published rate beats the competitor at place ${rule.worst}${where}, ${show(stuck.rival.rate)}: ${stuck.unbeatable ?? ''}` };
+  }
   const needed = cores.reduce<PublishedRate | undefined>((most, core) => (core.needed && (!most || compareForms(core.needed, most) > 0) ? core.needed : most), undefined);
   return needed ? { cores, need: { form: needed, rate: rateFor(needed, from, to), approx: approxOf(needed) } } : { cores };
 }
