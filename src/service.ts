@@ -47,7 +47,7 @@ export interface Service {
   stop(): Promise<void>;
   /** Status after the latest build (also in the state folder's status.json). */
   status(): Status | undefined;
-  /** Resolves once every queued alert is delivered or given up. */
+  /** Resolves once no alert waits undelivered (never while a channel stays down). */
   alertsIdle(): Promise<void>;
 }
 
@@ -184,6 +184,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       await task.stop();
       await task.destroy();
       if (running) await running;
+      // Undelivered alerts stay in the state folder for the next start.
+      await notifier?.stop();
       await dashboard.idle();
       if (server) {
         await new Promise<void>((resolve) => {

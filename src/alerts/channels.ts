@@ -1,11 +1,14 @@
 // Alert channels: each turns one message into one delivery (webhook POST, Telegram sendMessage, an email)
-// and throws on failure. What to say, when, and retries live in notifier.ts.
+// and throws on failure. What to say, when, and retries live in notifier.ts. Every delivery carries the message's id
+// (webhook body and headers, email Message-ID, Telegram text), so a receiver can tell a retry from a new alert.
 import { createHmac } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import type { AlertEvent } from './problems.js';
 import type { AlertsConfig } from './config.js';
 
 export interface AlertMessage {
+  /** Unique per message and the same on every channel and every retry (a UUID). */
+  id: string;
   at: string;
   /** Health level after the build that raised it. */
   level: string;
@@ -13,41 +16,65 @@ export interface AlertMessage {
   text: string;
 }
 
+export type ChannelName = 'webhook' | 'telegram' | 'email';
+
 export interface Channel {
-  name: 'webhook' | 'telegram' | 'email';
-  send(message: AlertMessage): Promise<void>;
+  name: ChannelName;
+  /** Throws on failure: `RejectedAlert` when the receiver refuses this message itself (retrying cannot help). */
+  send(message: AlertMessage, signal?: AbortSignal): Promise<void>;
+}
+
+/** The receiver answered that this message is wrong (HTTP 400, 413, 422; SMTP 552, 554), not that it is unavailable. */
+export class RejectedAlert extends Error {}
+
+export interface ChannelOptions {
+  /** How long one delivery may take (default 10 s). */
+  timeoutMs?: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const timeoutMs = 10_000;
+const rejectedHttp = new Set([400, 413, 422]);
+const rejectedSmtp = new Set([552, 554]);
 
 /** An error text with every secret replaced, so a failing channel can be logged. */
 const scrub = (text: string, secrets: readonly (string | undefined)[]) =>
   secrets.reduce<string>((out, secret) => (secret ? out.split(secret).join('***') : out), text);
 
-async function post(url: string, body: string, headers: Record<string, string>, fetcher: typeof fetch, secrets: readonly (string | undefined)[]): Promise<void> {
+interface Post {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  signal: AbortSignal | undefined;
+}
+
+async function post({ url, body, headers, timeoutMs, signal }: Post, fetcher: typeof fetch, secrets: readonly (string | undefined)[]): Promise<void> {
   let response: Response;
+  const timeout = AbortSignal.timeout(timeoutMs);
   try {
-    response = await fetcher(url, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers }, signal: AbortSignal.timeout(timeoutMs) });
+    response = await fetcher(url, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers }, signal: signal ? AbortSignal.any([timeout, signal]) : timeout });
   } catch (error) {
     throw new Error(scrub(`${(error as Error).message}${(error as { cause?: Error }).cause ? `: ${(error as { cause: Error }).cause.message}` : ''}`, secrets));
   }
   await response.arrayBuffer().catch(() => undefined);
+  if (rejectedHttp.has(response.status)) throw new RejectedAlert(`HTTP ${response.status}`);
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
 }
 
-export function createChannels(config: AlertsConfig, env: Env, fetcher: typeof fetch = globalThis.fetch): Channel[] {
+export function createChannels(config: AlertsConfig, env: Env, fetcher: typeof fetch = globalThis.fetch, options: ChannelOptions = {}): Channel[] {
+  const timeoutMs = options.timeoutMs ?? 10_000;
   const channels: Channel[] = [];
   const { webhook, telegram, email } = config;
   if (webhook) {
     const secret = webhook.secretEnv ? env[webhook.secretEnv] : undefined;
     channels.push({
       name: 'webhook',
-      send: (message) => {
-        const body = JSON.stringify({ type: 'ratefile.alert', at: message.at, level: message.level, events: message.events });
+      send: (message, signal) => {
+        const body = JSON.stringify({ type: 'ratefile.alert', id: message.id, at: message.at, level: message.level, events: message.events });
         const signature = secret ? { 'X-Ratefile-Signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` } : {};
-        return post(webhook.url, body, signature, fetcher, [secret]);
+        const headers = { 'X-Ratefile-Alert-Id': message.id, 'Idempotency-Key': message.id, ...signature };
+        return post({ url: webhook.url, body, headers, timeoutMs, signal }, fetcher, [secret]);
       },
     });
   }
@@ -56,10 +83,11 @@ export function createChannels(config: AlertsConfig, env: Env, fetcher: typeof f
     const chatId = env[telegram.chatIdEnv];
     channels.push({
       name: 'telegram',
-      send: async (message) => {
+      send: async (message, signal) => {
         if (!token || !chatId) throw new Error(`${telegram.tokenEnv} and ${telegram.chatIdEnv} must be set`);
         const url = `${telegram.baseUrl.replace(/\/$/, '')}/bot${token}/sendMessage`;
-        await post(url, JSON.stringify({ chat_id: chatId, text: message.text }), {}, fetcher, [token]);
+        const body = JSON.stringify({ chat_id: chatId, text: `${message.text}\n\nalert ${message.id}` });
+        await post({ url, body, headers: {}, timeoutMs, signal }, fetcher, [token]);
       },
     });
   }
@@ -81,9 +109,10 @@ export function createChannels(config: AlertsConfig, env: Env, fetcher: typeof f
         const first = message.events[0];
         const subject = `ratefile ${message.level}: ${first ? first.text.slice(0, 120) : 'alert'}${message.events.length > 1 ? ` (+${message.events.length - 1})` : ''}`;
         try {
-          await transport.sendMail({ from: email.from, to: email.to, subject, text: message.text });
+          await transport.sendMail({ from: email.from, to: email.to, subject, text: message.text, messageId: `<${message.id}@ratefile>`, headers: { 'X-Ratefile-Alert-Id': message.id } });
         } catch (error) {
-          throw new Error(scrub((error as Error).message, [user, pass]));
+          const text = scrub((error as Error).message, [user, pass]);
+          throw rejectedSmtp.has((error as { responseCode?: number }).responseCode ?? 0) ? new RejectedAlert(text) : new Error(text);
         }
       },
     });

@@ -207,7 +207,7 @@ describe('alerts', () => {
     expect(service.status()?.lastBuild.at).toBe(time.now().toISOString());
     await pollUntil(async () => (/alert channel telegram failing/.test(log) ? true : undefined), 5_000, 20);
     expect(log.match(/alert channel telegram failing/g)).toHaveLength(1);
-    expect(log).toMatch(/alert channel telegram failing, retrying: HTTP 500/);
+    expect(log).toMatch(/alert channel telegram failing, retrying until it works: HTTP 500/);
     for (const secret of Object.values(env)) expect(log).not.toContain(secret);
   });
 });
