@@ -1,14 +1,16 @@
 // Alerts on loopback: a real webhook receiver, a server speaking the Telegram Bot API's sendMessage and a real
 // SMTP server (smtp-server) get one message when a problem starts and one when it ends, a reminder when the
-// interval passes (clock injected), nothing new after a restart; a channel that hangs delays no build.
+// interval passes (clock injected), nothing new after a restart; a channel that hangs delays no build. And the real
+// binary killed while its webhook receiver is down: after the restart the problem arrives once, then its end.
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { rm, utimes, writeFile } from 'node:fs/promises';
+import { readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pollUntil } from '../support/http.js';
+import { spawnRatefile, stopAll } from '../support/process.js';
 import { projectsPerTest, sampleConfig, sampleQuotes, type Project } from '../support/project.js';
 import { servicesPerTest } from '../support/service.js';
 
@@ -16,6 +18,7 @@ const project = projectsPerTest();
 const start = servicesPerTest();
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
+  await stopAll();
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
@@ -209,5 +212,41 @@ describe('alerts', () => {
     expect(log.match(/alert channel telegram failing/g)).toHaveLength(1);
     expect(log).toMatch(/alert channel telegram failing, retrying until it works: HTTP 500/);
     for (const secret of Object.values(env)) expect(log).not.toContain(secret);
+  });
+});
+
+describe('alerts across an outage and a crash', () => {
+  it('the receiver is down while `ratefile start` finds a problem, is killed and restarted with the problem gone: it gets the PROBLEM once, then the RESOLVED once, by id', async () => {
+    const hook = await receiver();
+    const port = (hook.server.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => {
+      hook.server.close(() => resolve());
+      hook.server.closeAllConnections();
+    });
+    const made = await project({ 'ratefile.config.yaml': `${sampleConfig}alerts:\n  webhook: { url: "${hook.url}/hook" }\n` });
+    const stored = async () => JSON.parse(await readFile(join(made.dir, '.ratefile', 'alerts.json'), 'utf8')) as { outbox: { id: string; events: { kind: string }[] }[] };
+    const run = () => spawnRatefile(['start', '--config', made.configPath, '--port', '0', '--host', '127.0.0.1'], { cwd: made.dir });
+
+    await rm(join(made.dir, 'quotes.json'));
+    const first = run();
+    await first.waitForLog(/alert channel webhook failing/);
+    await first.stop('SIGKILL');
+    const pending = (await stored()).outbox;
+    expect(pending.map((m) => m.events.every((e) => e.kind === 'start'))).toEqual([true]);
+
+    // The quotes are back: the restarted service's first build ends the problem, while the receiver is still down.
+    await writeFile(join(made.dir, 'quotes.json'), JSON.stringify(sampleQuotes));
+    const second = run();
+    await second.waitForLog(/alert channel webhook failing/);
+    await new Promise<void>((resolve) => hook.server.listen(port, '127.0.0.1', resolve));
+    await second.waitForLog(/alert channel webhook works again/);
+    await pollUntil(async () => ((await stored()).outbox.length === 0 ? true : undefined), 20_000, 50);
+
+    const bodies = hook.received.map((r) => JSON.parse(r.body) as { id: string; events: { kind: string }[] });
+    expect(bodies.map((b) => [...new Set(b.events.map((e) => e.kind))])).toEqual([['start'], ['end']]);
+    expect(bodies[0]?.id).toBe(pending[0]?.id);
+    expect(new Set(bodies.map((b) => b.id)).size).toBe(2);
+    expect(hook.received.map((r) => r.headers['x-ratefile-alert-id'])).toEqual(bodies.map((b) => b.id));
+    expect(second.stderr()).not.toMatch(/dropped|given up/);
   });
 });
