@@ -64,14 +64,22 @@ async function readStored(stateDir: string): Promise<{ active: AlertState['activ
 const defaultBackoff = (attempt: number) => Math.min(30_000, 1000 * 2 ** (attempt - 1));
 const defaultWait = (ms: number, signal: AbortSignal) => delay(ms, undefined, { signal, ref: false }).catch(() => undefined);
 
-/** A promise that settles with `work`, or rejects once `signal` aborts (a channel that cannot be cancelled, like SMTP). */
-function abandonable(work: Promise<void>, signal: AbortSignal): Promise<void> {
-  work.catch(() => undefined);
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) reject(new Error('stopped'));
-    signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true });
-    work.then(resolve, reject);
-  });
+/**
+ * One delivery attempt, abandoned when the notifier stops: a signal of its own (listeners on the long-lived
+ * `stopping` signal are removed again), and not awaited past the stop where a channel cannot cancel (SMTP).
+ */
+async function sendOnce(channel: Channel, message: PendingMessage, stopping: AbortSignal): Promise<void> {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  stopping.addEventListener('abort', stop, { once: true });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      controller.signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true });
+      channel.send(message, controller.signal).then(resolve, reject);
+    });
+  } finally {
+    stopping.removeEventListener('abort', stop);
+  }
 }
 
 const labels: Record<AlertEvent['kind'], string> = { start: 'PROBLEM', reminder: 'STILL', end: 'RESOLVED' };
@@ -127,7 +135,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
         return;
       }
       try {
-        await abandonable(channel.send(message, stopping.signal), stopping.signal);
+        await sendOnce(channel, message, stopping.signal);
       } catch (error) {
         if (stopping.signal.aborted) continue;
         if (error instanceof RejectedAlert) {

@@ -120,7 +120,7 @@ describe('alerts', () => {
     await service.alertsIdle();
 
     expect(hook.received).toHaveLength(2);
-    const [started, ended] = hook.received.map((r) => JSON.parse(r.body) as { level: string; events: { kind: string; key: string; text: string }[] });
+    const [started, ended] = hook.received.map((r) => JSON.parse(r.body) as { id: string; level: string; events: { kind: string; key: string; text: string }[] });
     // Within the build that found the problem.
     expect(started).toMatchObject({ at: brokenAt, level: 'failing' });
     expect(started?.events.map((e) => `${e.kind} ${e.key}`).sort()).toEqual([
@@ -149,6 +149,18 @@ describe('alerts', () => {
     expect(mail.mails).toHaveLength(2);
     expect(mail.mails[0]).toMatch(/Subject: =\?UTF-8\?Q\?ratefile_failing=3A_/);
     expect(mail.mails[0]).toMatch(/To: ops@exchanger\.example/);
+
+    // Each message carries one id, the same on every channel: the webhook's body and headers, Telegram's last line, the email's Message-ID.
+    const ids = [started?.id, ended?.id];
+    expect(new Set(ids).size).toBe(2);
+    for (const [index, id] of ids.entries()) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      expect(hook.received[index]?.headers['x-ratefile-alert-id']).toBe(id);
+      expect(hook.received[index]?.headers['idempotency-key']).toBe(id);
+      expect(texts[index]?.text.endsWith(`\n\nalert ${id}`)).toBe(true);
+      expect(mail.mails[index]).toContain(`Message-ID: <${id}@ratefile>`);
+      expect(mail.mails[index]).toMatch(new RegExp(`^X-Ratefile-Alert-Id: ${id}\\r?$`, 'im'));
+    }
 
     // No secret in the status.
     const status = JSON.stringify(service.status());

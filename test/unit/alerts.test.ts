@@ -249,6 +249,18 @@ describe('alert delivery', () => {
     expect(await outboxIn(first.stateDir)).toEqual([]);
   });
 
+  it('stop abandons an attempt the receiver never answers; the message stays for the next start', async () => {
+    const hook = await receiver(() => undefined);
+    const { notifier, stateDir } = await notifierOn(hook.url, { timeoutMs: 600_000 });
+    await notifier.observe(failing, new Date(at));
+    await pollUntil(async () => (hook.hits.length > 0 ? true : undefined), 10_000, 20);
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise((resolve) => (timer = setTimeout(resolve, 20_000, 'still waiting')));
+    expect(await Promise.race([notifier.stop().then(() => 'stopped'), stuck])).toBe('stopped');
+    clearTimeout(timer);
+    expect((await outboxIn(stateDir)).map((m) => m.id)).toEqual([hook.hits[0]?.id]);
+  });
+
   it('nothing leaves the outbox unlogged: the oldest beyond the limit, and a message the receiver rejects', async () => {
     const hook = await receiver((_hit, response) => {
       response.writeHead(400);
