@@ -1,6 +1,6 @@
 // Template file names with dots (`rates.v2.yaml`, `aff-eref-1.1.yaml`): published as <name>.xml by the real binary
-// (validate, build, start serving it), and a YAML file whose name cannot be an export's a config error naming it.
-import { readdir, readFile } from 'node:fs/promises';
+// (validate, build, start serving it, removed once its template goes), and a YAML file whose name cannot be an export's a config error naming it.
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnRatefile, stopAll, waitForServing } from '../support/process.js';
@@ -56,6 +56,14 @@ describe('templates whose names have dots', () => {
       expect(response.headers.get('content-type')).toBe('application/xml');
       expect(body).toContain('<rates>');
     }
+    await service.stop('SIGTERM');
+
+    // Its template gone, the next build removes the export by the name the state recorded.
+    await rm(join(made.dir, 'templates', 'rates.v2.yaml'));
+    const rebuilt = await ratefile(['build', '--config', made.configPath, '--out', 'public'], made.dir);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(rebuilt.stderr + rebuilt.stdout).toContain('removed rates.v2.xml');
+    expect(await readdir(join(made.dir, 'public'))).not.toContain('rates.v2.xml');
   });
 
   it('a YAML file whose name cannot name an export is a config error naming the file, never skipped', async () => {
