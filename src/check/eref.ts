@@ -1,18 +1,22 @@
 // The rules for one EREF 1.1 <item> (https://docs.bestchange.biz/schema/1.1.xsd): frommin/frommax/tomin/tomax with the legacy
-// minamount/maxamount, fees as a number or N%, <floating minutes= percent=/>, labels as elements, <step> tiers.
+// minamount/maxamount, fees as a number or N%, <floating minutes= percent=/>, labels as xs:boolean elements, <step> tiers.
 import { labels } from '../config/fields.js';
 import { Decimal, formatDecimal } from '../decimal.js';
 import { closest } from '../config/problems.js';
 import { checkCities, checkCurrency, type Report } from './item.js';
 import { atLeastOne, compare, isOne, isWhole, isZero, paysMoreThan } from './plain.js';
 import type { XmlElement } from './tree.js';
-import { numberProblem, rateFormProblem } from './values.js';
+import { negativeMessage, negativeNumber, numberProblem, rateFormProblem } from './values.js';
 
 /** The schema sequence as the format's description gives it; labels sit between <floating> and <city>. */
 const order = ['from', 'to', 'in', 'out', 'amount', 'frommin', 'frommax', 'tomin', 'tomax', 'fromfee', 'tofee', 'step', 'delay', 'floating', 'label', 'city', 'minamount', 'maxamount'];
 const rank = new Map(order.map((name, index) => [name, index]));
 const knownLabels: readonly string[] = labels;
 const numberElements = new Set(['in', 'out', 'amount', 'frommin', 'frommax', 'tomin', 'tomax', 'minamount', 'maxamount', 'delay']);
+/** The maximums: zero or negative, no order can be made (read as written: tolerated, as the classic <maxamount>). */
+const maximums = new Set(['frommax', 'tomax', 'maxamount']);
+/** xs:boolean's lexical forms (the 1.1 XSD's type for labels), after white space is collapsed. */
+const booleans = new Set(['true', 'false', '1', '0']);
 
 /** Why a rate is not 1:X / X:1 with X ≥ 1; the common good forms are told as text, without a Decimal (rateFormProblem's wording otherwise). */
 function rateProblem(inValue: string, outValue: string): string | undefined {
@@ -37,7 +41,7 @@ function checkStructure(item: XmlElement, report: Report): Map<string, XmlElemen
     const position = rank.get(kind);
     if (position === undefined) {
       const hint = child.name === 'param' ? undefined : closest(child.name, [...order.filter((name) => name !== 'label'), ...knownLabels]);
-      const why = child.name === 'param' ? '; EREF 1.1 gives each label its own element, like <manual/>' : hint ? ` (did you mean <${hint}>?)` : '';
+      const why = child.name === 'param' ? '; EREF 1.1 gives each label its own element, like <manual>true</manual>' : hint ? ` (did you mean <${hint}>?)` : '';
       report('warning', 'element-unknown', `unknown element <${child.name}>${why}; monitors ignore it`, child);
       continue;
     }
@@ -77,16 +81,24 @@ function checkValue(element: XmlElement, report: Report): string | undefined {
       return undefined;
   }
   if (knownLabels.includes(element.name)) {
-    if (!['', 'true', '1'].includes(text)) report('warning', 'label', `<${element.name}> "${text}": a label is an empty element, present when it applies`, element);
+    // Engines validating against the 1.1 XSD (xs:boolean) refuse the empty element; monitors read both.
+    if (text === '') report('tolerated', 'label', `<${element.name}/> is empty; the EREF 1.1 schema types labels as xs:boolean: write <${element.name}>true</${element.name}>`, element);
+    else if (!booleans.has(text)) report('warning', 'label', `<${element.name}> "${text}": expected true or false (the EREF 1.1 schema types labels as xs:boolean)`, element);
     return undefined;
   }
   if (!numberElements.has(element.name)) return undefined;
+  if (negativeNumber(text) !== undefined && (element.name === 'amount' || maximums.has(element.name))) {
+    // Read as written, as a zero one is: the same level as zero.
+    report('tolerated', element.name === 'amount' ? 'reserve' : 'limit', negativeMessage(element.name === 'amount' ? '<amount> (the reserve)' : `<${element.name}>`, text), element);
+    return undefined;
+  }
   const problem = numberProblem(text);
   if (problem !== undefined) {
     report('error', 'number', `<${element.name}> "${text}" ${problem}`, element);
     return undefined;
   }
   if (element.name === 'delay' && !isWhole(text)) report('warning', 'number', `<delay> "${text}" is not whole minutes`, element);
+  if (maximums.has(element.name) && isZero(text)) report('tolerated', 'limit', `<${element.name}> is zero: leave the direction out instead`, element);
   return text;
 }
 
@@ -146,10 +158,12 @@ export function checkErefItem(item: XmlElement, report: Report, codes?: Readonly
     const [a, b] = [values.get(legacy), values.get(current)];
     if (a !== undefined && b !== undefined && compare(a, b) !== 0) report('warning', 'limit', `<${legacy}> ${a} differs from <${current}> ${b}; monitors reading either should see one limit`, seen.get(legacy));
   }
+  // A zero reserve is reported once, above (as in a classic item), not again by every limit it cannot pay.
+  const reserve = amount !== undefined && !isZero(amount) ? amount : undefined;
   const tomax = values.get('tomax');
-  if (tomax !== undefined && amount !== undefined && compare(tomax, amount) > 0) report('warning', 'reserve', `<tomax> ${tomax} is more than the reserve ${amount}`, seen.get('tomax'));
+  if (tomax !== undefined && reserve !== undefined && compare(tomax, reserve) > 0) report('warning', 'reserve', `<tomax> ${tomax} is more than the reserve ${amount}`, seen.get('tomax'));
   const frommax = values.get('frommax');
-  if (frommax !== undefined && inValue !== undefined && outValue !== undefined && amount !== undefined && !isZero(inValue) && !isZero(outValue) && paysMoreThan(frommax, inValue, outValue, amount)) {
+  if (frommax !== undefined && inValue !== undefined && outValue !== undefined && reserve !== undefined && !isZero(inValue) && !isZero(outValue) && paysMoreThan(frommax, inValue, outValue, reserve)) {
     const pays = formatDecimal(new Decimal(frommax).times(new Decimal(outValue)).div(new Decimal(inValue)).toSignificantDigits(12));
     report('warning', 'reserve', `the maximum order ${frommax}${from ? ` ${from}` : ''} pays ${pays}${to ? ` ${to}` : ''}, more than the reserve ${amount}`, seen.get('frommax'));
   }

@@ -40,7 +40,7 @@ export function checkExportTraced(bytes: Uint8Array, target: string, options: Ch
   if (decoded.text === undefined) return { result: { target, findings: decoded.findings }, path: 'bytes', cleared: 0 };
   // The format is told by the content, never by the name: JSON starts with '{', EREF 1.1 items have its limits or steps.
   if (looksLikeJson(decoded.text)) return { result: checkJsonExport(decoded.text, target, decoded.findings, options), path: 'general', cleared: 0 };
-  // EREF 1.1 items are scanned too (labels are empty elements, which the scanner takes; a <step> or <floating>'s
+  // EREF 1.1 items are scanned too (labels hold true or are empty, both of which the scanner takes; a <step> or <floating>'s
   // attributes send the file the general way), each with the full EREF rules: the quick test knows classic items only.
   const checkItems = looksLikeEref(decoded.text) ? checkErefItem : checkItem;
   const fast = options.general ? undefined : checkSimple(decoded.text, target, decoded.findings, options, checkItems);

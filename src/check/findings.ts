@@ -8,7 +8,7 @@ export type Severity = 'error' | 'warning';
 
 /**
  * What a rule reports. `tolerated`: a departure from the written standard that monitors read without complaint
- * (element order, a rate side below 1, a limit no order can meet): a warning on anyone's file, an error when
+ * (element order, a rate side below 1, a limit no order can meet, an unknown label): a warning on anyone's file, an error when
  * ratefile judges its own files before publishing (`CheckOptions.strict`), as it did before monitors were the measure.
  */
 export type Level = Severity | 'tolerated';

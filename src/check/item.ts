@@ -7,7 +7,7 @@ import { itemElements } from '../exports/select.js';
 import type { ItemRef, Level } from './findings.js';
 import type { XmlElement } from './tree.js';
 import { atLeastOne, compare, isOne, isWhole, isZero, paysMoreThan } from './plain.js';
-import { numberProblem, parseFee, parseFloating, parseLimit, rateFormProblem, type Limit } from './values.js';
+import { negativeMessage, negativeNumber, numberProblem, parseFee, parseFloating, parseLimit, rateFormProblem, type Limit } from './values.js';
 
 const required = ['from', 'to', 'in', 'out', 'amount'] as const;
 /** Elements that may repeat: one limit per unit (the standard's rule for several minimums). */
@@ -102,8 +102,9 @@ function checkLabels(element: XmlElement, report: Report): void {
     if (part === '') report('warning', 'label', `<param> "${element.text.trim()}" has an empty label between commas`, element);
     else if (part === 'floating') report('warning', 'label', 'label "floating" is the old form; publish a <floating> element instead', element);
     else if (!knownLabels.includes(part)) {
+      // Monitors read the item and leave the label out, as they do an unknown element: tolerated, not an error.
       const hint = closest(part, knownLabels);
-      report('error', 'label', `unknown label "${part}"${hint ? ` (did you mean "${hint}"?)` : ''}; known labels: ${knownLabels.join(', ')}`, element);
+      report('tolerated', 'label', `unknown label "${part}"${hint ? ` (did you mean "${hint}"?)` : ''}; monitors ignore it; known labels: ${knownLabels.join(', ')}`, element);
     } else if (seen.has(part)) report('warning', 'label', `label "${part}" is given twice`, element);
     seen.add(part);
   }
@@ -150,6 +151,11 @@ export function checkItem(item: XmlElement, report: Report, codes?: ReadonlySet<
       case 'in':
       case 'out':
       case 'amount': {
+        // A negative reserve is read as written, as a zero one is: unusable, not misread (same level as zero).
+        if (element.name === 'amount' && negativeNumber(text) !== undefined) {
+          report('tolerated', 'reserve', negativeMessage('<amount> (the reserve)', text), element);
+          break;
+        }
         const problem = numberProblem(text);
         if (problem !== undefined) invalid(problem);
         else numbers.set(element.name, text);
@@ -159,7 +165,10 @@ export function checkItem(item: XmlElement, report: Report, codes?: ReadonlySet<
       case 'maxamount': {
         const parsed = parseLimit(text);
         if (!parsed.ok) {
-          invalid(parsed.problem);
+          // A negative maximum is read as written, as a zero one is: no order can be made (same level as zero).
+          if (element.name === 'maxamount' && text.startsWith('-') && parseLimit(text.slice(1)).ok) {
+            report('tolerated', 'limit', negativeMessage('<maxamount>', text), element);
+          } else invalid(parsed.problem);
           break;
         }
         checkUnit(parsed.value.unit, element, report);

@@ -6,6 +6,7 @@ import { jsonSyntaxError } from '../sources/syntax.js';
 import { isRecord, parseJsonExact } from '../sources/values.js';
 import { severityOf, type CheckOptions, type CheckResult, type Finding, type ItemRef, type Level } from './findings.js';
 import { compare, isPlain, isZero, paysMoreThan } from './plain.js';
+import { negativeMessage, negativeNumber } from './values.js';
 
 /** Put before every number's text by the parser, so a number is told from a string holding digits. */
 const mark = '\uE000';
@@ -51,14 +52,20 @@ function checkEntry(entry: unknown, ref: ItemRef, report: Report): void {
   for (const key of Object.keys(entry)) if (!entryKeys.has(key)) report('warning', 'element-unknown', `unknown key "${key}"; monitors ignore it`, ref);
   const amountValue = entry.amount;
   const amount = numberText(amountValue) ?? (typeof amountValue === 'string' ? amountValue : undefined);
-  if (amountValue !== undefined && (amount === undefined || !isPlain(amount))) report('error', 'number', `"amount" ${JSON.stringify(amountValue)} is not a plain non-negative decimal`, ref);
+  // A negative reserve or maximum is read as written, as a zero one is: the same level as zero.
+  if (amount !== undefined && negativeNumber(amount) !== undefined) report('tolerated', 'reserve', negativeMessage('"amount" (the reserve)', amount), ref);
+  else if (amountValue !== undefined && (amount === undefined || !isPlain(amount))) report('error', 'number', `"amount" ${JSON.stringify(amountValue)} is not a plain non-negative decimal`, ref);
   else if (amount !== undefined && isZero(amount)) report('tolerated', 'reserve', '"amount" (the reserve) is zero: leave the direction out instead', ref);
   const limit = (name: 'min' | 'max') => {
     const value = entry[name];
     if (value === undefined) return undefined;
     const text = numberText(value);
-    if (text === undefined || !isPlain(text)) report('error', 'number', `"${name}" is not a plain non-negative number`, ref);
-    else return text;
+    if (name === 'max' && text !== undefined && negativeNumber(text) !== undefined) report('tolerated', 'limit', negativeMessage('"max"', text), ref);
+    else if (text === undefined || !isPlain(text)) report('error', 'number', `"${name}" is not a plain non-negative number`, ref);
+    else {
+      if (name === 'max' && isZero(text)) report('tolerated', 'limit', '"max" is zero: leave the direction out instead', ref);
+      return text;
+    }
     return undefined;
   };
   const [min, max] = [limit('min'), limit('max')];

@@ -26,6 +26,17 @@ export function numberProblem(text: string): string | undefined {
   return 'is not a number';
 }
 
+/**
+ * A reserve or maximum written as a negative number (`-5`): monitors read it as written, like a zero one, and no
+ * order can be made; the magnitude's text, or undefined when `text` is not a minus sign and a plain number.
+ */
+export function negativeNumber(text: string): string | undefined {
+  return text.startsWith('-') && isPlain(text.slice(1)) ? text.slice(1) : undefined;
+}
+
+/** The message of a negative reserve or maximum: read as written, like a zero one. */
+export const negativeMessage = (name: string, text: string): string => `${name} "${text}" is negative: read as written, like zero no order can be made; leave the direction out instead`;
+
 export interface Limit {
   /** The number, plain dot-decimal text. */
   value: string;

@@ -1,6 +1,6 @@
 // renderEref: one export model to the bytes of a BestChange EREF 1.1 file (https://docs.bestchange.biz/main/index.html, schema https://docs.bestchange.biz/schema/1.1.xsd). Pure.
 // Limits as frommin/frommax and tomin/tomax, with the legacy minamount/maxamount kept last (monitor cabinets
-// still read them); fees as a number or N%; <floating minutes=…/> or percent=…; each label an empty element;
+// still read them); fees as a number or N%; <floating minutes=…/> or percent=…; each label <manual>true</manual>;
 // amount tiers as <step> elements. Where the format's description is silent it follows the classic file.
 import { declaration, elementText, emptyExport, refusal } from './render.js';
 import type { ExportItem, ExportModel } from './select.js';
@@ -40,7 +40,8 @@ function renderItem(model: ExportModel, item: ExportItem, index: number): string
   }
   element('delay', item.delay);
   if (item.floating !== undefined) lines.push(`    ${erefFloating(item.floating)}`);
-  for (const label of item.param?.split(', ') ?? []) lines.push(`    <${label}/>`);
+  // The 1.1 XSD (https://docs.bestchange.biz/schema/1.1.xsd) types labels as xs:boolean: an empty element fails validation, so each is written true.
+  for (const label of item.param?.split(', ') ?? []) lines.push(`    <${label}>true</${label}>`);
   element('city', item.city);
   element('minamount', item.minamount);
   element('maxamount', item.maxamount);

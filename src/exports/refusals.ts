@@ -15,10 +15,20 @@ export interface RefusalInput {
 
 /** A fee with a currency unit (`2 USD`): both formats take a plain number in the side's currency or a percentage. */
 const feeWithUnit = /\s[A-Z][A-Z0-9]*$/;
+const feeInUnit = /^(\S+) ([A-Z][A-Z0-9]*)$/;
 
 /**
- * Why a direction cannot be written in `format`, or undefined. Dropping a fee or a minimum fee would publish a
- * better deal than the real one, so such a direction is withheld from that export instead.
+ * A fee as EREF 1.1 and JSON can write it for its side's currency: `4 USDT` on USDTERC20 (priced as USDT) or
+ * `4 USDTERC20` is 4 of that currency, the plain number the formats take; any other fee as it is.
+ */
+export function sideFee(fee: string, side: { code: string; asset: string }): string {
+  const match = feeInUnit.exec(fee);
+  return match !== null && (match[2] === side.code || match[2] === side.asset) ? match[1]! : fee;
+}
+
+/**
+ * Why a direction cannot be written in `format`, or undefined; its fees as `sideFee` gives them. Dropping a fee or a
+ * minimum fee would publish a better deal than the real one, so such a direction is withheld from that export instead.
  */
 export function formatRefusal(format: Exclude<ExportFormat, 'classic'>, item: RefusalInput): string | undefined {
   if (item.minfee !== undefined) return `minfee ${item.minfee} has no element in ${format}`;

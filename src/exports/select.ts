@@ -3,7 +3,7 @@ import { Decimal, formatDecimal, roundDown, roundUp } from '../decimal.js';
 import type { Currency, Direction, ExportTemplate } from '../model.js';
 import { tierLadder, type LadderStep } from './tiers.js';
 import type { ExportFormat } from './formats.js';
-import { formatRefusal } from './refusals.js';
+import { formatRefusal, sideFee } from './refusals.js';
 import { publishedForm, publishedLimits, publishedRate, type PricedDirection, type PublishedLimits, type PublishedRate, type WithheldDirection, type WithheldKind } from '../pricing.js';
 
 /** One `<item>` of an export: every value already the exact text to publish. Optional fields only when set. */
@@ -315,21 +315,31 @@ function formatFields(
   limits: PublishedLimits,
   texts: CommonFields & Pick<ExportItem, 'minamount' | 'maxamount'>,
   steps: readonly LadderStep[] | undefined,
-): Pick<ExportItem, 'tomin' | 'tomax' | 'steps'> | { reason: string; kind: WithheldKind } {
-  const reason = formatRefusal(format, { ...texts, in: rate.in, out: rate.out });
+): Pick<ExportItem, 'fromfee' | 'tofee' | 'tomin' | 'tomax' | 'steps'> | { reason: string; kind: WithheldKind } {
+  // A fee in the side's own currency (`4 USDT` on USDTERC20) is the plain number these formats take.
+  const { from, to } = priced.direction;
+  const fromfee = texts.fromfee === undefined ? undefined : sideFee(texts.fromfee, from);
+  const tofee = texts.tofee === undefined ? undefined : sideFee(texts.tofee, to);
+  const reason = formatRefusal(format, { ...texts, fromfee, tofee, in: rate.in, out: rate.out });
   if (reason !== undefined) return { reason, kind: 'format' };
-  if (format === 'json') return {};
-  const places = priced.direction.to.precision;
-  if (steps === undefined) return toLimits(limits, rate.form, places);
+  // Nearly every direction has no such fee: then no object is made here.
+  const fees = fromfee === texts.fromfee && tofee === texts.tofee ? undefined : { fromfee, tofee };
+  if (format === 'json') return fees ?? {};
+  const places = to.precision;
+  if (steps === undefined) {
+    const bounds = toLimits(limits, rate.form, places);
+    return fees === undefined || 'reason' in bounds ? bounds : { ...fees, ...bounds };
+  }
   // tomin up and tomax down: any amount within them is within frommin..frommax at the rates published.
   const toUnits = (value: Decimal, form = rate.form) => value.times(form.out).div(form.in);
   // The largest order is paid at the last tier's rate, the smallest at the first (the listed rate).
   const tomax = roundDown(toUnits(limits.max, steps.at(-1)?.form), places);
+  if (tomax.isZero()) return { reason: `tomax rounds to 0 at ${places} decimals`, kind: 'limits' };
   const published = { steps: steps.map((step) => ({ frommin: formatDecimal(step.min), frommax: formatDecimal(step.max), in: formatDecimal(step.form.in), out: formatDecimal(step.form.out) })) };
-  if (limits.min === undefined) return { tomax: formatDecimal(tomax), ...published };
+  if (limits.min === undefined) return { ...fees, tomax: formatDecimal(tomax), ...published };
   const tomin = roundUp(toUnits(limits.min), places);
   if (tomin.greaterThan(tomax)) return { reason: `tomin ${formatDecimal(tomin)} is above tomax ${formatDecimal(tomax)} at ${places} decimals`, kind: 'limits' };
-  return { tomin: formatDecimal(tomin), tomax: formatDecimal(tomax), ...published };
+  return { ...fees, tomin: formatDecimal(tomin), tomax: formatDecimal(tomax), ...published };
 }
 
 /**
@@ -345,8 +355,10 @@ function toLimits(limits: PublishedLimits, form: PublishedRate, places: number):
   if (!known) {
     const tomax = roundDown(limits.max.times(form.out).div(form.in), places);
     const tomin = limits.min === undefined ? undefined : roundUp(limits.min.times(form.out).div(form.in), places);
-    known =
-      tomin === undefined
+    // A zero tomax is a maximum no order can meet (the check's `limit` rule): withheld, never published.
+    known = tomax.isZero()
+      ? { reason: `tomax rounds to 0 at ${places} decimals`, kind: 'limits' }
+      : tomin === undefined
         ? { tomax: formatDecimal(tomax) }
         : tomin.greaterThan(tomax)
           ? { reason: `tomin ${formatDecimal(tomin)} is above tomax ${formatDecimal(tomax)} at ${places} decimals`, kind: 'limits' }

@@ -42,6 +42,13 @@ export function percentToFraction(text: string): Decimal {
   return new Decimal(text.replace('%', '').trim()).div(100);
 }
 
+const yamlExtension = /\.ya?ml$/i;
+/**
+ * A template's file name: its name (the file minus `.yaml`/`.yml`, dots allowed: `rates.v2`, `aff-eref-1.1`) plus
+ * `.xml` or `.json` is its export's default file, so the name takes what `exportFileName` takes.
+ */
+const templateFileName = /^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*\.ya?ml$/i;
+
 /**
  * Read every `<name>.yaml` in the templates folder, sorted by name. Problems of every file come back
  * together, each line starting with the file it is in, so the caller can report them with the config's.
@@ -52,16 +59,21 @@ export async function loadTemplates(
   baseDir: string,
 ): Promise<{ templates: ExportTemplate[]; problems: string[] }> {
   const folder = relative(baseDir, dir) || dir;
-  let names: string[];
+  let entries: string[];
   try {
-    names = (await readdir(dir)).filter((name) => /^[a-z0-9][a-z0-9_-]*\.ya?ml$/i.test(name)).sort();
+    entries = await readdir(dir);
   } catch (cause) {
     return { templates: [], problems: [`${folder}: cannot read the templates folder: ${(cause as Error).message}`] };
   }
-  if (names.length === 0) return { templates: [], problems: [`${folder}: no export templates (<name>.yaml) found`] };
+  // Every YAML file is a template or a problem, never skipped unseen; dotfiles (editor locks, drafts) are hidden.
+  const yamlFiles = entries.filter((name) => !name.startsWith('.') && yamlExtension.test(name)).sort();
+  const names = yamlFiles.filter((name) => templateFileName.test(name));
+  const problems: string[] = yamlFiles
+    .filter((name) => !templateFileName.test(name))
+    .map((name) => `${relative(baseDir, join(dir, name))}: expected a template file name of letters, digits, "-", "_" and "." (its export is <name>.xml), got ${quoteValue(name)}`);
+  if (yamlFiles.length === 0) return { templates: [], problems: [`${folder}: no export templates (<name>.yaml) found`] };
 
   const templates: ExportTemplate[] = [];
-  const problems: string[] = [];
   // Two templates writing one file would overwrite each other in every build; compared without case
   // because parserfile.xml and ParserFile.xml are one file on some filesystems and to some monitors.
   const writers = new Map<string, string>();
@@ -96,7 +108,7 @@ export async function loadTemplates(
       const other = aliases.find(([otherCode, otherAlias]) => otherAlias === alias && otherCode < code);
       if (other) lines.push(formatProblem(file, { path: ['aliases', code], message: `alias ${quoteValue(alias)} is already used for ${quoteValue(other[0])}` }));
     }
-    const name = fileName.replace(/\.ya?ml$/i, '');
+    const name = fileName.replace(yamlExtension, '');
     const format = data?.format ?? 'classic';
     const extension = formatExtension(format);
     const output = data?.file ?? `${name}.${extension}`;

@@ -29,7 +29,7 @@ const limits = [...numbers, '100 RUB', '100 XXX', '5 USD', '1 000 RUB', '2E1'];
 const fees = ['0.0005', '1 %', '1%', '2 USD', '1 USD, 0.5 %', '1,5 %', '1E5', 'x', '2 USDD', ''];
 const floatings = ['15', '1%', '1 %', '1.5', 'soon', '', '0'];
 const delays = ['5', '5.5', '5.0', 'x', '', '10'];
-const params = ['verifying', 'verifying', 'manual, verifying', 'verifyng', 'floating', 'manual,,reg', 'reg, reg', '', ' manual ', 'manual,verifying', 'juridical&amp;', 'manual,\rverifying', 'manual,\r\nreg'];
+const params = ['verifying', 'verifying', 'manual, verifying', 'verifyng', 'manual,delivery', 'floating', 'manual,,reg', 'reg, reg', '', ' manual ', 'manual,verifying', 'juridical&amp;', 'manual,\rverifying', 'manual,\r\nreg'];
 const cities = ['MSK', 'SPB', 'EKB', 'MSKK', 'MSK,SPB', '', 'msk', 'MSK, SPB'];
 const urls = [
   'https://exchanger.example/?cur_from=BTC&cur_to=ETH',
@@ -357,8 +357,8 @@ function randomErefItem(next: Next, first: boolean): string[] {
   // What the scanner does not take (attributes, a <step>'s elements) now and then: those files go the general way.
   if (chance(next, 0.04)) elements.push(pick(next, ['<floating minutes="15"/>', '<floating percent="1"/>', '<floating/>']));
   if (chance(next, 0.04)) elements.push('<step frommin="1" frommax="2"><in>1</in><out>3</out></step>');
-  // Labels as EREF writes them (empty elements), and as it does not.
-  for (const label of ['manual', 'verifying']) if (chance(next, 0.2)) elements.push(pick(next, [`<${label}/>`, `<${label}/>`, `<${label}>true</${label}>`, `<${label}>yes</${label}>`]));
+  // Labels as ratefile writes them (xs:boolean true), empty as other engines do, false, and what the XSD refuses.
+  for (const label of ['manual', 'verifying']) if (chance(next, 0.2)) elements.push(pick(next, [`<${label}/>`, `<${label}>true</${label}>`, `<${label}>true</${label}>`, `<${label}>false</${label}>`, `<${label}>1</${label}>`, `<${label}>0</${label}>`, `<${label}> true </${label}>`, `<${label}>yes</${label}>`]));
   if (chance(next, 0.05)) elements.push(pick(next, ['<param>manual</param>', '<frommaxx>1</frommaxx>']));
   if (chance(next, 0.2)) elements.push(`<city>${pick(next, cities)}</city>`);
   if (chance(next, 0.6)) elements.push(`<minamount>${chance(next, 0.9) ? min : '3'}</minamount>`, `<maxamount>${chance(next, 0.9) ? max : '4'}</maxamount>`);

@@ -52,7 +52,7 @@ describe('what a monitor drops or misreads stays an error on anyone\'s file', ()
     ['a missing <amount>', file(ownItem.replace('<amount>485000</amount>\n', '')), 'element-missing'],
     ['a decimal comma', file(ownItem.replace('96075.29', '96075,29')), 'number'],
     ['an exponent', file(ownItem.replace('485000', '4.85E5')), 'number'],
-    ['a negative reserve', file(ownItem.replace('485000', '-1')), 'number'],
+    ['a negative rate side', file(ownItem.replace('96075.29', '-1')), 'number'],
     ['a zero rate side', file(ownItem.replace('96075.29', '0')), 'rate-form'],
     ['a duplicate direction', Buffer.from(twice), 'duplicate'],
   ])('%s', (_name, bytes, rule) => {

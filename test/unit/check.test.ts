@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { build } from '../../src/build.js';
 import { checkExport, describeItem, formatResult, type Finding } from '../../src/check/index.js';
+import { gateFiles } from '../../src/check/gate.js';
 import { parseNumber, rateFormProblem } from '../../src/check/values.js';
 import { loadConfig } from '../../src/config/load.js';
 import { Decimal } from '../../src/decimal.js';
@@ -45,8 +46,9 @@ describe('ratefile check on a deliberately broken file', () => {
   it("on anyone's file: what a monitor misreads is an error, what it reads despite the standard a warning", () => {
     const anyone = checkExport(broken, 'broken.xml');
     expect(anyone.findings.map((f) => f.message)).toEqual(result.findings.map((f) => f.message));
-    expect(where(errors(anyone.findings))).toEqual([planted[0], planted[1], planted[4]]);
-    expect(where(anyone.findings.filter((f) => f.severity === 'warning'))).toEqual([planted[2], planted[3], planted[5]]);
+    // An unknown label is read past (the item is listed, the label ignored): tolerated, as element order and rate form are.
+    expect(where(errors(anyone.findings))).toEqual([planted[0], planted[1]]);
+    expect(where(anyone.findings.filter((f) => f.severity === 'warning'))).toEqual([planted[2], planted[3], planted[4], planted[5]]);
   });
 
   it('says what is wrong and how to write it', () => {
@@ -177,7 +179,12 @@ describe('the rules of the standard, one by one', () => {
     ['a limit with a currency suffix', goodItem.replace('<minamount>0.001', '<minamount>0.001 BTC'), 'warning limit-unit: <minamount> "0.001 BTC" has a currency suffix (the classic form); the current format is a plain number in the from currency'],
     ['a decimal comma', goodItem.replace('96075.29', '96075,29'), 'error number: <out> "96075,29" has a decimal comma: write 96075.29'],
     ['the same currency on both sides', goodItem.replace('USDTTRC20', 'BTC').replace('96075.29', '1'), 'error currency: from and to are the same currency (BTC)'],
-    ['a negative amount', goodItem.replace('485000', '-5'), 'error number: <amount> "-5" is negative'],
+    // Read as written like a zero one (no order can be made): the same severity as zero, not an error.
+    ['a negative amount', goodItem.replace('485000', '-5'), 'warning reserve: <amount> (the reserve) "-5" is negative: read as written, like zero no order can be made; leave the direction out instead'],
+    ['a negative maximum', goodItem.replace('<minamount>0.001', '<minamount>0').replace('<maxamount>5', '<maxamount>-5'), 'warning limit: <maxamount> "-5" is negative: read as written, like zero no order can be made; leave the direction out instead'],
+    ['a negative maximum with a unit', goodItem.replace('<minamount>0.001', '<minamount>0').replace('<maxamount>5', '<maxamount>-5 BTC'), 'warning limit: <maxamount> "-5 BTC" is negative: read as written, like zero no order can be made; leave the direction out instead'],
+    ['a negative rate side', goodItem.replace('96075.29', '-5'), 'error number: <out> "-5" is negative'],
+    ['an unknown label beside known ones', goodItem + '\n<param>manual,delivery</param>', 'warning label: unknown label "delivery"; monitors ignore it; known labels: manual, juridical, verifying, cardverify, reg, otherin, otherout'],
     ['a thousands separator', goodItem.replace('96075.29', '96,075.29'), 'error number: <out> "96,075.29" has a comma: use a dot as the decimal point and no thousands separators'],
     ['an unknown currency code', goodItem.replace('USDTTRC20', 'USDTTRC2O'), 'warning currency: unknown currency code "USDTTRC2O" in <to> (closest known: "USDTTRC20")'],
     ['an unknown city', `${goodItem}\n<city>MSKK</city>`, 'warning city: unknown city code "MSKK" (closest known: "MSK")'],
@@ -256,5 +263,39 @@ describe('number and rate forms', () => {
     ['0', '5', 'a side of the rate is zero: leave the direction out instead'],
   ])('%s:%s', (inText, outText, expected) => {
     expect(rateFormProblem(new Decimal(inText), new Decimal(outText))).toBe(expected);
+  });
+});
+
+describe('same severity for the same effect (issue 23.9)', () => {
+  const erefItem = (amount: string, max: string, labels = '') =>
+    `<item>\n<from>BTC</from>\n<to>SBERRUB</to>\n<in>1</in>\n<out>8800810.33</out>\n<amount>${amount}</amount>\n<frommin>0</frommin>\n<frommax>${max}</frommax>\n<tomin>0</tomin>\n<tomax>100</tomax>\n${labels}<minamount>0</minamount>\n<maxamount>${max}</maxamount>\n</item>`;
+  const xmlFile = (item: string) => Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n${item}\n</rates>\n`, 'utf8');
+  const jsonFile = (amount: string, max: string) =>
+    Buffer.from(`{"version": "1.3", "currencies": {"list": {"1": "BTC", "2": "SBERRUB"}}, "exchange": {"1": {"to": {"2": {"xr": -5, "amount": "${amount}", "max": ${max}}}}}}\n`, 'utf8');
+  /** Severity and rule of every finding, anyone's file and ratefile's own (the gate). */
+  const levels = (bytes: Buffer) => ({
+    anyone: checkExport(bytes, 'x').findings.map((f) => `${f.severity} ${f.rule}`),
+    own: gateFiles([{ file: 'x', bytes }]).refused.flatMap((r) => r.errors.map((f) => `${f.severity} ${f.rule}`)),
+  });
+  const classic = (amount: string, max: string) => xmlFile(`<item>\n${goodItem.replace('485000', amount).replace('<minamount>0.001', '<minamount>0').replace('<maxamount>5', `<maxamount>${max}`)}\n</item>`);
+
+  it.each([
+    ['classic reserve', classic('0', '5'), classic('-5', '5'), ['warning reserve']],
+    ['classic maximum', classic('485000', '0'), classic('485000', '-5'), ['warning limit']],
+    ['EREF 1.1 reserve', xmlFile(erefItem('0', '5')), xmlFile(erefItem('-5', '5')), ['warning reserve']],
+    ['EREF 1.1 maximum', xmlFile(erefItem('485000', '0')), xmlFile(erefItem('485000', '-5')), ['warning limit', 'warning limit']],
+    ['JSON reserve', jsonFile('0', '1'), jsonFile('-5', '1'), ['warning reserve']],
+    ['JSON maximum', jsonFile('10', '0'), jsonFile('10', '-5'), ['warning limit']],
+  ])('%s: negative is what zero is, a warning for anyone and refused by the gate', (_name, zero, negative, expected) => {
+    expect(levels(zero).anyone).toEqual(expected);
+    expect(levels(negative)).toEqual(levels(zero));
+    expect(levels(negative).own).toEqual(expected.map((finding) => finding.replace('warning', 'error')));
+  });
+
+  it('an unknown label, alone or beside known ones, is read past: a warning for anyone, refused by the gate', () => {
+    for (const param of ['manual,delivery', 'delivery', 'manual, verifyng']) {
+      const bytes = xmlFile(`<item>\n${goodItem}\n<param>${param}</param>\n</item>`);
+      expect(levels(bytes), param).toEqual({ anyone: ['warning label'], own: ['error label'] });
+    }
   });
 });

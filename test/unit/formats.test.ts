@@ -136,6 +136,66 @@ describe('three formats from one build', () => {
   });
 });
 
+describe('EREF 1.1 as its schema types it', () => {
+  it('writes each label as <label>true</label> (the 1.1 XSD types labels as xs:boolean), which the check takes without a finding', async () => {
+    const { files } = await buildFormats();
+    const eref = files.find((file) => file.file === 'rates-1.1.xml')!.bytes.toString('utf8');
+    expect(eref).toContain('<verifying>true</verifying>\n    <reg>true</reg>');
+    expect(eref).toContain('<manual>true</manual>');
+    expect(eref).not.toMatch(/<(manual|juridical|verifying|cardverify|reg|otherin|otherout)\/>/);
+    expect(checkExport(Buffer.from(eref), 'rates-1.1.xml', { strict: true }).findings.filter((f) => f.rule === 'label')).toEqual([]);
+  });
+
+  it("writes a fee in its side's own currency (tofee: 4 USDT on USDTERC20) as the plain number, in EREF 1.1 and JSON alike", async () => {
+    const config = sampleConfig.replace('  SBERRUB: { reserve: "5000000" }\n', '  SBERRUB: { reserve: "5000000" }\n  USDTERC20: { precision: 2, reserve: "50000" }\n') +
+      '  - { from: BTC, to: USDTERC20, tofee: "4 USDT" }\n  - { from: SBERRUB, to: BTC, fromfee: "100 SBERRUB", tofee: "0.0001 BTC" }\n  - { from: USDTTRC20, to: SBERRUB, tofee: "50 RUB" }\n  - { from: CASHRUB, to: USDTTRC20, cities: [MSK], fromfee: "2 USD" }\n';
+    const made = await project({ 'ratefile.config.yaml': config, ...threeFormats });
+    const { files, report } = await build(await loadConfig(made.configPath), { now });
+    const byName = new Map(files.map((file) => [file.file, file.bytes.toString('utf8')]));
+    const erefItems = readXml(Buffer.from(byName.get('rates-1.1.xml')!));
+    expect(erefItems.get('BTC>USDTERC20')).toMatchObject({ tofee: '4' });
+    expect(erefItems.get('SBERRUB>BTC')).toMatchObject({ fromfee: '100', tofee: '0.0001' });
+    expect(erefItems.get('USDTTRC20>SBERRUB')).toMatchObject({ tofee: '50' });
+    expect(erefItems.has('CASHRUB>USDTTRC20@MSK')).toBe(false);
+    // The classic file keeps the unit as configured.
+    expect(readXml(Buffer.from(byName.get('parserfile.xml')!)).get('BTC>USDTERC20')).toMatchObject({ tofee: '4 USDT' });
+    const json = byName.get('rates.json')!;
+    expect(json).toContain('"outFee": 4}');
+    expect(json).toContain('"inFee": 100, "outFee": 0.0001');
+    expect(json).toContain('"outFee": 50');
+    // Only the fee in another currency is still withheld, from those two exports alone.
+    expect(report.withheld.filter((w) => w.kind === 'format').map((w) => w.reason).sort()).toEqual([
+      'rates-1.1.xml: fromfee 2 USD names a currency; eref-1.1 takes a plain number in the from currency or a percentage',
+      'rates.json: fromfee 2 USD names a currency; json takes a plain number in the from currency or a percentage',
+    ]);
+    for (const file of ['rates-1.1.xml', 'rates.json']) expect(checkExport(Buffer.from(byName.get(file)!), file, { strict: true }).findings.filter((f) => f.severity === 'error')).toEqual([]);
+  });
+
+  it('withholds a direction whose tomax rounds to 0 (a maximum no order can meet) from EREF 1.1 alone, with the reason', async () => {
+    const made = await project({ 'ratefile.config.yaml': `${sampleConfig}  - { from: SBERRUB, to: BTC, max: 0.01 }\n`, ...threeFormats });
+    const { files, report } = await build(await loadConfig(made.configPath), { now });
+    const text = (name: string) => files.find((file) => file.file === name)!.bytes.toString('utf8');
+    expect(readXml(Buffer.from(text('parserfile.xml'))).get('SBERRUB>BTC')).toMatchObject({ maxamount: '0.01' });
+    expect(readXml(Buffer.from(text('rates-1.1.xml'))).has('SBERRUB>BTC')).toBe(false);
+    expect(report.withheld.filter((w) => w.direction.id === 'SBERRUB>BTC').map((w) => `${w.kind} ${w.reason}`)).toEqual(['limits rates-1.1.xml: tomax rounds to 0 at 8 decimals']);
+  });
+
+  const erefFile = (labels: string) =>
+    Buffer.from(
+      `<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n  <item>\n    <from>BTC</from>\n    <to>SBERRUB</to>\n    <in>1</in>\n    <out>8800810.33</out>\n    <amount>5000000</amount>\n` +
+        `    <frommin>0.001</frommin>\n    <frommax>0.5</frommax>\n    <tomin>8800.82</tomin>\n    <tomax>4400405.16</tomax>\n${labels}    <minamount>0.001</minamount>\n    <maxamount>0.5</maxamount>\n  </item>\n</rates>\n`,
+    );
+  const labelFindings = (labels: string, strict = false) => checkExport(erefFile(labels), 'x.xml', { strict }).findings.map((f) => `${f.severity} ${f.rule}: ${f.message}`);
+
+  it('check takes both label spellings: <manual>true</manual> (and false, 1, 0) silently, the empty <manual/> with a warning', () => {
+    expect(labelFindings('    <manual>true</manual>\n    <verifying>1</verifying>\n    <reg>false</reg>\n    <otherin>0</otherin>\n')).toEqual([]);
+    expect(labelFindings('    <manual/>\n')).toEqual(['warning label: <manual/> is empty; the EREF 1.1 schema types labels as xs:boolean: write <manual>true</manual>']);
+    // Ratefile's own files are judged strictly: it never publishes the form that fails the schema.
+    expect(labelFindings('    <manual/>\n', true)).toEqual(['error label: <manual/> is empty; the EREF 1.1 schema types labels as xs:boolean: write <manual>true</manual>']);
+    expect(labelFindings('    <manual>yes</manual>\n')).toEqual(['warning label: <manual> "yes": expected true or false (the EREF 1.1 schema types labels as xs:boolean)']);
+  });
+});
+
 describe('amount tiers', () => {
   it('are EREF 1.1 <step>s from the minimum, each ending one step below the next, at the market after each margin', async () => {
     const { files } = await buildFormats();
@@ -235,7 +295,7 @@ describe('ratefile check on EREF 1.1 and JSON files, told apart by their content
         'error item 4 step: <step> from 400000 overlaps or precedes the step before it (up to 500000)',
         'error item 5 floating: <floating minutes="1.5">: expected whole minutes',
         'error item 6 number: <out> "0,9071" has a decimal comma: write 0.9071',
-        'warning item 7 element-unknown: unknown element <param>; EREF 1.1 gives each label its own element, like <manual/>; monitors ignore it',
+        'warning item 7 element-unknown: unknown element <param>; EREF 1.1 gives each label its own element, like <manual>true</manual>; monitors ignore it',
         'warning item 7 limit: <minamount> 200 differs from <frommin> 100; monitors reading either should see one limit',
       ],
     ],
