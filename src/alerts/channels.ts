@@ -4,6 +4,7 @@ import { createHmac } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import type { AlertEvent } from './problems.js';
 import type { AlertsConfig } from './config.js';
+import { redact } from '../secrets.js';
 
 export interface AlertMessage {
   at: string;
@@ -23,8 +24,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 const timeoutMs = 10_000;
 
 /** An error text with every secret replaced, so a failing channel can be logged. */
-const scrub = (text: string, secrets: readonly (string | undefined)[]) =>
-  secrets.reduce<string>((out, secret) => (secret ? out.split(secret).join('***') : out), text);
+const scrub = (text: string, secrets: readonly (string | undefined)[]) => redact(text, ...secrets);
 
 async function post(url: string, body: string, headers: Record<string, string>, fetcher: typeof fetch, secrets: readonly (string | undefined)[]): Promise<void> {
   let response: Response;
