@@ -3,15 +3,17 @@
 // the environment, CoinGecko with RATEFILE_COINGECKO_KEY, a `json` source with a key in its URL's query — and every
 // surface a real service and the CLI offer is searched for each secret whole, URL-encoded, in base64 and by its
 // first 24 characters: /, /dashboard.json, /healthz, /metrics, `status`, `explain`, `build`, the logs as text and
-// JSON, the state folder's files and the alert bodies a webhook receiver gets.
+// JSON, the state folder's files and the alert bodies a webhook receiver gets. And no value from outside drives the
+// terminal: a feed's exchanger name in `explain`, a hand-edited pause file in `status`.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { startService, type Service } from '../../src/service.js';
+import { base, dump } from '../support/bestchange.js';
 import { projectsPerTest, sampleConfig } from '../support/project.js';
 import { runRatefile } from '../support/run-cli.js';
 
@@ -186,5 +188,60 @@ describe('secrets', () => {
       ...hook.bodies.flatMap((body, index) => leaks(`alert ${index + 1}`, body)),
     ];
     expect(found).toEqual([]);
+  });
+});
+
+/** Any C0 or C1 control but the newline, or DEL: what would clear a screen or forge a line. */
+const rawControl = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+describe('control characters from outside', () => {
+  it('explain shows a feed exchanger named with terminal escapes escaped, never raw', async () => {
+    const feed = Buffer.from(
+      dump({
+        ...base,
+        'bm_exch.dat': '10;Evil\u001b[2J\u001b[H\u0007;;0;1\n20;Beta;;0;1\n',
+        'bm_rates.dat': ['2;1;10;1;4960000;9000000;0.1;0;0.001;2;0', '2;1;20;1;4950000;9000000;0.1;0;0.001;2;0'].join('\r\n'),
+      }),
+    );
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'application/zip' });
+      response.end(feed);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const made = await project({
+      'ratefile.config.yaml': `sources:
+  backoffice: { type: file, path: quotes.json, maxAge: "off" }
+  bc: { type: bestchange, baseUrl: "http://127.0.0.1:${(server.address() as AddressInfo).port}", retries: 0 }
+currencies:
+  BTC: { reserve: "3" }
+  SBERRUB: { reserve: "5000000" }
+directions:
+  - { from: BTC, to: SBERRUB, margin: 2%, compete: { place: 2, floor: 0.5%, ceiling: 3% } }
+`,
+      'quotes.json': JSON.stringify({ quotes: [{ pair: 'BTC/RUB', bid: '5000000', ask: '5000100' }] }),
+      'templates/reffile.yaml': 'include: { tags: [ref] }\n',
+    });
+    const outcome = await runRatefile(['explain', 'BTC', 'SBERRUB'], made.dir, { fetch: globalThis.fetch });
+    expect(outcome.stdout).toContain('Evil\\u001b[2J\\u001b[H\\u0007 (#10)');
+    expect(outcome.stdout).not.toMatch(rawControl);
+  });
+
+  it('status shows a hand-edited pause reason with terminal escapes escaped, as text and as JSON', async () => {
+    const made = await project();
+    expect((await runRatefile(['pause', 'BTC', 'SBERRUB', '--reason', 'bank holiday'], made.dir)).code).toBe(0);
+    const file = join(made.dir, '.ratefile', 'paused', 'BTC-SBERRUB');
+    const pause = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    await writeFile(file, JSON.stringify({ ...pause, reason: 'ok\u001b[2J\u001b[H\u0085ratefile: all good\u2028' }));
+    expect((await runRatefile(['build'], made.dir)).code).toBe(0);
+    const text = await runRatefile(['status'], made.dir);
+    expect(text.stdout).toContain('ok\\u001b[2J\\u001b[H\\u0085ratefile: all good\\u2028');
+    expect(text.stdout).not.toMatch(rawControl);
+    expect(text.stdout).not.toContain('\u2028');
+    const json = await runRatefile(['status', '--json'], made.dir);
+    expect(json.stdout).not.toMatch(rawControl);
+    expect(json.stdout).not.toContain('\u2028');
+    // Still the reason, read back as JSON.
+    expect(json.stdout).toContain('ok\\u001b[2J');
   });
 });
