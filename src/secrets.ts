@@ -68,8 +68,7 @@ export function registerEnvSecrets(env: Readonly<Record<string, string | undefin
 }
 
 /** Query parameter and field names that carry credentials. */
-const credentialName = String.raw`[\w-]*(?:key|token|secret|password|passwd|pwd|signature|auth|credential|session|cookie)[\w-]*`;
-const credentialNameWhole = new RegExp(`^${credentialName}$`, 'i');
+const credentialNameWhole = /^[\w-]*(?:key|token|secret|password|passwd|pwd|signature|auth|credential|session|cookie)[\w-]*$/i;
 const variableName = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 /** The secrets written into a URL of the config: its user-info, and query values under credential names or long enough to be keys. */
@@ -127,25 +126,30 @@ export function registerConfigSecrets(config: unknown, env: Readonly<Record<stri
   for (const name of named) for (const secret of urlSecrets(env[name] ?? '')) registerSecret(secret);
 }
 
-// What looks like a credential in a third party's answer, whoever's it is.
-const patterns: [RegExp, string][] = [
+// What looks like a credential in a third party's answer, whoever's it is. Each pattern has a character it cannot
+// match without (`needs`), so most texts (a direction id, a plain reason) cost a few `includes`, never a regex.
+const keepName = (match: string, name: string, value: string) => (credentialNameWhole.test(name) && value !== REDACTED ? match.slice(0, match.length - value.length) + REDACTED : match);
+const patterns: { needs: string; pattern: RegExp; replacement: string | ((match: string, ...groups: string[]) => string) }[] = [
   // An Authorization header's value.
-  [/\b(Bearer)\s+[^\s"'<>,;]+/gi, `$1 ${REDACTED}`],
-  [/\b(Basic)\s+[A-Za-z0-9+/]{8,}={0,2}/g, `$1 ${REDACTED}`],
+  { needs: ' ', pattern: /\b(Bearer)\s+[^\s"'<>,;]+/gi, replacement: `$1 ${REDACTED}` },
+  { needs: ' ', pattern: /\b(Basic)\s+[A-Za-z0-9+/]{8,}={0,2}/g, replacement: `$1 ${REDACTED}` },
   // key=…, api_key=…, access_token=… in a query, a form or a text.
-  [new RegExp(`(?<![\\w-])(${credentialName})=(?!\\*\\*\\*)[^&\\s"'<>;,]+`, 'gi'), `$1=${REDACTED}`],
+  { needs: '=', pattern: /([\w-]+)=([^&\s"'<>;,]+)/g, replacement: keepName },
   // "api_key": "…" in an echoed JSON document.
-  [new RegExp(`("${credentialName}"\\s*:\\s*")[^"]+(")`, 'gi'), `$1${REDACTED}$2`],
+  { needs: '"', pattern: /"([\w-]+)"\s*:\s*"([^"]+)"/g, replacement: (match, name = '', value = '') => keepName(match.slice(0, -1), name, value) + '"' },
   // user:password@ in a URL: the password (a placeholder like `user:password@host` in our own hints stays), and a
   // user-info without one that is long enough to be a token (`https://<token>@host`).
-  [/\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:"'<>]*:)(?!password@|\*\*\*@)[^\s/?#@"'<>]+@/gi, `$1${REDACTED}@`],
-  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@:"'<>]{16,}@/gi, `$1${REDACTED}@`],
+  { needs: '@', pattern: /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:"'<>]*:)(?!password@|\*\*\*@)[^\s/?#@"'<>]+@/gi, replacement: `$1${REDACTED}@` },
+  { needs: '@', pattern: /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@:"'<>]{16,}@/gi, replacement: `$1${REDACTED}@` },
 ];
 
 /** `text` without any known secret (in any form) or anything that looks like a credential. */
 export function redactSecrets(text: string): string {
+  if (text.length < 4) return text;
   let out = knownPattern ? text.replace(knownPattern, REDACTED) : text;
-  for (const [pattern, replacement] of patterns) out = out.replace(pattern, replacement);
+  for (const { needs, pattern, replacement } of patterns) {
+    if (out.includes(needs)) out = out.replace(pattern, replacement as string);
+  }
   return out;
 }
 
