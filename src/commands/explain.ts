@@ -231,7 +231,7 @@ export function registerExplain(program: Command, context: CommandContext): void
         }
       } else {
         // Held back: price it again on a fresh quote book to show the rate the guards stopped, when there is one.
-        const { book } = await fetchQuotes(config.sources, { configDir: config.dir, fetch: deps.fetch, now: () => at });
+        const { book } = await fetchQuotes(config.sources, { configDir: config.dir, fetch: deps.fetch, env: deps.env, now: () => at });
         const detail = report.competition?.get(direction.id);
         // A competing direction held by a guard: the rate the compete step chose, not the margin's.
         const again = detail?.priced ?? priceDirection(direction, book);

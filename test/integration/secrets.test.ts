@@ -30,6 +30,12 @@ const coingeckoKey = 'CG-Zr8Pq2Lx7Vn4Mk9Tb3Wd6Hs1Fj5Ga0';
 const jsonKey = 'jk/4fT9+qL2mX8vR3nP7wK1zH6dB5sY0';
 const hookSecret = 'whsec_Hq7Lm2Zx9Pv4Nb8Tc3Rk6Wd1';
 
+/** fetch for loopback only: nothing in these tests may reach the internet. */
+const loopbackFetch: typeof globalThis.fetch = (input, init) => {
+  const url = new URL(input instanceof Request ? input.url : String(input));
+  return url.hostname === '127.0.0.1' ? globalThis.fetch(input, init) : Promise.reject(new Error(`network disabled in tests: ${url.origin}`));
+};
+
 const secrets = { reserveHeader, reserveToken, coingeckoKey, jsonKey, hookSecret };
 
 /** Every form of a secret that must not appear: whole, URL-encoded (both ways), base64 (both alphabets), its first 24 characters. */
@@ -149,7 +155,7 @@ describe('secrets', () => {
       port: 0,
       host: '127.0.0.1',
       log: logs.log,
-      deps: { now: () => new Date(), env },
+      deps: { now: () => new Date(), env, fetch: loopbackFetch },
     });
     closers.push(() => service.stop());
     await service.rebuild();
@@ -158,7 +164,7 @@ describe('secrets', () => {
     const pages = await Promise.all(['/', '/dashboard.json', '/healthz', '/metrics'].map(async (path) => ({ path, text: await (await fetch(base + path)).text() })));
 
     const cli = async (args: string[]) => {
-      const outcome = await runRatefile(args, made.dir, { env, fetch: globalThis.fetch });
+      const outcome = await runRatefile(args, made.dir, { env, fetch: loopbackFetch });
       return `${outcome.stdout}\n${outcome.stderr}`;
     };
     const commands = {
@@ -222,7 +228,7 @@ directions:
       'quotes.json': JSON.stringify({ quotes: [{ pair: 'BTC/RUB', bid: '5000000', ask: '5000100' }] }),
       'templates/reffile.yaml': 'include: { tags: [ref] }\n',
     });
-    const outcome = await runRatefile(['explain', 'BTC', 'SBERRUB'], made.dir, { fetch: globalThis.fetch });
+    const outcome = await runRatefile(['explain', 'BTC', 'SBERRUB'], made.dir, { fetch: loopbackFetch });
     expect(outcome.stdout).toContain('Evil\\u001b[2J\\u001b[H\\u0007 (#10)');
     expect(outcome.stdout).not.toMatch(rawControl);
   });
