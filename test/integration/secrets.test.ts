@@ -15,11 +15,14 @@ import { createLogger, type Logger } from '../../src/log.js';
 import { startService, type Service } from '../../src/service.js';
 import { base, dump } from '../support/bestchange.js';
 import { projectsPerTest, sampleConfig } from '../support/project.js';
+import { pollUntil } from '../support/http.js';
+import { spawnRatefile, stopAll, waitForServing } from '../support/process.js';
 import { runRatefile } from '../support/run-cli.js';
 
 const project = projectsPerTest();
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
+  await stopAll();
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
@@ -195,6 +198,31 @@ describe('secrets', () => {
     ];
     expect(found).toEqual([]);
   });
+});
+
+describe('secrets in the real binary', () => {
+  it('`ratefile start --log-format json` as a process of its own: no credential in its log, pages or alerts', async () => {
+    const echo = await echoServer();
+    const hook = await webhook();
+    const made = await project({ 'ratefile.config.yaml': leakyConfig(echo, hook.url) });
+    const env = { BACKOFFICE_TOKEN: reserveHeader, RATEFILE_COINGECKO_KEY: coingeckoKey, RATEFILE_COINGECKO_URL: echo, HOOK_SECRET: hookSecret };
+    const service = spawnRatefile(['start', '--port', '0', '--host', '127.0.0.1', '--log-format', 'json'], { cwd: made.dir, env });
+    const base = await waitForServing(service);
+    await pollUntil(async () => (hook.bodies.length > 0 ? true : undefined), 20_000);
+    const pages = await Promise.all(['', 'dashboard.json', 'healthz', 'metrics'].map(async (path) => ({ path, text: await (await fetch(base + path)).text() })));
+    await service.stop('SIGTERM');
+    const state = await filesUnder(join(made.dir, '.ratefile'));
+    expect(service.stderr()).toMatch(/"msg":"source gecko failed: gecko: GET \/api\/v3\/simple\/price: HTTP 400/);
+    expect(service.stderr()).toMatch(/vault: GET \/vault\/reserves: HTTP 401 Unauthorized: unauthorized: GET/);
+    const found = [
+      ...leaks('log (json)', service.stderr()),
+      ...leaks('stdout', service.stdout()),
+      ...pages.flatMap((page) => leaks(`GET /${page.path}`, page.text)),
+      ...state.flatMap((file) => leaks(file.path.slice(made.dir.length + 1), file.text)),
+      ...hook.bodies.flatMap((body, index) => leaks(`alert ${index + 1}`, body)),
+    ];
+    expect(found).toEqual([]);
+  }, 60_000);
 });
 
 /** Any C0 or C1 control but the newline, or DEL: what would clear a screen or forge a line. */
