@@ -79,7 +79,8 @@ function urlSecrets(text: string): string[] {
   } catch {
     return [];
   }
-  const found = [url.username, url.password, decodeSafely(url.password)];
+  // A user name is no secret (and would maul words), unless it is long enough to be a token (`https://<token>@host`).
+  const found = [url.password, decodeSafely(url.password), ...(url.username.length >= 16 ? [url.username] : [])];
   for (const [name, value] of url.searchParams) if (credentialNameWhole.test(name) || (value.length >= 16 && /\d/.test(value) && /[A-Za-z]/.test(value))) found.push(value);
   return found;
 }
