@@ -11,6 +11,7 @@ import { fetchReserves, type ReserveCache, type ReserveReport } from './reserves
 import { competeDirections, type CompeteDetail, type FeedState } from './compete/price.js';
 import { bestChangeFeed } from './sources/bestchange.js';
 import type { SourceFeed } from './sources/source.js';
+import { registerConfigSecrets } from './secrets.js';
 
 /** What the guards remember between builds, and the operator's flags; read and written by the caller. */
 export interface GuardContext {
@@ -75,6 +76,8 @@ function liveCodes(feeds: Iterable<SourceFeed>): { liveCodes?: ReadonlySet<strin
 export async function build(config: Config, deps: BuildDeps): Promise<BuildResult> {
   const startedAt = deps.now();
   const t0 = performance.now();
+  // Before any source is asked: an answer quoting a credential is redacted wherever its text goes.
+  registerConfigSecrets(config, deps.env ?? process.env);
   const guard = deps.guard ?? { state: emptyGuardState(), accepted: new Set<string>(), maintenance: config.maintenance };
   const maintenance = guard.maintenance || config.maintenance;
   // In maintenance nothing is fetched or priced: every export is published empty.

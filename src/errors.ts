@@ -1,4 +1,5 @@
 // The one error type of ratefile: a code for the kind of failure, mapped to exit codes only in cli.ts.
+import { redactSecrets } from './secrets.js';
 
 export type ErrorCode =
   | 'E_USAGE' // bad command line
@@ -15,9 +16,10 @@ export class RatefileError extends Error {
   readonly details: readonly string[];
 
   constructor(code: ErrorCode, message: string, options: { cause?: unknown; details?: readonly string[] } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // Messages quote sources' answers and config values: no credential is kept in one, wherever it goes next.
+    super(redactSecrets(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
-    this.details = options.details ?? [];
+    this.details = (options.details ?? []).map(redactSecrets);
   }
 }
 
@@ -44,8 +46,9 @@ export function escapeControls(text: string): string {
 /** Longest value quoted whole; a longer one is cut and its length given, so a huge value cannot flood a message. */
 export const MAX_QUOTED_LENGTH = 200;
 
-/** A value from a config, a source or the command line, quoted for a message or log line, JSON-style. */
-export function quoteValue(value: string): string {
+/** A value from a config, a source or the command line, quoted for a message or log line, JSON-style; credentials redacted before the cut. */
+export function quoteValue(text: string): string {
+  const value = redactSecrets(text);
   if (value.length <= MAX_QUOTED_LENGTH) return escapeControls(JSON.stringify(value));
   return `${escapeControls(JSON.stringify(value.slice(0, MAX_QUOTED_LENGTH))).slice(0, -1)}…" (${value.length} characters)`;
 }

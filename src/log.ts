@@ -1,5 +1,6 @@
 // A tiny logger: one line per event, as text (coloured only on a terminal, never with NO_COLOR) or as JSON for log shippers.
 import { escapeControls } from './errors.js';
+import { redactSecrets, redactValue } from './secrets.js';
 
 export interface Writer {
   write(text: string): unknown;
@@ -28,11 +29,13 @@ const colours: Record<string, string> = { info: '\u001b[36m', warn: '\u001b[33m'
 
 export function createLogger(out: Writer, options: LoggerOptions = {}): Logger {
   const now = options.now ?? (() => new Date());
-  const line = (level: 'info' | 'warn' | 'error', message: string, fields: LogFields = {}) => {
+  const line = (level: 'info' | 'warn' | 'error', text: string, fields: LogFields = {}) => {
     const time = now().toISOString();
+    // The safety net for credentials: whatever a message or field quotes, no known secret or token-like value is written.
+    const message = redactSecrets(text);
     if (options.format?.() === 'json') {
       // JSON escapes C0 itself; C1 and DEL are escaped too, so reading the log in a terminal is safe.
-      out.write(`${escapeControls(JSON.stringify({ time, level, msg: message, ...fields }))}\n`);
+      out.write(`${escapeControls(JSON.stringify({ time, level, msg: message, ...redactValue(fields) }))}\n`);
     } else {
       const shown = options.colour ? `${colours[level]}${level}\u001b[0m` : level;
       // One event, one line: whatever a message quotes, its control characters are escaped.

@@ -5,6 +5,7 @@ import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path';
 import { emptyGuardState, type GuardState } from './guards.js';
 import { writeFileAtomic } from './publish.js';
+import { redactValue } from './secrets.js';
 import type { Pause } from './switches.js';
 import { exportFileName } from './exports/formats.js';
 
@@ -94,7 +95,8 @@ export async function readStatusFile(dir: string): Promise<unknown> {
 
 export async function writeStatusFile(dir: string, status: unknown): Promise<void> {
   await mkdir(dir, { recursive: true });
-  await writeFileAtomic(statusFile(dir), `${JSON.stringify(status, null, 2)}\n`);
+  // Its texts quote sources' answers: no credential is written, whoever made the status.
+  await writeFileAtomic(statusFile(dir), `${JSON.stringify(redactValue(status), null, 2)}\n`);
 }
 
 export async function maintenanceFlag(dir: string): Promise<boolean> {

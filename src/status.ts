@@ -3,6 +3,7 @@
 import type { BuildReport } from './build.js';
 import { assessHealth, type Health, type HealthPolicy } from './health.js';
 import type { CompeteOutcome, WithheldKind } from './pricing.js';
+import { redactValue } from './secrets.js';
 
 export interface SourceStatus {
   name: string;
@@ -50,9 +51,9 @@ export interface StatusContext {
   configError?: string;
 }
 
-/** The status with its health assessed at `at`. */
+/** The status with its health assessed at `at`; no credential in its texts (they quote sources' answers). */
 function withHealth(status: Status, at: Date): Status {
-  const { health: _, ...rest } = status;
+  const { health: _, ...rest } = redactValue(status);
   return { ...rest, health: assessHealth(rest, at) };
 }
 

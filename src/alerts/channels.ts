@@ -5,6 +5,7 @@ import { createHmac } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import type { AlertEvent } from './problems.js';
 import type { AlertsConfig } from './config.js';
+import { redact } from '../secrets.js';
 
 export interface AlertMessage {
   /** Unique per message and the same on every channel and every retry (a UUID). */
@@ -38,8 +39,7 @@ const rejectedHttp = new Set([400, 413, 422]);
 const rejectedSmtp = new Set([552, 554]);
 
 /** An error text with every secret replaced, so a failing channel can be logged. */
-const scrub = (text: string, secrets: readonly (string | undefined)[]) =>
-  secrets.reduce<string>((out, secret) => (secret ? out.split(secret).join('***') : out), text);
+const scrub = (text: string, secrets: readonly (string | undefined)[]) => redact(text, ...secrets);
 
 interface Post {
   url: string;

@@ -2,6 +2,7 @@
 import { assessHealth } from '../health.js';
 import type { Status } from '../status.js';
 import { isFault } from '../health.js';
+import { redactSecrets } from '../secrets.js';
 
 export interface Problem {
   /** Stable while the problem lasts: `source:binance`, `withheld:BTC>SBERRUB`, `health:failing`… */
@@ -38,7 +39,8 @@ export function currentProblems(status: Status, now: Date): Problem[] {
   if (!status.lastBuild.ok) problems.push({ key: 'build', text: `build failing: ${status.lastBuild.error ?? 'unknown error'}` });
   if (status.configError !== undefined) problems.push({ key: 'config', text: `config reload rejected: ${status.configError}` });
   if (status.maintenance) problems.push({ key: 'maintenance', text: 'maintenance on: every export is published empty' });
-  return problems;
+  // What an alert says (and alerts.json keeps) quotes sources' answers: no credential in it, whatever status it came from.
+  return problems.map((problem) => ({ ...problem, text: redactSecrets(problem.text) }));
 }
 
 export type AlertKind = 'start' | 'end' | 'reminder';

@@ -5,6 +5,7 @@ import { defaultConfigFile, loadConfig } from '../config/load.js';
 import { RatefileError } from '../errors.js';
 import type { Logger, Writer } from '../log.js';
 import type { Config } from '../model.js';
+import { registerConfigSecrets, registerEnvSecrets } from '../secrets.js';
 
 export interface CliDeps {
   stdout: Writer;
@@ -72,11 +73,17 @@ export const portOption = () =>
 export const hostOption = () => new Option('--host <address>', "address to listen on (default: the config's server.host, 0.0.0.0)");
 
 export function createContext(deps: CliDeps, log: Logger, setExitCode: (code: number) => void): CommandContext {
+  registerEnvSecrets(deps.env);
   return {
     deps,
     log,
     setExitCode,
-    load: (path) => loadWithHint(path, deps.cwd),
+    // The credentials of the environment and those the config names are never shown, whatever the command prints.
+    load: async (path) => {
+      const config = await loadWithHint(path, deps.cwd);
+      registerConfigSecrets(config, deps.env);
+      return config;
+    },
     outDir: (config, out) => (out ? resolve(deps.cwd, out) : (config?.output ?? resolve(deps.cwd, 'public'))),
     portFor: (config, port) => port ?? (deps.env.PORT ? parsePort(deps.env.PORT) : (config?.server.port ?? 8080)),
     shown: (path) => relative(deps.cwd, path) || '.',

@@ -5,7 +5,8 @@ import { build, type BuildResult } from '../build.js';
 import { parseDocument, type XmlElement } from '../check/tree.js';
 import { closest } from '../config/problems.js';
 import { Decimal, formatDecimal, roundDown } from '../decimal.js';
-import { RatefileError } from '../errors.js';
+import { escapeControls, RatefileError } from '../errors.js';
+import { redactSecrets } from '../secrets.js';
 import type { Config, Direction, ExportTemplate, Money } from '../model.js';
 import { priceDirection, publishedRate, type PricedDirection } from '../pricing.js';
 import { fetchQuotes } from '../quotes.js';
@@ -230,7 +231,7 @@ export function registerExplain(program: Command, context: CommandContext): void
         }
       } else {
         // Held back: price it again on a fresh quote book to show the rate the guards stopped, when there is one.
-        const { book } = await fetchQuotes(config.sources, { configDir: config.dir, fetch: deps.fetch, now: () => at });
+        const { book } = await fetchQuotes(config.sources, { configDir: config.dir, fetch: deps.fetch, env: deps.env, now: () => at });
         const detail = report.competition?.get(direction.id);
         // A competing direction held by a guard: the rate the compete step chose, not the margin's.
         const again = detail?.priced ?? priceDirection(direction, book);
@@ -243,7 +244,9 @@ export function registerExplain(program: Command, context: CommandContext): void
         }
         out.push(`HELD BACK: ${withheld?.reason ?? 'not priced'}`);
       }
-      deps.stdout.write(`${out.join('\n')}\n`);
+      // Lines come from code; what they quote (a feed's exchanger names, sources' answers) never drives the terminal or shows a credential.
+      const lines = out.flatMap((line) => line.split('\n')).map((line) => escapeControls(redactSecrets(line)));
+      deps.stdout.write(`${lines.join('\n')}\n`);
       context.setExitCode(published ? 0 : 1);
     });
 }

@@ -1,7 +1,8 @@
 // `ratefile accept`, `ratefile maintenance` and `ratefile status`: the operator's hand on a running exchanger.
 import type { Command } from 'commander';
 import { readStatus } from '../cycle.js';
-import { RatefileError } from '../errors.js';
+import { escapeControls, RatefileError } from '../errors.js';
+import { mapStrings, redactValue } from '../secrets.js';
 import { checkStateFolder } from '../folders.js';
 import { maintenanceFlag, requestAccept, setMaintenanceFlag } from '../state.js';
 import { assessHealth, healthBody } from '../health.js';
@@ -62,11 +63,15 @@ export function registerOperate(program: Command, context: CommandContext): void
     .addOption(configOption())
     .action(async (options: { json?: boolean; config: string }) => {
       const config = await context.load(options.config);
-      const status = await readStatus(config.stateDir);
+      // The file may be hand-edited (a pause's reason) or older than a redaction: no control character or credential is printed.
+      const status = redactValue(await readStatus(config.stateDir));
       const now = deps.now();
       const health = assessHealth(status, now);
-      if (options.json) deps.stdout.write(`${JSON.stringify({ ...healthBody(health), ...status, ...(status ? { health } : {}) }, null, 2)}\n`);
-      else deps.stdout.write(formatStatus(status, now));
+      if (options.json) {
+        // JSON escapes C0 itself; DEL, C1 and the line separators are escaped too (as JSON escapes).
+        const json = JSON.stringify({ ...healthBody(health), ...status, ...(status ? { health } : {}) }, null, 2);
+        deps.stdout.write(`${json.replace(/[\u007f-\u009f\u2028\u2029]/g, escapeControls)}\n`);
+      } else deps.stdout.write(formatStatus(mapStrings(status, escapeControls), now));
       // Exit 0 only for ok: degraded and failing both need the operator.
       context.setExitCode(health.level === 'ok' ? 0 : 1);
     });

@@ -1,6 +1,7 @@
 // What the dashboard may show to anyone who reaches it: texts from errors and reasons without absolute paths,
 // credentials in URLs, URL paths or queries (where API keys travel), or the values of secret environment variables.
 import { isAbsolute } from 'node:path';
+import { redact } from '../secrets.js';
 
 export interface Redaction {
   /** Folders whose paths are shown relative to them (the config's folder first). */
@@ -23,8 +24,8 @@ const url = /\b([a-z][a-z0-9+.-]*):\/\/([^\s/?#"'<>]*)([^\s"'<>]*)/gi;
 const absolutePath = /(^|[\s(["'=,])((?:\/[^\s/:;,'"()<>[\]]+){2,})/g;
 
 export function publicText(text: string, redaction: Redaction): string {
-  let out = text;
-  for (const secret of redaction.secrets) if (secret.length >= 4) out = out.split(secret).join('***');
+  // Credentials first (secrets.ts: known ones in any form, token-like values), then this page's own list.
+  let out = redact(text, ...redaction.secrets.filter((secret) => secret.length >= 4));
   // Host only: userinfo (user:password@) dropped, the path and query (keys, tokens) folded to `/…`.
   out = out.replace(url, (_match, scheme: string, authority: string, rest: string) => {
     const host = authority.slice(authority.lastIndexOf('@') + 1);

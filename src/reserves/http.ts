@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { describeValue } from '../config/fields.js';
 import { RatefileError } from '../errors.js';
+import { redact, registerSecret } from '../secrets.js';
 import { getJson, httpTarget } from '../sources/http.js';
 import { parsePath, valueAt } from '../sources/json.js';
 import { httpOptions } from '../sources/options.js';
@@ -30,16 +31,6 @@ const httpUrl = z.string().refine(
   { error: (issue) => `expected an http(s) URL without credentials, got ${describeValue(issue.input)}`, abort: true },
 );
 
-/**
- * Replace every occurrence of a secret in a message: an echoing server must not put it in a log line. The
- * token after a scheme ("Bearer <token>") is cut out on its own too, as a server may echo only that.
- */
-export function redact(text: string, secret: string | undefined): string {
-  if (!secret) return text;
-  const parts = [secret, ...secret.split(/\s+/).filter((part) => part.length >= 8)];
-  return parts.reduce((out, part) => out.split(part).join('***'), text);
-}
-
 const holds = (text: string, secret: string) => redact(text, secret) !== text;
 
 export const httpReserves = defineReserveSource({
@@ -60,6 +51,8 @@ export const httpReserves = defineReserveSource({
   }),
   async fetchReserves(options, context) {
     const secret = options.auth ? context.env[options.auth.env] : undefined;
+    // Registered too (in any of its forms: URL-encoded, base64…), so no sink shows it even where this source's catch is not on the way.
+    registerSecret(secret);
     if (options.auth && (secret === undefined || secret === '')) {
       throw new RatefileError('E_SOURCE', `${context.name}: environment variable ${options.auth.env} (the ${options.auth.header} header) is not set`);
     }

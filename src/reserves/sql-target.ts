@@ -2,7 +2,7 @@
 // password), its dialect by scheme, the `host:port/database` named in messages, and the credentials that must be
 // cut out of every message. The URL itself is never quoted anywhere.
 import { RatefileError } from '../errors.js';
-import { redact } from './http.js';
+import { redact, registerSecret } from '../secrets.js';
 
 export type SqlDialect = 'postgres' | 'mysql';
 
@@ -32,11 +32,18 @@ export function parseSqlUrl(text: string): { url: URL; dialect: SqlDialect } | s
   return { url, dialect };
 }
 
-/** The URL with its password replaced by `***`, for a config error about it. */
+/** Query parameters that carry a password to the driver (pg reads `?password=…` like the user-info's). */
+const passwordParameter = /pass|pwd|secret|token/i;
+
+/** Whether the URL holds a password: in its user-info or in its query. */
+export const holdsPassword = (url: URL) => url.password !== '' || [...url.searchParams.keys()].some((name) => passwordParameter.test(name));
+
+/** The URL with its passwords (user-info and query) replaced by `***`, for a config error about it. */
 export function maskedUrl(url: URL): string {
   const masked = new URL(url.href);
   if (masked.password) masked.password = '***';
-  return masked.href;
+  for (const name of [...masked.searchParams.keys()]) if (passwordParameter.test(name)) masked.searchParams.set(name, '***');
+  return masked.href.replace(/=\*\*\*/g, '=***').replace(/=%2A%2A%2A/g, '=***');
 }
 
 /** A URL's percent-encoded part decoded; as written when it is not valid encoding. */
@@ -56,6 +63,7 @@ export function sqlTarget(text: string, label: string): SqlTarget {
   const host = url.hostname || 'localhost';
   const where = `${dialect} ${host}:${url.port || defaultPorts[dialect]}${url.pathname.length > 1 ? url.pathname : ''}`;
   const password = url.password ? [...new Set([decode(url.password), url.password])] : [];
+  for (const secret of password) registerSecret(secret);
   return { dialect, url, where, secrets: { user: decode(url.username), password } };
 }
 
@@ -67,6 +75,6 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
  * maul other words. Only driver text goes through here: our own messages hold no credentials.
  */
 export function redactCredentials(text: string, secrets: SqlTarget['secrets']): string {
-  const out = secrets.password.reduce(redact, text);
+  const out = redact(text, ...secrets.password);
   return secrets.user ? out.replace(new RegExp(`(?<![\\w$])${escapeRegExp(secrets.user)}(?![\\w$])`, 'g'), '***') : out;
 }

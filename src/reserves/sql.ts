@@ -10,7 +10,7 @@ import { EntryProblem } from './entry.js';
 import { documentTime } from './file.js';
 import { defineReserveSource, type ReserveReading } from './source.js';
 import { SqlProblem, type SqlDriver, type SqlRows } from './sql-driver.js';
-import { maskedUrl, parseSqlUrl, redactCredentials, sqlTarget, urlExample, type SqlDialect } from './sql-target.js';
+import { holdsPassword, maskedUrl, parseSqlUrl, redactCredentials, sqlTarget, urlExample, type SqlDialect } from './sql-target.js';
 
 const { priority: _priority, ...timing } = commonOptions;
 const expected = (what: string) => (issue: { input?: unknown }) => `expected ${what}, got ${describeValue(issue.input)}`;
@@ -25,7 +25,7 @@ const urlOption = z
     const parsed = parseSqlUrl(value);
     // Neither message quotes a URL that may hold a password; the second shows it masked.
     if (typeof parsed === 'string') context.addIssue({ code: 'custom', message: `${parsed}, or { env: RESERVES_DB_URL }` });
-    else if (parsed.url.password !== '') {
+    else if (holdsPassword(parsed.url)) {
       context.addIssue({
         code: 'custom',
         message: `expected the URL in an environment variable ({ env: RESERVES_DB_URL }): a password in the config file is readable by anyone who reads the file, got ${maskedUrl(parsed.url)}`,

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { getJson, httpTarget, SourceError, type EnvelopeProblem } from './http.js';
 import { httpOptions, pairsOption } from './options.js';
+import { registerSecret } from '../secrets.js';
 import { defineSource } from './source.js';
 import { collectQuotes, isRecord, pairSymbols, quoteFrom, shown } from './values.js';
 
@@ -73,6 +74,8 @@ export const coingeckoSource = defineSource({
     const target = httpTarget('coingecko', plan === 'pro' ? 'https://pro-api.coingecko.com' : 'https://api.coingecko.com', options, context);
     const keyEnv = options.keyEnv ?? 'RATEFILE_COINGECKO_KEY';
     const key = context.env[keyEnv];
+    // An answer echoing the key (or its URL-encoded or base64 form) must not carry it into any message.
+    registerSecret(key);
     if (plan === 'pro' && !key) throw new SourceError(`${context.name}: the pro plan needs an API key in ${keyEnv}`);
     const pairs = pairSymbols(options.pairs, (base) => coinIds[base] ?? base.toLowerCase());
     const ids = [...new Set(pairs.map((pair) => pair.symbol))];

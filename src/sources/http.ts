@@ -1,6 +1,7 @@
 // HTTP for sources: base URL (config or RATEFILE_<TYPE>_URL), timeout, bounded retries with backoff that honour
 // Retry-After, a size cap, HTML and non-JSON detection, and errors naming the source, the URL path and the problem.
 import { RatefileError } from '../errors.js';
+import { redactSecrets } from '../secrets.js';
 import type { SourceContext } from './source.js';
 import { defaultRetries, defaultTimeoutMs } from './options.js';
 import { isRecord, parseJsonExact } from './values.js';
@@ -134,7 +135,8 @@ const utf8 = new TextDecoder('utf-8');
 
 /** A short description of an HTML page: its title, which names the firewall or error page. */
 function htmlPage(text: string): string {
-  const title = /<title[^>]*>([^<]{0,120})/i.exec(text)?.[1]?.trim().replace(/\s+/g, ' ');
+  const found = /<title[^>]*>([^<]{0,1000})/i.exec(text)?.[1];
+  const title = found === undefined ? undefined : redactSecrets(found).trim().replace(/\s+/g, ' ').slice(0, 120);
   return title ? `an HTML page ("${title}")` : 'an HTML page';
 }
 
@@ -142,8 +144,11 @@ export function looksLikeHtml(contentType: string, text: string): boolean {
   return /html/i.test(contentType) || /^\s*(<!doctype html|<html)/i.test(text);
 }
 
-/** The start of a body, for a message about why it could not be read. */
-export const snippet = (text: string) => JSON.stringify(text.trim().slice(0, 60) + (text.trim().length > 60 ? '…' : ''));
+/** The start of a body, for a message about why it could not be read; credentials redacted before the cut. */
+export const snippet = (body: string) => {
+  const text = redactSecrets(body.slice(0, 4096)).trim();
+  return JSON.stringify(text.slice(0, 60) + (text.length > 60 ? '…' : ''));
+};
 
 /** Try the envelope on a body that may be JSON; used to explain an HTTP error status. */
 function envelopeOf(bytes: Uint8Array, spec: RequestSpec): { body: unknown; problem?: EnvelopeProblem } {

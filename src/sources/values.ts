@@ -1,5 +1,6 @@
 // What sources send, made safe: JSON whose numbers stay decimal text, prices checked as decimal strings, pair lists.
 import { Decimal, MAX_QUOTE_DIGITS, writtenDigits } from '../decimal.js';
+import { redactSecrets } from '../secrets.js';
 import type { RawQuote } from './source.js';
 
 const numberToken = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
@@ -34,7 +35,11 @@ export const isRecord = (value: unknown): value is Record<string, unknown> => ty
 /** A value as it appears in a message: strings quoted and cut short, structures named. */
 export function shown(value: unknown): string {
   if (value === undefined) return 'nothing';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'string') {
+    // Redact, then cut: a token cut short would no longer be recognized.
+    const text = redactSecrets(value);
+    return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
+  }
   if (Array.isArray(value)) return 'a list';
   if (isRecord(value)) return 'an object';
   return String(value);

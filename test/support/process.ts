@@ -39,6 +39,8 @@ export interface SpawnOptions {
   cwd: string;
   /** Extra node flags before bin/ratefile.js. */
   nodeArgs?: readonly string[];
+  /** Variables added to the child's environment. */
+  env?: Record<string, string>;
 }
 
 const running = new Set<RatefileProcess>();
@@ -59,7 +61,7 @@ export function spawnRatefile(args: readonly string[], options: SpawnOptions): R
   assertBuilt();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), binPath, ...args], {
     cwd: options.cwd,
-    env: childEnv(),
+    env: { ...childEnv(), ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -30,6 +30,17 @@ describe('an sql reserve source in the config', () => {
   });
 
   it.each([
+    ['postgres://reader@db.internal:5432/backoffice?password=hunter2-secret', 'postgres://reader@db.internal:5432/backoffice?password=***'],
+    ['mysql://reader@db.internal/backoffice?ssl=true&PASSWORD=hunter2-secret', 'mysql://reader@db.internal/backoffice?ssl=true&PASSWORD=***'],
+  ])('refuses a password in the query of a literal URL too (%s), naming the path and never showing it', async (url, masked) => {
+    const made = await project({ 'ratefile.config.yaml': withReserves(`{ type: sql, url: "${url}", query: ${query} }`) });
+    const result = await runRatefile(['validate'], made.dir);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`reserves.office.url: expected the URL in an environment variable ({ env: RESERVES_DB_URL }): a password in the config file is readable by anyone who reads the file, got ${masked}`);
+    expect(result.stderr).not.toContain('hunter2');
+  });
+
+  it.each([
     ['an unknown scheme', 'url: "redis://db.internal/0"', 'reserves.office.url: expected a URL starting postgres://, postgresql://, mysql:// or mariadb://, got scheme "redis:", or { env: RESERVES_DB_URL }'],
     ['a bad variable name', 'url: { env: "RESERVES DB" }', 'reserves.office.url.env: expected an environment variable name like "RESERVES_DB_URL", got "RESERVES DB"'],
     ['a number for the URL', 'url: 5432', 'reserves.office.url: expected the database URL from an environment variable like { env: RESERVES_DB_URL }'],
