@@ -11,6 +11,7 @@ import { fetchReserves, type ReserveCache, type ReserveReport } from './reserves
 import { competeDirections, type CompeteDetail, type FeedState } from './compete/price.js';
 import { bestChangeFeed } from './sources/bestchange.js';
 import type { SourceFeed } from './sources/source.js';
+import { tallyDirections, type DirectionTally, type ExportLeftOut } from './tally.js';
 
 /** What the guards remember between builds, and the operator's flags; read and written by the caller. */
 export interface GuardContext {
@@ -46,8 +47,10 @@ export interface BuildReport {
   reserves: ReserveReport[];
   /** Directions priced and published. */
   priced: PricedDirection[];
-  /** Directions held back, each with the reason. */
+  /** Directions held back, each with the reason; one entry per export a direction is left out of alone (its reason names the file). */
   withheld: WithheldDirection[];
+  /** Each direction counted once: published by some export, withheld from all, or left out of some exports only. */
+  directions: DirectionTally;
   /** How each direction with a `compete:` block was priced against its field, by direction id (for `explain`). */
   competition?: ReadonlyMap<string, CompeteDetail>;
   exports: { name: string; file: string; items: number }[];
@@ -118,14 +121,16 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   const files: OutputFile[] = [];
   const exports: BuildReport['exports'] = [];
   // A direction whose limits fail only at one export's rate (its markup) is left out of that export alone.
-  const leftOut: WithheldDirection[] = [];
+  const leftOut: ExportLeftOut[] = [];
   for (let index = 0; index < config.exports.length; index++) {
     const written = write(index);
     files.push({ file: written.file, bytes: written.bytes });
     exports.push({ name: written.name, file: written.file, items: written.items });
-    for (const w of written.withheld) leftOut.push(w);
+    if (written.withheld.length > 0) leftOut.push({ file: written.file, withheld: written.withheld });
   }
-  const withheld = [...(maintenance ? [] : [...switched.withheld, ...reserved.withheld]), ...unpriced.map(explain), ...competed.withheld, ...guarded.withheld, ...leftOut].sort((a, b) => a.direction.index - b.direction.index);
+  const before = [...(maintenance ? [] : [...switched.withheld, ...reserved.withheld]), ...unpriced.map(explain), ...competed.withheld, ...guarded.withheld].sort((a, b) => a.direction.index - b.direction.index);
+  const withheld = [...before, ...leftOut.flatMap((e) => e.withheld)].sort((a, b) => a.direction.index - b.direction.index);
+  const directions = tallyDirections(guarded.published, before, config.exports, leftOut);
   const t3 = performance.now();
   return {
     files,
@@ -136,6 +141,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
       reserves: reserves.reports,
       priced: guarded.published,
       withheld,
+      directions,
       competition: competed.details,
       exports,
       guardState: maintenance ? guard.state : guarded.state,
