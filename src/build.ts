@@ -1,5 +1,5 @@
 // build: the pipeline fetchQuotes → priceDirections → guardDirections → select and render each export in turn, returning files before anything is written.
-import { emptyGuardState, guardDirections, type GuardState } from './guards.js';
+import { emptyGuardState, guardDirections, staleHold, type GuardState } from './guards.js';
 import type { Config } from './model.js';
 import { priceDirections, type PricedDirection, type WithheldDirection } from './pricing.js';
 import { fetchQuotes, sourceMaxAgeMs, type QuoteCache, type SourceReport } from './quotes.js';
@@ -90,10 +90,10 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
     schedulePeriodMs: config.schedulePeriodMs,
   };
   // Quotes and back-office reserves are read together, before pricing (which stays pure).
-  const [{ book, reports, feeds }, reserves] = maintenance
+  const [{ book, withStale, reports, feeds }, reserves] = maintenance
     ? [{ book: new Map(), reports: [], feeds: new Map<string, SourceFeed>() }, { book: new Map(), reports: [] }]
     : await Promise.all([
-        fetchQuotes(config.sources, { ...io, ...(deps.quoteCache ? { cache: deps.quoteCache } : {}) }),
+        fetchQuotes(config.sources, { ...io, dropStale: true, ...(deps.quoteCache ? { cache: deps.quoteCache } : {}) }),
         fetchReserves(config.reserveSources, { ...io, ...(deps.reserveCache ? { cache: deps.reserveCache } : {}) }),
       ]);
   const t1 = performance.now();
@@ -115,6 +115,8 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   });
   const failing = reports.filter((report) => !report.ok).map((report) => report.name);
   const explain = (w: WithheldDirection) => (failing.length === 0 ? w : { ...w, reason: `${w.reason} (failing sources: ${failing.join(', ')})` });
+  // A direction no fresh quotes price, which a stale one would: held back for that quote (kind `stale`).
+  const unpricedWhy = (w: WithheldDirection) => (withStale && staleHold(w, withStale, startedAt, (source) => maxAge.get(source))) || explain(w);
   const t2 = performance.now();
   // One export at a time: each export's text is written and dropped before the next is selected.
   const write = exportWriter(guarded.published, config.exports);
@@ -128,7 +130,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
     exports.push({ name: written.name, file: written.file, items: written.items });
     if (written.withheld.length > 0) leftOut.push({ file: written.file, withheld: written.withheld });
   }
-  const before = [...(maintenance ? [] : [...switched.withheld, ...reserved.withheld]), ...unpriced.map(explain), ...competed.withheld, ...guarded.withheld].sort((a, b) => a.direction.index - b.direction.index);
+  const before = [...(maintenance ? [] : [...switched.withheld, ...reserved.withheld]), ...unpriced.map(unpricedWhy), ...competed.withheld, ...guarded.withheld].sort((a, b) => a.direction.index - b.direction.index);
   const withheld = [...before, ...leftOut.flatMap((e) => e.withheld)].sort((a, b) => a.direction.index - b.direction.index);
   const directions = tallyDirections(guarded.published, before, config.exports, leftOut);
   const t3 = performance.now();
