@@ -1,5 +1,5 @@
 // build: the pipeline fetchQuotes → priceDirections → guardDirections → select and render each export in turn, returning files before anything is written.
-import { emptyGuardState, guardDirections, type GuardState } from './guards.js';
+import { emptyGuardState, guardDirections, staleHold, type GuardState } from './guards.js';
 import type { Config } from './model.js';
 import { priceDirections, type PricedDirection, type WithheldDirection } from './pricing.js';
 import { fetchQuotes, sourceMaxAgeMs, type QuoteCache, type SourceReport } from './quotes.js';
@@ -12,6 +12,7 @@ import { competeDirections, type CompeteDetail, type FeedState } from './compete
 import { bestChangeFeed } from './sources/bestchange.js';
 import type { SourceFeed } from './sources/source.js';
 import { registerConfigSecrets } from './secrets.js';
+import { tallyDirections, type DirectionTally, type ExportLeftOut } from './tally.js';
 
 /** What the guards remember between builds, and the operator's flags; read and written by the caller. */
 export interface GuardContext {
@@ -47,8 +48,10 @@ export interface BuildReport {
   reserves: ReserveReport[];
   /** Directions priced and published. */
   priced: PricedDirection[];
-  /** Directions held back, each with the reason. */
+  /** Directions held back, each with the reason; one entry per export a direction is left out of alone (its reason names the file). */
   withheld: WithheldDirection[];
+  /** Each direction counted once: published by some export, withheld from all, or left out of some exports only. */
+  directions: DirectionTally;
   /** How each direction with a `compete:` block was priced against its field, by direction id (for `explain`). */
   competition?: ReadonlyMap<string, CompeteDetail>;
   exports: { name: string; file: string; items: number }[];
@@ -90,10 +93,10 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
     schedulePeriodMs: config.schedulePeriodMs,
   };
   // Quotes and back-office reserves are read together, before pricing (which stays pure).
-  const [{ book, reports, feeds }, reserves] = maintenance
+  const [{ book, withStale, reports, feeds }, reserves] = maintenance
     ? [{ book: new Map(), reports: [], feeds: new Map<string, SourceFeed>() }, { book: new Map(), reports: [] }]
     : await Promise.all([
-        fetchQuotes(config.sources, { ...io, ...(deps.quoteCache ? { cache: deps.quoteCache } : {}) }),
+        fetchQuotes(config.sources, { ...io, dropStale: true, ...(deps.quoteCache ? { cache: deps.quoteCache } : {}) }),
         fetchReserves(config.reserveSources, { ...io, ...(deps.reserveCache ? { cache: deps.reserveCache } : {}) }),
       ]);
   const t1 = performance.now();
@@ -115,20 +118,24 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   });
   const failing = reports.filter((report) => !report.ok).map((report) => report.name);
   const explain = (w: WithheldDirection) => (failing.length === 0 ? w : { ...w, reason: `${w.reason} (failing sources: ${failing.join(', ')})` });
+  // A direction no fresh quotes price, which a stale one would: held back for that quote (kind `stale`).
+  const unpricedWhy = (w: WithheldDirection) => (withStale && staleHold(w, withStale, startedAt, (source) => maxAge.get(source))) || explain(w);
   const t2 = performance.now();
   // One export at a time: each export's text is written and dropped before the next is selected.
   const write = exportWriter(guarded.published, config.exports);
   const files: OutputFile[] = [];
   const exports: BuildReport['exports'] = [];
   // A direction whose limits fail only at one export's rate (its markup) is left out of that export alone.
-  const leftOut: WithheldDirection[] = [];
+  const leftOut: ExportLeftOut[] = [];
   for (let index = 0; index < config.exports.length; index++) {
     const written = write(index);
     files.push({ file: written.file, bytes: written.bytes });
     exports.push({ name: written.name, file: written.file, items: written.items });
-    for (const w of written.withheld) leftOut.push(w);
+    if (written.withheld.length > 0) leftOut.push({ file: written.file, withheld: written.withheld });
   }
-  const withheld = [...(maintenance ? [] : [...switched.withheld, ...reserved.withheld]), ...unpriced.map(explain), ...competed.withheld, ...guarded.withheld, ...leftOut].sort((a, b) => a.direction.index - b.direction.index);
+  const before = [...(maintenance ? [] : [...switched.withheld, ...reserved.withheld]), ...unpriced.map(unpricedWhy), ...competed.withheld, ...guarded.withheld].sort((a, b) => a.direction.index - b.direction.index);
+  const withheld = [...before, ...leftOut.flatMap((e) => e.withheld)].sort((a, b) => a.direction.index - b.direction.index);
+  const directions = tallyDirections(guarded.published, before, config.exports, leftOut);
   const t3 = performance.now();
   return {
     files,
@@ -139,6 +146,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
       reserves: reserves.reports,
       priced: guarded.published,
       withheld,
+      directions,
       competition: competed.details,
       exports,
       guardState: maintenance ? guard.state : guarded.state,

@@ -122,9 +122,10 @@ export function summarize(cycle: CycleResult): string {
     .map((e) => `${e.file} ${e.items} item${e.items === 1 ? '' : 's'} (${cycle.publish.written.includes(e.file) ? 'written' : 'unchanged'})`)
     .join(', ');
   const failing = report.sources.filter((s) => !s.ok).map((s) => s.name);
+  const { directions } = report;
   return [
     ...(report.maintenance ? ['MAINTENANCE: every export published empty'] : []),
-    `published ${report.priced.length} direction${report.priced.length === 1 ? '' : 's'}, ${report.withheld.length} held back`,
+    `published ${directions.published.length} direction${directions.published.length === 1 ? '' : 's'}, ${directions.withheld.length} held back${directions.leftOut.length > 0 ? `, ${directions.leftOut.length} left out of some exports` : ''}`,
     files,
     ...(cycle.removed.length > 0 ? [`removed ${cycle.removed.join(', ')} (no template declares ${cycle.removed.length === 1 ? 'it' : 'them'} any more)`] : []),
     ...(cycle.upload ? [uploadSummary(cycle.upload)] : []),
@@ -139,8 +140,9 @@ export function buildFields(cycle: CycleResult): Record<string, unknown> {
   return {
     event: 'build',
     maintenance: report.maintenance,
-    published: report.priced.length,
-    heldBack: report.withheld.length,
+    published: report.directions.published.length,
+    heldBack: report.directions.withheld.length,
+    ...(report.directions.leftOut.length > 0 ? { leftOut: report.directions.leftOut.length } : {}),
     durationMs: cycle.durationMs,
     failingSources: report.sources.filter((s) => !s.ok).map((s) => s.name),
     exports: report.exports.map((e) => ({ file: e.file, items: e.items, written: cycle.publish.written.includes(e.file) })),
@@ -163,6 +165,7 @@ export function problemLines(result: BuildResult): string[] {
     ...report.sources.filter((s) => !s.ok).map((s) => `source ${s.name} failed: ${s.error ?? 'unknown error'}`),
     ...report.sources.flatMap((s) => s.rejected.map((reason) => `source ${s.name}: dropped quote ${reason}`)),
     ...report.reserves.filter((r) => r.error !== undefined).map((r) => `reserve source ${r.name} failed: ${r.error}`),
-    ...report.withheld.map((w) => `held back ${w.direction.id} (directions[${w.direction.index}]): ${w.reason}`),
+    ...report.directions.withheld.map((w) => `held back ${w.direction.id} (directions[${w.direction.index}]): ${w.reason}`),
+    ...report.directions.leftOut.map((o) => `published ${o.direction.id} (directions[${o.direction.index}]) but ${o.reason}`),
   ];
 }

@@ -2,7 +2,8 @@
 import { Decimal } from './decimal.js';
 import { isOpen, type HoursWindow } from './hours.js';
 import type { Config } from './model.js';
-import type { ChainStep, PricedDirection, WithheldDirection, WithheldKind } from './pricing.js';
+import { priceDirection, type ChainStep, type PricedDirection, type WithheldDirection, type WithheldKind } from './pricing.js';
+import type { QuoteBook } from './quotes.js';
 
 /** Kept between builds (and restarts): the last published rate of each direction and jumps being confirmed. */
 export interface GuardState {
@@ -117,13 +118,28 @@ function hoursProblem(hours: readonly HoursWindow[], now: Date): Problem {
   return isOpen(hours, now) ? undefined : { kind: 'hours', reason: `outside working hours (${hours.map((h) => h.text).join('; ')})` };
 }
 
-function staleProblem(steps: readonly ChainStep[], { now, maxAgeMs }: GuardInput): Problem {
+function staleProblem(steps: readonly ChainStep[], { now, maxAgeMs }: Pick<GuardInput, 'now' | 'maxAgeMs'>): Problem {
   for (const step of steps) {
     const limit = maxAgeMs(step.quote.source);
     const age = now.getTime() - step.quote.time.getTime();
     if (limit !== undefined && age > limit) return { kind: 'stale', reason: `quote ${step.pair} from ${step.quote.source} is ${seconds(age)} old (limit ${seconds(limit)})` };
   }
   return undefined;
+}
+
+/**
+ * Stale quotes are out of the book a build prices on (fetchQuotes), so a direction only a stale quote would price
+ * comes back unpriced, kind `quote`. Priced again on the book with them (`withStale`), never to be published:
+ * when a chain step is stale it is held back in the guards' words, out of hours first, then the stale quote.
+ */
+export function staleHold(unpriced: WithheldDirection, withStale: QuoteBook, now: Date, maxAgeMs: GuardInput['maxAgeMs']): WithheldDirection | undefined {
+  if (unpriced.kind !== 'quote') return undefined;
+  const again = priceDirection(unpriced.direction, withStale);
+  if ('reason' in again) return undefined;
+  const stale = staleProblem(again.steps, { now, maxAgeMs });
+  if (!stale) return undefined;
+  const { hours } = unpriced.direction;
+  return { direction: unpriced.direction, ...((hours && hoursProblem(hours, now)) ?? stale) };
 }
 
 export function guardDirections(input: GuardInput): GuardResult {

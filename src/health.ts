@@ -31,6 +31,7 @@ const expected: ReadonlySet<WithheldKind> = new Set<WithheldKind>(['hours', 'pau
 export const isFault = (kind: WithheldKind | undefined): boolean => kind === undefined || !expected.has(kind);
 
 const arrow = (id: string) => id.replace('>', '→');
+const distinct = (items: readonly string[]) => [...new Set(items)];
 const listed = (items: readonly string[], limit = 5) =>
   items.length <= limit ? items.join(', ') : `${items.slice(0, limit).join(', ')} and ${items.length - limit} more`;
 
@@ -50,12 +51,22 @@ export function assessHealth(status: Status | undefined, now: Date): Health {
   if (!status.lastBuild.ok) degraded.push(`last build failed: ${status.lastBuild.error ?? 'unknown error'}`);
   if (status.configError !== undefined) degraded.push(`config reload rejected, the last good config still serves: ${status.configError}`);
 
-  const faults = status.heldBack.filter((held) => isFault(held.kind));
-  const due = status.published.length + faults.length;
+  // Directions, each counted once: a status written before directions were counted kept one entry per export a
+  // published direction was left out of, and such a direction is published, not withheld.
+  const published = new Set(status.published);
+  const faults = distinct(status.heldBack.filter((held) => isFault(held.kind) && !published.has(held.direction)).map((held) => held.direction));
+  const due = published.size + faults.length;
   if (faults.length > 0) {
-    const text = `${faults.length} of ${due} direction${due === 1 ? '' : 's'} withheld for a fault: ${listed(faults.map((f) => arrow(f.direction)))}`;
+    const text = `${faults.length} of ${due} direction${due === 1 ? '' : 's'} withheld for a fault: ${listed(faults.map(arrow))}`;
     if (faults.length / due > policy.maxWithheldShare) failing.push(`${text} (more than ${Math.round(policy.maxWithheldShare * 100)}%)`);
     else degraded.push(text);
+  }
+  // Left out of some exports only, for a fault (limits crossing at their markup): published all the same, so at
+  // most degraded, never part of the withheld share.
+  const leftOut = (status.leftOut ?? []).filter((o) => isFault(o.kind));
+  if (leftOut.length > 0) {
+    const count = `${leftOut.length} direction${leftOut.length === 1 ? '' : 's'}`;
+    degraded.push(`${count} left out of some exports for a fault: ${listed(leftOut.map((o) => `${arrow(o.direction)} (${o.files.join(', ')})`))}`);
   }
   const sources = [...status.sources, ...(status.reserveSources ?? [])].filter((source) => !source.ok).map((source) => source.name);
   const fallbacks = (status.competing ?? []).filter((c) => c.basis === 'fallback');

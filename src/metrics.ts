@@ -62,10 +62,12 @@ export function createMetrics(status: () => Status | undefined, now: () => Date)
       duration.observe({ phase: 'render' }, report.timings.renderMs / 1000);
       duration.observe({ phase: 'publish' }, cycle.publishMs / 1000);
       duration.observe({ phase: 'build' }, cycle.durationMs / 1000);
-      published.set(report.priced.length);
+      // Directions, each counted once (a direction left out of some exports only is published).
+      const { directions } = report;
+      published.set(directions.published.length);
       // Reset first: a kind no longer seen must read 0, not its last count.
       withheld.reset();
-      for (const kind of new Set(report.withheld.map((w) => w.kind))) withheld.set({ reason: kind }, report.withheld.filter((w) => w.kind === kind).length);
+      for (const kind of new Set(directions.withheld.map((w) => w.kind))) withheld.set({ reason: kind }, directions.withheld.filter((w) => w.kind === kind).length);
       for (const source of cycle.status.sources) {
         sourceFailing.set({ source: source.name }, source.ok ? 0 : 1);
         if (source.lastSuccessAt !== undefined) sourceSuccess.set({ source: source.name }, Date.parse(source.lastSuccessAt) / 1000);

@@ -75,11 +75,12 @@ interface BookShape {
 }
 
 /**
- * The last book shape: a build's book is a new Map, but it usually has the same pairs as the last one, so the
+ * The last two book shapes: a build's book is a new Map, but it usually has the same pairs as the last one, so the
  * chains are searched once, not once per build. Keyed by text naming every pair, its base and quote and its
- * priority (all the search reads), so a book with other pairs or priorities never gets another book's chains.
+ * priority (all the search reads), so a book with other pairs or priorities never gets another book's chains. Two:
+ * a build with a stale quote prices its book without it and looks at the book with it (`staleHold` in guards.ts).
  */
-let lastShape: BookShape | undefined;
+let lastShapes: BookShape[] = [];
 
 /** Per quote book: its shape, and the conversions along chains in it, so 10,000 directions search and convert once per asset pair. */
 const graphs = new WeakMap<
@@ -93,7 +94,8 @@ function graphOf(book: QuoteBook) {
     const pairs = [...book.keys()].sort();
     // JSON: no pair's text can run into the next one's.
     const key = JSON.stringify(pairs.map((pair) => [pair, book.get(pair)!.base, book.get(pair)!.quote, book.get(pair)!.priority ?? 0]));
-    if (lastShape?.key !== key) {
+    let shape = lastShapes.find((known) => known.key === key);
+    if (!shape) {
       const graph: Graph = new Map();
       for (const pair of pairs) {
         const { base, quote } = book.get(pair)!;
@@ -101,9 +103,10 @@ function graphOf(book: QuoteBook) {
         (graph.get(quote) ?? graph.set(quote, []).get(quote)!).push({ pair, next: base });
       }
       const prioritized = [...book.values()].some((quote) => (quote.priority ?? 0) !== 0);
-      lastShape = { key, graph, prioritized, chains: new Map() };
+      shape = { key, graph, prioritized, chains: new Map() };
     }
-    entry = { shape: lastShape, conversions: new WeakMap(), limits: new Map() };
+    lastShapes = [shape, ...lastShapes.filter((known) => known !== shape)].slice(0, 2);
+    entry = { shape, conversions: new WeakMap(), limits: new Map() };
     graphs.set(book, entry);
   }
   return entry;

@@ -62,6 +62,8 @@ export interface FetchDeps {
   /** The config's schedule period, for default max ages; default 30 s. */
   schedulePeriodMs?: number;
   sleep?: SourceContext['sleep'];
+  /** Take quotes past their source's maxAge out of the book (what a build prices on); default: every checked quote is in it. */
+  dropStale?: boolean;
 }
 
 /** Check one quote: a BASE/QUOTE pair, positive prices, bid not above ask. Returns the reason it is unusable, if it is. */
@@ -218,26 +220,57 @@ async function fetchSource(source: SourceConfig, deps: FetchDeps): Promise<{ rep
 /** The pair as an unordered market, so `USDT/RUB` and `RUB/USDT` compete for one place in the book. */
 const marketOf = (quote: Quote) => [quote.base, quote.quote].sort().join('/');
 
-/** Fetch all sources concurrently; a failing source is reported, never thrown, so the others still count. */
-export async function fetchQuotes(
-  sources: readonly SourceConfig[],
-  deps: FetchDeps,
-): Promise<{ book: QuoteBook; reports: SourceReport[]; feeds: ReadonlyMap<string, SourceFeed> }> {
-  const results = await Promise.all(sources.map((source) => fetchSource(source, deps)));
+/** One quote per market (config order, so among equal priorities the source listed first keeps the market), by pair. */
+function bookOf(quoteLists: readonly (readonly Quote[])[]): QuoteBook {
   const winners = new Map<string, Quote>();
-  // Config order, so among equal priorities the source listed first keeps the market.
-  for (const { quotes } of results) {
+  for (const quotes of quoteLists) {
     for (const quote of quotes) {
       const market = marketOf(quote);
       const held = winners.get(market);
       if (!held || (quote.priority ?? 0) > (held.priority ?? 0)) winners.set(market, quote);
     }
   }
-  const book = new Map<string, Quote>([...winners.values()].map((quote) => [quote.pair, quote]));
+  return new Map<string, Quote>([...winners.values()].map((quote) => [quote.pair, quote]));
+}
+
+const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
+
+/**
+ * A source's quotes older than its maxAge are not used: taken out before the book is made, so a fresh quote of
+ * another source takes the market and chains are chosen through what is left. Each is a dropped quote of its
+ * source (a source that sent an unusable quote: `ratefile build` exits 1). Returns the stale quotes, if any.
+ */
+function dropStale(source: SourceConfig, result: { report: SourceReport; quotes: Quote[] }, deps: FetchDeps): Quote[] {
+  const limit = sourceMaxAgeMs(source, deps.schedulePeriodMs);
+  if (limit === undefined) return [];
+  const now = deps.now().getTime();
+  const stale = result.quotes.filter((quote) => now - quote.time.getTime() > limit);
+  if (stale.length === 0) return stale;
+  result.quotes = result.quotes.filter((quote) => now - quote.time.getTime() <= limit);
+  result.report.quotes = result.quotes.length;
+  // A new array: a reused cache entry's list is shared with the cache.
+  result.report.rejected = [...result.report.rejected, ...stale.map((quote) => `${quote.pair}: ${seconds(now - quote.time.getTime())} old, past its maxAge of ${seconds(limit)}: not used`)];
+  return stale;
+}
+
+/**
+ * Fetch all sources concurrently; a failing source is reported, never thrown, so the others still count. `withStale`,
+ * only when a quote was too old to use: the book as it would be with those quotes, to tell which directions only a
+ * stale quote would price (they are held back as `stale`, never priced from it).
+ */
+export async function fetchQuotes(
+  sources: readonly SourceConfig[],
+  deps: FetchDeps,
+): Promise<{ book: QuoteBook; withStale?: QuoteBook; reports: SourceReport[]; feeds: ReadonlyMap<string, SourceFeed> }> {
+  const results = await Promise.all(sources.map((source) => fetchSource(source, deps)));
+  const all = results.map((result) => result.quotes);
+  let stale = 0;
+  if (deps.dropStale) results.forEach((result, index) => (stale += dropStale(sources[index]!, result, deps).length));
+  const book = bookOf(results.map((result) => result.quotes));
   // Feed sources' results by source name (for `compete:`); a failing feed without a stand-in is absent.
   const feeds = new Map(sources.flatMap((source, index) => {
     const feed = results[index]?.feed;
     return feed ? [[source.name, feed] as const] : [];
   }));
-  return { book, reports: results.map((result) => result.report), feeds };
+  return { book, ...(stale > 0 ? { withStale: bookOf(all) } : {}), reports: results.map((result) => result.report), feeds };
 }

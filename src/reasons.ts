@@ -14,9 +14,13 @@ export function buildReasons(result: BuildResult): Reason[] {
   return [
     ...report.sources.filter((s) => !s.ok).map((s) => ({ key: `source:${s.name}`, line: `source ${s.name} failed: ${s.error ?? 'unknown error'}` })),
     ...report.sources.flatMap((s) => s.rejected.map((reason) => ({ key: `dropped:${s.name}:${reason.split(':')[0]}`, line: `source ${s.name}: dropped quote ${reason}` }))),
-    ...report.withheld.map((w) => ({
+    ...report.directions.withheld.map((w) => ({
       key: `withheld:${w.direction.id}:${w.kind}`,
       line: `held back ${w.direction.id} (directions[${w.direction.index}]): ${w.reason}`,
+    })),
+    ...report.directions.leftOut.map((o) => ({
+      key: `left-out:${o.direction.id}:${o.files.join(',')}`,
+      line: `published ${o.direction.id} (directions[${o.direction.index}]) but ${o.reason}`,
     })),
   ];
 }

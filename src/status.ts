@@ -38,7 +38,17 @@ export interface Status {
   published: string[];
   /** Published directions with a `compete:` block: the place each holds, or why it is at its floor, ceiling or normal margin. */
   competing?: CompetingStatus[];
+  /** One entry per direction no export publishes. */
   heldBack: { direction: string; kind?: WithheldKind; reason: string }[];
+  /** Published directions left out of some exports only (absent when none): never counted as held back. */
+  leftOut?: LeftOutStatus[];
+}
+
+export interface LeftOutStatus {
+  direction: string;
+  kind: WithheldKind;
+  files: string[];
+  reason: string;
 }
 
 export interface CompetingStatus extends CompeteOutcome {
@@ -65,7 +75,8 @@ const contextFields = (context: StatusContext) => ({
 export function successStatus(previous: Status | undefined, report: BuildReport, durationMs: number, schedulePeriodMs: number, context: StatusContext = {}): Status {
   const at = report.startedAt.toISOString();
   const oldest = new Map<string, number>();
-  for (const priced of report.priced) {
+  const { directions } = report;
+  for (const priced of directions.published) {
     for (const step of priced.steps) {
       const age = (report.startedAt.getTime() - step.quote.time.getTime()) / 1000;
       oldest.set(step.quote.source, Math.max(oldest.get(step.quote.source) ?? 0, age));
@@ -98,14 +109,17 @@ export function successStatus(previous: Status | undefined, report: BuildReport,
     }),
     ...reserveSources(report, new Map(previous?.reserveSources?.map((source) => [source.name, source]))),
     exports: report.exports,
-    published: report.priced.map((priced) => priced.direction.id),
+    published: directions.published.map((priced) => priced.direction.id),
     ...competing(report),
-    heldBack: report.withheld.map((withheld) => ({ direction: withheld.direction.id, kind: withheld.kind, reason: withheld.reason })),
+    heldBack: directions.withheld.map((withheld) => ({ direction: withheld.direction.id, kind: withheld.kind, reason: withheld.reason })),
+    ...(directions.leftOut.length === 0
+      ? {}
+      : { leftOut: directions.leftOut.map((o) => ({ direction: o.direction.id, kind: o.kind, files: o.files, reason: o.reason })) }),
   }, report.startedAt);
 }
 
 function competing(report: BuildReport): { competing?: CompetingStatus[] } {
-  const list = report.priced.flatMap((priced) => (priced.compete ? [{ direction: priced.direction.id, ...priced.compete }] : []));
+  const list = report.directions.published.flatMap((priced) => (priced.compete ? [{ direction: priced.direction.id, ...priced.compete }] : []));
   return list.length === 0 ? {} : { competing: list };
 }
 
@@ -180,6 +194,10 @@ export function formatStatus(status: Status | undefined, now: Date): string {
     'exports:',
     ...status.exports.map((e) => `  ${e.file}: ${e.items} item${e.items === 1 ? '' : 's'}`),
     `published: ${status.published.length} direction${status.published.length === 1 ? '' : 's'}`,
+    // Published, but not in every export: said as such, apart from what no export publishes.
+    ...(status.leftOut && status.leftOut.length > 0
+      ? [`left out of some exports: ${status.leftOut.length}`, ...status.leftOut.map((o) => `  ${o.direction}: ${o.reason} [${o.kind}]`)]
+      : []),
     ...(status.competing && status.competing.length > 0 ? ['competing on BestChange:', ...status.competing.map(competingLine)] : []),
     // Paused on purpose is listed apart from what is held back for a fault or out of hours.
     ...(paused.length > 0 ? [`paused: ${paused.length}`, ...paused.map((h) => `  ${h.direction}: ${h.reason}`)] : []),

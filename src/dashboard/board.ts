@@ -53,7 +53,7 @@ export async function openDashboard(options: { config: Config; outDir: string; e
         setImmediate(() => {
           try {
             const { rates } = prepare(report, exports, redaction);
-            history.record(report.startedAt, { durationMs, published: report.priced.length, withheld: report.withheld.length }, rates);
+            history.record(report.startedAt, { durationMs, published: report.directions.published.length, withheld: report.directions.withheld.length }, rates);
           } catch (error) {
             log.warn(`history: this build is not recorded: ${describeError(error)}`);
           }

@@ -97,11 +97,16 @@ export function prepare(report: BuildReport, templates: readonly ExportTemplate[
   const primaryMarkup = ordered[0]?.markup ?? ZERO;
   const rows: DirectionFacts[] = [];
   const rates = new Map<string, RatePair>();
-  const notes = new Map<string, string[]>();
-  const publishedIds = new Set(report.priced.map((p) => p.direction.id));
-  for (const held of report.withheld) if (publishedIds.has(held.direction.id)) (notes.get(held.direction.id) ?? notes.set(held.direction.id, []).get(held.direction.id)!).push(text(held.reason));
+  // Each direction once (report.directions): one left out of some exports only is published, its omissions noted;
+  // one left out of every export that selects it is withheld, with its omissions as one reason.
+  const { directions } = report;
+  const notes = new Map(directions.leftOut.map((o) => [o.direction.id, text(o.reason)]));
+  const everywhere = new Map(directions.withheld.map((w) => [w.direction.id, w]));
+  const pricedIds = new Set(report.priced.map((p) => p.direction.id));
+  const published = report.priced.filter((p) => !everywhere.has(p.direction.id));
+  const withheld = [...report.withheld.filter((w) => !pricedIds.has(w.direction.id)), ...report.priced.flatMap((p) => everywhere.get(p.direction.id) ?? [])];
 
-  for (const priced of report.priced) {
+  for (const priced of published) {
     const { direction } = priced;
     const inExports = items.get(direction.id) ?? [];
     const first = inExports[0];
@@ -111,7 +116,7 @@ export function prepare(report: BuildReport, templates: readonly ExportTemplate[
     const row: DirectionFacts = {
       ...common(direction),
       state: 'published',
-      ...(notes.has(direction.id) ? { reason: notes.get(direction.id)!.join('; ') } : {}),
+      ...(notes.has(direction.id) ? { reason: notes.get(direction.id)! } : {}),
       ...(rate ? { rate, margin: effectiveMargin(rate, priced.market) } : {}),
       market,
       ...(priced.compete ? { compete: competeFacts(priced.compete, text) } : {}),
@@ -124,8 +129,7 @@ export function prepare(report: BuildReport, templates: readonly ExportTemplate[
     rows.push(row);
     if (rate) rates.set(direction.id, [`${rate.in}:${rate.out}`, `${market.in}:${market.out}`]);
   }
-  for (const held of report.withheld) {
-    if (publishedIds.has(held.direction.id)) continue;
+  for (const held of withheld) {
     const { direction } = held;
     const state: DirectionState = held.kind === 'hours' || held.kind === 'paused' ? held.kind : 'withheld';
     const last = report.guardState.published[direction.id];
@@ -135,7 +139,7 @@ export function prepare(report: BuildReport, templates: readonly ExportTemplate[
     rows.push({ ...common(direction), state, kind: held.kind, reason: text(reason), quotes: [], fees: configuredFees(direction), cities: direction.cities, exports: [], ...lastPublished, ...jump });
   }
   // Config order (a from/to list's directions share their entry's index; the sort is stable).
-  const index = new Map([...report.priced, ...report.withheld].map((entry) => [entry.direction.id, entry.direction.index]));
+  const index = new Map([...published, ...withheld].map((entry) => [entry.direction.id, entry.direction.index]));
   rows.sort((a, b) => index.get(a.id)! - index.get(b.id)!);
   for (const row of rows) row.search = [row.id, row.from, row.to, row.state, row.reason ?? '', ...row.labels, ...row.cities, ...row.exports, ...row.quotes.map((q) => `${q.source} ${q.pair}`)].join(' ').toLowerCase();
   const currencies = [...new Set(rows.flatMap((row) => [row.from, row.to]))].sort();

@@ -70,7 +70,7 @@ export function formatFloating(text: string): string {
 }
 
 /** Whether a template takes a direction with these tags (loops, not closures: it runs per direction and export). */
-function selects(template: ExportTemplate, tags: readonly string[]): boolean {
+export function selects(template: ExportTemplate, tags: readonly string[]): boolean {
   const { includeTags, excludeTags } = template;
   if (includeTags !== undefined && !anyOf(includeTags, tags)) return false;
   return excludeTags.length === 0 || !anyOf(excludeTags, tags);

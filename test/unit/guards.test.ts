@@ -7,7 +7,7 @@ import { build } from '../../src/build.js';
 import { loadConfig } from '../../src/config/load.js';
 import { runCycle } from '../../src/cycle.js';
 import { Decimal } from '../../src/decimal.js';
-import { emptyGuardState, guardDirections, withinJump, type GuardInput, type GuardResult, type GuardState } from '../../src/guards.js';
+import { emptyGuardState, guardDirections, staleHold, withinJump, type GuardInput, type GuardResult, type GuardState } from '../../src/guards.js';
 import type { Config, Direction } from '../../src/model.js';
 import { priceDirections, type PricedDirection } from '../../src/pricing.js';
 import type { QuoteBook } from '../../src/quotes.js';
@@ -588,5 +588,26 @@ describe('guards shared between directions (one check per rate, quote chain and 
     }
     expect(together.state.published['GONE>AWAY']).toEqual({ rate: '1', at: 'then' });
     expect(Object.keys(together.state.published).length).toBe(Object.keys({ ...state.published, ...Object.fromEntries(together.published.map((p) => [p.direction.id, 1])) }).length);
+  });
+});
+
+describe('staleHold: a direction only a stale quote would price (stale quotes are out of the book it is priced on)', () => {
+  const now = new Date('2026-11-21T12:00:30Z');
+  const old = new Date('2026-11-21T11:00:00Z');
+  const maxAgeMs = () => 60_000;
+
+  it('is held back for the stale quote in the guards\' words; out of hours first; other reasons stay', async () => {
+    const config = await configOf(sampleConfig);
+    const btc = config.directions.find((d) => d.id === 'BTC>USDTTRC20')!;
+    const withStale = sampleBook(now, '1', { btc: { time: old } });
+    const unpriced = { direction: btc, kind: 'quote' as const, reason: 'no quotes lead from BTC to USDT' };
+    expect(staleHold(unpriced, withStale, now, maxAgeMs)).toEqual({ direction: btc, kind: 'stale', reason: 'quote BTC/USDT from backoffice is 3630 s old (limit 60 s)' });
+    // Saturday noon is outside these hours: the guards tell hours before staleness, and so does this.
+    const closed = { ...btc, hours: (await configOf(sampleConfig.replace('tags: [ref] }', 'tags: [ref], hours: "Mon-Fri 09:00-18:00 UTC" }'))).directions[1]!.hours! };
+    expect(staleHold({ ...unpriced, direction: closed }, withStale, now, maxAgeMs)).toMatchObject({ kind: 'hours', reason: 'outside working hours (Mon-Fri 09:00-18:00 UTC)' });
+    // Fresh quotes everywhere: the stale book is not why it is unpriced.
+    expect(staleHold(unpriced, sampleBook(now), now, maxAgeMs)).toBeUndefined();
+    // Not a missing quote: left as it is.
+    expect(staleHold({ ...unpriced, kind: 'limits' }, withStale, now, maxAgeMs)).toBeUndefined();
   });
 });

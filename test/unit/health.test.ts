@@ -59,6 +59,23 @@ describe('assessHealth', () => {
     expect(assessHealth(status(holding(3, 'quote')), now).level).toBe('failing');
   });
 
+  it('counts directions: left out of some exports is published (degraded at most), each name once', () => {
+    const leftOut = (direction: string, kind: WithheldKind) => ({ direction, kind, files: ['reffile.xml', 'affiliatefile.xml'], reason: 'left out of reffile.xml, affiliatefile.xml: x' });
+    // Three of eight left out of two exports each: still 8 published, never a share of withheld directions.
+    const three = status({ leftOut: [leftOut('BTC>SBERRUB', 'limits'), leftOut('BTC>USDTTRC20', 'limits'), leftOut('ETH>SBERRUB', 'limits')] });
+    expect(assessHealth(three, now)).toEqual({
+      level: 'degraded',
+      reasons: ['3 directions left out of some exports for a fault: BTC→SBERRUB (reffile.xml, affiliatefile.xml), BTC→USDTTRC20 (reffile.xml, affiliatefile.xml), ETH→SBERRUB (reffile.xml, affiliatefile.xml)'],
+    });
+    // Left out of an export its format cannot write: the config's doing, like `format` everywhere.
+    expect(assessHealth(status({ leftOut: [leftOut('BTC>SBERRUB', 'format')] }), now)).toEqual({ level: 'ok', reasons: [] });
+    // A status file of an older build: one heldBack entry per export, for a direction it also lists as published.
+    const old = status({ heldBack: ['reffile.xml', 'affiliatefile.xml', 'partnerfile.xml'].map((file) => ({ direction: 'BTC>SBERRUB', kind: 'limits' as const, reason: `${file}: x` })) });
+    expect(assessHealth(old, now)).toEqual({ level: 'ok', reasons: [] });
+    const twice = status({ published: ids.slice(1), heldBack: [0, 1].map(() => ({ direction: 'BTC>SBERRUB', kind: 'limits' as const, reason: 'x' })) });
+    expect(assessHealth(twice, now)).toEqual({ level: 'degraded', reasons: ['1 of 8 directions withheld for a fault: BTC→SBERRUB'] });
+  });
+
   it('healthy (for old readers) is false only when failing', () => {
     expect(healthBody({ level: 'degraded', reasons: ['a', 'b'] })).toEqual({ level: 'degraded', reasons: ['a', 'b'], healthy: true, reason: 'a; b' });
     expect(healthBody({ level: 'ok', reasons: [] })).toMatchObject({ healthy: true, reason: 'ok' });

@@ -88,6 +88,18 @@ describe('findChain', () => {
   it('finds nothing when no quotes connect the assets', () => {
     expect(findChain(market, 'BTC', 'EUR')).toBeUndefined();
   });
+
+  it('a book without its stale quote gets its own chains, build after build (books alternating as a build with a stale quote makes them)', () => {
+    const pairs: [string, string, string][] = [['EUR/USD', '1.2', '1.2001'], ['EUR/RUB', '100', '101'], ['USD/RUB', '90', '91']];
+    for (let build = 0; build < 3; build++) {
+      const withStale = book(...pairs);
+      const fresh = book(...pairs.slice(1));
+      expect(findChain(withStale, 'EUR', 'USD')).toEqual(['EUR/USD']);
+      expect(findChain(fresh, 'EUR', 'USD')).toEqual(['EUR/RUB', 'USD/RUB']);
+      expect(formatDecimal(priced(priceDirection(direction(currency('CASHEUR', 'EUR', 4), currency('CASHUSD', 'USD', 4)), fresh)).market.toDecimalPlaces(6))).toBe('1.098901');
+      expect(findChain(withStale, 'EUR', 'USD')).toEqual(['EUR/USD']);
+    }
+  });
 });
 
 describe('publishedRate: one side 1, the other ≥ 1, rounded against the client', () => {
