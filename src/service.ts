@@ -4,10 +4,10 @@ import { stat } from 'node:fs/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createProbe } from 'node:net';
 import { join } from 'node:path';
-import cron from 'node-cron';
 import type { BuildDeps } from './build.js';
 import { buildFields, readStatus, runCycle, summarize } from './cycle.js';
 import { reasonLog } from './reasons.js';
+import { scheduleBuilds } from './schedule.js';
 import { describeError, RatefileError } from './errors.js';
 import { assessHealth, healthBody } from './health.js';
 import type { Status } from './status.js';
@@ -18,7 +18,7 @@ import { createNotifier } from './alerts/notifier.js';
 import { createMetrics } from './metrics.js';
 import { QuoteCache } from './quotes.js';
 import { ReserveCache } from './reserves/fetch.js';
-import { createExportServer, listen, requestPath, type Route } from './server.js';
+import { boundUrl, createExportServer, listen, requestPath, type Route } from './server.js';
 import { openDashboard } from './dashboard/board.js';
 
 export interface ServiceOptions {
@@ -165,12 +165,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     response.once('finish', () => metrics.recordRequest(route, response.statusCode));
   });
   const port = server ? await listen(server, options.port, options.host) : undefined;
-  const task = cron.schedule(options.config.schedule, () => void rebuild(), { name: 'ratefile-build' });
-  const shown = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host;
+  const task = scheduleBuilds(options.config.schedule, () => void rebuild(), log);
   const files = options.config.exports.map((e) => e.file).join(', ');
+  // The address really bound: 0.0.0.0 says every interface, never dressed up as localhost.
   log.info(
     server
-      ? `serving ${outDir} at http://${shown}:${port}/ (${files}); rebuilding on "${options.config.schedule}"`
+      ? `serving ${outDir} at ${boundUrl(server)} (${files}); rebuilding on "${options.config.schedule}"`
       : `writing ${outDir} (${files}), not serving; rebuilding on "${options.config.schedule}"`,
   );
 
