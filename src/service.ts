@@ -4,7 +4,7 @@ import { stat } from 'node:fs/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createProbe } from 'node:net';
 import { join } from 'node:path';
-import type { BuildDeps } from './build.js';
+import type { BuildDeps, BuildReport } from './build.js';
 import { buildFields, readStatus, runCycle, summarize } from './cycle.js';
 import { reasonLog } from './reasons.js';
 import { scheduleBuilds } from './schedule.js';
@@ -16,7 +16,8 @@ import type { Config } from './model.js';
 import { createChannels } from './alerts/channels.js';
 import { createNotifier } from './alerts/notifier.js';
 import { createMetrics } from './metrics.js';
-import { QuoteCache } from './quotes.js';
+import { QuoteCache, sourceMaxAgeMs } from './quotes.js';
+import { freshnessNotes } from './freshness.js';
 import { ReserveCache } from './reserves/fetch.js';
 import { boundUrl, createExportServer, listen, requestPath, type Route } from './server.js';
 import { openDashboard } from './dashboard/board.js';
@@ -106,6 +107,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       (entry): entry is readonly [string, Stats] => entry[1] !== undefined,
     ));
 
+  /** The first build that ran, for the notes on quote freshness logged once at start. */
+  let firstReport: { report: BuildReport; config: Config } | undefined;
   const cycle = async (): Promise<void> => {
     const started = performance.now();
     try {
@@ -116,6 +119,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         ...(configError === undefined ? {} : { configError }),
       });
       status = result.status;
+      firstReport ??= { report: result.build.report, config };
       const files = await fileStats(result.build.report.exports.map((e) => e.file));
       metrics.recordBuild(result, new Map([...files].map(([file, stats]) => [file, stats.mtime])));
       dashboard.built(result.build.report, config, result.durationMs, files);
@@ -173,6 +177,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       ? `serving ${outDir} at ${boundUrl(server)} (${files}); rebuilding on "${options.config.schedule}"`
       : `writing ${outDir} (${files}), not serving; rebuilding on "${options.config.schedule}"`,
   );
+  // When the file sources' quotes expire and what renews them: a newcomer learns it before the directions go.
+  if (firstReport) {
+    const { report, config } = firstReport;
+    for (const note of freshnessNotes(config.sources, report.sources, (source) => sourceMaxAgeMs(source, config.schedulePeriodMs), report.startedAt)) log[note.level](note.text);
+  }
 
   return {
     port,
