@@ -33,15 +33,21 @@ describe('the address listened on (defect 11)', () => {
   it('serve --out without --host listens on 127.0.0.1 and logs that address', async () => {
     const made = await project();
     await mkdir(join(made.dir, 'out'));
+    await writeFile(join(made.dir, 'out', 'parserfile.xml'), '<?xml version="1.0" encoding="UTF-8"?>\n<rates></rates>\n');
     const proc = spawnRatefile(['serve', '--out', 'out', '--port', '0'], { cwd: made.dir });
-    expect(await servingUrl(proc)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const url = await servingUrl(proc);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect((await fetch(new URL('parserfile.xml', url))).status).toBe(200);
     expect((await proc.stop('SIGTERM')).code).toBe(0);
   });
 
   it('every interface only when asked for: --host 0.0.0.0 is logged as 0.0.0.0, never as localhost', async () => {
     const made = await project();
     const proc = spawnRatefile(['start', '--port', '0', '--host', '0.0.0.0'], { cwd: made.dir });
-    expect(await servingUrl(proc)).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/$/);
+    const url = await servingUrl(proc);
+    expect(url).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/$/);
+    // Every interface includes the loopback; one answer also shows the process is past start-up, signals handled.
+    expect((await fetch(new URL('parserfile.xml', url.replace('0.0.0.0', '127.0.0.1')))).status).toBe(200);
     expect((await proc.stop('SIGTERM')).code).toBe(0);
   });
 
