@@ -32,6 +32,8 @@ export interface SourceReport {
    * `fallback` (the source failed now; its last good quotes are younger than its maxAge).
    */
   reused?: 'refresh' | 'fallback';
+  /** The oldest and newest time of the quotes in use (quote sources with quotes): how far they are from `maxAge`. */
+  quoteTimes?: { oldest: Date; newest: Date };
 }
 
 /** Last good quotes per source, kept across builds by the long-running service; `ratefile build` starts empty. */
@@ -149,6 +151,13 @@ async function askSource(
   return feed ? { quotes, rejected, feed } : { quotes, rejected };
 }
 
+function quoteTimes(quotes: readonly Quote[]): Pick<SourceReport, 'quoteTimes'> {
+  if (quotes.length === 0) return {};
+  let [oldest, newest] = [Infinity, -Infinity];
+  for (const quote of quotes) [oldest, newest] = [Math.min(oldest, quote.time.getTime()), Math.max(newest, quote.time.getTime())];
+  return { quoteTimes: { oldest: new Date(oldest), newest: new Date(newest) } };
+}
+
 const clock = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 async function fetchSource(source: SourceConfig, deps: FetchDeps): Promise<{ report: SourceReport; quotes: Quote[]; feed?: SourceFeed }> {
@@ -158,7 +167,7 @@ async function fetchSource(source: SourceConfig, deps: FetchDeps): Promise<{ rep
   const cached = deps.cache?.entries.get(source.name);
   const entry = cached?.fingerprint === key ? cached : undefined;
   const use = (quotes: Quote[], rejected: string[], fetchedAt: number, reused?: SourceReport['reused'], feed?: SourceFeed) => {
-    Object.assign(report, { quotes: quotes.length, rejected, fetchedAt: new Date(fetchedAt) }, reused ? { reused } : {}, feed ? { rows: feed.rows } : {});
+    Object.assign(report, { quotes: quotes.length, rejected, fetchedAt: new Date(fetchedAt) }, reused ? { reused } : {}, feed ? { rows: feed.rows } : {}, quoteTimes(quotes));
     return feed ? { report, quotes, feed } : { report, quotes };
   };
 

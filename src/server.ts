@@ -233,6 +233,13 @@ export function createExportServer(dir: string, routes: Readonly<Record<string, 
 }
 
 /** Listen and resolve with the port actually bound (0 asks the system for a free one). */
+/** The address a listening server is bound to, as a URL (`http://127.0.0.1:8080/`, `http://[::1]:8080/`): what it really listens on. */
+export function boundUrl(server: Server): string {
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) return `http://${String(address)}/`;
+  return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/`;
+}
+
 export function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);

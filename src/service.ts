@@ -4,10 +4,10 @@ import { stat } from 'node:fs/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createProbe } from 'node:net';
 import { join } from 'node:path';
-import cron from 'node-cron';
-import type { BuildDeps } from './build.js';
+import type { BuildDeps, BuildReport } from './build.js';
 import { buildFields, readStatus, runCycle, summarize } from './cycle.js';
 import { reasonLog } from './reasons.js';
+import { scheduleBuilds } from './schedule.js';
 import { describeError, RatefileError } from './errors.js';
 import { assessHealth, healthBody } from './health.js';
 import type { Status } from './status.js';
@@ -16,9 +16,10 @@ import type { Config } from './model.js';
 import { createChannels } from './alerts/channels.js';
 import { createNotifier } from './alerts/notifier.js';
 import { createMetrics } from './metrics.js';
-import { QuoteCache } from './quotes.js';
+import { QuoteCache, sourceMaxAgeMs } from './quotes.js';
+import { freshnessNotes } from './freshness.js';
 import { ReserveCache } from './reserves/fetch.js';
-import { createExportServer, listen, requestPath, type Route } from './server.js';
+import { boundUrl, createExportServer, listen, requestPath, type Route } from './server.js';
 import { openDashboard } from './dashboard/board.js';
 
 export interface ServiceOptions {
@@ -106,6 +107,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       (entry): entry is readonly [string, Stats] => entry[1] !== undefined,
     ));
 
+  /** The first build that ran, for the notes on quote freshness logged once at start. */
+  let firstReport: { report: BuildReport; config: Config } | undefined;
   const cycle = async (): Promise<void> => {
     const started = performance.now();
     try {
@@ -116,6 +119,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         ...(configError === undefined ? {} : { configError }),
       });
       status = result.status;
+      firstReport ??= { report: result.build.report, config };
       const files = await fileStats(result.build.report.exports.map((e) => e.file));
       metrics.recordBuild(result, new Map([...files].map(([file, stats]) => [file, stats.mtime])));
       dashboard.built(result.build.report, config, result.durationMs, files);
@@ -165,14 +169,19 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     response.once('finish', () => metrics.recordRequest(route, response.statusCode));
   });
   const port = server ? await listen(server, options.port, options.host) : undefined;
-  const task = cron.schedule(options.config.schedule, () => void rebuild(), { name: 'ratefile-build' });
-  const shown = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host;
+  const task = scheduleBuilds(options.config.schedule, () => void rebuild(), log);
   const files = options.config.exports.map((e) => e.file).join(', ');
+  // The address really bound: 0.0.0.0 says every interface, never dressed up as localhost.
   log.info(
     server
-      ? `serving ${outDir} at http://${shown}:${port}/ (${files}); rebuilding on "${options.config.schedule}"`
+      ? `serving ${outDir} at ${boundUrl(server)} (${files}); rebuilding on "${options.config.schedule}"`
       : `writing ${outDir} (${files}), not serving; rebuilding on "${options.config.schedule}"`,
   );
+  // When the file sources' quotes expire and what renews them: a newcomer learns it before the directions go.
+  if (firstReport) {
+    const { report, config } = firstReport;
+    for (const note of freshnessNotes(config.sources, report.sources, (source) => sourceMaxAgeMs(source, config.schedulePeriodMs), report.startedAt)) log[note.level](note.text);
+  }
 
   return {
     port,

@@ -2,6 +2,7 @@
 import { relative, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { defaultConfigFile, loadConfig } from '../config/load.js';
+import { DEFAULT_HOST } from '../config/schema.js';
 import { RatefileError } from '../errors.js';
 import type { Logger, Writer } from '../log.js';
 import type { Config } from '../model.js';
@@ -70,7 +71,8 @@ async function loadWithHint(path: string, cwd: string): Promise<Config> {
 export const outOption = () => new Option('-o, --out <dir>', "output folder (default: the config's output, public/)");
 export const portOption = () =>
   new Option('-p, --port <port>', "port to listen on (default: PORT, then the config's server.port, 8080)").argParser(parsePort);
-export const hostOption = () => new Option('--host <address>', "address to listen on (default: the config's server.host, 0.0.0.0)");
+export const hostOption = () =>
+  new Option('--host <address>', `address to listen on (default: the config's server.host, ${DEFAULT_HOST}: this machine only; 0.0.0.0: every interface)`);
 
 export function createContext(deps: CliDeps, log: Logger, setExitCode: (code: number) => void): CommandContext {
   registerEnvSecrets(deps.env);

@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { configReloader } from '../config/reload.js';
 import { checkFolders } from '../folders.js';
-import { createExportServer, listen } from '../server.js';
+import { DEFAULT_HOST } from '../config/schema.js';
+import { boundUrl, createExportServer, listen } from '../server.js';
 import { startService } from '../service.js';
 import { configOption, hostOption, outOption, portOption, type CommandContext } from './context.js';
 
@@ -29,8 +30,8 @@ export function registerServe(program: Command, context: CommandContext): void {
       const config = options.out ? undefined : await context.load(options.config);
       const dir = context.outDir(config, options.out);
       const server = createExportServer(dir);
-      const port = await listen(server, context.portFor(config, options.port), options.host ?? config?.server.host ?? '0.0.0.0');
-      log.info(`serving ${context.shown(dir)} at http://${options.host ?? 'localhost'}:${port}/`);
+      await listen(server, context.portFor(config, options.port), options.host ?? config?.server.host ?? DEFAULT_HOST);
+      log.info(`serving ${context.shown(dir)} at ${boundUrl(server)}`);
       const signal = await deps.waitForStop();
       log.info(`${signal}: stopping`);
       await new Promise<void>((resolveClose) => {

@@ -37,6 +37,7 @@ templates: templates
 # maxAge: quotes older than this are not used, and the directions needing them are held back (the reason
 # is logged, and shown by \`ratefile status\` and the dashboard). So the example quotes stop being
 # published 5 minutes after \`ratefile init\`, and so would real ones if your back office stopped writing.
+# \`touch quotes.json\` renews quotes without a \`time\`; \`ratefile start\` logs when they expire.
 sources:
   backoffice: { type: file, path: quotes.json, maxAge: 5m }
 

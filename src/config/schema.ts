@@ -110,15 +110,18 @@ const reserveSource = z.discriminatedUnion(
 
 export const sourceName = text(/^[a-z][a-z0-9_-]*$/, 'a source name in lower case like "backoffice"');
 
+/** The built-in server's default address: this machine only (the dashboard shows operational data); every interface (`0.0.0.0`) is an explicit choice. */
+export const DEFAULT_HOST = '127.0.0.1';
+
 export const configSchema = z
   .strictObject({
     schedule: z.string().default('*/30 * * * * *').describe('Cron expression for rebuilds (node-cron, seconds field allowed).'),
     server: z
       .strictObject({
         port: z.int().min(0).max(65535).default(8080).describe('Port of the built-in server; PORT or --port override it.'),
-        host: z.string().min(1).default('0.0.0.0').describe('Address the built-in server listens on.'),
+        host: z.string().min(1).default(DEFAULT_HOST).describe('Address the built-in server listens on (default 127.0.0.1: this machine only; 0.0.0.0: every interface).'),
       })
-      .default({ port: 8080, host: '0.0.0.0' }),
+      .default({ port: 8080, host: DEFAULT_HOST }),
     output: z.string().min(1).default('public').describe('Folder the exports are written to, relative to this file.'),
     templates: z.string().min(1).default('templates').describe('Folder of export templates (one <name>.yaml per export), relative to this file.'),
     sources: z

@@ -1,9 +1,9 @@
 // Reads a YAML file and checks it against a schema; problems come back with their path and line.
-import { readFile } from 'node:fs/promises';
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { LineCounter, parseDocument, isMap, isNode, isScalar, isSeq, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { z } from 'zod';
 import { RatefileError } from '../errors.js';
+import { NotRegularFileError, readRegularFile } from '../files.js';
 import { allowedAliasValues, checkAliases, measureData } from './aliases.js';
 import { formatPath, problemsFromIssues, type IssuePath, type Problem } from './problems.js';
 
@@ -18,9 +18,11 @@ export interface YamlFile {
 export async function readYamlFile(path: string, label: string): Promise<YamlFile> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // A FIFO or a device in place of the file is refused, never waited on.
+    ({ text } = await readRegularFile(path));
   } catch (cause) {
-    const reason = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (cause as Error).message;
+    const code = (cause as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'file not found' : code === 'EISDIR' || cause instanceof NotRegularFileError ? `expected a regular file, got ${cause instanceof NotRegularFileError ? cause.kind : 'a directory'}` : (cause as Error).message;
     throw new RatefileError('E_CONFIG', `${label}: ${reason}`, { cause });
   }
   // js-yaml (YAML 1.2 core schema, as `yaml` reads it) is ten times faster and lighter on a config of

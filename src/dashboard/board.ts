@@ -4,6 +4,7 @@ import type { Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import type { BuildReport } from '../build.js';
 import { describeError } from '../errors.js';
+import { renewHint } from '../freshness.js';
 import type { Logger } from '../log.js';
 import type { Config } from '../model.js';
 import { sourceMaxAgeMs } from '../quotes.js';
@@ -45,6 +46,7 @@ export async function openDashboard(options: { config: Config; outDir: string; e
         report,
         exports: current.exports,
         maxAgeMs: Object.fromEntries(current.sources.map((source) => [source.name, sourceMaxAgeMs(source, current.schedulePeriodMs) ?? null])),
+        renewHints: Object.fromEntries(current.sources.map((source) => [source.name, renewHint(source)])),
         files: Object.fromEntries([...files].map(([file, stats]) => [file, { bytes: stats.size, changedAt: stats.mtime.toISOString() }])),
       };
       const { exports } = latest;

@@ -1,6 +1,7 @@
 // The dashboard's view model: one pure function from the latest build, the status, the history and the clock
 // to everything the page and /dashboard.json show, so the two cannot disagree. Texts are already public (redact.ts).
 import type { BuildReport } from '../build.js';
+import { ageText } from '../freshness.js';
 import { assessHealth, type HealthLevel } from '../health.js';
 import type { ExportTemplate } from '../model.js';
 import type { Status } from '../status.js';
@@ -16,6 +17,8 @@ export interface LatestBuild {
   exports: readonly ExportTemplate[];
   /** Quote maxAge per source name in ms; null: no limit (`maxAge: off`). */
   maxAgeMs: Readonly<Record<string, number | null>>;
+  /** What renews a source's quotes once they are past maxAge, per source name (freshness.ts `renewHint`). */
+  renewHints?: Readonly<Record<string, string>>;
   /** Per export file: its size in bytes and when it last changed (ISO), as on disk after the build. */
   files: Readonly<Record<string, { bytes: number; changedAt: string }>>;
 }
@@ -39,11 +42,14 @@ export interface DashboardInput {
 export interface SourceView {
   name: string;
   type: string;
-  /** ok, failing, or failing but its last good quotes stand in (`fallback`). */
-  state: 'ok' | 'failing' | 'fallback';
+  /** ok, failing, failing but its last good quotes stand in (`fallback`), or answering with quotes past its maxAge (`stale`). */
+  state: 'ok' | 'failing' | 'fallback' | 'stale';
   count: string;
   lastSuccessAt?: string;
-  /** Age of the oldest quote of it a published direction uses, its maxAge, and the time left (s); maxAge null: off. */
+  /**
+   * Age of the oldest quote of it a published direction uses (of all its quotes when none is used: every direction
+   * needing them may be held back for their age), its maxAge, and the time left (s, negative: passed); maxAge null: off.
+   */
   quoteAgeSeconds?: number;
   maxAgeSeconds?: number | null;
   leftSeconds?: number;
@@ -136,10 +142,11 @@ export function dashboardModel(input: DashboardInput): DashboardView {
   const window = { from: Math.min(oldest, now.getTime() - 60_000), to: now.getTime() };
   const head = dashboardHead(input);
   const maxAge = (source: string) => latest?.maxAgeMs[source];
+  const hint = (source: string) => latest?.renewHints?.[source];
   const rows = (prepared?.rows ?? []).filter((row) => matches(row, filter));
   return {
     head,
-    sources: report ? sourceViews(report, status, now, maxAge, text) : [],
+    sources: report ? sourceViews(report, status, now, { maxAge, hint }, text) : [],
     reserveSources: (report?.reserves ?? []).map((source) => ({
       name: source.name,
       type: source.type,
@@ -174,20 +181,32 @@ function matches(row: DirectionFacts, filter: Filter): boolean {
   return !filter.q || row.search.includes(filter.q.toLowerCase());
 }
 
-function sourceViews(report: BuildReport, status: Status | undefined, now: Date, maxAge: (source: string) => number | null | undefined, text: (value: string) => string): SourceView[] {
+interface SourceLimits {
+  maxAge: (source: string) => number | null | undefined;
+  hint: (source: string) => string | undefined;
+}
+
+function sourceViews(report: BuildReport, status: Status | undefined, now: Date, limits: SourceLimits, text: (value: string) => string): SourceView[] {
   // The oldest quote of each source that a published direction uses: the one that passes its maxAge first.
   const oldest = new Map<string, number>();
   for (const priced of report.priced) for (const step of priced.steps) oldest.set(step.quote.source, Math.min(oldest.get(step.quote.source) ?? Infinity, step.quote.time.getTime()));
   return report.sources.map((source) => {
     const lastSuccessAt = status?.sources.find((s) => s.name === source.name)?.lastSuccessAt;
-    const time = oldest.get(source.name);
-    const limit = maxAge(source.name);
+    // None used: all may be held back for their age, so the source's own oldest quote says how it stands.
+    const time = oldest.get(source.name) ?? source.quoteTimes?.oldest.getTime();
+    const limit = limits.maxAge(source.name);
     const age = time === undefined ? undefined : now.getTime() - time;
-    const problem = [source.error, ...source.rejected.map((r) => `dropped ${r}`)].filter((p): p is string => !!p).join('; ');
+    const newest = source.quoteTimes ? now.getTime() - source.quoteTimes.newest.getTime() : undefined;
+    // Answering, but with quotes past maxAge: the directions needing them are (or at the next build will be) held back.
+    const stale = source.ok && typeof limit === 'number' && ((age !== undefined && age > limit) || (newest !== undefined && newest > limit));
+    const staleText = !stale
+      ? undefined
+      : `${newest !== undefined && newest > limit ? `every quote is older than maxAge ${ageText(limit)} (the newest is ${ageText(newest)} old)` : `quotes in use are older than maxAge ${ageText(limit)}`}: ${limits.hint(source.name) ?? 'renew them, or raise maxAge'}`;
+    const problem = [staleText, source.error, ...source.rejected.map((r) => `dropped ${r}`)].filter((p): p is string => !!p).join('; ');
     return {
       name: source.name,
       type: source.type,
-      state: source.ok ? 'ok' : source.reused === 'fallback' ? 'fallback' : 'failing',
+      state: stale ? 'stale' : source.ok ? 'ok' : source.reused === 'fallback' ? 'fallback' : 'failing',
       count: source.rows === undefined ? `${source.quotes} quote${source.quotes === 1 ? '' : 's'}` : `${source.rows} rows`,
       ...(lastSuccessAt === undefined ? {} : { lastSuccessAt }),
       ...(age === undefined ? {} : { quoteAgeSeconds: seconds(age) }),

@@ -30,8 +30,13 @@ function buildLine(view: DashboardView): string {
   return parts.join('\n');
 }
 
-const sourceState = (source: SourceView): Cell =>
-  source.state === 'ok' ? html('<span class="good">ok</span>') : source.state === 'fallback' ? html('<span class="warn">FAILING, its last good reading in use</span>') : html('<span class="bad">FAILING</span>');
+const sourceStates: Record<SourceView['state'], string> = {
+  ok: '<span class="good">ok</span>',
+  fallback: '<span class="warn">FAILING, its last good reading in use</span>',
+  stale: '<span class="bad">STALE: quotes past maxAge</span>',
+  failing: '<span class="bad">FAILING</span>',
+};
+const sourceState = (source: SourceView): Cell => html(sourceStates[source.state]);
 
 function sourcesSection(view: DashboardView): string {
   if (view.sources.length === 0) return '<h2 id="sources">Sources</h2>\n<p class="muted">No source was asked in this build.</p>';
@@ -46,7 +51,7 @@ function sourcesSection(view: DashboardView): string {
     s.leftSeconds === undefined ? '—' : s.leftSeconds < 0 ? html(`<span class="bad">passed ${escapeHtml(age(-s.leftSeconds))} ago</span>`) : age(s.leftSeconds),
     s.problem ?? '',
   ]);
-  const table1 = table(['Source', 'Type', 'State', 'Quotes', 'Last success', 'Oldest quote used', 'maxAge', 'Left', 'Problem'], rows, { numeric: new Set([3]), caption: 'Quote sources' });
+  const table1 = table(['Source', 'Type', 'State', 'Quotes', 'Last success', 'Oldest quote', 'maxAge', 'Left', 'Problem'], rows, { numeric: new Set([3]), caption: 'Quote sources' });
   const reserves = view.reserveSources.map((s) => [s.name, s.type, sourceState(s), s.count, s.lastSuccessAt ? ago(view.head.now, s.lastSuccessAt) : 'never', s.problem ?? '']);
   const table2 = reserves.length === 0 ? '' : `\n<h2 id="reserves">Reserve sources</h2>\n${table(['Source', 'Type', 'State', 'Entries', 'Read', 'Problem'], reserves, { numeric: new Set([3]), caption: 'Reserve sources' })}`;
   return `<h2 id="sources">Sources</h2>\n${table1}${table2}`;

@@ -1,6 +1,6 @@
 // JSON a back office writes: read whole from one open, and where its text first breaks the grammar, by line and
 // column (JSON.parse on Node 20 often names neither, and quotes the text around the fault, line breaks and all).
-import { open } from 'node:fs/promises';
+import { readRegularFile } from '../files.js';
 import { RatefileError } from '../errors.js';
 import { parseJsonExact } from './values.js';
 
@@ -127,13 +127,10 @@ export async function readJsonFile(source: string, path: string, what: string): 
   let text: string;
   let modified: Date;
   try {
-    const handle = await open(path, 'r');
-    try {
-      modified = (await handle.stat()).mtime;
-      text = await handle.readFile('utf8');
-    } finally {
-      await handle.close();
-    }
+    // One open for time and text; a FIFO or a device in place of the file is refused, never waited on.
+    const read = await readRegularFile(path);
+    modified = read.stats.mtime;
+    text = read.text;
   } catch (cause) {
     throw new RatefileError('E_SOURCE', `${source}: cannot read ${what} file ${path}: ${(cause as Error).message}`, { cause });
   }

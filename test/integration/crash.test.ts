@@ -2,9 +2,9 @@
 // random moments leaves every file complete and no temporary file servable, SIGKILL of the real binary right
 // before each rename of each export is repaired by the next build (plain, gzip and brotli the same bytes),
 // SIGTERM mid-build exits cleanly.
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -394,33 +394,49 @@ describe('SIGKILL right before each rename of a build', () => {
 });
 
 describe('SIGTERM during a build', () => {
+  /**
+   * A `--import` module for the real binary: while `quotes.hold` lies beside the quotes file, opening the quotes
+   * file writes `quotes.waiting` and waits until `quotes.hold` is gone, so the test knows a build is running when it
+   * sends SIGTERM and decides when that build goes on. (A named pipe did this once; ratefile now refuses one.)
+   */
+  const holdQuotes = `data:text/javascript,${encodeURIComponent(`
+    import { existsSync, writeFileSync } from 'node:fs';
+    import { basename, dirname, join } from 'node:path';
+    import { createRequire, syncBuiltinESMExports } from 'node:module';
+    const fsp = createRequire(process.cwd() + '/')('node:fs/promises');
+    const open = fsp.open;
+    fsp.open = async (path, ...rest) => {
+      const hold = join(dirname(String(path)), 'quotes.hold');
+      if (basename(String(path)) === 'quotes.json' && existsSync(hold)) {
+        writeFileSync(join(dirname(String(path)), 'quotes.waiting'), '');
+        while (existsSync(hold)) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return open(path, ...rest);
+    };
+    syncBuiltinESMExports();
+  `)}`;
+
   it('lets the build finish, then exits 0 with complete files', async () => {
-    // The quotes "file" is a named pipe: a build that opens it waits until the test writes the quotes,
-    // so the test knows a build is running when it sends SIGTERM.
     const made = await project({ 'ratefile.config.yaml': everySecondConfig });
     const quotes = join(made.dir, 'quotes.json');
-    await rm(quotes);
-    execFileSync('mkfifo', [quotes]);
-    const feed = async (content: string) => {
-      // Opening a pipe for writing waits for its reader: the build has started reading when this returns.
-      const handle = await open(quotes, 'w');
-      return {
-        async finish() {
-          await handle.writeFile(content);
-          await handle.close();
-        },
-      };
-    };
     const content = (bid: string) =>
       JSON.stringify({ quotes: [{ pair: 'BTC/USDT', bid, ask: `${bid}1`, time: '2026-11-21T12:00:00Z' }, { pair: 'USDT/RUB', bid: '92.10', ask: '92.35', time: '2026-11-21T12:00:00Z' }] });
+    await writeFile(quotes, content('97012.30'));
 
-    const proc = spawnRatefile(['start', '--config', made.configPath, '--port', '0', '--host', '127.0.0.1'], { cwd: made.dir });
-    await (await feed(content('97012.30'))).finish();
+    const proc = spawnRatefile(['start', '--config', made.configPath, '--port', '0', '--host', '127.0.0.1'], { cwd: made.dir, nodeArgs: [`--import=${holdQuotes}`] });
     await waitForServing(proc);
     const first = await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8');
 
-    // The next scheduled build opens the pipe and waits there: stop the process now.
-    const running = await feed(content('97500.00'));
+    // The next scheduled build opens the quotes and waits there: stop the process now.
+    await writeFile(join(made.dir, 'quotes.hold'), '');
+    await writeFile(`${quotes}.new`, content('97500.00'));
+    await rename(`${quotes}.new`, quotes);
+    const waiting = join(made.dir, 'quotes.waiting');
+    for (let tries = 0; !(await readFile(waiting).then(() => true, () => false)); tries++) {
+      if (tries > 500) throw new Error(`no build opened the quotes:\n${proc.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const running = { finish: () => rm(join(made.dir, 'quotes.hold')) };
     const stopped = proc.stop('SIGTERM', 15_000);
     await proc.waitForLog(/SIGTERM: finishing the running build, then stopping/);
     await new Promise((resolve) => setTimeout(resolve, 300));

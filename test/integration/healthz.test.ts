@@ -174,6 +174,8 @@ describe('ratefile start: the build log', () => {
     const others = lines.filter((line) => !builds.includes(line) && !/ warn source spare failed: /.test(line));
     expect(others.map((line) => line.replace(/^\S+ /, ''))).toEqual([
       expect.stringMatching(/^info serving .* at http:\/\/127\.0\.0\.1:\d+\/ \((affiliatefile|parserfile|reffile)\.xml, (affiliatefile|parserfile|reffile)\.xml, (affiliatefile|parserfile|reffile)\.xml\); rebuilding on "\*\/1 \* \* \* \* \*"$/),
+      // Once, after the serving line: the file source's quotes never expire (its maxAge is off).
+      expect.stringMatching(/^info source backoffice: maxAge "off": the quotes of quotes\.json are used however old /),
       'info SIGTERM: finishing the running build, then stopping',
       'info stopped',
     ]);

@@ -116,7 +116,7 @@ describe('loadConfig on the sample project', () => {
     expect(config.file).toBe(join(sample.dir, 'ratefile.config.yaml'));
     expect(config.dir).toBe(sample.dir);
     expect(config.schedule).toBe('*/30 * * * * *');
-    expect(config.server).toEqual({ port: 8080, host: '0.0.0.0' });
+    expect(config.server).toEqual({ port: 8080, host: '127.0.0.1' });
     expect(config.output).toBe(join(sample.dir, 'public'));
     expect(config.templatesDir).toBe(join(sample.dir, 'templates'));
     expect(config.sources).toEqual([{ name: 'backoffice', type: 'file', options: { type: 'file', path: 'quotes.json' } }]);
