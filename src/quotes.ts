@@ -25,6 +25,8 @@ export interface SourceReport {
   error?: string;
   /** Quotes it sent that were dropped, with the reason. */
   rejected: string[];
+  /** How many of `rejected` were dropped only for being past the source's maxAge (listed last). */
+  staleDropped?: number;
   /** When the quotes in use were fetched: earlier than this build when they were reused. */
   fetchedAt?: Date;
   /**
@@ -259,6 +261,7 @@ function dropStale(source: SourceConfig, result: { report: SourceReport; quotes:
   result.report.quotes = result.quotes.length;
   // A new array: a reused cache entry's list is shared with the cache.
   result.report.rejected = [...result.report.rejected, ...stale.map((quote) => `${quote.pair}: ${seconds(now - quote.time.getTime())} old, past its maxAge of ${seconds(limit)}: not used`)];
+  result.report.staleDropped = stale.length;
   return stale;
 }
 

@@ -202,7 +202,9 @@ function sourceViews(report: BuildReport, status: Status | undefined, now: Date,
     const staleText = !stale
       ? undefined
       : `${newest !== undefined && newest > limit ? `every quote is older than maxAge ${ageText(limit)} (the newest is ${ageText(newest)} old)` : `quotes in use are older than maxAge ${ageText(limit)}`}: ${limits.hint(source.name) ?? 'renew them, or raise maxAge'}`;
-    const problem = [staleText, source.error, ...source.rejected.map((r) => `dropped ${r}`)].filter((p): p is string => !!p).join('; ');
+    // The stale summary already says what the quotes dropped for their age have in common; list only the others.
+    const dropped = stale ? source.rejected.slice(0, source.rejected.length - (source.staleDropped ?? 0)) : source.rejected;
+    const problem = [staleText, source.error, ...dropped.map((r) => `dropped ${r}`)].filter((p): p is string => !!p).join('; ');
     return {
       name: source.name,
       type: source.type,
