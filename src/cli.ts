@@ -14,7 +14,7 @@ import { registerServe, registerStart } from './commands/serve.js';
 import { registerSwitches } from './commands/switches.js';
 import { registerValidate } from './commands/validate.js';
 import { escapeControls, RatefileError, type ErrorCode } from './errors.js';
-import { createLogger, wantsColour, type LogFormat } from './log.js';
+import { createLogger, wantsColour, type LogFormat, type Logger } from './log.js';
 import { endQuietlyOnClosedPipe } from './pipes.js';
 
 export type { CliDeps } from './commands/context.js';
@@ -83,6 +83,23 @@ export function createProgram(deps: CliDeps, setExitCode: (code: number) => void
   return program;
 }
 
+/**
+ * Node's process warnings (a dependency's DeprecationWarning, say) are written by Node's own listener as
+ * `(node:PID) …` lines, which break `--log-format json`: while the CLI runs they go through the logger instead.
+ * Returns the undo, so an in-process run (tests) leaves the process as it found it.
+ */
+function routeProcessWarnings(log: Logger): () => void {
+  const before = process.listeners('warning');
+  const onWarning = (warning: Error & { code?: string }) =>
+    log.warn(`node: ${warning.name}${warning.code ? ` ${warning.code}` : ''}: ${warning.message}`, { event: 'process-warning' });
+  process.removeAllListeners('warning');
+  process.on('warning', onWarning);
+  return () => {
+    process.off('warning', onWarning);
+    for (const listener of before) process.on('warning', listener);
+  };
+}
+
 /** Run the CLI; resolves with the process exit code: 0 ok, 1 failure, 2 usage or config error. */
 export async function run(argv: readonly string[], overrides: Partial<CliDeps> = {}): Promise<number> {
   const deps = { ...defaultDeps(), ...overrides };
@@ -90,6 +107,12 @@ export async function run(argv: readonly string[], overrides: Partial<CliDeps> =
   const program = createProgram(deps, (code) => {
     exitCode = code;
   });
+  const warningLog = createLogger(deps.stderr, {
+    now: deps.now,
+    format: () => (program.opts<{ logFormat?: string }>().logFormat === 'json' ? 'json' : 'text'),
+    colour: wantsColour(deps.stderr, deps.env),
+  });
+  const restoreWarnings = routeProcessWarnings(warningLog);
   try {
     await program.parseAsync([...argv]);
     return exitCode;
@@ -123,5 +146,7 @@ export async function run(argv: readonly string[], overrides: Partial<CliDeps> =
     if (debug && error instanceof Error && error.stack) print(`ratefile: unexpected error: ${error.stack}`);
     else line(`ratefile: unexpected error: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
+  } finally {
+    restoreWarnings();
   }
 }

@@ -119,6 +119,39 @@ describe('every line in the chosen log format, after a pause (defect 12)', () =>
   }, 40_000);
 });
 
+describe("Node's own process warnings in the chosen log format", () => {
+  // A module loaded before ratefile that makes Node warn on SIGUSR2, as a dependency's deprecated call would.
+  const warnOnSignal = `--import=data:text/javascript,process.on('SIGUSR2',()=>process.emitWarning('Buffer()%20is%20deprecated','DeprecationWarning','DEP0005'))`;
+
+  it.each([
+    ['json', ['--log-format', 'json'], {}],
+    ['text with NO_COLOR=1', [], { NO_COLOR: '1' }],
+  ] as const)('%s: a DeprecationWarning is one ratefile warning, not a "(node:PID)" line', async (_name, args, env) => {
+    const made = await project({ 'ratefile.config.yaml': everySecondConfig });
+    const proc = startRaw(args, made.dir, { ...env, NODE_OPTIONS: warnOnSignal });
+    try {
+      await proc.waitFor(/serving .+ at http/);
+      proc.child.kill('SIGUSR2');
+      await proc.waitFor(/DEP0005/);
+      proc.child.kill('SIGTERM');
+      expect(await proc.closed).toBe(0);
+    } finally {
+      proc.child.kill('SIGKILL');
+    }
+    const lines = proc.output().split('\n').filter((line) => line !== '');
+    expect(proc.output()).not.toContain('(node:');
+    if (args.length > 0) {
+      for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+      expect(lines.map((line) => JSON.parse(line) as { msg: string }).filter((entry) => entry.msg.includes('DEP0005'))).toEqual([
+        expect.objectContaining({ level: 'warn', msg: 'node: DeprecationWarning DEP0005: Buffer() is deprecated', event: 'process-warning' }),
+      ]);
+    } else {
+      for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\S+Z (info|warn|error) /);
+      expect(lines.filter((line) => line.includes('DEP0005'))).toEqual([expect.stringMatching(/ warn node: DeprecationWarning DEP0005: Buffer\(\) is deprecated$/)]);
+    }
+  }, 40_000);
+});
+
 describe('a config path that is not a regular file (defect 13)', () => {
   const hasMkfifo = (() => {
     try {
