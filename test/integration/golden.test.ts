@@ -4,7 +4,8 @@
 // items in its manifest.json). `GOLDEN_UPDATE=1 npx vitest run test/integration/golden.test.ts` rewrites them:
 // only for an intended change of output, said in the commit (test/fixtures/golden/README.md).
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanUp, demoWith, goldenCases, type GoldenBuild } from '../support/golden.js';
@@ -67,6 +68,12 @@ describe('golden outputs: every shipped and bench config, byte for byte', () => 
     expect(built.files.length).toBeGreaterThan(0);
     if (update) return writeGolden(name, built, bytes);
     const lines = await differences(name, built, bytes);
+    if (lines.length > 0) {
+      // What this build wrote, kept for a diff against a regenerated folder (the bench cases have no files here).
+      const kept = await mkdtemp(join(tmpdir(), `ratefile-golden-${name}-`));
+      for (const file of built.files) await writeFile(join(kept, file.file), file.bytes);
+      lines.push(`this build's files: ${kept}`);
+    }
     if (bytes && lines.length > 0) {
       // The first differing file as text, so the failure shows the lines that changed.
       for (const file of built.files) expect(file.bytes.toString('utf8'), `${name}/${file.file}`).toBe(await readFile(join(goldenDir, name, file.file), 'utf8').catch(() => ''));
