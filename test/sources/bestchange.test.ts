@@ -105,9 +105,12 @@ directions:
     const within = await fetchQuotes(sources, { ...deps(cache, 120), sleep: async () => {} });
     expect(within.reports.find((r) => r.name === 'bc')).toMatchObject({ ok: false, reused: 'fallback', rows: 90 });
     expect(within.feeds.has('bc')).toBe(true);
+    const asked = requests().length;
     const beyond = await fetchQuotes(sources, { ...deps(cache, 121), sleep: async () => {} });
     const report = beyond.reports.find((r) => r.name === 'bc')!;
-    expect(report).toMatchObject({ ok: false, error: 'bc: GET /info.zip: HTTP 503 Service Unavailable: "down" (3 attempts)' });
+    // The failure is remembered, not fetched again before the refresh has passed.
+    expect(requests().length).toBe(asked);
+    expect(report).toMatchObject({ ok: false, error: 'bc: GET /info.zip: HTTP 503 Service Unavailable: "down" (3 attempts); next try after 2026-11-21T12:02:30Z' });
     expect(report.rows).toBeUndefined();
     expect(beyond.feeds.has('bc')).toBe(false);
   });
