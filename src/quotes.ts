@@ -248,7 +248,8 @@ async function fetchSource(source: SourceConfig, deps: FetchDeps): Promise<{ rep
       report.ok = true;
       return use([], entry.rejected, entry.fetchedAt, 'refresh', entry.feed);
     }
-    failure = `${entry?.failure === undefined ? source.name : `${entry.failure};`} fetching its feed since ${clock(fetching.since)}, not waited for`;
+    const since = clock(fetching.since);
+    failure = entry?.failure === undefined ? `${source.name}: fetching its feed since ${since}, not waited for` : `${entry.failure}; asking again since ${since}, not waited for`;
   } else if (definition.feed) {
     const outcome = await askFeed(source, definition, deps, entry, now);
     if (deps.cache) keepFeed(deps.cache, source.name, key, entry, outcome, now);
