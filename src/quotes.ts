@@ -45,9 +45,12 @@ export class QuoteCache {
   /** Feed fetches under way in the background, by source name: at most one per source. */
   readonly fetching = new Map<string, { since: number; done: Promise<void> }>();
   readonly #stopper = new AbortController();
+  /** Told of each background fetch that failed, with when the source is asked next (the service logs it). */
+  readonly onFeedFailure: ((failure: string, nextTry: Date) => void) | undefined;
 
-  constructor(options: { background?: boolean } = {}) {
+  constructor(options: { background?: boolean; onFeedFailure?: (failure: string, nextTry: Date) => void } = {}) {
     this.background = options.background ?? false;
+    this.onFeedFailure = options.onFeedFailure;
   }
 
   /** Aborts the feed fetches under way (the service stops). */
@@ -210,7 +213,11 @@ function keepFeed(cache: QuoteCache, name: string, key: string, entry: CacheEntr
 function fetchInBackground(cache: QuoteCache, source: SourceConfig, definition: SourceDefinition<{ type: string }>, deps: FetchDeps, key: string, entry: CacheEntry | undefined, now: number) {
   // Not the build's signal: the fetch outlives the build that started it; closing the cache ends it.
   const done = askFeed(source, definition, { ...deps, signal: cache.signal }, entry, now)
-    .then((outcome) => keepFeed(cache, source.name, key, entry, outcome, now))
+    .then((outcome) => {
+      keepFeed(cache, source.name, key, entry, outcome, now);
+      // Builds only say a fetch is under way; how it failed is told here, once per fetch.
+      if ('failure' in outcome && !cache.signal.aborted) cache.onFeedFailure?.(outcome.failure, new Date(outcome.notBefore));
+    })
     .finally(() => cache.fetching.delete(source.name));
   const fetching = { since: now, done };
   cache.fetching.set(source.name, fetching);

@@ -74,7 +74,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const dashboard = await openDashboard({ config: options.config, outDir, env: options.deps.env ?? process.env, log, now: options.deps.now });
   // Quotes within their source's refresh interval are reused across builds (a daily fixing is not refetched every 30 s);
   // feeds are fetched in the background, so a feed host that hangs never holds a build.
-  const quoteCache = options.deps.quoteCache ?? new QuoteCache({ background: true });
+  const quoteCache =
+    options.deps.quoteCache ??
+    new QuoteCache({ background: true, onFeedFailure: (failure, next) => log.warn(`feed fetch failed: ${failure}; next try after ${next.toISOString()}`, { event: 'feed-fetch', ok: false }) });
   const deps: BuildDeps = { ...options.deps, quoteCache, reserveCache: options.deps.reserveCache ?? new ReserveCache() };
 
   // The last config that loaded: when an edit breaks the file, builds go on with it (health is degraded).
