@@ -1,5 +1,6 @@
 // fetchQuotes: ask every configured source at once and gather their checked quotes into one quote book;
-// a QuoteCache kept by the long-running service reuses quotes within each source's refresh interval.
+// a QuoteCache (quote-cache.ts) kept by the long-running service reuses quotes within each source's refresh interval
+// and fetches feeds beside the builds.
 import { parseDecimal } from './decimal.js';
 import { describeError, RatefileError } from './errors.js';
 import type { SourceConfig } from './model.js';
@@ -7,6 +8,9 @@ import { SourceError, baseUrlVariable } from './sources/http.js';
 import { sourceDefinition } from './sources/index.js';
 import type { Quote, RawQuote, SourceContext, SourceDefinition, SourceFeed } from './sources/source.js';
 import { priceLengthProblem, shown } from './sources/values.js';
+import { QuoteCache, type CacheEntry } from './quote-cache.js';
+
+export { QuoteCache };
 
 /**
  * Quotes by pair (`BTC/USDT`). One quote per market: when two sources quote the same pair (either way
@@ -32,54 +36,6 @@ export interface SourceReport {
    * `fallback` (the source failed now; its last good quotes are younger than its maxAge).
    */
   reused?: 'refresh' | 'fallback';
-}
-
-/**
- * Last good quotes per source, kept across builds by the long-running service; `ratefile build` starts empty.
- * With `background` (the service's), a feed source is fetched beside the builds: a build never waits for a
- * fetch under way, it uses the last good feed while that is within maxAge (or the feed is missing).
- */
-export class QuoteCache {
-  readonly entries = new Map<string, CacheEntry>();
-  readonly background: boolean;
-  /** Feed fetches under way in the background, by source name: at most one per source. */
-  readonly fetching = new Map<string, { since: number; done: Promise<void> }>();
-  readonly #stopper = new AbortController();
-  /** Told of each background fetch that failed, with when the source is asked next (the service logs it). */
-  readonly onFeedFailure: ((failure: string, nextTry: Date) => void) | undefined;
-
-  constructor(options: { background?: boolean; onFeedFailure?: (failure: string, nextTry: Date) => void } = {}) {
-    this.background = options.background ?? false;
-    this.onFeedFailure = options.onFeedFailure;
-  }
-
-  /** Aborts the feed fetches under way (the service stops). */
-  close(): void {
-    this.#stopper.abort(new Error('the service stopped'));
-  }
-
-  get signal(): AbortSignal {
-    return this.#stopper.signal;
-  }
-
-  /** Resolves once no background fetch is under way. */
-  async settled(): Promise<void> {
-    while (this.fetching.size > 0) await Promise.all([...this.fetching.values()].map((fetch) => fetch.done));
-  }
-}
-
-interface CacheEntry {
-  /** The source's type, options and base URL override: a changed config does not reuse old quotes. */
-  fingerprint: string;
-  quotes: Quote[];
-  rejected: string[];
-  /** A feed source's last good result. */
-  feed?: SourceFeed;
-  fetchedAt: number;
-  /** Not asked before this: the source asked so (Retry-After beyond what a build waits for), or a feed failed. */
-  notBefore?: number;
-  /** Why a feed source's last fetch failed: it is asked again only after `notBefore` (its refresh), not every build. */
-  failure?: string;
 }
 
 export interface FetchDeps {
