@@ -1,5 +1,6 @@
 // fetchQuotes: ask every configured source at once and gather their checked quotes into one quote book;
-// a QuoteCache kept by the long-running service reuses quotes within each source's refresh interval.
+// a QuoteCache (quote-cache.ts) kept by the long-running service reuses quotes within each source's refresh interval
+// and fetches feeds beside the builds.
 import { parseDecimal } from './decimal.js';
 import { describeError, RatefileError } from './errors.js';
 import type { SourceConfig } from './model.js';
@@ -7,6 +8,9 @@ import { SourceError, baseUrlVariable } from './sources/http.js';
 import { sourceDefinition } from './sources/index.js';
 import type { Quote, RawQuote, SourceContext, SourceDefinition, SourceFeed } from './sources/source.js';
 import { priceLengthProblem, shown } from './sources/values.js';
+import { QuoteCache, type CacheEntry } from './quote-cache.js';
+
+export { QuoteCache };
 
 /**
  * Quotes by pair (`BTC/USDT`). One quote per market: when two sources quote the same pair (either way
@@ -36,23 +40,6 @@ export interface SourceReport {
   reused?: 'refresh' | 'fallback';
   /** The oldest and newest time of the quotes in use (quote sources with quotes): how far they are from `maxAge`. */
   quoteTimes?: { oldest: Date; newest: Date };
-}
-
-/** Last good quotes per source, kept across builds by the long-running service; `ratefile build` starts empty. */
-export class QuoteCache {
-  readonly entries = new Map<string, CacheEntry>();
-}
-
-interface CacheEntry {
-  /** The source's type, options and base URL override: a changed config does not reuse old quotes. */
-  fingerprint: string;
-  quotes: Quote[];
-  rejected: string[];
-  /** A feed source's last good result. */
-  feed?: SourceFeed;
-  fetchedAt: number;
-  /** The source asked not to be called before this (Retry-After beyond what a build waits for). */
-  notBefore?: number;
 }
 
 export interface FetchDeps {
@@ -138,8 +125,9 @@ async function askSource(
   definition: SourceDefinition<{ type: string }>,
   deps: FetchDeps,
   previous: SourceFeed | undefined,
+  previousStale = false,
 ): Promise<{ quotes: Quote[]; rejected: string[]; feed?: SourceFeed }> {
-  const context: SourceContext = { ...sourceContext(source.name, deps), ...(previous ? { previous } : {}) };
+  const context: SourceContext = { ...sourceContext(source.name, deps), ...(previous ? { previous } : {}), ...(previousStale ? { previousStale } : {}) };
   const result = await definition.fetchQuotes(source.options, context);
   const { quotes: raws, problems, feed } = Array.isArray(result) ? { quotes: result, problems: [], feed: undefined } : result;
   const priority = sourcePriority(source);
@@ -162,12 +150,56 @@ function quoteTimes(quotes: readonly Quote[]): Pick<SourceReport, 'quoteTimes'> 
 
 const clock = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
+/** What one fetch of a feed source left: the feed, or why it failed and when to ask again. */
+type FeedOutcome = { feed: SourceFeed; rejected: string[] } | { failure: string; notBefore: number };
+
+/**
+ * Ask a feed source once; never throws. A failure is asked again only after the source's refresh (BestChange
+ * asks for one fetch per refresh, failing or not), or later when its Retry-After says so.
+ */
+async function askFeed(source: SourceConfig, definition: SourceDefinition<{ type: string }>, deps: FetchDeps, entry: CacheEntry | undefined, now: number): Promise<FeedOutcome> {
+  const maxAge = sourceMaxAgeMs(source, deps.schedulePeriodMs);
+  // A last good feed too old to stand in is no yardstick for the row count: refusing a smaller feed then
+  // would leave no feed at all, and one absurd feed would lock out every normal one after it.
+  const stale = entry?.feed !== undefined && maxAge !== undefined && now - entry.fetchedAt > maxAge;
+  try {
+    const { rejected, feed } = await askSource(source, definition, deps, entry?.feed, stale);
+    if (!feed) throw new RatefileError('E_SOURCE', `${source.name}: sent no feed`);
+    return { feed, rejected };
+  } catch (error) {
+    const asked = error instanceof SourceError ? (error.retryAfterMs ?? 0) : 0;
+    return { failure: errorText(error), notBefore: now + Math.max(sourceRefreshMs(source), asked) };
+  }
+}
+
+/** Keep a feed fetch's outcome: a feed replaces the entry; a failure keeps the last good feed and says when to ask again. */
+function keepFeed(cache: QuoteCache, name: string, key: string, entry: CacheEntry | undefined, outcome: FeedOutcome, now: number): void {
+  if ('feed' in outcome) cache.entries.set(name, { fingerprint: key, quotes: [], rejected: outcome.rejected, feed: outcome.feed, fetchedAt: now });
+  else cache.entries.set(name, { ...(entry ?? { fingerprint: key, quotes: [], rejected: [], fetchedAt: 0 }), failure: outcome.failure, notBefore: outcome.notBefore });
+}
+
+/** Start fetching a feed beside the builds (the service's cache); its outcome lands in the cache for a later build. */
+function fetchInBackground(cache: QuoteCache, source: SourceConfig, definition: SourceDefinition<{ type: string }>, deps: FetchDeps, key: string, entry: CacheEntry | undefined, now: number) {
+  // Not the build's signal: the fetch outlives the build that started it; closing the cache ends it.
+  const done = askFeed(source, definition, { ...deps, signal: cache.signal }, entry, now)
+    .then((outcome) => {
+      keepFeed(cache, source.name, key, entry, outcome, now);
+      // Builds only say a fetch is under way; how it failed is told here, once per fetch.
+      if ('failure' in outcome && !cache.signal.aborted) cache.onFeedFailure?.(outcome.failure, new Date(outcome.notBefore));
+    })
+    .finally(() => cache.fetching.delete(source.name));
+  const fetching = { since: now, done };
+  cache.fetching.set(source.name, fetching);
+  return fetching;
+}
+
 async function fetchSource(source: SourceConfig, deps: FetchDeps): Promise<{ report: SourceReport; quotes: Quote[]; feed?: SourceFeed }> {
   const report: SourceReport = { name: source.name, type: source.type, ok: false, quotes: 0, rejected: [] };
   const now = deps.now().getTime();
   const key = fingerprint(source, deps.env ?? process.env);
   const cached = deps.cache?.entries.get(source.name);
   const entry = cached?.fingerprint === key ? cached : undefined;
+  const maxAge = sourceMaxAgeMs(source, deps.schedulePeriodMs);
   const use = (quotes: Quote[], rejected: string[], fetchedAt: number, reused?: SourceReport['reused'], feed?: SourceFeed) => {
     Object.assign(report, { quotes: quotes.length, rejected, fetchedAt: new Date(fetchedAt) }, reused ? { reused } : {}, feed ? { rows: feed.rows } : {}, quoteTimes(quotes));
     return feed ? { report, quotes, feed } : { report, quotes };
@@ -179,21 +211,32 @@ async function fetchSource(source: SourceConfig, deps: FetchDeps): Promise<{ rep
   }
   const definition = sourceDefinition(source.type);
   let failure: string;
-  let notBefore: number | undefined;
   if (!definition) {
     failure = `${source.name}: unknown source type ${source.type}`;
   } else if (entry?.notBefore !== undefined && now < entry.notBefore) {
-    failure = `${source.name}: not asked again before ${clock(entry.notBefore)}, as its last answer (Retry-After) asked`;
-    notBefore = entry.notBefore;
+    failure = entry.failure !== undefined
+      ? `${entry.failure}; next try after ${clock(entry.notBefore)}`
+      : `${source.name}: not asked again before ${clock(entry.notBefore)}, as its last answer (Retry-After) asked`;
+  } else if (definition.feed && deps.cache?.background) {
+    // Beside the build, never in its way: a feed host that hangs must not hold the schedule.
+    const fetching = deps.cache.fetching.get(source.name) ?? fetchInBackground(deps.cache, source, definition, deps, key, entry, now);
+    if (entry?.feed && entry.failure === undefined && (maxAge === undefined || now - entry.fetchedAt <= maxAge)) {
+      report.ok = true;
+      return use([], entry.rejected, entry.fetchedAt, 'refresh', entry.feed);
+    }
+    const since = clock(fetching.since);
+    failure = entry?.failure === undefined ? `${source.name}: fetching its feed since ${since}, not waited for` : `${entry.failure}; asking again since ${since}, not waited for`;
+  } else if (definition.feed) {
+    const outcome = await askFeed(source, definition, deps, entry, now);
+    if (deps.cache) keepFeed(deps.cache, source.name, key, entry, outcome, now);
+    if ('feed' in outcome) {
+      report.ok = true;
+      return use([], outcome.rejected, now, undefined, outcome.feed);
+    }
+    failure = outcome.failure;
   } else {
     try {
-      const { quotes, rejected, feed } = await askSource(source, definition, deps, entry?.feed);
-      if (definition.feed) {
-        if (!feed) throw new RatefileError('E_SOURCE', `${source.name}: sent no feed`);
-        deps.cache?.entries.set(source.name, { fingerprint: key, quotes: [], rejected, feed, fetchedAt: now });
-        report.ok = true;
-        return use([], rejected, now, undefined, feed);
-      }
+      const { quotes, rejected } = await askSource(source, definition, deps, undefined);
       if (quotes.length === 0) {
         // A source none of whose quotes can be used has failed, whatever the reason for each pair.
         report.rejected = rejected;
@@ -204,15 +247,14 @@ async function fetchSource(source: SourceConfig, deps: FetchDeps): Promise<{ rep
       return use(quotes, rejected, now);
     } catch (error) {
       failure = errorText(error);
-      if (error instanceof SourceError && error.retryAfterMs !== undefined) notBefore = now + error.retryAfterMs;
+      const notBefore = error instanceof SourceError && error.retryAfterMs !== undefined ? now + error.retryAfterMs : undefined;
+      if (deps.cache && entry) deps.cache.entries.set(source.name, { ...entry, ...(notBefore === undefined ? {} : { notBefore }) });
+      else if (deps.cache && notBefore !== undefined) deps.cache.entries.set(source.name, { fingerprint: key, quotes: [], rejected: [], fetchedAt: 0, notBefore });
     }
   }
   report.error = failure;
-  if (deps.cache && entry) deps.cache.entries.set(source.name, { ...entry, ...(notBefore === undefined ? {} : { notBefore }) });
-  else if (deps.cache && notBefore !== undefined) deps.cache.entries.set(source.name, { fingerprint: key, quotes: [], rejected: [], fetchedAt: 0, notBefore });
   // The last good quotes stand in while they are younger than the source's maxAge (a daily fixing does
   // not go wrong because one refetch failed); a source without a maxAge gets no stand-in.
-  const maxAge = sourceMaxAgeMs(source, deps.schedulePeriodMs);
   // A feed has no quote times: the last good one stands in while it was fetched within maxAge.
   if (entry?.feed && (maxAge === undefined || now - entry.fetchedAt <= maxAge)) {
     report.error = `${failure} (using its last good feed, fetched ${clock(entry.fetchedAt)})`;

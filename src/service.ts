@@ -73,8 +73,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   let status = await readStatus(options.config.stateDir);
   // The dashboard at `/`: the latest build that published and the history of the last 24 hours (read back now).
   const dashboard = await openDashboard({ config: options.config, outDir, env: options.deps.env ?? process.env, log, now: options.deps.now });
-  // Quotes within their source's refresh interval are reused across builds (a daily fixing is not refetched every 30 s).
-  const deps: BuildDeps = { ...options.deps, quoteCache: options.deps.quoteCache ?? new QuoteCache(), reserveCache: options.deps.reserveCache ?? new ReserveCache() };
+  // Quotes within their source's refresh interval are reused across builds (a daily fixing is not refetched every 30 s);
+  // feeds are fetched in the background, so a feed host that hangs never holds a build.
+  const quoteCache =
+    options.deps.quoteCache ??
+    new QuoteCache({ background: true, onFeedFailure: (failure, next) => log.warn(`feed fetch failed: ${failure}; next try after ${next.toISOString()}`, { event: 'feed-fetch', ok: false }) });
+  const deps: BuildDeps = { ...options.deps, quoteCache, reserveCache: options.deps.reserveCache ?? new ReserveCache() };
 
   // The last config that loaded: when an edit breaks the file, builds go on with it (health is degraded).
   let good = options.config;
@@ -193,6 +197,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       await task.stop();
       await task.destroy();
       if (running) await running;
+      quoteCache.close();
       // Undelivered alerts stay in the state folder for the next start.
       await notifier?.stop();
       await dashboard.idle();

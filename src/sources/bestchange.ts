@@ -1,6 +1,7 @@
 // The `bestchange` source: BestChange's public feed, GET /info.zip. A feed source: it provides no quotes but
 // the competitors' rates (src/bestchange/feed.ts), kept across builds like quotes. Conditional requests
-// (ETag / Last-Modified) keep the last parsed feed on a 304; a feed with far fewer rows than the last fails.
+// (ETag / Last-Modified) keep the last parsed feed on a 304; a feed with far fewer rows than the last fails
+// while the last can still stand in. Only a feed that was used is the yardstick: a refused one never is.
 import { z } from 'zod';
 import { cityCode, duration } from '../config/fields.js';
 import { isRatefileError } from '../errors.js';
@@ -66,7 +67,8 @@ export const bestchangeSource = defineSource({
         if (isRatefileError(error, 'E_SOURCE')) throw fail(error.message, error);
         throw error;
       }
-      if (previous && feed.rows < previous.feed.rows * minRowShare) {
+      // Against a last good feed too old to stand in, refusing would leave no feed at all: the new one is taken.
+      if (previous && !context.previousStale && feed.rows < previous.feed.rows * minRowShare) {
         throw fail(`${feed.rows} rows, fewer than half of the last good feed's ${previous.feed.rows}: taken as a broken feed`);
       }
       const etag = fetched.headers.get('etag') ?? undefined;

@@ -43,6 +43,8 @@ export interface SourceContext {
    * kept across builds by the service's QuoteCache, absent in `ratefile build`.
    */
   previous?: SourceFeed;
+  /** `previous` is older than the source's maxAge: still good for a conditional request, no yardstick for the row count. */
+  previousStale?: boolean;
 }
 
 /** What a feed source (one that provides no quotes, like `bestchange`) returns instead: a parsed feed. */

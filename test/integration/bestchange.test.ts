@@ -1,11 +1,15 @@
 // `ratefile build` (the real binary) with a bestchange source served by a loopback server: the real dump is
 // fetched, parsed and reported (status: rows); a broken feed is a failing source while the build goes on.
+// `ratefile start` with a feed host that never answers keeps its schedule; a failing feed is asked once per
+// refresh; a 1.6-million-row feed is refused without taking the process's memory.
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base, dump, realDump } from '../support/bestchange.js';
-import { spawnRatefile } from '../support/process.js';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { base, bigFeed, dump, realDump } from '../support/bestchange.js';
+import { pollUntil, rawRequest } from '../support/http.js';
+import { spawnRatefile, stopAll, waitForServing, type RatefileProcess } from '../support/process.js';
 import { projectsPerTest } from '../support/project.js';
 import { startReplay, type ReplayServer } from '../support/replay.js';
 
@@ -16,10 +20,11 @@ describe('ratefile build with a bestchange source', () => {
     replay = await startReplay([]);
   });
   afterAll(() => replay.close());
+  afterEach(() => stopAll());
 
-  const config = (url: string) => `sources:
+  const config = (url: string, options = 'retries: 0') => `sources:
   backoffice: { type: file, path: quotes.json, maxAge: "off" }
-  bc: { type: bestchange, baseUrl: "${url}", retries: 0 }
+  bc: { type: bestchange, baseUrl: "${url}", ${options} }
 currencies:
   BTC: { reserve: "3" }
   USDTTRC20: { precision: 2, reserve: "100000" }
@@ -78,4 +83,66 @@ directions:
     expect(stderr).toMatch(/failing sources: bc/);
     expect(stderr).toMatch(/published 1 direction/);
   });
+
+  /** The times of the `build:` log lines of a `ratefile start`, in ms. */
+  const buildTimes = (proc: RatefileProcess) => [...proc.stderr().matchAll(/^(\S+) info build: /gm)].map((match) => Date.parse(match[1]!));
+
+  it('ratefile start keeps its schedule while the feed host never answers, and /healthz answers', async () => {
+    // The default timeout and retries (10 s × 3 attempts): a build that waited for the feed would take 30 s.
+    replay.setRoutes([{ path: '/info.zip', responses: [{ body: Buffer.from(dump(base)), delayMs: 600_000 }] }]);
+    const { dir } = await project({ 'ratefile.config.yaml': `${config(replay.url, 'maxAge: 2m')}schedule: "*/2 * * * * *"\n` });
+    const proc = spawnRatefile(['start', '--port', '0', '--host', '127.0.0.1'], { cwd: dir });
+    const port = Number(new URL(await waitForServing(proc)).port);
+    const deadline = Date.now() + 40_000;
+    while (buildTimes(proc).length < 5) {
+      if (Date.now() > deadline) throw new Error(`${buildTimes(proc).length} builds within 40 s; stderr:\n${proc.stderr()}`);
+      const health = await rawRequest({ port, path: '/healthz', timeoutMs: 5_000 });
+      expect(health.status, health.body.toString('utf8')).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const times = buildTimes(proc);
+    // On a 2 s schedule: no gap near the 30 s a waiting build would take (a generous bound for a loaded machine).
+    const gaps = times.slice(1).map((time, index) => time - times[index]!);
+    for (const gap of gaps) expect(gap, `gaps ${gaps.join(', ')} ms`).toBeLessThan(6_000);
+    expect(proc.stderr()).toMatch(/failing sources: bc/);
+    expect(proc.stderr()).toContain('fetching its feed since');
+  }, 60_000);
+
+  it('ratefile start asks a failing feed once per refresh, not every build', async () => {
+    replay.setRoutes([{ path: '/info.zip', responses: [{ status: 503, body: 'down' }] }]);
+    const before = replay.requests.filter((request) => request.path === '/info.zip').length;
+    const { dir } = await project({ 'ratefile.config.yaml': `${config(replay.url)}schedule: "*/1 * * * * *"\n` });
+    const proc = spawnRatefile(['start', '--port', '0', '--host', '127.0.0.1'], { cwd: dir });
+    await waitForServing(proc);
+    await pollUntil(async () => (buildTimes(proc).length >= 6 ? true : undefined), 30_000);
+    // refresh is 30 s (BestChange's least): six builds a second apart ask once.
+    expect(replay.requests.filter((request) => request.path === '/info.zip').length - before).toBe(1);
+    // Logged once, with when the next try is; the status says it too, build after build.
+    expect(proc.stderr().match(/warn feed fetch failed: bc: GET \/info\.zip: HTTP 503 Service Unavailable: "down"; next try after \S+Z$/gm)).toHaveLength(1);
+    const status = JSON.parse(await readFile(join(dir, '.ratefile', 'status.json'), 'utf8')) as { sources: { name: string; lastError?: string }[] };
+    expect(status.sources.find((source) => source.name === 'bc')?.lastError).toMatch(/^bc: GET \/info\.zip: HTTP 503 Service Unavailable: "down"; next try after \S+Z$/);
+  }, 60_000);
+
+  it('ratefile build refuses a 1.6-million-row feed before unpacking it: the process grows by far less than 100 MB', async () => {
+    /** The build's most resident memory, from a module the child imports first. */
+    async function maxRss(body: Buffer) {
+      replay.setRoutes([{ path: '/info.zip', responses: [{ body, headers: { 'content-type': 'application/zip' } }] }]);
+      const { dir } = await project({
+        'ratefile.config.yaml': config(replay.url),
+        'rss.mjs': "process.on('exit', () => process.stderr.write(`maxRSS ${process.resourceUsage().maxRSS}\\n`));\n",
+      });
+      const proc = spawnRatefile(['build'], { cwd: dir, nodeArgs: ['--import', pathToFileURL(join(dir, 'rss.mjs')).href] });
+      await proc.exited;
+      const status = JSON.parse(await readFile(join(dir, '.ratefile', 'status.json'), 'utf8')) as { sources: { name: string; ok: boolean; lastError?: string }[] };
+      const kb = Number(/maxRSS (\d+)/.exec(proc.stderr())?.[1]);
+      expect(kb, proc.stderr()).toBeGreaterThan(0);
+      return { mb: kb / 1024, bc: status.sources.find((source) => source.name === 'bc') };
+    }
+    const normal = await maxRss(Buffer.from(dump(base)));
+    expect(normal.bc?.ok).toBe(true);
+    const big = await maxRss(bigFeed());
+    expect(big.bc).toMatchObject({ ok: false, lastError: expect.stringMatching(/bm_rates\.dat unpacks to 62400000 bytes, more than the \d+ allowed: refused before unpacking/) });
+    console.log(`maxRSS of ratefile build: ${normal.mb.toFixed(1)} MB with a 7-row feed, ${big.mb.toFixed(1)} MB with the 1.6-million-row feed`);
+    expect(big.mb - normal.mb).toBeLessThan(100);
+  }, 60_000);
 });

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { fetchQuotes, QuoteCache } from '../../src/quotes.js';
 import { bestChangeFeed } from '../../src/sources/bestchange.js';
 import { competitors } from '../../src/bestchange/feed.js';
-import { base, dump } from '../support/bestchange.js';
+import { base, bigFeed, dump } from '../support/bestchange.js';
 import { repoRoot } from '../support/process.js';
 import { startReplay, type ReplayServer } from '../support/replay.js';
 
@@ -105,11 +105,82 @@ directions:
     const within = await fetchQuotes(sources, { ...deps(cache, 120), sleep: async () => {} });
     expect(within.reports.find((r) => r.name === 'bc')).toMatchObject({ ok: false, reused: 'fallback', rows: 90 });
     expect(within.feeds.has('bc')).toBe(true);
+    const asked = requests().length;
     const beyond = await fetchQuotes(sources, { ...deps(cache, 121), sleep: async () => {} });
     const report = beyond.reports.find((r) => r.name === 'bc')!;
-    expect(report).toMatchObject({ ok: false, error: 'bc: GET /info.zip: HTTP 503 Service Unavailable: "down" (3 attempts)' });
+    // The failure is remembered, not fetched again before the refresh has passed.
+    expect(requests().length).toBe(asked);
+    expect(report).toMatchObject({ ok: false, error: 'bc: GET /info.zip: HTTP 503 Service Unavailable: "down" (3 attempts); next try after 2026-11-21T12:02:30Z' });
     expect(report.rows).toBeUndefined();
     expect(beyond.feeds.has('bc')).toBe(false);
+  });
+
+  it('refuses a 1.6-million-row feed before parsing it and takes the next normal feed: a refused feed is no yardstick', async () => {
+    const { sources } = await config(', retries: 0');
+    replay.setRoutes([{ path: '/info.zip', responses: [{ body: bigFeed() }, { body: zip(20) }] }]);
+    const cache = new QuoteCache();
+    const big = await fetchQuotes(sources, deps(cache, 0));
+    expect(big.reports.find((r) => r.name === 'bc')).toMatchObject({ ok: false, error: expect.stringMatching(/^bc: GET \/info\.zip: bm_rates\.dat unpacks to 62400000 bytes, more than the \d+ allowed: refused before unpacking$/) });
+    expect(big.feeds.has('bc')).toBe(false);
+    const next = await fetchQuotes(sources, deps(cache, 30));
+    expect(next.reports.find((r) => r.name === 'bc')).toMatchObject({ ok: true, rows: 20 });
+    expect(bestChangeFeed(next.feeds.get('bc'))?.rows).toBe(20);
+  });
+
+  it('takes a smaller feed once the last good one is too old to stand in (maxAge): no yardstick locks feeds out', async () => {
+    const { sources } = await config(', maxAge: 2m, retries: 0');
+    replay.setRoutes([{ path: '/info.zip', responses: [{ body: zip(90) }, { body: zip(20) }] }]);
+    const cache = new QuoteCache();
+    await fetchQuotes(sources, deps(cache, 0));
+    const later = await fetchQuotes(sources, deps(cache, 121));
+    expect(later.reports.find((r) => r.name === 'bc')).toMatchObject({ ok: true, rows: 20 });
+  });
+
+  it('asks a failing feed again only once its refresh has passed, not every build', async () => {
+    const { sources } = await config(', retries: 0');
+    replay.setRoutes([{ path: '/info.zip', responses: [{ status: 503, body: 'down' }] }]);
+    const before = requests().length;
+    const cache = new QuoteCache();
+    for (let seconds = 0; seconds < 30; seconds += 2) {
+      const { reports } = await fetchQuotes(sources, deps(cache, seconds));
+      const report = reports.find((r) => r.name === 'bc')!;
+      expect(report.ok).toBe(false);
+      expect(report.error).toBe(`bc: GET /info.zip: HTTP 503 Service Unavailable: "down"${seconds === 0 ? '' : '; next try after 2026-11-21T12:00:30Z'}`);
+    }
+    expect(requests().length - before).toBe(1);
+    await fetchQuotes(sources, deps(cache, 30));
+    expect(requests().length - before).toBe(2);
+  });
+
+  it("with the service's cache, fetches beside the build: a feed host that never answers holds no build", async () => {
+    const { sources } = await config(', maxAge: 2m');
+    replay.setRoutes([{ path: '/info.zip', responses: [{ body: zip(90), delayMs: 600_000 }] }]);
+    const before = requests().length;
+    const cache = new QuoteCache({ background: true });
+    for (const seconds of [0, 2, 4]) {
+      // Resolves while the request is still unanswered: the build does not wait for it.
+      const { reports, feeds } = await fetchQuotes(sources, deps(cache, seconds));
+      expect(reports.find((r) => r.name === 'bc')).toMatchObject({ ok: false, error: 'bc: fetching its feed since 2026-11-21T12:00:00Z, not waited for' });
+      expect(feeds.has('bc')).toBe(false);
+      expect(reports.find((r) => r.name === 'desk')?.ok).toBe(true);
+    }
+    expect(requests().length - before).toBe(1);
+    expect(cache.fetching.has('bc')).toBe(true);
+    cache.close();
+    await cache.settled();
+    expect(cache.entries.get('bc')?.failure).toBe('bc: GET /info.zip: aborted');
+  });
+
+  it("with the service's cache, a feed fetched in the background is used by the next build", async () => {
+    const { sources } = await config(', maxAge: 2m');
+    replay.setRoutes([{ path: '/info.zip', responses: [{ body: zip(90), delayMs: 50 }] }]);
+    const cache = new QuoteCache({ background: true });
+    const first = await fetchQuotes(sources, deps(cache, 0));
+    expect(first.feeds.has('bc')).toBe(false);
+    await cache.settled();
+    const next = await fetchQuotes(sources, deps(cache, 2));
+    expect(next.reports.find((r) => r.name === 'bc')).toMatchObject({ ok: true, rows: 90, reused: 'refresh', fetchedAt: at(0)() });
+    expect(bestChangeFeed(next.feeds.get('bc'))?.rows).toBe(90);
   });
 
   it('without a cache (ratefile build), a 304 is not a feed', async () => {

@@ -74,3 +74,14 @@ export function competeDump(): Buffer {
     }),
   );
 }
+
+/**
+ * The feed of issue 23.2: 1.6 million rows in bm_rates.dat (62.4 MB unpacked, under the old 64 MB cap) in a
+ * zip of about 200 KB, with the small files of `base`.
+ */
+export function bigFeed(): Buffer {
+  const rates = Buffer.from('2;1;10;1;5000000;900000;0.1;0;0.01;1;0\n'.repeat(1_600_000), 'latin1');
+  const entries: Record<string, Uint8Array | [Uint8Array, { level: 1 }]> = { 'bm_rates.dat': [rates, { level: 1 }] };
+  for (const [name, text] of Object.entries(base)) if (name !== 'bm_rates.dat') entries[name] = encodeCp1251(text);
+  return Buffer.from(zipSync(entries));
+}
