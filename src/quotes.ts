@@ -312,6 +312,15 @@ function dropStale(source: SourceConfig, result: { report: SourceReport; quotes:
  * only when a quote was too old to use: the book as it would be with those quotes, to tell which directions only a
  * stale quote would price (they are held back as `stale`, never priced from it).
  */
+/**
+ * Asks each feed source of a background cache now, without waiting for the answers: the service does this before
+ * its first build and waits a bounded while for `cache.settled()`, so its first files already compete.
+ */
+export async function startFeedFetches(sources: readonly SourceConfig[], deps: FetchDeps): Promise<void> {
+  const feeds = sources.filter((source) => sourceDefinition(source.type)?.feed !== undefined);
+  if (feeds.length > 0 && deps.cache?.background) await fetchQuotes(feeds, deps);
+}
+
 export async function fetchQuotes(
   sources: readonly SourceConfig[],
   deps: FetchDeps,

@@ -16,7 +16,7 @@ import type { Config } from './model.js';
 import { createChannels } from './alerts/channels.js';
 import { createNotifier } from './alerts/notifier.js';
 import { createMetrics } from './metrics.js';
-import { QuoteCache, sourceMaxAgeMs } from './quotes.js';
+import { QuoteCache, sourceMaxAgeMs, startFeedFetches } from './quotes.js';
 import { freshnessNotes } from './freshness.js';
 import { ReserveCache } from './reserves/fetch.js';
 import { boundUrl, createExportServer, listen, requestPath, type Route } from './server.js';
@@ -60,6 +60,15 @@ async function assertCanListen(port: number, host: string): Promise<void> {
     probe.listen(port, host, () => resolve());
   });
   await new Promise<void>((resolve) => probe.close(() => resolve()));
+}
+
+/** How long the first build waits for the feeds' first answers (BestChange's info.zip is about 1.5 MB). */
+export const FIRST_FEED_WAIT_MS = 5_000;
+
+async function settledWithin(cache: QuoteCache, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([cache.settled(), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 export async function startService(options: ServiceOptions): Promise<Service> {
@@ -153,6 +162,17 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     return running;
   };
 
+  // The first files should compete already: the feeds are asked first and waited for a little, at most
+  // FIRST_FEED_WAIT_MS (a feed host that hangs delays start-up by that much once; builds never wait for it).
+  await startFeedFetches(options.config.sources, {
+    configDir: options.config.dir,
+    fetch: options.deps.fetch ?? globalThis.fetch,
+    now: options.deps.now,
+    env: options.deps.env ?? process.env,
+    schedulePeriodMs: options.config.schedulePeriodMs,
+    cache: quoteCache,
+  });
+  await settledWithin(quoteCache, FIRST_FEED_WAIT_MS);
   await rebuild();
   const routes: Record<string, Route> = {
     ...dashboard.routes(() => status),

@@ -108,6 +108,18 @@ directions:
     expect(proc.stderr()).toContain('fetching its feed since');
   }, 60_000);
 
+  it("ratefile start's first build already has a feed that answers promptly (asked first, waited for a little)", async () => {
+    replay.setRoutes([{ path: '/info.zip', responses: [{ body: Buffer.from(dump(base)), delayMs: 300 }] }]);
+    const { dir } = await project({ 'ratefile.config.yaml': config(replay.url) });
+    const proc = spawnRatefile(['start', '--port', '0', '--host', '127.0.0.1'], { cwd: dir });
+    await waitForServing(proc);
+    // The status written by the first build, before any scheduled one (every 30 s).
+    const status = JSON.parse(await readFile(join(dir, '.ratefile', 'status.json'), 'utf8')) as { sources: { name: string; ok: boolean; rows?: number }[] };
+    expect(buildTimes(proc)).toHaveLength(1);
+    expect(status.sources.find((source) => source.name === 'bc')).toMatchObject({ ok: true, rows: expect.any(Number) as unknown });
+    expect(proc.stderr()).not.toContain('fetching its feed since');
+  }, 30_000);
+
   it('ratefile start asks a failing feed once per refresh, not every build', async () => {
     replay.setRoutes([{ path: '/info.zip', responses: [{ status: 503, body: 'down' }] }]);
     const before = replay.requests.filter((request) => request.path === '/info.zip').length;
