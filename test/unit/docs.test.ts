@@ -11,7 +11,7 @@ import { configJsonSchema } from '../../src/config/schema.js';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
-/** The Markdown a reader of the repository opens: README, AGENTS, docs/, bench/ and the fixture READMEs. */
+/** The Markdown a reader of the repository opens: README, AGENTS, docs/ and bench/. */
 function markdownFiles(): string[] {
   const inDocs = readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
   return ['README.md', 'AGENTS.md', 'bench/README.md', ...inDocs];
@@ -84,8 +84,8 @@ describe('links', () => {
 });
 
 describe('AGENTS.md', () => {
-  it('names only paths that exist', () => {
-    const agents = read('AGENTS.md');
+  it.each(['AGENTS.md', 'docs/architecture.md'])('%s names only paths that exist', (file) => {
+    const agents = read(file);
     const paths = [...agents.matchAll(/`((?:src|test|bench|docs|deploy|data|examples|templates|bin)\/[^`\s]*)`/g)].map((m) => m[1]!);
     expect(paths.length).toBeGreaterThan(20);
     // Patterns (`src/commands/*.ts`, `test/fixtures/sources/<type>/`) name a family, not one file.
