@@ -1,4 +1,5 @@
-// build: the pipeline fetchQuotes → priceDirections → guardDirections → select and render each export in turn, returning files before anything is written.
+// build: fetch quotes and reserves, then pauses → reserves → price → compete → guards → select and render each
+// export in turn, returning files before anything is written. docs/pipeline.md describes each step (and cycle.ts's).
 import { emptyGuardState, guardDirections, staleHold, type GuardState } from './guards.js';
 import type { Config } from './model.js';
 import { priceDirections, type PricedDirection, type WithheldDirection } from './pricing.js';
