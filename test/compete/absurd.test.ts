@@ -12,6 +12,7 @@ import type { Currency, Direction } from '../../src/model.js';
 import { priceDirection, publishedRate } from '../../src/pricing.js';
 import type { QuoteBook } from '../../src/quotes.js';
 import type { Quote } from '../../src/sources/source.js';
+import { competeRule } from '../support/compete.js';
 import { base, dump } from '../support/bestchange.js';
 
 const time = new Date('2026-11-21T12:00:00Z');
@@ -27,19 +28,7 @@ const BTC = currency('BTC', 'BTC', 8);
 const SBER = currency('SBERRUB', 'RUB', 2);
 const USDT = currency('USDTTRC20', 'USDT', 4);
 
-const rule = (worst: number): CompeteRule => ({
-  source: 'bc',
-  target: String(worst),
-  best: worst,
-  worst,
-  step: new Decimal(0),
-  floor: new Decimal('0.005'),
-  ceiling: new Decimal('0.03'),
-  deviation: new Decimal('0.1'),
-  ignore: [],
-  ignoreNames: new Set(),
-  ignoreIds: new Set(),
-});
+const rule = (worst: number): CompeteRule => competeRule({ worst });
 
 const direction = (from: Currency, to: Currency, worst: number): Direction => ({
   id: `${from.code}>${to.code}`, index: 0, from, to, margin: new Decimal('0.02'), reserve: to.reserve, params: [], cities: [], tags: [], compete: rule(worst),

@@ -10,6 +10,7 @@ import type { Currency, Direction } from '../../src/model.js';
 import { priceDirection, publishedRate, type PricedDirection } from '../../src/pricing.js';
 import type { QuoteBook } from '../../src/quotes.js';
 import type { Quote } from '../../src/sources/source.js';
+import { competeRule } from '../support/compete.js';
 import { base, competeDump, dump } from '../support/bestchange.js';
 
 const time = new Date('2026-11-21T12:00:00Z');
@@ -29,20 +30,7 @@ const BTC = currency('BTC', 'BTC', 8);
 const SBER = currency('SBERRUB', 'RUB', 2);
 const CASH = currency('CASHUSD', 'USD', 2);
 
-const rule = (extra: Partial<CompeteRule> = {}): CompeteRule => ({
-  source: 'bc',
-  target: String(extra.worst ?? 2),
-  best: extra.worst ?? 2,
-  worst: 2,
-  step: new Decimal(0),
-  floor: new Decimal('0.005'),
-  ceiling: new Decimal('0.03'),
-  deviation: new Decimal('0.1'),
-  ignore: [],
-  ignoreNames: new Set(),
-  ignoreIds: new Set(),
-  ...extra,
-});
+const rule = competeRule;
 
 function direction(from: Currency, to: Currency, compete: CompeteRule, extra: Partial<Direction> = {}): Direction {
   return { id: `${from.code}>${to.code}`, index: 0, from, to, margin: new Decimal('0.02'), reserve: to.reserve, params: [], cities: [], tags: [], compete, ...extra };

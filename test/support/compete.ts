@@ -1,0 +1,19 @@
+// A `compete:` rule as the config loader makes it, for the compete tests: place 2 (or `worst`) on source `bc`,
+// floor 0.5%, ceiling 3%, a 10% deviation limit; `extra` overrides any field.
+import type { CompeteRule } from '../../src/compete/config.js';
+import { Decimal } from '../../src/decimal.js';
+
+export const competeRule = (extra: Partial<CompeteRule> = {}): CompeteRule => ({
+  source: 'bc',
+  target: String(extra.worst ?? 2),
+  best: extra.worst ?? 2,
+  worst: 2,
+  step: new Decimal(0),
+  floor: new Decimal('0.005'),
+  ceiling: new Decimal('0.03'),
+  deviation: new Decimal('0.1'),
+  ignore: [],
+  ignoreNames: new Set(),
+  ignoreIds: new Set(),
+  ...extra,
+});
