@@ -1,8 +1,6 @@
 // `ratefile build`: price once and write the exports (or print them with --dry-run).
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { build } from '../build.js';
-import { buildFields, problemLines, runCycle, summarize } from '../cycle.js';
 import { checkFolders } from '../folders.js';
 import { configOption, outOption, type CommandContext } from './context.js';
 
@@ -15,6 +13,8 @@ export function registerBuild(program: Command, context: CommandContext): void {
     .addOption(outOption())
     .option('--dry-run', 'print the files that would be written instead of writing them')
     .action(async (options: { config: string; out?: string; dryRun?: boolean }) => {
+      // The pipeline is imported when the command runs, not when the program is made (`--help`, `--version`).
+      const [{ build }, { buildFields, problemLines, runCycle, summarize }] = await Promise.all([import('../build.js'), import('../cycle.js')]);
       const config = await context.load(options.config);
       for (const warning of config.warnings) log.warn(warning);
       const dir = context.outDir(config, options.out);

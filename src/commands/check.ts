@@ -3,8 +3,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseFeed } from '../bestchange/feed.js';
-import { checkTarget, everyWarningFails, formatResults, passes, resultsJson } from '../check/index.js';
 import { quoteValue, RatefileError } from '../errors.js';
 import type { CommandContext } from './context.js';
 
@@ -16,6 +14,7 @@ async function codesFrom(file: string, cwd: string): Promise<ReadonlySet<string>
   } catch (cause) {
     throw new RatefileError('E_USAGE', `--codes-from ${quoteValue(file)}: cannot read it: ${(cause as Error).message}`, { cause });
   }
+  const { parseFeed } = await import('../bestchange/feed.js');
   try {
     return parseFeed(bytes).currencies;
   } catch (cause) {
@@ -40,6 +39,7 @@ export function registerCheck(program: Command, context: CommandContext): void {
     .option('--timeout <seconds>', 'give up on a URL after this long', parseSeconds, 20)
     .option('--codes-from <info.zip>', "a BestChange info.zip: its currency codes (bm_cycodes.dat) count as known besides ratefile's list")
     .action(async (targets: string[], options: { json?: boolean; strict?: boolean; timeout: number; codesFrom?: string }) => {
+      const { checkTarget, everyWarningFails, formatResults, passes, resultsJson } = await import('../check/index.js');
       const codes = options.codesFrom === undefined ? undefined : await codesFrom(options.codesFrom, deps.cwd);
       const checked = await Promise.all(
         targets.map((target) => checkTarget(target, { fetch: deps.fetch, cwd: deps.cwd, timeoutMs: options.timeout * 1000, ...(codes ? { codes } : {}) })),

@@ -1,8 +1,9 @@
 // What every command gets from the CLI: injected dependencies, a logger, and the shared option helpers.
+// Light on purpose: every command's registration imports it, so `--version` and `--help` load only this; the config
+// loader (zod, both YAML readers) is imported when a command loads a config.
 import { relative, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { defaultConfigFile, loadConfig } from '../config/load.js';
-import { DEFAULT_HOST } from '../config/schema.js';
+import { DEFAULT_HOST, defaultConfigFile } from '../config/defaults.js';
 import { RatefileError } from '../errors.js';
 import type { Logger, Writer } from '../log.js';
 import type { Config } from '../model.js';
@@ -56,6 +57,7 @@ export function applyConfigEnv(program: Command, env: CliDeps['env']): void {
 
 /** A config that is not there: say how to get one. */
 async function loadWithHint(path: string, cwd: string): Promise<Config> {
+  const { loadConfig } = await import('../config/load.js');
   try {
     return await loadConfig(path, cwd);
   } catch (error) {

@@ -1,12 +1,8 @@
 // `ratefile accept`, `ratefile maintenance` and `ratefile status`: the operator's hand on a running exchanger.
 import type { Command } from 'commander';
-import { readStatus } from '../cycle.js';
 import { escapeControls, RatefileError } from '../errors.js';
 import { mapStrings, redactValue } from '../secrets.js';
 import { checkStateFolder } from '../folders.js';
-import { maintenanceFlag, requestAccept, setMaintenanceFlag } from '../state.js';
-import { assessHealth, healthBody } from '../health.js';
-import { formatStatus } from '../status.js';
 import { configOption, type CommandContext } from './context.js';
 
 export function registerOperate(program: Command, context: CommandContext): void {
@@ -19,6 +15,7 @@ export function registerOperate(program: Command, context: CommandContext): void
     .argument('<to>', 'to currency code')
     .addOption(configOption())
     .action(async (from: string, to: string, options: { config: string }) => {
+      const [{ readStatus }, { requestAccept }] = await Promise.all([import('../cycle.js'), import('../state.js')]);
       const config = await context.load(options.config);
       const id = `${from}>${to}`;
       if (!config.directions.some((direction) => direction.id === id)) {
@@ -44,6 +41,7 @@ export function registerOperate(program: Command, context: CommandContext): void
     .addOption(configOption())
     .action(async (state: string | undefined, options: { config: string }) => {
       if (state !== undefined && state !== 'on' && state !== 'off') throw new RatefileError('E_USAGE', `expected "on" or "off", got "${state}"`);
+      const { maintenanceFlag, setMaintenanceFlag } = await import('../state.js');
       const config = await context.load(options.config);
       if (state !== undefined) {
         await checkStateFolder({ key: 'state', path: config.stateDir });
@@ -62,6 +60,11 @@ export function registerOperate(program: Command, context: CommandContext): void
     .option('--json', 'print the status as JSON (what /healthz serves)')
     .addOption(configOption())
     .action(async (options: { json?: boolean; config: string }) => {
+      const [{ readStatus }, { assessHealth, healthBody }, { formatStatus }] = await Promise.all([
+        import('../cycle.js'),
+        import('../health.js'),
+        import('../status.js'),
+      ]);
       const config = await context.load(options.config);
       // The file may be hand-edited (a pause's reason) or older than a redaction: no control character or credential is printed.
       const status = redactValue(await readStatus(config.stateDir));

@@ -3,7 +3,6 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { RatefileError } from '../errors.js';
-import { describeTarget, S3Publisher, uploadProblems } from '../hosting/s3.js';
 import type { OutputFile } from '../publish.js';
 import { configOption, outOption, type CommandContext } from './context.js';
 
@@ -41,6 +40,8 @@ export function registerPublish(program: Command, context: CommandContext): void
         config.exports.map((e) => e.file),
         context.shown,
       );
+      // The AWS SDK is loaded only here and by a build that publishes to S3.
+      const { describeTarget, S3Publisher, uploadProblems } = await import('../hosting/s3.js');
       // Its own publisher, closed when done: what was uploaded before is in the state folder.
       const publisher = new S3Publisher(target, config.stateDir);
       try {

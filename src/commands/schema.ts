@@ -1,7 +1,5 @@
 // `ratefile schema`: JSON Schema of the config file or of an export template, for editors.
 import type { Command } from 'commander';
-import { configJsonSchema, toJsonSchema } from '../config/schema.js';
-import { templateSchema } from '../exports/template.js';
 import type { CommandContext } from './context.js';
 
 export function registerSchema(program: Command, context: CommandContext): void {
@@ -9,7 +7,8 @@ export function registerSchema(program: Command, context: CommandContext): void 
     .command('schema')
     .description('print the JSON Schema of the config file (or of an export template) for editors')
     .option('--template', 'print the schema of export templates instead')
-    .action((options: { template?: boolean }) => {
+    .action(async (options: { template?: boolean }) => {
+      const [{ configJsonSchema, toJsonSchema }, { templateSchema }] = await Promise.all([import('../config/schema.js'), import('../exports/template.js')]);
       const schema = options.template ? toJsonSchema(templateSchema) : configJsonSchema();
       context.deps.stdout.write(`${JSON.stringify(schema, null, 2)}\n`);
       context.setExitCode(0);

@@ -1,11 +1,8 @@
 // `ratefile serve` and `ratefile start`: serve the output folder, alone or with scheduled builds.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { configReloader } from '../config/reload.js';
+import { DEFAULT_HOST } from '../config/defaults.js';
 import { checkFolders } from '../folders.js';
-import { DEFAULT_HOST } from '../config/schema.js';
-import { boundUrl, createExportServer, listen } from '../server.js';
-import { startService } from '../service.js';
 import { configOption, hostOption, outOption, portOption, type CommandContext } from './context.js';
 
 interface ServeOptions {
@@ -27,6 +24,7 @@ export function registerServe(program: Command, context: CommandContext): void {
     .addOption(portOption())
     .addOption(hostOption())
     .action(async (options: ServeOptions) => {
+      const { boundUrl, createExportServer, listen } = await import('../server.js');
       const config = options.out ? undefined : await context.load(options.config);
       const dir = context.outDir(config, options.out);
       const server = createExportServer(dir);
@@ -53,6 +51,8 @@ export function registerStart(program: Command, context: CommandContext): void {
     .addOption(hostOption())
     .option('--no-serve', 'build on the schedule without listening (nginx or S3 serves the files)')
     .action(async (options: ServeOptions) => {
+      // The service (scheduler, server, metrics, alerts) is imported when it starts, not for `--help`.
+      const [{ configReloader }, { startService }] = await Promise.all([import('../config/reload.js'), import('../service.js')]);
       // Reloaded before every build, but parsed again only when the config or a template changed and the
       // change has settled (a file saved in place is never read half-written).
       const loadConfig = configReloader(resolve(deps.cwd, options.config), () => context.load(options.config), {

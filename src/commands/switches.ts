@@ -4,7 +4,6 @@ import type { Command } from 'commander';
 import { RatefileError, quoteValue } from '../errors.js';
 import { checkStateFolder } from '../folders.js';
 import type { Config, Direction } from '../model.js';
-import { removePauses, writePause } from '../state.js';
 import type { Pause } from '../switches.js';
 import { configOption, type CommandContext } from './context.js';
 
@@ -63,6 +62,7 @@ export function registerSwitches(program: Command, context: CommandContext): voi
         throw new RatefileError('E_USAGE', '--reason: expected one line of at most 200 characters');
       }
       await checkStateFolder({ key: 'state', path: config.stateDir });
+      const { writePause } = await import('../state.js');
       const pause: Pause = {
         direction: direction.id,
         ...(options.city === undefined ? {} : { city: options.city }),
@@ -87,6 +87,7 @@ export function registerSwitches(program: Command, context: CommandContext): voi
       const config = await context.load(options.config);
       const direction = findDirection(config, from, to, context.shown(config.file));
       checkCity(direction, options.city);
+      const { removePauses } = await import('../state.js');
       const removed = await removePauses(config.stateDir, direction.id, options.city);
       const what = options.city === undefined ? direction.id : `${direction.id} in ${options.city}`;
       if (removed === 0) {

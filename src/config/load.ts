@@ -13,8 +13,9 @@ import { quoteValue } from '../errors.js';
 import { closest, type Problem } from './problems.js';
 import { checkTiers, toTiers } from './tiers.js';
 import { configError, formatProblem, readYamlFile, validateYaml } from './yaml.js';
+import { defaultConfigFile } from './defaults.js';
 
-export const defaultConfigFile = 'ratefile.config.yaml';
+export { defaultConfigFile };
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);

@@ -5,6 +5,7 @@ import { competeSchema } from '../compete/config.js';
 import { publishSchema } from '../hosting/config.js';
 import { reserveDefinitions } from '../reserves/index.js';
 import { sourceDefinitions } from '../sources/index.js';
+import { DEFAULT_HOST } from './defaults.js';
 import {
   describeValue,
   amount,
@@ -110,8 +111,7 @@ const reserveSource = z.discriminatedUnion(
 
 export const sourceName = text(/^[a-z][a-z0-9_-]*$/, 'a source name in lower case like "backoffice"');
 
-/** The built-in server's default address: this machine only (the dashboard shows operational data); every interface (`0.0.0.0`) is an explicit choice. */
-export const DEFAULT_HOST = '127.0.0.1';
+export { DEFAULT_HOST };
 
 export const configSchema = z
   .strictObject({
