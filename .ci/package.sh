@@ -27,6 +27,9 @@ for path in package/LICENSE package/README.md package/bin/ratefile.js package/di
   grep -qx "$path" <<< "$listing" || fail "$path is not in the tarball"
 done
 if grep -q '^package/src/\|^package/test/\|tsbuildinfo' <<< "$listing"; then fail "the tarball carries sources, tests or build state"; fi
+# The package has no src/: a source map in it would point at files that are not there (the build emits none).
+maps="$(grep '\.map$' <<< "$listing" || true)"
+[ -z "$maps" ] || fail "the tarball carries $(wc -l <<< "$maps") source maps pointing at ../src, which it does not contain (first: $(head -n 1 <<< "$maps"))"
 
 echo "== npm install -g $(basename "$tarball") (prefix $work/prefix)"
 npm install -g --prefix "$work/prefix" --no-audit --no-fund "$tarball" > "$work/install.log" 2>&1 || { cat "$work/install.log"; fail "install"; }
