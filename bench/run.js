@@ -90,3 +90,7 @@ if (process.env.BENCH_LATENCY !== '0' && !process.env.BENCH_CHECK_ONLY) {
     `\nfreshness: a quotes-file change served over HTTP, ${latency.directions / 1000}k directions, schedule every 1 s, ${latency.changes} changes: p50 ${latency.p50Ms} ms, p99 ${latency.p99Ms} ms (max ${latency.maxMs})`,
   );
 }
+
+// Fast start (issue 24): `ratefile --version` and `--help` against a bare `node -e 0`, and the modules each loads.
+const startup = execFileSync(process.execPath, [new URL('./startup.js', import.meta.url).pathname, '21'], { encoding: 'utf8' }).trim().split('\n');
+console.log(`\n${startup.slice(0, -1).join('\n')}`);
