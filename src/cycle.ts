@@ -20,6 +20,7 @@ import {
   writeStatusFile,
 } from './state.js';
 import { failedStatus, successStatus, type Status, type StatusContext } from './status.js';
+import { directionName, plural } from './words.js';
 
 export interface CycleResult {
   build: BuildResult;
@@ -119,13 +120,13 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
 export function summarize(cycle: CycleResult): string {
   const { report } = cycle.build;
   const files = report.exports
-    .map((e) => `${e.file} ${e.items} item${e.items === 1 ? '' : 's'} (${cycle.publish.written.includes(e.file) ? 'written' : 'unchanged'})`)
+    .map((e) => `${e.file} ${plural(e.items, 'item')} (${cycle.publish.written.includes(e.file) ? 'written' : 'unchanged'})`)
     .join(', ');
   const failing = report.sources.filter((s) => !s.ok).map((s) => s.name);
   const { directions } = report;
   return [
     ...(report.maintenance ? ['MAINTENANCE: every export published empty'] : []),
-    `published ${directions.published.length} direction${directions.published.length === 1 ? '' : 's'}, ${directions.withheld.length} held back${directions.leftOut.length > 0 ? `, ${directions.leftOut.length} left out of some exports` : ''}`,
+    `published ${plural(directions.published.length, 'direction')}, ${directions.withheld.length} held back${directions.leftOut.length > 0 ? `, ${directions.leftOut.length} left out of some exports` : ''}`,
     files,
     ...(cycle.removed.length > 0 ? [`removed ${cycle.removed.join(', ')} (no template declares ${cycle.removed.length === 1 ? 'it' : 'them'} any more)`] : []),
     ...(cycle.upload ? [uploadSummary(cycle.upload)] : []),
@@ -165,7 +166,7 @@ export function problemLines(result: BuildResult): string[] {
     ...report.sources.filter((s) => !s.ok).map((s) => `source ${s.name} failed: ${s.error ?? 'unknown error'}`),
     ...report.sources.flatMap((s) => s.rejected.map((reason) => `source ${s.name}: dropped quote ${reason}`)),
     ...report.reserves.filter((r) => r.error !== undefined).map((r) => `reserve source ${r.name} failed: ${r.error}`),
-    ...report.directions.withheld.map((w) => `held back ${w.direction.id} (directions[${w.direction.index}]): ${w.reason}`),
-    ...report.directions.leftOut.map((o) => `published ${o.direction.id} (directions[${o.direction.index}]) but ${o.reason}`),
+    ...report.directions.withheld.map((w) => `held back ${directionName(w.direction.from.code, w.direction.to.code)} (directions[${w.direction.index}]): ${w.reason}`),
+    ...report.directions.leftOut.map((o) => `published ${directionName(o.direction.from.code, o.direction.to.code)} (directions[${o.direction.index}]) but ${o.reason}`),
   ];
 }

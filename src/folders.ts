@@ -3,6 +3,7 @@
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { RatefileError } from './errors.js';
+import { plural } from './words.js';
 
 export interface Folder {
   /** What the operator set it with: `output`, `--out` or `state`. */
@@ -63,7 +64,7 @@ export async function checkFolders(output: Folder, state: Folder): Promise<void>
     if (problem) problems.push(problem);
   }
   if (problems.length > 0) {
-    throw new RatefileError('E_CONFIG', `cannot use the output and state folders: ${problems.length} problem${problems.length === 1 ? '' : 's'}`, {
+    throw new RatefileError('E_CONFIG', `cannot use the output and state folders: ${plural(problems.length, 'problem')}`, {
       details: problems,
     });
   }

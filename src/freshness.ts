@@ -2,12 +2,7 @@
 // notes `start` logs after its first build, so whoever ran it learns when quotes expire before they do. Pure.
 import type { SourceConfig } from './model.js';
 import type { SourceReport } from './quotes.js';
-
-/** 90 → "90 s", 300 → "5 min", 360000 → "100 h", for a person. */
-export function ageText(ms: number): string {
-  const s = Math.round(Math.abs(ms) / 1000);
-  return s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : s < 172_800 ? `${Math.round(s / 3600)} h` : `${Math.round(s / 86_400)} days`;
-}
+import { age } from './words.js';
 
 const filePath = (source: SourceConfig): string | undefined => (source.type === 'file' && typeof source.options.path === 'string' ? source.options.path : undefined);
 
@@ -41,14 +36,14 @@ export function freshnessNotes(sources: readonly SourceConfig[], reports: readon
     if (limit === undefined) {
       notes.push({
         level: 'info',
-        text: `source ${source.name}: maxAge "off": the quotes of ${path} are used however old (the oldest is ${ageText(oldest)} old), so they never expire; right for a fixed snapshot like the demo's, while a back office writing live quotes should set one (e.g. maxAge: 2m)`,
+        text: `source ${source.name}: maxAge "off": the quotes of ${path} are used however old (the oldest is ${age(oldest / 1000)} old), so they never expire; right for a fixed snapshot like the demo's, while a back office writing live quotes should set one (e.g. maxAge: 2m)`,
       });
     } else if (newest > limit) {
-      notes.push({ level: 'warn', text: `source ${source.name}: every quote of ${path} is older than its maxAge ${ageText(limit)} (the newest is ${ageText(newest)} old): the directions needing them are held back; ${renewHint(source)}` });
+      notes.push({ level: 'warn', text: `source ${source.name}: every quote of ${path} is older than its maxAge ${age(limit / 1000)} (the newest is ${age(newest / 1000)} old): the directions needing them are held back; ${renewHint(source)}` });
     } else {
       const passes = new Date(times.oldest.getTime() + limit);
-      const when = oldest > limit ? `its oldest is already past it` : `the oldest passes it at ${passes.toISOString()}, in ${ageText(limit - oldest)}`;
-      notes.push({ level: 'info', text: `source ${source.name}: the quotes of ${path} are used until they are ${ageText(limit)} old (maxAge), ${when}; to keep them in use, ${renewHint(source)}` });
+      const when = oldest > limit ? `its oldest is already past it` : `the oldest passes it at ${passes.toISOString()}, in ${age((limit - oldest) / 1000)}`;
+      notes.push({ level: 'info', text: `source ${source.name}: the quotes of ${path} are used until they are ${age(limit / 1000)} old (maxAge), ${when}; to keep them in use, ${renewHint(source)}` });
     }
   }
   return notes;

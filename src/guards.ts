@@ -4,6 +4,7 @@ import { isOpen, type HoursWindow } from './hours.js';
 import type { Config } from './model.js';
 import { priceDirection, type ChainStep, type PricedDirection, type WithheldDirection, type WithheldKind } from './pricing.js';
 import type { QuoteBook } from './quotes.js';
+import { percent, show } from './words.js';
 
 /** Kept between builds (and restarts): the last published rate of each direction and jumps being confirmed. */
 export interface GuardState {
@@ -174,12 +175,10 @@ export function guardDirections(input: GuardInput): GuardResult {
         acceptedUsed.add(id);
       } else if (builds < input.guards.confirmBuilds) {
         state.pending[id] = { rate: rateText, builds };
-        const percent = jump.times(100).toDecimalPlaces(2).toFixed();
-        const previous = new Decimal(last.rate);
         withheld.push({
           direction: priced.direction,
           kind: 'jump',
-          reason: `rate moved ${percent}% from the last published ${previous.toSignificantDigits(10).toFixed()}; seen on ${builds} of ${input.guards.confirmBuilds} builds (ratefile accept ${priced.direction.from.code} ${priced.direction.to.code} to publish now)`,
+          reason: `rate moved ${percent(jump.toDecimalPlaces(4))} from the last published ${show(new Decimal(last.rate))}; seen on ${builds} of ${input.guards.confirmBuilds} builds (ratefile accept ${priced.direction.from.code} ${priced.direction.to.code} to publish now)`,
         });
         continue;
       }

@@ -2,6 +2,7 @@
 // status and the clock in, the level out; computed after every build (kept in the status) and again when read.
 import type { WithheldKind } from './pricing.js';
 import type { Status } from './status.js';
+import { directionNameOfId, plural } from './words.js';
 
 export type HealthLevel = 'ok' | 'degraded' | 'failing';
 
@@ -30,7 +31,6 @@ const expected: ReadonlySet<WithheldKind> = new Set<WithheldKind>(['hours', 'pau
 /** A status file written before kinds existed has none: count those as faults, the safe side. */
 export const isFault = (kind: WithheldKind | undefined): boolean => kind === undefined || !expected.has(kind);
 
-const arrow = (id: string) => id.replace('>', '→');
 const distinct = (items: readonly string[]) => [...new Set(items)];
 const listed = (items: readonly string[], limit = 5) =>
   items.length <= limit ? items.join(', ') : `${items.slice(0, limit).join(', ')} and ${items.length - limit} more`;
@@ -57,7 +57,7 @@ export function assessHealth(status: Status | undefined, now: Date): Health {
   const faults = distinct(status.heldBack.filter((held) => isFault(held.kind) && !published.has(held.direction)).map((held) => held.direction));
   const due = published.size + faults.length;
   if (faults.length > 0) {
-    const text = `${faults.length} of ${due} direction${due === 1 ? '' : 's'} withheld for a fault: ${listed(faults.map(arrow))}`;
+    const text = `${faults.length} of ${plural(due, 'direction')} withheld for a fault: ${listed(faults.map(directionNameOfId))}`;
     if (faults.length / due > policy.maxWithheldShare) failing.push(`${text} (more than ${Math.round(policy.maxWithheldShare * 100)}%)`);
     else degraded.push(text);
   }
@@ -65,14 +65,14 @@ export function assessHealth(status: Status | undefined, now: Date): Health {
   // most degraded, never part of the withheld share.
   const leftOut = (status.leftOut ?? []).filter((o) => isFault(o.kind));
   if (leftOut.length > 0) {
-    const count = `${leftOut.length} direction${leftOut.length === 1 ? '' : 's'}`;
-    degraded.push(`${count} left out of some exports for a fault: ${listed(leftOut.map((o) => `${arrow(o.direction)} (${o.files.join(', ')})`))}`);
+    const count = plural(leftOut.length, 'direction');
+    degraded.push(`${count} left out of some exports for a fault: ${listed(leftOut.map((o) => `${directionNameOfId(o.direction)} (${o.files.join(', ')})`))}`);
   }
   const sources = [...status.sources, ...(status.reserveSources ?? [])].filter((source) => !source.ok).map((source) => source.name);
   const fallbacks = (status.competing ?? []).filter((c) => c.basis === 'fallback');
   if (fallbacks.length > 0) {
-    const count = `${fallbacks.length} competing direction${fallbacks.length === 1 ? '' : 's'}`;
-    degraded.push(`${count} priced at the normal margin, the field not trusted: ${listed(fallbacks.map((c) => `${arrow(c.direction)} (${c.reason ?? 'no reason'})`), 3)}`);
+    const count = plural(fallbacks.length, 'competing direction');
+    degraded.push(`${count} priced at the normal margin, the field not trusted: ${listed(fallbacks.map((c) => `${directionNameOfId(c.direction)} (${c.reason ?? 'no reason'})`), 3)}`);
   }
   if (sources.length > 0) degraded.push(`failing source${sources.length === 1 ? '' : 's'}: ${sources.join(', ')}`);
   if (status.maintenance) notes.push('maintenance: every export is published empty');

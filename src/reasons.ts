@@ -2,6 +2,7 @@
 // logged when each starts and when it ends — not at every build, where ages in the text change each time.
 import type { BuildResult } from './build.js';
 import type { Logger } from './log.js';
+import { directionName } from './words.js';
 
 export interface Reason {
   /** Stable while the reason lasts: the source, the source and pair, or the direction and kind. */
@@ -16,11 +17,11 @@ export function buildReasons(result: BuildResult): Reason[] {
     ...report.sources.flatMap((s) => s.rejected.map((reason) => ({ key: `dropped:${s.name}:${reason.split(':')[0]}`, line: `source ${s.name}: dropped quote ${reason}` }))),
     ...report.directions.withheld.map((w) => ({
       key: `withheld:${w.direction.id}:${w.kind}`,
-      line: `held back ${w.direction.id} (directions[${w.direction.index}]): ${w.reason}`,
+      line: `held back ${directionName(w.direction.from.code, w.direction.to.code)} (directions[${w.direction.index}]): ${w.reason}`,
     })),
     ...report.directions.leftOut.map((o) => ({
       key: `left-out:${o.direction.id}:${o.files.join(',')}`,
-      line: `published ${o.direction.id} (directions[${o.direction.index}]) but ${o.reason}`,
+      line: `published ${directionName(o.direction.from.code, o.direction.to.code)} (directions[${o.direction.index}]) but ${o.reason}`,
     })),
   ];
 }

@@ -4,6 +4,7 @@ import type { BuildReport } from './build.js';
 import { assessHealth, type Health, type HealthPolicy } from './health.js';
 import type { CompeteOutcome, WithheldKind } from './pricing.js';
 import { redactValue } from './secrets.js';
+import { ago, directionNameOfId, plural } from './words.js';
 
 export interface SourceStatus {
   name: string;
@@ -160,9 +161,9 @@ export function failedStatus(previous: Status | undefined, at: Date, durationMs:
 }
 
 const competingLine = (c: CompetingStatus) =>
-  `  ${c.direction}: ${c.basis === 'fallback' ? 'NORMAL MARGIN' : `place ${c.place} of ${c.competitors + 1}`} (target ${c.target}, ${c.basis})${c.reason ? `: ${c.reason}` : ''}`;
+  `  ${directionNameOfId(c.direction)}: ${c.basis === 'fallback' ? 'NORMAL MARGIN' : `place ${c.place} of ${c.competitors + 1}`} (target ${c.target}, ${c.basis})${c.reason ? `: ${c.reason}` : ''}`;
 
-const ago = (iso: string | undefined, now: Date) => (iso === undefined ? 'never' : `${Math.round((now.getTime() - Date.parse(iso)) / 1000)} s ago`);
+const agoOrNever = (iso: string | undefined, now: Date) => (iso === undefined ? 'never' : ago(iso, now));
 
 /** The human form of `ratefile status`. */
 export function formatStatus(status: Status | undefined, now: Date): string {
@@ -179,7 +180,7 @@ export function formatStatus(status: Status | undefined, now: Date): string {
     'sources:',
     ...status.sources.map(
       (s) =>
-        `  ${s.name} (${s.type}): ${s.ok ? 'ok' : 'FAILING'}, ${s.rows === undefined ? `${s.quotes} quote${s.quotes === 1 ? '' : 's'}` : `feed of ${s.rows} rows`}, last success ${ago(s.lastSuccessAt, now)}` +
+        `  ${s.name} (${s.type}): ${s.ok ? 'ok' : 'FAILING'}, ${s.rows === undefined ? plural(s.quotes, 'quote') : `feed of ${s.rows} rows`}, last success ${agoOrNever(s.lastSuccessAt, now)}` +
         `${s.oldestQuoteAgeSeconds === undefined ? '' : `, oldest quote used ${s.oldestQuoteAgeSeconds} s old`}` +
         `${s.lastError ? `\n    last error: ${s.lastError}` : ''}`,
     ),
@@ -187,22 +188,22 @@ export function formatStatus(status: Status | undefined, now: Date): string {
       ? [
           'reserve sources:',
           ...status.reserveSources.map(
-            (s) => `  ${s.name} (${s.type}): ${s.ok ? 'ok' : 'FAILING'}, ${s.quotes} entr${s.quotes === 1 ? 'y' : 'ies'}, last success ${ago(s.lastSuccessAt, now)}${s.lastError ? `\n    last error: ${s.lastError}` : ''}`,
+            (s) => `  ${s.name} (${s.type}): ${s.ok ? 'ok' : 'FAILING'}, ${plural(s.quotes, 'entry', 'entries')}, last success ${agoOrNever(s.lastSuccessAt, now)}${s.lastError ? `\n    last error: ${s.lastError}` : ''}`,
           ),
         ]
       : []),
     'exports:',
-    ...status.exports.map((e) => `  ${e.file}: ${e.items} item${e.items === 1 ? '' : 's'}`),
-    `published: ${status.published.length} direction${status.published.length === 1 ? '' : 's'}`,
+    ...status.exports.map((e) => `  ${e.file}: ${plural(e.items, 'item')}`),
+    `published: ${plural(status.published.length, 'direction')}`,
     // Published, but not in every export: said as such, apart from what no export publishes.
     ...(status.leftOut && status.leftOut.length > 0
-      ? [`left out of some exports: ${status.leftOut.length}`, ...status.leftOut.map((o) => `  ${o.direction}: ${o.reason} [${o.kind}]`)]
+      ? [`left out of some exports: ${status.leftOut.length}`, ...status.leftOut.map((o) => `  ${directionNameOfId(o.direction)}: ${o.reason} [${o.kind}]`)]
       : []),
     ...(status.competing && status.competing.length > 0 ? ['competing on BestChange:', ...status.competing.map(competingLine)] : []),
     // Paused on purpose is listed apart from what is held back for a fault or out of hours.
-    ...(paused.length > 0 ? [`paused: ${paused.length}`, ...paused.map((h) => `  ${h.direction}: ${h.reason}`)] : []),
+    ...(paused.length > 0 ? [`paused: ${paused.length}`, ...paused.map((h) => `  ${directionNameOfId(h.direction)}: ${h.reason}`)] : []),
     `held back: ${held.length}`,
-    ...held.map((h) => `  ${h.direction}: ${h.reason}${h.kind ? ` [${h.kind}]` : ''}`),
+    ...held.map((h) => `  ${directionNameOfId(h.direction)}: ${h.reason}${h.kind ? ` [${h.kind}]` : ''}`),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -3,6 +3,7 @@ import { assessHealth } from '../health.js';
 import type { Status } from '../status.js';
 import { isFault } from '../health.js';
 import { redactSecrets } from '../secrets.js';
+import { directionNameOfId } from '../words.js';
 
 export interface Problem {
   /** Stable while the problem lasts: `source:binance`, `withheld:BTC>SBERRUB`, `health:failing`… */
@@ -10,7 +11,6 @@ export interface Problem {
   text: string;
 }
 
-const arrow = (id: string) => id.replace('>', '→');
 
 export function currentProblems(status: Status, now: Date): Problem[] {
   const problems: Problem[] = [];
@@ -26,15 +26,15 @@ export function currentProblems(status: Status, now: Date): Problem[] {
     if (!isFault(held.kind)) continue;
     if (held.kind === 'jump') {
       const [from, to] = held.direction.split('>');
-      problems.push({ key: `jump:${held.direction}`, text: `jump held ${arrow(held.direction)}: ${held.reason}; to publish it now: ratefile accept ${from} ${to}` });
+      problems.push({ key: `jump:${held.direction}`, text: `jump held ${directionNameOfId(held.direction)}: ${held.reason}; to publish it now: ratefile accept ${from} ${to}` });
     } else {
-      problems.push({ key: `withheld:${held.direction}`, text: `${arrow(held.direction)} withheld: ${held.reason}` });
+      problems.push({ key: `withheld:${held.direction}`, text: `${directionNameOfId(held.direction)} withheld: ${held.reason}` });
     }
   }
   for (const c of status.competing ?? []) {
     // Both are worth a look: the field is not trusted, or it is cheaper than the floor lets us go.
-    if (c.basis === 'fallback') problems.push({ key: `compete:${c.direction}`, text: `${arrow(c.direction)} at its normal margin: ${c.reason ?? 'the field is not trusted'}` });
-    if (c.basis === 'floor') problems.push({ key: `floor:${c.direction}`, text: `${arrow(c.direction)} pinned at its floor, place ${c.place} (target ${c.target}): ${c.reason ?? 'the field is cheaper'}` });
+    if (c.basis === 'fallback') problems.push({ key: `compete:${c.direction}`, text: `${directionNameOfId(c.direction)} at its normal margin: ${c.reason ?? 'the field is not trusted'}` });
+    if (c.basis === 'floor') problems.push({ key: `floor:${c.direction}`, text: `${directionNameOfId(c.direction)} pinned at its floor, place ${c.place} (target ${c.target}): ${c.reason ?? 'the field is cheaper'}` });
   }
   if (!status.lastBuild.ok) problems.push({ key: 'build', text: `build failing: ${status.lastBuild.error ?? 'unknown error'}` });
   if (status.configError !== undefined) problems.push({ key: 'config', text: `config reload rejected: ${status.configError}` });

@@ -1,4 +1,5 @@
 // What `ratefile check` reports: findings (errors and warnings), each tied to a place in the file and, inside an item, to that item.
+import { directionName } from '../words.js';
 
 /**
  * error: a monitor drops or misreads the item or the file. warning: departs from the written standard, or looks
@@ -59,9 +60,9 @@ export const errorCount = (result: CheckResult): number => result.findings.filte
 export const warningCount = (result: CheckResult): number => result.findings.filter((f) => f.severity === 'warning').length;
 export const passes = (result: CheckResult): boolean => errorCount(result) === 0;
 
-/** `item 3 (BTC→SBERRUB, MSK)`. */
+/** `item 3 (BTC → SBERRUB, MSK)`. */
 export function describeItem(item: ItemRef): string {
-  const direction = item.from !== undefined || item.to !== undefined ? `${item.from ?? '?'}→${item.to ?? '?'}` : undefined;
+  const direction = item.from !== undefined || item.to !== undefined ? directionName(item.from ?? '?', item.to ?? '?') : undefined;
   const parts = [direction, item.city].filter((part): part is string => part !== undefined && part !== '');
   return `item ${item.index}${parts.length > 0 ? ` (${parts.join(', ')})` : ''}`;
 }

@@ -4,6 +4,7 @@ import type { OutputFile } from '../publish.js';
 import { checkExport } from './export.js';
 import type { Finding } from './findings.js';
 import { formatFinding } from './report.js';
+import { plural } from '../words.js';
 
 export interface RefusedFile {
   file: string;
@@ -26,7 +27,7 @@ export function gateFiles(files: readonly OutputFile[], codes?: ReadonlySet<stri
 
 /** The build's failure once the passing files are out: names each refused file and lists its errors. */
 export function refusedError(refused: readonly RefusedFile[]): RatefileError {
-  const names = refused.map((r) => `${r.file} (${r.errors.length} error${r.errors.length === 1 ? '' : 's'})`).join(', ');
+  const names = refused.map((r) => `${r.file} (${plural(r.errors.length, 'error')})`).join(', ');
   const details = refused.flatMap((r) => [...r.errors.slice(0, 10).map((e) => `${r.file}: ${formatFinding(e)}`), ...(r.errors.length > 10 ? [`${r.file}: … and ${r.errors.length - 10} more`] : [])]);
   return new RatefileError('E_RENDER', `not published, failed the export check (last good file kept): ${names}`, { details });
 }

@@ -1,8 +1,8 @@
 // The report of `ratefile check`: readable lines per file, or one JSON document for scripts.
 import { escapeControls } from '../errors.js';
 import { describeItem, errorCount, passes, warningCount, type CheckResult, type Finding } from './findings.js';
+import { plural } from '../words.js';
 
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 export function formatFinding(finding: Finding): string {
   const where = [

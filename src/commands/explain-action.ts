@@ -14,22 +14,9 @@ import { acceptRequests, maintenanceFlag, readGuardState, readPauses } from '../
 import type { CommandContext } from './context.js';
 import { competeLines } from '../compete/explain.js';
 import type { CompeteDetail } from '../compete/price.js';
+import { age, directionName, percent, plural, show } from '../words.js';
 
 const ONE = new Decimal(1);
-/** A long decimal shortened for reading (14 significant digits); exact values are in the item itself. */
-const show = (value: Decimal) => {
-  const short = value.toSignificantDigits(14);
-  return `${formatDecimal(short)}${short.equals(value) ? '' : '…'}`;
-};
-const percent = (fraction: Decimal) => `${formatDecimal(fraction.times(100))}%`;
-function ago(at: Date, time: Date): string {
-  const seconds = Math.round((at.getTime() - time.getTime()) / 1000);
-  if (seconds < 120) return `${seconds} s old`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 120) return `${minutes} min old`;
-  const hours = Math.floor(minutes / 60);
-  return hours < 48 ? `${hours} h ${minutes % 60} min old` : `${Math.floor(hours / 24)} days old`;
-}
 
 /** The direction FROM>TO, also by a code an export publishes in its place (an alias), or a usage error with a hint. */
 export function findDirection(config: Config, from: string, to: string, shownFile = config.file): Direction {
@@ -51,7 +38,7 @@ export function findDirection(config: Config, from: string, to: string, shownFil
       : toThere.length > 0
         ? `directions to ${t} come from ${toThere.join(', ')}`
         : `the config's codes are ${[...config.currencies.keys()].join(', ')}`;
-  throw new RatefileError('E_USAGE', `no direction ${f} → ${t} in ${shownFile}: ${help}`);
+  throw new RatefileError('E_USAGE', `no direction ${directionName(f, t)} in ${shownFile}: ${help}`);
 }
 
 function chooseExports(config: Config, name: string | undefined): ExportTemplate[] {
@@ -81,7 +68,7 @@ function pricingLines(priced: PricedDirection, at: Date, compete?: CompeteDetail
       const { quote } = step;
       const selling = quote.base === asset;
       const price = quote[step.side];
-      lines.push(`  ${quote.pair} from ${quote.source}: bid ${formatDecimal(quote.bid)}, ask ${formatDecimal(quote.ask)}, ${ago(at, quote.time)} (${quote.time.toISOString()})`);
+      lines.push(`  ${quote.pair} from ${quote.source}: bid ${formatDecimal(quote.bid)}, ask ${formatDecimal(quote.ask)}, ${age((at.getTime() - quote.time.getTime()) / 1000)} old (${quote.time.toISOString()})`);
       lines.push(
         selling
           ? `    ${asset} → ${quote.quote}: sell ${quote.base} at the bid, × ${formatDecimal(price)}`
@@ -202,7 +189,7 @@ export async function explainDirection(context: CommandContext, fromCode: string
   const city = options.city?.toUpperCase();
   if (city !== undefined && !direction.cities.includes(city)) {
     const cities = direction.cities.length > 0 ? `its cities are ${direction.cities.join(', ')}` : 'it has no cities';
-    throw new RatefileError('E_USAGE', `${direction.from.code} → ${direction.to.code} has no city ${options.city}: ${cities}`);
+    throw new RatefileError('E_USAGE', `${directionName(direction.from.code, direction.to.code)} has no city ${options.city}: ${cities}`);
   }
   const [guardFile, accepted, maintenance, pauses] = await Promise.all([
     readGuardState(config.stateDir),
@@ -213,8 +200,8 @@ export async function explainDirection(context: CommandContext, fromCode: string
   const at = deps.now();
   const result = await build(config, { now: () => at, fetch: deps.fetch, env: deps.env, guard: { state: guardFile.state, accepted, maintenance, pauses } });
   const { report } = result;
-  const out: string[] = [`${direction.from.code} → ${direction.to.code}: directions[${direction.index}] of ${context.shown(config.file)}, built in memory at ${at.toISOString()}`];
-  out.push(`Sources: ${report.sources.map((s) => `${s.name} (${s.type}) ${s.ok ? `ok, ${s.rows === undefined ? `${s.quotes} quote${s.quotes === 1 ? '' : 's'}` : `feed of ${s.rows} rows`}` : `FAILING: ${s.error ?? 'unknown error'}`}`).join('; ') || 'none asked'}`);
+  const out: string[] = [`${directionName(direction.from.code, direction.to.code)}: directions[${direction.index}] of ${context.shown(config.file)}, built in memory at ${at.toISOString()}`];
+  out.push(`Sources: ${report.sources.map((s) => `${s.name} (${s.type}) ${s.ok ? `ok, ${s.rows === undefined ? plural(s.quotes, 'quote') : `feed of ${s.rows} rows`}` : `FAILING: ${s.error ?? 'unknown error'}`}`).join('; ') || 'none asked'}`);
   const priced = report.priced.find((p) => p.direction.id === direction.id);
   const withheld = report.withheld.find((w) => w.direction.id === direction.id);
   let published = false;

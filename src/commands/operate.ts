@@ -4,6 +4,7 @@ import { escapeControls, RatefileError } from '../errors.js';
 import { mapStrings, redactValue } from '../secrets.js';
 import { checkStateFolder } from '../folders.js';
 import { configOption, type CommandContext } from './context.js';
+import { directionName } from '../words.js';
 
 export function registerOperate(program: Command, context: CommandContext): void {
   const { deps } = context;
@@ -18,19 +19,20 @@ export function registerOperate(program: Command, context: CommandContext): void
       const [{ readStatus }, { requestAccept }] = await Promise.all([import('../cycle.js'), import('../state.js')]);
       const config = await context.load(options.config);
       const id = `${from}>${to}`;
+      const name = directionName(from, to);
       if (!config.directions.some((direction) => direction.id === id)) {
-        throw new RatefileError('E_USAGE', `no direction ${id} in ${context.shown(config.file)}`);
+        throw new RatefileError('E_USAGE', `no direction ${name} in ${context.shown(config.file)}`);
       }
       // A request for a direction that is published would wave through its next jump unseen: refuse it.
       const status = await readStatus(config.stateDir);
       if (status && !status.heldBack.some((held) => held.direction === id)) {
-        deps.stdout.write(`${id} is not held back (last build ${status.lastBuild.at}): nothing to accept\n`);
+        deps.stdout.write(`${name} is not held back (last build ${status.lastBuild.at}): nothing to accept\n`);
         context.setExitCode(1);
         return;
       }
       await checkStateFolder({ key: 'state', path: config.stateDir });
       await requestAccept(config.stateDir, id);
-      deps.stdout.write(`accepted ${id}: the next build publishes its new rate and makes it the reference\n`);
+      deps.stdout.write(`accepted ${name}: the next build publishes its new rate and makes it the reference\n`);
       context.setExitCode(0);
     });
 

@@ -6,6 +6,7 @@ import { checkStateFolder } from '../folders.js';
 import type { Config, Direction } from '../model.js';
 import type { Pause } from '../switches.js';
 import { configOption, type CommandContext } from './context.js';
+import { directionName } from '../words.js';
 
 const durationPattern = /^(\d+)\s?(m|h|d)$/;
 const units: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -35,7 +36,7 @@ function findDirection(config: Config, from: string, to: string, shown: string):
 function checkCity(direction: Direction, city: string | undefined): void {
   if (city === undefined || direction.cities.includes(city)) return;
   const cities = direction.cities.length > 0 ? `its cities are ${direction.cities.join(', ')}` : 'it has no cities';
-  throw new RatefileError('E_USAGE', `${direction.id} has no city ${quoteValue(city)}: ${cities}`);
+  throw new RatefileError('E_USAGE', `${directionName(direction.from.code, direction.to.code)} has no city ${quoteValue(city)}: ${cities}`);
 }
 
 export function registerSwitches(program: Command, context: CommandContext): void {
@@ -71,7 +72,7 @@ export function registerSwitches(program: Command, context: CommandContext): voi
         ...(reason === undefined ? {} : { reason }),
       };
       await writePause(config.stateDir, pause);
-      const what = options.city === undefined ? direction.id : `${direction.id} in ${options.city}`;
+      const what = `${directionName(direction.from.code, direction.to.code)}${options.city === undefined ? '' : ` in ${options.city}`}`;
       deps.stdout.write(`paused ${what}${until ? ` until ${until.toISOString()}` : ''}: the next build withholds it\n`);
       context.setExitCode(0);
     });
@@ -89,7 +90,7 @@ export function registerSwitches(program: Command, context: CommandContext): voi
       checkCity(direction, options.city);
       const { removePauses } = await import('../state.js');
       const removed = await removePauses(config.stateDir, direction.id, options.city);
-      const what = options.city === undefined ? direction.id : `${direction.id} in ${options.city}`;
+      const what = `${directionName(direction.from.code, direction.to.code)}${options.city === undefined ? '' : ` in ${options.city}`}`;
       if (removed === 0) {
         deps.stdout.write(`${what} is not paused: nothing to resume\n`);
         context.setExitCode(1);

@@ -1,8 +1,8 @@
 // `ratefile validate`: load the config and its templates as a build would, fetching nothing; exit 0, or 2 with every problem.
 import type { Command } from 'commander';
 import { configOption, type CommandContext } from './context.js';
+import { plural } from '../words.js';
 
-const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export function registerValidate(program: Command, context: CommandContext): void {
   const { deps, log } = context;
@@ -15,8 +15,8 @@ export function registerValidate(program: Command, context: CommandContext): voi
       const config = await context.load(options.config);
       for (const warning of config.warnings) log.warn(warning);
       deps.stdout.write(
-        `${context.shown(config.file)}: ok — ${count(config.directions.length, 'direction')}, ${count(config.sources.length, 'source')}, ` +
-          `${count(config.exports.length, 'export')} (${config.exports.map((e) => e.file).join(', ')})\n`,
+        `${context.shown(config.file)}: ok — ${plural(config.directions.length, 'direction')}, ${plural(config.sources.length, 'source')}, ` +
+          `${plural(config.exports.length, 'export')} (${config.exports.map((e) => e.file).join(', ')})\n`,
       );
       context.setExitCode(0);
     });

@@ -4,12 +4,8 @@ import { Decimal, formatDecimal } from '../decimal.js';
 import type { Direction } from '../model.js';
 import { compareToRow, rateOf } from './grid.js';
 import type { CityField, CompeteDetail } from './price.js';
+import { percent, show } from '../words.js';
 
-const show = (value: Decimal) => {
-  const short = value.toSignificantDigits(12);
-  return `${formatDecimal(short)}${short.equals(value) ? '' : '…'}`;
-};
-const percent = (fraction: Decimal) => `${formatDecimal(fraction.times(100))}%`;
 const form = (f: { in: Decimal; out: Decimal }) => `${formatDecimal(f.in)}:${formatDecimal(f.out)}`;
 
 /** The rows around where the chosen rate lands (and the rival), each marked counted or why not. */

@@ -7,12 +7,10 @@ import { Decimal, formatDecimal } from '../decimal.js';
 import type { Currency } from '../model.js';
 import type { PublishedRate } from '../pricing.js';
 import type { CompeteRule } from './config.js';
+import { percent, show } from '../words.js';
 import { atOrBelow, beyond, compareForms, compareToRow } from './grid.js';
 
 const ONE = new Decimal(1);
-/** Rates and percentages as reasons word them. */
-export const show = (value: Decimal) => formatDecimal(value.toSignificantDigits(10));
-export const percent = (fraction: Decimal) => `${formatDecimal(fraction.times(100))}%`;
 
 /** One row of the field: counted, or why not. */
 export interface FieldEntry extends RankedCompetitor {

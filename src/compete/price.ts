@@ -9,7 +9,8 @@ import type { QuoteBook } from '../quotes.js';
 import type { CompeteRule } from './config.js';
 import { rateFor, rateOf } from './grid.js';
 import { boundsOf } from './bounds.js';
-import { approxOf, cityField, compareQuick, distrust, percent, placeIn, show, type CityField } from './field.js';
+import { approxOf, cityField, compareQuick, distrust, placeIn, type CityField } from './field.js';
+import { directionName, percent, plural, show } from '../words.js';
 import { limitsAtNeed, standingOf, type Need } from './standing.js';
 
 export type { CityField, FieldEntry } from './field.js';
@@ -46,7 +47,6 @@ export interface CompeteDetail {
   priced?: PricedDirection;
 }
 
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** minReserve in the to currency, or why it cannot be had. */
 function minReserveIn(rule: CompeteRule, priced: PricedDirection, book: QuoteBook): Decimal | string | undefined {
@@ -146,7 +146,7 @@ export function competeDirection(priced: PricedDirection, rule: CompeteRule, sta
   if (!need) {
     // No rows at all is more often a code BestChange spells otherwise than an empty field: say so.
     if (cores.every((core) => core.entries.length === 0)) {
-      return settle(ceilingForm, bounds.ceilingApprox, 'ceiling', `the feed has no rows for ${from.code} → ${to.code}${direction.cities.length > 0 ? ` in ${direction.cities.join(', ')}` : ''} (codes as in bm_cycodes.dat): the ceiling`);
+      return settle(ceilingForm, bounds.ceilingApprox, 'ceiling', `the feed has no rows for ${directionName(from.code, to.code)}${direction.cities.length > 0 ? ` in ${direction.cities.join(', ')}` : ''} (codes as in bm_cycodes.dat): the ceiling`);
     }
     const counted = Math.min(...cores.map((core) => core.counted.length));
     return settle(ceilingForm, bounds.ceilingApprox, 'ceiling', `${plural(counted, 'competitor')} counted, fewer than place ${rule.worst}: the ceiling`);

@@ -7,7 +7,8 @@ import { Decimal } from '../decimal.js';
 import type { Currency, Direction } from '../model.js';
 import { publishedForm, publishedLimits, type LimitTerms, type PublishedLimits, type PublishedRate, type WithheldKind } from '../pricing.js';
 import type { CompeteRule } from './config.js';
-import { approxOf, fieldCore, show, type FieldCore } from './field.js';
+import { approxOf, fieldCore, type FieldCore } from './field.js';
+import { show } from '../words.js';
 import { compareForms, rateFor } from './grid.js';
 
 /** The step that holds the place in every city: the most generous of the cities' needs. */

@@ -5,6 +5,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../model.js';
+import { plural } from '../words.js';
 
 /** How long the config and templates must be left alone before a change to them is read. */
 export const defaultSettleMs = 2_000;
@@ -90,7 +91,7 @@ export function configReloader(configPath: string, load: () => Promise<Config>, 
     const previous = adopted?.config.directions.length;
     if (previous !== undefined && config.directions.length * 2 <= previous) {
       options.warn?.(
-        `config reloaded with ${config.directions.length} direction${config.directions.length === 1 ? '' : 's'}, ${previous} before: ` +
+        `config reloaded with ${plural(config.directions.length, 'direction')}, ${previous} before: ` +
           'half or more are no longer published; if that was not meant, restore the config',
       );
     }

@@ -6,6 +6,7 @@ import { RatefileError } from '../errors.js';
 import { NotRegularFileError, readRegularFile } from '../files.js';
 import { allowedAliasValues, checkAliases, measureData } from './aliases.js';
 import { formatPath, problemsFromIssues, type IssuePath, type Problem } from './problems.js';
+import { plural } from '../words.js';
 
 export interface YamlFile {
   path: string;
@@ -54,7 +55,7 @@ export const MAX_PROBLEMS_SHOWN = 100;
 
 function capped(lines: readonly string[]): string[] {
   const rest = lines.length - MAX_PROBLEMS_SHOWN;
-  return rest > 0 ? [...lines.slice(0, MAX_PROBLEMS_SHOWN), `… and ${rest} more problem${rest === 1 ? '' : 's'}`] : [...lines];
+  return rest > 0 ? [...lines.slice(0, MAX_PROBLEMS_SHOWN), `… and ${plural(rest, 'more problem')}`] : [...lines];
 }
 
 /**
@@ -150,5 +151,5 @@ export function validateYaml<S extends z.ZodType>(file: YamlFile, schema: S): { 
 }
 
 export function configError(label: string, lines: string[]): RatefileError {
-  return new RatefileError('E_CONFIG', `${label}: ${lines.length} problem${lines.length === 1 ? '' : 's'}`, { details: capped(lines) });
+  return new RatefileError('E_CONFIG', `${label}: ${plural(lines.length, 'problem')}`, { details: capped(lines) });
 }

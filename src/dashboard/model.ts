@@ -1,13 +1,13 @@
 // The dashboard's view model: one pure function from the latest build, the status, the history and the clock
 // to everything the page and /dashboard.json show, so the two cannot disagree. Texts are already public (redact.ts).
 import type { BuildReport } from '../build.js';
-import { ageText } from '../freshness.js';
 import { assessHealth, type HealthLevel } from '../health.js';
 import type { ExportTemplate } from '../model.js';
 import type { Status } from '../status.js';
 import { HISTORY_MS, type History } from './history.js';
 import { prepare, type DirectionFacts, type ExportFacts } from './prepare.js';
 import { publicText, type Redaction } from './redact.js';
+import { age, plural } from '../words.js';
 
 export type { DirectionFacts, DirectionState } from './prepare.js';
 
@@ -151,7 +151,7 @@ export function dashboardModel(input: DashboardInput): DashboardView {
       name: source.name,
       type: source.type,
       state: source.ok ? (source.error ? 'fallback' : 'ok') : 'failing',
-      count: `${source.entries} entr${source.entries === 1 ? 'y' : 'ies'}`,
+      count: plural(source.entries, 'entry', 'entries'),
       ...(source.fetchedAt ? { lastSuccessAt: source.fetchedAt.toISOString() } : {}),
       ...(source.error === undefined ? {} : { problem: text(source.error) }),
     })),
@@ -195,13 +195,13 @@ function sourceViews(report: BuildReport, status: Status | undefined, now: Date,
     // None used: all may be held back for their age, so the source's own oldest quote says how it stands.
     const time = oldest.get(source.name) ?? source.quoteTimes?.oldest.getTime();
     const limit = limits.maxAge(source.name);
-    const age = time === undefined ? undefined : now.getTime() - time;
+    const ageMs = time === undefined ? undefined : now.getTime() - time;
     const newest = source.quoteTimes ? now.getTime() - source.quoteTimes.newest.getTime() : undefined;
     // Answering, but with quotes past maxAge: the directions needing them are (or at the next build will be) held back.
-    const stale = source.ok && typeof limit === 'number' && ((age !== undefined && age > limit) || (newest !== undefined && newest > limit));
+    const stale = source.ok && typeof limit === 'number' && ((ageMs !== undefined && ageMs > limit) || (newest !== undefined && newest > limit));
     const staleText = !stale
       ? undefined
-      : `${newest !== undefined && newest > limit ? `every quote is older than maxAge ${ageText(limit)} (the newest is ${ageText(newest)} old)` : `quotes in use are older than maxAge ${ageText(limit)}`}: ${limits.hint(source.name) ?? 'renew them, or raise maxAge'}`;
+      : `${newest !== undefined && newest > limit ? `every quote is older than maxAge ${age(limit / 1000)} (the newest is ${age(newest / 1000)} old)` : `quotes in use are older than maxAge ${age(limit / 1000)}`}: ${limits.hint(source.name) ?? 'renew them, or raise maxAge'}`;
     // The stale summary already says what the quotes dropped for their age have in common; list only the others.
     const dropped = stale ? source.rejected.slice(0, source.rejected.length - (source.staleDropped ?? 0)) : source.rejected;
     const problem = [staleText, source.error, ...dropped.map((r) => `dropped ${r}`)].filter((p): p is string => !!p).join('; ');
@@ -209,11 +209,11 @@ function sourceViews(report: BuildReport, status: Status | undefined, now: Date,
       name: source.name,
       type: source.type,
       state: stale ? 'stale' : source.ok ? 'ok' : source.reused === 'fallback' ? 'fallback' : 'failing',
-      count: source.rows === undefined ? `${source.quotes} quote${source.quotes === 1 ? '' : 's'}` : `${source.rows} rows`,
+      count: source.rows === undefined ? plural(source.quotes, 'quote') : `${source.rows} rows`,
       ...(lastSuccessAt === undefined ? {} : { lastSuccessAt }),
-      ...(age === undefined ? {} : { quoteAgeSeconds: seconds(age) }),
+      ...(ageMs === undefined ? {} : { quoteAgeSeconds: seconds(ageMs) }),
       ...(limit === undefined ? {} : { maxAgeSeconds: limit === null ? null : seconds(limit) }),
-      ...(age !== undefined && typeof limit === 'number' ? { leftSeconds: seconds(limit - age) } : {}),
+      ...(ageMs !== undefined && typeof limit === 'number' ? { leftSeconds: seconds(limit - ageMs) } : {}),
       ...(problem ? { problem: text(problem) } : {}),
     };
   });

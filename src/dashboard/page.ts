@@ -2,15 +2,8 @@
 import { lineChart } from './chart.js';
 import { escapeHtml, html, lines, style, table, type Cell } from './html.js';
 import { ROW_LIMIT, type DashboardView, type DirectionView, type SourceView } from './model.js';
+import { age, ago, directionName, plural } from '../words.js';
 
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
-
-export function age(seconds: number): string {
-  const s = Math.abs(seconds);
-  const text = s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`;
-  return seconds < 0 ? `-${text}` : text;
-}
-const ago = (now: string, iso: string) => `${age(Math.round((Date.parse(now) - Date.parse(iso)) / 1000))} ago`;
 const levelText = { ok: 'OK', degraded: 'DEGRADED', failing: 'FAILING' } as const;
 const stateText = { published: 'published', withheld: 'withheld', hours: 'out of hours', paused: 'paused' } as const;
 
@@ -24,7 +17,7 @@ function buildLine(view: DashboardView): string {
   const { build, now } = view.head;
   if (!build) return '<p class="banner">No build has run yet.</p>';
   const outcome = build.ok ? '<span class="good">ok</span>' : '<span class="bad">FAILED</span>';
-  const parts = [`<p>Last build ${escapeHtml(ago(now, build.at))} (${escapeHtml(build.at)}), ${outcome}, ${build.durationMs} ms.</p>`];
+  const parts = [`<p>Last build ${escapeHtml(ago(build.at, now))} (${escapeHtml(build.at)}), ${outcome}, ${build.durationMs} ms.</p>`];
   if (!build.ok) parts.push(`<p class="banner">The last build failed and the last good files are still published: ${escapeHtml(build.error ?? 'unknown error')}</p>`);
   if (!build.ok && build.shownAt) parts.push(`<p class="muted">Below: the build of ${escapeHtml(build.shownAt)}.</p>`);
   return parts.join('\n');
@@ -45,14 +38,14 @@ function sourcesSection(view: DashboardView): string {
     s.type,
     sourceState(s),
     s.count,
-    s.lastSuccessAt ? ago(view.head.now, s.lastSuccessAt) : 'never',
+    s.lastSuccessAt ? ago(s.lastSuccessAt, view.head.now) : 'never',
     s.quoteAgeSeconds === undefined ? '—' : age(s.quoteAgeSeconds),
     s.maxAgeSeconds === undefined ? '—' : s.maxAgeSeconds === null ? 'off' : age(s.maxAgeSeconds),
     s.leftSeconds === undefined ? '—' : s.leftSeconds < 0 ? html(`<span class="bad">passed ${escapeHtml(age(-s.leftSeconds))} ago</span>`) : age(s.leftSeconds),
     s.problem ?? '',
   ]);
   const table1 = table(['Source', 'Type', 'State', 'Quotes', 'Last success', 'Oldest quote', 'maxAge', 'Left', 'Problem'], rows, { numeric: new Set([3]), caption: 'Quote sources' });
-  const reserves = view.reserveSources.map((s) => [s.name, s.type, sourceState(s), s.count, s.lastSuccessAt ? ago(view.head.now, s.lastSuccessAt) : 'never', s.problem ?? '']);
+  const reserves = view.reserveSources.map((s) => [s.name, s.type, sourceState(s), s.count, s.lastSuccessAt ? ago(s.lastSuccessAt, view.head.now) : 'never', s.problem ?? '']);
   const table2 = reserves.length === 0 ? '' : `\n<h2 id="reserves">Reserve sources</h2>\n${table(['Source', 'Type', 'State', 'Entries', 'Read', 'Problem'], reserves, { numeric: new Set([3]), caption: 'Reserve sources' })}`;
   return `<h2 id="sources">Sources</h2>\n${table1}${table2}`;
 }
@@ -62,7 +55,7 @@ function exportsSection(view: DashboardView): string {
     html(`<a href="${escapeHtml(encodeURIComponent(e.file))}">${escapeHtml(e.file)}</a>${e.primary ? ' <span class="muted">(primary)</span>' : ''}`),
     String(e.items),
     e.bytes === undefined ? '—' : `${(e.bytes / 1024).toFixed(1)} KB`,
-    e.changedAt ? ago(view.head.now, e.changedAt) : '—',
+    e.changedAt ? ago(e.changedAt, view.head.now) : '—',
     e.markup,
     e.description ?? '',
   ]);
@@ -96,8 +89,8 @@ function sparkline(row: DirectionView, view: DashboardView): Cell {
   return html(
     lineChart({
       id: `chart-${row.id.replace(/[^A-Za-z0-9]/g, '-')}`,
-      title: `${row.from} → ${row.to}, last 24 hours`,
-      desc: `Published rate (solid) and market rate (dashed), ${side}; ${row.history.length} change${row.history.length === 1 ? '' : 's'}; now ${lastRate ?? 'not published'}.`,
+      title: `${directionName(row.from, row.to)}, last 24 hours`,
+      desc: `Published rate (solid) and market rate (dashed), ${side}; ${plural(row.history.length, 'change')}; now ${lastRate ?? 'not published'}.`,
       from: view.window.from,
       to: view.window.to,
       width: 160,
@@ -125,9 +118,9 @@ function competeCell(compete: NonNullable<DirectionView['compete']>): Cell {
 
 function directionsSection(view: DashboardView): string {
   const rows = view.directions.map((row) => [
-    lines([`${row.from} → ${row.to}`, ...(row.exports.length > 0 ? [html(`<span class="muted">${escapeHtml(row.exports.join(', '))}</span>`)] : [])]),
+    lines([directionName(row.from, row.to), ...(row.exports.length > 0 ? [html(`<span class="muted">${escapeHtml(row.exports.join(', '))}</span>`)] : [])]),
     stateCell(row),
-    row.rate ? pair(row.rate) : row.lastPublished ? lines(['—', html(`<span class="muted">last published ${escapeHtml(pair(row.lastPublished))}, ${escapeHtml(ago(view.head.now, row.lastPublished.at))}</span>`)]) : '—',
+    row.rate ? pair(row.rate) : row.lastPublished ? lines(['—', html(`<span class="muted">last published ${escapeHtml(pair(row.lastPublished))}, ${escapeHtml(ago(row.lastPublished.at, view.head.now))}</span>`)]) : '—',
     pair(row.market),
     row.margin ?? '—',
     row.compete ? competeCell(row.compete) : '—',
@@ -158,7 +151,7 @@ function historySection(view: DashboardView): string {
     return lineChart({
       id,
       title,
-      desc: `${count} build${count === 1 ? '' : 's'} in the last 24 hours; from ${low} to ${high} ${unit}.`,
+      desc: `${plural(count, 'build')} in the last 24 hours; from ${low} to ${high} ${unit}.`,
       from: view.window.from,
       to: view.window.to,
       width: 480,

@@ -7,6 +7,7 @@ import type { Direction, ExportTemplate } from '../model.js';
 import type { CompeteOutcome, WithheldKind } from '../pricing.js';
 import type { RatePair } from './history.js';
 import { publicText, type Redaction } from './redact.js';
+import { percent, show } from '../words.js';
 
 export type DirectionState = 'published' | 'withheld' | 'hours' | 'paused';
 
@@ -74,7 +75,6 @@ export function orderExports(templates: readonly ExportTemplate[]): ExportTempla
 const cache = new WeakMap<BuildReport, Prepared>();
 const ZERO = new Decimal(0);
 const form = (rate: { in: Decimal; out: Decimal }) => ({ in: formatDecimal(rate.in), out: formatDecimal(rate.out) });
-const percent = (fraction: Decimal) => `${formatDecimal(fraction.times(100))}%`;
 
 export function prepare(report: BuildReport, templates: readonly ExportTemplate[], redaction: Redaction): Prepared {
   const known = cache.get(report);
@@ -222,7 +222,7 @@ function jumpFacts(direction: Direction, report: BuildReport, markup: Decimal): 
  * number); the dashboard names it as the export published it (`9195000 : 1`). Left as it is if the wording moved.
  */
 function inPublishedForm(reason: string, rate: string, shown: { in: string; out: string }): string {
-  return reason.replace(`from the last published ${new Decimal(rate).toSignificantDigits(10).toFixed()}`, `from the last published ${shown.in} : ${shown.out}`);
+  return reason.replace(`from the last published ${show(new Decimal(rate))}`, `from the last published ${shown.in} : ${shown.out}`);
 }
 
 /** A rate the guard state keeps (full precision, internal) as the primary export would publish it. */

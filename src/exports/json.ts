@@ -4,6 +4,7 @@
 import { Decimal, formatDecimal, roundDown, roundUp } from '../decimal.js';
 import { RatefileError } from '../errors.js';
 import type { ExportItem, ExportModel } from './select.js';
+import { directionName } from '../words.js';
 
 const places = 6;
 const step = new Decimal(1).div(new Decimal(10).pow(places));
@@ -87,7 +88,7 @@ export function renderJson(model: ExportModel): Buffer {
     const known = targets.get(to);
     if (known !== undefined) {
       // select.ts writes a direction's cities one after another; anything else would be two directions under one key.
-      if (known !== previous || item.city === undefined) throw new RatefileError('E_RENDER', `${model.file}: cannot render: two directions ${item.from} → ${item.to}`);
+      if (known !== previous || item.city === undefined) throw new RatefileError('E_RENDER', `${model.file}: cannot render: two directions ${directionName(item.from, item.to)}`);
       known.cities.push(item.city);
       continue;
     }

@@ -8,6 +8,7 @@ import { commonOptions } from './options.js';
 import { defineSource, type RawQuote } from './source.js';
 import { readJsonFile } from './syntax.js';
 import { isRecord } from './values.js';
+import { plural } from '../words.js';
 
 const quoteEntry = z.strictObject({
   pair: pairText,
@@ -32,7 +33,7 @@ export const fileSource = defineSource({
     const parsed = quotesFileSchema.safeParse(data, { reportInput: true });
     if (!parsed.success) {
       const problems = problemsFromIssues(parsed.error.issues, quotesFileSchema);
-      throw new RatefileError('E_SOURCE', `${context.name}: ${path}: ${problems.length} problem${problems.length === 1 ? '' : 's'}`, {
+      throw new RatefileError('E_SOURCE', `${context.name}: ${path}: ${plural(problems.length, 'problem')}`, {
         details: problems.map((problem) => `${formatPath(problem.path)}: ${problem.message}`),
       });
     }

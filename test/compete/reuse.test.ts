@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseFeed, type BestChangeFeed } from '../../src/bestchange/feed.js';
 import type { CompeteRule } from '../../src/compete/config.js';
-import { approxOf, compareQuick, distrust, fieldCore, percent, placeIn, placeOf, show, type FieldCore } from '../../src/compete/field.js';
+import { approxOf, compareQuick, distrust, fieldCore, placeIn, placeOf, type FieldCore } from '../../src/compete/field.js';
+import { percent, show } from '../../src/words.js';
 import { compareForms } from '../../src/compete/grid.js';
 import { competeDirections } from '../../src/compete/price.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
