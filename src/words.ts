@@ -28,12 +28,12 @@ export function age(seconds: number): string {
 export const ago = (iso: string, now: Date | string): string => `${age((new Date(now).getTime() - Date.parse(iso)) / 1000)} ago`;
 
 /**
- * A rate or an amount computed for reading (a quotient can have 40 digits): 12 significant digits, "…" when that
- * cut something. Twelve tells apart two rates one published step apart (a step of 0.01 on a rate in the millions is
- * the 9th digit, with room for an inverse rate's) and stays short enough to read; the exact values are in the files.
+ * A rate or an amount computed for reading (a quotient can have 40 digits): 14 significant digits, "…" when that
+ * cut something. Fourteen shows the digit a rounding decides on the rates exchangers publish (a rate in the
+ * millions with its 4 to 8 decimals), so `explain` can be followed step by step; the exact values are in the files.
  */
 export function show(value: Decimal): string {
-  const short = value.toSignificantDigits(12);
+  const short = value.toSignificantDigits(14);
   return `${formatDecimal(short)}${short.equals(value) ? '' : '…'}`;
 }
 

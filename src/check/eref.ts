@@ -1,12 +1,13 @@
 // The rules for one EREF 1.1 <item> (https://docs.bestchange.biz/schema/1.1.xsd): frommin/frommax/tomin/tomax with the legacy
 // minamount/maxamount, fees as a number or N%, <floating minutes= percent=/>, labels as xs:boolean elements, <step> tiers.
 import { labels } from '../config/fields.js';
-import { Decimal, formatDecimal } from '../decimal.js';
+import { Decimal } from '../decimal.js';
 import { closest } from '../config/problems.js';
 import { checkCities, checkCurrency, type Report } from './item.js';
 import { atLeastOne, compare, isOne, isWhole, isZero, paysMoreThan } from './plain.js';
 import type { XmlElement } from './tree.js';
 import { negativeMessage, negativeNumber, numberProblem, rateFormProblem } from './values.js';
+import { show } from '../words.js';
 
 /** The schema sequence as the format's description gives it; labels sit between <floating> and <city>. */
 const order = ['from', 'to', 'in', 'out', 'amount', 'frommin', 'frommax', 'tomin', 'tomax', 'fromfee', 'tofee', 'step', 'delay', 'floating', 'label', 'city', 'minamount', 'maxamount'];
@@ -164,7 +165,7 @@ export function checkErefItem(item: XmlElement, report: Report, codes?: Readonly
   if (tomax !== undefined && reserve !== undefined && compare(tomax, reserve) > 0) report('warning', 'reserve', `<tomax> ${tomax} is more than the reserve ${amount}`, seen.get('tomax'));
   const frommax = values.get('frommax');
   if (frommax !== undefined && inValue !== undefined && outValue !== undefined && reserve !== undefined && !isZero(inValue) && !isZero(outValue) && paysMoreThan(frommax, inValue, outValue, reserve)) {
-    const pays = formatDecimal(new Decimal(frommax).times(new Decimal(outValue)).div(new Decimal(inValue)).toSignificantDigits(12));
+    const pays = show(new Decimal(frommax).times(new Decimal(outValue)).div(new Decimal(inValue)));
     report('warning', 'reserve', `the maximum order ${frommax}${from ? ` ${from}` : ''} pays ${pays}${to ? ` ${to}` : ''}, more than the reserve ${amount}`, seen.get('frommax'));
   }
   const steps = item.children.filter((child) => child.name === 'step');

@@ -8,6 +8,7 @@ import type { ItemRef, Level } from './findings.js';
 import type { XmlElement } from './tree.js';
 import { atLeastOne, compare, isOne, isWhole, isZero, paysMoreThan } from './plain.js';
 import { negativeMessage, negativeNumber, numberProblem, parseFee, parseFloating, parseLimit, rateFormProblem, type Limit } from './values.js';
+import { show } from '../words.js';
 
 const required = ['from', 'to', 'in', 'out', 'amount'] as const;
 /** Elements that may repeat: one limit per unit (the standard's rule for several minimums). */
@@ -258,7 +259,7 @@ function checkConsistency(item: XmlElement, { from, to, numbers, limits }: Value
     }
   }
   if (rate && inValue !== undefined && outValue !== undefined && amount !== undefined && !isZero(amount) && to !== undefined) {
-    const pays = (limit: Limit) => formatDecimal(new Decimal(limit.value).times(new Decimal(outValue).div(new Decimal(inValue))).toSignificantDigits(12));
+    const pays = (limit: Limit) => show(new Decimal(limit.value).times(new Decimal(outValue).div(new Decimal(inValue))));
     const exceeds = (limit: Limit) => paysMoreThan(limit.value, inValue, outValue, amount);
     for (const min of limits.min) {
       if (min.unit === undefined && exceeds(min)) {

@@ -58,12 +58,12 @@ describe('a field no published step can beat: the normal margin, with the reason
     const d = direction(BTC, SBER, 2);
     const { priced, margined, detail } = compete(d, feed);
     expect(priced?.rate).toBe(margined.rate);
-    expect(priced?.compete).toMatchObject({ basis: 'fallback', reason: 'no published rate beats the competitor at place 2, 123456789000000000000000000000000000000: one published step more is lost in rounding: that form would need more than 40 significant digits' });
+    expect(priced?.compete).toMatchObject({ basis: 'fallback', reason: 'no published rate beats the competitor at place 2, 123456789012350000000000000000000000000…: one published step more is lost in rounding: that form would need more than 40 significant digits' });
     // The median of the top five (4,960,000) is trusted: the rival, not the median, is why.
     expect(detail.fields[0]?.median?.toString()).toBe('4960000');
     expect(detail.fields[0]?.needed).toBeUndefined();
     const lines = competeLines(detail, d).join('\n');
-    expect(lines).toMatch(/^ {2}Target: the competitor at place 2 gives 1234567890120{27}…; better by 0%: 1234567890120{27}…; no published rate beats it: one published step more is lost in rounding/m);
+    expect(lines).toMatch(/^ {2}Target: the competitor at place 2 gives 123456789012350{25}…; better by 0%: 123456789012350{25}…; no published rate beats it: one published step more is lost in rounding/m);
     expect(lines).toMatch(/^ {2}NOT TRUSTED: no published rate beats the competitor at place 2, .*; priced at the normal margin 2%: 4900000$/m);
   });
 

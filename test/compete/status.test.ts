@@ -21,15 +21,15 @@ describe('competing directions in health, alerts and status', () => {
     expect(assessHealth(status([holding, floor]), now)).toEqual({ level: 'ok', reasons: [] });
     expect(assessHealth(status([holding, fallback]), now)).toEqual({
       level: 'degraded',
-      reasons: ['1 competing direction priced at the normal margin, the field not trusted: BTC→CASHRUB (feed bc is 200 s old (limit 60 s))'],
+      reasons: ['1 competing direction priced at the normal margin, the field not trusted: BTC → CASHRUB (feed bc is 200 s old (limit 60 s))'],
     });
   });
 
   it('alerts for the normal margin and for the floor, each by direction', () => {
     const problems = currentProblems(status([holding, floor, fallback]), now);
     expect(problems.filter((p) => !p.key.startsWith('health:'))).toEqual([
-      { key: 'floor:SBERRUB>BTC', text: 'SBERRUB→BTC pinned at its floor, place 4 (target 1): the field is cheaper than the floor' },
-      { key: 'compete:BTC>CASHRUB', text: 'BTC→CASHRUB at its normal margin: feed bc is 200 s old (limit 60 s)' },
+      { key: 'floor:SBERRUB>BTC', text: 'SBERRUB → BTC pinned at its floor, place 4 (target 1): the field is cheaper than the floor' },
+      { key: 'compete:BTC>CASHRUB', text: 'BTC → CASHRUB at its normal margin: feed bc is 200 s old (limit 60 s)' },
     ]);
   });
 
@@ -38,9 +38,9 @@ describe('competing directions in health, alerts and status', () => {
     expect(text).toContain(
       [
         'competing on BestChange:',
-        '  BTC>SBERRUB: place 3 of 13 (target 1-3, place)',
-        '  SBERRUB>BTC: place 4 of 10 (target 1, floor): the field is cheaper than the floor',
-        '  BTC>CASHRUB: NORMAL MARGIN (target 2, fallback): feed bc is 200 s old (limit 60 s)',
+        '  BTC → SBERRUB: place 3 of 13 (target 1-3, place)',
+        '  SBERRUB → BTC: place 4 of 10 (target 1, floor): the field is cheaper than the floor',
+        '  BTC → CASHRUB: NORMAL MARGIN (target 2, fallback): feed bc is 200 s old (limit 60 s)',
       ].join('\n'),
     );
   });

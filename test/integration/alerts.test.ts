@@ -142,7 +142,7 @@ describe('alerts', () => {
     expect(telegram.received.map((r) => r.path)).toEqual(Array(2).fill(`/bot${env.TELEGRAM_BOT_TOKEN}/sendMessage`));
     const texts = telegram.received.map((r) => JSON.parse(r.body) as { chat_id: string; text: string });
     expect(texts[0]?.chat_id).toBe(env.TELEGRAM_CHAT_ID);
-    expect(texts[0]?.text).toContain('PROBLEM: BTC→SBERRUB withheld: ');
+    expect(texts[0]?.text).toContain('PROBLEM: BTC → SBERRUB withheld: ');
     expect(texts[0]?.text).toContain('PROBLEM: source backoffice failing: ');
     expect(texts[1]?.text).toContain('RESOLVED: was source backoffice failing');
 

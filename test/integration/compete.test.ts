@@ -130,6 +130,6 @@ describe('ratefile build with compete: directions', () => {
       { direction: 'BTC>SBERRUB', target: '2', place: 0, competitors: 0, basis: 'fallback', reason },
       { direction: 'SBERRUB>CASHUSD', target: '1', place: 0, competitors: 0, basis: 'fallback', reason },
     ]);
-    expect(status.reasons).toContain(`2 competing directions priced at the normal margin, the field not trusted: BTC→SBERRUB (${reason}), SBERRUB→CASHUSD (${reason})`);
+    expect(status.reasons).toContain(`2 competing directions priced at the normal margin, the field not trusted: BTC → SBERRUB (${reason}), SBERRUB → CASHUSD (${reason})`);
   });
 });

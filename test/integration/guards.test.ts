@@ -173,7 +173,7 @@ describe('every direction out: the three files are still valid, empty', () => {
     const { dir } = await project({ 'ratefile.config.yaml': sampleConfig.replace('  margin: 1.5%\n', '  margin: 1.5%\n  hours: "Mon-Fri 09:00-18:00 Europe/Moscow"\n') });
     const result = await ratefile(['build'], dir);
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain('held back BTC>SBERRUB (directions[0]): outside working hours (Mon-Fri 09:00-18:00 Europe/Moscow)');
+    expect(result.stderr).toContain('held back BTC → SBERRUB (directions[0]): outside working hours (Mon-Fri 09:00-18:00 Europe/Moscow)');
     await expectEmptyExports(dir);
   });
 });
@@ -184,14 +184,14 @@ describe('ratefile accept', () => {
     expect((await ratefile(['build'], made.dir)).code).toBe(0);
     await writeQuotes(made, later(30), '1.5');
     const held = await ratefile(['build'], made.dir, later(30));
-    expect(held.stderr).toMatch(/held back BTC>SBERRUB \(directions\[0\]\): rate moved 50% .*\(ratefile accept BTC SBERRUB to publish now\)/);
+    expect(held.stderr).toMatch(/held back BTC → SBERRUB \(directions\[0\]\): rate moved 50% .*\(ratefile accept BTC SBERRUB to publish now\)/);
     expect(await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8')).not.toMatch(/<from>BTC<\/from>/);
 
     const accept = await ratefile(['accept', 'BTC', 'SBERRUB'], made.dir, later(35));
-    expect(accept).toEqual({ code: 0, stdout: 'accepted BTC>SBERRUB: the next build publishes its new rate and makes it the reference\n', stderr: '' });
+    expect(accept).toEqual({ code: 0, stdout: 'accepted BTC → SBERRUB: the next build publishes its new rate and makes it the reference\n', stderr: '' });
     const published = await ratefile(['build'], made.dir, later(60));
     expect(published.stderr).toMatch(/published 3 directions, 1 held back/);
-    expect(published.stderr).toMatch(/held back BTC>USDTTRC20 .*seen on 2 of 3 builds/);
+    expect(published.stderr).toMatch(/held back BTC → USDTTRC20 .*seen on 2 of 3 builds/);
     expect(await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8')).toMatch(/<from>BTC<\/from>\s*<to>SBERRUB<\/to>/);
     expect(await readdir(join(made.dir, '.ratefile', 'accept'))).toEqual([]);
   });
@@ -291,7 +291,7 @@ describe('ratefile status', () => {
       '  reffile.xml: 2 items',
       'published: 3 directions',
       'held back: 1',
-      '  USDTTRC20>CASHRUB: outside working hours (Mon-Fri 09:00-18:00 UTC) [hours]',
+      '  USDTTRC20 → CASHRUB: outside working hours (Mon-Fri 09:00-18:00 UTC) [hours]',
       '',
     ]);
   });

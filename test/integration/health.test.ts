@@ -38,7 +38,7 @@ describe('health under start: a broken quotes file', () => {
     expect(broken.code).toBe(503);
     expect(broken.body.level).toBe('failing');
     expect(broken.body.reasons).toEqual([
-      '4 of 4 directions withheld for a fault: BTC→SBERRUB, BTC→USDTTRC20, SBERRUB→USDTTRC20, USDTTRC20→CASHRUB (more than 25%)',
+      '4 of 4 directions withheld for a fault: BTC → SBERRUB, BTC → USDTTRC20, SBERRUB → USDTTRC20, USDTTRC20 → CASHRUB (more than 25%)',
       'failing source: backoffice',
     ]);
     expect(await headline()).toEqual(['failing', 'FAILING']);

@@ -58,7 +58,7 @@ describe('health counts directions, each once', () => {
     const seen = await look(await project({ 'ratefile.config.yaml': sevenDirections, ...templates(false) }));
     expect(seen.parserfile).toMatch(/<from>BTC<\/from>\s*<to>SBERRUB<\/to>/);
 
-    const reason = '1 direction left out of some exports for a fault: BTC→SBERRUB (affiliatefile.xml, partnerfile.xml, reffile.xml)';
+    const reason = '1 direction left out of some exports for a fault: BTC → SBERRUB (affiliatefile.xml, partnerfile.xml, reffile.xml)';
     expect(seen.healthz.code).toBe(200);
     expect(seen.healthz.body).toMatchObject({ level: 'degraded', reasons: [reason] });
     expect(seen.healthz.body.published).toHaveLength(7);
@@ -69,9 +69,9 @@ describe('health counts directions, each once', () => {
     expect(lines[0]).toBe(`DEGRADED: ${reason}`);
     expect(lines).toContain('published: 7 directions');
     expect(lines).toContain('left out of some exports: 1');
-    expect(lines).toContain('  BTC>SBERRUB: left out of affiliatefile.xml, partnerfile.xml, reffile.xml: minimum 0.05709845 BTC is above the maximum 0.0569 BTC [limits]');
+    expect(lines).toContain('  BTC → SBERRUB: left out of affiliatefile.xml, partnerfile.xml, reffile.xml: minimum 0.05709845 BTC is above the maximum 0.0569 BTC [limits]');
     expect(lines).toContain('held back: 0');
-    expect(seen.status.stdout.match(/BTC>SBERRUB|BTC→SBERRUB/g)).toHaveLength(2); // the headline and its own line
+    expect(seen.status.stdout.match(/BTC → SBERRUB/g)).toHaveLength(2); // the headline and its own line
 
     expect(seen.counts).toMatchObject({ published: 7, withheld: 0 });
     expect(seen.metrics).toMatch(/^ratefile_directions_published 7$/m);
@@ -82,7 +82,7 @@ describe('health counts directions, each once', () => {
     const seen = await look(await project({ 'ratefile.config.yaml': sevenDirections, ...templates(true) }));
     expect(seen.parserfile).not.toMatch(/<from>BTC<\/from>\s*<to>SBERRUB<\/to>/);
 
-    const reason = '1 of 7 directions withheld for a fault: BTC→SBERRUB';
+    const reason = '1 of 7 directions withheld for a fault: BTC → SBERRUB';
     expect(seen.healthz.code).toBe(200);
     expect(seen.healthz.body).toMatchObject({ level: 'degraded', reasons: [reason] });
     expect(seen.healthz.body.published).toHaveLength(6);
@@ -93,7 +93,7 @@ describe('health counts directions, each once', () => {
     expect(lines).toContain('published: 6 directions');
     expect(lines).toContain('held back: 1');
     expect(lines).toContain(
-      '  BTC>SBERRUB: left out of affiliatefile.xml, parserfile.xml, partnerfile.xml, reffile.xml: minimum 0.05709845 BTC is above the maximum 0.0569 BTC [limits]',
+      '  BTC → SBERRUB: left out of affiliatefile.xml, parserfile.xml, partnerfile.xml, reffile.xml: minimum 0.05709845 BTC is above the maximum 0.0569 BTC [limits]',
     );
     expect(lines.some((line) => line.startsWith('left out of some exports'))).toBe(false);
 

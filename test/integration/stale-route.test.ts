@@ -55,7 +55,7 @@ describe('a stale quote is routed around', () => {
     const made = await project(files(', chain: [EUR/USD]'));
     const result = await runRatefile(['build'], made.dir, { now });
     expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toContain('held back CASHEUR>CASHUSD (directions[0]): quote EUR/USD from desk is 3630 s old (limit 300 s)');
+    expect(result.stderr).toContain('held back CASHEUR → CASHUSD (directions[0]): quote EUR/USD from desk is 3630 s old (limit 300 s)');
     const status = JSON.parse((await runRatefile(['status', '--json'], made.dir, { now })).stdout) as { heldBack: { direction: string; kind: string }[] };
     expect(status.heldBack).toEqual([expect.objectContaining({ direction: 'CASHEUR>CASHUSD', kind: 'stale' })]);
   });

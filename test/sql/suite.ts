@@ -172,7 +172,7 @@ export function testSqlSource(dialect: Dialect): void {
     expect(ok.xml).toMatch(/<from>BTC<\/from>\s*<to>SBERRUB<\/to>[\s\S]*?<amount>1234567\.89<\/amount>/);
     const slow = await binary(source(`SELECT code, amount AS reserve FROM ${dialect.slowFrom(30)} WHERE desk = $1`, ', timeout: 1s'));
     expect(slow.code, slow.stderr).toBe(0);
-    expect(slow.stderr).toMatch(/held back BTC>SBERRUB \(directions\[0\]\): reserve of SBERRUB from office: office: \w+ 127\.0\.0\.1:\d+\/backoffice: timed out/);
+    expect(slow.stderr).toMatch(/held back BTC → SBERRUB \(directions\[0\]\): reserve of SBERRUB from office: office: \w+ 127\.0\.0\.1:\d+\/backoffice: timed out/);
     // The query sleeps 30 s: a process still holding its connection would wait for it (or for the server's timeout).
     expect(slow.seconds).toBeLessThan(15);
   });
@@ -187,7 +187,7 @@ export function testSqlSource(dialect: Dialect): void {
     it('an unset variable withholds naming it', async () => {
       const made = await project({ 'ratefile.config.yaml': withReserves(source(mainQuery)) });
       const outcome = await runRatefile(['build'], made.dir);
-      expect(outcome.stderr).toContain('held back BTC>SBERRUB (directions[0]): reserve of SBERRUB from office: office: environment variable RESERVES_DB_URL (the database URL) is not set');
+      expect(outcome.stderr).toContain('held back BTC → SBERRUB (directions[0]): reserve of SBERRUB from office: office: environment variable RESERVES_DB_URL (the database URL) is not set');
     });
   });
 }

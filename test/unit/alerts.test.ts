@@ -37,8 +37,8 @@ describe('currentProblems', () => {
       { direction: 'USDTTRC20>CASHRUB', kind: 'hours', reason: 'outside working hours' },
     ] }), now);
     expect(problems).toEqual([
-      { key: 'health:degraded', text: 'health degraded: 1 of 6 directions withheld for a fault: BTC→SBERRUB' },
-      { key: 'jump:BTC>SBERRUB', text: 'jump held BTC→SBERRUB: rate moved 12% from the last published 9000000; to publish it now: ratefile accept BTC SBERRUB' },
+      { key: 'health:degraded', text: 'health degraded: 1 of 6 directions withheld for a fault: BTC → SBERRUB' },
+      { key: 'jump:BTC>SBERRUB', text: 'jump held BTC → SBERRUB: rate moved 12% from the last published 9000000; to publish it now: ratefile accept BTC SBERRUB' },
     ]);
   });
 

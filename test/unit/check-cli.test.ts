@@ -41,12 +41,12 @@ describe('ratefile check <file>', () => {
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/broken\.xml: 7 items, 2 errors, 4 warnings, FAILS$/);
     expect(lines.slice(1).map((line) => /item (\d) \(([^)]+)\)/.exec(line)?.slice(1, 3).join(' '))).toEqual([
-      '1 BTC→SBERRUB',
-      '2 USDTTRC20→BTC',
-      '3 SBERRUB→TCSBRUB',
-      '4 CARDRUB→USDTTRC20',
-      '5 SBERRUB→BTC',
-      '6 USDTTRC20→CASHRUB, MSK',
+      '1 BTC → SBERRUB',
+      '2 USDTTRC20 → BTC',
+      '3 SBERRUB → TCSBRUB',
+      '4 CARDRUB → USDTTRC20',
+      '5 SBERRUB → BTC',
+      '6 USDTTRC20 → CASHRUB, MSK',
     ]);
   });
 
@@ -72,7 +72,7 @@ describe('ratefile check <file>', () => {
     await write('odd.xml', good.replace('USDTTRC20', 'USDTTRC2O'));
     const result = await runRatefile(['check', 'good.xml', 'odd.xml'], dir);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('odd.xml: 1 item, 1 warning, passes\n  warning line 5:5, item 1 (BTC→USDTTRC2O): unknown currency code "USDTTRC2O" in <to> (closest known: "USDTTRC20")\n');
+    expect(result.stdout).toContain('odd.xml: 1 item, 1 warning, passes\n  warning line 5:5, item 1 (BTC → USDTTRC2O): unknown currency code "USDTTRC2O" in <to> (closest known: "USDTTRC20")\n');
     expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('2 files checked: 0 with errors, 1 with warnings only, 1 clean');
   });
 
@@ -200,7 +200,7 @@ directions:
     expect(status.code).toBe(1);
     expect((JSON.parse(status.stdout) as { lastBuild: { ok: boolean; error: string } }).lastBuild).toMatchObject({
       ok: false,
-      error: expect.stringMatching(/parserfile\.xml \(1 error\).*item 2 \(BTC→SBERRUB\)/) as unknown,
+      error: expect.stringMatching(/parserfile\.xml \(1 error\).*item 2 \(BTC → SBERRUB\)/) as unknown,
     });
   });
 
@@ -208,7 +208,7 @@ directions:
     const { dir } = await project({ 'ratefile.config.yaml': config('0.004') });
     const result = await runRatefile(['build'], dir);
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain('held back BTC>SBERRUB (directions[1]): no reserve of SBERRUB (0.004 at 2 decimals)');
+    expect(result.stderr).toContain('held back BTC → SBERRUB (directions[1]): no reserve of SBERRUB (0.004 at 2 decimals)');
     expect(await readFile(join(dir, 'public', 'parserfile.xml'), 'utf8')).not.toContain('SBERRUB');
   });
 });

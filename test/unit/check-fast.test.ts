@@ -421,10 +421,10 @@ describe('duplicates across the quick test and the full rules', () => {
     expect(traced.cleared).toBe(4);
     expect(traced.result).toStrictEqual(checkExportGeneral(bytes, 'x'));
     expect(traced.result.findings.filter((f) => f.rule === 'duplicate').map((f) => f.message)).toEqual([
-      'duplicate direction: same from and to, without a city, as item 1 (BTC→ETH)',
-      'duplicate direction: same from and to, without a city, as item 1 (BTC→ETH)',
-      'duplicate direction: same from and to and city as item 4 (BTC→CASHRUB, MSK)',
-      'duplicate direction: same from and to, without a city, as item 7 (BTC→XXX)',
+      'duplicate direction: same from and to, without a city, as item 1 (BTC → ETH)',
+      'duplicate direction: same from and to, without a city, as item 1 (BTC → ETH)',
+      'duplicate direction: same from and to and city as item 4 (BTC → CASHRUB, MSK)',
+      'duplicate direction: same from and to, without a city, as item 7 (BTC → XXX)',
     ]);
   });
 });

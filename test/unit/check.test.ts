@@ -72,8 +72,8 @@ describe('ratefile check on a deliberately broken file', () => {
   it('names the item in the readable report', () => {
     const text = formatResult(result);
     expect(text.split('\n')[0]).toBe('broken.xml: 7 items, 6 errors, FAILS');
-    expect(text).toContain('error   line 8:5, item 1 (BTC→SBERRUB): <out> "8942034,1428" has a decimal comma');
-    expect(text).toContain('line 55:5, item 6 (USDTTRC20→CASHRUB, MSK): <out> comes after <amount>');
+    expect(text).toContain('error   line 8:5, item 1 (BTC → SBERRUB): <out> "8942034,1428" has a decimal comma');
+    expect(text).toContain('line 55:5, item 6 (USDTTRC20 → CASHRUB, MSK): <out> comes after <amount>');
     expect(text).not.toContain('item 7');
   });
 });
@@ -216,7 +216,7 @@ describe('the rules of the standard, one by one', () => {
     const duplicates = result.findings.filter((f) => f.rule === 'duplicate');
     expect(duplicates).toHaveLength(1);
     expect(duplicates[0]?.item).toEqual({ index: 3, from: 'BTC', to: 'CASHRUB', city: 'MSK' });
-    expect(duplicates[0]?.message).toBe('duplicate direction: same from and to and city as item 1 (BTC→CASHRUB, MSK)');
+    expect(duplicates[0]?.message).toBe('duplicate direction: same from and to and city as item 1 (BTC → CASHRUB, MSK)');
   });
 
   it('requires <rates> as the root and only <item> inside it', () => {
@@ -232,7 +232,7 @@ describe('the rules of the standard, one by one', () => {
 
   it('describes items with and without their direction', () => {
     expect(describeItem({ index: 4 })).toBe('item 4');
-    expect(describeItem({ index: 2, from: 'BTC' })).toBe('item 2 (BTC→?)');
+    expect(describeItem({ index: 2, from: 'BTC' })).toBe('item 2 (BTC → ?)');
   });
 });
 

@@ -251,7 +251,7 @@ describe('ratefile build with a broken quotes source', () => {
     expect(result.code).toBe(1);
     const lines = logLines(result.stderr);
     expect(lines[0]).toMatch(/^warn source backoffice failed: backoffice: .*quotes\.json: not valid JSON: /);
-    expect(lines).toContain('warn held back BTC>SBERRUB (directions[0]): no quotes lead from BTC to RUB (failing sources: backoffice)');
+    expect(lines).toContain('warn held back BTC → SBERRUB (directions[0]): no quotes lead from BTC to RUB (failing sources: backoffice)');
     expect(lines.at(-1)).toMatch(/^info build: published 0 directions, 4 held back; .*; failing sources: backoffice → public$/);
     for (const file of exportFiles) expect(await readFile(join(dir, 'public', file), 'utf8')).toBe(emptyExport);
   });
@@ -271,7 +271,7 @@ describe('ratefile build with a broken quotes source', () => {
     // Its only quote is malformed: dropped by its index, which leaves the source nothing to give.
     expect(lines[0]).toBe('warn source ethdesk failed: ethdesk: none of its quotes is usable (1 dropped)');
     expect(lines).toContain('warn source ethdesk: dropped quote ETH/USDT: [0].bid: expected a non-negative decimal like "12.5", got "lots"');
-    expect(lines).toContain('warn held back ETH>USDTTRC20 (directions[3]): no quotes lead from ETH to USDT (failing sources: ethdesk)');
+    expect(lines).toContain('warn held back ETH → USDTTRC20 (directions[3]): no quotes lead from ETH to USDT (failing sources: ethdesk)');
     expect(lines.at(-1)).toMatch(/^info build: published 4 directions, 1 held back; .*; failing sources: ethdesk → public$/);
     // The directions that only need the working source are published as usual.
     expect(await readFile(join(dir, 'public', 'parserfile.xml'), 'utf8')).toBe(await sampleSnapshot('parserfile.xml'));

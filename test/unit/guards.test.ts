@@ -15,6 +15,7 @@ import type { Quote } from '../../src/sources/source.js';
 import { GUARD_AT_LAG_MS, readGuardState, requestAccept } from '../../src/state.js';
 import { projectsPerTest, sampleConfig, sampleQuotes, type Project } from '../support/project.js';
 import { random } from '../support/random.js';
+import { show } from '../../src/words.js';
 
 const friday = new Date('2026-11-20T12:00:00Z');
 const saturday = new Date('2026-11-21T12:00:00Z');
@@ -312,7 +313,7 @@ describe('jump guard', () => {
         seen += 1;
         const moved = rate.minus(reference).abs().div(reference).times(100).toDecimalPlaces(2).toFixed();
         expect(reasonOf(result, 'BTC>SBERRUB')).toBe(
-          `rate moved ${moved}% from the last published ${reference.toSignificantDigits(10).toFixed()}; seen on ${seen} of ${confirmBuilds} builds (ratefile accept BTC SBERRUB to publish now)`,
+          `rate moved ${moved}% from the last published ${show(reference)}; seen on ${seen} of ${confirmBuilds} builds (ratefile accept BTC SBERRUB to publish now)`,
         );
         expect(result.state.pending['BTC>SBERRUB']).toEqual({ rate: rate.toString(), builds: seen });
         expect(result.state.published['BTC>SBERRUB']?.rate).toBe(reference.toString());

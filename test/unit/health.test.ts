@@ -25,14 +25,14 @@ describe('assessHealth', () => {
     ['everything published', status(), 'ok', []],
     ['maintenance: ok, and says so', status({ maintenance: true, published: [] }), 'ok', ['maintenance: every export is published empty']],
     ['out of hours is expected, even all of them', status(holding(8, 'hours')), 'ok', []],
-    ['one of eight withheld for a stale quote', status(holding(1, 'stale')), 'degraded', ['1 of 8 directions withheld for a fault: BTC→SBERRUB']],
-    ['two of eight (25%) is not more than 25%', status(holding(2, 'jump')), 'degraded', ['2 of 8 directions withheld for a fault: BTC→SBERRUB, BTC→USDTTRC20']],
+    ['one of eight withheld for a stale quote', status(holding(1, 'stale')), 'degraded', ['1 of 8 directions withheld for a fault: BTC → SBERRUB']],
+    ['two of eight (25%) is not more than 25%', status(holding(2, 'jump')), 'degraded', ['2 of 8 directions withheld for a fault: BTC → SBERRUB, BTC → USDTTRC20']],
     [
       'the issue: 7 of 8 withheld while the source fails',
       status({ ...holding(7, 'stale'), sources: [{ name: 'backoffice', type: 'file', ok: false, quotes: 0 }] }),
       'failing',
       [
-        '7 of 8 directions withheld for a fault: BTC→SBERRUB, BTC→USDTTRC20, SBERRUB→USDTTRC20, USDTTRC20→CASHRUB, ETH→SBERRUB and 2 more (more than 25%)',
+        '7 of 8 directions withheld for a fault: BTC → SBERRUB, BTC → USDTTRC20, SBERRUB → USDTTRC20, USDTTRC20 → CASHRUB, ETH → SBERRUB and 2 more (more than 25%)',
         'failing source: backoffice',
       ],
     ],
@@ -65,7 +65,7 @@ describe('assessHealth', () => {
     const three = status({ leftOut: [leftOut('BTC>SBERRUB', 'limits'), leftOut('BTC>USDTTRC20', 'limits'), leftOut('ETH>SBERRUB', 'limits')] });
     expect(assessHealth(three, now)).toEqual({
       level: 'degraded',
-      reasons: ['3 directions left out of some exports for a fault: BTC→SBERRUB (reffile.xml, affiliatefile.xml), BTC→USDTTRC20 (reffile.xml, affiliatefile.xml), ETH→SBERRUB (reffile.xml, affiliatefile.xml)'],
+      reasons: ['3 directions left out of some exports for a fault: BTC → SBERRUB (reffile.xml, affiliatefile.xml), BTC → USDTTRC20 (reffile.xml, affiliatefile.xml), ETH → SBERRUB (reffile.xml, affiliatefile.xml)'],
     });
     // Left out of an export its format cannot write: the config's doing, like `format` everywhere.
     expect(assessHealth(status({ leftOut: [leftOut('BTC>SBERRUB', 'format')] }), now)).toEqual({ level: 'ok', reasons: [] });
@@ -73,7 +73,7 @@ describe('assessHealth', () => {
     const old = status({ heldBack: ['reffile.xml', 'affiliatefile.xml', 'partnerfile.xml'].map((file) => ({ direction: 'BTC>SBERRUB', kind: 'limits' as const, reason: `${file}: x` })) });
     expect(assessHealth(old, now)).toEqual({ level: 'ok', reasons: [] });
     const twice = status({ published: ids.slice(1), heldBack: [0, 1].map(() => ({ direction: 'BTC>SBERRUB', kind: 'limits' as const, reason: 'x' })) });
-    expect(assessHealth(twice, now)).toEqual({ level: 'degraded', reasons: ['1 of 8 directions withheld for a fault: BTC→SBERRUB'] });
+    expect(assessHealth(twice, now)).toEqual({ level: 'degraded', reasons: ['1 of 8 directions withheld for a fault: BTC → SBERRUB'] });
   });
 
   it('healthy (for old readers) is false only when failing', () => {

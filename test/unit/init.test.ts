@@ -83,7 +83,7 @@ describe('ratefile init', () => {
     // A source that sent a quote too old to use makes the exit code 1 (README, Exit codes; issue 23): files are written all the same.
     expect(build.code, build.stderr).toBe(1);
     expect(build.stderr).toMatch(/source backoffice: dropped quote BTC\/USDT: 36\d s old, past its maxAge of 300 s: not used/);
-    expect(build.stderr).toMatch(/held back BTC>USDTTRC20 \(directions\[0\]\): quote BTC\/USDT from backoffice is 36\d s old \(limit 300 s\)/);
+    expect(build.stderr).toMatch(/held back BTC → USDTTRC20 \(directions\[0\]\): quote BTC\/USDT from backoffice is 36\d s old \(limit 300 s\)/);
     expect(build.stderr).toContain('published 1 direction, 4 held back');
     expect(await readFile(join(cwd, 'public', 'parserfile.xml'), 'utf8')).toContain('<from>SBERRUB</from>\n    <to>TCSBRUB</to>');
   });

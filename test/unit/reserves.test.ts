@@ -77,10 +77,10 @@ describe.each(Object.keys(harnesses))('reserves from a %s source', (kind) => {
     expect(build.code, build.stderr).toBe(0);
     expect(amount).toBeUndefined();
     expect(held).toEqual(reserveHeld(reason));
-    expect(build.stderr).toContain('held back BTC>SBERRUB');
+    expect(build.stderr).toContain('held back BTC → SBERRUB');
     const status = await runRatefile(['status'], made.dir);
     expect(status.code).toBe(1);
-    expect(status.stdout).toMatch(/withheld for a fault: BTC→SBERRUB/);
+    expect(status.stdout).toMatch(/withheld for a fault: BTC → SBERRUB/);
   });
 
   it('enabled: false pauses the directions into that currency (kind paused, not a fault)', async () => {
@@ -98,7 +98,7 @@ describe('an http reserve source that does not answer in time', () => {
     servers.push(server);
     const made = await project({ 'ratefile.config.yaml': withReserves(`{ type: http, url: "${server.url}/api/reserves", timeout: 300ms, retries: 0 }`) });
     const build = await runRatefile(['build'], made.dir, { fetch: globalThis.fetch });
-    expect(build.stderr).toContain('held back BTC>SBERRUB (directions[0]): reserve of SBERRUB from office: office: GET /api/reserves: timed out after 300 ms');
+    expect(build.stderr).toContain('held back BTC → SBERRUB (directions[0]): reserve of SBERRUB from office: office: GET /api/reserves: timed out after 300 ms');
   });
 });
 
@@ -129,7 +129,7 @@ describe('credentials of an http reserve source', () => {
     const made = await project({ 'ratefile.config.yaml': withReserves(`{ type: http, url: "${server.url}/api/reserves", auth: { env: OFFICE_TOKEN } }`) });
     const build = await runRatefile(['build'], made.dir, { fetch: globalThis.fetch });
     expect(server.requests).toEqual([]);
-    expect(build.stderr).toContain('held back BTC>SBERRUB (directions[0]): reserve of SBERRUB from office: office: environment variable OFFICE_TOKEN (the Authorization header) is not set');
+    expect(build.stderr).toContain('held back BTC → SBERRUB (directions[0]): reserve of SBERRUB from office: office: environment variable OFFICE_TOKEN (the Authorization header) is not set');
   });
 });
 
@@ -204,8 +204,8 @@ describe('examples/backoffice.yaml', () => {
     expect(build.code, build.stderr).toBe(0);
     // Its databases are not reachable here (test/sql builds it against real ones): their directions are withheld, saying why.
     expect(build.stderr).toContain('published 4 directions, 2 held back');
-    expect(build.stderr).toContain('held back SBERRUB>USDTERC20 (directions[2]): reserve of USDTERC20 from ledger: ledger: environment variable LEDGER_DB_URL (the database URL) is not set');
-    expect(build.stderr).toContain('held back USDTTRC20>CASHRUB (directions[3]): reserve of CASHRUB from cashdesk: cashdesk: environment variable CASHDESK_DB_URL (the database URL) is not set');
+    expect(build.stderr).toContain('held back SBERRUB → USDTERC20 (directions[2]): reserve of USDTERC20 from ledger: ledger: environment variable LEDGER_DB_URL (the database URL) is not set');
+    expect(build.stderr).toContain('held back USDTTRC20 → CASHRUB (directions[3]): reserve of CASHRUB from cashdesk: cashdesk: environment variable CASHDESK_DB_URL (the database URL) is not set');
     expect(server.requests.map((r) => [r.path, r.headers.authorization])).toEqual([['/api/reserves', token]]);
     const xml = await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8');
     // The same currency from two sources: the direction's own (office) and the currency's (engine).
