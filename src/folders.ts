@@ -3,7 +3,6 @@
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { RatefileError } from './errors.js';
-import { plural } from './words.js';
 
 export interface Folder {
   /** What the operator set it with: `output`, `--out` or `state`. */
@@ -64,6 +63,8 @@ export async function checkFolders(output: Folder, state: Folder): Promise<void>
     if (problem) problems.push(problem);
   }
   if (problems.length > 0) {
+    // words.ts brings decimal.js: loaded only on this path, as commands import this module at startup.
+    const { plural } = await import('./words.js');
     throw new RatefileError('E_CONFIG', `cannot use the output and state folders: ${plural(problems.length, 'problem')}`, {
       details: problems,
     });

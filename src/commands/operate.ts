@@ -4,7 +4,6 @@ import { escapeControls, RatefileError } from '../errors.js';
 import { mapStrings, redactValue } from '../secrets.js';
 import { checkStateFolder } from '../folders.js';
 import { configOption, type CommandContext } from './context.js';
-import { directionName } from '../words.js';
 
 export function registerOperate(program: Command, context: CommandContext): void {
   const { deps } = context;
@@ -16,7 +15,7 @@ export function registerOperate(program: Command, context: CommandContext): void
     .argument('<to>', 'to currency code')
     .addOption(configOption())
     .action(async (from: string, to: string, options: { config: string }) => {
-      const [{ readStatus }, { requestAccept }] = await Promise.all([import('../cycle.js'), import('../state.js')]);
+      const [{ readStatus }, { requestAccept }, { directionName }] = await Promise.all([import('../cycle.js'), import('../state.js'), import('../words.js')]);
       const config = await context.load(options.config);
       const id = `${from}>${to}`;
       const name = directionName(from, to);

@@ -6,7 +6,6 @@ import { checkStateFolder } from '../folders.js';
 import type { Config, Direction } from '../model.js';
 import type { Pause } from '../switches.js';
 import { configOption, type CommandContext } from './context.js';
-import { directionName } from '../words.js';
 
 const durationPattern = /^(\d+)\s?(m|h|d)$/;
 const units: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -33,10 +32,10 @@ function findDirection(config: Config, from: string, to: string, shown: string):
   return direction;
 }
 
-function checkCity(direction: Direction, city: string | undefined): void {
+function checkCity(direction: Direction, name: string, city: string | undefined): void {
   if (city === undefined || direction.cities.includes(city)) return;
   const cities = direction.cities.length > 0 ? `its cities are ${direction.cities.join(', ')}` : 'it has no cities';
-  throw new RatefileError('E_USAGE', `${directionName(direction.from.code, direction.to.code)} has no city ${quoteValue(city)}: ${cities}`);
+  throw new RatefileError('E_USAGE', `${name} has no city ${quoteValue(city)}: ${cities}`);
 }
 
 export function registerSwitches(program: Command, context: CommandContext): void {
@@ -54,7 +53,10 @@ export function registerSwitches(program: Command, context: CommandContext): voi
     .action(async (from: string, to: string, options: { city?: string; until?: string; reason?: string; config: string }) => {
       const config = await context.load(options.config);
       const direction = findDirection(config, from, to, context.shown(config.file));
-      checkCity(direction, options.city);
+      // Loaded with the action, as decimal.js behind it: `--help` stays light (test/integration/startup.test.ts).
+      const { directionName } = await import('../words.js');
+      const name = directionName(direction.from.code, direction.to.code);
+      checkCity(direction, name, options.city);
       const now = deps.now();
       const until = options.until === undefined ? undefined : parseUntil(options.until, now);
       const reason = options.reason?.trim();
@@ -72,7 +74,7 @@ export function registerSwitches(program: Command, context: CommandContext): voi
         ...(reason === undefined ? {} : { reason }),
       };
       await writePause(config.stateDir, pause);
-      const what = `${directionName(direction.from.code, direction.to.code)}${options.city === undefined ? '' : ` in ${options.city}`}`;
+      const what = `${name}${options.city === undefined ? '' : ` in ${options.city}`}`;
       deps.stdout.write(`paused ${what}${until ? ` until ${until.toISOString()}` : ''}: the next build withholds it\n`);
       context.setExitCode(0);
     });
@@ -87,10 +89,12 @@ export function registerSwitches(program: Command, context: CommandContext): voi
     .action(async (from: string, to: string, options: { city?: string; config: string }) => {
       const config = await context.load(options.config);
       const direction = findDirection(config, from, to, context.shown(config.file));
-      checkCity(direction, options.city);
+      const { directionName } = await import('../words.js');
+      const name = directionName(direction.from.code, direction.to.code);
+      checkCity(direction, name, options.city);
       const { removePauses } = await import('../state.js');
       const removed = await removePauses(config.stateDir, direction.id, options.city);
-      const what = `${directionName(direction.from.code, direction.to.code)}${options.city === undefined ? '' : ` in ${options.city}`}`;
+      const what = `${name}${options.city === undefined ? '' : ` in ${options.city}`}`;
       if (removed === 0) {
         deps.stdout.write(`${what} is not paused: nothing to resume\n`);
         context.setExitCode(1);

@@ -1,7 +1,6 @@
 // `ratefile validate`: load the config and its templates as a build would, fetching nothing; exit 0, or 2 with every problem.
 import type { Command } from 'commander';
 import { configOption, type CommandContext } from './context.js';
-import { plural } from '../words.js';
 
 
 export function registerValidate(program: Command, context: CommandContext): void {
@@ -13,6 +12,7 @@ export function registerValidate(program: Command, context: CommandContext): voi
     .action(async (options: { config: string }) => {
       // Problems throw E_CONFIG (exit 2) with every line; warnings do not fail it.
       const config = await context.load(options.config);
+      const { plural } = await import('../words.js');
       for (const warning of config.warnings) log.warn(warning);
       deps.stdout.write(
         `${context.shown(config.file)}: ok — ${plural(config.directions.length, 'direction')}, ${plural(config.sources.length, 'source')}, ` +

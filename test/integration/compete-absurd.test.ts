@@ -65,7 +65,7 @@ const atMargin = [
 
 const unbeatable = (place: number, rate: string) => `no published rate beats the competitor at place ${place}, ${rate}: one published step more is lost in rounding: that form would need more than 40 significant digits`;
 const reasons = {
-  'BTC>SBERRUB': unbeatable(2, '123456789000000000000000000000000000000'),
+  'BTC>SBERRUB': unbeatable(2, '123456789012350000000000000000000000000…'),
   'BTC>USDTTRC20': /^the median of the top 5 competitors, 1000000000000000000000000000000000000000, is [\d.]+% from the market 50000 \(limit 10%\)$/,
   'SBERRUB>USDTTRC20': unbeatable(1, e39),
 };

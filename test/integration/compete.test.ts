@@ -88,7 +88,7 @@ describe('ratefile build with compete: directions', () => {
     ]);
     const text = spawnRatefile(['status'], { cwd: dir });
     await text.exited;
-    expect(text.stdout()).toMatch(/^competing on BestChange:\n {2}BTC>SBERRUB: place 2 of 3 \(target 2, place\)$/m);
+    expect(text.stdout()).toMatch(/^competing on BestChange:\n {2}BTC → SBERRUB: place 2 of 3 \(target 2, place\)$/m);
 
     const explain = spawnRatefile(['explain', 'BTC', 'SBERRUB', '--export', 'parserfile'], { cwd: dir });
     expect((await explain.exited).code, explain.stderr()).toBe(0);

@@ -164,7 +164,7 @@ describe('every direction out: the three files are still valid, empty', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/info build: published 0 directions, 4 held back; affiliatefile\.xml 0 items \(written\)/);
     for (const id of ['BTC>SBERRUB', 'BTC>USDTTRC20', 'SBERRUB>USDTTRC20', 'USDTTRC20>CASHRUB']) {
-      expect(result.stderr).toMatch(new RegExp(`warn held back ${id} \\(directions\\[\\d\\]\\): rate moved \\d+(\\.\\d+)?% from the last published`));
+      expect(result.stderr).toMatch(new RegExp(`warn held back ${id.replace(">", " → ")} \\(directions\\[\\d\\]\\): rate moved \\d+(\\.\\d+)?% from the last published`));
     }
     await expectEmptyExports(made.dir);
   });
@@ -201,13 +201,13 @@ describe('ratefile accept', () => {
     expect((await ratefile(['build'], made.dir)).code).toBe(0);
     const accept = await ratefile(['accept', 'BTC', 'SBERRUB'], made.dir, later(5));
     expect(accept.code).toBe(1);
-    expect(accept.stdout).toMatch(/^BTC>SBERRUB is not held back \(last build .*\): nothing to accept\n$/);
+    expect(accept.stdout).toMatch(/^BTC → SBERRUB is not held back \(last build .*\): nothing to accept\n$/);
     await expect(readdir(join(made.dir, '.ratefile', 'accept'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it.each([
-    [['accept', 'BTC', 'EUR'], /^ratefile: no direction BTC>EUR in ratefile\.config\.yaml\n$/],
-    [['accept', 'SBERRUB', 'BTC'], /^ratefile: no direction SBERRUB>BTC in ratefile\.config\.yaml\n$/],
+    [['accept', 'BTC', 'EUR'], /^ratefile: no direction BTC → EUR in ratefile\.config\.yaml\n$/],
+    [['accept', 'SBERRUB', 'BTC'], /^ratefile: no direction SBERRUB → BTC in ratefile\.config\.yaml\n$/],
     [['accept', 'BTC'], /missing required argument 'to'/],
     [['maintenance', 'maybe'], /^ratefile: expected "on" or "off", got "maybe"\n$/],
     [['maintenance', 'on', '--config', 'nowhere.yaml'], /^ratefile: nowhere\.yaml: file not found\n  create one here with `ratefile init`, or name yours with --config PATH \(or RATEFILE_CONFIG\)\n$/],

@@ -168,7 +168,7 @@ describe('ratefile build --config examples/live.yaml against replayed sources', 
       else if (standIns[down].includes(id)) expect(after.has(id), `${id} published from a stand-in`).toBe(true);
       else {
         expect(after.has(id), `${id} held back`).toBe(false);
-        expect(run.stderr).toMatch(new RegExp(`held back ${id} \\(directions\\[\\d+\\]\\): .*\\(failing sources: ${down}\\)`));
+        expect(run.stderr).toMatch(new RegExp(`held back ${id.replace(">", " → ")} \\(directions\\[\\d+\\]\\): .*\\(failing sources: ${down}\\)`));
       }
     }
     for (const [name, xml] of Object.entries(run.exports)) expect(await xmlErrors(xml, `${name}.xml`)).toEqual([]);

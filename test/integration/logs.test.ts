@@ -29,7 +29,7 @@ describe('quiet logs', () => {
     await service.rebuild();
     await service.rebuild();
 
-    const lines = log.split('\n').filter((line) => line.includes('BTC>SBERRUB'));
+    const lines = log.split('\n').filter((line) => line.includes('BTC → SBERRUB'));
     expect(lines.map((line) => line.replace(/^\S+ /, ''))).toEqual([
       expect.stringMatching(/^warn held back BTC → SBERRUB \(directions\[0\]\): quote BTC\/USDT from backoffice is \d+ s old \(limit 60 s\)$/),
       expect.stringMatching(/^info over: held back BTC → SBERRUB \(directions\[0\]\): quote BTC\/USDT from backoffice is \d+ s old/),
