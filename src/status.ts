@@ -4,7 +4,7 @@ import type { BuildReport } from './build.js';
 import { assessHealth, type Health, type HealthPolicy } from './health.js';
 import type { CompeteOutcome, WithheldKind } from './pricing.js';
 import { redactValue } from './secrets.js';
-import { ago, directionNameOfId, plural } from './words.js';
+import { age, ago, directionNameOfId, plural } from './words.js';
 
 export interface SourceStatus {
   name: string;
@@ -181,7 +181,7 @@ export function formatStatus(status: Status | undefined, now: Date): string {
     ...status.sources.map(
       (s) =>
         `  ${s.name} (${s.type}): ${s.ok ? 'ok' : 'FAILING'}, ${s.rows === undefined ? plural(s.quotes, 'quote') : `feed of ${s.rows} rows`}, last success ${agoOrNever(s.lastSuccessAt, now)}` +
-        `${s.oldestQuoteAgeSeconds === undefined ? '' : `, oldest quote used ${s.oldestQuoteAgeSeconds} s old`}` +
+        `${s.oldestQuoteAgeSeconds === undefined ? '' : `, oldest quote used ${age(s.oldestQuoteAgeSeconds)} old`}` +
         `${s.lastError ? `\n    last error: ${s.lastError}` : ''}`,
     ),
     ...(status.reserveSources && status.reserveSources.length > 0

@@ -4,7 +4,7 @@ import { Decimal, formatDecimal } from '../decimal.js';
 import type { Direction } from '../model.js';
 import { compareToRow, rateOf } from './grid.js';
 import type { CityField, CompeteDetail } from './price.js';
-import { percent, show } from '../words.js';
+import { age, percent, show } from '../words.js';
 
 const form = (f: { in: Decimal; out: Decimal }) => `${formatDecimal(f.in)}:${formatDecimal(f.out)}`;
 
@@ -46,10 +46,10 @@ function fieldLines(field: CityField, detail: CompeteDetail, direction: Directio
 
 export function competeLines(detail: CompeteDetail, direction: Direction): string[] {
   const { rule, outcome } = detail;
-  const age = outcome.feedAgeSeconds === undefined ? 'age unknown' : `${outcome.feedAgeSeconds} s old`;
+  const feedAge = outcome.feedAgeSeconds === undefined ? 'age unknown' : `${age(outcome.feedAgeSeconds)} old`;
   const counted = [rule.ignore.length > 0 ? `ignoring ${rule.ignore.join(', ')}` : undefined, detail.minReserve ? `reserve at least ${show(detail.minReserve)} ${direction.to.code}` : undefined].filter(Boolean);
   const lines = [
-    `Compete on BestChange (feed ${rule.source}, ${age}): hold place ${rule.target}${rule.best === rule.worst ? '' : ` (its worst, ${rule.worst}, is held)`}, step ${percent(rule.step)}${counted.length > 0 ? `; counted: ${counted.join('; ')}` : ''}`,
+    `Compete on BestChange (feed ${rule.source}, ${feedAge}): hold place ${rule.target}${rule.best === rule.worst ? '' : ` (its worst, ${rule.worst}, is held)`}, step ${percent(rule.step)}${counted.length > 0 ? `; counted: ${counted.join('; ')}` : ''}`,
     `  Floor ${percent(rule.floor)}: at most market ${show(detail.market)} × (1 − ${formatDecimal(rule.floor)}) = ${show(detail.floorRate)} → step ${form(detail.floorForm)}`,
     `  Ceiling ${percent(rule.ceiling)}: at least ${show(detail.market)} × (1 − ${formatDecimal(rule.ceiling)}) = ${show(detail.ceilingRate)} → step ${form(detail.ceilingForm)}`,
   ];
