@@ -1,7 +1,7 @@
 // How long a source's quotes stay usable and what renews them, in words: the dashboard's stale sources and the
 // notes `start` logs after its first build, so whoever ran it learns when quotes expire before they do. Pure.
 import type { SourceConfig } from './model.js';
-import type { SourceReport } from './quotes.js';
+import type { SourceReport } from './report.js';
 
 /** 90 → "90 s", 300 → "5 min", 360000 → "100 h", for a person. */
 export function ageText(ms: number): string {

@@ -1,8 +1,7 @@
 // priceDirections: market rate through a chain of quotes, the margin, and the published in:out form. Pure.
 import { Decimal, roundDown, roundUp } from './decimal.js';
 import type { Currency, Direction, Money } from './model.js';
-import type { QuoteBook } from './quotes.js';
-import type { Quote } from './sources/source.js';
+import type { Quote, QuoteBook } from './sources/source.js';
 
 export interface ChainStep {
   pair: string;

@@ -5,12 +5,12 @@
 import type { BestChangeFeed } from '../bestchange/feed.js';
 import { Decimal, formatDecimal } from '../decimal.js';
 import { convertAlong, findChain, publishedForm, publishedLimits, type CompeteOutcome, type PricedDirection, type PublishedRate, type WithheldDirection } from '../pricing.js';
-import type { QuoteBook } from '../quotes.js';
-import type { CompeteRule } from './config.js';
 import { rateFor, rateOf } from './grid.js';
 import { boundsOf } from './bounds.js';
 import { approxOf, cityField, compareQuick, distrust, percent, placeIn, show, type CityField } from './field.js';
 import { limitsAtNeed, standingOf, type Need } from './standing.js';
+import type { QuoteBook } from '../sources/source.js';
+import type { CompeteRule } from '../model.js';
 
 export type { CityField, FieldEntry } from './field.js';
 

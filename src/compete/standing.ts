@@ -4,9 +4,8 @@
 // prices the market-dependent part (floor, ceiling, deviation, place) against it.
 import type { BestChangeFeed } from '../bestchange/feed.js';
 import { Decimal } from '../decimal.js';
-import type { Currency, Direction } from '../model.js';
+import type { CompeteRule, Currency, Direction } from '../model.js';
 import { publishedForm, publishedLimits, type LimitTerms, type PublishedLimits, type PublishedRate, type WithheldKind } from '../pricing.js';
-import type { CompeteRule } from './config.js';
 import { approxOf, fieldCore, show, type FieldCore } from './field.js';
 import { compareForms, rateFor } from './grid.js';
 

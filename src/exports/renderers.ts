@@ -7,7 +7,8 @@ import { renderEref } from './eref.js';
 import type { ExportFormat } from './formats.js';
 import { renderJson } from './json.js';
 import { renderExport } from './render.js';
-import { exportSelector, exportWalker, type ExportModel } from './select.js';
+import { exportSelector, exportWalker } from './select.js';
+import type { ExportModel } from './items.js';
 
 const renderers: Record<ExportFormat, (model: ExportModel) => Buffer> = { classic: renderExport, 'eref-1.1': renderEref, json: renderJson };
 

@@ -4,7 +4,7 @@ import { roundDown, roundUp } from '../decimal.js';
 import type { Direction } from '../model.js';
 import type { WithheldDirection } from '../pricing.js';
 import { checkEntry, type ReserveEntry } from './entry.js';
-import type { ReserveBook } from './fetch.js';
+import type { ReserveBook } from './source.js';
 
 /**
  * The last copy of each direction with a reading put in, and the reading's values as text. The same values give

@@ -5,15 +5,13 @@
 // COMPETE_SEED explores others. And the quick double tests of the place and the deviation agree with the exact ones.
 import { describe, expect, it } from 'vitest';
 import { parseFeed, type BestChangeFeed } from '../../src/bestchange/feed.js';
-import type { CompeteRule } from '../../src/compete/config.js';
 import { approxOf, compareQuick, distrust, fieldCore, percent, placeIn, placeOf, show, type FieldCore } from '../../src/compete/field.js';
 import { compareForms } from '../../src/compete/grid.js';
 import { competeDirections } from '../../src/compete/price.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
-import type { Currency, Direction } from '../../src/model.js';
+import type { CompeteRule, Currency, Direction } from '../../src/model.js';
 import { priceDirection, type PricedDirection, type PublishedRate } from '../../src/pricing.js';
-import type { QuoteBook } from '../../src/quotes.js';
-import type { Quote } from '../../src/sources/source.js';
+import type { Quote, QuoteBook } from '../../src/sources/source.js';
 import { base, dump } from '../support/bestchange.js';
 import { random, type Next } from '../support/random.js';
 

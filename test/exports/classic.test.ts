@@ -10,8 +10,7 @@ import { exportWriter, renderModel } from '../../src/exports/renderers.js';
 import { selectExports } from '../../src/exports/select.js';
 import type { Currency, Direction, ExportTemplate } from '../../src/model.js';
 import { priceDirections, type PricedDirection } from '../../src/pricing.js';
-import type { QuoteBook } from '../../src/quotes.js';
-import type { Quote } from '../../src/sources/source.js';
+import type { Quote, QuoteBook } from '../../src/sources/source.js';
 import { random, type Next } from '../support/random.js';
 import { xmlErrors } from '../support/xml.js';
 
