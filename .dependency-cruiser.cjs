@@ -1,7 +1,7 @@
 // Layers of src/, bottom to top; a module imports only from its own layer or the ones below (AGENTS.md "Layering").
 // Type-only imports count (tsPreCompilationDeps): a type is a dependency like any other.
 const BASE = '^src/((decimal|errors|secrets|hours|files|log|pipes|folders|codes)[.]ts|config/(fields|problems|aliases|defaults|yaml)[.]ts)$';
-const MODEL = '^src/(model[.]ts|exports/(formats|items)[.]ts|alerts/config[.]ts|sources/source[.]ts|reserves/source[.]ts)$';
+const MODEL = '^src/((model|priced)[.]ts|exports/(formats|items)[.]ts|alerts/config[.]ts|sources/source[.]ts|reserves/source[.]ts)$';
 const PURE =
   '^src/((pricing|guards|switches|health|status|report|tally|freshness)[.]ts|reserves/(apply|entry)[.]ts|sources/(values|syntax|options)[.]ts|bestchange/|check/|compete/(?!config[.]ts$)|exports/(?!template[.]ts$))';
 const IO =

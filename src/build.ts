@@ -2,7 +2,7 @@
 // export in turn, returning files before anything is written. docs/pipeline.md describes each step (and cycle.ts's).
 import { emptyGuardState, guardDirections, staleHold, type GuardState } from './guards.js';
 import type { Config, OutputFile } from './model.js';
-import { priceDirections, type WithheldDirection } from './pricing.js';
+import { priceDirections } from './pricing.js';
 import { fetchQuotes, sourceMaxAgeMs, type QuoteCache } from './quotes.js';
 import { exportWriter } from './exports/renderers.js';
 import { applyPauses, type Pause } from './switches.js';
@@ -14,6 +14,7 @@ import type { SourceFeed } from './sources/source.js';
 import { registerConfigSecrets } from './secrets.js';
 import { tallyDirections } from './tally.js';
 import type { BuildReport, ExportLeftOut, SourceReport } from './report.js';
+import type { WithheldDirection } from './priced.js';
 
 /** What the guards remember between builds, and the operator's flags; read and written by the caller. */
 export interface GuardContext {

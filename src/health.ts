@@ -1,8 +1,8 @@
 // Health: is ratefile publishing what it should? ok, degraded or failing, each with its reasons. Pure: the
 // status and the clock in, the level out; computed after every build (kept in the status) and again when read.
 import type { Health, HealthLevel, HealthPolicy } from './model.js';
-import type { WithheldKind } from './pricing.js';
 import type { Status } from './report.js';
+import type { WithheldKind } from './priced.js';
 
 export const defaultHealthPolicy: HealthPolicy = { failAfterPeriods: 3, maxWithheldShare: 0.25 };
 

@@ -4,7 +4,7 @@
 import type { CompeteDetail } from './compete/price.js';
 import type { GuardState } from './guards.js';
 import type { Direction, Health, HealthPolicy } from './model.js';
-import type { CompeteOutcome, PricedDirection, WithheldDirection, WithheldKind } from './pricing.js';
+import type { CompeteOutcome, PricedDirection, WithheldDirection, WithheldKind } from './priced.js';
 
 export interface BuildReport {
   startedAt: Date;

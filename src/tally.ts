@@ -3,9 +3,9 @@
 // never from the list of reasons (which has one entry per export a direction is left out of). Pure.
 import { isFault } from './health.js';
 import type { Direction, ExportTemplate } from './model.js';
-import type { PricedDirection, WithheldDirection, WithheldKind } from './pricing.js';
 import { selects } from './exports/select.js';
 import type { DirectionTally, ExportLeftOut, ExportOmission } from './report.js';
+import type { PricedDirection, WithheldDirection, WithheldKind } from './priced.js';
 
 /** The omissions of one direction as one reason: files with the same reason share a clause. */
 function omissionReason(entries: readonly { file: string; reason: string }[]): string {

@@ -4,9 +4,9 @@
 // and about half the competing directions of a large config share one with another.
 import { Decimal } from '../decimal.js';
 import type { CompeteRule, Currency } from '../model.js';
-import type { PublishedRate } from '../pricing.js';
 import { approxOf, compareQuick } from './field.js';
 import { atOrAbove, atOrBelow } from './grid.js';
+import type { PublishedRate } from '../priced.js';
 
 export interface Bounds {
   floorRate: Decimal;

@@ -5,8 +5,8 @@
 import { competitors, type BestChangeFeed, type CompetitorRow, type RankedCompetitor } from '../bestchange/feed.js';
 import { Decimal, formatDecimal } from '../decimal.js';
 import type { CompeteRule, Currency } from '../model.js';
-import type { PublishedRate } from '../pricing.js';
 import { atOrBelow, beyond, compareForms, compareToRow } from './grid.js';
+import type { PublishedRate } from '../priced.js';
 
 const ONE = new Decimal(1);
 /** Rates and percentages as reasons word them. */

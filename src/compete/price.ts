@@ -4,13 +4,14 @@
 // and the floor; when the field is not trusted (no feed, too old, too far from the market) the normal margin.
 import type { BestChangeFeed } from '../bestchange/feed.js';
 import { Decimal, formatDecimal } from '../decimal.js';
-import { convertAlong, findChain, publishedForm, publishedLimits, type CompeteOutcome, type PricedDirection, type PublishedRate, type WithheldDirection } from '../pricing.js';
+import { convertAlong, findChain, publishedForm, publishedLimits } from '../pricing.js';
 import { rateFor, rateOf } from './grid.js';
 import { boundsOf } from './bounds.js';
 import { approxOf, cityField, compareQuick, distrust, percent, placeIn, show, type CityField } from './field.js';
 import { limitsAtNeed, standingOf, type Need } from './standing.js';
 import type { QuoteBook } from '../sources/source.js';
 import type { CompeteRule } from '../model.js';
+import type { CompeteOutcome, PricedDirection, PublishedRate, WithheldDirection } from '../priced.js';
 
 export type { CityField, FieldEntry } from './field.js';
 

@@ -3,11 +3,11 @@
 import { Decimal, formatDecimal } from '../decimal.js';
 import { exportRate, formatFee, formatFloating, selectExports } from '../exports/select.js';
 import type { Direction, ExportTemplate } from '../model.js';
-import type { CompeteOutcome, WithheldKind } from '../pricing.js';
 import type { RatePair } from './history.js';
 import { publicText, type Redaction } from './redact.js';
 import type { BuildReport } from '../report.js';
 import type { ExportItem } from '../exports/items.js';
+import type { CompeteOutcome, WithheldKind } from '../priced.js';
 
 export type DirectionState = 'published' | 'withheld' | 'hours' | 'paused';
 

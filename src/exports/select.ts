@@ -5,7 +5,8 @@ import { tierLadder, type LadderStep } from './tiers.js';
 import type { ExportFormat } from './formats.js';
 import type { ExportItem, ExportModel } from './items.js';
 import { formatRefusal, sideFee } from './refusals.js';
-import { publishedForm, publishedLimits, publishedRate, type PricedDirection, type PublishedLimits, type PublishedRate, type WithheldDirection, type WithheldKind } from '../pricing.js';
+import { publishedForm, publishedLimits, publishedRate } from '../pricing.js';
+import type { PricedDirection, PublishedLimits, PublishedRate, WithheldDirection, WithheldKind } from '../priced.js';
 
 /** An export as selected: its model, and the directions left out of it alone because their limits fail at its rate. */
 export interface ExportSelection extends ExportModel {

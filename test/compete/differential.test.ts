@@ -6,10 +6,11 @@ import { parseFeed } from '../../src/bestchange/feed.js';
 import { competeDirections } from '../../src/compete/price.js';
 import { Decimal } from '../../src/decimal.js';
 import type { CompeteRule, Currency, Direction } from '../../src/model.js';
-import { priceDirection, publishedRate, type PublishedRate } from '../../src/pricing.js';
+import { priceDirection, publishedRate } from '../../src/pricing.js';
 import { base, dump } from '../support/bestchange.js';
 import { random } from '../support/random.js';
 import type { QuoteBook } from '../../src/sources/source.js';
+import type { PublishedRate } from '../../src/priced.js';
 
 const seed = Number(process.env.COMPETE_SEED ?? 1313);
 const ONE = new Decimal(1);

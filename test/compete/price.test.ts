@@ -6,10 +6,11 @@ import { parseFeed, type BestChangeFeed } from '../../src/bestchange/feed.js';
 import { competeDirections, type FeedState } from '../../src/compete/price.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
 import type { CompeteRule, Currency, Direction } from '../../src/model.js';
-import { priceDirection, publishedRate, type PricedDirection } from '../../src/pricing.js';
+import { priceDirection, publishedRate } from '../../src/pricing.js';
 import type { Quote, QuoteBook } from '../../src/sources/source.js';
 import { competeRule } from '../support/compete.js';
 import { base, competeDump, dump } from '../support/bestchange.js';
+import type { PricedDirection } from '../../src/priced.js';
 
 const time = new Date('2026-11-21T12:00:00Z');
 

@@ -10,10 +10,11 @@ import { compareForms } from '../../src/compete/grid.js';
 import { competeDirections } from '../../src/compete/price.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
 import type { CompeteRule, Currency, Direction } from '../../src/model.js';
-import { priceDirection, type PricedDirection, type PublishedRate } from '../../src/pricing.js';
+import { priceDirection } from '../../src/pricing.js';
 import type { Quote, QuoteBook } from '../../src/sources/source.js';
 import { base, dump } from '../support/bestchange.js';
 import { random, type Next } from '../support/random.js';
+import type { PricedDirection, PublishedRate } from '../../src/priced.js';
 
 const seed = Number(process.env.COMPETE_SEED ?? 2718);
 const ONE = new Decimal(1);
