@@ -129,6 +129,7 @@ export interface Config {
   warnings: string[];
 }
 
+// Health levels and the `health:` thresholds: types here, the assessment in health.ts.
 export type HealthLevel = 'ok' | 'degraded' | 'failing';
 
 export interface Health {
@@ -170,6 +171,7 @@ export interface CompeteRule {
   minReserve?: Money;
 }
 
+/** One export file as a build returns it, before anything writes it (publish.ts, the S3 upload, the check gate). */
 export interface OutputFile {
   /** File name inside the output folder, e.g. `parserfile.xml`. */
   file: string;

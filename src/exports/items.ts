@@ -1,5 +1,5 @@
-// What an export holds once selected: its items, every value already the exact text to publish. Every renderer
-// and the refusals read these; the selection (select.ts) makes them.
+// What an export holds once selected: its items, every value already the exact text to publish. The selection
+// (select.ts) makes them; the renderers, the checker and the dashboard read them.
 import type { ExportFormat } from './formats.js';
 
 /** One `<item>` of an export: every value already the exact text to publish. Optional fields only when set. */
