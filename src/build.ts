@@ -1,19 +1,20 @@
 // build: fetch quotes and reserves, then pauses → reserves → price → compete → guards → select and render each
 // export in turn, returning files before anything is written. docs/pipeline.md describes each step (and cycle.ts's).
 import { emptyGuardState, guardDirections, staleHold, type GuardState } from './guards.js';
-import type { Config } from './model.js';
-import { priceDirections, type PricedDirection, type WithheldDirection } from './pricing.js';
-import { fetchQuotes, sourceMaxAgeMs, type QuoteCache, type SourceReport } from './quotes.js';
+import type { Config, OutputFile } from './model.js';
+import { priceDirections } from './pricing.js';
+import { fetchQuotes, sourceMaxAgeMs, type QuoteCache } from './quotes.js';
 import { exportWriter } from './exports/renderers.js';
-import type { OutputFile } from './publish.js';
 import { applyPauses, type Pause } from './switches.js';
 import { applyReserves } from './reserves/apply.js';
-import { fetchReserves, type ReserveCache, type ReserveReport } from './reserves/fetch.js';
-import { competeDirections, type CompeteDetail, type FeedState } from './compete/price.js';
+import { fetchReserves, type ReserveCache } from './reserves/fetch.js';
+import { competeDirections, type FeedState } from './compete/price.js';
 import { bestChangeFeed } from './sources/bestchange.js';
 import type { SourceFeed } from './sources/source.js';
 import { registerConfigSecrets } from './secrets.js';
-import { tallyDirections, type DirectionTally, type ExportLeftOut } from './tally.js';
+import { tallyDirections } from './tally.js';
+import type { BuildReport, ExportLeftOut, SourceReport } from './report.js';
+import type { WithheldDirection } from './priced.js';
 
 /** What the guards remember between builds, and the operator's flags; read and written by the caller. */
 export interface GuardContext {
@@ -38,32 +39,6 @@ export interface BuildDeps {
   quoteCache?: QuoteCache;
   /** Last good back-office reserves kept across builds (the service's); absent: every reserve source is read. */
   reserveCache?: ReserveCache;
-}
-
-export interface BuildReport {
-  startedAt: Date;
-  /** True when the build published empty exports for maintenance. */
-  maintenance: boolean;
-  sources: SourceReport[];
-  /** The reserve sources read for this build. */
-  reserves: ReserveReport[];
-  /** Directions priced and published. */
-  priced: PricedDirection[];
-  /** Directions held back, each with the reason; one entry per export a direction is left out of alone (its reason names the file). */
-  withheld: WithheldDirection[];
-  /** Each direction counted once: published by some export, withheld from all, or left out of some exports only. */
-  directions: DirectionTally;
-  /** How each direction with a `compete:` block was priced against its field, by direction id (for `explain`). */
-  competition?: ReadonlyMap<string, CompeteDetail>;
-  exports: { name: string; file: string; items: number }[];
-  /** Guard state after this build, for the caller to keep if it publishes. */
-  guardState: GuardState;
-  /** Accept requests this build used up. */
-  acceptedUsed: string[];
-  /** The currency codes of the BestChange feeds this build read (bm_cycodes.dat): known besides the shipped list. */
-  liveCodes?: ReadonlySet<string>;
-  /** Milliseconds per phase: fetching quotes, pricing with guards, selecting and rendering. */
-  timings: { fetchMs: number; priceMs: number; renderMs: number };
 }
 
 export interface BuildResult {

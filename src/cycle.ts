@@ -2,7 +2,6 @@
 // keep the state and status, and a one-line summary.
 import { build, type BuildDeps, type BuildResult } from './build.js';
 import { gateFiles, refusedError } from './check/gate.js';
-import { writeLiveCodes } from './codes.js';
 import { describeError, RatefileError } from './errors.js';
 import { s3Publisher, uploadProblems, type UploadResult } from './hosting/s3.js';
 import type { Config } from './model.js';
@@ -19,7 +18,9 @@ import {
   writePublishedExports,
   writeStatusFile,
 } from './state.js';
-import { failedStatus, successStatus, type Status, type StatusContext } from './status.js';
+import { failedStatus, successStatus, type StatusContext } from './status.js';
+import { writeLiveCodes } from './live-codes.js';
+import type { Status } from './report.js';
 import { directionName, plural } from './words.js';
 
 export interface CycleResult {

@@ -1,7 +1,8 @@
 // How long a source's quotes stay usable and what renews them, in words: the dashboard's stale sources and the
 // notes `start` logs after its first build, so whoever ran it learns when quotes expire before they do. Pure.
 import type { SourceConfig } from './model.js';
-import type { SourceReport } from './quotes.js';
+import type { SourceReport } from './report.js';
+
 import { age } from './words.js';
 
 const filePath = (source: SourceConfig): string | undefined => (source.type === 'file' && typeof source.options.path === 'string' ? source.options.path : undefined);

@@ -2,8 +2,9 @@
 import { Decimal } from './decimal.js';
 import { isOpen, type HoursWindow } from './hours.js';
 import type { Config } from './model.js';
-import { priceDirection, type ChainStep, type PricedDirection, type WithheldDirection, type WithheldKind } from './pricing.js';
-import type { QuoteBook } from './quotes.js';
+import { priceDirection } from './pricing.js';
+import type { QuoteBook } from './sources/source.js';
+import type { ChainStep, PricedDirection, WithheldDirection, WithheldKind } from './priced.js';
 import { percent, show } from './words.js';
 
 /** Kept between builds (and restarts): the last published rate of each direction and jumps being confirmed. */

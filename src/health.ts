@@ -1,24 +1,9 @@
 // Health: is ratefile publishing what it should? ok, degraded or failing, each with its reasons. Pure: the
 // status and the clock in, the level out; computed after every build (kept in the status) and again when read.
-import type { WithheldKind } from './pricing.js';
-import type { Status } from './status.js';
+import type { Health, HealthLevel, HealthPolicy } from './model.js';
+import type { Status } from './report.js';
+import type { WithheldKind } from './priced.js';
 import { directionNameOfId, plural } from './words.js';
-
-export type HealthLevel = 'ok' | 'degraded' | 'failing';
-
-export interface Health {
-  level: HealthLevel;
-  /** Why the level is not ok (and notes such as maintenance); empty when all is well. */
-  reasons: string[];
-}
-
-/** The `health:` block of the config, normalized. */
-export interface HealthPolicy {
-  /** Failing when the last successful build is older than this many schedule periods. */
-  failAfterPeriods: number;
-  /** Failing when more than this share (0..1) of the directions that should be published are withheld for a fault. */
-  maxWithheldShare: number;
-}
 
 export const defaultHealthPolicy: HealthPolicy = { failAfterPeriods: 3, maxWithheldShare: 0.25 };
 

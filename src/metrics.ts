@@ -3,8 +3,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { CycleResult } from './cycle.js';
-import { assessHealth, type HealthLevel } from './health.js';
-import type { Status } from './status.js';
+import { assessHealth } from './health.js';
+import type { HealthLevel } from './model.js';
+import type { Status } from './report.js';
 
 const levels: readonly HealthLevel[] = ['ok', 'degraded', 'failing'];
 

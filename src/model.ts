@@ -2,9 +2,7 @@
 import type { Decimal } from './decimal.js';
 import type { Label } from './config/fields.js';
 import type { HoursWindow } from './hours.js';
-import type { HealthPolicy } from './health.js';
 import type { AlertsConfig } from './alerts/config.js';
-import type { CompeteRule } from './compete/config.js';
 import type { ExportFormat } from './exports/formats.js';
 
 export interface Currency {
@@ -129,4 +127,53 @@ export interface Config {
   publish: PublishTargets;
   /** Things worth an operator's look that do not stop a build (unknown monitor codes). */
   warnings: string[];
+}
+
+// Health levels and the `health:` thresholds: types here, the assessment in health.ts.
+export type HealthLevel = 'ok' | 'degraded' | 'failing';
+
+export interface Health {
+  level: HealthLevel;
+  /** Why the level is not ok (and notes such as maintenance); empty when all is well. */
+  reasons: string[];
+}
+
+/** The `health:` block of the config, normalized. */
+export interface HealthPolicy {
+  /** Failing when the last successful build is older than this many schedule periods. */
+  failAfterPeriods: number;
+  /** Failing when more than this share (0..1) of the directions that should be published are withheld for a fault. */
+  maxWithheldShare: number;
+}
+
+/** A direction's compete rule, normalized. Fractions: "0.5%" → 0.005. */
+export interface CompeteRule {
+  /** Name of the `bestchange` source whose feed is the field. */
+  source: string;
+  /** As configured: "3" or "1-3". */
+  target: string;
+  /** The best and the worst place of the range (equal for a single place); the worst is the one held. */
+  best: number;
+  worst: number;
+  /** How much better (relative) than the competitor at the place; 0: by the smallest published step. */
+  step: Decimal;
+  /** Least margin: the rate is never more generous than market × (1 − floor). */
+  floor: Decimal;
+  /** Most margin: the rate is never less generous than market × (1 − ceiling). */
+  ceiling: Decimal;
+  /** The field is not trusted when the median of its top five is further than this from the market. */
+  deviation: Decimal;
+  /** Ignored exchangers as configured (for messages); and their names in lower case, and ids. */
+  ignore: readonly string[];
+  ignoreNames: ReadonlySet<string>;
+  ignoreIds: ReadonlySet<number>;
+  /** Competitors with a smaller reserve do not count; in the direction's to asset or converted through the quotes. */
+  minReserve?: Money;
+}
+
+/** One export file as a build returns it, before anything writes it (publish.ts, the S3 upload, the check gate). */
+export interface OutputFile {
+  /** File name inside the output folder, e.g. `parserfile.xml`. */
+  file: string;
+  bytes: Buffer;
 }

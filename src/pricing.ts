@@ -1,62 +1,8 @@
 // priceDirections: market rate through a chain of quotes, the margin, and the published in:out form. Pure.
 import { Decimal, roundDown, roundUp } from './decimal.js';
 import type { Currency, Direction, Money } from './model.js';
-import type { QuoteBook } from './quotes.js';
-import type { Quote } from './sources/source.js';
-
-export interface ChainStep {
-  pair: string;
-  /** Which side of the quote was used: `bid` when selling the base, `ask` when buying it. */
-  side: 'bid' | 'ask';
-  quote: Quote;
-}
-
-export interface PricedDirection {
-  direction: Direction;
-  steps: ChainStep[];
-  /** Units of the to asset per unit of the from asset, at the market, sides worse for the client. */
-  market: Decimal;
-  /** The market rate after the direction's margin. */
-  rate: Decimal;
-  /** What the limits are made of; each export publishes them at its own published rate (see publishedLimits). */
-  terms: LimitTerms;
-  /** Limits in the from currency as published at the rate without markup: `min` rounded up, `max` capped by the reserve and rounded down. */
-  min?: Decimal;
-  max: Decimal;
-  /** Rates of the direction's amount tiers (`tiers:`), in their order: the same market after each tier's margin. */
-  tierRates?: Decimal[];
-  /** Set for a direction with a `compete:` block: how it stands against BestChange's field. */
-  compete?: CompeteOutcome;
-}
-
-/** How a direction with a `compete:` block was priced against the competitors of a `bestchange` feed. */
-export interface CompeteOutcome {
-  /** The place configured to hold: "3", or "1-3" for anywhere in that range. */
-  target: string;
-  /** The place the published rate gets among the counted competitors (1 = best for the client; a tie ranks behind); 0 with no feed. */
-  place: number;
-  /** Competitors counted (after `ignore` and `minReserve`). */
-  competitors: number;
-  /** What set the rate: holding the place, clamped at the floor or ceiling, or the normal margin when the field is not trusted. */
-  basis: 'place' | 'floor' | 'ceiling' | 'fallback';
-  /** Why the rate is not simply the place's: the fallback's cause, or the clamp. */
-  reason?: string;
-  /** Age of the feed in seconds at the build. */
-  feedAgeSeconds?: number;
-}
-
-/**
- * Why a direction is held back, as a kind health and alerts can count: `hours` (and a later `paused`) are
- * expected; every other kind is a fault. `reserve` is kept for reserves read from a source. `format`: left out
- * of one export whose format cannot say something it has (a minfee in EREF 1.1), expected as the config is.
- */
-export type WithheldKind = 'quote' | 'stale' | 'sanity' | 'jump' | 'limits' | 'reserve' | 'hours' | 'paused' | 'format';
-
-export interface WithheldDirection {
-  direction: Direction;
-  kind: WithheldKind;
-  reason: string;
-}
+import type { ChainStep, LimitTerms, PricedDirection, PublishedLimits, PublishedRate, WithheldDirection, WithheldKind } from './priced.js';
+import type { Quote, QuoteBook } from './sources/source.js';
 
 type Graph = Map<string, { pair: string; next: string }[]>;
 
@@ -355,22 +301,6 @@ function marginRate(converted: { factor: Decimal }, direction: Direction): Decim
   return marginRates.get(converted, margin) ?? marginRates.set(converted, margin, converted.factor.times(keep));
 }
 
-/**
- * A direction's limits before any published rate: what every export's `<minamount>`/`<maxamount>` are made
- * of. A limit in the to asset (and the reserve) becomes an amount of the from asset only at the rate an
- * export publishes, since that is the rate a client is paid at; the rest does not depend on the rate.
- */
-export interface LimitTerms {
-  /** The reserve as published in `<amount>` (rounded down to the to currency's precision): no order may be paid more. */
-  amount: Decimal;
-  /** A limit set in the from asset, or in a third asset converted through the quote book; unrounded. */
-  minFrom?: Decimal;
-  maxFrom?: Decimal;
-  /** A limit set in the to asset, in to units. */
-  minTo?: Decimal;
-  maxTo?: Decimal;
-}
-
 /** Terms per quote book and everything else they depend on (the direction's limits key): shared by directions alike. */
 const sharedTerms = new WeakMap<QuoteBook, Map<string, LimitTerms>>();
 
@@ -398,9 +328,6 @@ function termsOf(direction: Direction, book: QuoteBook): LimitTerms | { reason: 
   return terms;
 }
 
-/** A rate in its published form: `in` of the from currency buys `out` of the to currency. */
-export type PublishedRate = { in: Decimal; out: Decimal };
-
 /** Published forms per rate object and rate precisions: directions sharing a rate share its form, and the limits at it. */
 const publishedForms = new Memo<Decimal, number, PublishedRate>();
 
@@ -410,8 +337,6 @@ export function publishedForm(rate: Decimal, from: Currency, to: Currency): Publ
   const key = from.ratePrecision * 32 + to.ratePrecision;
   return publishedForms.get(rate, key) ?? publishedForms.set(rate, key, publishedRate(rate, from, to));
 }
-
-export type PublishedLimits = { min?: Decimal; max: Decimal };
 
 /**
  * Published limits per published rate and terms (terms are shared per limits key, which names the from

@@ -9,15 +9,10 @@ import { promisify } from 'node:util';
 import { exportFileName } from './exports/formats.js';
 import { brotliCompress, constants, createBrotliDecompress, createGunzip, gzip } from 'node:zlib';
 import { RatefileError } from './errors.js';
+import type { OutputFile } from './model.js';
 
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
-
-export interface OutputFile {
-  /** File name inside the output folder, e.g. `parserfile.xml`. */
-  file: string;
-  bytes: Buffer;
-}
 
 export interface PublishResult {
   written: string[];

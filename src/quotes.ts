@@ -6,41 +6,12 @@ import { describeError, RatefileError } from './errors.js';
 import type { SourceConfig } from './model.js';
 import { SourceError, baseUrlVariable } from './sources/http.js';
 import { sourceDefinition } from './sources/index.js';
-import type { Quote, RawQuote, SourceContext, SourceDefinition, SourceFeed } from './sources/source.js';
+import type { Quote, QuoteBook, RawQuote, SourceContext, SourceDefinition, SourceFeed } from './sources/source.js';
+import type { SourceReport } from './report.js';
 import { priceLengthProblem, shown } from './sources/values.js';
 import { QuoteCache, type CacheEntry } from './quote-cache.js';
 
 export { QuoteCache };
-
-/**
- * Quotes by pair (`BTC/USDT`). One quote per market: when two sources quote the same pair (either way
- * round), the higher `priority` wins, then the source listed first in the config.
- */
-export type QuoteBook = ReadonlyMap<string, Quote>;
-
-export interface SourceReport {
-  name: string;
-  type: string;
-  ok: boolean;
-  quotes: number;
-  /** A feed source's rows (`bestchange`); such a source has no quotes. */
-  rows?: number;
-  /** Why the source failed as a whole. */
-  error?: string;
-  /** Quotes it sent that were dropped, with the reason. */
-  rejected: string[];
-  /** How many of `rejected` were dropped only for being past the source's maxAge (listed last). */
-  staleDropped?: number;
-  /** When the quotes in use were fetched: earlier than this build when they were reused. */
-  fetchedAt?: Date;
-  /**
-   * Why quotes from an earlier build are in use: `refresh` (within the refresh interval, not asked again) or
-   * `fallback` (the source failed now; its last good quotes are younger than its maxAge).
-   */
-  reused?: 'refresh' | 'fallback';
-  /** The oldest and newest time of the quotes in use (quote sources with quotes): how far they are from `maxAge`. */
-  quoteTimes?: { oldest: Date; newest: Date };
-}
 
 export interface FetchDeps {
   configDir: string;

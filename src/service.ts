@@ -4,13 +4,12 @@ import { stat } from 'node:fs/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createProbe } from 'node:net';
 import { join } from 'node:path';
-import type { BuildDeps, BuildReport } from './build.js';
+import type { BuildDeps } from './build.js';
 import { buildFields, readStatus, runCycle, summarize } from './cycle.js';
 import { reasonLog } from './reasons.js';
 import { scheduleBuilds } from './schedule.js';
 import { describeError, RatefileError } from './errors.js';
 import { assessHealth, healthBody } from './health.js';
-import type { Status } from './status.js';
 import type { Logger } from './log.js';
 import type { Config } from './model.js';
 import { createChannels } from './alerts/channels.js';
@@ -21,6 +20,7 @@ import { freshnessNotes } from './freshness.js';
 import { ReserveCache } from './reserves/fetch.js';
 import { boundUrl, createExportServer, listen, requestPath, type Route } from './server.js';
 import { openDashboard } from './dashboard/board.js';
+import type { BuildReport, Status } from './report.js';
 
 export interface ServiceOptions {
   /** Loads the config afresh for each build, so edits apply without a restart. */

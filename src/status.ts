@@ -1,60 +1,10 @@
 // The status of the last build: what is published, what is held back and why, how each source is doing.
 // Written to the state folder after every build; read by `ratefile status` and served at /healthz.
-import type { BuildReport } from './build.js';
-import { assessHealth, type Health, type HealthPolicy } from './health.js';
-import type { CompeteOutcome, WithheldKind } from './pricing.js';
+import { assessHealth } from './health.js';
 import { redactValue } from './secrets.js';
+import type { HealthPolicy } from './model.js';
+import type { BuildReport, CompetingStatus, SourceStatus, Status } from './report.js';
 import { age, ago, directionNameOfId, plural } from './words.js';
-
-export interface SourceStatus {
-  name: string;
-  type: string;
-  ok: boolean;
-  quotes: number;
-  /** A feed source's rows (`bestchange`), in place of quotes. */
-  rows?: number;
-  lastSuccessAt?: string;
-  lastError?: string;
-  /** Age in seconds of the oldest quote of this source used by a published direction. */
-  oldestQuoteAgeSeconds?: number;
-}
-
-export interface Status {
-  version: 1;
-  lastBuild: { at: string; durationMs: number; ok: boolean; error?: string };
-  lastSuccessAt?: string;
-  /** Longest gap between scheduled builds; health is failing after `healthPolicy.failAfterPeriods` of them without a good build. */
-  schedulePeriodMs: number;
-  /** The config's `health:` thresholds, so a reader judges the age of the last good build the same way. */
-  healthPolicy?: HealthPolicy;
-  /** Health when the build ran (a reader re-assesses it with its own clock). */
-  health?: Health;
-  /** Set while the config file is rejected on reload and the last good config still serves. */
-  configError?: string;
-  maintenance: boolean;
-  sources: SourceStatus[];
-  /** Back-office reserve sources (`reserves:`), when the config has any; type `reserves/<type>`. */
-  reserveSources?: SourceStatus[];
-  exports: { name: string; file: string; items: number }[];
-  published: string[];
-  /** Published directions with a `compete:` block: the place each holds, or why it is at its floor, ceiling or normal margin. */
-  competing?: CompetingStatus[];
-  /** One entry per direction no export publishes. */
-  heldBack: { direction: string; kind?: WithheldKind; reason: string }[];
-  /** Published directions left out of some exports only (absent when none): never counted as held back. */
-  leftOut?: LeftOutStatus[];
-}
-
-export interface LeftOutStatus {
-  direction: string;
-  kind: WithheldKind;
-  files: string[];
-  reason: string;
-}
-
-export interface CompetingStatus extends CompeteOutcome {
-  direction: string;
-}
 
 /** What a build adds to its status besides the report: the health thresholds and a rejected config reload. */
 export interface StatusContext {

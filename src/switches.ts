@@ -1,7 +1,7 @@
 // Switches: directions the operator paused (`ratefile pause`) or the back office turned off (`enabled: false`
 // in a reserve source). Pure: the pauses and the clock in, the directions still to price and those paused out.
 import type { Direction } from './model.js';
-import type { WithheldDirection } from './pricing.js';
+import type { WithheldDirection } from './priced.js';
 
 export interface Pause {
   /** `FROM>TO`. */

@@ -3,34 +3,9 @@
 // never from the list of reasons (which has one entry per export a direction is left out of). Pure.
 import { isFault } from './health.js';
 import type { Direction, ExportTemplate } from './model.js';
-import type { PricedDirection, WithheldDirection, WithheldKind } from './pricing.js';
 import { selects } from './exports/select.js';
-
-/** A direction published by some export but left out of others (limits crossing at their markup, a format refusing it). */
-export interface ExportOmission {
-  direction: Direction;
-  /** The first fault among the omissions' kinds, else the first kind (`format`: the config's doing). */
-  kind: WithheldKind;
-  /** The files it is left out of, in the order of the exports. */
-  files: string[];
-  /** `left out of a.xml, b.xml: why` (one clause per distinct reason). */
-  reason: string;
-}
-
-export interface DirectionTally {
-  /** Priced directions at least one export publishes (and those no export selects: the config's choice), in config order. */
-  published: PricedDirection[];
-  /** One entry per direction no export publishes: withheld before the exports, or left out of every export that selects it. */
-  withheld: WithheldDirection[];
-  /** Published directions left out of some exports, one entry each. */
-  leftOut: ExportOmission[];
-}
-
-/** One export's omissions, with its file (the reasons already start with `file: `). */
-export interface ExportLeftOut {
-  file: string;
-  withheld: readonly WithheldDirection[];
-}
+import type { DirectionTally, ExportLeftOut, ExportOmission } from './report.js';
+import type { PricedDirection, WithheldDirection, WithheldKind } from './priced.js';
 
 /** The omissions of one direction as one reason: files with the same reason share a clause. */
 function omissionReason(entries: readonly { file: string; reason: string }[]): string {

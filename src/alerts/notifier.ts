@@ -11,10 +11,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { assessHealth } from '../health.js';
 import type { Logger } from '../log.js';
 import { writeFileAtomic } from '../publish.js';
-import type { Status } from '../status.js';
 import { RejectedAlert, type Channel, type ChannelName } from './channels.js';
 import { enqueue, nextFor, restoreOutbox, settle, type Dropped, type PendingMessage } from './outbox.js';
 import { compareProblems, currentProblems, messageText, type AlertEvent, type AlertState } from './problems.js';
+import type { Status } from '../report.js';
 
 export interface NotifierOptions {
   channels: readonly Channel[];

@@ -1,8 +1,8 @@
 // What is wrong now, as problems keyed so that a build can tell which started, which ended and which go on. Pure.
 import { assessHealth } from '../health.js';
-import type { Status } from '../status.js';
 import { isFault } from '../health.js';
 import { redactSecrets } from '../secrets.js';
+import type { Status } from '../report.js';
 import { directionNameOfId } from '../words.js';
 
 export interface Problem {

@@ -6,12 +6,12 @@
 // item to item (codes, labels, the address's host) is looked at once.
 import { knownCities } from '../codes.js';
 import { labels } from '../config/fields.js';
-import { itemElements } from '../exports/select.js';
 import { isKnownUnit } from './item.js';
 import { numberedCurrencies } from './numbered.js';
 import { compare, compareScaled, exactLimit, exceedsScaled, paysMoreThan } from './plain.js';
 import { decodeText, type StandardTexts } from './simple.js';
 import { parseFee, parseFloating } from './values.js';
+import { itemElements } from '../exports/items.js';
 
 /** The direction of a clean item, for the duplicates check: its currencies by number (numbered.ts), and its city. */
 export interface Direction {

@@ -1,9 +1,9 @@
 // The check every build runs before publishing: a rendered file that fails the standard is not written, its last good version stays.
 import { RatefileError } from '../errors.js';
-import type { OutputFile } from '../publish.js';
 import { checkExport } from './export.js';
 import type { Finding } from './findings.js';
 import { formatFinding } from './report.js';
+import type { OutputFile } from '../model.js';
 import { plural } from '../words.js';
 
 export interface RefusedFile {

@@ -3,11 +3,11 @@ import { knownCities, knownCurrencies } from '../codes.js';
 import { closest } from '../config/problems.js';
 import { labels } from '../config/fields.js';
 import { Decimal, formatDecimal } from '../decimal.js';
-import { itemElements } from '../exports/select.js';
 import type { ItemRef, Level } from './findings.js';
 import type { XmlElement } from './tree.js';
 import { atLeastOne, compare, isOne, isWhole, isZero, paysMoreThan } from './plain.js';
 import { negativeMessage, negativeNumber, numberProblem, parseFee, parseFloating, parseLimit, rateFormProblem, type Limit } from './values.js';
+import { itemElements } from '../exports/items.js';
 import { show } from '../words.js';
 
 const required = ['from', 'to', 'in', 'out', 'amount'] as const;

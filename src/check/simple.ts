@@ -6,8 +6,8 @@
 // references, deeper nesting, text beside elements, names fast-xml-parser treats specially, anything malformed)
 // makes it give up: the caller then checks the document the general way. What it accepts is well-formed XML 1.0
 // and reads as tree.ts reads it (the root apart: it is handed on without its text and end).
-import { itemElements } from '../exports/select.js';
 import type { XmlElement } from './tree.js';
+import { itemElements } from '../exports/items.js';
 
 /**
  * The texts of an item in the standard form (see `standardItem` below for the values it takes), as written:

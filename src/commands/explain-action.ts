@@ -8,12 +8,13 @@ import { Decimal, formatDecimal, roundDown } from '../decimal.js';
 import { escapeControls, RatefileError } from '../errors.js';
 import { redactSecrets } from '../secrets.js';
 import type { Config, Direction, ExportTemplate, Money } from '../model.js';
-import { priceDirection, publishedRate, type PricedDirection } from '../pricing.js';
+import { priceDirection, publishedRate } from '../pricing.js';
 import { fetchQuotes } from '../quotes.js';
 import { acceptRequests, maintenanceFlag, readGuardState, readPauses } from '../state.js';
 import type { CommandContext } from './context.js';
 import { competeLines } from '../compete/explain.js';
 import type { CompeteDetail } from '../compete/price.js';
+import type { PricedDirection } from '../priced.js';
 import { age, directionName, percent, plural, show } from '../words.js';
 
 const ONE = new Decimal(1);

@@ -3,8 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { RatefileError } from '../errors.js';
-import type { OutputFile } from '../publish.js';
 import { configOption, outOption, type CommandContext } from './context.js';
+import type { OutputFile } from '../model.js';
 
 /**
  * The config's exports as the last build wrote them; a missing one means there is nothing right to upload yet.

@@ -3,11 +3,10 @@
 // per market: directions of one chain share their market object (pricing makes one per conversion and book),
 // and about half the competing directions of a large config share one with another.
 import { Decimal } from '../decimal.js';
-import type { Currency } from '../model.js';
-import type { PublishedRate } from '../pricing.js';
-import type { CompeteRule } from './config.js';
+import type { CompeteRule, Currency } from '../model.js';
 import { approxOf, compareQuick } from './field.js';
 import { atOrAbove, atOrBelow } from './grid.js';
+import type { PublishedRate } from '../priced.js';
 
 export interface Bounds {
   floorRate: Decimal;

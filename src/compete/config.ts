@@ -1,37 +1,11 @@
 // The `compete:` block of a direction: which BestChange feed to compete in, the place to hold and the bounds
 // (floor and ceiling margins) the rate stays inside. Schema, cross-checks on the raw config, normalization.
 import { z } from 'zod';
-import { Decimal } from '../decimal.js';
 import { quoteValue } from '../errors.js';
 import { amountWithUnit, describeValue, percentage } from '../config/fields.js';
 import { percentToFraction } from '../exports/template.js';
-import type { Money } from '../model.js';
+import type { CompeteRule, Money } from '../model.js';
 import { closest, type Problem } from '../config/problems.js';
-
-/** A direction's compete rule, normalized. Fractions: "0.5%" → 0.005. */
-export interface CompeteRule {
-  /** Name of the `bestchange` source whose feed is the field. */
-  source: string;
-  /** As configured: "3" or "1-3". */
-  target: string;
-  /** The best and the worst place of the range (equal for a single place); the worst is the one held. */
-  best: number;
-  worst: number;
-  /** How much better (relative) than the competitor at the place; 0: by the smallest published step. */
-  step: Decimal;
-  /** Least margin: the rate is never more generous than market × (1 − floor). */
-  floor: Decimal;
-  /** Most margin: the rate is never less generous than market × (1 − ceiling). */
-  ceiling: Decimal;
-  /** The field is not trusted when the median of its top five is further than this from the market. */
-  deviation: Decimal;
-  /** Ignored exchangers as configured (for messages); and their names in lower case, and ids. */
-  ignore: readonly string[];
-  ignoreNames: ReadonlySet<string>;
-  ignoreIds: ReadonlySet<number>;
-  /** Competitors with a smaller reserve do not count; in the direction's to asset or converted through the quotes. */
-  minReserve?: Money;
-}
 
 const expected = (what: string) => (issue: { input?: unknown }) => `expected ${what}, got ${describeValue(issue.input)}`;
 const placeWhat = 'a place like 3 or a range like "1-3" (1 is the best)';

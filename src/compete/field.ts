@@ -4,11 +4,10 @@
 // feed and the config (`FieldCore`) is made once per feed (see standing.ts); the place is found per build.
 import { competitors, type BestChangeFeed, type CompetitorRow, type RankedCompetitor } from '../bestchange/feed.js';
 import { Decimal, formatDecimal } from '../decimal.js';
-import type { Currency } from '../model.js';
-import type { PublishedRate } from '../pricing.js';
-import type { CompeteRule } from './config.js';
+import type { CompeteRule, Currency } from '../model.js';
 import { percent, show } from '../words.js';
 import { atOrBelow, beyond, compareForms, compareToRow } from './grid.js';
+import type { PublishedRate } from '../priced.js';
 
 const ONE = new Decimal(1);
 

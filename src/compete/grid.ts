@@ -3,8 +3,9 @@
 // rounded quotient, so a tie with a competitor is seen as a tie.
 import { Decimal, roundDown, roundUp } from '../decimal.js';
 import type { Currency } from '../model.js';
-import { publishedRate, type PublishedRate } from '../pricing.js';
+import { publishedRate } from '../pricing.js';
 import type { CompetitorRow } from '../bestchange/feed.js';
+import type { PublishedRate } from '../priced.js';
 
 const ONE = new Decimal(1);
 const unit = (places: number) => ONE.div(new Decimal(10).pow(places));

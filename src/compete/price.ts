@@ -4,14 +4,15 @@
 // and the floor; when the field is not trusted (no feed, too old, too far from the market) the normal margin.
 import type { BestChangeFeed } from '../bestchange/feed.js';
 import { Decimal, formatDecimal } from '../decimal.js';
-import { convertAlong, findChain, publishedForm, publishedLimits, type CompeteOutcome, type PricedDirection, type PublishedRate, type WithheldDirection } from '../pricing.js';
-import type { QuoteBook } from '../quotes.js';
-import type { CompeteRule } from './config.js';
+import { convertAlong, findChain, publishedForm, publishedLimits } from '../pricing.js';
 import { rateFor, rateOf } from './grid.js';
 import { boundsOf } from './bounds.js';
 import { approxOf, cityField, compareQuick, distrust, placeIn, type CityField } from './field.js';
 import { directionName, percent, plural, show } from '../words.js';
 import { limitsAtNeed, standingOf, type Need } from './standing.js';
+import type { QuoteBook } from '../sources/source.js';
+import type { CompeteRule } from '../model.js';
+import type { CompeteOutcome, PricedDirection, PublishedRate, WithheldDirection } from '../priced.js';
 
 export type { CityField, FieldEntry } from './field.js';
 

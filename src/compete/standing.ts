@@ -4,12 +4,12 @@
 // prices the market-dependent part (floor, ceiling, deviation, place) against it.
 import type { BestChangeFeed } from '../bestchange/feed.js';
 import { Decimal } from '../decimal.js';
-import type { Currency, Direction } from '../model.js';
-import { publishedForm, publishedLimits, type LimitTerms, type PublishedLimits, type PublishedRate, type WithheldKind } from '../pricing.js';
-import type { CompeteRule } from './config.js';
+import type { CompeteRule, Currency, Direction } from '../model.js';
+import { publishedForm, publishedLimits } from '../pricing.js';
 import { approxOf, fieldCore, type FieldCore } from './field.js';
 import { show } from '../words.js';
 import { compareForms, rateFor } from './grid.js';
+import type { LimitTerms, PublishedLimits, PublishedRate, WithheldKind } from '../priced.js';
 
 /** The step that holds the place in every city: the most generous of the cities' needs. */
 export interface Need {

@@ -2,7 +2,7 @@
 import { dirname, relative, resolve, sep } from 'node:path';
 import cron from 'node-cron';
 import { Decimal } from '../decimal.js';
-import { knownCities, knownCurrencies, readLiveCodes } from '../codes.js';
+import { knownCities, knownCurrencies } from '../codes.js';
 import { parseHours, type HoursWindow } from '../hours.js';
 import { loadTemplates, percentToFraction } from '../exports/template.js';
 import { normalizePublish } from '../hosting/config.js';
@@ -14,6 +14,7 @@ import { closest, type Problem } from './problems.js';
 import { checkTiers, toTiers } from './tiers.js';
 import { configError, formatProblem, readYamlFile, validateYaml } from './yaml.js';
 import { defaultConfigFile } from './defaults.js';
+import { readLiveCodes } from '../live-codes.js';
 
 export { defaultConfigFile };
 

@@ -2,19 +2,18 @@
 // queued after each build, never awaited by it), and what must not be shown (redact.ts). service.ts only calls it.
 import type { Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import type { BuildReport } from '../build.js';
 import { describeError } from '../errors.js';
 import { renewHint } from '../freshness.js';
 import type { Logger } from '../log.js';
 import type { Config } from '../model.js';
 import { sourceMaxAgeMs } from '../quotes.js';
 import type { Route } from '../server.js';
-import type { Status } from '../status.js';
 import type { LatestBuild } from './model.js';
 import { prepare } from './prepare.js';
 import { publicValue, secretValues, type Redaction } from './redact.js';
 import { dashboardRoutes } from './route.js';
 import { openHistory } from './store.js';
+import type { BuildReport, Status } from '../report.js';
 
 export interface Dashboard {
   /** After a build that published: keep it for the page, and queue its history line (made after this returns). */

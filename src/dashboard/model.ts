@@ -1,12 +1,11 @@
 // The dashboard's view model: one pure function from the latest build, the status, the history and the clock
 // to everything the page and /dashboard.json show, so the two cannot disagree. Texts are already public (redact.ts).
-import type { BuildReport } from '../build.js';
-import { assessHealth, type HealthLevel } from '../health.js';
-import type { ExportTemplate } from '../model.js';
-import type { Status } from '../status.js';
+import { assessHealth } from '../health.js';
+import type { ExportTemplate, HealthLevel } from '../model.js';
 import { HISTORY_MS, type History } from './history.js';
 import { prepare, type DirectionFacts, type ExportFacts } from './prepare.js';
 import { publicText, type Redaction } from './redact.js';
+import type { BuildReport, Status } from '../report.js';
 import { age, plural } from '../words.js';
 
 export type { DirectionFacts, DirectionState } from './prepare.js';

@@ -1,12 +1,13 @@
 // What the dashboard shows of one build that does not depend on the clock or the filter: every direction with
 // its published form (the primary export's items, from select.ts), worked out once per build and kept per report.
-import type { BuildReport } from '../build.js';
 import { Decimal, formatDecimal } from '../decimal.js';
-import { exportRate, formatFee, formatFloating, selectExports, type ExportItem } from '../exports/select.js';
+import { exportRate, formatFee, formatFloating, selectExports } from '../exports/select.js';
 import type { Direction, ExportTemplate } from '../model.js';
-import type { CompeteOutcome, WithheldKind } from '../pricing.js';
 import type { RatePair } from './history.js';
 import { publicText, type Redaction } from './redact.js';
+import type { BuildReport } from '../report.js';
+import type { ExportItem } from '../exports/items.js';
+import type { CompeteOutcome, WithheldKind } from '../priced.js';
 import { percent, show } from '../words.js';
 
 export type DirectionState = 'published' | 'withheld' | 'hours' | 'paused';

@@ -4,9 +4,9 @@
 // Byte-identical to renderExport over selectExports' items (test/exports/classic.test.ts, on randomized builds).
 import { formatDecimal, roundDown } from '../decimal.js';
 import type { Direction, ExportTemplate } from '../model.js';
-import type { PublishedLimits, WithheldDirection } from '../pricing.js';
 import { ByteSink, chunkItems, declaration, elementText, emptyExport, refusal } from './render.js';
 import { directionFields, urlWriter, type PublishedVisit, type RateEntry } from './select.js';
+import type { PublishedLimits, WithheldDirection } from '../priced.js';
 
 /** A direction's text in one export that no build changes; alike values share one string (see `TemplateText`). */
 interface ConstantText {

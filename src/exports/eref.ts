@@ -3,7 +3,7 @@
 // still read them); fees as a number or N%; <floating minutes=…/> or percent=…; each label <manual>true</manual>;
 // amount tiers as <step> elements. Where the format's description is silent it follows the classic file.
 import { declaration, elementText, emptyExport, refusal } from './render.js';
-import type { ExportItem, ExportModel } from './select.js';
+import type { ExportItem, ExportModel } from './items.js';
 
 /** A classic fee (`0.0005`, `1.5 %`) as EREF writes it (`0.0005`, `1.5%`); select.ts has left out fees with a currency. */
 const erefFee = (fee: string) => fee.replace(' %', '%');

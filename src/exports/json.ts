@@ -3,7 +3,7 @@
 // numbers a double cannot hold (refusals.ts), since every JSON reader parses them as doubles.
 import { Decimal, formatDecimal, roundDown, roundUp } from '../decimal.js';
 import { RatefileError } from '../errors.js';
-import type { ExportItem, ExportModel } from './select.js';
+import type { ExportItem, ExportModel } from './items.js';
 import { directionName } from '../words.js';
 
 const places = 6;

@@ -3,7 +3,7 @@
 // ten times faster, which tests prove on fixtures and on randomized items.
 import { create } from 'xmlbuilder2';
 import { RatefileError } from '../errors.js';
-import { itemElements, type ExportModel } from './select.js';
+import { itemElements, type ExportModel } from './items.js';
 
 export const declaration = '<?xml version="1.0" encoding="UTF-8"?>\n';
 

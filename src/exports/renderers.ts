@@ -1,13 +1,14 @@
 // One renderer per export format, each a pure function from the selected export model to the file's bytes; and the
 // writer a build uses, which writes classic files straight from the selection (classic.ts) with the same bytes.
 import type { ExportTemplate } from '../model.js';
-import type { PricedDirection, WithheldDirection } from '../pricing.js';
 import { writeClassic } from './classic.js';
 import { renderEref } from './eref.js';
 import type { ExportFormat } from './formats.js';
 import { renderJson } from './json.js';
 import { renderExport } from './render.js';
-import { exportSelector, exportWalker, type ExportModel } from './select.js';
+import { exportSelector, exportWalker } from './select.js';
+import type { ExportModel } from './items.js';
+import type { PricedDirection, WithheldDirection } from '../priced.js';
 
 const renderers: Record<ExportFormat, (model: ExportModel) => Buffer> = { classic: renderExport, 'eref-1.1': renderEref, json: renderJson };
 

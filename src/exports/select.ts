@@ -3,53 +3,10 @@ import { Decimal, formatDecimal, roundDown, roundUp } from '../decimal.js';
 import type { Currency, Direction, ExportTemplate } from '../model.js';
 import { tierLadder, type LadderStep } from './tiers.js';
 import type { ExportFormat } from './formats.js';
+import type { ExportItem, ExportModel } from './items.js';
 import { formatRefusal, sideFee } from './refusals.js';
-import { publishedForm, publishedLimits, publishedRate, type PricedDirection, type PublishedLimits, type PublishedRate, type WithheldDirection, type WithheldKind } from '../pricing.js';
-
-/** One `<item>` of an export: every value already the exact text to publish. Optional fields only when set. */
-export interface ExportItem {
-  from: string;
-  to: string;
-  in: string;
-  out: string;
-  amount: string;
-  minfee?: string | undefined;
-  fromfee?: string | undefined;
-  tofee?: string | undefined;
-  minamount?: string | undefined;
-  maxamount?: string | undefined;
-  floating?: string | undefined;
-  delay?: string | undefined;
-  param?: string | undefined;
-  city?: string | undefined;
-  url?: string | undefined;
-  /** EREF 1.1 only: the limits in the to currency at the published rate (tomin rounded up, tomax down). */
-  tomin?: string;
-  tomax?: string;
-  /** EREF 1.1 only: the amount tiers (`tiers:`), each with its range in the from currency and its rate. */
-  steps?: ExportStep[];
-}
-
-/** One amount tier as published: orders from `frommin` to `frommax` (from currency) get `in`:`out`. */
-export interface ExportStep {
-  frommin: string;
-  frommax: string;
-  in: string;
-  out: string;
-}
-
-/** The element order every monitor parses (estandards / Premium order), plus our `url` last. */
-export const itemElements = [
-  'from', 'to', 'in', 'out', 'amount', 'minfee', 'fromfee', 'tofee', 'minamount', 'maxamount', 'floating', 'delay', 'param', 'city', 'url',
-] as const satisfies readonly (keyof ExportItem)[];
-
-export interface ExportModel {
-  name: string;
-  file: string;
-  /** Absent: classic. */
-  format?: ExportFormat;
-  items: ExportItem[];
-}
+import { publishedForm, publishedLimits, publishedRate } from '../pricing.js';
+import type { PricedDirection, PublishedLimits, PublishedRate, WithheldDirection, WithheldKind } from '../priced.js';
 
 /** An export as selected: its model, and the directions left out of it alone because their limits fail at its rate. */
 export interface ExportSelection extends ExportModel {

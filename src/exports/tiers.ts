@@ -1,8 +1,9 @@
 // Amount tiers per export: each tier's published rate and order range, and the range every format can honestly
 // publish at the direction's own (first) rate. Pure.
 import { Decimal } from '../decimal.js';
-import { publishedLimits, type PricedDirection, type PublishedLimits, type PublishedRate } from '../pricing.js';
+import { publishedLimits } from '../pricing.js';
 import { roundUp } from '../decimal.js';
+import type { PricedDirection, PublishedLimits, PublishedRate } from '../priced.js';
 
 /** One tier as published: orders from `min` to `max` (from currency) at `form`. */
 export interface LadderStep {

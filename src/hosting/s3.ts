@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { S3Target } from '../model.js';
-import { writeFileAtomic, type OutputFile } from '../publish.js';
+import type { OutputFile, S3Target } from '../model.js';
+import { writeFileAtomic } from '../publish.js';
 import { contentTypeOf, exportFileName } from '../exports/formats.js';
 
 export interface UploadFailure {

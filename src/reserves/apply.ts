@@ -2,9 +2,9 @@
 // the directions in; each direction with its reserve (and limits) from the source, or withheld with the reason.
 import { roundDown, roundUp } from '../decimal.js';
 import type { Direction } from '../model.js';
-import type { WithheldDirection } from '../pricing.js';
 import { checkEntry, type ReserveEntry } from './entry.js';
-import type { ReserveBook } from './fetch.js';
+import type { ReserveBook } from './source.js';
+import type { WithheldDirection } from '../priced.js';
 
 /**
  * The last copy of each direction with a reading put in, and the reading's values as text. The same values give

@@ -3,21 +3,8 @@
 import type { SourceConfig } from '../model.js';
 import { errorText, sourceContext, sourceMaxAgeMs, sourceRefreshMs } from '../quotes.js';
 import { reserveDefinition } from './index.js';
-import type { ReserveReading } from './source.js';
-
-export interface ReserveReport {
-  name: string;
-  type: string;
-  ok: boolean;
-  /** Entries in the reading used. */
-  entries: number;
-  fetchedAt?: Date;
-  error?: string;
-  reused?: 'refresh' | 'fallback';
-}
-
-/** Per reserve source: the reading to use, or why there is none. */
-export type ReserveBook = ReadonlyMap<string, ReserveReading | { error: string }>;
+import type { ReserveBook, ReserveReading } from './source.js';
+import type { ReserveReport } from '../report.js';
 
 /** Last good readings per reserve source, kept across builds by the service; `ratefile build` has none. */
 export class ReserveCache {

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { RatefileError } from '../errors.js';
 import { commonOptions } from '../sources/options.js';
-import { readJsonFile } from '../sources/syntax.js';
+import { readJsonFile } from '../sources/json-file.js';
 import { isRecord, shown } from '../sources/values.js';
 import { entriesOf } from './entry.js';
 import { defineReserveSource } from './source.js';

@@ -21,3 +21,6 @@ export interface ReserveSourceDefinition<Options extends { type: string } = { ty
 export function defineReserveSource<Options extends { type: string }>(definition: ReserveSourceDefinition<Options>): ReserveSourceDefinition<Options> {
   return definition;
 }
+
+/** Per reserve source: the reading to use, or why there is none. */
+export type ReserveBook = ReadonlyMap<string, ReserveReading | { error: string }>;

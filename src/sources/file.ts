@@ -6,7 +6,7 @@ import { problemsFromIssues, formatPath } from '../config/problems.js';
 import { pairText, price } from '../config/fields.js';
 import { commonOptions } from './options.js';
 import { defineSource, type RawQuote } from './source.js';
-import { readJsonFile } from './syntax.js';
+import { readJsonFile } from './json-file.js';
 import { isRecord } from './values.js';
 import { plural } from '../words.js';
 

@@ -82,3 +82,9 @@ export interface SourceDefinition<Options extends { type: string } = { type: str
 export function defineSource<Options extends { type: string }>(definition: SourceDefinition<Options>): SourceDefinition<Options> {
   return definition;
 }
+
+/**
+ * Quotes by pair (`BTC/USDT`). One quote per market: when two sources quote the same pair (either way
+ * round), the higher `priority` wins, then the source listed first in the config.
+ */
+export type QuoteBook = ReadonlyMap<string, Quote>;

@@ -1,8 +1,5 @@
-// JSON a back office writes: read whole from one open, and where its text first breaks the grammar, by line and
-// column (JSON.parse on Node 20 often names neither, and quotes the text around the fault, line breaks and all).
-import { readRegularFile } from '../files.js';
-import { RatefileError } from '../errors.js';
-import { parseJsonExact } from './values.js';
+// Where a JSON text first breaks the grammar, by line and column (JSON.parse on Node 20 often names neither, and
+// quotes the text around the fault, line breaks and all). Pure; json-file.ts reads the file.
 
 export interface JsonSyntaxError {
   /** 1-based. */
@@ -116,30 +113,4 @@ export function jsonSyntaxError(text: string): JsonSyntaxError | undefined {
   const before = text.slice(0, fault.at);
   const lineStart = before.lastIndexOf('\n') + 1;
   return { line: before.split('\n').length, column: fault.at - lineStart + 1, problem: fault.problem };
-}
-
-/**
- * A JSON file a back office writes (quotes or reserves), read in one open so its time and text agree; numbers
- * kept as decimal text (`parseJsonExact`). Fails with E_SOURCE naming the source and file: unreadable, or not
- * JSON with the line and column on one line.
- */
-export async function readJsonFile(source: string, path: string, what: string): Promise<{ data: unknown; modified: Date }> {
-  let text: string;
-  let modified: Date;
-  try {
-    // One open for time and text; a FIFO or a device in place of the file is refused, never waited on.
-    const read = await readRegularFile(path);
-    modified = read.stats.mtime;
-    text = read.text;
-  } catch (cause) {
-    throw new RatefileError('E_SOURCE', `${source}: cannot read ${what} file ${path}: ${(cause as Error).message}`, { cause });
-  }
-  try {
-    // Numbers kept as their text: a price written as a JSON number is not rounded through a float.
-    return { data: parseJsonExact(text), modified };
-  } catch (cause) {
-    const error = jsonSyntaxError(text);
-    const where = error ? `line ${error.line}, column ${error.column}: ${error.problem}` : (cause as Error).message.replace(/\s+/g, ' ');
-    throw new RatefileError('E_SOURCE', `${source}: ${path}: not valid JSON: ${where}`, { cause });
-  }
 }

@@ -3,15 +3,13 @@
 // that beats them; now the search is bounded and such a field prices at the normal margin, with the reason.
 import { describe, expect, it } from 'vitest';
 import { parseFeed, type BestChangeFeed } from '../../src/bestchange/feed.js';
-import type { CompeteRule } from '../../src/compete/config.js';
 import { competeLines } from '../../src/compete/explain.js';
 import { atOrBelow, beyond, MAX_STEPS_UP } from '../../src/compete/grid.js';
 import { competeDirections, type FeedState } from '../../src/compete/price.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
-import type { Currency, Direction } from '../../src/model.js';
+import type { CompeteRule, Currency, Direction } from '../../src/model.js';
 import { priceDirection, publishedRate } from '../../src/pricing.js';
-import type { QuoteBook } from '../../src/quotes.js';
-import type { Quote } from '../../src/sources/source.js';
+import type { Quote, QuoteBook } from '../../src/sources/source.js';
 import { competeRule } from '../support/compete.js';
 import { base, dump } from '../support/bestchange.js';
 

@@ -3,14 +3,14 @@
 // never more generous than needed: one published step less generous loses the place or falls short of the step.
 import { describe, expect, it } from 'vitest';
 import { parseFeed } from '../../src/bestchange/feed.js';
-import type { CompeteRule } from '../../src/compete/config.js';
 import { competeDirections } from '../../src/compete/price.js';
 import { Decimal } from '../../src/decimal.js';
-import type { Currency, Direction } from '../../src/model.js';
-import { priceDirection, publishedRate, type PublishedRate } from '../../src/pricing.js';
-import type { QuoteBook } from '../../src/quotes.js';
+import type { CompeteRule, Currency, Direction } from '../../src/model.js';
+import { priceDirection, publishedRate } from '../../src/pricing.js';
 import { base, dump } from '../support/bestchange.js';
 import { random } from '../support/random.js';
+import type { QuoteBook } from '../../src/sources/source.js';
+import type { PublishedRate } from '../../src/priced.js';
 
 const seed = Number(process.env.COMPETE_SEED ?? 1313);
 const ONE = new Decimal(1);

@@ -3,15 +3,14 @@
 // and every fallback to the normal margin.
 import { describe, expect, it } from 'vitest';
 import { parseFeed, type BestChangeFeed } from '../../src/bestchange/feed.js';
-import type { CompeteRule } from '../../src/compete/config.js';
 import { competeDirections, type FeedState } from '../../src/compete/price.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
-import type { Currency, Direction } from '../../src/model.js';
-import { priceDirection, publishedRate, type PricedDirection } from '../../src/pricing.js';
-import type { QuoteBook } from '../../src/quotes.js';
-import type { Quote } from '../../src/sources/source.js';
+import type { CompeteRule, Currency, Direction } from '../../src/model.js';
+import { priceDirection, publishedRate } from '../../src/pricing.js';
+import type { Quote, QuoteBook } from '../../src/sources/source.js';
 import { competeRule } from '../support/compete.js';
 import { base, competeDump, dump } from '../support/bestchange.js';
+import type { PricedDirection } from '../../src/priced.js';
 
 const time = new Date('2026-11-21T12:00:00Z');
 

@@ -5,13 +5,12 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseFeed, type BestChangeFeed } from '../../src/bestchange/feed.js';
-import type { CompeteRule } from '../../src/compete/config.js';
 import { competeDirections } from '../../src/compete/price.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
-import type { Currency, Direction } from '../../src/model.js';
+import type { CompeteRule, Currency, Direction } from '../../src/model.js';
 import { priceDirection, publishedRate } from '../../src/pricing.js';
-import type { QuoteBook } from '../../src/quotes.js';
 import { realDump, unzipByHand } from '../support/bestchange.js';
+import type { QuoteBook } from '../../src/sources/source.js';
 
 /** An exact fraction n/d, d > 0. */
 type Q = [bigint, bigint];

@@ -5,18 +5,17 @@
 // COMPETE_SEED explores others. And the quick double tests of the place and the deviation agree with the exact ones.
 import { describe, expect, it } from 'vitest';
 import { parseFeed, type BestChangeFeed } from '../../src/bestchange/feed.js';
-import type { CompeteRule } from '../../src/compete/config.js';
 import { approxOf, compareQuick, distrust, fieldCore, placeIn, placeOf, type FieldCore } from '../../src/compete/field.js';
 import { percent, show } from '../../src/words.js';
 import { compareForms } from '../../src/compete/grid.js';
 import { competeDirections } from '../../src/compete/price.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
-import type { Currency, Direction } from '../../src/model.js';
-import { priceDirection, type PricedDirection, type PublishedRate } from '../../src/pricing.js';
-import type { QuoteBook } from '../../src/quotes.js';
-import type { Quote } from '../../src/sources/source.js';
+import type { CompeteRule, Currency, Direction } from '../../src/model.js';
+import { priceDirection } from '../../src/pricing.js';
+import type { Quote, QuoteBook } from '../../src/sources/source.js';
 import { base, dump } from '../support/bestchange.js';
 import { random, type Next } from '../support/random.js';
+import type { PricedDirection, PublishedRate } from '../../src/priced.js';
 
 const seed = Number(process.env.COMPETE_SEED ?? 2718);
 const ONE = new Decimal(1);

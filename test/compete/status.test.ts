@@ -3,8 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { currentProblems } from '../../src/alerts/problems.js';
 import { assessHealth } from '../../src/health.js';
-import { formatStatus, type CompetingStatus, type Status } from '../../src/status.js';
+import { formatStatus } from '../../src/status.js';
 import { goodStatus } from '../support/status.js';
+import type { CompetingStatus, Status } from '../../src/report.js';
 
 const at = '2026-11-21T12:00:00.000Z';
 const now = new Date('2026-11-21T12:00:10Z');

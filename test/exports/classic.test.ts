@@ -9,11 +9,11 @@ import { renderWithXmlbuilder2 } from '../../src/exports/render.js';
 import { exportWriter, renderModel } from '../../src/exports/renderers.js';
 import { selectExports } from '../../src/exports/select.js';
 import type { Currency, Direction, ExportTemplate } from '../../src/model.js';
-import { priceDirections, type PricedDirection } from '../../src/pricing.js';
-import type { QuoteBook } from '../../src/quotes.js';
-import type { Quote } from '../../src/sources/source.js';
+import { priceDirections } from '../../src/pricing.js';
+import type { Quote, QuoteBook } from '../../src/sources/source.js';
 import { random, type Next } from '../support/random.js';
 import { xmlErrors } from '../support/xml.js';
+import type { PricedDirection } from '../../src/priced.js';
 
 const time = new Date('2026-11-23T12:00:00Z');
 const seed = Number(process.env.CLASSIC_SEED ?? 20261123);

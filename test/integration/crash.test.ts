@@ -15,12 +15,12 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { runCycle, summarize } from '../../src/cycle.js';
 import { renderExport } from '../../src/exports/render.js';
-import type { ExportItem } from '../../src/exports/select.js';
 import { createExportServer, listen } from '../../src/server.js';
 import { rawRequest, type RawResponse } from '../support/http.js';
 import { assertBuilt, spawnRatefile, stopAll, waitForServing } from '../support/process.js';
 import { makeProject, everySecondConfig, sampleQuotes, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
+import type { ExportItem } from '../../src/exports/items.js';
 
 const exportFiles = ['affiliatefile.xml', 'parserfile.xml', 'reffile.xml'] as const;
 const declaration = '<?xml version="1.0" encoding="UTF-8"?>\n<rates>';

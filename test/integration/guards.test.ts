@@ -8,10 +8,10 @@ import { loadConfig } from '../../src/config/load.js';
 import { runCycle } from '../../src/cycle.js';
 import { Decimal } from '../../src/decimal.js';
 import type { Config } from '../../src/model.js';
-import type { Status } from '../../src/status.js';
 import { runRatefile, type Outcome } from '../support/run-cli.js';
 import { makeProject, sampleConfig, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
+import type { Status } from '../../src/report.js';
 
 const exportFiles = ['affiliatefile.xml', 'parserfile.xml', 'reffile.xml'] as const;
 const emptyExport = '<?xml version="1.0" encoding="UTF-8"?>\n<rates></rates>\n';

@@ -7,11 +7,11 @@ import { run, type CliDeps } from '../../src/cli.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger, wantsColour, type Writer } from '../../src/log.js';
 import { startService } from '../../src/service.js';
-import type { Status } from '../../src/status.js';
 import { pollUntil } from '../support/http.js';
 import { assertBuilt, spawnRatefile, stopAll, waitForServing, type RatefileProcess } from '../support/process.js';
 import { everySecondConfig, projectsPerTest, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
+import type { Status } from '../../src/report.js';
 
 const exportFiles = ['parserfile.xml', 'reffile.xml', 'affiliatefile.xml'] as const;
 const everySecond = everySecondConfig;

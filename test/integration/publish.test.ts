@@ -10,7 +10,8 @@ import { offlineFetch, runRatefile } from '../support/run-cli.js';
 import { loadConfig } from '../../src/config/load.js';
 import { runCycle, summarize } from '../../src/cycle.js';
 import { isRatefileError, RatefileError } from '../../src/errors.js';
-import { publishFiles, removeExports, type OutputFile } from '../../src/publish.js';
+import { publishFiles, removeExports } from '../../src/publish.js';
+import type { OutputFile } from '../../src/model.js';
 
 /** An export as published: the file and its gzip and brotli copies. */
 const withCompressed = (files: readonly string[]) => files.flatMap((file) => [file, `${file}.br`, `${file}.gz`]).sort();

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/decimal.js';
 import type { SourceConfig } from '../../src/model.js';
 import { findChain } from '../../src/pricing.js';
-import { fetchQuotes, QuoteCache, sourceMaxAgeMs, type FetchDeps, type QuoteBook } from '../../src/quotes.js';
+import { fetchQuotes, QuoteCache, sourceMaxAgeMs, type FetchDeps } from '../../src/quotes.js';
 import { sourceDefinition } from '../../src/sources/index.js';
-import type { Quote } from '../../src/sources/source.js';
+import type { Quote, QuoteBook } from '../../src/sources/source.js';
 import { startReplay, type ReplayServer } from '../support/replay.js';
 
 const venue = (bid: string, ask = bid) => JSON.stringify({ ticker: { bid, ask } });

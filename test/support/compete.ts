@@ -1,7 +1,7 @@
 // A `compete:` rule as the config loader makes it, for the compete tests: place 2 (or `worst`) on source `bc`,
 // floor 0.5%, ceiling 3%, a 10% deviation limit; `extra` overrides any field.
-import type { CompeteRule } from '../../src/compete/config.js';
 import { Decimal } from '../../src/decimal.js';
+import type { CompeteRule } from '../../src/model.js';
 
 export const competeRule = (extra: Partial<CompeteRule> = {}): CompeteRule => ({
   source: 'bc',

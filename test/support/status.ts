@@ -1,5 +1,5 @@
+import type { Status } from '../../src/report.js';
 // A status as a good build at `at` writes it, for tests of what is read from it (health, alerts, status text).
-import type { Status } from '../../src/status.js';
 
 export function goodStatus(at: string, published: string[], overrides: Partial<Status> = {}): Status {
   return {

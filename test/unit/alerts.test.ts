@@ -12,8 +12,8 @@ import { createNotifier, type Notifier, type NotifierOptions } from '../../src/a
 import { enqueue, restoreOutbox, type PendingMessage } from '../../src/alerts/outbox.js';
 import { compareProblems, currentProblems, messageText, type AlertEvent, type AlertState } from '../../src/alerts/problems.js';
 import { createLogger } from '../../src/log.js';
-import type { Status } from '../../src/status.js';
 import { pollUntil } from '../support/http.js';
+import type { Status } from '../../src/report.js';
 
 const at = '2026-11-21T12:00:00.000Z';
 const now = new Date(at);

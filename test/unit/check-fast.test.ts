@@ -10,10 +10,11 @@ import { compare, compareScaled, exactLimit, exceedsScaled, paysMoreThan } from 
 import { loadConfig } from '../../src/config/load.js';
 import { Decimal } from '../../src/decimal.js';
 import { renderEref } from '../../src/exports/eref.js';
-import { itemElements, selectExports } from '../../src/exports/select.js';
+import { selectExports } from '../../src/exports/select.js';
 import { repoRoot } from '../support/process.js';
 import { random, type Next } from '../support/random.js';
 import { fixedNow } from '../support/run-cli.js';
+import { itemElements } from '../../src/exports/items.js';
 
 const pick = <T>(next: Next, values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
 const chance = (next: Next, probability: number) => next() < probability;

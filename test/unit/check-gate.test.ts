@@ -7,9 +7,9 @@ import { build } from '../../src/build.js';
 import { checkExportTraced } from '../../src/check/export.js';
 import { gateFiles } from '../../src/check/gate.js';
 import { loadConfig } from '../../src/config/load.js';
-import type { OutputFile } from '../../src/publish.js';
 import { repoRoot } from '../support/process.js';
 import { fixedNow } from '../support/run-cli.js';
+import type { OutputFile } from '../../src/model.js';
 
 async function demoFiles(): Promise<OutputFile[]> {
   const config = await loadConfig(join(repoRoot, 'ratefile.config.yaml'), repoRoot);

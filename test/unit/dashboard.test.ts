@@ -1,7 +1,7 @@
 // The dashboard's view model and page for each state the service can be in: no build yet, a failed build after a
 // good one, maintenance, a held jump, a competing direction, filters, and texts that must not leak paths or secrets.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, type BuildReport } from '../../src/build.js';
+import { build } from '../../src/build.js';
 import { loadConfig } from '../../src/config/load.js';
 import { Decimal } from '../../src/decimal.js';
 import { emptyGuardState } from '../../src/guards.js';
@@ -13,9 +13,9 @@ import { queryOf } from '../../src/dashboard/route.js';
 import { renderDashboard } from '../../src/dashboard/page.js';
 import { orderExports } from '../../src/dashboard/prepare.js';
 import type { Redaction } from '../../src/dashboard/redact.js';
-import type { Status } from '../../src/status.js';
 import { makeProject, type Project } from '../support/project.js';
 import { fixedNow } from '../support/run-cli.js';
+import type { BuildReport, Status } from '../../src/report.js';
 
 let made: Project;
 let config: Config;

@@ -4,12 +4,13 @@ import { loadConfig } from '../../src/config/load.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
 import { isRatefileError } from '../../src/errors.js';
 import { renderExport, renderWithXmlbuilder2 } from '../../src/exports/render.js';
-import { exportSelector, formatFee, itemElements, selectExports, type ExportItem } from '../../src/exports/select.js';
+import { exportSelector, formatFee, selectExports } from '../../src/exports/select.js';
 import type { Config, ExportTemplate } from '../../src/model.js';
 import { priceDirections } from '../../src/pricing.js';
 import { fetchQuotes } from '../../src/quotes.js';
 import { makeProject, sampleConfig, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
+import { itemElements, type ExportItem } from '../../src/exports/items.js';
 
 const now = () => new Date('2026-11-21T12:00:30Z');
 

@@ -9,12 +9,12 @@ import { runCycle } from '../../src/cycle.js';
 import { Decimal } from '../../src/decimal.js';
 import { emptyGuardState, guardDirections, staleHold, withinJump, type GuardInput, type GuardResult, type GuardState } from '../../src/guards.js';
 import type { Config, Direction } from '../../src/model.js';
-import { priceDirections, type PricedDirection } from '../../src/pricing.js';
-import type { QuoteBook } from '../../src/quotes.js';
-import type { Quote } from '../../src/sources/source.js';
+import { priceDirections } from '../../src/pricing.js';
+import type { Quote, QuoteBook } from '../../src/sources/source.js';
 import { GUARD_AT_LAG_MS, readGuardState, requestAccept } from '../../src/state.js';
 import { projectsPerTest, sampleConfig, sampleQuotes, type Project } from '../support/project.js';
 import { random } from '../support/random.js';
+import type { PricedDirection } from '../../src/priced.js';
 import { show } from '../../src/words.js';
 
 const friday = new Date('2026-11-20T12:00:00Z');

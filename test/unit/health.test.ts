@@ -2,10 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { assessHealth, healthBody } from '../../src/health.js';
-import type { WithheldKind } from '../../src/pricing.js';
-import type { Status } from '../../src/status.js';
 import { projectsPerTest, sampleConfig } from '../support/project.js';
 import { goodStatus } from '../support/status.js';
+import type { Status } from '../../src/report.js';
+import type { WithheldKind } from '../../src/priced.js';
 
 const at = '2026-11-21T12:00:00.000Z';
 const now = new Date('2026-11-21T12:00:10Z');

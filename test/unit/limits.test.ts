@@ -5,10 +5,10 @@ import { Decimal } from '../../src/decimal.js';
 import { renderExport } from '../../src/exports/render.js';
 import { selectExports } from '../../src/exports/select.js';
 import type { Currency, Direction, ExportTemplate, Money } from '../../src/model.js';
-import { priceDirection, priceDirections, type PricedDirection } from '../../src/pricing.js';
-import type { QuoteBook } from '../../src/quotes.js';
-import type { Quote } from '../../src/sources/source.js';
+import { priceDirection, priceDirections } from '../../src/pricing.js';
+import type { Quote, QuoteBook } from '../../src/sources/source.js';
 import { random } from '../support/random.js';
+import type { PricedDirection } from '../../src/priced.js';
 
 const time = new Date('2026-11-21T12:00:00Z');
 

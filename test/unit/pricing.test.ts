@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
 import type { Currency, Direction } from '../../src/model.js';
-import { convertAlong, findChain, priceDirection, priceDirections, publishedRate, type PricedDirection } from '../../src/pricing.js';
-import type { QuoteBook } from '../../src/quotes.js';
-import type { Quote } from '../../src/sources/source.js';
+import { convertAlong, findChain, priceDirection, priceDirections, publishedRate } from '../../src/pricing.js';
+import type { Quote, QuoteBook } from '../../src/sources/source.js';
 import { random } from '../support/random.js';
+import type { PricedDirection } from '../../src/priced.js';
 
 const time = new Date('2026-11-21T12:00:00Z');
 

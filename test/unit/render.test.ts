@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { isRatefileError } from '../../src/errors.js';
 import { renderExport, renderWithXmlbuilder2 } from '../../src/exports/render.js';
-import { itemElements, type ExportItem, type ExportModel } from '../../src/exports/select.js';
 import { random } from '../support/random.js';
 import { xmlErrors } from '../support/xml.js';
+import { itemElements, type ExportItem, type ExportModel } from '../../src/exports/items.js';
 
 // Text that needs escaping, entity look-alikes, quotes, non-ASCII and astral characters, all legal in XML 1.0.
 const alphabet = ['A', 'z', '0', '9', '.', ' ', '&', '<', '>', '"', "'", '&amp;', '&lt;', '&#38;', '&copy;', ']]>', 'é', 'Ж', '€', '𝄞', '\t', '%', '{', '/'];

@@ -259,7 +259,7 @@ describe('alerts', () => {
     const made = await project({ 'ratefile.config.yaml': withReserves('{ type: file, path: reserves.json }') });
     expect((await runRatefile(['pause', 'BTC', 'USDTTRC20'], made.dir)).code).toBe(0);
     expect((await runRatefile(['build'], made.dir)).code).toBe(0);
-    const status = JSON.parse(await readFile(join(made.dir, '.ratefile', 'status.json'), 'utf8')) as import('../../src/status.js').Status;
+    const status = JSON.parse(await readFile(join(made.dir, '.ratefile', 'status.json'), 'utf8')) as import('../../src/report.js').Status;
     const keys = currentProblems(status, new Date('2026-11-21T12:00:30Z')).map((problem) => problem.key);
     // 1 of the 3 directions due (the paused one is not) is withheld for a fault: more than 25%.
     expect(keys).toEqual(['health:failing', 'reserves:office', 'withheld:BTC>SBERRUB']);

@@ -1,0 +1,34 @@
+// Layers of src/, bottom to top; a module imports only from its own layer or the ones below (AGENTS.md "Layering").
+// Type-only imports count (tsPreCompilationDeps): a type is a dependency like any other.
+const BASE = '^src/((decimal|errors|secrets|hours|files|log|pipes|folders|codes|words)[.]ts|config/(fields|problems|aliases|defaults|yaml)[.]ts)$';
+const MODEL = '^src/((model|priced)[.]ts|exports/(formats|items)[.]ts|alerts/config[.]ts|sources/source[.]ts|reserves/source[.]ts)$';
+const PURE =
+  '^src/((pricing|guards|switches|health|status|report|tally|freshness)[.]ts|reserves/(apply|entry)[.]ts|sources/(values|syntax|options)[.]ts|bestchange/|check/|compete/(?!config[.]ts$)|exports/(?!template[.]ts$))';
+const IO =
+  '^src/((quotes|quote-cache|live-codes|publish|state|build|cycle)[.]ts|config/(load|schema|reload|tiers)[.]ts|compete/config[.]ts|exports/template[.]ts|sources/|reserves/|hosting/)';
+const SERVICE = '^src/((service|server|schedule|metrics|reasons)[.]ts|dashboard/|alerts/)';
+const COMMANDS = '^src/(cli[.]ts|commands/)';
+
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', comment: 'No import circles, type imports included.', from: {}, to: { circular: true } },
+    {
+      name: 'layer-unknown',
+      severity: 'error',
+      comment: 'Every module of src/ belongs to a layer: add a new one to its layer in .dependency-cruiser.cjs.',
+      from: { path: '^src/', pathNot: [BASE, MODEL, PURE, IO, SERVICE, COMMANDS] },
+      to: {},
+    },
+    { name: 'base-imports-base', severity: 'error', comment: 'Base helpers know nothing of the model or anything above.', from: { path: BASE }, to: { path: '^src/', pathNot: BASE } },
+    { name: 'model-imports-model', severity: 'error', comment: 'The model imports only base helpers and itself.', from: { path: MODEL, pathNot: BASE }, to: { path: '^src/', pathNot: [BASE, MODEL] } },
+    { name: 'pure-no-io', severity: 'error', comment: 'Pure steps never import I/O, the service or the commands.', from: { path: PURE, pathNot: [BASE, MODEL] }, to: { path: [IO, SERVICE, COMMANDS], pathNot: [BASE, MODEL, PURE] } },
+    { name: 'io-no-service', severity: 'error', comment: 'I/O never imports the service or the commands.', from: { path: IO, pathNot: [BASE, MODEL, PURE] }, to: { path: [SERVICE, COMMANDS], pathNot: [BASE, MODEL, PURE, IO] } },
+    { name: 'service-no-commands', severity: 'error', comment: 'The service never imports the commands.', from: { path: SERVICE, pathNot: [BASE, MODEL, PURE, IO] }, to: { path: COMMANDS } },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|test|node_modules)/' },
+  },
+};
