@@ -2,7 +2,7 @@
 // export in turn, returning files before anything is written. docs/pipeline.md describes each step (and cycle.ts's).
 import { emptyGuardState, guardDirections, staleHold, type GuardState } from './guards.js';
 import type { Config, OutputFile } from './model.js';
-import { priceDirections } from './pricing.js';
+import { priceDirections } from './pricing/price.js';
 import { fetchQuotes, sourceMaxAgeMs, type QuoteCache } from './quotes.js';
 import { exportWriter } from './exports/renderers.js';
 import { applyPauses, type Pause } from './switches.js';

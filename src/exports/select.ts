@@ -5,7 +5,7 @@ import { tierLadder, type LadderStep } from './tiers.js';
 import type { ExportFormat } from './formats.js';
 import type { ExportItem, ExportModel } from './items.js';
 import { formatRefusal, sideFee } from './refusals.js';
-import { publishedForm, publishedLimits, publishedRate } from '../pricing.js';
+import { publishedForm, publishedLimits, publishedRate } from '../pricing/published.js';
 import type { PricedDirection, PublishedLimits, PublishedRate, WithheldDirection, WithheldKind } from '../priced.js';
 
 /** An export as selected: its model, and the directions left out of it alone because their limits fail at its rate. */

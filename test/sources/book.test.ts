@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/decimal.js';
 import type { SourceConfig } from '../../src/model.js';
-import { findChain } from '../../src/pricing.js';
+import { findChain } from '../../src/pricing/chains.js';
 import { fetchQuotes, QuoteCache, sourceMaxAgeMs, type FetchDeps } from '../../src/quotes.js';
 import { sourceDefinition } from '../../src/sources/index.js';
 import type { Quote, QuoteBook } from '../../src/sources/source.js';

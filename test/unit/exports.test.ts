@@ -6,7 +6,7 @@ import { isRatefileError } from '../../src/errors.js';
 import { renderExport, renderWithXmlbuilder2 } from '../../src/exports/render.js';
 import { exportSelector, formatFee, selectExports } from '../../src/exports/select.js';
 import type { Config, ExportTemplate } from '../../src/model.js';
-import { priceDirections } from '../../src/pricing.js';
+import { priceDirections } from '../../src/pricing/price.js';
 import { fetchQuotes } from '../../src/quotes.js';
 import { makeProject, sampleConfig, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
