@@ -2,8 +2,9 @@
 // export in turn, returning files before anything is written. docs/pipeline.md describes each step (and cycle.ts's).
 import { emptyGuardState, guardDirections, staleHold, type GuardState } from './guards.js';
 import type { Config, OutputFile } from './model.js';
-import { priceDirections } from './pricing.js';
-import { fetchQuotes, sourceMaxAgeMs, type QuoteCache } from './quotes.js';
+import { priceDirections } from './pricing/price.js';
+import { fetchQuotes, type QuoteCache } from './quotes.js';
+import { sourceMaxAgeMs } from './source-options.js';
 import { exportWriter } from './exports/renderers.js';
 import { applyPauses, type Pause } from './switches.js';
 import { applyReserves } from './reserves/apply.js';

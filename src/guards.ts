@@ -2,7 +2,7 @@
 import { Decimal } from './decimal.js';
 import { isOpen, type HoursWindow } from './hours.js';
 import type { Config } from './model.js';
-import { priceDirection } from './pricing.js';
+import { priceDirection } from './pricing/price.js';
 import type { QuoteBook } from './sources/source.js';
 import type { ChainStep, PricedDirection, WithheldDirection, WithheldKind } from './priced.js';
 import { percent, show } from './words.js';

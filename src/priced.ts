@@ -1,5 +1,5 @@
 // What pricing makes of a direction: priced (the chain, the market, the rate, the limits' terms) or withheld with a
-// kind and a reason, and a rate's published form. Types only, below every step that reads them (pricing.ts makes them).
+// kind and a reason, and a rate's published form. Types only, below every step that reads them (src/pricing/ makes them).
 import type { Decimal } from './decimal.js';
 import type { Direction } from './model.js';
 import type { Quote } from './sources/source.js';

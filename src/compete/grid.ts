@@ -3,7 +3,7 @@
 // rounded quotient, so a tie with a competitor is seen as a tie.
 import { Decimal, roundDown, roundUp } from '../decimal.js';
 import type { Currency } from '../model.js';
-import { publishedRate } from '../pricing.js';
+import { publishedRate } from '../pricing/published.js';
 import type { CompetitorRow } from '../bestchange/feed.js';
 import type { PublishedRate } from '../priced.js';
 

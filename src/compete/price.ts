@@ -4,7 +4,9 @@
 // and the floor; when the field is not trusted (no feed, too old, too far from the market) the normal margin.
 import type { BestChangeFeed } from '../bestchange/feed.js';
 import { Decimal, formatDecimal } from '../decimal.js';
-import { convertAlong, findChain, publishedForm, publishedLimits } from '../pricing.js';
+import { findChain } from '../pricing/chains.js';
+import { convertAlong } from '../pricing/convert.js';
+import { publishedForm, publishedLimits } from '../pricing/published.js';
 import { rateFor, rateOf } from './grid.js';
 import { boundsOf } from './bounds.js';
 import { approxOf, cityField, compareQuick, distrust, placeIn, type CityField } from './field.js';

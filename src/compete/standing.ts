@@ -5,7 +5,7 @@
 import type { BestChangeFeed } from '../bestchange/feed.js';
 import { Decimal } from '../decimal.js';
 import type { CompeteRule, Currency, Direction } from '../model.js';
-import { publishedForm, publishedLimits } from '../pricing.js';
+import { publishedForm, publishedLimits } from '../pricing/published.js';
 import { approxOf, fieldCore, type FieldCore } from './field.js';
 import { show } from '../words.js';
 import { compareForms, rateFor } from './grid.js';

@@ -6,7 +6,7 @@ import { describeError } from '../errors.js';
 import { renewHint } from '../freshness.js';
 import type { Logger } from '../log.js';
 import type { Config } from '../model.js';
-import { sourceMaxAgeMs } from '../quotes.js';
+import { sourceMaxAgeMs } from '../source-options.js';
 import type { Route } from '../server.js';
 import type { LatestBuild } from './model.js';
 import { prepare } from './prepare.js';

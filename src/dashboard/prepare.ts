@@ -1,7 +1,9 @@
 // What the dashboard shows of one build that does not depend on the clock or the filter: every direction with
 // its published form (the primary export's items, from select.ts), worked out once per build and kept per report.
 import { Decimal, formatDecimal } from '../decimal.js';
-import { exportRate, formatFee, formatFloating, selectExports } from '../exports/select.js';
+import { formatFee, formatFloating } from '../exports/direction-fields.js';
+import { exportRate } from '../exports/rates.js';
+import { selectExports } from '../exports/select.js';
 import type { Direction, ExportTemplate } from '../model.js';
 import type { RatePair } from './history.js';
 import { publicText, type Redaction } from './redact.js';

@@ -5,7 +5,9 @@
 import { formatDecimal, roundDown } from '../decimal.js';
 import type { Direction, ExportTemplate } from '../model.js';
 import { ByteSink, chunkItems, declaration, elementText, emptyExport, refusal } from './render.js';
-import { directionFields, urlWriter, type PublishedVisit, type RateEntry } from './select.js';
+import { directionFields } from './direction-fields.js';
+import type { RateEntry } from './rates.js';
+import { urlWriter, type PublishedVisit } from './select.js';
 import type { PublishedLimits, WithheldDirection } from '../priced.js';
 
 /** A direction's text in one export that no build changes; alike values share one string (see `TemplateText`). */

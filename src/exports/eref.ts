@@ -5,7 +5,7 @@
 import { declaration, elementText, emptyExport, refusal } from './render.js';
 import type { ExportItem, ExportModel } from './items.js';
 
-/** A classic fee (`0.0005`, `1.5 %`) as EREF writes it (`0.0005`, `1.5%`); select.ts has left out fees with a currency. */
+/** A classic fee (`0.0005`, `1.5 %`) as EREF writes it (`0.0005`, `1.5%`); format-fields.ts has left out fees with a currency. */
 const erefFee = (fee: string) => fee.replace(' %', '%');
 
 /** A classic floating value (`15` minutes, `1%`) as EREF's attributes. */

@@ -1,5 +1,5 @@
 // renderJson: one export model to a jsons.info "exchanges" JSON file (https://jsons.info/en/export-files/exchanges-json). Pure.
-// Numbers are written as the model's decimal text, never through a double; select.ts leaves out an item whose
+// Numbers are written as the model's decimal text, never through a double; format-fields.ts leaves out an item whose
 // numbers a double cannot hold (refusals.ts), since every JSON reader parses them as doubles.
 import { Decimal, formatDecimal, roundDown, roundUp } from '../decimal.js';
 import { RatefileError } from '../errors.js';

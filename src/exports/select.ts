@@ -1,29 +1,17 @@
 // selectExports: from priced directions to each export's items (selection, aliases, markup, rounding, url); exportWalker: the selection alone, which every writer shares. Pure.
-import { Decimal, formatDecimal, roundDown, roundUp } from '../decimal.js';
-import type { Currency, Direction, ExportTemplate } from '../model.js';
+import { Decimal, formatDecimal, roundDown } from '../decimal.js';
+import type { ExportTemplate } from '../model.js';
 import { tierLadder, type LadderStep } from './tiers.js';
-import type { ExportFormat } from './formats.js';
 import type { ExportItem, ExportModel } from './items.js';
-import { formatRefusal, sideFee } from './refusals.js';
-import { publishedForm, publishedLimits, publishedRate } from '../pricing.js';
-import type { PricedDirection, PublishedLimits, PublishedRate, WithheldDirection, WithheldKind } from '../priced.js';
+import { directionFields, type CommonFields } from './direction-fields.js';
+import { formatFields } from './format-fields.js';
+import { RateText, type RateEntry } from './rates.js';
+import { publishedLimits } from '../pricing/published.js';
+import type { PricedDirection, PublishedLimits, WithheldDirection, WithheldKind } from '../priced.js';
 
 /** An export as selected: its model, and the directions left out of it alone because their limits fail at its rate. */
 export interface ExportSelection extends ExportModel {
   withheld: WithheldDirection[];
-}
-
-/** Fees as the classic format prints them: `0.0005`, `1.5 %`, `2 USD`. */
-export function formatFee(text: string): string {
-  const match = /^(\d+(?:\.\d+)?)\s?(%|[A-Z][A-Z0-9]*)?$/.exec(text.trim());
-  if (!match) return text;
-  const number = formatDecimal(new Decimal(match[1]!));
-  return match[2] ? `${number} ${match[2]}` : number;
-}
-
-export function formatFloating(text: string): string {
-  const percent = /^(\d+(?:\.\d+)?)\s?%$/.exec(text);
-  return percent ? `${formatDecimal(new Decimal(percent[1]!))}%` : text;
 }
 
 /** Whether a template takes a direction with these tags (loops, not closures: it runs per direction and export). */
@@ -51,21 +39,6 @@ export function urlWriter(pattern: string | undefined): ((from: string, to: stri
   };
 }
 
-/** The text of a direction's own fields as every format starts from it: fees, floating, delay, labels. */
-export type DirectionFields = Pick<ExportItem, 'minfee' | 'fromfee' | 'tofee' | 'floating' | 'delay' | 'param'>;
-
-export function directionFields(direction: Direction): DirectionFields {
-  return {
-    minfee: direction.minfee === undefined ? undefined : formatFee(direction.minfee),
-    fromfee: direction.fromfee === undefined ? undefined : formatFee(direction.fromfee),
-    tofee: direction.tofee === undefined ? undefined : formatFee(direction.tofee),
-    floating: direction.floating === undefined ? undefined : formatFloating(direction.floating),
-    delay: direction.delay === undefined ? undefined : String(direction.delay),
-    param: direction.params.length === 0 ? undefined : direction.params.join(', '),
-  };
-}
-
-type CommonFields = DirectionFields & Pick<ExportItem, 'amount'>;
 
 /** Text that does not depend on the export: reserve, fees, labels. Limits depend on the export's published rate. */
 function commonFields(priced: PricedDirection, text: DecimalText): CommonFields {
@@ -89,61 +62,6 @@ class DecimalText {
   }
 }
 
-/** The in/out an export with `markup` publishes for a direction rate: the one rounding every export and the dashboard use. */
-export function exportRate(rate: Decimal, from: Currency, to: Currency, markup: Decimal): PublishedRate {
-  return rateAtFactor(rate, from, to, markupFactor(markup));
-}
-
-/** What a rate is multiplied by for the client under `markup`: 1 − markup; undefined without a markup. */
-const markupFactor = (markup: Decimal): Decimal | undefined => (markup.isZero() ? undefined : new Decimal(1).minus(markup));
-
-/** Without a markup the form is pricing's own (shared, so are the limits computed at it). */
-function rateAtFactor(rate: Decimal, from: Currency, to: Currency, factor: Decimal | undefined): PublishedRate {
-  return factor === undefined ? publishedForm(rate, from, to) : publishedRate(rate.times(factor), from, to);
-}
-
-/** A rate as an export publishes it, as numbers and text: one object per distinct rate, precisions and markup in a build. */
-export interface RateEntry {
-  in: string;
-  out: string;
-  form: PublishedRate;
-}
-
-/**
- * The published in/out of a rate after a markup, as numbers and text. Directions that share an asset pair and
- * margin share one rate object (see priceDirections), so the decimal work is done once per distinct rate,
- * not per direction; without a markup the form is pricing's own, so are the limits computed at it.
- */
-class RateText {
-  private readonly byRate = new WeakMap<Decimal, Map<number, RateEntry>>();
-  /** What a rate is multiplied by for the client: 1 − markup; undefined without a markup. */
-  private readonly factor: Decimal | undefined;
-
-  /** One per markup: exports with the same markup share it. */
-  constructor(markup: Decimal) {
-    this.factor = markupFactor(markup);
-  }
-
-  /** Any rate of a direction (a tier's) in its published form at this markup (as exportRate, with the factor made once). */
-  formOf(rate: Decimal, from: Currency, to: Currency): PublishedRate {
-    return rateAtFactor(rate, from, to, this.factor);
-  }
-
-  of(priced: PricedDirection): RateEntry {
-    const { from, to } = priced.direction;
-    let forRate = this.byRate.get(priced.rate);
-    if (!forRate) this.byRate.set(priced.rate, (forRate = new Map()));
-    // Precisions are 0..18: one number names the pair.
-    const key = from.ratePrecision * 32 + to.ratePrecision;
-    let text = forRate.get(key);
-    if (!text) {
-      const form = this.formOf(priced.rate, from, to);
-      text = { in: formatDecimal(form.in), out: formatDecimal(form.out), form };
-      forRate.set(key, text);
-    }
-    return text;
-  }
-}
 
 /**
  * What an export does with one direction it publishes, given the rate, limits and tier steps at the export's rate;
@@ -262,65 +180,4 @@ export function exportSelector(
     });
     return { name: template.name, file: template.file, format: template.format, items, withheld };
   };
-}
-
-/** What an EREF 1.1 or JSON item has beyond the classic one, or why the direction cannot be written in that format. */
-function formatFields(
-  format: Exclude<ExportFormat, 'classic'>,
-  priced: PricedDirection,
-  rate: RateEntry,
-  limits: PublishedLimits,
-  texts: CommonFields & Pick<ExportItem, 'minamount' | 'maxamount'>,
-  steps: readonly LadderStep[] | undefined,
-): Pick<ExportItem, 'fromfee' | 'tofee' | 'tomin' | 'tomax' | 'steps'> | { reason: string; kind: WithheldKind } {
-  // A fee in the side's own currency (`4 USDT` on USDTERC20) is the plain number these formats take.
-  const { from, to } = priced.direction;
-  const fromfee = texts.fromfee === undefined ? undefined : sideFee(texts.fromfee, from);
-  const tofee = texts.tofee === undefined ? undefined : sideFee(texts.tofee, to);
-  const reason = formatRefusal(format, { ...texts, fromfee, tofee, in: rate.in, out: rate.out });
-  if (reason !== undefined) return { reason, kind: 'format' };
-  // Nearly every direction has no such fee: then no object is made here.
-  const fees = fromfee === texts.fromfee && tofee === texts.tofee ? undefined : { fromfee, tofee };
-  if (format === 'json') return fees ?? {};
-  const places = to.precision;
-  if (steps === undefined) {
-    const bounds = toLimits(limits, rate.form, places);
-    return fees === undefined || 'reason' in bounds ? bounds : { ...fees, ...bounds };
-  }
-  // tomin up and tomax down: any amount within them is within frommin..frommax at the rates published.
-  const toUnits = (value: Decimal, form = rate.form) => value.times(form.out).div(form.in);
-  // The largest order is paid at the last tier's rate, the smallest at the first (the listed rate).
-  const tomax = roundDown(toUnits(limits.max, steps.at(-1)?.form), places);
-  if (tomax.isZero()) return { reason: `tomax rounds to 0 at ${places} decimals`, kind: 'limits' };
-  const published = { steps: steps.map((step) => ({ frommin: formatDecimal(step.min), frommax: formatDecimal(step.max), in: formatDecimal(step.form.in), out: formatDecimal(step.form.out) })) };
-  if (limits.min === undefined) return { ...fees, tomax: formatDecimal(tomax), ...published };
-  const tomin = roundUp(toUnits(limits.min), places);
-  if (tomin.greaterThan(tomax)) return { reason: `tomin ${formatDecimal(tomin)} is above tomax ${formatDecimal(tomax)} at ${places} decimals`, kind: 'limits' };
-  return { ...fees, tomin: formatDecimal(tomin), tomax: formatDecimal(tomax), ...published };
-}
-
-/**
- * tomin/tomax of limits without tiers, per limits object (shared by directions alike at one published rate, see
- * publishedLimits) and to precision: tomin rounded up, tomax down, so any amount within them is within the limits.
- */
-const toLimitTexts = new WeakMap<PublishedLimits, Map<number, Pick<ExportItem, 'tomin' | 'tomax'> | { reason: string; kind: WithheldKind }>>();
-
-function toLimits(limits: PublishedLimits, form: PublishedRate, places: number): Pick<ExportItem, 'tomin' | 'tomax'> | { reason: string; kind: WithheldKind } {
-  let byPlaces = toLimitTexts.get(limits);
-  if (!byPlaces) toLimitTexts.set(limits, (byPlaces = new Map()));
-  let known = byPlaces.get(places);
-  if (!known) {
-    const tomax = roundDown(limits.max.times(form.out).div(form.in), places);
-    const tomin = limits.min === undefined ? undefined : roundUp(limits.min.times(form.out).div(form.in), places);
-    // A zero tomax is a maximum no order can meet (the check's `limit` rule): withheld, never published.
-    known = tomax.isZero()
-      ? { reason: `tomax rounds to 0 at ${places} decimals`, kind: 'limits' }
-      : tomin === undefined
-        ? { tomax: formatDecimal(tomax) }
-        : tomin.greaterThan(tomax)
-          ? { reason: `tomin ${formatDecimal(tomin)} is above tomax ${formatDecimal(tomax)} at ${places} decimals`, kind: 'limits' }
-          : { tomin: formatDecimal(tomin), tomax: formatDecimal(tomax) };
-    byPlaces.set(places, known);
-  }
-  return known;
 }

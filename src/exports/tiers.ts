@@ -1,7 +1,7 @@
 // Amount tiers per export: each tier's published rate and order range, and the range every format can honestly
 // publish at the direction's own (first) rate. Pure.
 import { Decimal } from '../decimal.js';
-import { publishedLimits } from '../pricing.js';
+import { publishedLimits } from '../pricing/published.js';
 import { roundUp } from '../decimal.js';
 import type { PricedDirection, PublishedLimits, PublishedRate } from '../priced.js';
 

@@ -1,7 +1,8 @@
 // Reserves are read in the I/O step before pricing, like quotes: every reserve source concurrently, reused within
 // its `refresh`, and a reading older than its `maxAge` is never used (not even as a stand-in for a failed read).
 import type { SourceConfig } from '../model.js';
-import { errorText, sourceContext, sourceMaxAgeMs, sourceRefreshMs } from '../quotes.js';
+import { errorText, sourceContext } from '../source-ask.js';
+import { sourceMaxAgeMs, sourceRefreshMs } from '../source-options.js';
 import { reserveDefinition } from './index.js';
 import type { ReserveBook, ReserveReading } from './source.js';
 import type { ReserveReport } from '../report.js';

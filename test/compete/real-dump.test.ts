@@ -8,7 +8,8 @@ import { parseFeed, type BestChangeFeed } from '../../src/bestchange/feed.js';
 import { competeDirections } from '../../src/compete/price.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
 import type { CompeteRule, Currency, Direction } from '../../src/model.js';
-import { priceDirection, publishedRate } from '../../src/pricing.js';
+import { priceDirection } from '../../src/pricing/price.js';
+import { publishedRate } from '../../src/pricing/published.js';
 import { realDump, unzipByHand } from '../support/bestchange.js';
 import type { QuoteBook } from '../../src/sources/source.js';
 

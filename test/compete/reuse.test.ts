@@ -11,7 +11,7 @@ import { compareForms } from '../../src/compete/grid.js';
 import { competeDirections } from '../../src/compete/price.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
 import type { CompeteRule, Currency, Direction } from '../../src/model.js';
-import { priceDirection } from '../../src/pricing.js';
+import { priceDirection } from '../../src/pricing/price.js';
 import type { Quote, QuoteBook } from '../../src/sources/source.js';
 import { base, dump } from '../support/bestchange.js';
 import { random, type Next } from '../support/random.js';

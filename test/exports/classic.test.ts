@@ -9,7 +9,7 @@ import { renderWithXmlbuilder2 } from '../../src/exports/render.js';
 import { exportWriter, renderModel } from '../../src/exports/renderers.js';
 import { selectExports } from '../../src/exports/select.js';
 import type { Currency, Direction, ExportTemplate } from '../../src/model.js';
-import { priceDirections } from '../../src/pricing.js';
+import { priceDirections } from '../../src/pricing/price.js';
 import type { Quote, QuoteBook } from '../../src/sources/source.js';
 import { random, type Next } from '../support/random.js';
 import { xmlErrors } from '../support/xml.js';

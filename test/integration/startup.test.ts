@@ -14,7 +14,7 @@ const dist = new URL('../../dist/', import.meta.url).href;
 
 // What the commands' actions need and a bare start must not: the config loader (zod, both YAML readers), the pipeline,
 // the server and the service, the checker, and the packages behind alerts, metrics, rendering and S3.
-const heavyModules = ['config/load.js', 'config/schema.js', 'config/yaml.js', 'config/reload.js', 'build.js', 'cycle.js', 'pricing.js', 'quotes.js', 'server.js', 'service.js', 'check/', 'hosting/', 'exports/'].map((path) => dist + path);
+const heavyModules = ['config/load.js', 'config/schema.js', 'config/yaml.js', 'config/reload.js', 'build.js', 'cycle.js', 'pricing/', 'quotes.js', 'server.js', 'service.js', 'check/', 'hosting/', 'exports/'].map((path) => dist + path);
 const heavyPackages = ['nodemailer', 'prom-client', 'xmlbuilder2', '@aws-sdk', 'zod', 'yaml', 'js-yaml', 'fast-xml-parser', 'node-cron', 'serve-handler', 'decimal.js', 'fflate', 'pg', 'mysql2'];
 
 let dir: string;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { RatefileError } from '../../src/errors.js';
-import { sourceMaxAgeMs, sourceRefreshMs } from '../../src/quotes.js';
+import { sourceMaxAgeMs, sourceRefreshMs } from '../../src/source-options.js';
 import { repoRoot } from '../support/process.js';
 
 describe('sources in the config', () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChain, convertAlong } from '../../src/pricing.js';
+import { findChain } from '../../src/pricing/chains.js';
+import { convertAlong } from '../../src/pricing/convert.js';
 import { fetchQuotes } from '../../src/quotes.js';
 import { formatDecimal } from '../../src/decimal.js';
 import { fixture, fixtureWith, startReplay, type ReplayServer } from '../support/replay.js';

@@ -9,7 +9,7 @@ import { runCycle } from '../../src/cycle.js';
 import { Decimal } from '../../src/decimal.js';
 import { emptyGuardState, guardDirections, staleHold, withinJump, type GuardInput, type GuardResult, type GuardState } from '../../src/guards.js';
 import type { Config, Direction } from '../../src/model.js';
-import { priceDirections } from '../../src/pricing.js';
+import { priceDirections } from '../../src/pricing/price.js';
 import type { Quote, QuoteBook } from '../../src/sources/source.js';
 import { GUARD_AT_LAG_MS, readGuardState, requestAccept } from '../../src/state.js';
 import { projectsPerTest, sampleConfig, sampleQuotes, type Project } from '../support/project.js';

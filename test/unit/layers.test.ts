@@ -58,7 +58,7 @@ describe('layering (.dependency-cruiser.cjs)', () => {
 
   it('catches a pure step importing I/O, I/O importing the service, the service importing a command, and a module of no layer', async () => {
     const dir = await plant({
-      'src/pricing.ts': "import type { SourceReport } from './quotes.js';\nexport type R = SourceReport;\n",
+      'src/pricing/price.ts': "import type { SourceReport } from '../quotes.js';\nexport type R = SourceReport;\n",
       'src/quotes.ts': "import { start } from './service.js';\nexport interface SourceReport { name: string }\nexport const go = start;\n",
       'src/service.ts': "import { run } from './cli.js';\nexport const start = run;\n",
       'src/cli.ts': 'export const run = () => 0;\n',
@@ -66,7 +66,7 @@ describe('layering (.dependency-cruiser.cjs)', () => {
     });
     const { code, output } = await cruise(dir);
     expect(code).not.toBe(0);
-    expect(output).toContain('pure-no-io: src/pricing.ts → src/quotes.ts');
+    expect(output).toContain('pure-no-io: src/pricing/price.ts → src/quotes.ts');
     expect(output).toContain('io-no-service: src/quotes.ts → src/service.ts');
     expect(output).toContain('service-no-commands: src/service.ts → src/cli.ts');
     expect(output).toContain('layer-unknown: src/stray.ts → src/cli.ts');

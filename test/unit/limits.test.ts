@@ -5,7 +5,7 @@ import { Decimal } from '../../src/decimal.js';
 import { renderExport } from '../../src/exports/render.js';
 import { selectExports } from '../../src/exports/select.js';
 import type { Currency, Direction, ExportTemplate, Money } from '../../src/model.js';
-import { priceDirection, priceDirections } from '../../src/pricing.js';
+import { priceDirection, priceDirections } from '../../src/pricing/price.js';
 import type { Quote, QuoteBook } from '../../src/sources/source.js';
 import { random } from '../support/random.js';
 import type { PricedDirection } from '../../src/priced.js';

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
 import type { Currency, Direction } from '../../src/model.js';
-import { convertAlong, findChain, priceDirection, priceDirections, publishedRate } from '../../src/pricing.js';
+import { findChain } from '../../src/pricing/chains.js';
+import { convertAlong } from '../../src/pricing/convert.js';
+import { priceDirection, priceDirections } from '../../src/pricing/price.js';
+import { publishedRate } from '../../src/pricing/published.js';
 import type { Quote, QuoteBook } from '../../src/sources/source.js';
 import { random } from '../support/random.js';
 import type { PricedDirection } from '../../src/priced.js';

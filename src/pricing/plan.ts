@@ -1,0 +1,91 @@
+// A direction's plan (what its price depends on besides the book), its rate after the margin, and its limits' terms. Pure.
+import { Decimal, roundDown } from '../decimal.js';
+import type { Direction, Money } from '../model.js';
+import type { LimitTerms, WithheldKind } from '../priced.js';
+import type { QuoteBook } from '../sources/source.js';
+import { limitThroughBook } from './convert.js';
+import { Memo } from './memo.js';
+
+const ONE = new Decimal(1);
+
+/**
+ * What a direction's price depends on besides the quote book, worked out once per direction object: the
+ * loaded config's directions outlive every build and are never changed in place (a reserve source or a city
+ * pause makes a new object), so a WeakMap by identity cannot serve a stale plan and frees a reloaded config's.
+ */
+interface DirectionPlan {
+  /** Directions with the same group price alike from one book (same chain, margin, precisions, reserve, limits). */
+  group: string;
+  /** What the limit terms depend on besides the book. */
+  limits: string;
+  /** The reserve as published (`LimitTerms.amount`). */
+  amount: Decimal;
+  margin: string;
+  /** The market is multiplied by this (1 − margin). */
+  keep: Decimal;
+  reserveShown: boolean;
+}
+const plans = new WeakMap<Direction, DirectionPlan>();
+/** Reserves as published, by reserve object and places (Memo: weak by the reserve, one places nearly always). */
+const amounts = new Memo<Decimal, number, Decimal>();
+/** 1 − margin by the margin's text: a value of the text alone, and configs have a few margins. */
+const keeps = new Map<string, Decimal>();
+
+export function planOf(direction: Direction): DirectionPlan {
+  let plan = plans.get(direction);
+  if (!plan) {
+    const { from, to, min, max, chain } = direction;
+    const money = (limit: Money | undefined) => (limit ? `${limit.value.toString()} ${limit.asset}` : '');
+    const limits = [direction.reserve.toString(), from.asset, from.precision, to.asset, to.precision, money(min), money(max)].join('|');
+    const margin = direction.margin.toString();
+    // Shared by every direction with the same reserve object (a currency's) and places, the factor by margin.
+    const amount = amounts.get(direction.reserve, to.precision) ?? amounts.set(direction.reserve, to.precision, roundDown(direction.reserve, to.precision));
+    plan = {
+      // An explicit chain by its pairs (directions found their chain by assets, which `limits` names).
+      group: [chain ? chain.join(',') : '*', margin, from.ratePrecision, to.ratePrecision, limits].join('|'),
+      limits,
+      amount,
+      margin,
+      keep: keeps.get(margin) ?? keeps.set(margin, ONE.minus(direction.margin)).get(margin)!,
+      // Compared as published: a reserve below the last decimal place would be printed as 0.
+      reserveShown: !amount.isZero(),
+    };
+    plans.set(direction, plan);
+  }
+  return plan;
+}
+
+/** The market rate after a margin, one object per conversion and margin: directions that share them share it. */
+const marginRates = new Memo<object, string, Decimal>();
+
+export function marginRate(converted: { factor: Decimal }, direction: Direction): Decimal {
+  const { margin, keep } = planOf(direction);
+  return marginRates.get(converted, margin) ?? marginRates.set(converted, margin, converted.factor.times(keep));
+}
+
+/** Terms per quote book and everything else they depend on (the direction's limits key): shared by directions alike. */
+const sharedTerms = new WeakMap<QuoteBook, Map<string, LimitTerms>>();
+
+export function termsOf(direction: Direction, book: QuoteBook): LimitTerms | { reason: string; kind: WithheldKind } {
+  const plan = planOf(direction);
+  const key = plan.limits;
+  let byKey = sharedTerms.get(book);
+  if (!byKey) sharedTerms.set(book, (byKey = new Map()));
+  const known = byKey.get(key);
+  if (known) return known;
+  const { from, to } = direction;
+  const terms: LimitTerms = { amount: plan.amount };
+  for (const [name, limit] of [['max', direction.max], ['min', direction.min]] as const) {
+    if (!limit) continue;
+    if (limit.asset === from.asset) terms[`${name}From`] = limit.value;
+    else if (limit.asset === to.asset) terms[`${name}To`] = limit.value;
+    else {
+      // A minimum at the side giving the larger amount, a maximum at the side giving the smaller.
+      const converted = limitThroughBook(limit, direction, book, name === 'min', `${name} ${limit.value.toString()} ${limit.asset}>${from.asset}`);
+      if (converted === undefined) return { kind: 'quote', reason: `cannot convert ${name} ${limit.value.toFixed()} ${limit.asset} to ${from.asset}: no quotes` };
+      terms[`${name}From`] = converted;
+    }
+  }
+  byKey.set(key, terms);
+  return terms;
+}
