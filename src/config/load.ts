@@ -10,6 +10,7 @@ import type { Config, Currency, Direction, Money } from '../model.js';
 import { chainAsList, configSchema, type ConfigFile } from './schema.js';
 import { bestchangeSources, competeMarginWarning, competeSourceProblem, normalizeCompete } from '../compete/config.js';
 import { quoteValue } from '../errors.js';
+import { deepFreeze, type Writable } from '../freeze.js';
 import { closest, type Problem } from './problems.js';
 import { checkTiers, toTiers } from './tiers.js';
 import { configError, formatProblem, readYamlFile, validateYaml } from './yaml.js';
@@ -264,7 +265,7 @@ function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'wa
         const to = currencies.get(toCode)!;
         // The keys every direction has first, then the optional ones by assignment: a literal with a dozen
         // conditional spreads makes an object of slow (dictionary) properties, twice the size at 50,000 directions.
-        const direction: Direction = {
+        const direction: Writable<Direction> = {
           id: `${fromCode}>${toCode}`,
           index,
           from,
@@ -350,5 +351,6 @@ export async function loadConfig(path: string = defaultConfigFile, cwd: string =
   if (lines.length > 0 || templateProblems.length > 0 || !data) {
     throw configError(label, [...lines, ...templateProblems]);
   }
-  return { ...normalize(data, file), exports: templates, warnings: checked.warnings.map((warning) => formatProblem(yaml, warning)) };
+  // Frozen deeply (src/freeze.ts): a step that writes into the loaded config throws instead of staling the caches.
+  return deepFreeze({ ...normalize(data, file), exports: templates, warnings: checked.warnings.map((warning) => formatProblem(yaml, warning)) });
 }
