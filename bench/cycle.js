@@ -15,7 +15,8 @@ import { writeFile as writeBytes } from 'node:fs/promises';
 import { loadConfig } from '../dist/config/load.js';
 import { runCycle } from '../dist/cycle.js';
 import { QuoteCache } from '../dist/quotes.js';
-import { itemElements, selectExports } from '../dist/exports/select.js';
+import { selectExports } from '../dist/exports/select.js';
+import { itemElements } from '../dist/exports/items.js';
 import { compress } from '../dist/publish.js';
 
 const [count = 10000, cycles = 15] = process.argv.slice(2).map(Number);
