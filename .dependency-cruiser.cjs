@@ -1,6 +1,6 @@
 // Layers of src/, bottom to top; a module imports only from its own layer or the ones below (AGENTS.md "Layering").
 // Type-only imports count (tsPreCompilationDeps): a type is a dependency like any other.
-const BASE = '^src/((decimal|errors|secrets|hours|files|log|pipes|folders|codes|words)[.]ts|config/(fields|problems|aliases|defaults|yaml)[.]ts)$';
+const BASE = '^src/((decimal|errors|secrets|hours|files|log|pipes|folders|codes|words|freeze)[.]ts|config/(fields|problems|aliases|defaults|yaml)[.]ts)$';
 const MODEL = '^src/((model|priced)[.]ts|exports/(formats|items)[.]ts|alerts/config[.]ts|sources/source[.]ts|reserves/source[.]ts)$';
 const PURE =
   '^src/((guards|switches|health|status|report|tally|freshness)[.]ts|pricing/|reserves/(apply|entry)[.]ts|sources/(values|syntax|options)[.]ts|bestchange/|check/|compete/(?!config[.]ts$)|exports/(?!template[.]ts$))';

@@ -5,11 +5,11 @@ const dayNames = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
 
 export interface HoursWindow {
   /** Days (0 = Sunday) on which a window starts; an overnight window ends on the next day. */
-  days: ReadonlySet<number>;
+  readonly days: ReadonlySet<number>;
   /** Minutes since midnight; `end` ≤ `start` means the window runs past midnight. */
-  start: number;
-  end: number;
-  timeZone: string;
+  readonly start: number;
+  readonly end: number;
+  readonly timeZone: string;
   /** The text it came from, for messages. */
   text: string;
 }

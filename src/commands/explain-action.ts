@@ -43,7 +43,7 @@ export function findDirection(config: Config, from: string, to: string, shownFil
   throw new RatefileError('E_USAGE', `no direction ${directionName(f, t)} in ${shownFile}: ${help}`);
 }
 
-function chooseExports(config: Config, name: string | undefined): ExportTemplate[] {
+function chooseExports(config: Config, name: string | undefined): readonly ExportTemplate[] {
   if (name === undefined) return config.exports;
   const found = config.exports.find((e) => e.name === name || e.file === name);
   if (!found) throw new RatefileError('E_USAGE', `no export "${name}"; the exports are ${config.exports.map((e) => e.name).join(', ')}`);

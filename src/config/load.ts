@@ -4,6 +4,7 @@ import { loadTemplates } from '../exports/template.js';
 import type { Config } from '../model.js';
 import { configSchema } from './schema.js';
 import { quoteValue } from '../errors.js';
+import { deepFreeze } from '../freeze.js';
 import { configError, formatProblem, readYamlFile, validateYaml } from './yaml.js';
 import { defaultConfigFile } from './defaults.js';
 import { readLiveCodes } from '../live-codes.js';
@@ -38,5 +39,6 @@ export async function loadConfig(path: string = defaultConfigFile, cwd: string =
   if (lines.length > 0 || templateProblems.length > 0 || !data) {
     throw configError(label, [...lines, ...templateProblems]);
   }
-  return { ...normalize(data, file), exports: templates, warnings: checked.warnings.map((warning) => formatProblem(yaml, warning)) };
+  // Frozen deeply (src/freeze.ts): a step that writes into the loaded config throws instead of staling the caches.
+  return deepFreeze({ ...normalize(data, file), exports: templates, warnings: checked.warnings.map((warning) => formatProblem(yaml, warning)) });
 }

@@ -8,6 +8,7 @@ import { percentToFraction } from '../exports/template.js';
 import { normalizePublish } from '../hosting/config.js';
 import type { Config, Currency, Direction, Money } from '../model.js';
 import type { ConfigFile } from './schema.js';
+import type { Writable } from '../freeze.js';
 import { bestchangeSources, normalizeCompete } from '../compete/config.js';
 import { asList, assetOf } from './cross-check.js';
 import { toTiers } from './tiers.js';
@@ -105,7 +106,7 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
         const to = currencies.get(toCode)!;
         // The keys every direction has first, then the optional ones by assignment: a literal with a dozen
         // conditional spreads makes an object of slow (dictionary) properties, twice the size at 50,000 directions.
-        const direction: Direction = {
+        const direction: Writable<Direction> = {
           id: `${fromCode}>${toCode}`,
           index,
           from,

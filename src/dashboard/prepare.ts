@@ -46,7 +46,7 @@ export interface DirectionFacts {
   max?: string;
   fees: string[];
   labels: string[];
-  cities: string[];
+  cities: readonly string[];
   /** Files it is published in. */
   exports: string[];
   /** Not published now: the rate it was last published at (the guard state's), in the primary export's published form. */
