@@ -24,4 +24,12 @@ for (let run = 0; run < runs; run++) {
   heldMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
 }
 const median = [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)];
-console.log(JSON.stringify({ rows: feed.rows, medianMs: Math.round(median), heldMb: Math.round(heldMb), peakRssMb: rssMb(), parseRssMb: rssMb() - baseRssMb }));
+console.log(
+  JSON.stringify({
+    rows: feed.rows,
+    medianMs: Math.round(median),
+    heldMb: Math.round(heldMb),
+    peakRssMb: rssMb(),
+    parseRssMb: rssMb() - baseRssMb,
+  }),
+);

@@ -35,7 +35,8 @@ function directions() {
 }
 
 /** A decimal text with `places` digits after the dot, from an integer seed. */
-const decimal = (seed, places) => `${Math.floor(seed / 10 ** places)}.${String(seed % 10 ** places).padStart(places, '0')}`;
+const decimal = (seed, places) =>
+  `${Math.floor(seed / 10 ** places)}.${String(seed % 10 ** places).padStart(places, '0')}`;
 
 function render(shape) {
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<rates>'];
@@ -49,10 +50,18 @@ function render(shape) {
     if (shape === 'real') {
       // Element order as many real files have it: amount before the rate.
       item.push(`  <amount>${amount}</amount>`, `  <in>${inValue}</in>`, `  <out>${outValue}</out>`);
-      item.push(`  <minamount>${min} ${from}</minamount>`, `  <maxamount>${max} ${from}</maxamount>`, '  <param>manual, verifying</param>');
+      item.push(
+        `  <minamount>${min} ${from}</minamount>`,
+        `  <maxamount>${max} ${from}</maxamount>`,
+        '  <param>manual, verifying</param>',
+      );
     } else {
       item.push(`  <in>${inValue}</in>`, `  <out>${outValue}</out>`, `  <amount>${amount}</amount>`);
-      item.push(`  <minamount>${min}</minamount>`, `  <maxamount>${max}</maxamount>`, '  <param>manual, verifying</param>');
+      item.push(
+        `  <minamount>${min}</minamount>`,
+        `  <maxamount>${max}</maxamount>`,
+        '  <param>manual, verifying</param>',
+      );
     }
     if (city) item.push(`  <city>${city}</city>`);
     item.push('</item>');

@@ -39,7 +39,9 @@ function bestChangeDump(competing, priceOfCode) {
       const get = market * (1 - (0.01 + exchanger * 0.004));
       // give;get as BestChange writes them: 1 : X when X ≥ 1, else X : 1.
       const [give, got] = get >= 1 ? [1, get] : [1 / get, 1];
-      rows.push(`${id(from)};${id(to)};${exchanger};${give.toPrecision(10)};${got.toPrecision(10)};1000000;0.1;0;0;0;0`);
+      rows.push(
+        `${id(from)};${id(to)};${exchanger};${give.toPrecision(10)};${got.toPrecision(10)};1000000;0.1;0;0;0;0`,
+      );
     }
   }
   return zipSync({
@@ -81,7 +83,9 @@ export async function writeBenchProject(dir, count, { bestchange = false } = {})
       const competes = bestchange && !cash && directions.length % competeEvery === 0;
       if (competes) competing.push([from.code, to.code]);
       const compete = competes ? ', compete: { place: 2, floor: 0.5%, ceiling: 3% }' : '';
-      directions.push(`  - { from: ${from.code}, to: ${to.code}${cash ? `, cities: [${cities.join(', ')}]` : ''}, tags: [${directions.length % 3 === 0 ? 'ref' : 'main'}]${compete} }`);
+      directions.push(
+        `  - { from: ${from.code}, to: ${to.code}${cash ? `, cities: [${cities.join(', ')}]` : ''}, tags: [${directions.length % 3 === 0 ? 'ref' : 'main'}]${compete} }`,
+      );
       if (directions.length >= count) break outer;
     }
   }
@@ -103,8 +107,14 @@ export async function writeBenchProject(dir, count, { bestchange = false } = {})
   await writeFile(join(dir, 'quotes.json'), JSON.stringify({ quotes }));
   if (bestchange) await writeFile(join(dir, 'info.zip'), bestChangeDump(competing, priceOfCode));
   await writeFile(join(dir, 'templates', 'parserfile.yaml'), 'description: all\n');
-  await writeFile(join(dir, 'templates', 'reffile.yaml'), 'include: { tags: [ref] }\naliases: { USDTTRC20: USDTTRCX }\n');
-  await writeFile(join(dir, 'templates', 'affiliatefile.yaml'), 'markup: 0.5%\nurl: "https://exchanger.example/?cur_from={from}&cur_to={to}"\n');
+  await writeFile(
+    join(dir, 'templates', 'reffile.yaml'),
+    'include: { tags: [ref] }\naliases: { USDTTRC20: USDTTRCX }\n',
+  );
+  await writeFile(
+    join(dir, 'templates', 'affiliatefile.yaml'),
+    'markup: 0.5%\nurl: "https://exchanger.example/?cur_from={from}&cur_to={to}"\n',
+  );
   return directions.length;
 }
 

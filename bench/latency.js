@@ -17,8 +17,14 @@ await writeBenchProject(dir, count);
 // between two changes the file is not rewritten: a maxAge of an hour keeps the staleness guard (2 s by
 // default at this schedule) from withholding directions while a loaded machine stretches builds past it.
 const configPath = join(dir, 'ratefile.config.yaml');
-const config = readFileSync(configPath, 'utf8').replace('feed: { type: file, path: quotes.json }', 'feed: { type: file, path: quotes.json, maxAge: 1h }');
-if (!config.includes('maxAge: 1h')) throw new Error('bench/latency.js: the generated config has no `feed: { type: file, path: quotes.json }` line to give a maxAge');
+const config = readFileSync(configPath, 'utf8').replace(
+  'feed: { type: file, path: quotes.json }',
+  'feed: { type: file, path: quotes.json, maxAge: 1h }',
+);
+if (!config.includes('maxAge: 1h'))
+  throw new Error(
+    'bench/latency.js: the generated config has no `feed: { type: file, path: quotes.json }` line to give a maxAge',
+  );
 await writeFile(configPath, `${config}schedule: "* * * * * *"\nguards: { maxJump: 50% }\n`);
 const quotesPath = join(dir, 'quotes.json');
 const baseQuotes = JSON.parse(readFileSync(quotesPath, 'utf8')).quotes;
@@ -56,7 +62,11 @@ try {
     const before = await etag();
     // Alternate two price levels, so every change moves every rate.
     const factor = change % 2 === 0 ? 1.002 : 0.998;
-    const quotes = baseQuotes.map((q) => ({ ...q, bid: (Number(q.bid) * factor).toFixed(6), ask: (Number(q.ask) * factor).toFixed(6) }));
+    const quotes = baseQuotes.map((q) => ({
+      ...q,
+      bid: (Number(q.bid) * factor).toFixed(6),
+      ask: (Number(q.ask) * factor).toFixed(6),
+    }));
     const text = JSON.stringify({ quotes });
     const changed = performance.now();
     await writeFile(quotesPath, text);
@@ -64,7 +74,15 @@ try {
     latencies.push(performance.now() - changed);
   }
   const sorted = [...latencies].sort((a, b) => a - b);
-  console.log(JSON.stringify({ directions: count, changes, p50Ms: Math.round(percentile(sorted, 50)), p99Ms: Math.round(percentile(sorted, 99)), maxMs: Math.round(sorted.at(-1)) }));
+  console.log(
+    JSON.stringify({
+      directions: count,
+      changes,
+      p50Ms: Math.round(percentile(sorted, 50)),
+      p99Ms: Math.round(percentile(sorted, 99)),
+      maxMs: Math.round(sorted.at(-1)),
+    }),
+  );
 } finally {
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('close', resolve));

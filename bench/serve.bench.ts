@@ -16,7 +16,11 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = 8;
 
 async function startRatefile(out: string): Promise<{ port: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['bin/ratefile.js', 'serve', '--out', out, '--port', '0', '--host', '127.0.0.1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['bin/ratefile.js', 'serve', '--out', out, '--port', '0', '--host', '127.0.0.1'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   const port = await new Promise<number>((resolve, reject) => {
     child.stderr.setEncoding('utf8');
@@ -68,7 +72,8 @@ it('serves exports at least as fast as the targets say', async () => {
     const shipped = await startNginx({ binary, dir: join(dir, 'nginx-static'), root: out });
     // nginx compressing every response itself: the shipped config with gzip_static off.
     const withoutStatic = (site: string) => {
-      if (!site.includes('gzip_static on;')) throw new Error('deploy/nginx.conf no longer has "gzip_static on;": update the benchmark');
+      if (!site.includes('gzip_static on;'))
+        throw new Error('deploy/nginx.conf no longer has "gzip_static on;": update the benchmark');
       return site.replace('gzip_static on;', 'gzip_static off;');
     };
     const onTheFly = await startNginx({ binary, dir: join(dir, 'nginx-fly'), root: out, adjustSite: withoutStatic });
@@ -86,7 +91,11 @@ it('serves exports at least as fast as the targets say', async () => {
       const gzipEtag = (await fetch(url, { headers: { 'Accept-Encoding': 'gzip' } })).headers.get('etag') ?? '';
       for (const kind of scenario.kinds) {
         const headers: Record<string, string> =
-          kind === 'plain' ? {} : kind === 'gzip' ? { 'Accept-Encoding': 'gzip' } : { 'Accept-Encoding': 'gzip', 'If-None-Match': gzipEtag };
+          kind === 'plain'
+            ? {}
+            : kind === 'gzip'
+              ? { 'Accept-Encoding': 'gzip' }
+              : { 'Accept-Encoding': 'gzip', 'If-None-Match': gzipEtag };
         const r = await load(url, headers, kind === 'conditional' ? 304 : 200);
         results.set(`${scenario.server}/${kind}`, r.rps);
         rows.push(`| ${scenario.server} | ${kind} | ${r.rps} | ${r.mbps.toFixed(1)} | ${r.p99} | ${r.errors} |`);

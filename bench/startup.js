@@ -13,7 +13,11 @@ const moduleLog = fileURLToPath(new URL('../test/fixtures/module-log.mjs', impor
 const dist = new URL('../dist/', import.meta.url).href;
 const target = 2;
 
-const cases = { 'node -e 0': ['-e', '0'], 'ratefile --version': [bin, '--version'], 'ratefile --help': [bin, '--help'] };
+const cases = {
+  'node -e 0': ['-e', '0'],
+  'ratefile --version': [bin, '--version'],
+  'ratefile --help': [bin, '--help'],
+};
 
 function wallMs(args) {
   const start = process.hrtime.bigint();
@@ -34,7 +38,10 @@ function modulesOf(args) {
   const dir = mkdtempSync(join(tmpdir(), 'ratefile-startup-'));
   try {
     const log = join(dir, 'modules.txt');
-    execFileSync(process.execPath, ['--import', moduleLog, ...args], { env: { ...process.env, RATEFILE_MODULE_LOG: log }, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(process.execPath, ['--import', moduleLog, ...args], {
+      env: { ...process.env, RATEFILE_MODULE_LOG: log },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     const urls = [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))];
     const ours = urls.filter((url) => url.startsWith(dist)).length;
     const packages = urls.filter((url) => url.includes('/node_modules/')).length;
@@ -46,17 +53,25 @@ function modulesOf(args) {
 
 const bare = median(times['node -e 0']);
 const results = {};
-console.log(`startup, median of ${runs} runs (load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}); modules = dist/ + node_modules files loaded`);
+console.log(
+  `startup, median of ${runs} runs (load average ${loadavg()
+    .map((v) => v.toFixed(2))
+    .join(' ')}); modules = dist/ + node_modules files loaded`,
+);
 console.log('| command | median ms | × node -e 0 | modules (dist + packages) |');
 console.log('|---|---|---|---|');
 for (const [name, args] of Object.entries(cases)) {
   const ms = median(times[name]);
   const modules = name === 'node -e 0' ? undefined : modulesOf(args);
   results[name] = { medianMs: ms, ratio: Number((ms / bare).toFixed(2)), ...(modules ? { modules } : {}) };
-  console.log(`| ${name} | ${ms} | ${(ms / bare).toFixed(2)} | ${modules ? `${modules.total} (${modules.ours} + ${modules.packages})` : '—'} |`);
+  console.log(
+    `| ${name} | ${ms} | ${(ms / bare).toFixed(2)} | ${modules ? `${modules.total} (${modules.ours} + ${modules.packages})` : '—'} |`,
+  );
 }
 for (const name of ['ratefile --version', 'ratefile --help']) {
   const { medianMs, ratio } = results[name];
-  console.log(`- ${name} within ${target}× node -e 0: ${medianMs} / ${bare} ms = ${ratio} → ${ratio <= target ? 'holds' : 'MISSED'}`);
+  console.log(
+    `- ${name} within ${target}× node -e 0: ${medianMs} / ${bare} ms = ${ratio} → ${ratio <= target ? 'holds' : 'MISSED'}`,
+  );
 }
 console.log(JSON.stringify({ runs, loadavg: loadavg(), ...results }));

@@ -42,7 +42,8 @@ export async function cliReference(run) {
     top,
     '```',
   ];
-  for (const name of names) lines.push('', `## ratefile ${name}`, '', '```text', await helpOf(run, [name, '--help']), '```');
+  for (const name of names)
+    lines.push('', `## ratefile ${name}`, '', '```text', await helpOf(run, [name, '--help']), '```');
   return `${lines.join('\n')}\n`;
 }
 
@@ -65,10 +66,19 @@ function typeOf(node) {
     case 'array':
       return `list of ${node.items ? typeOf(node.items) : 'values'}`;
     case 'object':
-      return node.properties ? 'object' : node.additionalProperties && typeof node.additionalProperties === 'object' ? 'map' : 'object';
+      return node.properties
+        ? 'object'
+        : node.additionalProperties && typeof node.additionalProperties === 'object'
+          ? 'map'
+          : 'object';
     case 'integer':
     case 'number': {
-      const range = node.minimum !== undefined && node.maximum !== undefined ? ` ${node.minimum}..${node.maximum}` : node.minimum !== undefined ? ` ≥ ${node.minimum}` : '';
+      const range =
+        node.minimum !== undefined && node.maximum !== undefined
+          ? ` ${node.minimum}..${node.maximum}`
+          : node.minimum !== undefined
+            ? ` ≥ ${node.minimum}`
+            : '';
       return `${node.type}${range}`;
     }
     case undefined:
@@ -85,7 +95,14 @@ function objectsIn(node) {
   if (node.type === 'object' && node.additionalProperties && typeof node.additionalProperties === 'object') {
     const inner = node.additionalProperties;
     // A map of one of several variants (sources by type): each variant is walked under its discriminator.
-    if (inner.oneOf) return inner.oneOf.flatMap((variant) => objectsIn(variant).map((o) => ({ ...o, suffix: `.<name>${o.suffix}`, variant: variant.properties?.type?.const })));
+    if (inner.oneOf)
+      return inner.oneOf.flatMap((variant) =>
+        objectsIn(variant).map((o) => ({
+          ...o,
+          suffix: `.<name>${o.suffix}`,
+          variant: variant.properties?.type?.const,
+        })),
+      );
     return objectsIn(inner).map((o) => ({ ...o, suffix: `.<name>${o.suffix}` }));
   }
   const alternatives = node.anyOf ?? node.oneOf;
@@ -102,8 +119,15 @@ function rows(node, path, out, variants) {
   const required = new Set(node.required ?? []);
   for (const [key, child] of Object.entries(node.properties ?? {})) {
     const at = path ? `${path}.${key}` : key;
-    const facts = [child.description ?? '', child.default !== undefined ? `Default: \`${JSON.stringify(child.default)}\`.` : ''].filter(Boolean).join(' ');
-    out.push(`| \`${at.replace(/\|/g, '\\|')}\` | ${cell(typeOf(child))} | ${required.has(key) ? 'yes' : ''} | ${cell(facts)} |`);
+    const facts = [
+      child.description ?? '',
+      child.default !== undefined ? `Default: \`${JSON.stringify(child.default)}\`.` : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
+    out.push(
+      `| \`${at.replace(/\|/g, '\\|')}\` | ${cell(typeOf(child))} | ${required.has(key) ? 'yes' : ''} | ${cell(facts)} |`,
+    );
     for (const inner of objectsIn(child)) {
       if (inner.variant === undefined) rows(inner.node, `${at}${inner.suffix}`, out, variants);
       else {
@@ -133,7 +157,12 @@ export function configReference(schema) {
   for (const [key, child] of Object.entries(schema.properties)) {
     const out = [];
     const variants = [];
-    rows({ properties: { [key]: child }, required: (schema.required ?? []).filter((r) => r === key) }, '', out, variants);
+    rows(
+      { properties: { [key]: child }, required: (schema.required ?? []).filter((r) => r === key) },
+      '',
+      out,
+      variants,
+    );
     lines.push('', `## \`${key}\``, '', HEADER, RULE, ...out);
     for (const variant of variants) lines.push('', `### ${variant.title}`, '', HEADER, RULE, ...variant.rows);
   }

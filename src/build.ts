@@ -58,7 +58,11 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   const t0 = performance.now();
   // Before any source is asked: an answer quoting a credential is redacted wherever its text goes.
   registerConfigSecrets(config, deps.env ?? process.env);
-  const guard = deps.guard ?? { state: emptyGuardState(), accepted: new Set<string>(), maintenance: config.maintenance };
+  const guard = deps.guard ?? {
+    state: emptyGuardState(),
+    accepted: new Set<string>(),
+    maintenance: config.maintenance,
+  };
   const maintenance = guard.maintenance || config.maintenance;
   // In maintenance nothing is fetched or priced: every export is published empty.
   const io = {
@@ -71,7 +75,10 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   };
   // Quotes and back-office reserves are read together, before pricing (which stays pure).
   const [{ book, withStale, reports, feeds }, reserves] = maintenance
-    ? [{ book: new Map(), reports: [], feeds: new Map<string, SourceFeed>() }, { book: new Map(), reports: [] }]
+    ? [
+        { book: new Map(), reports: [], feeds: new Map<string, SourceFeed>() },
+        { book: new Map(), reports: [] },
+      ]
     : await Promise.all([
         fetchQuotes(config.sources, { ...io, dropStale: true, ...(deps.quoteCache ? { cache: deps.quoteCache } : {}) }),
         fetchReserves(config.reserveSources, { ...io, ...(deps.reserveCache ? { cache: deps.reserveCache } : {}) }),
@@ -81,10 +88,18 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   const switched = applyPauses(config.directions, guard.pauses ?? [], startedAt);
   // A reserve that could not be read withholds the direction; it is never replaced by the configured number.
   const reserved = applyReserves(switched.directions, reserves.book);
-  const { priced: margined, withheld: unpriced } = maintenance ? { priced: [], withheld: [] } : priceDirections(reserved.directions, book);
-  const maxAge = new Map(config.sources.map((source) => [source.name, sourceMaxAgeMs(source, config.schedulePeriodMs)]));
+  const { priced: margined, withheld: unpriced } = maintenance
+    ? { priced: [], withheld: [] }
+    : priceDirections(reserved.directions, book);
+  const maxAge = new Map(
+    config.sources.map((source) => [source.name, sourceMaxAgeMs(source, config.schedulePeriodMs)]),
+  );
   // Competing directions take their rate from the field before the guards, so jumps, limits and rounding apply to it.
-  const competed = competeDirections({ priced: margined, book, feeds: feedStates(config, feeds, reports, maxAge, startedAt) });
+  const competed = competeDirections({
+    priced: margined,
+    book,
+    feeds: feedStates(config, feeds, reports, maxAge, startedAt),
+  });
   const guarded = guardDirections({
     priced: competed.priced,
     now: startedAt,
@@ -94,9 +109,11 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
     maxAgeMs: (source) => maxAge.get(source),
   });
   const failing = reports.filter((report) => !report.ok).map((report) => report.name);
-  const explain = (w: WithheldDirection) => (failing.length === 0 ? w : { ...w, reason: `${w.reason} (failing sources: ${failing.join(', ')})` });
+  const explain = (w: WithheldDirection) =>
+    failing.length === 0 ? w : { ...w, reason: `${w.reason} (failing sources: ${failing.join(', ')})` };
   // A direction no fresh quotes price, which a stale one would: held back for that quote (kind `stale`).
-  const unpricedWhy = (w: WithheldDirection) => (withStale && staleHold(w, withStale, startedAt, (source) => maxAge.get(source))) || explain(w);
+  const unpricedWhy = (w: WithheldDirection) =>
+    (withStale && staleHold(w, withStale, startedAt, (source) => maxAge.get(source))) || explain(w);
   const t2 = performance.now();
   // One export at a time: each export's text is written and dropped before the next is selected.
   const write = exportWriter(guarded.published, config.exports);
@@ -110,8 +127,15 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
     exports.push({ name: written.name, file: written.file, items: written.items });
     if (written.withheld.length > 0) leftOut.push({ file: written.file, withheld: written.withheld });
   }
-  const before = [...(maintenance ? [] : [...switched.withheld, ...reserved.withheld]), ...unpriced.map(unpricedWhy), ...competed.withheld, ...guarded.withheld].sort((a, b) => a.direction.index - b.direction.index);
-  const withheld = [...before, ...leftOut.flatMap((e) => e.withheld)].sort((a, b) => a.direction.index - b.direction.index);
+  const before = [
+    ...(maintenance ? [] : [...switched.withheld, ...reserved.withheld]),
+    ...unpriced.map(unpricedWhy),
+    ...competed.withheld,
+    ...guarded.withheld,
+  ].sort((a, b) => a.direction.index - b.direction.index);
+  const withheld = [...before, ...leftOut.flatMap((e) => e.withheld)].sort(
+    (a, b) => a.direction.index - b.direction.index,
+  );
   const directions = tallyDirections(guarded.published, before, config.exports, leftOut);
   const t3 = performance.now();
   return {
@@ -135,7 +159,13 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
 }
 
 /** Each bestchange source's feed as the compete step needs it: the feed in use, its age and its limit. */
-function feedStates(config: Config, feeds: ReadonlyMap<string, SourceFeed>, reports: readonly SourceReport[], maxAge: ReadonlyMap<string, number | undefined>, now: Date): Map<string, FeedState> {
+function feedStates(
+  config: Config,
+  feeds: ReadonlyMap<string, SourceFeed>,
+  reports: readonly SourceReport[],
+  maxAge: ReadonlyMap<string, number | undefined>,
+  now: Date,
+): Map<string, FeedState> {
   const states = new Map<string, FeedState>();
   for (const source of config.sources) {
     if (source.type !== 'bestchange') continue;

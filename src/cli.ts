@@ -19,9 +19,17 @@ import { endQuietlyOnClosedPipe } from './pipes.js';
 
 export type { CliDeps } from './commands/context.js';
 
-const exitCodes: Record<ErrorCode, number> = { E_USAGE: 2, E_CONFIG: 2, E_SOURCE: 1, E_PRICE: 1, E_RENDER: 1, E_PUBLISH: 1 };
+const exitCodes: Record<ErrorCode, number> = {
+  E_USAGE: 2,
+  E_CONFIG: 2,
+  E_SOURCE: 1,
+  E_PRICE: 1,
+  E_RENDER: 1,
+  E_PUBLISH: 1,
+};
 
-const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
 
 function waitForSignal(): Promise<string> {
   return new Promise((resolveSignal) => {
@@ -49,10 +57,16 @@ function defaultDeps(): CliDeps {
 
 export function createProgram(deps: CliDeps, setExitCode: (code: number) => void): Command {
   const program = new Command('ratefile')
-    .description('Prices exchange directions from market quotes and publishes the exchanger export files (parserfile.xml, reffile.xml, affiliatefile.xml).')
+    .description(
+      'Prices exchange directions from market quotes and publishes the exchanger export files (parserfile.xml, reffile.xml, affiliatefile.xml).',
+    )
     .version(version, '-V, --version')
     .option('--debug', 'show stack traces of errors')
-    .addOption(new Option('--log-format <format>', 'log lines as text or as JSON objects').choices(['text', 'json']).default('text'))
+    .addOption(
+      new Option('--log-format <format>', 'log lines as text or as JSON objects')
+        .choices(['text', 'json'])
+        .default('text'),
+    )
     .option('-q, --quiet', 'log only warnings and errors')
     // A usage error is one line and this hint, not the whole help; each command's help lists these global options too.
     .showHelpAfterError('(add --help for usage)')
@@ -73,7 +87,16 @@ export function createProgram(deps: CliDeps, setExitCode: (code: number) => void
     quiet: () => program.opts<{ quiet?: boolean }>().quiet === true,
   });
   const context = createContext(deps, log, setExitCode);
-  for (const register of [registerBuild, registerServe, registerStart, registerSchema, registerOperate, registerSwitches, registerPublish]) register(program, context);
+  for (const register of [
+    registerBuild,
+    registerServe,
+    registerStart,
+    registerSchema,
+    registerOperate,
+    registerSwitches,
+    registerPublish,
+  ])
+    register(program, context);
   registerCheck(program, context);
   registerExplain(program, context);
   registerInit(program, context);
@@ -91,7 +114,9 @@ export function createProgram(deps: CliDeps, setExitCode: (code: number) => void
 function routeProcessWarnings(log: Logger): () => void {
   const before = process.listeners('warning');
   const onWarning = (warning: Error & { code?: string }) =>
-    log.warn(`node: ${warning.name}${warning.code ? ` ${warning.code}` : ''}: ${warning.message}`, { event: 'process-warning' });
+    log.warn(`node: ${warning.name}${warning.code ? ` ${warning.code}` : ''}: ${warning.message}`, {
+      event: 'process-warning',
+    });
   process.removeAllListeners('warning');
   process.on('warning', onWarning);
   return () => {
@@ -125,7 +150,10 @@ export async function run(argv: readonly string[], overrides: Partial<CliDeps> =
     // With --log-format json, the last words are a JSON line too, so a log shipper sees every line whole.
     if (program.opts<{ logFormat?: string }>().logFormat === 'json') {
       const details = error instanceof RatefileError ? error.details : [];
-      createLogger(deps.stderr, { now: deps.now, format: () => 'json' }).error(error instanceof Error ? error.message : String(error), { ...(error instanceof RatefileError ? { code: error.code } : {}), details });
+      createLogger(deps.stderr, { now: deps.now, format: () => 'json' }).error(
+        error instanceof Error ? error.message : String(error),
+        { ...(error instanceof RatefileError ? { code: error.code } : {}), details },
+      );
       return error instanceof RatefileError ? exitCodes[error.code] : 1;
     }
     // Lines are made here; any control character inside one (from a value it quotes) is escaped.

@@ -27,11 +27,18 @@ let currencies: Map<string, KnownCurrency> | undefined;
 let cities: Map<string, KnownCity> | undefined;
 
 export function knownCurrencies(): ReadonlyMap<string, KnownCurrency> {
-  currencies ??= new Map(readTsv('currency-codes.tsv').map(([code = '', name = '', kind = '', asset = '']) => [code, { code, name, kind, asset }]));
+  currencies ??= new Map(
+    readTsv('currency-codes.tsv').map(([code = '', name = '', kind = '', asset = '']) => [
+      code,
+      { code, name, kind, asset },
+    ]),
+  );
   return currencies;
 }
 
 export function knownCities(): ReadonlyMap<string, KnownCity> {
-  cities ??= new Map(readTsv('city-codes.tsv').map(([code = '', name = '', country = '']) => [code, { code, name, country }]));
+  cities ??= new Map(
+    readTsv('city-codes.tsv').map(([code = '', name = '', country = '']) => [code, { code, name, country }]),
+  );
   return cities;
 }

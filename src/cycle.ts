@@ -60,10 +60,17 @@ export async function recordFailure(
   context: StatusContext = {},
 ): Promise<Status> {
   const details = error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
-  const status = failedStatus(await readStatus(config.stateDir), at, durationMs, `${describeError(error)}${details}`, config.schedulePeriodMs, {
-    healthPolicy: config.health,
-    ...context,
-  });
+  const status = failedStatus(
+    await readStatus(config.stateDir),
+    at,
+    durationMs,
+    `${describeError(error)}${details}`,
+    config.schedulePeriodMs,
+    {
+      healthPolicy: config.health,
+      ...context,
+    },
+  );
   await writeStatusFile(config.stateDir, status).catch(() => undefined);
   return status;
 }
@@ -72,7 +79,10 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
   const elapsed = deps.elapsed ?? (() => performance.now());
   const started = elapsed();
   const at = deps.now();
-  const context: StatusContext = { healthPolicy: config.health, ...(deps.configError === undefined ? {} : { configError: deps.configError }) };
+  const context: StatusContext = {
+    healthPolicy: config.health,
+    ...(deps.configError === undefined ? {} : { configError: deps.configError }),
+  };
   try {
     const [guardFile, accepted, maintenance, published, pauses] = await Promise.all([
       readGuardState(config.stateDir),
@@ -81,18 +91,30 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
       readPublishedExports(config.stateDir, outDir),
       readPauses(config.stateDir),
     ]);
-    const result = await build(config, { ...deps, now: () => at, guard: { state: guardFile.state, accepted, maintenance, pauses } });
+    const result = await build(config, {
+      ...deps,
+      now: () => at,
+      guard: { state: guardFile.state, accepted, maintenance, pauses },
+    });
     const publishStarted = elapsed();
     // Recorded before they are written, so a build killed mid-publish still leaves them to be removed one day.
     const declared = config.exports.map((e) => e.file);
-    if (declared.some((file) => !published.files.includes(file))) await writePublishedExports(config.stateDir, outDir, [...published.files, ...declared]);
+    if (declared.some((file) => !published.files.includes(file)))
+      await writePublishedExports(config.stateDir, outDir, [...published.files, ...declared]);
     // Each file must pass the export check first: one that fails is not written and its last good version
     // stays. The check runs while the changed files compress.
     let gate: ReturnType<typeof gateFiles> = { passing: [], refused: [] };
     const { liveCodes } = result.report;
-    const publish = await publishFiles(result.files, outDir, { admit: (files) => (gate = gateFiles(files, liveCodes)).passing });
+    const publish = await publishFiles(result.files, outDir, {
+      admit: (files) => (gate = gateFiles(files, liveCodes)).passing,
+    });
     // Only config warnings read it: a state folder that cannot take it is a warning, never a failed build.
-    const codesProblem = liveCodes ? await writeLiveCodes(config.stateDir, liveCodes).then(() => undefined, (error: unknown) => `cannot record BestChange's code list in ${config.stateDir}: ${(error as Error).message}`) : undefined;
+    const codesProblem = liveCodes
+      ? await writeLiveCodes(config.stateDir, liveCodes).then(
+          () => undefined,
+          (error: unknown) => `cannot record BestChange's code list in ${config.stateDir}: ${(error as Error).message}`,
+        )
+      : undefined;
     // Only exports ratefile itself published here are removed: the folder may hold other files.
     const removed = published.files.filter((file) => !declared.includes(file));
     if (removed.length > 0) {
@@ -104,12 +126,25 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     await writeGuardState(config.stateDir, result.report.guardState, at);
     await clearAcceptRequests(config.stateDir, result.report.acceptedUsed);
     // Never throws: a failed upload is a warning, the local files stay, and the next build retries it.
-    const upload = config.publish.s3 ? await s3Publisher(config.publish.s3, config.stateDir).upload(gate.passing, { declared }) : undefined;
+    const upload = config.publish.s3
+      ? await s3Publisher(config.publish.s3, config.stateDir).upload(gate.passing, { declared })
+      : undefined;
     if (gate.refused.length > 0) throw refusedError(gate.refused);
     const durationMs = Math.round(elapsed() - started);
-    const status = successStatus(await readStatus(config.stateDir), result.report, durationMs, config.schedulePeriodMs, context);
+    const status = successStatus(
+      await readStatus(config.stateDir),
+      result.report,
+      durationMs,
+      config.schedulePeriodMs,
+      context,
+    );
     await writeStatusFile(config.stateDir, status);
-    const warnings = [...(guardFile.problem ? [guardFile.problem] : []), ...(published.problem ? [published.problem] : []), ...(codesProblem ? [codesProblem] : []), ...(upload ? uploadProblems(upload) : [])];
+    const warnings = [
+      ...(guardFile.problem ? [guardFile.problem] : []),
+      ...(published.problem ? [published.problem] : []),
+      ...(codesProblem ? [codesProblem] : []),
+      ...(upload ? uploadProblems(upload) : []),
+    ];
     return { build: result, publish, removed, durationMs, publishMs, status, ...(upload ? { upload } : {}), warnings };
   } catch (error) {
     await recordFailure(config, at, Math.round(elapsed() - started), error, context);
@@ -121,7 +156,10 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
 export function summarize(cycle: CycleResult): string {
   const { report } = cycle.build;
   const files = report.exports
-    .map((e) => `${e.file} ${plural(e.items, 'item')} (${cycle.publish.written.includes(e.file) ? 'written' : 'unchanged'})`)
+    .map(
+      (e) =>
+        `${e.file} ${plural(e.items, 'item')} (${cycle.publish.written.includes(e.file) ? 'written' : 'unchanged'})`,
+    )
     .join(', ');
   const failing = report.sources.filter((s) => !s.ok).map((s) => s.name);
   const { directions } = report;
@@ -129,7 +167,11 @@ export function summarize(cycle: CycleResult): string {
     ...(report.maintenance ? ['MAINTENANCE: every export published empty'] : []),
     `published ${plural(directions.published.length, 'direction')}, ${directions.withheld.length} held back${directions.leftOut.length > 0 ? `, ${directions.leftOut.length} left out of some exports` : ''}`,
     files,
-    ...(cycle.removed.length > 0 ? [`removed ${cycle.removed.join(', ')} (no template declares ${cycle.removed.length === 1 ? 'it' : 'them'} any more)`] : []),
+    ...(cycle.removed.length > 0
+      ? [
+          `removed ${cycle.removed.join(', ')} (no template declares ${cycle.removed.length === 1 ? 'it' : 'them'} any more)`,
+        ]
+      : []),
     ...(cycle.upload ? [uploadSummary(cycle.upload)] : []),
     `${cycle.durationMs} ms`,
     ...(failing.length > 0 ? [`failing sources: ${failing.join(', ')}`] : []),
@@ -147,9 +189,22 @@ export function buildFields(cycle: CycleResult): Record<string, unknown> {
     ...(report.directions.leftOut.length > 0 ? { leftOut: report.directions.leftOut.length } : {}),
     durationMs: cycle.durationMs,
     failingSources: report.sources.filter((s) => !s.ok).map((s) => s.name),
-    exports: report.exports.map((e) => ({ file: e.file, items: e.items, written: cycle.publish.written.includes(e.file) })),
+    exports: report.exports.map((e) => ({
+      file: e.file,
+      items: e.items,
+      written: cycle.publish.written.includes(e.file),
+    })),
     removed: cycle.removed,
-    ...(cycle.upload ? { s3: { uploaded: cycle.upload.uploaded, unchanged: cycle.upload.unchanged, removed: cycle.upload.removed, failed: cycle.upload.failed.map((f) => f.file) } } : {}),
+    ...(cycle.upload
+      ? {
+          s3: {
+            uploaded: cycle.upload.uploaded,
+            unchanged: cycle.upload.unchanged,
+            removed: cycle.upload.removed,
+            failed: cycle.upload.failed.map((f) => f.file),
+          },
+        }
+      : {}),
   };
 }
 
@@ -167,7 +222,13 @@ export function problemLines(result: BuildResult): string[] {
     ...report.sources.filter((s) => !s.ok).map((s) => `source ${s.name} failed: ${s.error ?? 'unknown error'}`),
     ...report.sources.flatMap((s) => s.rejected.map((reason) => `source ${s.name}: dropped quote ${reason}`)),
     ...report.reserves.filter((r) => r.error !== undefined).map((r) => `reserve source ${r.name} failed: ${r.error}`),
-    ...report.directions.withheld.map((w) => `held back ${directionName(w.direction.from.code, w.direction.to.code)} (directions[${w.direction.index}]): ${w.reason}`),
-    ...report.directions.leftOut.map((o) => `published ${directionName(o.direction.from.code, o.direction.to.code)} (directions[${o.direction.index}]) but ${o.reason}`),
+    ...report.directions.withheld.map(
+      (w) =>
+        `held back ${directionName(w.direction.from.code, w.direction.to.code)} (directions[${w.direction.index}]): ${w.reason}`,
+    ),
+    ...report.directions.leftOut.map(
+      (o) =>
+        `published ${directionName(o.direction.from.code, o.direction.to.code)} (directions[${o.direction.index}]) but ${o.reason}`,
+    ),
   ];
 }

@@ -2,7 +2,12 @@
 import { Decimal as DecimalJs } from 'decimal.js';
 
 /** High precision so chained conversions lose nothing before the one final rounding. */
-export const Decimal = DecimalJs.clone({ precision: 40, rounding: DecimalJs.ROUND_HALF_EVEN, toExpNeg: -40, toExpPos: 40 });
+export const Decimal = DecimalJs.clone({
+  precision: 40,
+  rounding: DecimalJs.ROUND_HALF_EVEN,
+  toExpNeg: -40,
+  toExpPos: 40,
+});
 export type Decimal = InstanceType<typeof Decimal>;
 
 const plainDecimal = /^-?(\d+)(\.\d+)?$/;

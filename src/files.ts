@@ -16,7 +16,10 @@ export function fileKind(stats: Stats): string {
 /** Thrown for a path that exists but is not a regular file; `message` is "not a regular file: a FIFO (named pipe)". */
 export class NotRegularFileError extends Error {
   readonly code = 'ENOTREG';
-  constructor(readonly path: string, readonly kind: string) {
+  constructor(
+    readonly path: string,
+    readonly kind: string,
+  ) {
     super(`not a regular file: ${kind}`);
   }
 }

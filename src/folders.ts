@@ -56,7 +56,9 @@ export async function checkFolders(output: Folder, state: Folder): Promise<void>
   const problems: string[] = [];
   const way = relative(output.path, state.path);
   if (!(way === '..' || way.startsWith(`..${sep}`) || isAbsolute(way))) {
-    problems.push(`${state.key}: expected a folder outside the output folder ${output.path} (${output.key}), got ${state.path}`);
+    problems.push(
+      `${state.key}: expected a folder outside the output folder ${output.path} (${output.key}), got ${state.path}`,
+    );
   }
   for (const folder of [output, state]) {
     const problem = await folderProblem(folder);
@@ -65,8 +67,12 @@ export async function checkFolders(output: Folder, state: Folder): Promise<void>
   if (problems.length > 0) {
     // words.ts brings decimal.js: loaded only on this path, as commands import this module at startup.
     const { plural } = await import('./words.js');
-    throw new RatefileError('E_CONFIG', `cannot use the output and state folders: ${plural(problems.length, 'problem')}`, {
-      details: problems,
-    });
+    throw new RatefileError(
+      'E_CONFIG',
+      `cannot use the output and state folders: ${plural(problems.length, 'problem')}`,
+      {
+        details: problems,
+      },
+    );
   }
 }

@@ -5,7 +5,8 @@ import type { SourceReport } from './report.js';
 
 import { age } from './words.js';
 
-const filePath = (source: SourceConfig): string | undefined => (source.type === 'file' && typeof source.options.path === 'string' ? source.options.path : undefined);
+const filePath = (source: SourceConfig): string | undefined =>
+  source.type === 'file' && typeof source.options.path === 'string' ? source.options.path : undefined;
 
 /** What a person does so a source's quotes are used again once they are past its maxAge. */
 export function renewHint(source: SourceConfig): string {
@@ -25,7 +26,12 @@ export interface FreshnessNote {
  * For each `file` source (a person or a back office keeps it fresh): when its quotes pass maxAge and what renews
  * them, or that they never expire; a warning when every quote is already past it. Other sources are fetched afresh.
  */
-export function freshnessNotes(sources: readonly SourceConfig[], reports: readonly SourceReport[], maxAgeMs: (source: SourceConfig) => number | undefined, now: Date): FreshnessNote[] {
+export function freshnessNotes(
+  sources: readonly SourceConfig[],
+  reports: readonly SourceReport[],
+  maxAgeMs: (source: SourceConfig) => number | undefined,
+  now: Date,
+): FreshnessNote[] {
   const notes: FreshnessNote[] = [];
   for (const source of sources) {
     const path = filePath(source);
@@ -40,11 +46,20 @@ export function freshnessNotes(sources: readonly SourceConfig[], reports: readon
         text: `source ${source.name}: maxAge "off": the quotes of ${path} are used however old (the oldest is ${age(oldest / 1000)} old), so they never expire; right for a fixed snapshot like the demo's, while a back office writing live quotes should set one (e.g. maxAge: 2m)`,
       });
     } else if (newest > limit) {
-      notes.push({ level: 'warn', text: `source ${source.name}: every quote of ${path} is older than its maxAge ${age(limit / 1000)} (the newest is ${age(newest / 1000)} old): the directions needing them are held back; ${renewHint(source)}` });
+      notes.push({
+        level: 'warn',
+        text: `source ${source.name}: every quote of ${path} is older than its maxAge ${age(limit / 1000)} (the newest is ${age(newest / 1000)} old): the directions needing them are held back; ${renewHint(source)}`,
+      });
     } else {
       const passes = new Date(times.oldest.getTime() + limit);
-      const when = oldest > limit ? `its oldest is already past it` : `the oldest passes it at ${passes.toISOString()}, in ${age((limit - oldest) / 1000)}`;
-      notes.push({ level: 'info', text: `source ${source.name}: the quotes of ${path} are used until they are ${age(limit / 1000)} old (maxAge), ${when}; to keep them in use, ${renewHint(source)}` });
+      const when =
+        oldest > limit
+          ? `its oldest is already past it`
+          : `the oldest passes it at ${passes.toISOString()}, in ${age((limit - oldest) / 1000)}`;
+      notes.push({
+        level: 'info',
+        text: `source ${source.name}: the quotes of ${path} are used until they are ${age(limit / 1000)} old (maxAge), ${when}; to keep them in use, ${renewHint(source)}`,
+      });
     }
   }
   return notes;

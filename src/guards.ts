@@ -68,18 +68,25 @@ class SharedChecks {
   problemOf(priced: PricedDirection): Problem {
     const { hours } = priced.direction;
     if (hours) {
-      const closed = this.hours.has(hours) ? this.hours.get(hours) : this.remember(this.hours, hours, hoursProblem(hours, this.input.now));
+      const closed = this.hours.has(hours)
+        ? this.hours.get(hours)
+        : this.remember(this.hours, hours, hoursProblem(hours, this.input.now));
       if (closed) return closed;
     }
     // Limits and reserve were checked by priceDirection, which withholds what fails them.
-    return this.quotes.has(priced.steps) ? this.quotes.get(priced.steps) : this.remember(this.quotes, priced.steps, staleProblem(priced.steps, this.input));
+    return this.quotes.has(priced.steps)
+      ? this.quotes.get(priced.steps)
+      : this.remember(this.quotes, priced.steps, staleProblem(priced.steps, this.input));
   }
 
   /** The rate as the state keeps it, and whether it is a positive number. */
   rate(rate: Decimal): RateCheck {
     let known = this.rates.get(rate);
     if (!known) {
-      const problem: Problem = !rate.isFinite() || rate.lessThanOrEqualTo(0) ? { kind: 'sanity', reason: `rate ${rate.toString()} is not a positive number` } : undefined;
+      const problem: Problem =
+        !rate.isFinite() || rate.lessThanOrEqualTo(0)
+          ? { kind: 'sanity', reason: `rate ${rate.toString()} is not a positive number` }
+          : undefined;
       this.rates.set(rate, (known = { text: rate.toString(), problem }));
     }
     return known;
@@ -111,20 +118,32 @@ const Exact = Decimal.clone({ precision: 2 * Decimal.precision });
  * rounding to the working precision, since maxJump is a number of that precision. False means: divide.
  */
 export function withinJump(moved: Decimal, previous: Decimal, maxJump: Decimal): boolean {
-  if (!previous.isFinite() || !previous.greaterThan(0) || previous.sd() > Decimal.precision || maxJump.sd() > Decimal.precision) return false;
+  if (
+    !previous.isFinite() ||
+    !previous.greaterThan(0) ||
+    previous.sd() > Decimal.precision ||
+    maxJump.sd() > Decimal.precision
+  )
+    return false;
   // Every decimal.js clone answers instanceof for any Decimal: the constructor tells which precision multiplies.
   return moved.lessThanOrEqualTo((maxJump.constructor === Exact ? maxJump : new Exact(maxJump)).times(previous));
 }
 
 function hoursProblem(hours: readonly HoursWindow[], now: Date): Problem {
-  return isOpen(hours, now) ? undefined : { kind: 'hours', reason: `outside working hours (${hours.map((h) => h.text).join('; ')})` };
+  return isOpen(hours, now)
+    ? undefined
+    : { kind: 'hours', reason: `outside working hours (${hours.map((h) => h.text).join('; ')})` };
 }
 
 function staleProblem(steps: readonly ChainStep[], { now, maxAgeMs }: Pick<GuardInput, 'now' | 'maxAgeMs'>): Problem {
   for (const step of steps) {
     const limit = maxAgeMs(step.quote.source);
     const age = now.getTime() - step.quote.time.getTime();
-    if (limit !== undefined && age > limit) return { kind: 'stale', reason: `quote ${step.pair} from ${step.quote.source} is ${seconds(age)} old (limit ${seconds(limit)})` };
+    if (limit !== undefined && age > limit)
+      return {
+        kind: 'stale',
+        reason: `quote ${step.pair} from ${step.quote.source} is ${seconds(age)} old (limit ${seconds(limit)})`,
+      };
   }
   return undefined;
 }
@@ -134,7 +153,12 @@ function staleProblem(steps: readonly ChainStep[], { now, maxAgeMs }: Pick<Guard
  * comes back unpriced, kind `quote`. Priced again on the book with them (`withStale`), never to be published:
  * when a chain step is stale it is held back in the guards' words, out of hours first, then the stale quote.
  */
-export function staleHold(unpriced: WithheldDirection, withStale: QuoteBook, now: Date, maxAgeMs: GuardInput['maxAgeMs']): WithheldDirection | undefined {
+export function staleHold(
+  unpriced: WithheldDirection,
+  withStale: QuoteBook,
+  now: Date,
+  maxAgeMs: GuardInput['maxAgeMs'],
+): WithheldDirection | undefined {
   if (unpriced.kind !== 'quote') return undefined;
   const again = priceDirection(unpriced.direction, withStale);
   if ('reason' in again) return undefined;
@@ -170,7 +194,9 @@ export function guardDirections(input: GuardInput): GuardResult {
     if (last && jump) {
       // The new rate must be seen again: a rate still moving by more than maxJump starts the count over.
       const pending = input.state.pending[id];
-      const steady = pending !== undefined && priced.rate.minus(pending.rate).abs().lessThanOrEqualTo(input.guards.maxJump.times(pending.rate));
+      const steady =
+        pending !== undefined &&
+        priced.rate.minus(pending.rate).abs().lessThanOrEqualTo(input.guards.maxJump.times(pending.rate));
       const builds = steady ? pending.builds + 1 : 1;
       if (input.accepted.has(id)) {
         acceptedUsed.add(id);

@@ -31,19 +31,26 @@ export function assessHealth(status: Status | undefined, now: Date): Health {
   if (status.lastSuccessAt === undefined) failing.push('no build has succeeded yet');
   else {
     const age = now.getTime() - Date.parse(status.lastSuccessAt);
-    if (age > limitMs) failing.push(`last successful build is ${Math.round(age / 1000)} s old (limit ${Math.round(limitMs / 1000)} s)`);
+    if (age > limitMs)
+      failing.push(`last successful build is ${Math.round(age / 1000)} s old (limit ${Math.round(limitMs / 1000)} s)`);
   }
   if (!status.lastBuild.ok) degraded.push(`last build failed: ${status.lastBuild.error ?? 'unknown error'}`);
-  if (status.configError !== undefined) degraded.push(`config reload rejected, the last good config still serves: ${status.configError}`);
+  if (status.configError !== undefined)
+    degraded.push(`config reload rejected, the last good config still serves: ${status.configError}`);
 
   // Directions, each counted once: a status written before directions were counted kept one entry per export a
   // published direction was left out of, and such a direction is published, not withheld.
   const published = new Set(status.published);
-  const faults = distinct(status.heldBack.filter((held) => isFault(held.kind) && !published.has(held.direction)).map((held) => held.direction));
+  const faults = distinct(
+    status.heldBack
+      .filter((held) => isFault(held.kind) && !published.has(held.direction))
+      .map((held) => held.direction),
+  );
   const due = published.size + faults.length;
   if (faults.length > 0) {
     const text = `${faults.length} of ${plural(due, 'direction')} withheld for a fault: ${listed(faults.map(directionNameOfId))}`;
-    if (faults.length / due > policy.maxWithheldShare) failing.push(`${text} (more than ${Math.round(policy.maxWithheldShare * 100)}%)`);
+    if (faults.length / due > policy.maxWithheldShare)
+      failing.push(`${text} (more than ${Math.round(policy.maxWithheldShare * 100)}%)`);
     else degraded.push(text);
   }
   // Left out of some exports only, for a fault (limits crossing at their markup): published all the same, so at
@@ -51,13 +58,22 @@ export function assessHealth(status: Status | undefined, now: Date): Health {
   const leftOut = (status.leftOut ?? []).filter((o) => isFault(o.kind));
   if (leftOut.length > 0) {
     const count = plural(leftOut.length, 'direction');
-    degraded.push(`${count} left out of some exports for a fault: ${listed(leftOut.map((o) => `${directionNameOfId(o.direction)} (${o.files.join(', ')})`))}`);
+    degraded.push(
+      `${count} left out of some exports for a fault: ${listed(leftOut.map((o) => `${directionNameOfId(o.direction)} (${o.files.join(', ')})`))}`,
+    );
   }
-  const sources = [...status.sources, ...(status.reserveSources ?? [])].filter((source) => !source.ok).map((source) => source.name);
+  const sources = [...status.sources, ...(status.reserveSources ?? [])]
+    .filter((source) => !source.ok)
+    .map((source) => source.name);
   const fallbacks = (status.competing ?? []).filter((c) => c.basis === 'fallback');
   if (fallbacks.length > 0) {
     const count = plural(fallbacks.length, 'competing direction');
-    degraded.push(`${count} priced at the normal margin, the field not trusted: ${listed(fallbacks.map((c) => `${directionNameOfId(c.direction)} (${c.reason ?? 'no reason'})`), 3)}`);
+    degraded.push(
+      `${count} priced at the normal margin, the field not trusted: ${listed(
+        fallbacks.map((c) => `${directionNameOfId(c.direction)} (${c.reason ?? 'no reason'})`),
+        3,
+      )}`,
+    );
   }
   if (sources.length > 0) degraded.push(`failing source${sources.length === 1 ? '' : 's'}: ${sources.join(', ')}`);
   if (status.maintenance) notes.push('maintenance: every export is published empty');
@@ -68,6 +84,16 @@ export function assessHealth(status: Status | undefined, now: Date): Health {
 }
 
 /** What /healthz and `ratefile status --json` put before the status: the level, its reasons, and the old two fields. */
-export function healthBody(health: Health): { level: HealthLevel; reasons: string[]; healthy: boolean; reason: string } {
-  return { level: health.level, reasons: health.reasons, healthy: health.level !== 'failing', reason: health.reasons.join('; ') || 'ok' };
+export function healthBody(health: Health): {
+  level: HealthLevel;
+  reasons: string[];
+  healthy: boolean;
+  reason: string;
+} {
+  return {
+    level: health.level,
+    reasons: health.reasons,
+    healthy: health.level !== 'failing',
+    reason: health.reasons.join('; ') || 'ok',
+  };
 }

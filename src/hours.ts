@@ -14,7 +14,8 @@ export interface HoursWindow {
   text: string;
 }
 
-const windowPattern = /^(?:([A-Za-z]{3}(?:-[A-Za-z]{3})?(?:,[A-Za-z]{3}(?:-[A-Za-z]{3})?)*)\s+)?(\d{2}):(\d{2})-(\d{2}):(\d{2})\s+(\S+)$/;
+const windowPattern =
+  /^(?:([A-Za-z]{3}(?:-[A-Za-z]{3})?(?:,[A-Za-z]{3}(?:-[A-Za-z]{3})?)*)\s+)?(\d{2}):(\d{2})-(\d{2}):(\d{2})\s+(\S+)$/;
 
 function dayIndex(name: string): number {
   return dayNames.findIndex((day) => day.toLowerCase() === name.toLowerCase());
@@ -32,7 +33,8 @@ function validTimeZone(timeZone: string): boolean {
 /** Parse one window; a string is the reason it is invalid. */
 export function parseHours(text: string): HoursWindow | string {
   const match = windowPattern.exec(text.trim());
-  const expected = 'expected hours like "Mon-Fri 09:00-21:00 Europe/Moscow" (days optional, 22:00-06:00 runs overnight)';
+  const expected =
+    'expected hours like "Mon-Fri 09:00-21:00 Europe/Moscow" (days optional, 22:00-06:00 runs overnight)';
   if (!match) return expected;
   const [, daysText, startH, startM, endH, endM, timeZone = ''] = match;
   const days = new Set<number>();
@@ -47,17 +49,30 @@ export function parseHours(text: string): HoursWindow | string {
   }
   const start = Number(startH) * 60 + Number(startM);
   const end = Number(endH) * 60 + Number(endM);
-  if (Number(startH) > 23 || Number(endH) > 24 || Number(startM) > 59 || Number(endM) > 59 || (Number(endH) === 24 && Number(endM) > 0)) {
+  if (
+    Number(startH) > 23 ||
+    Number(endH) > 24 ||
+    Number(startM) > 59 ||
+    Number(endM) > 59 ||
+    (Number(endH) === 24 && Number(endM) > 0)
+  ) {
     return `invalid time in ${quoteValue(text)}; expected HH:MM between 00:00 and 24:00`;
   }
   if (start === end) return `empty window ${quoteValue(text)}: start and end are the same`;
-  if (!validTimeZone(timeZone)) return `unknown time zone ${quoteValue(timeZone)}; expected an IANA name like Europe/Moscow`;
+  if (!validTimeZone(timeZone))
+    return `unknown time zone ${quoteValue(timeZone)}; expected an IANA name like Europe/Moscow`;
   return { days, start, end, timeZone, text };
 }
 
 /** Weekday and minute of the day at `at` in a time zone. */
 function localTime(at: Date, timeZone: string): { day: number; minute: number } {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(at);
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    weekday: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(at);
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   return { day: dayIndex(part('weekday')), minute: Number(part('hour')) * 60 + Number(part('minute')) };
 }

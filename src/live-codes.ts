@@ -12,7 +12,11 @@ const liveCodesFile = (stateDir: string) => join(stateDir, 'codes.json');
 export async function readLiveCodes(stateDir: string): Promise<ReadonlySet<string>> {
   try {
     const data = JSON.parse(await readFile(liveCodesFile(stateDir), 'utf8')) as { version?: unknown; codes?: unknown };
-    return new Set(data.version === 1 && Array.isArray(data.codes) ? data.codes.filter((code): code is string => typeof code === 'string') : []);
+    return new Set(
+      data.version === 1 && Array.isArray(data.codes)
+        ? data.codes.filter((code): code is string => typeof code === 'string')
+        : [],
+    );
   } catch {
     // Missing or unreadable: only the shipped list counts, as before any feed was read.
     return new Set();

@@ -25,7 +25,11 @@ export function createMetrics(status: () => Status | undefined, now: () => Date)
   const registry = new Registry();
   const registers = [registry];
   const builds = new Counter({ name: 'ratefile_builds_total', help: 'Builds run, successful or not.', registers });
-  const failed = new Counter({ name: 'ratefile_builds_failed_total', help: 'Builds that failed (the last good files stayed).', registers });
+  const failed = new Counter({
+    name: 'ratefile_builds_failed_total',
+    help: 'Builds that failed (the last good files stayed).',
+    registers,
+  });
   const duration = new Histogram({
     name: 'ratefile_build_duration_seconds',
     help: 'Build duration by phase: fetch, price, render, publish, and the whole build.',
@@ -33,15 +37,59 @@ export function createMetrics(status: () => Status | undefined, now: () => Date)
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers,
   });
-  const published = new Gauge({ name: 'ratefile_directions_published', help: 'Directions published by the last build.', registers });
-  const withheld = new Gauge({ name: 'ratefile_directions_withheld', help: 'Directions held back by the last build, by reason kind.', labelNames: ['reason'], registers });
-  const sourceFailing = new Gauge({ name: 'ratefile_source_failing', help: '1 when the source failed in the last build.', labelNames: ['source'], registers });
-  const sourceSuccess = new Gauge({ name: 'ratefile_source_last_success_timestamp_seconds', help: 'When the source last answered with quotes.', labelNames: ['source'], registers });
-  const quoteAge = new Gauge({ name: 'ratefile_source_quote_age_seconds', help: 'Age of the oldest quote of the source used by a published direction.', labelNames: ['source'], registers });
-  const exportItems = new Gauge({ name: 'ratefile_export_items', help: 'Items in the export file.', labelNames: ['file'], registers });
-  const exportBytes = new Gauge({ name: 'ratefile_export_bytes', help: 'Size of the export file.', labelNames: ['file'], registers });
-  const exportChanged = new Gauge({ name: 'ratefile_export_last_change_timestamp_seconds', help: 'When the export file last changed.', labelNames: ['file'], registers });
-  const requests = new Counter({ name: 'ratefile_http_requests_total', help: 'HTTP requests answered, by route and status.', labelNames: ['route', 'status'], registers });
+  const published = new Gauge({
+    name: 'ratefile_directions_published',
+    help: 'Directions published by the last build.',
+    registers,
+  });
+  const withheld = new Gauge({
+    name: 'ratefile_directions_withheld',
+    help: 'Directions held back by the last build, by reason kind.',
+    labelNames: ['reason'],
+    registers,
+  });
+  const sourceFailing = new Gauge({
+    name: 'ratefile_source_failing',
+    help: '1 when the source failed in the last build.',
+    labelNames: ['source'],
+    registers,
+  });
+  const sourceSuccess = new Gauge({
+    name: 'ratefile_source_last_success_timestamp_seconds',
+    help: 'When the source last answered with quotes.',
+    labelNames: ['source'],
+    registers,
+  });
+  const quoteAge = new Gauge({
+    name: 'ratefile_source_quote_age_seconds',
+    help: 'Age of the oldest quote of the source used by a published direction.',
+    labelNames: ['source'],
+    registers,
+  });
+  const exportItems = new Gauge({
+    name: 'ratefile_export_items',
+    help: 'Items in the export file.',
+    labelNames: ['file'],
+    registers,
+  });
+  const exportBytes = new Gauge({
+    name: 'ratefile_export_bytes',
+    help: 'Size of the export file.',
+    labelNames: ['file'],
+    registers,
+  });
+  const exportChanged = new Gauge({
+    name: 'ratefile_export_last_change_timestamp_seconds',
+    help: 'When the export file last changed.',
+    labelNames: ['file'],
+    registers,
+  });
+  const requests = new Counter({
+    name: 'ratefile_http_requests_total',
+    help: 'HTTP requests answered, by route and status.',
+    labelNames: ['route', 'status'],
+    registers,
+  });
   new Gauge({
     name: 'ratefile_health',
     help: 'Health level: 1 for the current level (ok, degraded, failing), 0 for the others.',
@@ -68,11 +116,14 @@ export function createMetrics(status: () => Status | undefined, now: () => Date)
       published.set(directions.published.length);
       // Reset first: a kind no longer seen must read 0, not its last count.
       withheld.reset();
-      for (const kind of new Set(directions.withheld.map((w) => w.kind))) withheld.set({ reason: kind }, directions.withheld.filter((w) => w.kind === kind).length);
+      for (const kind of new Set(directions.withheld.map((w) => w.kind)))
+        withheld.set({ reason: kind }, directions.withheld.filter((w) => w.kind === kind).length);
       for (const source of cycle.status.sources) {
         sourceFailing.set({ source: source.name }, source.ok ? 0 : 1);
-        if (source.lastSuccessAt !== undefined) sourceSuccess.set({ source: source.name }, Date.parse(source.lastSuccessAt) / 1000);
-        if (source.oldestQuoteAgeSeconds !== undefined) quoteAge.set({ source: source.name }, source.oldestQuoteAgeSeconds);
+        if (source.lastSuccessAt !== undefined)
+          sourceSuccess.set({ source: source.name }, Date.parse(source.lastSuccessAt) / 1000);
+        if (source.oldestQuoteAgeSeconds !== undefined)
+          quoteAge.set({ source: source.name }, source.oldestQuoteAgeSeconds);
         else quoteAge.remove({ source: source.name });
       }
       for (const entry of report.exports) exportItems.set({ file: entry.file }, entry.items);

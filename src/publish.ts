@@ -31,7 +31,8 @@ async function sameBytes(path: string, bytes: Buffer): Promise<boolean> {
     const block = Buffer.allocUnsafe(Math.min(bytes.length, 1 << 20));
     for (let offset = 0; offset < bytes.length; ) {
       const { bytesRead } = await handle.read(block, 0, Math.min(block.length, bytes.length - offset), offset);
-      if (bytesRead === 0 || !block.subarray(0, bytesRead).equals(bytes.subarray(offset, offset + bytesRead))) return false;
+      if (bytesRead === 0 || !block.subarray(0, bytesRead).equals(bytes.subarray(offset, offset + bytesRead)))
+        return false;
       offset += bytesRead;
     }
     return true;
@@ -52,7 +53,8 @@ async function sameDecompressed(path: string, bytes: Buffer, decompressor: Trans
     decompressor.end(await readFile(path));
     for await (const chunk of decompressor) {
       const block = chunk as Buffer;
-      if (offset + block.length > bytes.length || !block.equals(bytes.subarray(offset, offset + block.length))) return false;
+      if (offset + block.length > bytes.length || !block.equals(bytes.subarray(offset, offset + block.length)))
+        return false;
       offset += block.length;
     }
     return offset === bytes.length;
@@ -74,7 +76,10 @@ async function samePublished(path: string, bytes: Buffer): Promise<boolean> {
   // copies this process wrote or checked are trusted while the three files' stamps are those it saw then.
   const stamp = await stampOfSet(path);
   if (verifiedSets.get(path) === stamp) return true;
-  const copies = await Promise.all([sameDecompressed(`${path}.gz`, bytes, createGunzip()), sameDecompressed(`${path}.br`, bytes, createBrotliDecompress())]);
+  const copies = await Promise.all([
+    sameDecompressed(`${path}.gz`, bytes, createGunzip()),
+    sameDecompressed(`${path}.br`, bytes, createBrotliDecompress()),
+  ]);
   if (!copies.every(Boolean)) return false;
   verifiedSets.set(path, stamp);
   return true;
@@ -147,12 +152,19 @@ export async function compress(bytes: Buffer): Promise<{ gzipped: Buffer; brotli
   const chunkSize = Math.max(64 * 1024, Math.ceil(bytes.length / 8));
   const [gzipped, brotli] = await Promise.all([
     gzipAsync(bytes, { level: 6, chunkSize }),
-    brotliAsync(bytes, { chunkSize, params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }),
+    brotliAsync(bytes, {
+      chunkSize,
+      params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+    }),
   ]);
   return { gzipped, brotli };
 }
 
-export async function publishFiles(files: readonly OutputFile[], dir: string, options: PublishOptions = {}): Promise<PublishResult> {
+export async function publishFiles(
+  files: readonly OutputFile[],
+  dir: string,
+  options: PublishOptions = {},
+): Promise<PublishResult> {
   try {
     await mkdir(dir, { recursive: true });
     await removeStaleTemporaries(dir, Date.now());
@@ -160,8 +172,12 @@ export async function publishFiles(files: readonly OutputFile[], dir: string, op
     throw new RatefileError('E_PUBLISH', `cannot create output folder ${dir}: ${(cause as Error).message}`, { cause });
   }
   const unchanged = new Set<string>();
-  await Promise.all(files.map(async ({ file, bytes }) => (await samePublished(join(dir, file), bytes)) && unchanged.add(file)));
-  const compressing = new Map(files.filter((f) => !unchanged.has(f.file)).map((f) => [f.file, compress(f.bytes)] as const));
+  await Promise.all(
+    files.map(async ({ file, bytes }) => (await samePublished(join(dir, file), bytes)) && unchanged.add(file)),
+  );
+  const compressing = new Map(
+    files.filter((f) => !unchanged.has(f.file)).map((f) => [f.file, compress(f.bytes)] as const),
+  );
   // A refused file's compression is simply not awaited to any use; it must not fail the build either.
   for (const pending of compressing.values()) pending.catch(() => undefined);
   const admitted = new Set((options.admit ? options.admit(files) : files).map((f) => f.file));
@@ -183,7 +199,10 @@ export async function publishFiles(files: readonly OutputFile[], dir: string, op
   );
   // Reported in the order given, whatever order the writes finished in.
   const order = (name: string) => files.findIndex((f) => f.file === name);
-  return { written: written.sort((a, b) => order(a) - order(b)), unchanged: files.filter((f) => unchanged.has(f.file)).map((f) => f.file) };
+  return {
+    written: written.sort((a, b) => order(a) - order(b)),
+    unchanged: files.filter((f) => unchanged.has(f.file)).map((f) => f.file),
+  };
 }
 
 /**
@@ -192,7 +211,8 @@ export async function publishFiles(files: readonly OutputFile[], dir: string, op
  */
 export async function removeExports(files: readonly string[], dir: string): Promise<void> {
   for (const file of files) {
-    if (basename(file) !== file || !exportFileName.test(file)) throw new RatefileError('E_PUBLISH', `refusing to remove ${JSON.stringify(file)}: not an export file name`);
+    if (basename(file) !== file || !exportFileName.test(file))
+      throw new RatefileError('E_PUBLISH', `refusing to remove ${JSON.stringify(file)}: not an export file name`);
     const path = join(dir, file);
     try {
       await Promise.all([rm(`${path}.gz`, { force: true }), rm(`${path}.br`, { force: true })]);

@@ -17,7 +17,13 @@ export type FeedOutcome = { feed: SourceFeed; rejected: string[] } | { failure: 
  * Ask a feed source once; never throws. A failure is asked again only after the source's refresh (BestChange
  * asks for one fetch per refresh, failing or not), or later when its Retry-After says so.
  */
-export async function askFeed(source: SourceConfig, definition: SourceDefinition<{ type: string }>, deps: FetchDeps, entry: CacheEntry | undefined, now: number): Promise<FeedOutcome> {
+export async function askFeed(
+  source: SourceConfig,
+  definition: SourceDefinition<{ type: string }>,
+  deps: FetchDeps,
+  entry: CacheEntry | undefined,
+  now: number,
+): Promise<FeedOutcome> {
   const maxAge = sourceMaxAgeMs(source, deps.schedulePeriodMs);
   // A last good feed too old to stand in is no yardstick for the row count: refusing a smaller feed then
   // would leave no feed at all, and one absurd feed would lock out every normal one after it.
@@ -33,23 +39,50 @@ export async function askFeed(source: SourceConfig, definition: SourceDefinition
 }
 
 /** Keep a feed fetch's outcome: a feed replaces the entry; a failure keeps the last good feed and says when to ask again. */
-export function keepFeed(cache: QuoteCache, name: string, key: string, entry: CacheEntry | undefined, outcome: FeedOutcome, now: number): void {
-  if ('feed' in outcome) cache.entries.set(name, { fingerprint: key, quotes: [], rejected: outcome.rejected, feed: outcome.feed, fetchedAt: now });
-  else cache.entries.set(name, { ...(entry ?? { fingerprint: key, quotes: [], rejected: [], fetchedAt: 0 }), failure: outcome.failure, notBefore: outcome.notBefore });
+export function keepFeed(
+  cache: QuoteCache,
+  name: string,
+  key: string,
+  entry: CacheEntry | undefined,
+  outcome: FeedOutcome,
+  now: number,
+): void {
+  if ('feed' in outcome)
+    cache.entries.set(name, {
+      fingerprint: key,
+      quotes: [],
+      rejected: outcome.rejected,
+      feed: outcome.feed,
+      fetchedAt: now,
+    });
+  else
+    cache.entries.set(name, {
+      ...(entry ?? { fingerprint: key, quotes: [], rejected: [], fetchedAt: 0 }),
+      failure: outcome.failure,
+      notBefore: outcome.notBefore,
+    });
 }
 
 /** Start fetching a feed beside the builds (the service's cache); its outcome lands in the cache for a later build. */
-export function fetchInBackground(cache: QuoteCache, source: SourceConfig, definition: SourceDefinition<{ type: string }>, deps: FetchDeps, key: string, entry: CacheEntry | undefined, now: number) {
+export function fetchInBackground(
+  cache: QuoteCache,
+  source: SourceConfig,
+  definition: SourceDefinition<{ type: string }>,
+  deps: FetchDeps,
+  key: string,
+  entry: CacheEntry | undefined,
+  now: number,
+) {
   // Not the build's signal: the fetch outlives the build that started it; closing the cache ends it.
   const done = askFeed(source, definition, { ...deps, signal: cache.signal }, entry, now)
     .then((outcome) => {
       keepFeed(cache, source.name, key, entry, outcome, now);
       // Builds only say a fetch is under way; how it failed is told here, once per fetch.
-      if ('failure' in outcome && !cache.signal.aborted) cache.onFeedFailure?.(outcome.failure, new Date(outcome.notBefore));
+      if ('failure' in outcome && !cache.signal.aborted)
+        cache.onFeedFailure?.(outcome.failure, new Date(outcome.notBefore));
     })
     .finally(() => cache.fetching.delete(source.name));
   const fetching = { since: now, done };
   cache.fetching.set(source.name, fetching);
   return fetching;
 }
-

@@ -21,19 +21,35 @@ function fingerprint(source: SourceConfig, env: FetchDeps['env']): string {
 function quoteTimes(quotes: readonly Quote[]): Pick<SourceReport, 'quoteTimes'> {
   if (quotes.length === 0) return {};
   let [oldest, newest] = [Infinity, -Infinity];
-  for (const quote of quotes) [oldest, newest] = [Math.min(oldest, quote.time.getTime()), Math.max(newest, quote.time.getTime())];
+  for (const quote of quotes)
+    [oldest, newest] = [Math.min(oldest, quote.time.getTime()), Math.max(newest, quote.time.getTime())];
   return { quoteTimes: { oldest: new Date(oldest), newest: new Date(newest) } };
 }
 
-async function fetchSource(source: SourceConfig, deps: FetchDeps): Promise<{ report: SourceReport; quotes: Quote[]; feed?: SourceFeed }> {
+async function fetchSource(
+  source: SourceConfig,
+  deps: FetchDeps,
+): Promise<{ report: SourceReport; quotes: Quote[]; feed?: SourceFeed }> {
   const report: SourceReport = { name: source.name, type: source.type, ok: false, quotes: 0, rejected: [] };
   const now = deps.now().getTime();
   const key = fingerprint(source, deps.env ?? process.env);
   const cached = deps.cache?.entries.get(source.name);
   const entry = cached?.fingerprint === key ? cached : undefined;
   const maxAge = sourceMaxAgeMs(source, deps.schedulePeriodMs);
-  const use = (quotes: Quote[], rejected: string[], fetchedAt: number, reused?: SourceReport['reused'], feed?: SourceFeed) => {
-    Object.assign(report, { quotes: quotes.length, rejected, fetchedAt: new Date(fetchedAt) }, reused ? { reused } : {}, feed ? { rows: feed.rows } : {}, quoteTimes(quotes));
+  const use = (
+    quotes: Quote[],
+    rejected: string[],
+    fetchedAt: number,
+    reused?: SourceReport['reused'],
+    feed?: SourceFeed,
+  ) => {
+    Object.assign(
+      report,
+      { quotes: quotes.length, rejected, fetchedAt: new Date(fetchedAt) },
+      reused ? { reused } : {},
+      feed ? { rows: feed.rows } : {},
+      quoteTimes(quotes),
+    );
     return feed ? { report, quotes, feed } : { report, quotes };
   };
 
@@ -46,18 +62,23 @@ async function fetchSource(source: SourceConfig, deps: FetchDeps): Promise<{ rep
   if (!definition) {
     failure = `${source.name}: unknown source type ${source.type}`;
   } else if (entry?.notBefore !== undefined && now < entry.notBefore) {
-    failure = entry.failure !== undefined
-      ? `${entry.failure}; next try after ${clock(entry.notBefore)}`
-      : `${source.name}: not asked again before ${clock(entry.notBefore)}, as its last answer (Retry-After) asked`;
+    failure =
+      entry.failure !== undefined
+        ? `${entry.failure}; next try after ${clock(entry.notBefore)}`
+        : `${source.name}: not asked again before ${clock(entry.notBefore)}, as its last answer (Retry-After) asked`;
   } else if (definition.feed && deps.cache?.background) {
     // Beside the build, never in its way: a feed host that hangs must not hold the schedule.
-    const fetching = deps.cache.fetching.get(source.name) ?? fetchInBackground(deps.cache, source, definition, deps, key, entry, now);
+    const fetching =
+      deps.cache.fetching.get(source.name) ?? fetchInBackground(deps.cache, source, definition, deps, key, entry, now);
     if (entry?.feed && entry.failure === undefined && (maxAge === undefined || now - entry.fetchedAt <= maxAge)) {
       report.ok = true;
       return use([], entry.rejected, entry.fetchedAt, 'refresh', entry.feed);
     }
     const since = clock(fetching.since);
-    failure = entry?.failure === undefined ? `${source.name}: fetching its feed since ${since}, not waited for` : `${entry.failure}; asking again since ${since}, not waited for`;
+    failure =
+      entry?.failure === undefined
+        ? `${source.name}: fetching its feed since ${since}, not waited for`
+        : `${entry.failure}; asking again since ${since}, not waited for`;
   } else if (definition.feed) {
     const outcome = await askFeed(source, definition, deps, entry, now);
     if (deps.cache) keepFeed(deps.cache, source.name, key, entry, outcome, now);
@@ -72,16 +93,24 @@ async function fetchSource(source: SourceConfig, deps: FetchDeps): Promise<{ rep
       if (quotes.length === 0) {
         // A source none of whose quotes can be used has failed, whatever the reason for each pair.
         report.rejected = rejected;
-        throw new RatefileError('E_SOURCE', rejected.length > 0 ? `${source.name}: none of its quotes is usable (${rejected.length} dropped)` : `${source.name}: sent no quotes`);
+        throw new RatefileError(
+          'E_SOURCE',
+          rejected.length > 0
+            ? `${source.name}: none of its quotes is usable (${rejected.length} dropped)`
+            : `${source.name}: sent no quotes`,
+        );
       }
       deps.cache?.entries.set(source.name, { fingerprint: key, quotes, rejected, fetchedAt: now });
       report.ok = true;
       return use(quotes, rejected, now);
     } catch (error) {
       failure = errorText(error);
-      const notBefore = error instanceof SourceError && error.retryAfterMs !== undefined ? now + error.retryAfterMs : undefined;
-      if (deps.cache && entry) deps.cache.entries.set(source.name, { ...entry, ...(notBefore === undefined ? {} : { notBefore }) });
-      else if (deps.cache && notBefore !== undefined) deps.cache.entries.set(source.name, { fingerprint: key, quotes: [], rejected: [], fetchedAt: 0, notBefore });
+      const notBefore =
+        error instanceof SourceError && error.retryAfterMs !== undefined ? now + error.retryAfterMs : undefined;
+      if (deps.cache && entry)
+        deps.cache.entries.set(source.name, { ...entry, ...(notBefore === undefined ? {} : { notBefore }) });
+      else if (deps.cache && notBefore !== undefined)
+        deps.cache.entries.set(source.name, { fingerprint: key, quotes: [], rejected: [], fetchedAt: 0, notBefore });
     }
   }
   report.error = failure;
@@ -134,7 +163,13 @@ function dropStale(source: SourceConfig, result: { report: SourceReport; quotes:
   result.quotes = result.quotes.filter((quote) => now - quote.time.getTime() <= limit);
   result.report.quotes = result.quotes.length;
   // A new array: a reused cache entry's list is shared with the cache.
-  result.report.rejected = [...result.report.rejected, ...stale.map((quote) => `${quote.pair}: ${seconds(now - quote.time.getTime())} old, past its maxAge of ${seconds(limit)}: not used`)];
+  result.report.rejected = [
+    ...result.report.rejected,
+    ...stale.map(
+      (quote) =>
+        `${quote.pair}: ${seconds(now - quote.time.getTime())} old, past its maxAge of ${seconds(limit)}: not used`,
+    ),
+  ];
   result.report.staleDropped = stale.length;
   return stale;
 }
@@ -156,16 +191,28 @@ export async function startFeedFetches(sources: readonly SourceConfig[], deps: F
 export async function fetchQuotes(
   sources: readonly SourceConfig[],
   deps: FetchDeps,
-): Promise<{ book: QuoteBook; withStale?: QuoteBook; reports: SourceReport[]; feeds: ReadonlyMap<string, SourceFeed> }> {
+): Promise<{
+  book: QuoteBook;
+  withStale?: QuoteBook;
+  reports: SourceReport[];
+  feeds: ReadonlyMap<string, SourceFeed>;
+}> {
   const results = await Promise.all(sources.map((source) => fetchSource(source, deps)));
   const all = results.map((result) => result.quotes);
   let stale = 0;
   if (deps.dropStale) results.forEach((result, index) => (stale += dropStale(sources[index]!, result, deps).length));
   const book = bookOf(results.map((result) => result.quotes));
   // Feed sources' results by source name (for `compete:`); a failing feed without a stand-in is absent.
-  const feeds = new Map(sources.flatMap((source, index) => {
-    const feed = results[index]?.feed;
-    return feed ? [[source.name, feed] as const] : [];
-  }));
-  return { book, ...(stale > 0 ? { withStale: bookOf(all) } : {}), reports: results.map((result) => result.report), feeds };
+  const feeds = new Map(
+    sources.flatMap((source, index) => {
+      const feed = results[index]?.feed;
+      return feed ? [[source.name, feed] as const] : [];
+    }),
+  );
+  return {
+    book,
+    ...(stale > 0 ? { withStale: bookOf(all) } : {}),
+    reports: results.map((result) => result.report),
+    feeds,
+  };
 }

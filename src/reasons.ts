@@ -13,8 +13,15 @@ export interface Reason {
 export function buildReasons(result: BuildResult): Reason[] {
   const { report } = result;
   return [
-    ...report.sources.filter((s) => !s.ok).map((s) => ({ key: `source:${s.name}`, line: `source ${s.name} failed: ${s.error ?? 'unknown error'}` })),
-    ...report.sources.flatMap((s) => s.rejected.map((reason) => ({ key: `dropped:${s.name}:${reason.split(':')[0]}`, line: `source ${s.name}: dropped quote ${reason}` }))),
+    ...report.sources
+      .filter((s) => !s.ok)
+      .map((s) => ({ key: `source:${s.name}`, line: `source ${s.name} failed: ${s.error ?? 'unknown error'}` })),
+    ...report.sources.flatMap((s) =>
+      s.rejected.map((reason) => ({
+        key: `dropped:${s.name}:${reason.split(':')[0]}`,
+        line: `source ${s.name}: dropped quote ${reason}`,
+      })),
+    ),
     ...report.directions.withheld.map((w) => ({
       key: `withheld:${w.direction.id}:${w.kind}`,
       line: `held back ${directionName(w.direction.from.code, w.direction.to.code)} (directions[${w.direction.index}]): ${w.reason}`,
@@ -32,7 +39,8 @@ export function reasonLog(log: Logger): (result: BuildResult) => void {
   return (result) => {
     const now = new Map(buildReasons(result).map((reason) => [reason.key, reason.line]));
     for (const [key, line] of now) if (!known.has(key)) log.warn(line, { event: 'reason', state: 'start', key });
-    for (const [key, line] of known) if (!now.has(key)) log.info(`over: ${line}`, { event: 'reason', state: 'end', key });
+    for (const [key, line] of known)
+      if (!now.has(key)) log.info(`over: ${line}`, { event: 'reason', state: 'end', key });
     known = now;
   };
 }

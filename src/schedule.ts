@@ -30,11 +30,15 @@ export function scheduleBuilds(expression: string, task: () => void, log: Logger
       const [first, last] = [missed[0]!, missed.at(-1)!];
       const count = missed.length;
       missed = [];
-      const when = count === 1 ? `due at ${first.toISOString()}` : `due from ${first.toISOString()} to ${last.toISOString()}`;
-      log.warn(`schedule: ${count === 1 ? 'a build' : `${count} builds`} ${when} did not run (the process was paused or busy); the schedule goes on`, {
-        event: 'schedule-missed',
-        missed: count,
-      });
+      const when =
+        count === 1 ? `due at ${first.toISOString()}` : `due from ${first.toISOString()} to ${last.toISOString()}`;
+      log.warn(
+        `schedule: ${count === 1 ? 'a build' : `${count} builds`} ${when} did not run (the process was paused or busy); the schedule goes on`,
+        {
+          event: 'schedule-missed',
+          missed: count,
+        },
+      );
     });
   });
   return scheduled;

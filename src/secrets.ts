@@ -25,7 +25,8 @@ function base64Runs(part: string): string[] {
     const shifted = Buffer.concat([Buffer.alloc(offset), bytes]);
     const start = [0, 2, 3][offset]!;
     const end = Math.floor((shifted.length * 8) / 6);
-    for (const encoded of [shifted.toString('base64'), shifted.toString('base64url')]) runs.push(encoded.slice(start, end));
+    for (const encoded of [shifted.toString('base64'), shifted.toString('base64url')])
+      runs.push(encoded.slice(start, end));
   }
   return runs;
 }
@@ -55,20 +56,32 @@ export function registerSecret(value: string | undefined): void {
     }
   }
   // Longest first, so a whole secret goes before the token inside it.
-  if (added) knownPattern = new RegExp([...known].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
+  if (added)
+    knownPattern = new RegExp(
+      [...known]
+        .sort((a, b) => b.length - a.length)
+        .map(escapeRegExp)
+        .join('|'),
+      'g',
+    );
 }
 
 /** Environment variables whose names say they hold a credential. */
 const credentialVariable = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|CREDENTIALS?)$/i;
 
 /** Register the credentials of an environment: those whose names say so, and `named` (what a config names). */
-export function registerEnvSecrets(env: Readonly<Record<string, string | undefined>>, named: Iterable<string> = []): void {
+export function registerEnvSecrets(
+  env: Readonly<Record<string, string | undefined>>,
+  named: Iterable<string> = [],
+): void {
   const names = new Set(named);
-  for (const [name, value] of Object.entries(env)) if (names.has(name) || credentialVariable.test(name)) registerSecret(value);
+  for (const [name, value] of Object.entries(env))
+    if (names.has(name) || credentialVariable.test(name)) registerSecret(value);
 }
 
 /** Query parameter and field names that carry credentials. */
-const credentialNameWhole = /^[\w-]*(?:key|token|secret|password|passwd|pwd|signature|auth|credential|session|cookie)[\w-]*$/i;
+const credentialNameWhole =
+  /^[\w-]*(?:key|token|secret|password|passwd|pwd|signature|auth|credential|session|cookie)[\w-]*$/i;
 const variableName = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 /** The secrets written into a URL of the config: its user-info, and query values under credential names or long enough to be keys. */
@@ -81,7 +94,9 @@ function urlSecrets(text: string): string[] {
   }
   // A user name is no secret (and would maul words), unless it is long enough to be a token (`https://<token>@host`).
   const found = [url.password, decodeSafely(url.password), ...(url.username.length >= 16 ? [url.username] : [])];
-  for (const [name, value] of url.searchParams) if (credentialNameWhole.test(name) || (value.length >= 16 && /\d/.test(value) && /[A-Za-z]/.test(value))) found.push(value);
+  for (const [name, value] of url.searchParams)
+    if (credentialNameWhole.test(name) || (value.length >= 16 && /\d/.test(value) && /[A-Za-z]/.test(value)))
+      found.push(value);
   return found;
 }
 
@@ -129,18 +144,31 @@ export function registerConfigSecrets(config: unknown, env: Readonly<Record<stri
 
 // What looks like a credential in a third party's answer, whoever's it is. Each pattern has a character it cannot
 // match without (`needs`), so most texts (a direction id, a plain reason) cost a few `includes`, never a regex.
-const keepName = (match: string, name: string, value: string) => (credentialNameWhole.test(name) && value !== REDACTED ? match.slice(0, match.length - value.length) + REDACTED : match);
-const patterns: { needs: string; pattern: RegExp; replacement: string | ((match: string, ...groups: string[]) => string) }[] = [
+const keepName = (match: string, name: string, value: string) =>
+  credentialNameWhole.test(name) && value !== REDACTED ? match.slice(0, match.length - value.length) + REDACTED : match;
+const patterns: {
+  needs: string;
+  pattern: RegExp;
+  replacement: string | ((match: string, ...groups: string[]) => string);
+}[] = [
   // An Authorization header's value.
   { needs: ' ', pattern: /\b(Bearer)\s+[^\s"'<>,;]+/gi, replacement: `$1 ${REDACTED}` },
   { needs: ' ', pattern: /\b(Basic)\s+[A-Za-z0-9+/]{8,}={0,2}/g, replacement: `$1 ${REDACTED}` },
   // key=…, api_key=…, access_token=… in a query, a form or a text.
   { needs: '=', pattern: /([\w-]+)=([^&\s"'<>;,]+)/g, replacement: keepName },
   // "api_key": "…" in an echoed JSON document.
-  { needs: '"', pattern: /"([\w-]+)"\s*:\s*"([^"]+)"/g, replacement: (match, name = '', value = '') => keepName(match.slice(0, -1), name, value) + '"' },
+  {
+    needs: '"',
+    pattern: /"([\w-]+)"\s*:\s*"([^"]+)"/g,
+    replacement: (match, name = '', value = '') => `${keepName(match.slice(0, -1), name, value)}"`,
+  },
   // user:password@ in a URL: the password (a placeholder like `user:password@host` in our own hints stays), and a
   // user-info without one that is long enough to be a token (`https://<token>@host`).
-  { needs: '@', pattern: /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:"'<>]*:)(?!password@|\*\*\*@)[^\s/?#@"'<>]+@/gi, replacement: `$1${REDACTED}@` },
+  {
+    needs: '@',
+    pattern: /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:"'<>]*:)(?!password@|\*\*\*@)[^\s/?#@"'<>]+@/gi,
+    replacement: `$1${REDACTED}@`,
+  },
   { needs: '@', pattern: /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@:"'<>]{16,}@/gi, replacement: `$1${REDACTED}@` },
 ];
 
@@ -169,6 +197,8 @@ export const redactValue = <T>(value: T): T => mapStrings(value, redactSecrets);
 
 /** `text` without these particular secrets (a source's own auth header, a database password), on top of redactSecrets. */
 export function redact(text: string, ...secrets: readonly (string | undefined)[]): string {
-  const forms = [...new Set(secrets.flatMap((secret) => (secret ? [secret, ...secretForms(secret)] : [])))].sort((a, b) => b.length - a.length);
+  const forms = [...new Set(secrets.flatMap((secret) => (secret ? [secret, ...secretForms(secret)] : [])))].sort(
+    (a, b) => b.length - a.length,
+  );
   return redactSecrets(forms.reduce((out, form) => out.split(form).join(REDACTED), text));
 }

@@ -58,7 +58,8 @@ async function readSnapshot(path: string): Promise<Snapshot | undefined> {
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (error) {
-    if (['ENOENT', 'ELOOP', 'ENOTDIR', 'EISDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) return undefined;
+    if (['ENOENT', 'ELOOP', 'ENOTDIR', 'EISDIR'].includes((error as NodeJS.ErrnoException).code ?? ''))
+      return undefined;
     throw error;
   }
   try {
@@ -133,7 +134,12 @@ export function chooseEncoding(acceptEncoding: string | undefined): 'br' | 'gzip
 const extensions = { br: 'br', gzip: 'gz' } as const;
 
 /** Send a precompressed copy (`.xml.br`, `.xml.gz`) as it is: compressed once per build, never per request. */
-async function sendCompressed(request: IncomingMessage, response: ServerResponse, file: string, encoding: 'br' | 'gzip'): Promise<boolean> {
+async function sendCompressed(
+  request: IncomingMessage,
+  response: ServerResponse,
+  file: string,
+  encoding: 'br' | 'gzip',
+): Promise<boolean> {
   const snapshot = await readSnapshot(`${file}.${extensions[encoding]}`);
   if (!snapshot) return false;
   const headers = {

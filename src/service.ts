@@ -82,13 +82,30 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const logReasons = reasonLog(log);
   let status = await readStatus(options.config.stateDir);
   // The dashboard at `/`: the latest build that published and the history of the last 24 hours (read back now).
-  const dashboard = await openDashboard({ config: options.config, outDir, env: options.deps.env ?? process.env, log, now: options.deps.now });
+  const dashboard = await openDashboard({
+    config: options.config,
+    outDir,
+    env: options.deps.env ?? process.env,
+    log,
+    now: options.deps.now,
+  });
   // Quotes within their source's refresh interval are reused across builds (a daily fixing is not refetched every 30 s);
   // feeds are fetched in the background, so a feed host that hangs never holds a build.
   const quoteCache =
     options.deps.quoteCache ??
-    new QuoteCache({ background: true, onFeedFailure: (failure, next) => log.warn(`feed fetch failed: ${failure}; next try after ${next.toISOString()}`, { event: 'feed-fetch', ok: false }) });
-  const deps: BuildDeps = { ...options.deps, quoteCache, reserveCache: options.deps.reserveCache ?? new ReserveCache() };
+    new QuoteCache({
+      background: true,
+      onFeedFailure: (failure, next) =>
+        log.warn(`feed fetch failed: ${failure}; next try after ${next.toISOString()}`, {
+          event: 'feed-fetch',
+          ok: false,
+        }),
+    });
+  const deps: BuildDeps = {
+    ...options.deps,
+    quoteCache,
+    reserveCache: options.deps.reserveCache ?? new ReserveCache(),
+  };
 
   // The last config that loaded: when an edit breaks the file, builds go on with it (health is degraded).
   let good = options.config;
@@ -101,25 +118,42 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       if (configError !== undefined) log.info('config reload accepted again', { event: 'config-reload', ok: true });
       configError = undefined;
     } catch (error) {
-      const details = error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
+      const details =
+        error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
       const text = `${describeError(error)}${details}`;
-      if (text !== configError) log.error(`config reload rejected, the last good config still serves: ${text}`, { event: 'config-reload', ok: false });
+      if (text !== configError)
+        log.error(`config reload rejected, the last good config still serves: ${text}`, {
+          event: 'config-reload',
+          ok: false,
+        });
       configError = text;
     }
     return good;
   };
 
-  const metrics = createMetrics(() => status, () => options.deps.now());
+  const metrics = createMetrics(
+    () => status,
+    () => options.deps.now(),
+  );
   // Alerts as the config at start-up says: a channel is not added or dropped by a reload.
   const alerts = options.config.alerts;
   const notifier = alerts
-    ? createNotifier({ channels: createChannels(alerts, options.deps.env ?? process.env, options.deps.fetch), stateDir: options.config.stateDir, reminderMs: alerts.reminder, log })
+    ? createNotifier({
+        channels: createChannels(alerts, options.deps.env ?? process.env, options.deps.fetch),
+        stateDir: options.config.stateDir,
+        reminderMs: alerts.reminder,
+        log,
+      })
     : undefined;
   /** Each export file's size and when it last changed: a publish leaves an unchanged file alone, so its mtime says. */
   const fileStats = async (files: readonly string[]) =>
-    new Map((await Promise.all(files.map(async (file) => [file, await stat(join(outDir, file)).catch(() => undefined)] as const))).filter(
-      (entry): entry is readonly [string, Stats] => entry[1] !== undefined,
-    ));
+    new Map(
+      (
+        await Promise.all(
+          files.map(async (file) => [file, await stat(join(outDir, file)).catch(() => undefined)] as const),
+        )
+      ).filter((entry): entry is readonly [string, Stats] => entry[1] !== undefined),
+    );
 
   /** The first build that ran, for the notes on quote freshness logged once at start. */
   let firstReport: { report: BuildReport; config: Config } | undefined;
@@ -143,7 +177,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       log.info(`build: ${summarize(result)}`, buildFields(result));
     } catch (error) {
       metrics.recordFailedBuild(performance.now() - started);
-      const details = error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
+      const details =
+        error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
       log.error(`build failed, last good files kept: ${describeError(error)}${details}`);
       // runCycle records its own failures in the state folder.
       status = await readStatus(options.config.stateDir);
@@ -180,7 +215,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     '/healthz': (_request, response) => {
       // 200 for ok and degraded (what is published is right), 503 for failing; no absolute paths or secrets in it.
       const health = assessHealth(status, options.deps.now());
-      response.writeHead(health.level === 'failing' ? 503 : 200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' });
+      response.writeHead(health.level === 'failing' ? 503 : 200, {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Cache-Control': 'no-cache',
+      });
       response.end(`${JSON.stringify(dashboard.shown({ ...healthBody(health), ...status, health }), null, 2)}\n`);
     },
     '/metrics': metrics.route,
@@ -205,7 +243,13 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   // When the file sources' quotes expire and what renews them: a newcomer learns it before the directions go.
   if (firstReport) {
     const { report, config } = firstReport;
-    for (const note of freshnessNotes(config.sources, report.sources, (source) => sourceMaxAgeMs(source, config.schedulePeriodMs), report.startedAt)) log[note.level](note.text);
+    for (const note of freshnessNotes(
+      config.sources,
+      report.sources,
+      (source) => sourceMaxAgeMs(source, config.schedulePeriodMs),
+      report.startedAt,
+    ))
+      log[note.level](note.text);
   }
 
   return {

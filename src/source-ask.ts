@@ -27,14 +27,19 @@ export function checkQuote(raw: RawQuote, source: string): Quote | string {
   const [base, quote] = raw.pair.split('/');
   if (!base || !quote || base === quote) return `${raw.pair}: expected a pair like BTC/USDT`;
   // Bounded before parsing: a megabyte of digits is a broken feed, not a price.
-  for (const [side, text] of [['bid', raw.bid], ['ask', raw.ask]] as const) {
+  for (const [side, text] of [
+    ['bid', raw.bid],
+    ['ask', raw.ask],
+  ] as const) {
     const tooLong = priceLengthProblem(text);
     if (tooLong) return `${raw.pair}: ${side} ${tooLong}: ${shown(text)}`;
   }
   const bid = parseDecimal(raw.bid);
   const ask = parseDecimal(raw.ask);
-  if (!bid || !bid.isPositive() || bid.isZero()) return `${raw.pair}: bid ${JSON.stringify(raw.bid)} is not a positive decimal`;
-  if (!ask || !ask.isPositive() || ask.isZero()) return `${raw.pair}: ask ${JSON.stringify(raw.ask)} is not a positive decimal`;
+  if (!bid?.isPositive() || bid.isZero())
+    return `${raw.pair}: bid ${JSON.stringify(raw.bid)} is not a positive decimal`;
+  if (!ask?.isPositive() || ask.isZero())
+    return `${raw.pair}: ask ${JSON.stringify(raw.ask)} is not a positive decimal`;
   if (bid.greaterThan(ask)) return `${raw.pair}: bid ${raw.bid} is above ask ${raw.ask}`;
   if (Number.isNaN(raw.time.getTime())) return `${raw.pair}: time is not a valid date`;
   return { pair: `${base}/${quote}`, base, quote, bid, ask, time: raw.time, source };
@@ -47,7 +52,10 @@ export function errorText(error: unknown): string {
 }
 
 /** What a source (of quotes or of reserves) is given to fetch with. */
-export function sourceContext(name: string, deps: Pick<FetchDeps, 'configDir' | 'fetch' | 'signal' | 'now' | 'env' | 'sleep'>): SourceContext {
+export function sourceContext(
+  name: string,
+  deps: Pick<FetchDeps, 'configDir' | 'fetch' | 'signal' | 'now' | 'env' | 'sleep'>,
+): SourceContext {
   return {
     name,
     configDir: deps.configDir,
@@ -66,9 +74,17 @@ export async function askSource(
   previous: SourceFeed | undefined,
   previousStale = false,
 ): Promise<{ quotes: Quote[]; rejected: string[]; feed?: SourceFeed }> {
-  const context: SourceContext = { ...sourceContext(source.name, deps), ...(previous ? { previous } : {}), ...(previousStale ? { previousStale } : {}) };
+  const context: SourceContext = {
+    ...sourceContext(source.name, deps),
+    ...(previous ? { previous } : {}),
+    ...(previousStale ? { previousStale } : {}),
+  };
   const result = await definition.fetchQuotes(source.options, context);
-  const { quotes: raws, problems, feed } = Array.isArray(result) ? { quotes: result, problems: [], feed: undefined } : result;
+  const {
+    quotes: raws,
+    problems,
+    feed,
+  } = Array.isArray(result) ? { quotes: result, problems: [], feed: undefined } : result;
   const priority = sourcePriority(source);
   const quotes: Quote[] = [];
   const rejected = [...problems];
@@ -79,4 +95,3 @@ export async function askSource(
   }
   return feed ? { quotes, rejected, feed } : { quotes, rejected };
 }
-

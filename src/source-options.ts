@@ -23,4 +23,3 @@ export function sourceMaxAgeMs(source: SourceConfig, schedulePeriodMs = 30_000):
   if (configured !== undefined) return Number.isFinite(configured) ? configured : undefined;
   return 2 * Math.max(sourceRefreshMs(source), schedulePeriodMs);
 }
-

@@ -50,7 +50,10 @@ export async function readGuardState(dir: string): Promise<{ state: GuardState; 
     return { state: { published: data.published ?? {}, pending: data.pending ?? {} } };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptyGuardState() };
-    return { state: emptyGuardState(), problem: `${path}: unreadable, starting without last published rates: ${(error as Error).message}` };
+    return {
+      state: emptyGuardState(),
+      problem: `${path}: unreadable, starting without last published rates: ${(error as Error).message}`,
+    };
   }
 }
 
@@ -77,7 +80,10 @@ export async function writeGuardState(dir: string, state: GuardState, now: Date)
 
 /** Whether two guard states hold the same last published rates and the same pending confirmations (`at` aside). */
 function sameDecisions(a: GuardState, b: GuardState): boolean {
-  return sameEntries(a.published, b.published, (x, y) => x.rate === y.rate) && sameEntries(a.pending, b.pending, (x, y) => x.rate === y.rate && x.builds === y.builds);
+  return (
+    sameEntries(a.published, b.published, (x, y) => x.rate === y.rate) &&
+    sameEntries(a.pending, b.pending, (x, y) => x.rate === y.rate && x.builds === y.builds)
+  );
 }
 
 function sameEntries<T>(a: Record<string, T>, b: Record<string, T>, same: (x: T, y: T) => boolean): boolean {
@@ -136,7 +142,10 @@ const pausePattern = /^([A-Z0-9]+)-([A-Z0-9]+)(?:@([A-Z0-9]+))?$/;
 /** Pause a direction (or one city of it): one file per pause, written whole, so the service never reads half of one. */
 export async function writePause(dir: string, pause: Pause): Promise<void> {
   await mkdir(pausedDir(dir), { recursive: true });
-  await writeFileAtomic(join(pausedDir(dir), pauseName(pause.direction, pause.city)), `${JSON.stringify(pause, null, 2)}\n`);
+  await writeFileAtomic(
+    join(pausedDir(dir), pauseName(pause.direction, pause.city)),
+    `${JSON.stringify(pause, null, 2)}\n`,
+  );
 }
 
 /** Resume a direction: its whole-direction pause and, without a city, every city pause too. Returns how many were removed. */
@@ -190,7 +199,8 @@ interface ExportsRecord {
 async function readExportsRecord(dir: string): Promise<ExportsRecord> {
   const data = (await readJson(exportsFile(dir))) as Partial<ExportsRecord> | undefined;
   if (data === undefined) return { version: 1, folders: {} };
-  if (data.version !== 1 || typeof data.folders !== 'object' || data.folders === null) throw new Error('not a ratefile exports record');
+  if (data.version !== 1 || typeof data.folders !== 'object' || data.folders === null)
+    throw new Error('not a ratefile exports record');
   return { version: 1, folders: data.folders };
 }
 
@@ -198,12 +208,20 @@ async function readExportsRecord(dir: string): Promise<ExportsRecord> {
  * The exports ratefile published into `outDir` (and has not removed since). Only these are ever removed
  * when no template declares them any more: the output folder may hold files that are not ratefile's.
  */
-export async function readPublishedExports(dir: string, outDir: string): Promise<{ files: string[]; problem?: string }> {
+export async function readPublishedExports(
+  dir: string,
+  outDir: string,
+): Promise<{ files: string[]; problem?: string }> {
   try {
     const listed = (await readExportsRecord(dir)).folders[resolve(outDir)] ?? [];
-    return { files: Array.isArray(listed) ? listed.filter((name) => typeof name === 'string' && exportName.test(name)) : [] };
+    return {
+      files: Array.isArray(listed) ? listed.filter((name) => typeof name === 'string' && exportName.test(name)) : [],
+    };
   } catch (error) {
-    return { files: [], problem: `${exportsFile(dir)}: unreadable, no export removed this build: ${(error as Error).message}` };
+    return {
+      files: [],
+      problem: `${exportsFile(dir)}: unreadable, no export removed this build: ${(error as Error).message}`,
+    };
   }
 }
 

@@ -23,7 +23,13 @@ const contextFields = (context: StatusContext) => ({
   ...(context.configError === undefined ? {} : { configError: context.configError }),
 });
 
-export function successStatus(previous: Status | undefined, report: BuildReport, durationMs: number, schedulePeriodMs: number, context: StatusContext = {}): Status {
+export function successStatus(
+  previous: Status | undefined,
+  report: BuildReport,
+  durationMs: number,
+  schedulePeriodMs: number,
+  context: StatusContext = {},
+): Status {
   const at = report.startedAt.toISOString();
   const oldest = new Map<string, number>();
   const { directions } = report;
@@ -34,48 +40,71 @@ export function successStatus(previous: Status | undefined, report: BuildReport,
     }
   }
   const before = new Map(previous?.sources.map((source) => [source.name, source]));
-  return withHealth({
-    version: 1,
-    lastBuild: { at, durationMs, ok: true },
-    lastSuccessAt: at,
-    schedulePeriodMs,
-    ...contextFields(context),
-    maintenance: report.maintenance,
-    sources: report.sources.map((source) => {
-      const earlier = before.get(source.name);
-      // Quotes reused within a refresh interval (or standing in for a failed fetch) date from their fetch.
-      const lastSuccessAt = source.ok && !source.error ? (source.fetchedAt?.toISOString() ?? at) : (earlier?.lastSuccessAt ?? source.fetchedAt?.toISOString());
-      const lastError = source.error ?? (source.rejected.length > 0 ? `dropped quotes: ${source.rejected.join('; ')}` : undefined);
-      const age = oldest.get(source.name);
-      return {
-        name: source.name,
-        type: source.type,
-        ok: source.ok,
-        quotes: source.quotes,
-        ...(source.rows === undefined ? {} : { rows: source.rows }),
-        ...(lastSuccessAt === undefined ? {} : { lastSuccessAt }),
-        ...(lastError === undefined ? {} : { lastError }),
-        ...(age === undefined ? {} : { oldestQuoteAgeSeconds: Math.round(age) }),
-      };
-    }),
-    ...reserveSources(report, new Map(previous?.reserveSources?.map((source) => [source.name, source]))),
-    exports: report.exports,
-    published: directions.published.map((priced) => priced.direction.id),
-    ...competing(report),
-    heldBack: directions.withheld.map((withheld) => ({ direction: withheld.direction.id, kind: withheld.kind, reason: withheld.reason })),
-    ...(directions.leftOut.length === 0
-      ? {}
-      : { leftOut: directions.leftOut.map((o) => ({ direction: o.direction.id, kind: o.kind, files: o.files, reason: o.reason })) }),
-  }, report.startedAt);
+  return withHealth(
+    {
+      version: 1,
+      lastBuild: { at, durationMs, ok: true },
+      lastSuccessAt: at,
+      schedulePeriodMs,
+      ...contextFields(context),
+      maintenance: report.maintenance,
+      sources: report.sources.map((source) => {
+        const earlier = before.get(source.name);
+        // Quotes reused within a refresh interval (or standing in for a failed fetch) date from their fetch.
+        const lastSuccessAt =
+          source.ok && !source.error
+            ? (source.fetchedAt?.toISOString() ?? at)
+            : (earlier?.lastSuccessAt ?? source.fetchedAt?.toISOString());
+        const lastError =
+          source.error ?? (source.rejected.length > 0 ? `dropped quotes: ${source.rejected.join('; ')}` : undefined);
+        const age = oldest.get(source.name);
+        return {
+          name: source.name,
+          type: source.type,
+          ok: source.ok,
+          quotes: source.quotes,
+          ...(source.rows === undefined ? {} : { rows: source.rows }),
+          ...(lastSuccessAt === undefined ? {} : { lastSuccessAt }),
+          ...(lastError === undefined ? {} : { lastError }),
+          ...(age === undefined ? {} : { oldestQuoteAgeSeconds: Math.round(age) }),
+        };
+      }),
+      ...reserveSources(report, new Map(previous?.reserveSources?.map((source) => [source.name, source]))),
+      exports: report.exports,
+      published: directions.published.map((priced) => priced.direction.id),
+      ...competing(report),
+      heldBack: directions.withheld.map((withheld) => ({
+        direction: withheld.direction.id,
+        kind: withheld.kind,
+        reason: withheld.reason,
+      })),
+      ...(directions.leftOut.length === 0
+        ? {}
+        : {
+            leftOut: directions.leftOut.map((o) => ({
+              direction: o.direction.id,
+              kind: o.kind,
+              files: o.files,
+              reason: o.reason,
+            })),
+          }),
+    },
+    report.startedAt,
+  );
 }
 
 function competing(report: BuildReport): { competing?: CompetingStatus[] } {
-  const list = report.directions.published.flatMap((priced) => (priced.compete ? [{ direction: priced.direction.id, ...priced.compete }] : []));
+  const list = report.directions.published.flatMap((priced) =>
+    priced.compete ? [{ direction: priced.direction.id, ...priced.compete }] : [],
+  );
   return list.length === 0 ? {} : { competing: list };
 }
 
 /** Reserve sources as sources of type `reserves/<type>` (their entries counted as quotes), so health sees a failing one. */
-function reserveSources(report: BuildReport, before: ReadonlyMap<string, SourceStatus>): { reserveSources?: SourceStatus[] } {
+function reserveSources(
+  report: BuildReport,
+  before: ReadonlyMap<string, SourceStatus>,
+): { reserveSources?: SourceStatus[] } {
   if (report.reserves.length === 0) return {};
   return {
     reserveSources: report.reserves.map((source) => {
@@ -94,20 +123,30 @@ function reserveSources(report: BuildReport, before: ReadonlyMap<string, SourceS
 }
 
 /** A failed build keeps everything the last good one said (those files are still published) and says why it failed. */
-export function failedStatus(previous: Status | undefined, at: Date, durationMs: number, error: string, schedulePeriodMs: number, context: StatusContext = {}): Status {
+export function failedStatus(
+  previous: Status | undefined,
+  at: Date,
+  durationMs: number,
+  error: string,
+  schedulePeriodMs: number,
+  context: StatusContext = {},
+): Status {
   const { configError: _, ...kept }: Partial<Status> = previous ?? {};
-  return withHealth({
-    version: 1,
-    sources: [],
-    exports: [],
-    published: [],
-    heldBack: [],
-    maintenance: false,
-    ...kept,
-    schedulePeriodMs,
-    ...contextFields(context),
-    lastBuild: { at: at.toISOString(), durationMs, ok: false, error },
-  }, at);
+  return withHealth(
+    {
+      version: 1,
+      sources: [],
+      exports: [],
+      published: [],
+      heldBack: [],
+      maintenance: false,
+      ...kept,
+      schedulePeriodMs,
+      ...contextFields(context),
+      lastBuild: { at: at.toISOString(), durationMs, ok: false, error },
+    },
+    at,
+  );
 }
 
 const competingLine = (c: CompetingStatus) =>
@@ -138,7 +177,8 @@ export function formatStatus(status: Status | undefined, now: Date): string {
       ? [
           'reserve sources:',
           ...status.reserveSources.map(
-            (s) => `  ${s.name} (${s.type}): ${s.ok ? 'ok' : 'FAILING'}, ${plural(s.quotes, 'entry', 'entries')}, last success ${agoOrNever(s.lastSuccessAt, now)}${s.lastError ? `\n    last error: ${s.lastError}` : ''}`,
+            (s) =>
+              `  ${s.name} (${s.type}): ${s.ok ? 'ok' : 'FAILING'}, ${plural(s.quotes, 'entry', 'entries')}, last success ${agoOrNever(s.lastSuccessAt, now)}${s.lastError ? `\n    last error: ${s.lastError}` : ''}`,
           ),
         ]
       : []),
@@ -147,11 +187,18 @@ export function formatStatus(status: Status | undefined, now: Date): string {
     `published: ${plural(status.published.length, 'direction')}`,
     // Published, but not in every export: said as such, apart from what no export publishes.
     ...(status.leftOut && status.leftOut.length > 0
-      ? [`left out of some exports: ${status.leftOut.length}`, ...status.leftOut.map((o) => `  ${directionNameOfId(o.direction)}: ${o.reason} [${o.kind}]`)]
+      ? [
+          `left out of some exports: ${status.leftOut.length}`,
+          ...status.leftOut.map((o) => `  ${directionNameOfId(o.direction)}: ${o.reason} [${o.kind}]`),
+        ]
       : []),
-    ...(status.competing && status.competing.length > 0 ? ['competing on BestChange:', ...status.competing.map(competingLine)] : []),
+    ...(status.competing && status.competing.length > 0
+      ? ['competing on BestChange:', ...status.competing.map(competingLine)]
+      : []),
     // Paused on purpose is listed apart from what is held back for a fault or out of hours.
-    ...(paused.length > 0 ? [`paused: ${paused.length}`, ...paused.map((h) => `  ${directionNameOfId(h.direction)}: ${h.reason}`)] : []),
+    ...(paused.length > 0
+      ? [`paused: ${paused.length}`, ...paused.map((h) => `  ${directionNameOfId(h.direction)}: ${h.reason}`)]
+      : []),
     `held back: ${held.length}`,
     ...held.map((h) => `  ${directionNameOfId(h.direction)}: ${h.reason}${h.kind ? ` [${h.kind}]` : ''}`),
   ];

@@ -16,7 +16,8 @@ export interface Pause {
 }
 
 /** A pause is in force from the moment it is written until its `until` (exclusive). */
-export const inForce = (pause: Pause, now: Date): boolean => pause.until === undefined || Date.parse(pause.until) > now.getTime();
+export const inForce = (pause: Pause, now: Date): boolean =>
+  pause.until === undefined || Date.parse(pause.until) > now.getTime();
 
 function wording(pause: Pause): string {
   const until = pause.until === undefined ? '' : ` until ${pause.until}`;
@@ -28,11 +29,16 @@ function wording(pause: Pause): string {
  * pauses drop those cities from a cash direction and withhold it only when no city is left. A direction with
  * some cities paused is published for the others and also listed as paused, naming the cities.
  */
-export function applyPauses(directions: readonly Direction[], pauses: readonly Pause[], now: Date): { directions: Direction[]; withheld: WithheldDirection[] } {
+export function applyPauses(
+  directions: readonly Direction[],
+  pauses: readonly Pause[],
+  now: Date,
+): { directions: Direction[]; withheld: WithheldDirection[] } {
   const active = pauses.filter((pause) => inForce(pause, now));
   if (active.length === 0) return { directions: [...directions], withheld: [] };
   const byDirection = new Map<string, Pause[]>();
-  for (const pause of active) (byDirection.get(pause.direction) ?? byDirection.set(pause.direction, []).get(pause.direction)!).push(pause);
+  for (const pause of active)
+    (byDirection.get(pause.direction) ?? byDirection.set(pause.direction, []).get(pause.direction)!).push(pause);
   const kept: Direction[] = [];
   const withheld: WithheldDirection[] = [];
   for (const direction of directions) {
@@ -54,7 +60,11 @@ export function applyPauses(directions: readonly Direction[], pauses: readonly P
     const paused = new Set(cityPauses.map((pause) => pause.city!));
     const cities = direction.cities.filter((city) => !paused.has(city));
     const reason = `paused in ${cityPauses.map((pause) => `${pause.city}: ${wording(pause)}`).join('; ')}`;
-    withheld.push({ direction, kind: 'paused', reason: cities.length === 0 ? reason : `${reason}; published for ${cities.join(', ')}` });
+    withheld.push({
+      direction,
+      kind: 'paused',
+      reason: cities.length === 0 ? reason : `${reason}; published for ${cities.join(', ')}`,
+    });
     if (cities.length > 0) kept.push({ ...direction, cities });
   }
   return { directions: kept, withheld };

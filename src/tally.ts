@@ -32,7 +32,12 @@ export function tallyDirections(
 ): DirectionTally {
   const omissions = new Map<Direction, { file: string; kind: WithheldKind; reason: string }[]>();
   for (const { file, withheld } of exports) {
-    for (const w of withheld) (omissions.get(w.direction) ?? omissions.set(w.direction, []).get(w.direction)!).push({ file, kind: w.kind, reason: w.reason });
+    for (const w of withheld)
+      (omissions.get(w.direction) ?? omissions.set(w.direction, []).get(w.direction)!).push({
+        file,
+        kind: w.kind,
+        reason: w.reason,
+      });
   }
   if (omissions.size === 0) return { published: [...priced], withheld: [...before], leftOut: [] };
   const published: PricedDirection[] = [];

@@ -6,7 +6,8 @@ import { type Decimal, formatDecimal } from './decimal.js';
 export const percent = (fraction: Decimal): string => `${formatDecimal(fraction.times(100))}%`;
 
 /** `1 file`, `2 files`; `plural(2, 'entry', 'entries')` for a word that does not just take an s. */
-export const plural = (count: number, word: string, many = `${word}s`): string => `${count} ${count === 1 ? word : many}`;
+export const plural = (count: number, word: string, many = `${word}s`): string =>
+  `${count} ${count === 1 ? word : many}`;
 
 /**
  * A duration, each figure rounded to the nearest unit shown: 90 → "90 s", 300 → "5 min", 7500 → "2 h 5 min",
@@ -25,7 +26,8 @@ export function age(seconds: number): string {
 }
 
 /** How long ago `iso` was at `now`: "5 s ago", "2 h 5 min ago". */
-export const ago = (iso: string, now: Date | string): string => `${age((new Date(now).getTime() - Date.parse(iso)) / 1000)} ago`;
+export const ago = (iso: string, now: Date | string): string =>
+  `${age((new Date(now).getTime() - Date.parse(iso)) / 1000)} ago`;
 
 /**
  * A rate or an amount computed for reading (a quotient can have 40 digits): 14 significant digits, "…" when that

@@ -49,20 +49,39 @@ interface Post {
   signal: AbortSignal | undefined;
 }
 
-async function post({ url, body, headers, timeoutMs, signal }: Post, fetcher: typeof fetch, secrets: readonly (string | undefined)[]): Promise<void> {
+async function post(
+  { url, body, headers, timeoutMs, signal }: Post,
+  fetcher: typeof fetch,
+  secrets: readonly (string | undefined)[],
+): Promise<void> {
   let response: Response;
   const timeout = AbortSignal.timeout(timeoutMs);
   try {
-    response = await fetcher(url, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers }, signal: signal ? AbortSignal.any([timeout, signal]) : timeout });
+    response = await fetcher(url, {
+      method: 'POST',
+      body,
+      headers: { 'Content-Type': 'application/json', ...headers },
+      signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
+    });
   } catch (error) {
-    throw new Error(scrub(`${(error as Error).message}${(error as { cause?: Error }).cause ? `: ${(error as { cause: Error }).cause.message}` : ''}`, secrets));
+    throw new Error(
+      scrub(
+        `${(error as Error).message}${(error as { cause?: Error }).cause ? `: ${(error as { cause: Error }).cause.message}` : ''}`,
+        secrets,
+      ),
+    );
   }
   await response.arrayBuffer().catch(() => undefined);
   if (rejectedHttp.has(response.status)) throw new RejectedAlert(`HTTP ${response.status}`);
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
 }
 
-export function createChannels(config: AlertsConfig, env: Env, fetcher: typeof fetch = globalThis.fetch, options: ChannelOptions = {}): Channel[] {
+export function createChannels(
+  config: AlertsConfig,
+  env: Env,
+  fetcher: typeof fetch = globalThis.fetch,
+  options: ChannelOptions = {},
+): Channel[] {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const channels: Channel[] = [];
   const { webhook, telegram, email } = config;
@@ -71,8 +90,16 @@ export function createChannels(config: AlertsConfig, env: Env, fetcher: typeof f
     channels.push({
       name: 'webhook',
       send: (message, signal) => {
-        const body = JSON.stringify({ type: 'ratefile.alert', id: message.id, at: message.at, level: message.level, events: message.events });
-        const signature = secret ? { 'X-Ratefile-Signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` } : {};
+        const body = JSON.stringify({
+          type: 'ratefile.alert',
+          id: message.id,
+          at: message.at,
+          level: message.level,
+          events: message.events,
+        });
+        const signature = secret
+          ? { 'X-Ratefile-Signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` }
+          : {};
         const headers = { 'X-Ratefile-Alert-Id': message.id, 'Idempotency-Key': message.id, ...signature };
         return post({ url: webhook.url, body, headers, timeoutMs, signal }, fetcher, [secret]);
       },
@@ -109,10 +136,19 @@ export function createChannels(config: AlertsConfig, env: Env, fetcher: typeof f
         const first = message.events[0];
         const subject = `ratefile ${message.level}: ${first ? first.text.slice(0, 120) : 'alert'}${message.events.length > 1 ? ` (+${message.events.length - 1})` : ''}`;
         try {
-          await transport.sendMail({ from: email.from, to: email.to, subject, text: message.text, messageId: `<${message.id}@ratefile>`, headers: { 'X-Ratefile-Alert-Id': message.id } });
+          await transport.sendMail({
+            from: email.from,
+            to: email.to,
+            subject,
+            text: message.text,
+            messageId: `<${message.id}@ratefile>`,
+            headers: { 'X-Ratefile-Alert-Id': message.id },
+          });
         } catch (error) {
           const text = scrub((error as Error).message, [user, pass]);
-          throw rejectedSmtp.has((error as { responseCode?: number }).responseCode ?? 0) ? new RejectedAlert(text) : new Error(text);
+          throw rejectedSmtp.has((error as { responseCode?: number }).responseCode ?? 0)
+            ? new RejectedAlert(text)
+            : new Error(text);
         }
       },
     });

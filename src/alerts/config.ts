@@ -3,23 +3,33 @@
 import { z } from 'zod';
 import { duration } from '../config/fields.js';
 
-const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, { error: 'expected an environment variable name like "RATEFILE_WEBHOOK_SECRET"' });
+const envName = z
+  .string()
+  .regex(/^[A-Z_][A-Z0-9_]*$/, { error: 'expected an environment variable name like "RATEFILE_WEBHOOK_SECRET"' });
 const url = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
 
 export const alertsSchema = z
   .strictObject({
-    reminder: duration.default(3_600_000).describe('While a problem lasts, it is reported again this often (default 1h).'),
+    reminder: duration
+      .default(3_600_000)
+      .describe('While a problem lasts, it is reported again this often (default 1h).'),
     webhook: z
       .strictObject({
         url: url.describe('Where each alert is POSTed as JSON.'),
-        secretEnv: envName.optional().describe('Environment variable holding the HMAC-SHA256 key; the body is signed in X-Ratefile-Signature: sha256=<hex>.'),
+        secretEnv: envName
+          .optional()
+          .describe(
+            'Environment variable holding the HMAC-SHA256 key; the body is signed in X-Ratefile-Signature: sha256=<hex>.',
+          ),
       })
       .optional(),
     telegram: z
       .strictObject({
         tokenEnv: envName.default('TELEGRAM_BOT_TOKEN').describe('Environment variable holding the bot token.'),
         chatIdEnv: envName.default('TELEGRAM_CHAT_ID').describe('Environment variable holding the chat id.'),
-        baseUrl: url.default('https://api.telegram.org').describe('Bot API base URL (tests point it at a loopback server).'),
+        baseUrl: url
+          .default('https://api.telegram.org')
+          .describe('Bot API base URL (tests point it at a loopback server).'),
       })
       .optional(),
     email: z

@@ -45,7 +45,9 @@ interface Stored extends AlertState {
 
 const file = (stateDir: string) => join(stateDir, 'alerts.json');
 
-async function readStored(stateDir: string): Promise<{ active: AlertState['active']; outbox: unknown; problem?: string }> {
+async function readStored(
+  stateDir: string,
+): Promise<{ active: AlertState['active']; outbox: unknown; problem?: string }> {
   let text: string;
   try {
     text = await readFile(file(stateDir), 'utf8');
@@ -62,7 +64,8 @@ async function readStored(stateDir: string): Promise<{ active: AlertState['activ
 }
 
 const defaultBackoff = (attempt: number) => Math.min(30_000, 1000 * 2 ** (attempt - 1));
-const defaultWait = (ms: number, signal: AbortSignal) => delay(ms, undefined, { signal, ref: false }).catch(() => undefined);
+const defaultWait = (ms: number, signal: AbortSignal) =>
+  delay(ms, undefined, { signal, ref: false }).catch(() => undefined);
 
 /**
  * One delivery attempt, abandoned when the notifier stops: a signal of its own (listeners on the long-lived
@@ -85,7 +88,10 @@ async function sendOnce(channel: Channel, message: PendingMessage, stopping: Abo
 const labels: Record<AlertEvent['kind'], string> = { start: 'PROBLEM', reminder: 'STILL', end: 'RESOLVED' };
 /** A message in a log line by its id and events (keys only: texts can be long). */
 const described = (message: PendingMessage) => {
-  const events = message.events.slice(0, 3).map((event) => `${labels[event.kind]} ${event.key}`).join(', ');
+  const events = message.events
+    .slice(0, 3)
+    .map((event) => `${labels[event.kind]} ${event.key}`)
+    .join(', ');
   return `alert ${message.id} (${events}${message.events.length > 3 ? `, +${message.events.length - 3}` : ''})`;
 };
 
@@ -105,9 +111,21 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const logDropped = (dropped: readonly Dropped[]) => {
     for (const { message, channels, why } of dropped) {
       const fields = { event: 'alert-dropped', id: message.id, channels, why };
-      if (why === 'superseded') log.info(`${described(message)} not sent to ${channels.join(', ')}: a later message reports the same problems`, fields);
-      else if (why === 'full') log.warn(`${described(message)} dropped undelivered for ${channels.join(', ')}: more than ${limit} alerts waiting`, fields);
-      else log.warn(`${described(message)} dropped undelivered for ${channels.join(', ')}: no such channel configured any more`, fields);
+      if (why === 'superseded')
+        log.info(
+          `${described(message)} not sent to ${channels.join(', ')}: a later message reports the same problems`,
+          fields,
+        );
+      else if (why === 'full')
+        log.warn(
+          `${described(message)} dropped undelivered for ${channels.join(', ')}: more than ${limit} alerts waiting`,
+          fields,
+        );
+      else
+        log.warn(
+          `${described(message)} dropped undelivered for ${channels.join(', ')}: no such channel configured any more`,
+          fields,
+        );
     }
   };
 
@@ -139,7 +157,10 @@ export function createNotifier(options: NotifierOptions): Notifier {
       } catch (error) {
         if (stopping.signal.aborted) continue;
         if (error instanceof RejectedAlert) {
-          log.error(`${described(message)} given up on ${channel.name}: the receiver rejects it (${error.message}), retrying cannot help`, { event: 'alert-dropped', id: message.id, channels: [channel.name], why: 'rejected' });
+          log.error(
+            `${described(message)} given up on ${channel.name}: the receiver rejects it (${error.message}), retrying cannot help`,
+            { event: 'alert-dropped', id: message.id, channels: [channel.name], why: 'rejected' },
+          );
           stored = { ...stored, outbox: settle(stored.outbox, message.id, channel.name) };
           attempt = 0;
           await save();
@@ -148,13 +169,22 @@ export function createNotifier(options: NotifierOptions): Notifier {
         attempt += 1;
         if (!failing.has(channel.name)) {
           failing.add(channel.name);
-          log.warn(`alert channel ${channel.name} failing, retrying until it works: ${(error as Error).message}`, { event: 'alert-channel', channel: channel.name, ok: false });
+          log.warn(`alert channel ${channel.name} failing, retrying until it works: ${(error as Error).message}`, {
+            event: 'alert-channel',
+            channel: channel.name,
+            ok: false,
+          });
         }
         await wait(backoff(attempt), stopping.signal);
         continue;
       }
       attempt = 0;
-      if (failing.delete(channel.name)) log.info(`alert channel ${channel.name} works again`, { event: 'alert-channel', channel: channel.name, ok: true });
+      if (failing.delete(channel.name))
+        log.info(`alert channel ${channel.name} works again`, {
+          event: 'alert-channel',
+          channel: channel.name,
+          ok: true,
+        });
       stored = { ...stored, outbox: settle(stored.outbox, message.id, channel.name) };
       await save();
     }
@@ -164,15 +194,26 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const kick = () => {
     for (const channel of options.channels) {
       if (loops.has(channel.name) || stopping.signal.aborted) continue;
-      loops.set(channel.name, Promise.resolve().then(() => deliver(channel)));
+      loops.set(
+        channel.name,
+        Promise.resolve().then(() => deliver(channel)),
+      );
     }
   };
 
   // What the last run left undelivered goes out first, before anything this run finds.
   const loaded = readStored(options.stateDir).then(({ active, outbox, problem }) => {
-    if (problem !== undefined) log.warn(`alerts: ${file(options.stateDir)} is unreadable, known problems and undelivered alerts are lost: ${problem}`, { event: 'alerts' });
+    if (problem !== undefined)
+      log.warn(
+        `alerts: ${file(options.stateDir)} is unreadable, known problems and undelivered alerts are lost: ${problem}`,
+        { event: 'alerts' },
+      );
     const restored = restoreOutbox(outbox, names, limit);
-    if (restored.unreadable > 0) log.warn(`alerts: ${restored.unreadable} undelivered alert(s) in ${file(options.stateDir)} unreadable, left out`, { event: 'alerts' });
+    if (restored.unreadable > 0)
+      log.warn(
+        `alerts: ${restored.unreadable} undelivered alert(s) in ${file(options.stateDir)} unreadable, left out`,
+        { event: 'alerts' },
+      );
     logDropped(restored.dropped);
     stored = { active, outbox: restored.outbox };
     kick();
@@ -185,7 +226,13 @@ export function createNotifier(options: NotifierOptions): Notifier {
         const compared = compareProblems(stored, currentProblems(status, now), now, options.reminderMs);
         let outbox = stored.outbox;
         if (compared.events.length > 0) {
-          const message = { id: randomUUID(), at: now.toISOString(), level: assessHealth(status, now).level, events: compared.events, text: messageText(compared.events) };
+          const message = {
+            id: randomUUID(),
+            at: now.toISOString(),
+            level: assessHealth(status, now).level,
+            events: compared.events,
+            text: messageText(compared.events),
+          };
           const queued = enqueue(outbox, message, names, limit);
           logDropped(queued.dropped);
           outbox = queued.outbox;

@@ -32,7 +32,12 @@ function moot(outbox: readonly PendingMessage[], index: number, channel: Channel
 }
 
 /** The outbox with `message` added for `channels`, superseded reminders taken out, and at most `limit` messages. */
-export function enqueue(outbox: readonly PendingMessage[], message: AlertMessage, channels: readonly ChannelName[], limit: number): { outbox: PendingMessage[]; dropped: Dropped[] } {
+export function enqueue(
+  outbox: readonly PendingMessage[],
+  message: AlertMessage,
+  channels: readonly ChannelName[],
+  limit: number,
+): { outbox: PendingMessage[]; dropped: Dropped[] } {
   const dropped: Dropped[] = [];
   const all = channels.length > 0 ? [...outbox, { ...message, channels: [...channels] }] : [...outbox];
   const kept: PendingMessage[] = [];
@@ -43,7 +48,8 @@ export function enqueue(outbox: readonly PendingMessage[], message: AlertMessage
     if (left.length > 0) kept.push(left.length === pending.channels.length ? pending : { ...pending, channels: left });
   });
   const over = Math.max(0, kept.length - limit);
-  for (const pending of kept.slice(0, over)) dropped.push({ message: pending, channels: pending.channels, why: 'full' });
+  for (const pending of kept.slice(0, over))
+    dropped.push({ message: pending, channels: pending.channels, why: 'full' });
   return { outbox: kept.slice(over), dropped };
 }
 
@@ -68,7 +74,11 @@ const isText = (value: unknown): value is string => typeof value === 'string';
  * The outbox as read back from the state file: entries of another shape are left out (counted), channels no
  * longer configured are dropped from each message, and only the newest `limit` messages are kept.
  */
-export function restoreOutbox(data: unknown, channels: readonly ChannelName[], limit: number): { outbox: PendingMessage[]; unreadable: number; dropped: Dropped[] } {
+export function restoreOutbox(
+  data: unknown,
+  channels: readonly ChannelName[],
+  limit: number,
+): { outbox: PendingMessage[]; unreadable: number; dropped: Dropped[] } {
   const entries = Array.isArray(data) ? data : [];
   const outbox: PendingMessage[] = [];
   const dropped: Dropped[] = [];
@@ -77,10 +87,18 @@ export function restoreOutbox(data: unknown, channels: readonly ChannelName[], l
     const e = entry as Partial<Record<keyof PendingMessage, unknown>> | null;
     const events = Array.isArray(e?.events) ? (e.events as unknown[]) : undefined;
     const valid =
-      e !== null && isText(e.id) && isText(e.at) && isText(e.level) && isText(e.text) && Array.isArray(e.channels) && e.channels.every(isText) &&
-      events !== undefined && events.every((event) => {
+      e !== null &&
+      isText(e.id) &&
+      isText(e.at) &&
+      isText(e.level) &&
+      isText(e.text) &&
+      Array.isArray(e.channels) &&
+      e.channels.every(isText) &&
+      events?.every((event) => {
         const v = event as Record<string, unknown> | null;
-        return v !== null && typeof v === 'object' && isText(v.kind) && kinds.has(v.kind) && isText(v.key) && isText(v.text);
+        return (
+          v !== null && typeof v === 'object' && isText(v.kind) && kinds.has(v.kind) && isText(v.key) && isText(v.text)
+        );
       });
     if (!valid) {
       unreadable += 1;
@@ -93,6 +111,7 @@ export function restoreOutbox(data: unknown, channels: readonly ChannelName[], l
     if (left.length > 0) outbox.push({ ...message, channels: left });
   }
   const over = Math.max(0, outbox.length - limit);
-  for (const pending of outbox.slice(0, over)) dropped.push({ message: pending, channels: pending.channels, why: 'full' });
+  for (const pending of outbox.slice(0, over))
+    dropped.push({ message: pending, channels: pending.channels, why: 'full' });
   return { outbox: outbox.slice(over), unreadable, dropped };
 }

@@ -11,34 +11,59 @@ export interface Problem {
   text: string;
 }
 
-
 export function currentProblems(status: Status, now: Date): Problem[] {
   const problems: Problem[] = [];
   const health = assessHealth(status, now);
-  if (health.level !== 'ok') problems.push({ key: `health:${health.level}`, text: `health ${health.level}: ${health.reasons.join('; ')}` });
+  if (health.level !== 'ok')
+    problems.push({ key: `health:${health.level}`, text: `health ${health.level}: ${health.reasons.join('; ')}` });
   for (const source of status.sources) {
-    if (!source.ok) problems.push({ key: `source:${source.name}`, text: `source ${source.name} failing: ${source.lastError ?? 'unknown error'}` });
+    if (!source.ok)
+      problems.push({
+        key: `source:${source.name}`,
+        text: `source ${source.name} failing: ${source.lastError ?? 'unknown error'}`,
+      });
   }
   for (const source of status.reserveSources ?? []) {
-    if (!source.ok) problems.push({ key: `reserves:${source.name}`, text: `reserve source ${source.name} failing: ${source.lastError ?? 'unknown error'}` });
+    if (!source.ok)
+      problems.push({
+        key: `reserves:${source.name}`,
+        text: `reserve source ${source.name} failing: ${source.lastError ?? 'unknown error'}`,
+      });
   }
   for (const held of status.heldBack) {
     if (!isFault(held.kind)) continue;
     if (held.kind === 'jump') {
       const [from, to] = held.direction.split('>');
-      problems.push({ key: `jump:${held.direction}`, text: `jump held ${directionNameOfId(held.direction)}: ${held.reason}; to publish it now: ratefile accept ${from} ${to}` });
+      problems.push({
+        key: `jump:${held.direction}`,
+        text: `jump held ${directionNameOfId(held.direction)}: ${held.reason}; to publish it now: ratefile accept ${from} ${to}`,
+      });
     } else {
-      problems.push({ key: `withheld:${held.direction}`, text: `${directionNameOfId(held.direction)} withheld: ${held.reason}` });
+      problems.push({
+        key: `withheld:${held.direction}`,
+        text: `${directionNameOfId(held.direction)} withheld: ${held.reason}`,
+      });
     }
   }
   for (const c of status.competing ?? []) {
     // Both are worth a look: the field is not trusted, or it is cheaper than the floor lets us go.
-    if (c.basis === 'fallback') problems.push({ key: `compete:${c.direction}`, text: `${directionNameOfId(c.direction)} at its normal margin: ${c.reason ?? 'the field is not trusted'}` });
-    if (c.basis === 'floor') problems.push({ key: `floor:${c.direction}`, text: `${directionNameOfId(c.direction)} pinned at its floor, place ${c.place} (target ${c.target}): ${c.reason ?? 'the field is cheaper'}` });
+    if (c.basis === 'fallback')
+      problems.push({
+        key: `compete:${c.direction}`,
+        text: `${directionNameOfId(c.direction)} at its normal margin: ${c.reason ?? 'the field is not trusted'}`,
+      });
+    if (c.basis === 'floor')
+      problems.push({
+        key: `floor:${c.direction}`,
+        text: `${directionNameOfId(c.direction)} pinned at its floor, place ${c.place} (target ${c.target}): ${c.reason ?? 'the field is cheaper'}`,
+      });
   }
-  if (!status.lastBuild.ok) problems.push({ key: 'build', text: `build failing: ${status.lastBuild.error ?? 'unknown error'}` });
-  if (status.configError !== undefined) problems.push({ key: 'config', text: `config reload rejected: ${status.configError}` });
-  if (status.maintenance) problems.push({ key: 'maintenance', text: 'maintenance on: every export is published empty' });
+  if (!status.lastBuild.ok)
+    problems.push({ key: 'build', text: `build failing: ${status.lastBuild.error ?? 'unknown error'}` });
+  if (status.configError !== undefined)
+    problems.push({ key: 'config', text: `config reload rejected: ${status.configError}` });
+  if (status.maintenance)
+    problems.push({ key: 'maintenance', text: 'maintenance on: every export is published empty' });
   // What an alert says (and alerts.json keeps) quotes sources' answers: no credential in it, whatever status it came from.
   return problems.map((problem) => ({ ...problem, text: redactSecrets(problem.text) }));
 }
@@ -57,7 +82,12 @@ export interface AlertState {
 }
 
 /** Start, end and reminder events of this build, and the state after it. */
-export function compareProblems(state: AlertState, problems: readonly Problem[], now: Date, reminderMs: number): { events: AlertEvent[]; state: AlertState } {
+export function compareProblems(
+  state: AlertState,
+  problems: readonly Problem[],
+  now: Date,
+  reminderMs: number,
+): { events: AlertEvent[]; state: AlertState } {
   const at = now.toISOString();
   const active: AlertState['active'] = {};
   const events: AlertEvent[] = [];
@@ -83,5 +113,7 @@ const labels: Record<AlertKind, string> = { start: 'PROBLEM', reminder: 'STILL',
 
 /** The text of one message (Telegram, email): one line per event, withheld directions together. */
 export function messageText(events: readonly AlertEvent[]): string {
-  return events.map((event) => `${labels[event.kind]}: ${event.kind === 'end' ? event.text.replace(/^/, 'was ') : event.text}`).join('\n');
+  return events
+    .map((event) => `${labels[event.kind]}: ${event.kind === 'end' ? event.text.replace(/^/, 'was ') : event.text}`)
+    .join('\n');
 }

@@ -49,7 +49,8 @@ export interface ParseOptions {
 }
 
 /** Where a direction's rows are: `FROM>TO`, or `FROM>TO@CITY` for a cash direction. */
-export const directionKey = (from: string, to: string, city?: string) => (city === undefined ? `${from}>${to}` : `${from}>${to}@${city}`);
+export const directionKey = (from: string, to: string, city?: string) =>
+  city === undefined ? `${from}>${to}` : `${from}>${to}@${city}`;
 
 const required = ['bm_rates.dat', 'bm_cycodes.dat', 'bm_exch.dat'] as const;
 const wanted = new Set<string>([...required, 'bm_cities.dat', 'bm_info.dat']);
@@ -79,7 +80,8 @@ function unzip(bytes: Uint8Array): Record<string, Uint8Array> {
         const limit = file.name === 'bm_rates.dat' ? maxRatesBytes : maxOtherBytes;
         // fflate inflates into a buffer of originalSize and no larger, so a directory that lies cannot get past this.
         const size = Math.max(file.size, file.originalSize);
-        if (size > limit) throw fail(`${file.name} unpacks to ${size} bytes, more than the ${limit} allowed: refused before unpacking`);
+        if (size > limit)
+          throw fail(`${file.name} unpacks to ${size} bytes, more than the ${limit} allowed: refused before unpacking`);
         return true;
       },
     });
@@ -94,7 +96,10 @@ function checkLineCount(bytes: Uint8Array): void {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let lines = bytes.length > 0 && bytes[bytes.length - 1] !== 10 ? 1 : 0;
   for (let at = buffer.indexOf(10); at !== -1; at = buffer.indexOf(10, at + 1)) {
-    if (++lines > maxFeedRows) throw fail(`bm_rates.dat has more than ${maxFeedRows} lines (the real feed has about 200,000 rows): refused before parsing`);
+    if (++lines > maxFeedRows)
+      throw fail(
+        `bm_rates.dat has more than ${maxFeedRows} lines (the real feed has about 200,000 rows): refused before parsing`,
+      );
   }
 }
 
@@ -121,12 +126,14 @@ function* lines(text: string): Generator<[string, number]> {
 }
 
 function idOf(text: string | undefined, file: string, line: number, what: string): number {
-  if (text === undefined || !idText.test(text)) throw fail(`${file} line ${line}: ${what} ${quoteValue(text ?? '')} is not an id`);
+  if (text === undefined || !idText.test(text))
+    throw fail(`${file} line ${line}: ${what} ${quoteValue(text ?? '')} is not an id`);
   return Number(text);
 }
 
 function amountOf(text: string | undefined, file: string, line: number, what: string): string {
-  if (text === undefined || !decimalText.test(text)) throw fail(`${file} line ${line}: ${what} ${quoteValue(text ?? '')} is not a decimal`);
+  if (text === undefined || !decimalText.test(text))
+    throw fail(`${file} line ${line}: ${what} ${quoteValue(text ?? '')} is not a decimal`);
   return text;
 }
 
@@ -167,7 +174,10 @@ export function parseFeed(bytes: Uint8Array, options: ParseOptions = {}): BestCh
   const codes = readPairs(text('bm_cycodes.dat') ?? '', 'bm_cycodes.dat');
   const exchangers = readPairs(text('bm_exch.dat') ?? '', 'bm_exch.dat');
   const citiesText = text('bm_cities.dat');
-  const cities = cityCodes(citiesText === undefined ? new Map() : readPairs(citiesText, 'bm_cities.dat'), options.cities ?? {});
+  const cities = cityCodes(
+    citiesText === undefined ? new Map() : readPairs(citiesText, 'bm_cities.dat'),
+    options.cities ?? {},
+  );
   const lastUpdate = /^last_update=(.*)$/m.exec(text('bm_info.dat') ?? '')?.[1]?.trim();
 
   const directions = new Map<string, CompetitorRow[]>();
@@ -205,16 +215,20 @@ export function parseFeed(bytes: Uint8Array, options: ParseOptions = {}): BestCh
     }
     at = next;
     const count = fields.length === 12 ? 'more than 11' : fields.length;
-    if (fields.length !== 8 && fields.length !== 11) throw fail(`${file} line ${number}: expected 8 or 11 fields, got ${count}`);
+    if (fields.length !== 8 && fields.length !== 11)
+      throw fail(`${file} line ${number}: expected 8 or 11 fields, got ${count}`);
     layout ??= fields.length;
-    if (fields.length !== layout) throw fail(`${file} line ${number}: ${fields.length} fields where earlier rows have ${layout}`);
+    if (fields.length !== layout)
+      throw fail(`${file} line ${number}: ${fields.length} fields where earlier rows have ${layout}`);
     const [fromId, toId, exchangerId, give, get, reserve] = fields;
     const from = codes.get(idOf(fromId, file, number, 'from currency id'));
     const to = codes.get(idOf(toId, file, number, 'to currency id'));
-    if (from === undefined || to === undefined) throw fail(`${file} line ${number}: currency id ${from === undefined ? fromId : toId} is not in bm_cycodes.dat`);
+    if (from === undefined || to === undefined)
+      throw fail(`${file} line ${number}: currency id ${from === undefined ? fromId : toId} is not in bm_cycodes.dat`);
     const exchangerNumber = idOf(exchangerId, file, number, 'exchanger id');
     const exchanger = exchangers.get(exchangerNumber);
-    if (exchanger === undefined) throw fail(`${file} line ${number}: exchanger id ${exchangerId} is not in bm_exch.dat`);
+    if (exchanger === undefined)
+      throw fail(`${file} line ${number}: exchanger id ${exchangerId} is not in bm_exch.dat`);
     const row: CompetitorRow = {
       exchangerId: exchangerNumber,
       exchanger,

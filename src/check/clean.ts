@@ -22,10 +22,9 @@ export interface Direction {
 
 /** Where the text of an item element is in StandardTexts. */
 const slot = (name: (typeof itemElements)[number]): number => 1 + itemElements.indexOf(name);
-const [from, to, inSlot, outSlot, amount, minamount, maxamount, floating, delay, param, city, url] =
-  (['from', 'to', 'in', 'out', 'amount', 'minamount', 'maxamount', 'floating', 'delay', 'param', 'city', 'url'] as const).map(slot) as [
-    number, number, number, number, number, number, number, number, number, number, number, number,
-  ];
+const [from, to, inSlot, outSlot, amount, minamount, maxamount, floating, delay, param, city, url] = (
+  ['from', 'to', 'in', 'out', 'amount', 'minamount', 'maxamount', 'floating', 'delay', 'param', 'city', 'url'] as const
+).map(slot) as [number, number, number, number, number, number, number, number, number, number, number, number];
 const fees = (['minfee', 'fromfee', 'tofee'] as const).map(slot);
 const knownLabels: ReadonlySet<string> = new Set(labels);
 
@@ -82,15 +81,23 @@ export class CleanItems {
     if (!this.numbersClean(texts)) return undefined;
     for (const k of fees) if (texts[k] !== undefined && !feeClean(decodeText(texts[k]))) return undefined;
     if (texts[floating] !== undefined && !parseFloating(decodeText(texts[floating])).ok) return undefined;
-    if (texts[delay] !== undefined && (!this.number(texts[delay], delayPlace) || this.fractions[delayPlace] === 1)) return undefined;
+    if (texts[delay] !== undefined && (!this.number(texts[delay], delayPlace) || this.fractions[delayPlace] === 1))
+      return undefined;
     if (texts[param] !== undefined && !this.labelsClean(texts[param])) return undefined;
     if (texts[url] !== undefined && !this.httpUrl(texts[url])) return undefined;
-    return cityCode === undefined ? { from: fromNumber, to: toNumber } : { from: fromNumber, to: toNumber, city: cityCode };
+    return cityCode === undefined
+      ? { from: fromNumber, to: toNumber }
+      : { from: fromNumber, to: toNumber, city: cityCode };
   }
 
   /** in, out, amount and the limits: the rate 1:X or X:1 with X ≥ 1, no zero reserve or maximum, min ≤ max, the reserve pays both limits. */
   private numbersClean(texts: StandardTexts): boolean {
-    if (!this.number(texts[inSlot]!, inPlace) || !this.number(texts[outSlot]!, outPlace) || !this.number(texts[amount]!, amountPlace)) return false;
+    if (
+      !this.number(texts[inSlot]!, inPlace) ||
+      !this.number(texts[outSlot]!, outPlace) ||
+      !this.number(texts[amount]!, amountPlace)
+    )
+      return false;
     if (!this.number(texts[minamount]!, minPlace) || !this.number(texts[maxamount]!, maxPlace)) return false;
     const { values, wholes, fractions } = this;
     const reserve = values[amountPlace]!;
@@ -108,7 +115,10 @@ export class CleanItems {
   /** Whether the minimum is above the maximum, exactly (their doubles are too close to tell). */
   private minAboveMax(texts: StandardTexts): boolean {
     const { digits, scales } = this;
-    const sign = this.exact(minPlace) && this.exact(maxPlace) ? compareScaled(digits[minPlace]!, scales[minPlace]!, digits[maxPlace]!, scales[maxPlace]!) : NaN;
+    const sign =
+      this.exact(minPlace) && this.exact(maxPlace)
+        ? compareScaled(digits[minPlace]!, scales[minPlace]!, digits[maxPlace]!, scales[maxPlace]!)
+        : NaN;
     return Number.isNaN(sign) ? compare(texts[minamount]!, texts[maxamount]!) > 0 : sign > 0;
   }
 
@@ -121,7 +131,16 @@ export class CleanItems {
     if (pays > reserve * (1 + margin)) return false;
     // At the boundary (common: a maximum that pays exactly the reserve): from the digits read, BigInt from the text past 2^53.
     if (this.exact(place) && this.exact(inPlace) && this.exact(outPlace) && this.exact(amountPlace)) {
-      return !exceedsScaled(digits[place]!, scales[place]!, digits[inPlace]!, scales[inPlace]!, digits[outPlace]!, scales[outPlace]!, digits[amountPlace]!, scales[amountPlace]!);
+      return !exceedsScaled(
+        digits[place]!,
+        scales[place]!,
+        digits[inPlace]!,
+        scales[inPlace]!,
+        digits[outPlace]!,
+        scales[outPlace]!,
+        digits[amountPlace]!,
+        scales[amountPlace]!,
+      );
     }
     return !paysMoreThan(texts[k]!, texts[inSlot]!, texts[outSlot]!, texts[amount]!);
   }
@@ -165,8 +184,11 @@ export class CleanItems {
     if (raw === this.previousParam) return true;
     let verdict = this.labelVerdicts.get(raw);
     if (verdict === undefined) {
-      const parts = decodeText(raw).split(',').map((part) => part.trim());
-      verdict = parts.every((part) => part !== 'floating' && knownLabels.has(part)) && new Set(parts).size === parts.length;
+      const parts = decodeText(raw)
+        .split(',')
+        .map((part) => part.trim());
+      verdict =
+        parts.every((part) => part !== 'floating' && knownLabels.has(part)) && new Set(parts).size === parts.length;
       if (this.labelVerdicts.size > 1000) this.labelVerdicts.clear();
       this.labelVerdicts.set(raw, verdict);
     }
@@ -204,5 +226,7 @@ export class CleanItems {
 /** A fee in a standard form, every unit a percent or a known code. */
 function feeClean(text: string): boolean {
   const parsed = parseFee(text);
-  return parsed.ok && parsed.value.every((part) => part.unit === undefined || part.unit === '%' || isKnownUnit(part.unit));
+  return (
+    parsed.ok && parsed.value.every((part) => part.unit === undefined || part.unit === '%' || isKnownUnit(part.unit))
+  );
 }

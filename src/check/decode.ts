@@ -16,7 +16,9 @@ const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * fast as the decoder takes them; for ASCII, Node's 'ascii' decoding is exact.
  */
 function decodeStrict(bytes: Uint8Array): string {
-  return isAscii(bytes) ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('ascii') : strict.decode(bytes);
+  return isAscii(bytes)
+    ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('ascii')
+    : strict.decode(bytes);
 }
 
 /** Offset of the first byte that is not part of valid UTF-8, or -1; slow, for the error message only. */
@@ -25,9 +27,23 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
   while (i < bytes.length) {
     const byte = bytes[i]!;
     const [length, low, high] =
-      byte < 0x80 ? [1, 0, 0] : byte >= 0xc2 && byte <= 0xdf ? [2, 0x80, 0xbf] : byte === 0xe0 ? [3, 0xa0, 0xbf] : byte === 0xed ? [3, 0x80, 0x9f]
-      : byte >= 0xe1 && byte <= 0xef ? [3, 0x80, 0xbf] : byte === 0xf0 ? [4, 0x90, 0xbf] : byte >= 0xf1 && byte <= 0xf3 ? [4, 0x80, 0xbf]
-      : byte === 0xf4 ? [4, 0x80, 0x8f] : [0, 0, 0];
+      byte < 0x80
+        ? [1, 0, 0]
+        : byte >= 0xc2 && byte <= 0xdf
+          ? [2, 0x80, 0xbf]
+          : byte === 0xe0
+            ? [3, 0xa0, 0xbf]
+            : byte === 0xed
+              ? [3, 0x80, 0x9f]
+              : byte >= 0xe1 && byte <= 0xef
+                ? [3, 0x80, 0xbf]
+                : byte === 0xf0
+                  ? [4, 0x90, 0xbf]
+                  : byte >= 0xf1 && byte <= 0xf3
+                    ? [4, 0x80, 0xbf]
+                    : byte === 0xf4
+                      ? [4, 0x80, 0x8f]
+                      : [0, 0, 0];
     if (length === 0) return i;
     for (let k = 1; k < length; k++) {
       const next = bytes[i + k];
@@ -43,7 +59,17 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
 /** Decode an export file; UTF-16 and bytes that are not UTF-8 are findings, with no text. */
 export function decodeExport(bytes: Uint8Array): Decoded {
   if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
-    return { findings: [{ severity: 'error', rule: 'encoding', message: 'the file is UTF-16; the standard requires UTF-8', line: 1, column: 1 }] };
+    return {
+      findings: [
+        {
+          severity: 'error',
+          rule: 'encoding',
+          message: 'the file is UTF-16; the standard requires UTF-8',
+          line: 1,
+          column: 1,
+        },
+      ],
+    };
   }
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   const body = bom ? bytes.subarray(3) : bytes;
@@ -58,11 +84,25 @@ export function decodeExport(bytes: Uint8Array): Decoded {
       const before = new TextDecoder('utf-8').decode(body.subarray(0, invalid));
       const where = positions(before)(before.length);
       return {
-        findings: [{ severity: 'error', rule: 'encoding', message: `not valid UTF-8 at byte ${invalid + (bom ? 3 : 0)} (the standard requires UTF-8)`, ...where }],
+        findings: [
+          {
+            severity: 'error',
+            rule: 'encoding',
+            message: `not valid UTF-8 at byte ${invalid + (bom ? 3 : 0)} (the standard requires UTF-8)`,
+            ...where,
+          },
+        ],
       };
     }
   }
   const findings: Finding[] = [];
-  if (bom) findings.push({ severity: 'warning', rule: 'encoding', message: 'the file starts with a byte order mark; some monitors fail on it', line: 1, column: 1 });
+  if (bom)
+    findings.push({
+      severity: 'warning',
+      rule: 'encoding',
+      message: 'the file starts with a byte order mark; some monitors fail on it',
+      line: 1,
+      column: 1,
+    });
   return { text, findings };
 }

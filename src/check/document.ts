@@ -1,7 +1,14 @@
 // The rules above the items, fed one piece at a time so both ways of reading a file share them: the declaration,
 // the root, each child of the root (an item is checked as it arrives), duplicates, and the empty file.
 import type { Direction } from './clean.js';
-import { describeItem, severityOf, type CheckOptions, type CheckResult, type Finding, type ItemRef } from './findings.js';
+import {
+  describeItem,
+  severityOf,
+  type CheckOptions,
+  type CheckResult,
+  type Finding,
+  type ItemRef,
+} from './findings.js';
 import { checkItem, itemRef } from './item.js';
 import { numberedCities, numberedCurrencies } from './numbered.js';
 import type { XmlElement } from './tree.js';
@@ -34,29 +41,65 @@ export class DocumentChecks {
   declaration(declaration: Record<string, string> | undefined): void {
     const findings = this.findings;
     if (!declaration) {
-      findings.push({ severity: 'warning', rule: 'declaration', message: 'no XML declaration: start the file with <?xml version="1.0" encoding="UTF-8"?>', line: 1, column: 1 });
+      findings.push({
+        severity: 'warning',
+        rule: 'declaration',
+        message: 'no XML declaration: start the file with <?xml version="1.0" encoding="UTF-8"?>',
+        line: 1,
+        column: 1,
+      });
       return;
     }
-    if (declaration.version !== '1.0') findings.push({ severity: 'error', rule: 'declaration', message: `XML version ${declaration.version ?? '(none)'}: the standard is XML 1.0`, line: 1, column: 1 });
+    if (declaration.version !== '1.0')
+      findings.push({
+        severity: 'error',
+        rule: 'declaration',
+        message: `XML version ${declaration.version ?? '(none)'}: the standard is XML 1.0`,
+        line: 1,
+        column: 1,
+      });
     const encoding = declaration.encoding;
     if (encoding !== undefined && encoding.toUpperCase() !== 'UTF-8') {
-      findings.push({ severity: 'error', rule: 'declaration', message: `declared encoding ${encoding}: the standard requires UTF-8`, line: 1, column: 1 });
+      findings.push({
+        severity: 'error',
+        rule: 'declaration',
+        message: `declared encoding ${encoding}: the standard requires UTF-8`,
+        line: 1,
+        column: 1,
+      });
     }
   }
 
   /** The root with its text (its children go to `child`); false when it is not <rates> and nothing more is checked. */
   root(root: XmlElement): boolean {
     if (root.name !== 'rates') {
-      this.findings.push({ severity: 'error', rule: 'root', message: `the root element is <${root.name}>; an export file's root is <rates>`, ...this.at(root.index) });
+      this.findings.push({
+        severity: 'error',
+        rule: 'root',
+        message: `the root element is <${root.name}>; an export file's root is <rates>`,
+        ...this.at(root.index),
+      });
       return false;
     }
-    if (root.text.trim() !== '') this.findings.push({ severity: 'error', rule: 'structure', message: `text directly inside <rates>: "${root.text.trim().slice(0, 40)}"`, ...this.at(root.index) });
+    if (root.text.trim() !== '')
+      this.findings.push({
+        severity: 'error',
+        rule: 'structure',
+        message: `text directly inside <rates>: "${root.text.trim().slice(0, 40)}"`,
+        ...this.at(root.index),
+      });
     return true;
   }
 
   child(child: XmlElement): void {
     if (child.name === 'item') this.item(child);
-    else this.findings.push({ severity: 'error', rule: 'structure', message: `<${child.name}> inside <rates>: only <item> elements belong there`, ...this.at(child.index) });
+    else
+      this.findings.push({
+        severity: 'error',
+        rule: 'structure',
+        message: `<${child.name}> inside <rates>: only <item> elements belong there`,
+        ...this.at(child.index),
+      });
   }
 
   /** An item clean.ts found clean: counted and checked for duplicates, nothing else to report. */
@@ -71,7 +114,14 @@ export class DocumentChecks {
     this.checkItems(
       item,
       (level, rule, message, element) => {
-        this.findings.push({ severity: severityOf(level, this.options), rule, message, ...this.at((element ?? item).index), item: ref, ...(element ? { element: element.name } : {}) });
+        this.findings.push({
+          severity: severityOf(level, this.options),
+          rule,
+          message,
+          ...this.at((element ?? item).index),
+          item: ref,
+          ...(element ? { element: element.name } : {}),
+        });
       },
       this.options.codes,
     );
@@ -110,7 +160,14 @@ export class DocumentChecks {
     else this.duplicate(position, from, to, city, first, index);
   }
 
-  private duplicate(position: number, from: string, to: string, city: string | undefined, first: number, index: number): void {
+  private duplicate(
+    position: number,
+    from: string,
+    to: string,
+    city: string | undefined,
+    first: number,
+    index: number,
+  ): void {
     const ref: ItemRef = { index: position, from, to, ...(city ? { city } : {}) };
     this.findings.push({
       severity: 'error',
@@ -124,7 +181,13 @@ export class DocumentChecks {
   /** After the last child of the root. */
   finish(target: string, root: XmlElement): CheckResult {
     const findings = this.findings;
-    if (this.items === 0) findings.push({ severity: 'warning', rule: 'empty', message: 'no items: the monitors will list none of your directions', ...this.at(root.index) });
+    if (this.items === 0)
+      findings.push({
+        severity: 'warning',
+        rule: 'empty',
+        message: 'no items: the monitors will list none of your directions',
+        ...this.at(root.index),
+      });
     // Findings in document order, so the report reads top to bottom.
     findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
     return { target, items: this.items, findings };

@@ -10,10 +10,40 @@ import { negativeMessage, negativeNumber, numberProblem, rateFormProblem } from 
 import { show } from '../words.js';
 
 /** The schema sequence as the format's description gives it; labels sit between <floating> and <city>. */
-const order = ['from', 'to', 'in', 'out', 'amount', 'frommin', 'frommax', 'tomin', 'tomax', 'fromfee', 'tofee', 'step', 'delay', 'floating', 'label', 'city', 'minamount', 'maxamount'];
+const order = [
+  'from',
+  'to',
+  'in',
+  'out',
+  'amount',
+  'frommin',
+  'frommax',
+  'tomin',
+  'tomax',
+  'fromfee',
+  'tofee',
+  'step',
+  'delay',
+  'floating',
+  'label',
+  'city',
+  'minamount',
+  'maxamount',
+];
 const rank = new Map(order.map((name, index) => [name, index]));
 const knownLabels: readonly string[] = labels;
-const numberElements = new Set(['in', 'out', 'amount', 'frommin', 'frommax', 'tomin', 'tomax', 'minamount', 'maxamount', 'delay']);
+const numberElements = new Set([
+  'in',
+  'out',
+  'amount',
+  'frommin',
+  'frommax',
+  'tomin',
+  'tomax',
+  'minamount',
+  'maxamount',
+  'delay',
+]);
 /** The maximums: zero or negative, no order can be made (read as written: tolerated, as the classic <maxamount>). */
 const maximums = new Set(['frommax', 'tomax', 'maxamount']);
 /** xs:boolean's lexical forms (the 1.1 XSD's type for labels), after white space is collapsed. */
@@ -34,28 +64,58 @@ export function looksLikeEref(text: string): boolean {
 }
 
 function checkStructure(item: XmlElement, report: Report): Map<string, XmlElement> {
-  if (item.text.trim() !== '') report('error', 'structure', `text directly inside <item>: "${item.text.trim().slice(0, 40)}"`);
+  if (item.text.trim() !== '')
+    report('error', 'structure', `text directly inside <item>: "${item.text.trim().slice(0, 40)}"`);
   const seen = new Map<string, XmlElement>();
   let highest: XmlElement | undefined;
   for (const child of item.children) {
     const kind = knownLabels.includes(child.name) ? 'label' : child.name;
     const position = rank.get(kind);
     if (position === undefined) {
-      const hint = child.name === 'param' ? undefined : closest(child.name, [...order.filter((name) => name !== 'label'), ...knownLabels]);
-      const why = child.name === 'param' ? '; EREF 1.1 gives each label its own element, like <manual>true</manual>' : hint ? ` (did you mean <${hint}>?)` : '';
+      const hint =
+        child.name === 'param'
+          ? undefined
+          : closest(child.name, [...order.filter((name) => name !== 'label'), ...knownLabels]);
+      const why =
+        child.name === 'param'
+          ? '; EREF 1.1 gives each label its own element, like <manual>true</manual>'
+          : hint
+            ? ` (did you mean <${hint}>?)`
+            : '';
       report('warning', 'element-unknown', `unknown element <${child.name}>${why}; monitors ignore it`, child);
       continue;
     }
-    if (seen.has(child.name) && child.name !== 'step') report('error', 'element-repeated', `<${child.name}> appears more than once`, child);
+    if (seen.has(child.name) && child.name !== 'step')
+      report('error', 'element-repeated', `<${child.name}> appears more than once`, child);
     seen.set(child.name, child);
     if (highest && position < rank.get(knownLabels.includes(highest.name) ? 'label' : highest.name)!) {
-      report('tolerated', 'element-order', `<${child.name}> comes after <${highest.name}>; the EREF 1.1 order is ${order.join(', ')}`, child);
+      report(
+        'tolerated',
+        'element-order',
+        `<${child.name}> comes after <${highest.name}>; the EREF 1.1 order is ${order.join(', ')}`,
+        child,
+      );
     } else highest = child;
-    if (child.name !== 'step' && child.children.length > 0) report('error', 'element-content', `<${child.name}> must hold text, not elements (<${child.children[0]!.name}>)`, child);
+    if (child.name !== 'step' && child.children.length > 0)
+      report(
+        'error',
+        'element-content',
+        `<${child.name}> must hold text, not elements (<${child.children[0]!.name}>)`,
+        child,
+      );
   }
-  for (const name of ['from', 'to', 'in', 'out', 'amount']) if (!seen.has(name)) report('error', 'element-missing', `<${name}> is missing`);
-  for (const name of ['frommin', 'frommax']) if (!seen.has(name)) report('warning', 'element-missing', `<${name}> is missing; EREF 1.1 gives the order limits in the from currency`);
-  for (const name of ['minamount', 'maxamount']) if (!seen.has(name)) report('warning', 'element-missing', `<${name}> is missing; monitor cabinets still read the legacy limits`);
+  for (const name of ['from', 'to', 'in', 'out', 'amount'])
+    if (!seen.has(name)) report('error', 'element-missing', `<${name}> is missing`);
+  for (const name of ['frommin', 'frommax'])
+    if (!seen.has(name))
+      report(
+        'warning',
+        'element-missing',
+        `<${name}> is missing; EREF 1.1 gives the order limits in the from currency`,
+      );
+  for (const name of ['minamount', 'maxamount'])
+    if (!seen.has(name))
+      report('warning', 'element-missing', `<${name}> is missing; monitor cabinets still read the legacy limits`);
   return seen;
 }
 
@@ -66,15 +126,30 @@ function checkValue(element: XmlElement, report: Report): string | undefined {
     case 'tofee': {
       const number = text.endsWith('%') ? text.slice(0, -1) : text;
       const problem = /^\S+ [A-Z][A-Z0-9]*$/.test(text) ? 'names a currency' : numberProblem(number);
-      if (problem !== undefined) report('error', 'fee', `<${element.name}> "${text}" ${problem} (EREF 1.1: a number in the ${element.name === 'fromfee' ? 'from' : 'to'} currency or N%)`, element);
+      if (problem !== undefined)
+        report(
+          'error',
+          'fee',
+          `<${element.name}> "${text}" ${problem} (EREF 1.1: a number in the ${element.name === 'fromfee' ? 'from' : 'to'} currency or N%)`,
+          element,
+        );
       return undefined;
     }
     case 'floating': {
       const { minutes, percent } = element.attributes;
-      if (text !== '') report('tolerated', 'floating', `<floating> "${text}" holds text; EREF 1.1 writes <floating minutes="15"/> or <floating percent="1"/>`, element);
-      else if (minutes === undefined && percent === undefined) report('error', 'floating', '<floating> has neither a minutes nor a percent attribute', element);
-      if (minutes !== undefined && (numberProblem(minutes) !== undefined || !isWhole(minutes))) report('error', 'floating', `<floating minutes="${minutes}">: expected whole minutes`, element);
-      if (percent !== undefined && numberProblem(percent) !== undefined) report('error', 'floating', `<floating percent="${percent}">: ${numberProblem(percent)!}`, element);
+      if (text !== '')
+        report(
+          'tolerated',
+          'floating',
+          `<floating> "${text}" holds text; EREF 1.1 writes <floating minutes="15"/> or <floating percent="1"/>`,
+          element,
+        );
+      else if (minutes === undefined && percent === undefined)
+        report('error', 'floating', '<floating> has neither a minutes nor a percent attribute', element);
+      if (minutes !== undefined && (numberProblem(minutes) !== undefined || !isWhole(minutes)))
+        report('error', 'floating', `<floating minutes="${minutes}">: expected whole minutes`, element);
+      if (percent !== undefined && numberProblem(percent) !== undefined)
+        report('error', 'floating', `<floating percent="${percent}">: ${numberProblem(percent)!}`, element);
       return undefined;
     }
     case 'city':
@@ -83,14 +158,31 @@ function checkValue(element: XmlElement, report: Report): string | undefined {
   }
   if (knownLabels.includes(element.name)) {
     // Engines validating against the 1.1 XSD (xs:boolean) refuse the empty element; monitors read both.
-    if (text === '') report('tolerated', 'label', `<${element.name}/> is empty; the EREF 1.1 schema types labels as xs:boolean: write <${element.name}>true</${element.name}>`, element);
-    else if (!booleans.has(text)) report('warning', 'label', `<${element.name}> "${text}": expected true or false (the EREF 1.1 schema types labels as xs:boolean)`, element);
+    if (text === '')
+      report(
+        'tolerated',
+        'label',
+        `<${element.name}/> is empty; the EREF 1.1 schema types labels as xs:boolean: write <${element.name}>true</${element.name}>`,
+        element,
+      );
+    else if (!booleans.has(text))
+      report(
+        'warning',
+        'label',
+        `<${element.name}> "${text}": expected true or false (the EREF 1.1 schema types labels as xs:boolean)`,
+        element,
+      );
     return undefined;
   }
   if (!numberElements.has(element.name)) return undefined;
   if (negativeNumber(text) !== undefined && (element.name === 'amount' || maximums.has(element.name))) {
     // Read as written, as a zero one is: the same level as zero.
-    report('tolerated', element.name === 'amount' ? 'reserve' : 'limit', negativeMessage(element.name === 'amount' ? '<amount> (the reserve)' : `<${element.name}>`, text), element);
+    report(
+      'tolerated',
+      element.name === 'amount' ? 'reserve' : 'limit',
+      negativeMessage(element.name === 'amount' ? '<amount> (the reserve)' : `<${element.name}>`, text),
+      element,
+    );
     return undefined;
   }
   const problem = numberProblem(text);
@@ -98,8 +190,10 @@ function checkValue(element: XmlElement, report: Report): string | undefined {
     report('error', 'number', `<${element.name}> "${text}" ${problem}`, element);
     return undefined;
   }
-  if (element.name === 'delay' && !isWhole(text)) report('warning', 'number', `<delay> "${text}" is not whole minutes`, element);
-  if (maximums.has(element.name) && isZero(text)) report('tolerated', 'limit', `<${element.name}> is zero: leave the direction out instead`, element);
+  if (element.name === 'delay' && !isWhole(text))
+    report('warning', 'number', `<delay> "${text}" is not whole minutes`, element);
+  if (maximums.has(element.name) && isZero(text))
+    report('tolerated', 'limit', `<${element.name}> is zero: leave the direction out instead`, element);
   return text;
 }
 
@@ -110,23 +204,49 @@ function checkSteps(steps: readonly XmlElement[], limits: { min?: string; max?: 
     const { frommin, frommax } = step.attributes;
     const bad = [frommin, frommax].find((value) => value === undefined || numberProblem(value) !== undefined);
     if (bad !== undefined || frommin === undefined || frommax === undefined) {
-      report('error', 'step', `<step> needs frommin and frommax attributes as plain numbers (got frommin=${JSON.stringify(frommin ?? null)}, frommax=${JSON.stringify(frommax ?? null)})`, step);
+      report(
+        'error',
+        'step',
+        `<step> needs frommin and frommax attributes as plain numbers (got frommin=${JSON.stringify(frommin ?? null)}, frommax=${JSON.stringify(frommax ?? null)})`,
+        step,
+      );
       continue;
     }
-    if (compare(frommin, frommax) > 0) report('error', 'step', `<step> frommin ${frommin} is above its frommax ${frommax}`, step);
-    if (previousMax !== undefined && compare(frommin, previousMax) <= 0) report('error', 'step', `<step> from ${frommin} overlaps or precedes the step before it (up to ${previousMax})`, step);
-    if ((limits.min !== undefined && compare(frommin, limits.min) < 0) || (limits.max !== undefined && compare(frommax, limits.max) > 0)) {
-      report('warning', 'step', `<step> ${frommin}..${frommax} reaches outside the item's limits ${limits.min ?? '0'}..${limits.max ?? '∞'}`, step);
+    if (compare(frommin, frommax) > 0)
+      report('error', 'step', `<step> frommin ${frommin} is above its frommax ${frommax}`, step);
+    if (previousMax !== undefined && compare(frommin, previousMax) <= 0)
+      report(
+        'error',
+        'step',
+        `<step> from ${frommin} overlaps or precedes the step before it (up to ${previousMax})`,
+        step,
+      );
+    if (
+      (limits.min !== undefined && compare(frommin, limits.min) < 0) ||
+      (limits.max !== undefined && compare(frommax, limits.max) > 0)
+    ) {
+      report(
+        'warning',
+        'step',
+        `<step> ${frommin}..${frommax} reaches outside the item's limits ${limits.min ?? '0'}..${limits.max ?? '∞'}`,
+        step,
+      );
     }
     previousMax = frommax;
     const side = (name: string) => step.children.find((child) => child.name === name)?.text.trim();
     const [inValue, outValue] = [side('in'), side('out')];
-    if (inValue === undefined || outValue === undefined || numberProblem(inValue) !== undefined || numberProblem(outValue) !== undefined) {
+    if (
+      inValue === undefined ||
+      outValue === undefined ||
+      numberProblem(inValue) !== undefined ||
+      numberProblem(outValue) !== undefined
+    ) {
       report('error', 'step', '<step> needs its own <in> and <out> as plain numbers', step);
       continue;
     }
     const problem = rateProblem(inValue, outValue);
-    if (problem) report(isZero(inValue) || isZero(outValue) ? 'error' : 'tolerated', 'rate-form', `<step>: ${problem}`, step);
+    if (problem)
+      report(isZero(inValue) || isZero(outValue) ? 'error' : 'tolerated', 'rate-form', `<step>: ${problem}`, step);
   }
 }
 
@@ -144,31 +264,70 @@ export function checkErefItem(item: XmlElement, report: Report, codes?: Readonly
       if (value !== undefined) values.set(element.name, value);
     }
   }
-  if (from !== undefined && from === to) report('error', 'currency', `from and to are the same currency (${from})`, seen.get('to'));
+  if (from !== undefined && from === to)
+    report('error', 'currency', `from and to are the same currency (${from})`, seen.get('to'));
   const [inValue, outValue, amount] = [values.get('in'), values.get('out'), values.get('amount')];
-  if (amount !== undefined && isZero(amount)) report('tolerated', 'reserve', '<amount> (the reserve) is zero: leave the direction out instead', seen.get('amount'));
+  if (amount !== undefined && isZero(amount))
+    report(
+      'tolerated',
+      'reserve',
+      '<amount> (the reserve) is zero: leave the direction out instead',
+      seen.get('amount'),
+    );
   if (inValue !== undefined && outValue !== undefined) {
     const problem = rateProblem(inValue, outValue);
-    if (problem) report(isZero(inValue) || isZero(outValue) ? 'error' : 'tolerated', 'rate-form', problem, seen.get('in'));
+    if (problem)
+      report(isZero(inValue) || isZero(outValue) ? 'error' : 'tolerated', 'rate-form', problem, seen.get('in'));
   }
-  for (const [low, high] of [['frommin', 'frommax'], ['tomin', 'tomax'], ['minamount', 'maxamount']] as const) {
+  for (const [low, high] of [
+    ['frommin', 'frommax'],
+    ['tomin', 'tomax'],
+    ['minamount', 'maxamount'],
+  ] as const) {
     const [min, max] = [values.get(low), values.get(high)];
-    if (min !== undefined && max !== undefined && compare(min, max) > 0) report('tolerated', 'min-max', `<${low}> ${min} is above <${high}> ${max}`, seen.get(low));
+    if (min !== undefined && max !== undefined && compare(min, max) > 0)
+      report('tolerated', 'min-max', `<${low}> ${min} is above <${high}> ${max}`, seen.get(low));
   }
-  for (const [legacy, current] of [['minamount', 'frommin'], ['maxamount', 'frommax']] as const) {
+  for (const [legacy, current] of [
+    ['minamount', 'frommin'],
+    ['maxamount', 'frommax'],
+  ] as const) {
     const [a, b] = [values.get(legacy), values.get(current)];
-    if (a !== undefined && b !== undefined && compare(a, b) !== 0) report('warning', 'limit', `<${legacy}> ${a} differs from <${current}> ${b}; monitors reading either should see one limit`, seen.get(legacy));
+    if (a !== undefined && b !== undefined && compare(a, b) !== 0)
+      report(
+        'warning',
+        'limit',
+        `<${legacy}> ${a} differs from <${current}> ${b}; monitors reading either should see one limit`,
+        seen.get(legacy),
+      );
   }
   // A zero reserve is reported once, above (as in a classic item), not again by every limit it cannot pay.
   const reserve = amount !== undefined && !isZero(amount) ? amount : undefined;
   const tomax = values.get('tomax');
-  if (tomax !== undefined && reserve !== undefined && compare(tomax, reserve) > 0) report('warning', 'reserve', `<tomax> ${tomax} is more than the reserve ${amount}`, seen.get('tomax'));
+  if (tomax !== undefined && reserve !== undefined && compare(tomax, reserve) > 0)
+    report('warning', 'reserve', `<tomax> ${tomax} is more than the reserve ${amount}`, seen.get('tomax'));
   const frommax = values.get('frommax');
-  if (frommax !== undefined && inValue !== undefined && outValue !== undefined && reserve !== undefined && !isZero(inValue) && !isZero(outValue) && paysMoreThan(frommax, inValue, outValue, reserve)) {
+  if (
+    frommax !== undefined &&
+    inValue !== undefined &&
+    outValue !== undefined &&
+    reserve !== undefined &&
+    !isZero(inValue) &&
+    !isZero(outValue) &&
+    paysMoreThan(frommax, inValue, outValue, reserve)
+  ) {
     const pays = show(new Decimal(frommax).times(new Decimal(outValue)).div(new Decimal(inValue)));
-    report('warning', 'reserve', `the maximum order ${frommax}${from ? ` ${from}` : ''} pays ${pays}${to ? ` ${to}` : ''}, more than the reserve ${amount}`, seen.get('frommax'));
+    report(
+      'warning',
+      'reserve',
+      `the maximum order ${frommax}${from ? ` ${from}` : ''} pays ${pays}${to ? ` ${to}` : ''}, more than the reserve ${amount}`,
+      seen.get('frommax'),
+    );
   }
   const steps = item.children.filter((child) => child.name === 'step');
-  const limits = { ...(values.has('frommin') ? { min: values.get('frommin')! } : {}), ...(frommax === undefined ? {} : { max: frommax }) };
+  const limits = {
+    ...(values.has('frommin') ? { min: values.get('frommin')! } : {}),
+    ...(frommax === undefined ? {} : { max: frommax }),
+  };
   checkSteps(steps, limits, report);
 }

@@ -35,21 +35,36 @@ export interface TracedCheck {
 }
 
 /** `checkExport`, saying which way the file was read; `general` forces the general path. */
-export function checkExportTraced(bytes: Uint8Array, target: string, options: CheckOptions & { general?: boolean } = {}): TracedCheck {
+export function checkExportTraced(
+  bytes: Uint8Array,
+  target: string,
+  options: CheckOptions & { general?: boolean } = {},
+): TracedCheck {
   const decoded = decodeExport(bytes);
   if (decoded.text === undefined) return { result: { target, findings: decoded.findings }, path: 'bytes', cleared: 0 };
   // The format is told by the content, never by the name: JSON starts with '{', EREF 1.1 items have its limits or steps.
-  if (looksLikeJson(decoded.text)) return { result: checkJsonExport(decoded.text, target, decoded.findings, options), path: 'general', cleared: 0 };
+  if (looksLikeJson(decoded.text))
+    return { result: checkJsonExport(decoded.text, target, decoded.findings, options), path: 'general', cleared: 0 };
   // EREF 1.1 items are scanned too (labels hold true or are empty, both of which the scanner takes; a <step> or <floating>'s
   // attributes send the file the general way), each with the full EREF rules: the quick test knows classic items only.
   const checkItems = looksLikeEref(decoded.text) ? checkErefItem : checkItem;
   const fast = options.general ? undefined : checkSimple(decoded.text, target, decoded.findings, options, checkItems);
   if (fast) return { ...fast, path: 'fast' };
-  return { result: checkGeneral(decoded.text, target, decoded.findings, options, checkItems), path: 'general', cleared: 0 };
+  return {
+    result: checkGeneral(decoded.text, target, decoded.findings, options, checkItems),
+    path: 'general',
+    cleared: 0,
+  };
 }
 
 /** The fast path; undefined when the document is outside the scanner's subset (its partial findings are dropped). */
-function checkSimple(text: string, target: string, findings: readonly Finding[], options: CheckOptions, checkItems: typeof checkItem): { result: CheckResult; cleared: number } | undefined {
+function checkSimple(
+  text: string,
+  target: string,
+  findings: readonly Finding[],
+  options: CheckOptions,
+  checkItems: typeof checkItem,
+): { result: CheckResult; cleared: number } | undefined {
   const checks = new DocumentChecks(positions(text), findings, options, checkItems);
   const clean = new CleanItems();
   const classic = checkItems === checkItem;
@@ -76,7 +91,13 @@ function checkSimple(text: string, target: string, findings: readonly Finding[],
   return scanned && root ? { result: checks.finish(target, root), cleared } : undefined;
 }
 
-function checkGeneral(text: string, target: string, decodingFindings: readonly Finding[], options: CheckOptions, checkItems = checkItem): CheckResult {
+function checkGeneral(
+  text: string,
+  target: string,
+  decodingFindings: readonly Finding[],
+  options: CheckOptions,
+  checkItems = checkItem,
+): CheckResult {
   const wellFormed = checkWellFormedText(text, decodingFindings);
   if (wellFormed.text === undefined) return { target, findings: wellFormed.findings };
 
@@ -84,12 +105,19 @@ function checkGeneral(text: string, target: string, decodingFindings: readonly F
   try {
     document = parseDocument(text);
   } catch (error) {
-    return { target, findings: [...wellFormed.findings, { severity: 'error', rule: 'xml', message: `cannot parse: ${(error as Error).message}` }] };
+    return {
+      target,
+      findings: [
+        ...wellFormed.findings,
+        { severity: 'error', rule: 'xml', message: `cannot parse: ${(error as Error).message}` },
+      ],
+    };
   }
   const checks = new DocumentChecks(positions(text), wellFormed.findings, options, checkItems);
   checks.declaration(document.declaration);
   const { root } = document;
-  if (!root) return { target, findings: [...checks.findings, { severity: 'error', rule: 'root', message: 'no root element' }] };
+  if (!root)
+    return { target, findings: [...checks.findings, { severity: 'error', rule: 'root', message: 'no root element' }] };
   if (!checks.root(root)) return { target, findings: checks.findings };
   for (const child of root.children) checks.child(child);
   return checks.finish(target, root);

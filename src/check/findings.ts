@@ -21,11 +21,17 @@ export interface CheckOptions {
   codes?: ReadonlySet<string>;
 }
 
-export const severityOf = (level: Level, options: CheckOptions): Severity => (level === 'tolerated' ? (options.strict ? 'error' : 'warning') : level);
+export const severityOf = (level: Level, options: CheckOptions): Severity =>
+  level === 'tolerated' ? (options.strict ? 'error' : 'warning') : level;
 
 /** `check --strict`: every warning counts as failing, so each becomes an error. */
 export function everyWarningFails(result: CheckResult): CheckResult {
-  return { ...result, findings: result.findings.map((finding) => (finding.severity === 'warning' ? { ...finding, severity: 'error' } : finding)) };
+  return {
+    ...result,
+    findings: result.findings.map((finding) =>
+      finding.severity === 'warning' ? { ...finding, severity: 'error' } : finding,
+    ),
+  };
 }
 
 /** The item a finding is in: its position among the file's items (1-based) and its direction. */
@@ -57,12 +63,14 @@ export interface CheckResult {
 }
 
 export const errorCount = (result: CheckResult): number => result.findings.filter((f) => f.severity === 'error').length;
-export const warningCount = (result: CheckResult): number => result.findings.filter((f) => f.severity === 'warning').length;
+export const warningCount = (result: CheckResult): number =>
+  result.findings.filter((f) => f.severity === 'warning').length;
 export const passes = (result: CheckResult): boolean => errorCount(result) === 0;
 
 /** `item 3 (BTC → SBERRUB, MSK)`. */
 export function describeItem(item: ItemRef): string {
-  const direction = item.from !== undefined || item.to !== undefined ? directionName(item.from ?? '?', item.to ?? '?') : undefined;
+  const direction =
+    item.from !== undefined || item.to !== undefined ? directionName(item.from ?? '?', item.to ?? '?') : undefined;
   const parts = [direction, item.city].filter((part): part is string => part !== undefined && part !== '');
   return `item ${item.index}${parts.length > 0 ? ` (${parts.join(', ')})` : ''}`;
 }

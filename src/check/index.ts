@@ -1,5 +1,16 @@
 // The export-file checker: the standard's rules for any exchanger's export file, used by `ratefile check` and before every publish.
 export { checkExport } from './export.js';
 export { checkTarget, type TargetDeps } from './target.js';
-export { describeItem, errorCount, everyWarningFails, passes, warningCount, type CheckOptions, type CheckResult, type Finding, type ItemRef, type Severity } from './findings.js';
+export {
+  describeItem,
+  errorCount,
+  everyWarningFails,
+  passes,
+  warningCount,
+  type CheckOptions,
+  type CheckResult,
+  type Finding,
+  type ItemRef,
+  type Severity,
+} from './findings.js';
 export { formatFinding, formatResult, formatResults, resultsJson } from './report.js';

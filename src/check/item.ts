@@ -6,7 +6,16 @@ import { Decimal, formatDecimal } from '../decimal.js';
 import type { ItemRef, Level } from './findings.js';
 import type { XmlElement } from './tree.js';
 import { atLeastOne, compare, isOne, isWhole, isZero, paysMoreThan } from './plain.js';
-import { negativeMessage, negativeNumber, numberProblem, parseFee, parseFloating, parseLimit, rateFormProblem, type Limit } from './values.js';
+import {
+  negativeMessage,
+  negativeNumber,
+  numberProblem,
+  parseFee,
+  parseFloating,
+  parseLimit,
+  rateFormProblem,
+  type Limit,
+} from './values.js';
 import { itemElements } from '../exports/items.js';
 import { show } from '../words.js';
 
@@ -20,7 +29,8 @@ const knownLabels: readonly string[] = labels;
 
 /** Codes a limit or fee may be given in: every known currency code and every asset they are priced as. */
 let units: Set<string> | undefined;
-const knownUnits = () => (units ??= new Set([...knownCurrencies().keys(), ...[...knownCurrencies().values()].map((c) => c.asset)]));
+const knownUnits = () =>
+  (units ??= new Set([...knownCurrencies().keys(), ...[...knownCurrencies().values()].map((c) => c.asset)]));
 export const isKnownUnit = (unit: string): boolean => knownUnits().has(unit);
 
 /** "Did you mean" hints per code: a big file repeats the same unknown code thousands of times. */
@@ -29,7 +39,13 @@ function closestKnown(kind: 'currency' | 'city' | 'unit', code: string): string 
   const key = `${kind}:${code}`;
   if (!hints.has(key)) {
     if (hints.size > 10_000) hints.clear();
-    hints.set(key, closest(code, kind === 'currency' ? knownCurrencies().keys() : kind === 'city' ? knownCities().keys() : knownUnits()));
+    hints.set(
+      key,
+      closest(
+        code,
+        kind === 'currency' ? knownCurrencies().keys() : kind === 'city' ? knownCities().keys() : knownUnits(),
+      ),
+    );
   }
   return hints.get(key);
 }
@@ -51,31 +67,57 @@ function hasKeys(object: Record<string, unknown>): boolean {
 }
 
 function checkStructure(item: XmlElement, report: Report): void {
-  if (item.text.trim() !== '') report('error', 'structure', `text directly inside <item>: "${item.text.trim().slice(0, 40)}"`);
+  if (item.text.trim() !== '')
+    report('error', 'structure', `text directly inside <item>: "${item.text.trim().slice(0, 40)}"`);
   const seen = new Map<string, XmlElement>();
   let highest: XmlElement | undefined;
   for (const child of item.children) {
     const position = rank.get(child.name);
     if (position === undefined) {
       const hint = closest(child.name, itemElements);
-      report('warning', 'element-unknown', `unknown element <${child.name}>${hint ? ` (did you mean <${hint}>?)` : ''}; monitors ignore it`, child);
+      report(
+        'warning',
+        'element-unknown',
+        `unknown element <${child.name}>${hint ? ` (did you mean <${hint}>?)` : ''}; monitors ignore it`,
+        child,
+      );
       continue;
     }
-    if (seen.has(child.name) && !repeatable.has(child.name)) report('error', 'element-repeated', `<${child.name}> appears more than once`, child);
+    if (seen.has(child.name) && !repeatable.has(child.name))
+      report('error', 'element-repeated', `<${child.name}> appears more than once`, child);
     seen.set(child.name, child);
     if (highest && position < rank.get(highest.name)!) {
       // Monitors read elements by name; only the written standard (and EREF 1.1's XSD) fixes an order.
-      report('tolerated', 'element-order', `<${child.name}> comes after <${highest.name}>; the standard order is ${standardOrder}`, child);
+      report(
+        'tolerated',
+        'element-order',
+        `<${child.name}> comes after <${highest.name}>; the standard order is ${standardOrder}`,
+        child,
+      );
     } else {
       highest = child;
     }
-    if (child.children.length > 0) report('error', 'element-content', `<${child.name}> must hold text, not elements (<${child.children[0]!.name}>)`, child);
-    if (hasKeys(child.attributes)) report('warning', 'element-content', `<${child.name}> has attributes (${Object.keys(child.attributes).join(', ')}); monitors ignore them`, child);
-    if (child.text !== child.text.trim()) report('warning', 'element-content', `<${child.name}> has spaces around its value`, child);
+    if (child.children.length > 0)
+      report(
+        'error',
+        'element-content',
+        `<${child.name}> must hold text, not elements (<${child.children[0]!.name}>)`,
+        child,
+      );
+    if (hasKeys(child.attributes))
+      report(
+        'warning',
+        'element-content',
+        `<${child.name}> has attributes (${Object.keys(child.attributes).join(', ')}); monitors ignore them`,
+        child,
+      );
+    if (child.text !== child.text.trim())
+      report('warning', 'element-content', `<${child.name}> has spaces around its value`, child);
   }
   for (const name of required) if (!seen.has(name)) report('error', 'element-missing', `<${name}> is missing`);
   for (const name of limitNames) {
-    if (!seen.has(name)) report('warning', 'element-missing', `<${name}> is missing; the current BestChange format requires it`);
+    if (!seen.has(name))
+      report('warning', 'element-missing', `<${name}> is missing; the current BestChange format requires it`);
   }
 }
 
@@ -87,7 +129,12 @@ export function checkCurrency(element: XmlElement, report: Report, codes?: Reado
   }
   if (!knownCurrencies().has(code) && !codes?.has(code)) {
     const hint = closestKnown('currency', code);
-    report('warning', 'currency', `unknown currency code "${code}" in <${element.name}>${hint ? ` (closest known: "${hint}")` : ''}`, element);
+    report(
+      'warning',
+      'currency',
+      `unknown currency code "${code}" in <${element.name}>${hint ? ` (closest known: "${hint}")` : ''}`,
+      element,
+    );
   }
   return code;
 }
@@ -100,12 +147,19 @@ function checkLabels(element: XmlElement, report: Report): void {
   }
   const seen = new Set<string>();
   for (const part of parts) {
-    if (part === '') report('warning', 'label', `<param> "${element.text.trim()}" has an empty label between commas`, element);
-    else if (part === 'floating') report('warning', 'label', 'label "floating" is the old form; publish a <floating> element instead', element);
+    if (part === '')
+      report('warning', 'label', `<param> "${element.text.trim()}" has an empty label between commas`, element);
+    else if (part === 'floating')
+      report('warning', 'label', 'label "floating" is the old form; publish a <floating> element instead', element);
     else if (!knownLabels.includes(part)) {
       // Monitors read the item and leave the label out, as they do an unknown element: tolerated, not an error.
       const hint = closest(part, knownLabels);
-      report('tolerated', 'label', `unknown label "${part}"${hint ? ` (did you mean "${hint}"?)` : ''}; monitors ignore it; known labels: ${knownLabels.join(', ')}`, element);
+      report(
+        'tolerated',
+        'label',
+        `unknown label "${part}"${hint ? ` (did you mean "${hint}"?)` : ''}; monitors ignore it; known labels: ${knownLabels.join(', ')}`,
+        element,
+      );
     } else if (seen.has(part)) report('warning', 'label', `label "${part}" is given twice`, element);
     seen.add(part);
   }
@@ -113,7 +167,13 @@ function checkLabels(element: XmlElement, report: Report): void {
 
 export function checkCities(element: XmlElement, report: Report): void {
   const codes = element.text.split(',').map((part) => part.trim());
-  if (codes.length > 1) report('warning', 'city', `several cities in one <city> ("${element.text.trim()}"); the standard is one <item> per city`, element);
+  if (codes.length > 1)
+    report(
+      'warning',
+      'city',
+      `several cities in one <city> ("${element.text.trim()}"); the standard is one <item> per city`,
+      element,
+    );
   for (const code of codes) {
     if (code === '') report('error', 'city', '<city> is empty', element);
     else if (!knownCities().has(code)) {
@@ -126,7 +186,12 @@ export function checkCities(element: XmlElement, report: Report): void {
 function checkUnit(unit: string | undefined, element: XmlElement, report: Report): void {
   if (unit === undefined || unit === '%' || knownUnits().has(unit)) return;
   const hint = closestKnown('unit', unit);
-  report('warning', 'currency', `unknown currency "${unit}" in <${element.name}>${hint ? ` (closest known: "${hint}")` : ''}`, element);
+  report(
+    'warning',
+    'currency',
+    `unknown currency "${unit}" in <${element.name}>${hint ? ` (closest known: "${hint}")` : ''}`,
+    element,
+  );
 }
 
 /** Check one item against the standard's rules, reporting each finding. */
@@ -174,10 +239,16 @@ export function checkItem(item: XmlElement, report: Report, codes?: ReadonlySet<
         }
         checkUnit(parsed.value.unit, element, report);
         if (parsed.value.unit !== undefined) {
-          report('warning', 'limit-unit', `<${element.name}> "${text}" has a currency suffix (the classic form); the current format is a plain number in the from currency`, element);
+          report(
+            'warning',
+            'limit-unit',
+            `<${element.name}> "${text}" has a currency suffix (the classic form); the current format is a plain number in the from currency`,
+            element,
+          );
         }
         // Read as written; it only means no order can be made.
-        if (element.name === 'maxamount' && isZero(parsed.value.value)) report('tolerated', 'limit', '<maxamount> is zero: leave the direction out instead', element);
+        if (element.name === 'maxamount' && isZero(parsed.value.value))
+          report('tolerated', 'limit', '<maxamount> is zero: leave the direction out instead', element);
         limits[element.name === 'minamount' ? 'min' : 'max'].push(parsed.value);
         break;
       }
@@ -213,7 +284,8 @@ export function checkItem(item: XmlElement, report: Report, codes?: ReadonlySet<
         } catch {
           url = undefined;
         }
-        if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) report('warning', 'url', `<url> "${text}" is not an http(s) address`, element);
+        if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+          report('warning', 'url', `<url> "${text}" is not an http(s) address`, element);
         break;
       }
     }
@@ -234,10 +306,17 @@ const publishedForm = (inValue: string, outValue: string): boolean =>
 
 function checkConsistency(item: XmlElement, { from, to, numbers, limits }: Values, report: Report): void {
   const element = (name: string) => item.children.find((child) => child.name === name);
-  if (from !== undefined && from === to) report('error', 'currency', `from and to are the same currency (${from})`, element('to'));
+  if (from !== undefined && from === to)
+    report('error', 'currency', `from and to are the same currency (${from})`, element('to'));
   const [inValue, outValue, amount] = [numbers.get('in'), numbers.get('out'), numbers.get('amount')];
   // A zero reserve is read as a reserve of 0 (nothing to give now), not misread: tolerated.
-  if (amount !== undefined && isZero(amount)) report('tolerated', 'reserve', '<amount> (the reserve) is zero: leave the direction out instead', element('amount'));
+  if (amount !== undefined && isZero(amount))
+    report(
+      'tolerated',
+      'reserve',
+      '<amount> (the reserve) is zero: leave the direction out instead',
+      element('amount'),
+    );
   let rate = false;
   if (inValue !== undefined && outValue !== undefined) {
     // 1:X or X:1 with X ≥ 1 needs no Decimal; anything else gets rateFormProblem's wording (or passes it).
@@ -254,24 +333,48 @@ function checkConsistency(item: XmlElement, { from, to, numbers, limits }: Value
       if (min.unit === max.unit && compare(min.value, max.value) > 0) {
         const unit = min.unit ?? from;
         const suffix = unit === undefined ? '' : ` ${unit}`;
-        report('tolerated', 'min-max', `minimum ${formatDecimal(new Decimal(min.value))}${suffix} is above the maximum ${formatDecimal(new Decimal(max.value))}${suffix}`, element('minamount'));
+        report(
+          'tolerated',
+          'min-max',
+          `minimum ${formatDecimal(new Decimal(min.value))}${suffix} is above the maximum ${formatDecimal(new Decimal(max.value))}${suffix}`,
+          element('minamount'),
+        );
       }
     }
   }
-  if (rate && inValue !== undefined && outValue !== undefined && amount !== undefined && !isZero(amount) && to !== undefined) {
-    const pays = (limit: Limit) => show(new Decimal(limit.value).times(new Decimal(outValue).div(new Decimal(inValue))));
+  if (
+    rate &&
+    inValue !== undefined &&
+    outValue !== undefined &&
+    amount !== undefined &&
+    !isZero(amount) &&
+    to !== undefined
+  ) {
+    const pays = (limit: Limit) =>
+      show(new Decimal(limit.value).times(new Decimal(outValue).div(new Decimal(inValue))));
     const exceeds = (limit: Limit) => paysMoreThan(limit.value, inValue, outValue, amount);
     for (const min of limits.min) {
       if (min.unit === undefined && exceeds(min)) {
-        report('tolerated', 'reserve', `the reserve ${formatDecimal(new Decimal(amount))} ${to} cannot pay the minimum order ${formatDecimal(new Decimal(min.value))}${from ? ` ${from}` : ''} (${pays(min)} ${to})`, element('amount'));
+        report(
+          'tolerated',
+          'reserve',
+          `the reserve ${formatDecimal(new Decimal(amount))} ${to} cannot pay the minimum order ${formatDecimal(new Decimal(min.value))}${from ? ` ${from}` : ''} (${pays(min)} ${to})`,
+          element('amount'),
+        );
       }
     }
     for (const max of limits.max) {
       if (max.unit === undefined && exceeds(max)) {
-        report('warning', 'reserve', `the maximum order ${formatDecimal(new Decimal(max.value))}${from ? ` ${from}` : ''} pays ${pays(max)} ${to}, more than the reserve ${formatDecimal(new Decimal(amount))} ${to}`, element('maxamount'));
+        report(
+          'warning',
+          'reserve',
+          `the maximum order ${formatDecimal(new Decimal(max.value))}${from ? ` ${from}` : ''} pays ${pays(max)} ${to}, more than the reserve ${formatDecimal(new Decimal(amount))} ${to}`,
+          element('maxamount'),
+        );
       }
     }
   }
   const cash = [from, to].find((code) => code !== undefined && knownCurrencies().get(code)?.kind === 'cash');
-  if (cash && !element('city')) report('warning', 'city', `cash currency ${cash} without a <city>: monitors list cash directions by city`);
+  if (cash && !element('city'))
+    report('warning', 'city', `cash currency ${cash} without a <city>: monitors list cash directions by city`);
 }

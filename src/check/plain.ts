@@ -75,14 +75,26 @@ export function compareScaled(a: number, aScale: number, b: number, bScale: numb
  * scale (value = digits / 10^scale): limit × out against amount × in in doubles while those stay below 2^53, in
  * BigInt made from the digits past that.
  */
-export function exceedsScaled(limit: number, limitScale: number, inDigits: number, inScale: number, out: number, outScale: number, amount: number, amountScale: number): boolean {
+export function exceedsScaled(
+  limit: number,
+  limitScale: number,
+  inDigits: number,
+  inScale: number,
+  out: number,
+  outScale: number,
+  amount: number,
+  amountScale: number,
+): boolean {
   const pays = limit * out;
   const holds = amount * inDigits;
   if (pays < exactLimit && holds < exactLimit) {
     const sign = compareScaled(pays, limitScale + outScale, holds, amountScale + inScale);
     if (!Number.isNaN(sign)) return sign > 0;
   }
-  return BigInt(limit) * BigInt(out) * ten(amountScale + inScale) > BigInt(amount) * BigInt(inDigits) * ten(limitScale + outScale);
+  return (
+    BigInt(limit) * BigInt(out) * ten(amountScale + inScale) >
+    BigInt(amount) * BigInt(inDigits) * ten(limitScale + outScale)
+  );
 }
 
 /** A plain number's digits as a double, or -1 when they are 2^53 or more (a double would not hold them exactly). */
@@ -111,9 +123,22 @@ export function paysMoreThan(limit: string, inText: string, outText: string, amo
     if (pays < a * (1 - 1e-12)) return false;
   }
   const digits = [digitsOf(limit), digitsOf(inText), digitsOf(outText), digitsOf(amount)] as const;
-  if (!digits.includes(-1)) return exceedsScaled(digits[0], decimals(limit), digits[1], decimals(inText), digits[2], decimals(outText), digits[3], decimals(amount));
+  if (!digits.includes(-1))
+    return exceedsScaled(
+      digits[0],
+      decimals(limit),
+      digits[1],
+      decimals(inText),
+      digits[2],
+      decimals(outText),
+      digits[3],
+      decimals(amount),
+    );
   // limit × out × 10^(decimals of amount and in) > amount × in × 10^(decimals of limit and out), all integers.
-  return integer(limit) * integer(outText) * ten(decimals(amount) + decimals(inText)) > integer(amount) * integer(inText) * ten(decimals(limit) + decimals(outText));
+  return (
+    integer(limit) * integer(outText) * ten(decimals(amount) + decimals(inText)) >
+    integer(amount) * integer(inText) * ten(decimals(limit) + decimals(outText))
+  );
 }
 
 /** Far from overflow and underflow, so products and quotients of three stay normal doubles. */

@@ -3,10 +3,11 @@ import { escapeControls } from '../errors.js';
 import { describeItem, errorCount, passes, warningCount, type CheckResult, type Finding } from './findings.js';
 import { plural } from '../words.js';
 
-
 export function formatFinding(finding: Finding): string {
   const where = [
-    finding.line === undefined ? undefined : `line ${finding.line}${finding.column === undefined ? '' : `:${finding.column}`}`,
+    finding.line === undefined
+      ? undefined
+      : `line ${finding.line}${finding.column === undefined ? '' : `:${finding.column}`}`,
     finding.item ? describeItem(finding.item) : undefined,
   ].filter((part) => part !== undefined);
   return `${finding.severity === 'error' ? 'error  ' : 'warning'} ${where.length > 0 ? `${where.join(', ')}: ` : ''}${finding.message}`;
@@ -23,7 +24,10 @@ export function formatResult(result: CheckResult): string {
     ...(errors === 0 && warnings === 0 ? ['clean'] : errors === 0 ? ['passes'] : ['FAILS']),
   ];
   // Findings quote what a file (anyone's) holds: control characters are escaped, never sent to the terminal.
-  const lines = [`${result.target}: ${counts.join(', ')}`, ...result.findings.map((finding) => `  ${formatFinding(finding)}`)];
+  const lines = [
+    `${result.target}: ${counts.join(', ')}`,
+    ...result.findings.map((finding) => `  ${formatFinding(finding)}`),
+  ];
   return `${lines.map(escapeControls).join('\n')}\n`;
 }
 

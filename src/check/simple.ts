@@ -59,7 +59,9 @@ const entityBodies = Object.keys(entities).map((body) => `${body};`);
 /** Text as tree.ts reads it: line ends normalized as XML (and fast-xml-parser) does, references decoded. */
 export function decodeText(raw: string): string {
   const lines = raw.includes('\r') ? raw.replace(/\r\n?/g, '\n') : raw;
-  return lines.includes('&') ? lines.replace(/&(amp|lt|gt|quot|apos);/g, (_reference, body: string) => entities[body]!) : lines;
+  return lines.includes('&')
+    ? lines.replace(/&(amp|lt|gt|quot|apos);/g, (_reference, body: string) => entities[body]!)
+    : lines;
 }
 
 /**
@@ -81,7 +83,17 @@ const valuePatterns = {
   number: '\\d+(?:\\.\\d+)?',
   text: `${printable}(?:${anyText}${printable})?`,
 };
-const valueOf: Record<string, keyof typeof valuePatterns> = { from: 'code', to: 'code', city: 'code', in: 'number', out: 'number', amount: 'number', minamount: 'number', maxamount: 'number', delay: 'number' };
+const valueOf: Record<string, keyof typeof valuePatterns> = {
+  from: 'code',
+  to: 'code',
+  city: 'code',
+  in: 'number',
+  out: 'number',
+  amount: 'number',
+  minamount: 'number',
+  maxamount: 'number',
+  delay: 'number',
+};
 const always = new Set(['from', 'to', 'in', 'out', 'amount', 'minamount', 'maxamount']);
 const standardItem = new RegExp(
   `<item>${white}${itemElements.map((name) => `(?:<${name}>(${valuePatterns[valueOf[name] ?? 'text']})</${name}>${white})${always.has(name) ? '' : '?'}`).join('')}</item>`,
@@ -202,7 +214,13 @@ class Scanner {
   private endTag(name: string): boolean {
     const text = this.text;
     const at = this.pos;
-    if (text.charCodeAt(at) !== less || text.charCodeAt(at + 1) !== slash || text.charCodeAt(at + 2 + name.length) !== greater || !text.startsWith(name, at + 2)) return false;
+    if (
+      text.charCodeAt(at) !== less ||
+      text.charCodeAt(at + 1) !== slash ||
+      text.charCodeAt(at + 2 + name.length) !== greater ||
+      !text.startsWith(name, at + 2)
+    )
+      return false;
     this.pos = at + 3 + name.length;
     return true;
   }
@@ -248,7 +266,8 @@ class Scanner {
       if (c >= space) {
         if (c === greater) {
           // XML forbids `]]>` in text (it closes CDATA); elsewhere in this subset it cannot be.
-          if (i - 2 >= start && text.charCodeAt(i - 1) === closingBracket && text.charCodeAt(i - 2) === closingBracket) return false;
+          if (i - 2 >= start && text.charCodeAt(i - 1) === closingBracket && text.charCodeAt(i - 2) === closingBracket)
+            return false;
           i += 1;
         } else if (c === ampersand) {
           const body = entityBodies.find((candidate) => text.startsWith(candidate, i + 1));

@@ -35,24 +35,34 @@ async function readBody(response: Response, maxBytes: number): Promise<Uint8Arra
 async function fetchTarget(url: string, deps: TargetDeps): Promise<{ bytes?: Uint8Array; findings: Finding[] }> {
   const timeoutMs = deps.timeoutMs ?? 20_000;
   const maxBytes = deps.maxBytes ?? 20 * 1024 * 1024;
-  const error = (message: string): { findings: Finding[] } => ({ findings: [{ severity: 'error', rule: 'http', message }] });
+  const error = (message: string): { findings: Finding[] } => ({
+    findings: [{ severity: 'error', rule: 'http', message }],
+  });
   let response: Response;
   const signal = AbortSignal.timeout(timeoutMs);
   try {
-    response = await deps.fetch(url, { signal, redirect: 'follow', headers: { Accept: 'application/xml, application/json;q=0.9, text/xml;q=0.9, */*;q=0.1' } });
+    response = await deps.fetch(url, {
+      signal,
+      redirect: 'follow',
+      headers: { Accept: 'application/xml, application/json;q=0.9, text/xml;q=0.9, */*;q=0.1' },
+    });
   } catch (cause) {
     const reason = signal.aborted ? `no answer within ${timeoutMs / 1000} s` : describeCause(cause);
     return error(`cannot fetch: ${reason}`);
   }
   if (response.status !== 200) {
     await response.body?.cancel();
-    return error(`HTTP ${response.status} ${response.statusText}`.trim() + ': monitors need 200 with the file');
+    return error(`${`HTTP ${response.status} ${response.statusText}`.trim()}: monitors need 200 with the file`);
   }
   const findings: Finding[] = [];
   const warn = (message: string) => findings.push({ severity: 'warning', rule: 'http', message });
   const type = response.headers.get('content-type');
-  const charset = /charset=([^;]+)/i.exec(type ?? '')?.[1]?.trim().replace(/"/g, '');
-  if (charset !== undefined && charset.toLowerCase() !== 'utf-8') warn(`Content-Type says charset=${charset}; the file must be UTF-8`);
+  const charset = /charset=([^;]+)/i
+    .exec(type ?? '')?.[1]
+    ?.trim()
+    .replace(/"/g, '');
+  if (charset !== undefined && charset.toLowerCase() !== 'utf-8')
+    warn(`Content-Type says charset=${charset}; the file must be UTF-8`);
   if (!response.headers.get('etag') && !response.headers.get('last-modified')) {
     warn('no ETag or Last-Modified header: monitors poll every few seconds and cannot ask for changes only');
   }
@@ -60,7 +70,14 @@ async function fetchTarget(url: string, deps: TargetDeps): Promise<{ bytes?: Uin
   try {
     bytes = await readBody(response, maxBytes);
   } catch (cause) {
-    return { findings: [...findings, ...error(`cannot read the body: ${signal.aborted ? `no complete answer within ${timeoutMs / 1000} s` : describeCause(cause)}`).findings] };
+    return {
+      findings: [
+        ...findings,
+        ...error(
+          `cannot read the body: ${signal.aborted ? `no complete answer within ${timeoutMs / 1000} s` : describeCause(cause)}`,
+        ).findings,
+      ],
+    };
   }
   if (!bytes) return { findings: [...findings, ...error(`the body is larger than ${maxBytes} bytes`).findings] };
   return { bytes, findings: [...contentTypeFindings(type, bytes), ...findings] };
@@ -69,14 +86,23 @@ async function fetchTarget(url: string, deps: TargetDeps): Promise<{ bytes?: Uin
 /** The Content-Type against the format of the body: application/xml for the XML formats, application/json for JSON. */
 function contentTypeFindings(type: string | null, bytes: Uint8Array): Finding[] {
   const head = Buffer.from(bytes.subarray(0, 65_536)).toString('utf8');
-  const [expected, format] = looksLikeJson(head) ? ['application/json', 'JSON'] : ['application/xml', looksLikeEref(head) ? 'EREF 1.1' : 'XML'];
+  const [expected, format] = looksLikeJson(head)
+    ? ['application/json', 'JSON']
+    : ['application/xml', looksLikeEref(head) ? 'EREF 1.1' : 'XML'];
   const mime = type?.split(';')[0]?.trim().toLowerCase();
   const finding = (severity: 'error' | 'warning', message: string): Finding[] => [{ severity, rule: 'http', message }];
   if (!type) return finding('warning', `no Content-Type header; send ${expected}`);
   if (mime === expected) return [];
   // Monitors take either XML type (Premium sends text/xml); any other type (an HTML error page, text) they refuse.
-  if (expected === 'application/xml' && mime === 'text/xml') return finding('warning', `Content-Type is text/xml; ${format === 'EREF 1.1' ? 'EREF 1.1 requires' : 'the standard asks for'} application/xml`);
-  return finding('error', `Content-Type is ${type}; monitors expect ${expected} for ${format === 'JSON' ? 'a JSON' : 'an XML'} file`);
+  if (expected === 'application/xml' && mime === 'text/xml')
+    return finding(
+      'warning',
+      `Content-Type is text/xml; ${format === 'EREF 1.1' ? 'EREF 1.1 requires' : 'the standard asks for'} application/xml`,
+    );
+  return finding(
+    'error',
+    `Content-Type is ${type}; monitors expect ${expected} for ${format === 'JSON' ? 'a JSON' : 'an XML'} file`,
+  );
 }
 
 function describeCause(cause: unknown): string {

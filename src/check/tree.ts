@@ -57,7 +57,8 @@ function toElement(node: OrderedNode, name: string): XmlElement {
   for (const child of content) {
     const childName = nameOf(child);
     if (childName === '#text') text += String(child['#text']);
-    else if (childName !== undefined && !childName.startsWith('?') && childName !== '#comment') children.push(toElement(child, childName));
+    else if (childName !== undefined && !childName.startsWith('?') && childName !== '#comment')
+      children.push(toElement(child, childName));
   }
   const meta = node[metadata] as { startIndex?: number; endIndex?: number } | undefined;
   const index = meta?.startIndex ?? 0;
@@ -71,7 +72,8 @@ export function parseDocument(text: string): XmlDocument {
   for (const node of nodes) {
     const name = nameOf(node);
     if (name === '?xml') document.declaration = attributesOf(node);
-    else if (name !== undefined && name !== '#text' && name !== '#comment' && !name.startsWith('?')) document.root ??= toElement(node, name);
+    else if (name !== undefined && name !== '#text' && name !== '#comment' && !name.startsWith('?'))
+      document.root ??= toElement(node, name);
   }
   return document;
 }

@@ -15,9 +15,11 @@ export function parseNumber(text: string): Parsed<Decimal> {
 export function numberProblem(text: string): string | undefined {
   if (isPlain(text)) return undefined;
   if (text === '') return 'is empty';
-  if (/^\d+,\d+$/.test(text) && !/^\d{1,3},\d{3}$/.test(text)) return `has a decimal comma: write ${text.replace(',', '.')}`;
+  if (/^\d+,\d+$/.test(text) && !/^\d{1,3},\d{3}$/.test(text))
+    return `has a decimal comma: write ${text.replace(',', '.')}`;
   if (text.includes(',')) return 'has a comma: use a dot as the decimal point and no thousands separators';
-  if (/^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$/.test(text)) return `is in exponent notation: write ${formatDecimal(new Decimal(text))}`;
+  if (/^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$/.test(text))
+    return `is in exponent notation: write ${formatDecimal(new Decimal(text))}`;
   if (text.startsWith('-')) return 'is negative';
   if (text.startsWith('+')) return `has a sign: write ${text.slice(1)}`;
   if (/^\.\d+$/.test(text)) return `has no digit before the dot: write 0${text}`;
@@ -35,7 +37,8 @@ export function negativeNumber(text: string): string | undefined {
 }
 
 /** The message of a negative reserve or maximum: read as written, like a zero one. */
-export const negativeMessage = (name: string, text: string): string => `${name} "${text}" is negative: read as written, like zero no order can be made; leave the direction out instead`;
+export const negativeMessage = (name: string, text: string): string =>
+  `${name} "${text}" is negative: read as written, like zero no order can be made; leave the direction out instead`;
 
 export interface Limit {
   /** The number, plain dot-decimal text. */
@@ -51,7 +54,12 @@ export function parseLimit(text: string): Parsed<Limit> {
   const [number = '', unit] = parts;
   if (parts.length > 2 || (unit !== undefined && !/^[A-Z][A-Z0-9]*$/.test(unit))) {
     const lone = numberProblem(text);
-    return lone === undefined ? { ok: true, value: { value: text } } : { ok: false, problem: `${lone} (expected a number, optionally followed by a currency code: "100" or "100 RUB")` };
+    return lone === undefined
+      ? { ok: true, value: { value: text } }
+      : {
+          ok: false,
+          problem: `${lone} (expected a number, optionally followed by a currency code: "100" or "100 RUB")`,
+        };
   }
   const problem = numberProblem(number);
   if (problem !== undefined) return { ok: false, problem };
@@ -71,7 +79,7 @@ export function parseFee(text: string): Parsed<FeePart[]> {
   for (const part of text.split(/,\s+/)) {
     // `1E5` would otherwise read as 1 of a currency called E5.
     const whole = numberProblem(part);
-    if (whole !== undefined && whole.startsWith('is in exponent')) return { ok: false, problem: `"${part}" ${whole}` };
+    if (whole?.startsWith('is in exponent')) return { ok: false, problem: `"${part}" ${whole}` };
     const match = /^(\S+?)\s?(%|[A-Z][A-Z0-9]*)?$/.exec(part);
     if (!match) return { ok: false, problem: `"${part}" is not a fee (expected 0.0005, 1 %, or 2 USD)` };
     const problem = numberProblem(match[1]!);
@@ -87,7 +95,8 @@ export function parseFloating(text: string): Parsed<{ minutes?: string; percent?
   const number = percent ? percent[1]! : text;
   const problem = numberProblem(number);
   if (problem !== undefined) return { ok: false, problem: `${problem} (expected minutes like 15 or a move like 1%)` };
-  if (!percent && !isWhole(number)) return { ok: false, problem: 'expected whole minutes like 15, or a move in percent like 1%' };
+  if (!percent && !isWhole(number))
+    return { ok: false, problem: 'expected whole minutes like 15, or a move in percent like 1%' };
   return { ok: true, value: percent ? { percent: number } : { minutes: number } };
 }
 
@@ -100,7 +109,9 @@ export function rateFormProblem(inValue: Decimal, outValue: Decimal): string | u
   // The other side, rounded against the client as an exporter would: `out` down, `in` up.
   const other = ratio.greaterThanOrEqualTo(1) ? ratio : one.div(ratio);
   const shownOther = other.toDecimalPlaces(8, ratio.greaterThanOrEqualTo(1) ? Decimal.ROUND_DOWN : Decimal.ROUND_UP);
-  const suggestion = ratio.greaterThanOrEqualTo(1) ? `1:${formatDecimal(shownOther)}` : `${formatDecimal(shownOther)}:1`;
+  const suggestion = ratio.greaterThanOrEqualTo(1)
+    ? `1:${formatDecimal(shownOther)}`
+    : `${formatDecimal(shownOther)}:1`;
   const about = shownOther.equals(other) ? '' : 'about ';
   if (inValue.equals(one) && outValue.greaterThanOrEqualTo(one)) return undefined;
   if (outValue.equals(one) && inValue.greaterThanOrEqualTo(one)) return undefined;

@@ -9,7 +9,14 @@ const maxFindings = 20;
 
 /** XML 1.0 `Char`: tab, newline, carriage return and everything from space up except surrogates, FFFE and FFFF. */
 export function isXmlChar(code: number): boolean {
-  return code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || (code >= 0x10000 && code <= 0x10ffff);
+  return (
+    code === 0x9 ||
+    code === 0xa ||
+    code === 0xd ||
+    (code >= 0x20 && code <= 0xd7ff) ||
+    (code >= 0xe000 && code <= 0xfffd) ||
+    (code >= 0x10000 && code <= 0x10ffff)
+  );
 }
 
 const predefined = new Set(['lt', 'gt', 'amp', 'apos', 'quot']);
@@ -23,7 +30,8 @@ function scanDocument(text: string, at: (index: number) => { line: number; colum
 
   for (let i = 0; i < text.length; ) {
     const code = text.codePointAt(i)!;
-    if (!isXmlChar(code)) fail(i, `character U+${code.toString(16).toUpperCase().padStart(4, '0')} is not allowed in XML 1.0`);
+    if (!isXmlChar(code))
+      fail(i, `character U+${code.toString(16).toUpperCase().padStart(4, '0')} is not allowed in XML 1.0`);
     i += code > 0xffff ? 2 : 1;
   }
 
@@ -34,9 +42,13 @@ function scanDocument(text: string, at: (index: number) => { line: number; colum
       const hex = body[1] === 'x';
       const digits = body.slice(hex ? 2 : 1);
       const value = Number.parseInt(digits, hex ? 16 : 10);
-      if (digits === '' || Number.isNaN(value) || !isXmlChar(value)) fail(index, `character reference &${body}; is not an XML 1.0 character`);
+      if (digits === '' || Number.isNaN(value) || !isXmlChar(value))
+        fail(index, `character reference &${body}; is not an XML 1.0 character`);
     } else if (!predefined.has(body)) {
-      fail(index, `undefined entity &${body}; (only &lt; &gt; &amp; &apos; &quot; exist without a DTD; write & as &amp;)`);
+      fail(
+        index,
+        `undefined entity &${body}; (only &lt; &gt; &amp; &apos; &quot; exist without a DTD; write & as &amp;)`,
+      );
     }
   };
 
@@ -61,9 +73,12 @@ function scanDocument(text: string, at: (index: number) => { line: number; colum
         const end = text.indexOf('?>', i + 2);
         i = end === -1 ? text.length : end + 2;
       } else if (text.startsWith('<!', i)) {
-        fail(i, text.startsWith('<!DOCTYPE', i)
-          ? 'a DOCTYPE is not part of the export format (monitors refuse DTDs and their entities)'
-          : "unexpected '<!' markup");
+        fail(
+          i,
+          text.startsWith('<!DOCTYPE', i)
+            ? 'a DOCTYPE is not part of the export format (monitors refuse DTDs and their entities)'
+            : "unexpected '<!' markup",
+        );
         return findings;
       } else if (text[i + 1] === '/') {
         const end = text.indexOf('>', i);
@@ -114,14 +129,31 @@ export interface WellFormedness {
 
 /** Check decoded text as XML 1.0; `text` is set only when it is well-formed. `findings`: those of decoding, kept in front. */
 export function checkWellFormedText(text: string, findings: readonly Finding[]): WellFormedness {
-  if (text.trim() === '') return { findings: [...findings, { severity: 'error', rule: 'xml', message: 'the file is empty', line: 1, column: 1 }] };
+  if (text.trim() === '')
+    return {
+      findings: [...findings, { severity: 'error', rule: 'xml', message: 'the file is empty', line: 1, column: 1 }],
+    };
 
   const verdict = XMLValidator.validate(text, { allowBooleanAttributes: false });
   if (verdict !== true) {
     const { msg, line, col } = verdict.err;
-    return { findings: [...findings, { severity: 'error', rule: 'xml', message: `not well-formed XML: ${msg}`, line, ...(typeof col === 'number' ? { column: col } : {}) }] };
+    return {
+      findings: [
+        ...findings,
+        {
+          severity: 'error',
+          rule: 'xml',
+          message: `not well-formed XML: ${msg}`,
+          line,
+          ...(typeof col === 'number' ? { column: col } : {}),
+        },
+      ],
+    };
   }
   const problems = scanDocument(text, positions(text));
-  if (problems.length > 0) return { findings: [...findings, ...problems.map((p) => ({ ...p, message: `not well-formed XML: ${p.message}` }))] };
+  if (problems.length > 0)
+    return {
+      findings: [...findings, ...problems.map((p) => ({ ...p, message: `not well-formed XML: ${p.message}` }))],
+    };
   return { text, findings: [...findings] };
 }

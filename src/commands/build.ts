@@ -14,7 +14,10 @@ export function registerBuild(program: Command, context: CommandContext): void {
     .option('--dry-run', 'print the files that would be written instead of writing them')
     .action(async (options: { config: string; out?: string; dryRun?: boolean }) => {
       // The pipeline is imported when the command runs, not when the program is made (`--help`, `--version`).
-      const [{ build }, { buildFields, problemLines, runCycle, summarize }] = await Promise.all([import('../build.js'), import('../cycle.js')]);
+      const [{ build }, { buildFields, problemLines, runCycle, summarize }] = await Promise.all([
+        import('../build.js'),
+        import('../cycle.js'),
+      ]);
       const config = await context.load(options.config);
       for (const warning of config.warnings) log.warn(warning);
       const dir = context.outDir(config, options.out);
@@ -28,13 +31,17 @@ export function registerBuild(program: Command, context: CommandContext): void {
         }
         failing = result.report.sources.some((source) => !source.ok || source.rejected.length > 0);
       } else {
-        await checkFolders({ key: options.out ? '--out' : 'output', path: dir }, { key: 'state', path: config.stateDir });
+        await checkFolders(
+          { key: options.out ? '--out' : 'output', path: dir },
+          { key: 'state', path: config.stateDir },
+        );
         const cycle = await runCycle(config, dir, { now: deps.now, fetch: deps.fetch, env: deps.env });
         for (const line of problemLines(cycle.build)) log.warn(line);
         for (const warning of cycle.warnings) log.warn(warning);
         log.info(`build: ${summarize(cycle)} → ${context.shown(dir)}`, buildFields(cycle));
         failing =
-          cycle.build.report.sources.some((source) => !source.ok || source.rejected.length > 0) || (cycle.upload?.failed.length ?? 0) > 0;
+          cycle.build.report.sources.some((source) => !source.ok || source.rejected.length > 0) ||
+          (cycle.upload?.failed.length ?? 0) > 0;
       }
       // The files are written either way, without the directions a failing source or a dropped quote
       // left unpriced; the exit code tells a cron job that something needs a look.

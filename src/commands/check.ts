@@ -12,19 +12,28 @@ async function codesFrom(file: string, cwd: string): Promise<ReadonlySet<string>
   try {
     bytes = await readFile(resolve(cwd, file));
   } catch (cause) {
-    throw new RatefileError('E_USAGE', `--codes-from ${quoteValue(file)}: cannot read it: ${(cause as Error).message}`, { cause });
+    throw new RatefileError(
+      'E_USAGE',
+      `--codes-from ${quoteValue(file)}: cannot read it: ${(cause as Error).message}`,
+      { cause },
+    );
   }
   const { parseFeed } = await import('../bestchange/feed.js');
   try {
     return parseFeed(bytes).currencies;
   } catch (cause) {
-    throw new RatefileError('E_USAGE', `--codes-from ${quoteValue(file)}: expected a BestChange info.zip: ${(cause as Error).message}`, { cause });
+    throw new RatefileError(
+      'E_USAGE',
+      `--codes-from ${quoteValue(file)}: expected a BestChange info.zip: ${(cause as Error).message}`,
+      { cause },
+    );
   }
 }
 
 function parseSeconds(value: string): number {
   const seconds = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || seconds <= 0) throw new InvalidArgumentError('expected a positive number of seconds');
+  if (!/^\d+(\.\d+)?$/.test(value) || seconds <= 0)
+    throw new InvalidArgumentError('expected a positive number of seconds');
   return seconds;
 }
 
@@ -32,20 +41,39 @@ export function registerCheck(program: Command, context: CommandContext): void {
   const { deps } = context;
   program
     .command('check')
-    .description("check export files (ours or any exchanger's) against the standard: XML, structure, numbers, rates, limits, labels, codes")
+    .description(
+      "check export files (ours or any exchanger's) against the standard: XML, structure, numbers, rates, limits, labels, codes",
+    )
     .argument('<file|url...>', 'export files or http(s) URLs')
     .option('--json', 'print the findings as JSON')
-    .option('--strict', 'for your own files: every warning is an error (departures from the standard monitors tolerate too)')
+    .option(
+      '--strict',
+      'for your own files: every warning is an error (departures from the standard monitors tolerate too)',
+    )
     .option('--timeout <seconds>', 'give up on a URL after this long', parseSeconds, 20)
-    .option('--codes-from <info.zip>', "a BestChange info.zip: its currency codes (bm_cycodes.dat) count as known besides ratefile's list")
-    .action(async (targets: string[], options: { json?: boolean; strict?: boolean; timeout: number; codesFrom?: string }) => {
-      const { checkTarget, everyWarningFails, formatResults, passes, resultsJson } = await import('../check/index.js');
-      const codes = options.codesFrom === undefined ? undefined : await codesFrom(options.codesFrom, deps.cwd);
-      const checked = await Promise.all(
-        targets.map((target) => checkTarget(target, { fetch: deps.fetch, cwd: deps.cwd, timeoutMs: options.timeout * 1000, ...(codes ? { codes } : {}) })),
-      );
-      const results = options.strict ? checked.map(everyWarningFails) : checked;
-      deps.stdout.write(options.json ? resultsJson(results) : formatResults(results));
-      context.setExitCode(results.every(passes) ? 0 : 1);
-    });
+    .option(
+      '--codes-from <info.zip>',
+      "a BestChange info.zip: its currency codes (bm_cycodes.dat) count as known besides ratefile's list",
+    )
+    .action(
+      async (targets: string[], options: { json?: boolean; strict?: boolean; timeout: number; codesFrom?: string }) => {
+        const { checkTarget, everyWarningFails, formatResults, passes, resultsJson } = await import(
+          '../check/index.js'
+        );
+        const codes = options.codesFrom === undefined ? undefined : await codesFrom(options.codesFrom, deps.cwd);
+        const checked = await Promise.all(
+          targets.map((target) =>
+            checkTarget(target, {
+              fetch: deps.fetch,
+              cwd: deps.cwd,
+              timeoutMs: options.timeout * 1000,
+              ...(codes ? { codes } : {}),
+            }),
+          ),
+        );
+        const results = options.strict ? checked.map(everyWarningFails) : checked;
+        deps.stdout.write(options.json ? resultsJson(results) : formatResults(results));
+        context.setExitCode(results.every(passes) ? 0 : 1);
+      },
+    );
 }

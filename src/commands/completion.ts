@@ -15,13 +15,19 @@ function specOf(command: Command): Spec {
     description: option.description,
     takesValue: option.required || option.optional,
   }));
-  return { name: command.name(), description: command.description(), options: [...options, { flags: ['--help', '-h'], description: 'display help', takesValue: false }] };
+  return {
+    name: command.name(),
+    description: command.description(),
+    options: [...options, { flags: ['--help', '-h'], description: 'display help', takesValue: false }],
+  };
 }
 
 const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 function bash(program: Command, specs: Spec[]): string {
-  const cases = specs.map((spec) => `    ${spec.name}) words=${quote(spec.options.flatMap((o) => o.flags).join(' '))} ;;`);
+  const cases = specs.map(
+    (spec) => `    ${spec.name}) words=${quote(spec.options.flatMap((o) => o.flags).join(' '))} ;;`,
+  );
   return [
     `# bash completion for ${program.name()}: source it, or save it as /etc/bash_completion.d/${program.name()}`,
     `_${program.name()}() {`,
@@ -45,7 +51,11 @@ function zsh(program: Command, specs: Spec[]): string {
   // Brackets and colons are _arguments syntax; a quote ends the single-quoted word, so it is closed and reopened.
   const escape = (text: string) => text.replace(/[[\]:]/g, (c) => `\\${c}`).replace(/'/g, `'\\''`);
   const optionLines = (spec: Spec) =>
-    spec.options.flatMap((o) => o.flags.map((flag) => `'${flag}[${escape(o.description)}]${o.takesValue ? ':value:_files' : ''}'`)).join(' ');
+    spec.options
+      .flatMap((o) =>
+        o.flags.map((flag) => `'${flag}[${escape(o.description)}]${o.takesValue ? ':value:_files' : ''}'`),
+      )
+      .join(' ');
   return [
     `#compdef ${program.name()}`,
     `# zsh completion for ${program.name()}: save it as _${program.name()} in a folder on $fpath`,
@@ -68,12 +78,20 @@ function zsh(program: Command, specs: Spec[]): string {
 
 function fish(program: Command, specs: Spec[]): string {
   const name = program.name();
-  const lines = [`# fish completion for ${name}: save it as ~/.config/fish/completions/${name}.fish`, `complete -c ${name} -f`];
-  for (const spec of specs) lines.push(`complete -c ${name} -n '__fish_use_subcommand' -a ${spec.name} -d ${quote(spec.description)}`);
+  const lines = [
+    `# fish completion for ${name}: save it as ~/.config/fish/completions/${name}.fish`,
+    `complete -c ${name} -f`,
+  ];
+  for (const spec of specs)
+    lines.push(`complete -c ${name} -n '__fish_use_subcommand' -a ${spec.name} -d ${quote(spec.description)}`);
   for (const spec of specs) {
     for (const option of spec.options) {
-      const flags = option.flags.map((flag) => (flag.startsWith('--') ? `-l ${flag.slice(2)}` : `-s ${flag.slice(1)}`)).join(' ');
-      lines.push(`complete -c ${name} -n '__fish_seen_subcommand_from ${spec.name}' ${flags}${option.takesValue ? ' -r -F' : ''} -d ${quote(option.description)}`);
+      const flags = option.flags
+        .map((flag) => (flag.startsWith('--') ? `-l ${flag.slice(2)}` : `-s ${flag.slice(1)}`))
+        .join(' ');
+      lines.push(
+        `complete -c ${name} -n '__fish_seen_subcommand_from ${spec.name}' ${flags}${option.takesValue ? ' -r -F' : ''} -d ${quote(option.description)}`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;

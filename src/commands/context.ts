@@ -40,7 +40,11 @@ export function parsePort(value: string): number {
   return port;
 }
 
-export const configOption = () => new Option('-c, --config <path>', 'config file').default(defaultConfigFile, `RATEFILE_CONFIG, else ${defaultConfigFile}`);
+export const configOption = () =>
+  new Option('-c, --config <path>', 'config file').default(
+    defaultConfigFile,
+    `RATEFILE_CONFIG, else ${defaultConfigFile}`,
+  );
 
 /** RATEFILE_CONFIG, when set, is the default of every command's --config (from the injected env, so tests stay isolated). */
 export function applyConfigEnv(program: Command, env: CliDeps['env']): void {
@@ -72,9 +76,14 @@ async function loadWithHint(path: string, cwd: string): Promise<Config> {
 }
 export const outOption = () => new Option('-o, --out <dir>', "output folder (default: the config's output, public/)");
 export const portOption = () =>
-  new Option('-p, --port <port>', "port to listen on (default: PORT, then the config's server.port, 8080)").argParser(parsePort);
+  new Option('-p, --port <port>', "port to listen on (default: PORT, then the config's server.port, 8080)").argParser(
+    parsePort,
+  );
 export const hostOption = () =>
-  new Option('--host <address>', `address to listen on (default: the config's server.host, ${DEFAULT_HOST}: this machine only; 0.0.0.0: every interface)`);
+  new Option(
+    '--host <address>',
+    `address to listen on (default: the config's server.host, ${DEFAULT_HOST}: this machine only; 0.0.0.0: every interface)`,
+  );
 
 export function createContext(deps: CliDeps, log: Logger, setExitCode: (code: number) => void): CommandContext {
   registerEnvSecrets(deps.env);

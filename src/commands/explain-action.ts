@@ -22,7 +22,14 @@ const ONE = new Decimal(1);
 
 /** The direction FROM>TO, also by a code an export publishes in its place (an alias), or a usage error with a hint. */
 export function findDirection(config: Config, from: string, to: string, shownFile = config.file): Direction {
-  const codes = (code: string) => [code, ...config.exports.flatMap((e) => Object.entries(e.aliases).filter(([, alias]) => alias === code).map(([own]) => own))];
+  const codes = (code: string) => [
+    code,
+    ...config.exports.flatMap((e) =>
+      Object.entries(e.aliases)
+        .filter(([, alias]) => alias === code)
+        .map(([own]) => own),
+    ),
+  ];
   for (const f of codes(from.toUpperCase())) {
     for (const t of codes(to.toUpperCase())) {
       const direction = config.directions.find((d) => d.from.code === f && d.to.code === t);
@@ -32,7 +39,10 @@ export function findDirection(config: Config, from: string, to: string, shownFil
   const [f, t] = [from.toUpperCase(), to.toUpperCase()];
   const fromHere = config.directions.filter((d) => d.from.code === f).map((d) => d.to.code);
   const toThere = config.directions.filter((d) => d.to.code === t).map((d) => d.from.code);
-  const hint = closest(`${f}>${t}`, config.directions.map((d) => d.id));
+  const hint = closest(
+    `${f}>${t}`,
+    config.directions.map((d) => d.id),
+  );
   const help = hint
     ? `did you mean ${hint.replace('>', ' ')}?`
     : fromHere.length > 0
@@ -46,14 +56,22 @@ export function findDirection(config: Config, from: string, to: string, shownFil
 function chooseExports(config: Config, name: string | undefined): readonly ExportTemplate[] {
   if (name === undefined) return config.exports;
   const found = config.exports.find((e) => e.name === name || e.file === name);
-  if (!found) throw new RatefileError('E_USAGE', `no export "${name}"; the exports are ${config.exports.map((e) => e.name).join(', ')}`);
+  if (!found)
+    throw new RatefileError(
+      'E_USAGE',
+      `no export "${name}"; the exports are ${config.exports.map((e) => e.name).join(', ')}`,
+    );
   return [found];
 }
 
 function describeLimit(limit: Money, direction: Direction, rate: Decimal): string {
   const given = `${formatDecimal(limit.value)} ${limit.asset}`;
-  if (limit.asset === direction.from.asset) return direction.from.code === limit.asset ? `${given}, in the from currency` : `${given}, the from currency's asset: ${formatDecimal(limit.value)} ${direction.from.code}`;
-  if (limit.asset === direction.to.asset) return `${given} ÷ the published rate ${show(rate)} = ${show(limit.value.div(rate))} ${direction.from.code}`;
+  if (limit.asset === direction.from.asset)
+    return direction.from.code === limit.asset
+      ? `${given}, in the from currency`
+      : `${given}, the from currency's asset: ${formatDecimal(limit.value)} ${direction.from.code}`;
+  if (limit.asset === direction.to.asset)
+    return `${given} ÷ the published rate ${show(rate)} = ${show(limit.value.div(rate))} ${direction.from.code}`;
   return `${given}, converted to ${direction.from.asset} through the quotes`;
 }
 
@@ -64,13 +82,17 @@ function pricingLines(priced: PricedDirection, at: Date, compete?: CompeteDetail
   if (steps.length === 0) {
     lines.push(`Market: ${from.code} and ${to.code} are both ${from.asset}, so the market rate is 1 (no quote needed)`);
   } else {
-    lines.push(`Quotes (chain ${direction.chain ? 'given in the config' : 'found in the quote book'}: ${steps.map((s) => s.pair).join(', ')}):`);
+    lines.push(
+      `Quotes (chain ${direction.chain ? 'given in the config' : 'found in the quote book'}: ${steps.map((s) => s.pair).join(', ')}):`,
+    );
     let asset = from.asset;
     for (const step of steps) {
       const { quote } = step;
       const selling = quote.base === asset;
       const price = quote[step.side];
-      lines.push(`  ${quote.pair} from ${quote.source}: bid ${formatDecimal(quote.bid)}, ask ${formatDecimal(quote.ask)}, ${age((at.getTime() - quote.time.getTime()) / 1000)} old (${quote.time.toISOString()})`);
+      lines.push(
+        `  ${quote.pair} from ${quote.source}: bid ${formatDecimal(quote.bid)}, ask ${formatDecimal(quote.ask)}, ${age((at.getTime() - quote.time.getTime()) / 1000)} old (${quote.time.toISOString()})`,
+      );
       lines.push(
         selling
           ? `    ${asset} → ${quote.quote}: sell ${quote.base} at the bid, × ${formatDecimal(price)}`
@@ -81,21 +103,35 @@ function pricingLines(priced: PricedDirection, at: Date, compete?: CompeteDetail
     lines.push(`Market: 1 ${from.asset} = ${show(market)} ${to.asset} (at every step the side worse for the client)`);
   }
   if (compete) lines.push(...competeLines(compete, direction));
-  else lines.push(`Margin ${percent(direction.margin)} against the client: ${show(market)} × (1 − ${formatDecimal(direction.margin)}) = ${show(rate)} ${to.code} per ${from.code}`);
-  const own = direction.reserveSource !== undefined ? `read from ${direction.reserveSource}` : direction.reserve.equals(to.reserve) ? `${to.code}'s reserve` : 'set on the direction';
+  else
+    lines.push(
+      `Margin ${percent(direction.margin)} against the client: ${show(market)} × (1 − ${formatDecimal(direction.margin)}) = ${show(rate)} ${to.code} per ${from.code}`,
+    );
+  const own =
+    direction.reserveSource !== undefined
+      ? `read from ${direction.reserveSource}`
+      : direction.reserve.equals(to.reserve)
+        ? `${to.code}'s reserve`
+        : 'set on the direction';
   // Limits hold at the rate as published (in:out), not the unrounded one; each export's at its own.
   const form = publishedRate(rate, from, to);
   const published = form.out.div(form.in);
   const amount = roundDown(direction.reserve, to.precision);
-  lines.push(`Reserve: ${formatDecimal(direction.reserve)} ${to.code} (${own}), rounded down to ${to.precision} places → <amount>${formatDecimal(roundDown(direction.reserve, to.precision))}</amount>`);
-  lines.push(`Limits, in ${from.code} at the published rate ${formatDecimal(form.in)}:${formatDecimal(form.out)} (${from.precision} places; minimum rounded up, maximum down; an export with a markup at its own rate):`);
+  lines.push(
+    `Reserve: ${formatDecimal(direction.reserve)} ${to.code} (${own}), rounded down to ${to.precision} places → <amount>${formatDecimal(roundDown(direction.reserve, to.precision))}</amount>`,
+  );
+  lines.push(
+    `Limits, in ${from.code} at the published rate ${formatDecimal(form.in)}:${formatDecimal(form.out)} (${from.precision} places; minimum rounded up, maximum down; an export with a markup at its own rate):`,
+  );
   lines.push(
     direction.min && priced.min !== undefined
       ? `  min ${describeLimit(direction.min, direction, published)} → <minamount>${formatDecimal(priced.min)}</minamount>`
       : '  min: none set, so no <minamount>',
   );
   const capacity = amount.div(published);
-  lines.push(`  the <amount> pays at most ${formatDecimal(amount)} ÷ ${show(published)} = ${show(capacity)} ${from.code}`);
+  lines.push(
+    `  the <amount> pays at most ${formatDecimal(amount)} ÷ ${show(published)} = ${show(capacity)} ${from.code}`,
+  );
   lines.push(
     direction.max
       ? `  max ${describeLimit(direction.max, direction, published)}; the smaller of the two → <maxamount>${formatDecimal(priced.max)}</maxamount>`
@@ -112,8 +148,14 @@ function pricingLines(priced: PricedDirection, at: Date, compete?: CompeteDetail
   ].filter((part) => part !== undefined);
   if (extras.length > 0) lines.push(`Also published: ${extras.join('; ')}`);
   if (direction.tiers && priced.tierRates) {
-    lines.push('Tiers (EREF 1.1 <step>s; every format lists the first, and its range ends below a tier worse for the client):');
-    direction.tiers.forEach((tier, i) => lines.push(`  from ${formatDecimal(tier.from)} ${from.code}: margin ${percent(tier.margin)} → ${show(priced.tierRates![i]!)} ${to.code} per ${from.code}`));
+    lines.push(
+      'Tiers (EREF 1.1 <step>s; every format lists the first, and its range ends below a tier worse for the client):',
+    );
+    direction.tiers.forEach((tier, i) =>
+      lines.push(
+        `  from ${formatDecimal(tier.from)} ${from.code}: margin ${percent(tier.margin)} → ${show(priced.tierRates![i]!)} ${to.code} per ${from.code}`,
+      ),
+    );
   }
   return lines;
 }
@@ -132,36 +174,60 @@ function entryIn(text: string, codes: { from: string; to: string }): string[] {
 }
 
 /** The items of this direction in one rendered export (published codes, optionally one city), with their XML text. */
-function itemsIn(result: BuildResult, template: ExportTemplate, direction: Direction, city: string | undefined): string[] {
+function itemsIn(
+  result: BuildResult,
+  template: ExportTemplate,
+  direction: Direction,
+  city: string | undefined,
+): string[] {
   const file = result.files.find((f) => f.file === template.file);
   if (!file) return [];
   const text = file.bytes.toString('utf8');
-  const codes = { from: template.aliases[direction.from.code] ?? direction.from.code, to: template.aliases[direction.to.code] ?? direction.to.code };
+  const codes = {
+    from: template.aliases[direction.from.code] ?? direction.from.code,
+    to: template.aliases[direction.to.code] ?? direction.to.code,
+  };
   if (template.format === 'json') return entryIn(text, codes);
   const value = (item: XmlElement, name: string) => item.children.find((c) => c.name === name)?.text;
-  return (parseDocument(text).root?.children ?? [])
-    .filter((item) => value(item, 'from') === codes.from && value(item, 'to') === codes.to && (city === undefined || value(item, 'city') === city))
-    // From the start of the item's line, so the item keeps its indentation.
-    .map((item) => text.slice(text.lastIndexOf('\n', item.index) + 1, item.end));
+  return (
+    (parseDocument(text).root?.children ?? [])
+      .filter(
+        (item) =>
+          value(item, 'from') === codes.from &&
+          value(item, 'to') === codes.to &&
+          (city === undefined || value(item, 'city') === city),
+      )
+      // From the start of the item's line, so the item keeps its indentation.
+      .map((item) => text.slice(text.lastIndexOf('\n', item.index) + 1, item.end))
+  );
 }
 
-function exportLines(result: BuildResult, template: ExportTemplate, priced: PricedDirection, city: string | undefined): { lines: string[]; published: boolean } {
+function exportLines(
+  result: BuildResult,
+  template: ExportTemplate,
+  priced: PricedDirection,
+  city: string | undefined,
+): { lines: string[]; published: boolean } {
   const { direction } = priced;
   const items = itemsIn(result, template, direction, city);
   if (items.length === 0) {
     const tags = direction.tags.length > 0 ? direction.tags.join(', ') : 'none';
-    const why = template.includeTags && !template.includeTags.some((t) => direction.tags.includes(t))
-      ? `it takes only directions tagged ${template.includeTags.join(' or ')} (this one: ${tags})`
-      : template.excludeTags.some((t) => direction.tags.includes(t))
-        ? `it leaves out directions tagged ${template.excludeTags.join(' or ')} (this one: ${tags})`
-        : 'not found in the rendered file';
+    const why =
+      template.includeTags && !template.includeTags.some((t) => direction.tags.includes(t))
+        ? `it takes only directions tagged ${template.includeTags.join(' or ')} (this one: ${tags})`
+        : template.excludeTags.some((t) => direction.tags.includes(t))
+          ? `it leaves out directions tagged ${template.excludeTags.join(' or ')} (this one: ${tags})`
+          : 'not found in the rendered file';
     return { lines: [`${template.file}: not in this export: ${why}`], published: false };
   }
   const { from, to } = direction;
   const rate = priced.rate.times(ONE.minus(template.markup));
   const form = publishedRate(rate, from, to);
   const lines = [`${template.file}:`];
-  if (!template.markup.isZero()) lines.push(`  partner markup ${percent(template.markup)}: ${show(priced.rate)} × (1 − ${formatDecimal(template.markup)}) = ${show(rate)}`);
+  if (!template.markup.isZero())
+    lines.push(
+      `  partner markup ${percent(template.markup)}: ${show(priced.rate)} × (1 − ${formatDecimal(template.markup)}) = ${show(rate)}`,
+    );
   lines.push(
     rate.greaterThanOrEqualTo(1)
       ? `  ${show(rate)} ≥ 1, so in = 1 and out = the rate rounded down to ${to.ratePrecision} places (${to.code}): ${formatDecimal(form.out)}`
@@ -169,8 +235,12 @@ function exportLines(result: BuildResult, template: ExportTemplate, priced: Pric
   );
   const effective = form.out.div(form.in);
   const below = ONE.minus(effective.div(priced.market)).times(100).toDecimalPlaces(4);
-  lines.push(`  published ${formatDecimal(form.in)}:${formatDecimal(form.out)}, ${formatDecimal(below)}% below the market rate`);
-  const aliased = [from.code, to.code].filter((code) => template.aliases[code] !== undefined).map((code) => `${code} as ${template.aliases[code]}`);
+  lines.push(
+    `  published ${formatDecimal(form.in)}:${formatDecimal(form.out)}, ${formatDecimal(below)}% below the market rate`,
+  );
+  const aliased = [from.code, to.code]
+    .filter((code) => template.aliases[code] !== undefined)
+    .map((code) => `${code} as ${template.aliases[code]}`);
   if (aliased.length > 0) lines.push(`  codes published under this export's aliases: ${aliased.join(', ')}`);
   for (const item of items) lines.push(...item.split('\n').map((line) => `  ${line}`));
   return { lines, published: true };
@@ -183,7 +253,12 @@ export interface ExplainOptions {
 }
 
 /** The lines of `ratefile explain FROM TO`, written to stdout; exit 0 when some export publishes the direction. */
-export async function explainDirection(context: CommandContext, fromCode: string, toCode: string, options: ExplainOptions): Promise<void> {
+export async function explainDirection(
+  context: CommandContext,
+  fromCode: string,
+  toCode: string,
+  options: ExplainOptions,
+): Promise<void> {
   const { deps } = context;
   const config = await context.load(options.config);
   const direction = findDirection(config, fromCode, toCode, context.shown(config.file));
@@ -191,7 +266,10 @@ export async function explainDirection(context: CommandContext, fromCode: string
   const city = options.city?.toUpperCase();
   if (city !== undefined && !direction.cities.includes(city)) {
     const cities = direction.cities.length > 0 ? `its cities are ${direction.cities.join(', ')}` : 'it has no cities';
-    throw new RatefileError('E_USAGE', `${directionName(direction.from.code, direction.to.code)} has no city ${options.city}: ${cities}`);
+    throw new RatefileError(
+      'E_USAGE',
+      `${directionName(direction.from.code, direction.to.code)} has no city ${options.city}: ${cities}`,
+    );
   }
   const [guardFile, accepted, maintenance, pauses] = await Promise.all([
     readGuardState(config.stateDir),
@@ -200,10 +278,19 @@ export async function explainDirection(context: CommandContext, fromCode: string
     readPauses(config.stateDir),
   ]);
   const at = deps.now();
-  const result = await build(config, { now: () => at, fetch: deps.fetch, env: deps.env, guard: { state: guardFile.state, accepted, maintenance, pauses } });
+  const result = await build(config, {
+    now: () => at,
+    fetch: deps.fetch,
+    env: deps.env,
+    guard: { state: guardFile.state, accepted, maintenance, pauses },
+  });
   const { report } = result;
-  const out: string[] = [`${directionName(direction.from.code, direction.to.code)}: directions[${direction.index}] of ${context.shown(config.file)}, built in memory at ${at.toISOString()}`];
-  out.push(`Sources: ${report.sources.map((s) => `${s.name} (${s.type}) ${s.ok ? `ok, ${s.rows === undefined ? plural(s.quotes, 'quote') : `feed of ${s.rows} rows`}` : `FAILING: ${s.error ?? 'unknown error'}`}`).join('; ') || 'none asked'}`);
+  const out: string[] = [
+    `${directionName(direction.from.code, direction.to.code)}: directions[${direction.index}] of ${context.shown(config.file)}, built in memory at ${at.toISOString()}`,
+  ];
+  out.push(
+    `Sources: ${report.sources.map((s) => `${s.name} (${s.type}) ${s.ok ? `ok, ${s.rows === undefined ? plural(s.quotes, 'quote') : `feed of ${s.rows} rows`}` : `FAILING: ${s.error ?? 'unknown error'}`}`).join('; ') || 'none asked'}`,
+  );
   const priced = report.priced.find((p) => p.direction.id === direction.id);
   const withheld = report.withheld.find((w) => w.direction.id === direction.id);
   let published = false;
@@ -218,14 +305,25 @@ export async function explainDirection(context: CommandContext, fromCode: string
     }
   } else {
     // Held back: price it again on a fresh quote book to show the rate the guards stopped, when there is one.
-    const { book } = await fetchQuotes(config.sources, { configDir: config.dir, fetch: deps.fetch, env: deps.env, now: () => at });
+    const { book } = await fetchQuotes(config.sources, {
+      configDir: config.dir,
+      fetch: deps.fetch,
+      env: deps.env,
+      now: () => at,
+    });
     const detail = report.competition?.get(direction.id);
     // A competing direction held by a guard: the rate the compete step chose, not the margin's.
     const again = detail?.priced ?? priceDirection(direction, book);
     if ('reason' in again) {
-      const chain = direction.chain ? `the config's chain ${direction.chain.join(', ')}` : `a chain from ${direction.from.asset} to ${direction.to.asset}`;
-      const pairs = [...book.keys()].filter((pair) => pair.split('/').some((asset) => asset === direction.from.asset || asset === direction.to.asset));
-      out.push(`Pricing needs ${chain}; quotes touching ${direction.from.asset} or ${direction.to.asset}: ${pairs.join(', ') || 'none'}`);
+      const chain = direction.chain
+        ? `the config's chain ${direction.chain.join(', ')}`
+        : `a chain from ${direction.from.asset} to ${direction.to.asset}`;
+      const pairs = [...book.keys()].filter((pair) =>
+        pair.split('/').some((asset) => asset === direction.from.asset || asset === direction.to.asset),
+      );
+      out.push(
+        `Pricing needs ${chain}; quotes touching ${direction.from.asset} or ${direction.to.asset}: ${pairs.join(', ') || 'none'}`,
+      );
     } else {
       out.push(...pricingLines(again, at, detail), 'These are the values it would have.');
     }

@@ -7,7 +7,9 @@ import type { ExplainOptions } from './explain-action.js';
 export function registerExplain(program: Command, context: CommandContext): void {
   program
     .command('explain')
-    .description("show how a direction's published rate comes about (quotes, chain, margin, markup, rounding, reserve, limits) or why it is held back")
+    .description(
+      "show how a direction's published rate comes about (quotes, chain, margin, markup, rounding, reserve, limits) or why it is held back",
+    )
     .argument('<from>', 'from currency code')
     .argument('<to>', 'to currency code')
     .option('--city <code>', 'only the item of this city (cash directions)')

@@ -14,7 +14,11 @@ export function starterFiles(): Record<string, string> {
   };
 }
 
-const exists = (path: string) => lstat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  lstat(path).then(
+    () => true,
+    () => false,
+  );
 
 /** Write the starter files into `dir`; refuses, writing nothing, when any of them exists. Returns the paths written. */
 export async function writeStarter(dir: string): Promise<string[]> {
@@ -22,7 +26,9 @@ export async function writeStarter(dir: string): Promise<string[]> {
   const taken = [];
   for (const file of files) if (await exists(file.path)) taken.push(file.path);
   if (taken.length > 0) {
-    throw new RatefileError('E_USAGE', `refusing to overwrite existing files in ${dir} (nothing was written)`, { details: taken });
+    throw new RatefileError('E_USAGE', `refusing to overwrite existing files in ${dir} (nothing was written)`, {
+      details: taken,
+    });
   }
   const written: string[] = [];
   try {
@@ -34,7 +40,11 @@ export async function writeStarter(dir: string): Promise<string[]> {
     }
   } catch (cause) {
     await Promise.all(written.map((path) => rm(path, { force: true })));
-    throw new RatefileError('E_USAGE', `cannot write the starter files in ${dir}: ${(cause as Error).message} (nothing was kept)`, { cause });
+    throw new RatefileError(
+      'E_USAGE',
+      `cannot write the starter files in ${dir}: ${(cause as Error).message} (nothing was kept)`,
+      { cause },
+    );
   }
   return written;
 }
@@ -43,7 +53,9 @@ export function registerInit(program: Command, context: CommandContext): void {
   const { deps } = context;
   program
     .command('init')
-    .description('write a starter config, the three export templates and a quotes file with two example quotes (never overwrites)')
+    .description(
+      'write a starter config, the three export templates and a quotes file with two example quotes (never overwrites)',
+    )
     .argument('[dir]', 'folder to create them in', '.')
     .action(async (folder: string) => {
       const dir = resolve(deps.cwd, folder);

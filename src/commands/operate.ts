@@ -15,7 +15,11 @@ export function registerOperate(program: Command, context: CommandContext): void
     .argument('<to>', 'to currency code')
     .addOption(configOption())
     .action(async (from: string, to: string, options: { config: string }) => {
-      const [{ readStatus }, { requestAccept }, { directionName }] = await Promise.all([import('../cycle.js'), import('../state.js'), import('../words.js')]);
+      const [{ readStatus }, { requestAccept }, { directionName }] = await Promise.all([
+        import('../cycle.js'),
+        import('../state.js'),
+        import('../words.js'),
+      ]);
       const config = await context.load(options.config);
       const id = `${from}>${to}`;
       const name = directionName(from, to);
@@ -41,7 +45,8 @@ export function registerOperate(program: Command, context: CommandContext): void
     .argument('[state]', 'on or off')
     .addOption(configOption())
     .action(async (state: string | undefined, options: { config: string }) => {
-      if (state !== undefined && state !== 'on' && state !== 'off') throw new RatefileError('E_USAGE', `expected "on" or "off", got "${state}"`);
+      if (state !== undefined && state !== 'on' && state !== 'off')
+        throw new RatefileError('E_USAGE', `expected "on" or "off", got "${state}"`);
       const { maintenanceFlag, setMaintenanceFlag } = await import('../state.js');
       const config = await context.load(options.config);
       if (state !== undefined) {
@@ -51,7 +56,9 @@ export function registerOperate(program: Command, context: CommandContext): void
       const flag = await maintenanceFlag(config.stateDir);
       const on = flag || config.maintenance;
       const why = config.maintenance ? ' (set by `maintenance: true` in the config)' : '';
-      deps.stdout.write(`maintenance is ${on ? 'on' : 'off'}${why}${state === undefined ? '' : '; it applies from the next build'}\n`);
+      deps.stdout.write(
+        `maintenance is ${on ? 'on' : 'off'}${why}${state === undefined ? '' : '; it applies from the next build'}\n`,
+      );
       context.setExitCode(0);
     });
 

@@ -8,7 +8,10 @@ export function registerSchema(program: Command, context: CommandContext): void 
     .description('print the JSON Schema of the config file (or of an export template) for editors')
     .option('--template', 'print the schema of export templates instead')
     .action(async (options: { template?: boolean }) => {
-      const [{ configJsonSchema, toJsonSchema }, { templateSchema }] = await Promise.all([import('../config/schema.js'), import('../exports/template.js')]);
+      const [{ configJsonSchema, toJsonSchema }, { templateSchema }] = await Promise.all([
+        import('../config/schema.js'),
+        import('../exports/template.js'),
+      ]);
       const schema = options.template ? toJsonSchema(templateSchema) : configJsonSchema();
       context.deps.stdout.write(`${JSON.stringify(schema, null, 2)}\n`);
       context.setExitCode(0);

@@ -52,7 +52,10 @@ export function registerStart(program: Command, context: CommandContext): void {
     .option('--no-serve', 'build on the schedule without listening (nginx or S3 serves the files)')
     .action(async (options: ServeOptions) => {
       // The service (scheduler, server, metrics, alerts) is imported when it starts, not for `--help`.
-      const [{ configReloader }, { startService }] = await Promise.all([import('../config/reload.js'), import('../service.js')]);
+      const [{ configReloader }, { startService }] = await Promise.all([
+        import('../config/reload.js'),
+        import('../service.js'),
+      ]);
       // Reloaded before every build, but parsed again only when the config or a template changed and the
       // change has settled (a file saved in place is never read half-written).
       const loadConfig = configReloader(resolve(deps.cwd, options.config), () => context.load(options.config), {
@@ -69,7 +72,11 @@ export function registerStart(program: Command, context: CommandContext): void {
         port: context.portFor(config, options.port),
         host: options.host ?? config.server.host,
         serve: options.serve !== false,
-        checkFolders: () => checkFolders({ key: options.out ? '--out' : 'output', path: outDir }, { key: 'state', path: config.stateDir }),
+        checkFolders: () =>
+          checkFolders(
+            { key: options.out ? '--out' : 'output', path: outDir },
+            { key: 'state', path: config.stateDir },
+          ),
         log,
         deps: { now: deps.now, fetch: deps.fetch, env: deps.env },
       });

@@ -19,9 +19,13 @@ export function parseUntil(text: string, now: Date): Date {
       ? new Date(text)
       : undefined;
   if (!at || Number.isNaN(at.getTime())) {
-    throw new RatefileError('E_USAGE', `--until: expected a time like "2026-11-22T09:00:00+03:00" or a duration like "30m", "2h", got ${quoteValue(text)}`);
+    throw new RatefileError(
+      'E_USAGE',
+      `--until: expected a time like "2026-11-22T09:00:00+03:00" or a duration like "30m", "2h", got ${quoteValue(text)}`,
+    );
   }
-  if (at.getTime() <= now.getTime()) throw new RatefileError('E_USAGE', `--until: ${quoteValue(text)} is not in the future`);
+  if (at.getTime() <= now.getTime())
+    throw new RatefileError('E_USAGE', `--until: ${quoteValue(text)} is not in the future`);
   return at;
 }
 
@@ -43,41 +47,50 @@ export function registerSwitches(program: Command, context: CommandContext): voi
 
   program
     .command('pause')
-    .description('stop publishing a direction (or one city of it) until resumed or until a time; shown as paused, not as a fault')
+    .description(
+      'stop publishing a direction (or one city of it) until resumed or until a time; shown as paused, not as a fault',
+    )
     .argument('<from>', 'from currency code')
     .argument('<to>', 'to currency code')
     .option('--city <code>', 'pause only this city of a cash direction')
     .option('--until <time>', 'resume by itself at this time (ISO 8601 with offset) or after this long (30m, 2h, 1d)')
     .option('--reason <text>', 'why, shown in status and the dashboard')
     .addOption(configOption())
-    .action(async (from: string, to: string, options: { city?: string; until?: string; reason?: string; config: string }) => {
-      const config = await context.load(options.config);
-      const direction = findDirection(config, from, to, context.shown(config.file));
-      // Loaded with the action, as decimal.js behind it: `--help` stays light (test/integration/startup.test.ts).
-      const { directionName } = await import('../words.js');
-      const name = directionName(direction.from.code, direction.to.code);
-      checkCity(direction, name, options.city);
-      const now = deps.now();
-      const until = options.until === undefined ? undefined : parseUntil(options.until, now);
-      const reason = options.reason?.trim();
-      // The reason is shown on status lines and in the page: one short line of text.
-      if (reason !== undefined && (reason === '' || reason.length > 200 || /[\u0000-\u001f\u007f-\u009f]/.test(reason))) {
-        throw new RatefileError('E_USAGE', '--reason: expected one line of at most 200 characters');
-      }
-      await checkStateFolder({ key: 'state', path: config.stateDir });
-      const { writePause } = await import('../state.js');
-      const pause: Pause = {
-        direction: direction.id,
-        ...(options.city === undefined ? {} : { city: options.city }),
-        since: now.toISOString(),
-        ...(until ? { until: until.toISOString() } : {}),
-        ...(reason === undefined ? {} : { reason }),
-      };
-      await writePause(config.stateDir, pause);
-      const what = `${name}${options.city === undefined ? '' : ` in ${options.city}`}`;
-      deps.stdout.write(`paused ${what}${until ? ` until ${until.toISOString()}` : ''}: the next build withholds it\n`);
-      context.setExitCode(0);
-    });
+    .action(
+      async (from: string, to: string, options: { city?: string; until?: string; reason?: string; config: string }) => {
+        const config = await context.load(options.config);
+        const direction = findDirection(config, from, to, context.shown(config.file));
+        // Loaded with the action, as decimal.js behind it: `--help` stays light (test/integration/startup.test.ts).
+        const { directionName } = await import('../words.js');
+        const name = directionName(direction.from.code, direction.to.code);
+        checkCity(direction, name, options.city);
+        const now = deps.now();
+        const until = options.until === undefined ? undefined : parseUntil(options.until, now);
+        const reason = options.reason?.trim();
+        // The reason is shown on status lines and in the page: one short line of text.
+        if (
+          reason !== undefined &&
+          (reason === '' || reason.length > 200 || /[\u0000-\u001f\u007f-\u009f]/.test(reason))
+        ) {
+          throw new RatefileError('E_USAGE', '--reason: expected one line of at most 200 characters');
+        }
+        await checkStateFolder({ key: 'state', path: config.stateDir });
+        const { writePause } = await import('../state.js');
+        const pause: Pause = {
+          direction: direction.id,
+          ...(options.city === undefined ? {} : { city: options.city }),
+          since: now.toISOString(),
+          ...(until ? { until: until.toISOString() } : {}),
+          ...(reason === undefined ? {} : { reason }),
+        };
+        await writePause(config.stateDir, pause);
+        const what = `${name}${options.city === undefined ? '' : ` in ${options.city}`}`;
+        deps.stdout.write(
+          `paused ${what}${until ? ` until ${until.toISOString()}` : ''}: the next build withholds it\n`,
+        );
+        context.setExitCode(0);
+      },
+    );
 
   program
     .command('resume')

@@ -29,7 +29,15 @@ const factors = new WeakMap<CompeteRule, { floor: Decimal; ceiling: Decimal; key
 
 function factorsOf(rule: CompeteRule) {
   let known = factors.get(rule);
-  if (!known) factors.set(rule, (known = { floor: ONE.minus(rule.floor), ceiling: ONE.minus(rule.ceiling), key: `${rule.floor.toString()}/${rule.ceiling.toString()}` }));
+  if (!known)
+    factors.set(
+      rule,
+      (known = {
+        floor: ONE.minus(rule.floor),
+        ceiling: ONE.minus(rule.ceiling),
+        key: `${rule.floor.toString()}/${rule.ceiling.toString()}`,
+      }),
+    );
   return known;
 }
 
@@ -52,7 +60,16 @@ export function boundsOf(market: Decimal, rule: CompeteRule, from: Currency, to:
     const ceilingForm = atOrAbove(ceilingRate, from, to);
     const [floorApprox, ceilingApprox] = [approxOf(floorForm), approxOf(ceilingForm)];
     const squeezed = compareQuick(ceilingForm, ceilingApprox, floorForm, floorApprox) > 0;
-    bounds = { floorRate, ceilingRate, floorForm, ceilingForm, floorApprox, ceilingApprox, squeezed, marketApprox: market.toNumber() };
+    bounds = {
+      floorRate,
+      ceilingRate,
+      floorForm,
+      ceilingForm,
+      floorApprox,
+      ceilingApprox,
+      squeezed,
+      marketApprox: market.toNumber(),
+    };
     byKey.set(key, bounds);
   }
   return bounds;

@@ -7,7 +7,8 @@ import { percentToFraction } from '../exports/template.js';
 import type { CompeteRule, Money } from '../model.js';
 import { closest, type Problem } from '../config/problems.js';
 
-const expected = (what: string) => (issue: { input?: unknown }) => `expected ${what}, got ${describeValue(issue.input)}`;
+const expected = (what: string) => (issue: { input?: unknown }) =>
+  `expected ${what}, got ${describeValue(issue.input)}`;
 const placeWhat = 'a place like 3 or a range like "1-3" (1 is the best)';
 
 /** 3, "3" or "1-3": a place or a range of places, the better first. */
@@ -17,7 +18,11 @@ const place = z
     const match = /^(\d{1,4})(?:-(\d{1,4}))?$/.exec(String(value));
     const [best, worst] = match ? [Number(match[1]), Number(match[2] ?? match[1])] : [0, 0];
     if (!match || best < 1) context.addIssue({ code: 'custom', message: expected(placeWhat)({ input: value }) });
-    else if (worst < best) context.addIssue({ code: 'custom', message: `expected a range from the better place to the worse like "${worst}-${best}", got ${describeValue(value)}` });
+    else if (worst < best)
+      context.addIssue({
+        code: 'custom',
+        message: `expected a range from the better place to the worse like "${worst}-${best}", got ${describeValue(value)}`,
+      });
   });
 
 const nonNegative = (what: string) =>
@@ -25,36 +30,68 @@ const nonNegative = (what: string) =>
 
 export const competeSchema = z
   .strictObject({
-    source: z.string({ error: expected('the name of a bestchange source') }).optional().describe('The bestchange source whose feed is the field; default: the config’s only one.'),
-    place: place.describe('The place to hold among the counted competitors: 3, or "1-3" for anywhere in that range (the worst of it is held).'),
-    step: nonNegative('a step').default('0%').describe('How much better than the competitor at the place, e.g. "0.01%"; 0% (default): by the smallest step the published rate can take.'),
+    source: z
+      .string({ error: expected('the name of a bestchange source') })
+      .optional()
+      .describe('The bestchange source whose feed is the field; default: the config’s only one.'),
+    place: place.describe(
+      'The place to hold among the counted competitors: 3, or "1-3" for anywhere in that range (the worst of it is held).',
+    ),
+    step: nonNegative('a step')
+      .default('0%')
+      .describe(
+        'How much better than the competitor at the place, e.g. "0.01%"; 0% (default): by the smallest step the published rate can take.',
+      ),
     floor: nonNegative('a floor').describe('Least margin: never more generous than market × (1 − floor).'),
-    ceiling: nonNegative('a ceiling').describe('Most margin: never less generous than market × (1 − ceiling); also the rate when fewer competitors than the place.'),
-    deviation: nonNegative('a deviation').default('10%').describe('The field is not trusted (normal margin) when the median of its top five is further than this from the market.'),
+    ceiling: nonNegative('a ceiling').describe(
+      'Most margin: never less generous than market × (1 − ceiling); also the rate when fewer competitors than the place.',
+    ),
+    deviation: nonNegative('a deviation')
+      .default('10%')
+      .describe(
+        'The field is not trusted (normal margin) when the median of its top five is further than this from the market.',
+      ),
     ignore: z
       .array(z.union([z.int().min(0), z.string().min(1).max(100)], { error: expected('an exchanger name or id') }))
       .default([])
       .describe('Exchangers not counted, by name (as BestChange lists it) or id: your own listing, partners.'),
-    minReserve: amountWithUnit.optional().describe('Competitors with a smaller reserve do not count: "1000 USDT", or a plain amount of the to currency.'),
+    minReserve: amountWithUnit
+      .optional()
+      .describe('Competitors with a smaller reserve do not count: "1000 USDT", or a plain amount of the to currency.'),
   })
   .superRefine((block, context) => {
     if (percentToFraction(block.floor).greaterThan(percentToFraction(block.ceiling))) {
-      context.addIssue({ code: 'custom', path: ['floor'], message: `expected a floor no higher than the ceiling ${quoteValue(block.ceiling)} (the floor is the least margin), got ${quoteValue(block.floor)}` });
+      context.addIssue({
+        code: 'custom',
+        path: ['floor'],
+        message: `expected a floor no higher than the ceiling ${quoteValue(block.ceiling)} (the floor is the least margin), got ${quoteValue(block.floor)}`,
+      });
     }
   })
-  .describe('Price from BestChange’s field: hold a place between a floor and a ceiling margin; the normal margin when the field is not trusted.');
+  .describe(
+    'Price from BestChange’s field: hold a place between a floor and a ceiling margin; the normal margin when the field is not trusted.',
+  );
 
 export type CompeteEntry = z.output<typeof competeSchema>;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The bestchange sources of a raw config, by name. */
 export function bestchangeSources(rawSources: unknown): string[] {
-  return isRecord(rawSources) ? Object.entries(rawSources).filter(([, entry]) => isRecord(entry) && entry.type === 'bestchange').map(([name]) => name) : [];
+  return isRecord(rawSources)
+    ? Object.entries(rawSources)
+        .filter(([, entry]) => isRecord(entry) && entry.type === 'bestchange')
+        .map(([name]) => name)
+    : [];
 }
 
 /** The feed a compete block competes in: its `source` or the config's only bestchange source; a problem otherwise. */
-export function competeSourceProblem(block: unknown, rawSources: unknown, path: (string | number)[]): Problem | undefined {
+export function competeSourceProblem(
+  block: unknown,
+  rawSources: unknown,
+  path: (string | number)[],
+): Problem | undefined {
   if (!isRecord(block)) return undefined;
   const feeds = bestchangeSources(rawSources);
   const name = block.source;
@@ -62,7 +99,10 @@ export function competeSourceProblem(block: unknown, rawSources: unknown, path: 
     if (feeds.length === 1) return undefined;
     return feeds.length === 0
       ? { path, message: 'needs a source of type bestchange in sources (the feed to compete in), found none' }
-      : { path: [...path, 'source'], message: `required: the config has several bestchange sources (${feeds.join(', ')}); name the one to compete in` };
+      : {
+          path: [...path, 'source'],
+          message: `required: the config has several bestchange sources (${feeds.join(', ')}); name the one to compete in`,
+        };
   }
   if (typeof name === 'string' && feeds.includes(name)) return undefined;
   const others = isRecord(rawSources) ? Object.keys(rawSources) : [];
@@ -76,19 +116,40 @@ export function competeSourceProblem(block: unknown, rawSources: unknown, path: 
 
 /** A margin outside [floor, ceiling] is allowed (it is the fallback), but worth a warning: the fallback then leaves the bounds. */
 export function competeMarginWarning(block: unknown, margin: unknown, path: (string | number)[]): Problem | undefined {
-  if (!isRecord(block) || typeof margin !== 'string' || typeof block.floor !== 'string' || typeof block.ceiling !== 'string') return undefined;
+  if (
+    !isRecord(block) ||
+    typeof margin !== 'string' ||
+    typeof block.floor !== 'string' ||
+    typeof block.ceiling !== 'string'
+  )
+    return undefined;
   const [m, floor, ceiling] = [margin, block.floor, block.ceiling].map((text) => Number.parseFloat(text));
-  if (m === undefined || floor === undefined || ceiling === undefined || [m, floor, ceiling].some(Number.isNaN)) return undefined;
-  if (m < floor) return { path, message: `the margin ${quoteValue(margin)} is below the floor ${quoteValue(block.floor)}: when the field is not trusted, the rate is more generous than the floor` };
-  if (m > ceiling) return { path, message: `the margin ${quoteValue(margin)} is above the ceiling ${quoteValue(block.ceiling)}: when the field is not trusted, the rate is less generous than the ceiling` };
+  if (m === undefined || floor === undefined || ceiling === undefined || [m, floor, ceiling].some(Number.isNaN))
+    return undefined;
+  if (m < floor)
+    return {
+      path,
+      message: `the margin ${quoteValue(margin)} is below the floor ${quoteValue(block.floor)}: when the field is not trusted, the rate is more generous than the floor`,
+    };
+  if (m > ceiling)
+    return {
+      path,
+      message: `the margin ${quoteValue(margin)} is above the ceiling ${quoteValue(block.ceiling)}: when the field is not trusted, the rate is less generous than the ceiling`,
+    };
   return undefined;
 }
 
 /** The normalized rule; `parseMoney` reads minReserve like a limit (a plain amount is of the to currency). */
-export function normalizeCompete(entry: CompeteEntry, feeds: readonly string[], minReserve: Money | undefined): CompeteRule {
+export function normalizeCompete(
+  entry: CompeteEntry,
+  feeds: readonly string[],
+  minReserve: Money | undefined,
+): CompeteRule {
   const [best, worst] = String(entry.place).split('-').map(Number) as [number, number?];
   const ids = entry.ignore.filter((item) => typeof item === 'number' || /^\d+$/.test(item)).map(Number);
-  const names = entry.ignore.filter((item): item is string => typeof item === 'string' && !/^\d+$/.test(item)).map((name) => name.toLowerCase());
+  const names = entry.ignore
+    .filter((item): item is string => typeof item === 'string' && !/^\d+$/.test(item))
+    .map((name) => name.toLowerCase());
   return {
     source: entry.source ?? feeds[0]!,
     target: worst === undefined || worst === best ? String(best) : `${best}-${worst}`,

@@ -1,6 +1,6 @@
 // The lines `ratefile explain` prints for a direction with a `compete:` block: the feed's age, the field around
 // the place, the target, each clamp, the rate chosen and the place it gets.
-import { Decimal, formatDecimal } from '../decimal.js';
+import { type Decimal, formatDecimal } from '../decimal.js';
 import type { Direction } from '../model.js';
 import { compareToRow, rateOf } from './grid.js';
 import type { CityField, CompeteDetail } from './price.js';
@@ -17,19 +17,29 @@ function fieldLines(field: CityField, detail: CompeteDetail, direction: Directio
   const rival = field.rival ? entries.findIndex((entry) => entry.row === field.rival!.row) : -1;
   const first = Math.max(0, Math.min(at, rival === -1 ? at : rival) - 3);
   const last = Math.min(entries.length, Math.max(at, rival) + 3);
-  const where = field.city !== undefined ? ` in ${field.city}` : direction.cities.length > 0 ? ' (every city: the feed has no cities)' : '';
+  const where =
+    field.city !== undefined
+      ? ` in ${field.city}`
+      : direction.cities.length > 0
+        ? ' (every city: the feed has no cities)'
+        : '';
   const lines = [
     `  Field${where}: ${entries.length} rows, ${field.counted.length} counted${field.median ? `; median of the top ${Math.min(5, field.counted.length)} ${show(field.median)}, ${formatDecimal(field.median.minus(detail.market).abs().div(detail.market).times(100).toDecimalPlaces(2))}% from the market (limit ${percent(detail.rule.deviation)})` : ''}`,
   ];
   if (first > 0) lines.push(`    … ${first} better rows`);
   let place = 1 + entries.slice(0, first).filter((entry) => entry.excluded === undefined).length;
   for (let i = first; i <= last; i++) {
-    if (i === at) lines.push(`    → ours ${form(detail.chosen)} = ${show(rateOf(detail.chosen))} ${unit}: place ${field.place}`);
+    if (i === at)
+      lines.push(`    → ours ${form(detail.chosen)} = ${show(rateOf(detail.chosen))} ${unit}: place ${field.place}`);
     const entry = entries[i];
     if (!entry || i === last) continue;
     const { row } = entry;
-    const mark = entry.excluded ? `not counted: ${entry.excluded}` : `place ${place++}${entry === entries[rival] ? ', the place to hold' : ''}`;
-    lines.push(`    ${row.exchanger} (#${row.exchangerId}): ${row.give}:${row.get} = ${show(entry.rate)} ${unit}, reserve ${row.reserve} ${direction.to.code}${row.min !== undefined && row.max !== undefined ? `, orders ${row.min}–${row.max} ${direction.from.code}` : ''}; ${mark}`);
+    const mark = entry.excluded
+      ? `not counted: ${entry.excluded}`
+      : `place ${place++}${entry === entries[rival] ? ', the place to hold' : ''}`;
+    lines.push(
+      `    ${row.exchanger} (#${row.exchangerId}): ${row.give}:${row.get} = ${show(entry.rate)} ${unit}, reserve ${row.reserve} ${direction.to.code}${row.min !== undefined && row.max !== undefined ? `, orders ${row.min}–${row.max} ${direction.from.code}` : ''}; ${mark}`,
+    );
   }
   if (last < entries.length) lines.push(`    … ${entries.length - last} worse rows`);
   if (field.rival && field.target && field.needed) {
@@ -37,9 +47,13 @@ function fieldLines(field: CityField, detail: CompeteDetail, direction: Directio
       `  Target: the competitor at place ${detail.rule.worst} gives ${show(field.rival.rate)}; better by ${percent(detail.rule.step)}: ${show(field.target)}; rounded against the client, and strictly better than the competitor: ${form(field.needed)} = ${show(rateOf(field.needed))}`,
     );
   } else if (field.rival && field.target && field.unbeatable !== undefined) {
-    lines.push(`  Target: the competitor at place ${detail.rule.worst} gives ${show(field.rival.rate)}; better by ${percent(detail.rule.step)}: ${show(field.target)}; no published rate beats it: ${field.unbeatable}`);
+    lines.push(
+      `  Target: the competitor at place ${detail.rule.worst} gives ${show(field.rival.rate)}; better by ${percent(detail.rule.step)}: ${show(field.target)}; no published rate beats it: ${field.unbeatable}`,
+    );
   } else {
-    lines.push(`  Target: ${field.counted.length} counted, fewer than place ${detail.rule.worst}: any rate holds it, so the ceiling`);
+    lines.push(
+      `  Target: ${field.counted.length} counted, fewer than place ${detail.rule.worst}: any rate holds it, so the ceiling`,
+    );
   }
   return lines;
 }
@@ -47,7 +61,10 @@ function fieldLines(field: CityField, detail: CompeteDetail, direction: Directio
 export function competeLines(detail: CompeteDetail, direction: Direction): string[] {
   const { rule, outcome } = detail;
   const feedAge = outcome.feedAgeSeconds === undefined ? 'age unknown' : `${age(outcome.feedAgeSeconds)} old`;
-  const counted = [rule.ignore.length > 0 ? `ignoring ${rule.ignore.join(', ')}` : undefined, detail.minReserve ? `reserve at least ${show(detail.minReserve)} ${direction.to.code}` : undefined].filter(Boolean);
+  const counted = [
+    rule.ignore.length > 0 ? `ignoring ${rule.ignore.join(', ')}` : undefined,
+    detail.minReserve ? `reserve at least ${show(detail.minReserve)} ${direction.to.code}` : undefined,
+  ].filter(Boolean);
   const lines = [
     `Compete on BestChange (feed ${rule.source}, ${feedAge}): hold place ${rule.target}${rule.best === rule.worst ? '' : ` (its worst, ${rule.worst}, is held)`}, step ${percent(rule.step)}${counted.length > 0 ? `; counted: ${counted.join('; ')}` : ''}`,
     `  Floor ${percent(rule.floor)}: at most market ${show(detail.market)} × (1 − ${formatDecimal(rule.floor)}) = ${show(detail.floorRate)} → step ${form(detail.floorForm)}`,
@@ -55,11 +72,20 @@ export function competeLines(detail: CompeteDetail, direction: Direction): strin
   ];
   for (const field of detail.fields) lines.push(...fieldLines(field, detail, direction));
   if (outcome.basis === 'fallback') {
-    lines.push(`  NOT TRUSTED: ${outcome.reason ?? ''}; priced at the normal margin ${percent(direction.margin)}: ${show(detail.marginRate)}`);
+    lines.push(
+      `  NOT TRUSTED: ${outcome.reason ?? ''}; priced at the normal margin ${percent(direction.margin)}: ${show(detail.marginRate)}`,
+    );
   } else {
-    const clamp = outcome.basis === 'floor' ? `clamped to the floor: ${outcome.reason}` : outcome.basis === 'ceiling' ? `clamped to the ceiling: ${outcome.reason}` : 'no clamp: the target lies between the ceiling and the floor';
+    const clamp =
+      outcome.basis === 'floor'
+        ? `clamped to the floor: ${outcome.reason}`
+        : outcome.basis === 'ceiling'
+          ? `clamped to the ceiling: ${outcome.reason}`
+          : 'no clamp: the target lies between the ceiling and the floor';
     lines.push(`  ${clamp}`);
-    lines.push(`  Rate ${form(detail.chosen)} = ${show(rateOf(detail.chosen))} ${direction.to.code} per ${direction.from.code} (published as is by exports without a markup), place ${outcome.place} of ${outcome.competitors + 1}`);
+    lines.push(
+      `  Rate ${form(detail.chosen)} = ${show(rateOf(detail.chosen))} ${direction.to.code} per ${direction.from.code} (published as is by exports without a markup), place ${outcome.place} of ${outcome.competitors + 1}`,
+    );
   }
   return lines;
 }

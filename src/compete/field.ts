@@ -57,7 +57,8 @@ export interface FieldCore extends Omit<CityField, 'place'> {
 const SLACK = 1e-9;
 
 /** A published form as a double (what the client gets per unit given). */
-export const approxOf = (form: PublishedRate): number => (form.in.equals(ONE) ? form.out.toNumber() : form.out.toNumber() / form.in.toNumber());
+export const approxOf = (form: PublishedRate): number =>
+  form.in.equals(ONE) ? form.out.toNumber() : form.out.toNumber() / form.in.toNumber();
 
 /** compareForms, with doubles answering when the two are clearly apart. */
 export function compareQuick(a: PublishedRate, aApprox: number, b: PublishedRate, bApprox: number): number {
@@ -69,7 +70,8 @@ export function compareQuick(a: PublishedRate, aApprox: number, b: PublishedRate
 }
 
 /** 1 + the counted competitors giving the client as much as the form or more (a tie ranks us behind). The plain reading: the reference of `placeIn`. */
-export const placeOf = (form: PublishedRate, counted: readonly RankedCompetitor[]) => 1 + counted.filter(({ row }) => compareToRow(form, row) <= 0).length;
+export const placeOf = (form: PublishedRate, counted: readonly RankedCompetitor[]) =>
+  1 + counted.filter(({ row }) => compareToRow(form, row) <= 0).length;
 
 /** `placeOf` on a core: doubles settle the rows clearly apart from the form, exact products the rest. */
 export function placeIn(core: FieldCore, form: PublishedRate, formApprox: number): number {
@@ -109,7 +111,9 @@ function ranking(feed: BestChangeFeed, from: string, to: string, city: string | 
     // The 8-field layout has no cities: a cash direction's rows repeat once per city of the exchanger; the
     // place counts exchangers, so each is counted once, at its best row.
     const seen = new Set<number>();
-    const ranked = competitors(feed, from, to, city).filter(({ row }) => !seen.has(row.exchangerId) && seen.add(row.exchangerId));
+    const ranked = competitors(feed, from, to, city).filter(
+      ({ row }) => !seen.has(row.exchangerId) && seen.add(row.exchangerId),
+    );
     known = { ranked, numbers: ranked.map(({ row }) => numbersOf(row)) };
     byKey.set(key, known);
   }
@@ -124,15 +128,24 @@ function numbersOf(row: CompetitorRow): RowNumbers {
 }
 
 /** The field of one city before any build's place: rows, who counts, the median, the rival and the step that beats it. */
-export function fieldCore(feed: BestChangeFeed, from: Currency, to: Currency, rule: CompeteRule, minReserve: Decimal | undefined, city: string | undefined): FieldCore {
+export function fieldCore(
+  feed: BestChangeFeed,
+  from: Currency,
+  to: Currency,
+  rule: CompeteRule,
+  minReserve: Decimal | undefined,
+  city: string | undefined,
+): FieldCore {
   const { ranked, numbers: all } = ranking(feed, from.code, to.code, city);
   const entries: FieldEntry[] = [];
   const counted: RankedCompetitor[] = [];
   const numbers: RowNumbers[] = [];
   ranked.forEach((entry, i) => {
     const { row, rate } = entry;
-    if (rule.ignoreIds.has(row.exchangerId) || rule.ignoreNames.has(row.exchanger.toLowerCase())) entries.push({ ...entry, excluded: 'ignored' });
-    else if (minReserve && new Decimal(row.reserve).lessThan(minReserve)) entries.push({ ...entry, excluded: 'reserve below minReserve' });
+    if (rule.ignoreIds.has(row.exchangerId) || rule.ignoreNames.has(row.exchanger.toLowerCase()))
+      entries.push({ ...entry, excluded: 'ignored' });
+    else if (minReserve && new Decimal(row.reserve).lessThan(minReserve))
+      entries.push({ ...entry, excluded: 'reserve below minReserve' });
     else {
       entries.push(entry);
       counted.push({ row, rate });
@@ -140,13 +153,22 @@ export function fieldCore(feed: BestChangeFeed, from: Currency, to: Currency, ru
     }
   });
   const top = median(counted.slice(0, 5).map((entry) => entry.rate));
-  const core: FieldCore = { ...(city === undefined ? {} : { city }), entries, counted, ...(top ? { median: top, medianApprox: top.toNumber() } : {}), numbers };
+  const core: FieldCore = {
+    ...(city === undefined ? {} : { city }),
+    entries,
+    counted,
+    ...(top ? { median: top, medianApprox: top.toNumber() } : {}),
+    numbers,
+  };
   const rival = counted[rule.worst - 1];
   if (rival) {
     const target = rival.rate.times(ONE.plus(rule.step));
     // Rounded against the client as usual; when that loses the place (a tie ranks behind), one step up.
     const needed = beyond(atOrBelow(target, from, to), rival.row, from, to);
-    Object.assign(core, 'unbeatable' in needed ? { rival, target, unbeatable: needed.unbeatable } : { rival, target, needed });
+    Object.assign(
+      core,
+      'unbeatable' in needed ? { rival, target, unbeatable: needed.unbeatable } : { rival, target, needed },
+    );
   }
   return core;
 }
@@ -175,7 +197,12 @@ const offOf = (median: Decimal, market: Decimal) => median.minus(market).abs().d
 const deviations = new WeakMap<CompeteRule, number>();
 
 /** Why the field is not trusted for this direction, or undefined. `marketApprox`: the market as a double. */
-export function distrust(fields: readonly FieldCore[], market: Decimal, marketApprox: number, rule: CompeteRule): string | undefined {
+export function distrust(
+  fields: readonly FieldCore[],
+  market: Decimal,
+  marketApprox: number,
+  rule: CompeteRule,
+): string | undefined {
   let limit = deviations.get(rule);
   if (limit === undefined) deviations.set(rule, (limit = rule.deviation.toNumber()));
   for (const field of fields) {

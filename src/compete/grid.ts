@@ -14,10 +14,12 @@ const unit = (places: number) => ONE.div(new Decimal(10).pow(places));
 export const rateOf = (form: PublishedRate): Decimal => (form.in.equals(ONE) ? form.out : form.out.div(form.in));
 
 /** -1, 0, 1 as `a` gives the client less, the same, more than `b`. */
-export const compareForms = (a: PublishedRate, b: PublishedRate): number => a.out.times(b.in).comparedTo(b.out.times(a.in));
+export const compareForms = (a: PublishedRate, b: PublishedRate): number =>
+  a.out.times(b.in).comparedTo(b.out.times(a.in));
 
 /** -1, 0, 1 as the form gives the client less, the same, more than the competitor's row (get per give). */
-export const compareToRow = (form: PublishedRate, row: CompetitorRow): number => form.out.times(row.give).comparedTo(new Decimal(row.get).times(form.in));
+export const compareToRow = (form: PublishedRate, row: CompetitorRow): number =>
+  form.out.times(row.give).comparedTo(new Decimal(row.get).times(form.in));
 
 /** -1, 0, 1 as the form gives the client less, the same, more than `rate`. */
 export const compareToRate = (form: PublishedRate, rate: Decimal): number => form.out.comparedTo(rate.times(form.in));
@@ -54,13 +56,23 @@ export const MAX_STEPS_UP = 4;
  * the feed is outside data, so this never loops on it — a step lost in rounding (a rate too large for a step this
  * small at Decimal's precision) or too many steps end it.
  */
-export function beyond(start: PublishedRate, row: CompetitorRow, from: Currency, to: Currency): PublishedRate | { unbeatable: string } {
+export function beyond(
+  start: PublishedRate,
+  row: CompetitorRow,
+  from: Currency,
+  to: Currency,
+): PublishedRate | { unbeatable: string } {
   let form = start;
   for (let steps = 0; compareToRow(form, row) <= 0; steps++) {
-    if (steps === MAX_STEPS_UP) return { unbeatable: `${MAX_STEPS_UP} published steps above the target still do not beat it at ${Decimal.precision} significant digits` };
+    if (steps === MAX_STEPS_UP)
+      return {
+        unbeatable: `${MAX_STEPS_UP} published steps above the target still do not beat it at ${Decimal.precision} significant digits`,
+      };
     const next = stepUp(form, from, to);
     if (next.in.equals(form.in) && next.out.equals(form.out)) {
-      return { unbeatable: `one published step more is lost in rounding: that form would need more than ${Decimal.precision} significant digits` };
+      return {
+        unbeatable: `one published step more is lost in rounding: that form would need more than ${Decimal.precision} significant digits`,
+      };
     }
     form = next;
   }

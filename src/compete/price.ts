@@ -3,7 +3,7 @@
 // The published rate is the least generous step that still holds the place, clamped between the ceiling
 // and the floor; when the field is not trusted (no feed, too old, too far from the market) the normal margin.
 import type { BestChangeFeed } from '../bestchange/feed.js';
-import { Decimal, formatDecimal } from '../decimal.js';
+import { type Decimal, formatDecimal } from '../decimal.js';
 import { findChain } from '../pricing/chains.js';
 import { convertAlong } from '../pricing/convert.js';
 import { publishedForm, publishedLimits } from '../pricing/published.js';
@@ -50,7 +50,6 @@ export interface CompeteDetail {
   priced?: PricedDirection;
 }
 
-
 /** minReserve in the to currency, or why it cannot be had. */
 function minReserveIn(rule: CompeteRule, priced: PricedDirection, book: QuoteBook): Decimal | string | undefined {
   const { minReserve } = rule;
@@ -58,7 +57,8 @@ function minReserveIn(rule: CompeteRule, priced: PricedDirection, book: QuoteBoo
   if (!minReserve || minReserve.asset === to) return minReserve?.value;
   const chain = findChain(book, minReserve.asset, to);
   const converted = chain ? convertAlong(book, chain, minReserve.asset) : undefined;
-  if (!converted || 'missing' in converted) return `cannot convert minReserve ${formatDecimal(minReserve.value)} ${minReserve.asset} to ${to}: no quotes`;
+  if (!converted || 'missing' in converted)
+    return `cannot convert minReserve ${formatDecimal(minReserve.value)} ${minReserve.asset} to ${to}: no quotes`;
   return minReserve.value.times(converted.factor);
 }
 
@@ -96,34 +96,77 @@ export function competeDirections(input: CompeteInput): CompeteResult {
 }
 
 /** One direction against its field. */
-export function competeDirection(priced: PricedDirection, rule: CompeteRule, state: FeedState, book: QuoteBook): { priced: PricedDirection | WithheldDirection; detail: CompeteDetail } {
+export function competeDirection(
+  priced: PricedDirection,
+  rule: CompeteRule,
+  state: FeedState,
+  book: QuoteBook,
+): { priced: PricedDirection | WithheldDirection; detail: CompeteDetail } {
   const { direction, market } = priced;
   const { from, to } = direction;
   const bounds = boundsOf(market, rule, from, to);
   const { floorRate, ceilingRate, floorForm, ceilingForm } = bounds;
   const reserve = minReserveIn(rule, priced, book);
-  const standing = state.feed && typeof reserve !== 'string' ? standingOf(state.feed, from, to, direction.cities, rule, reserve) : undefined;
+  const standing =
+    state.feed && typeof reserve !== 'string'
+      ? standingOf(state.feed, from, to, direction.cities, rule, reserve)
+      : undefined;
   const cores = standing?.cores ?? [];
 
   /** The chosen step (and its rate when known) with why: places counted per city, limits at the new rate. */
-  const settle = (chosen: PublishedRate, chosenApprox: number | undefined, basis: CompeteOutcome['basis'], reason: string | undefined, need?: Need) => {
+  const settle = (
+    chosen: PublishedRate,
+    chosenApprox: number | undefined,
+    basis: CompeteOutcome['basis'],
+    reason: string | undefined,
+    need?: Need,
+  ) => {
     const approx = cores.length === 0 ? 0 : (chosenApprox ?? approxOf(chosen));
     const fields = cores.map((core) => cityField(core, placeIn(core, chosen, approx)));
     // The worst city decides the place reported (a cash direction publishes one rate in every city).
-    const decisive = fields.reduce<CityField | undefined>((worst, field) => (!worst || field.place > worst.place ? field : worst), undefined);
+    const decisive = fields.reduce<CityField | undefined>(
+      (worst, field) => (!worst || field.place > worst.place ? field : worst),
+      undefined,
+    );
     // Assignments, not spreads of optional parts: these are made per competing direction per build.
-    const outcome: CompeteOutcome = { target: rule.target, place: decisive?.place ?? 0, competitors: decisive?.counted.length ?? 0, basis };
+    const outcome: CompeteOutcome = {
+      target: rule.target,
+      place: decisive?.place ?? 0,
+      competitors: decisive?.counted.length ?? 0,
+      basis,
+    };
     if (reason !== undefined) outcome.reason = reason;
     if (state.ageSeconds !== undefined) outcome.feedAgeSeconds = state.ageSeconds;
-    const detail: CompeteDetail = { rule, market, marginRate: priced.rate, floorRate, ceilingRate, floorForm, ceilingForm, fields, chosen, outcome };
+    const detail: CompeteDetail = {
+      rule,
+      market,
+      marginRate: priced.rate,
+      floorRate,
+      ceilingRate,
+      floorForm,
+      ceilingForm,
+      fields,
+      chosen,
+      outcome,
+    };
     if (typeof reserve !== 'string' && reserve !== undefined) detail.minReserve = reserve;
     if (basis === 'fallback') {
       detail.priced = { ...priced, compete: outcome };
       return { priced: detail.priced, detail };
     }
     const rate = need ? need.rate : rateFor(chosen, from, to);
-    const limits = need ? limitsAtNeed(need, direction, priced.terms) : publishedLimits(direction, priced.terms, publishedForm(rate, from, to));
-    if ('reason' in limits) return { priced: { direction, kind: limits.kind, reason: `at the compete rate ${show(rateOf(chosen))}: ${limits.reason}` }, detail };
+    const limits = need
+      ? limitsAtNeed(need, direction, priced.terms)
+      : publishedLimits(direction, priced.terms, publishedForm(rate, from, to));
+    if ('reason' in limits)
+      return {
+        priced: {
+          direction,
+          kind: limits.kind,
+          reason: `at the compete rate ${show(rateOf(chosen))}: ${limits.reason}`,
+        },
+        detail,
+      };
     // Object.assign, not a spread with a rest: a third of the time. `min` comes from the same terms as the priced one's.
     const next: PricedDirection = Object.assign({}, priced, { rate, max: limits.max, compete: outcome });
     if (limits.min !== undefined) next.min = limits.min;
@@ -144,21 +187,46 @@ export function competeDirection(priced: PricedDirection, rule: CompeteRule, sta
 
   const need = standing?.need;
   if (bounds.squeezed) {
-    return settle(floorForm, bounds.floorApprox, 'floor', `no published step lies between the ceiling ${show(ceilingRate)} and the floor ${show(floorRate)} at these rate precisions: the floor's, rounded against the client`);
+    return settle(
+      floorForm,
+      bounds.floorApprox,
+      'floor',
+      `no published step lies between the ceiling ${show(ceilingRate)} and the floor ${show(floorRate)} at these rate precisions: the floor's, rounded against the client`,
+    );
   }
   if (!need) {
     // No rows at all is more often a code BestChange spells otherwise than an empty field: say so.
     if (cores.every((core) => core.entries.length === 0)) {
-      return settle(ceilingForm, bounds.ceilingApprox, 'ceiling', `the feed has no rows for ${directionName(from.code, to.code)}${direction.cities.length > 0 ? ` in ${direction.cities.join(', ')}` : ''} (codes as in bm_cycodes.dat): the ceiling`);
+      return settle(
+        ceilingForm,
+        bounds.ceilingApprox,
+        'ceiling',
+        `the feed has no rows for ${directionName(from.code, to.code)}${direction.cities.length > 0 ? ` in ${direction.cities.join(', ')}` : ''} (codes as in bm_cycodes.dat): the ceiling`,
+      );
     }
     const counted = Math.min(...cores.map((core) => core.counted.length));
-    return settle(ceilingForm, bounds.ceilingApprox, 'ceiling', `${plural(counted, 'competitor')} counted, fewer than place ${rule.worst}: the ceiling`);
+    return settle(
+      ceilingForm,
+      bounds.ceilingApprox,
+      'ceiling',
+      `${plural(counted, 'competitor')} counted, fewer than place ${rule.worst}: the ceiling`,
+    );
   }
   if (compareQuick(need.form, need.approx, floorForm, bounds.floorApprox) > 0) {
-    return settle(floorForm, bounds.floorApprox, 'floor', `the field is cheaper than the floor: place ${rule.worst} needs ${show(rateOf(need.form))}, the floor allows ${show(rateOf(floorForm))} (market × (1 − ${percent(rule.floor)}))`);
+    return settle(
+      floorForm,
+      bounds.floorApprox,
+      'floor',
+      `the field is cheaper than the floor: place ${rule.worst} needs ${show(rateOf(need.form))}, the floor allows ${show(rateOf(floorForm))} (market × (1 − ${percent(rule.floor)}))`,
+    );
   }
   if (compareQuick(need.form, need.approx, ceilingForm, bounds.ceilingApprox) < 0) {
-    return settle(ceilingForm, bounds.ceilingApprox, 'ceiling', `place ${rule.worst} needs only ${show(rateOf(need.form))}, less than the ceiling's ${show(rateOf(ceilingForm))} (market × (1 − ${percent(rule.ceiling)}))`);
+    return settle(
+      ceilingForm,
+      bounds.ceilingApprox,
+      'ceiling',
+      `place ${rule.worst} needs only ${show(rateOf(need.form))}, less than the ceiling's ${show(rateOf(ceilingForm))} (market × (1 − ${percent(rule.ceiling)}))`,
+    );
   }
   return settle(need.form, need.approx, 'place', undefined, need);
 }

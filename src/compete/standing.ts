@@ -43,7 +43,14 @@ interface Made {
  */
 const made = new WeakMap<BestChangeFeed, WeakMap<CompeteRule, Map<string, Made>>>();
 
-export function standingOf(feed: BestChangeFeed, from: Currency, to: Currency, cities: readonly string[], rule: CompeteRule, minReserve: Decimal | undefined): Standing {
+export function standingOf(
+  feed: BestChangeFeed,
+  from: Currency,
+  to: Currency,
+  cities: readonly string[],
+  rule: CompeteRule,
+  minReserve: Decimal | undefined,
+): Standing {
   let byRule = made.get(feed);
   if (!byRule) made.set(feed, (byRule = new WeakMap()));
   let byKey = byRule.get(rule);
@@ -57,16 +64,31 @@ export function standingOf(feed: BestChangeFeed, from: Currency, to: Currency, c
   return standing;
 }
 
-function makeStanding(feed: BestChangeFeed, from: Currency, to: Currency, cities: readonly string[], rule: CompeteRule, minReserve: Decimal | undefined): Standing {
+function makeStanding(
+  feed: BestChangeFeed,
+  from: Currency,
+  to: Currency,
+  cities: readonly string[],
+  rule: CompeteRule,
+  minReserve: Decimal | undefined,
+): Standing {
   const fieldCities = cities.length > 0 && feed.layout === 11 ? cities : [undefined];
   const cores = fieldCities.map((city) => fieldCore(feed, from, to, rule, minReserve, city));
   const stuck = cores.find((core) => core.unbeatable !== undefined);
   if (stuck?.rival) {
     const where = stuck.city === undefined ? '' : ` in ${stuck.city}`;
-    return { cores, unbeatable: `no published rate beats the competitor at place ${rule.worst}${where}, ${show(stuck.rival.rate)}: ${stuck.unbeatable ?? ''}` };
+    return {
+      cores,
+      unbeatable: `no published rate beats the competitor at place ${rule.worst}${where}, ${show(stuck.rival.rate)}: ${stuck.unbeatable ?? ''}`,
+    };
   }
-  const needed = cores.reduce<PublishedRate | undefined>((most, core) => (core.needed && (!most || compareForms(core.needed, most) > 0) ? core.needed : most), undefined);
-  return needed ? { cores, need: { form: needed, rate: rateFor(needed, from, to), approx: approxOf(needed) } } : { cores };
+  const needed = cores.reduce<PublishedRate | undefined>(
+    (most, core) => (core.needed && (!most || compareForms(core.needed, most) > 0) ? core.needed : most),
+    undefined,
+  );
+  return needed
+    ? { cores, need: { form: needed, rate: rateFor(needed, from, to), approx: approxOf(needed) } }
+    : { cores };
 }
 
 /**
@@ -78,7 +100,11 @@ function makeStanding(feed: BestChangeFeed, from: Currency, to: Currency, cities
  */
 const limitsMade = new WeakMap<Need, { terms: LimitTerms; precision: number; limits: PublishedLimits }>();
 
-export function limitsAtNeed(need: Need, direction: Direction, terms: LimitTerms): PublishedLimits | { reason: string; kind: WithheldKind } {
+export function limitsAtNeed(
+  need: Need,
+  direction: Direction,
+  terms: LimitTerms,
+): PublishedLimits | { reason: string; kind: WithheldKind } {
   const known = limitsMade.get(need);
   if (known && known.precision === direction.from.precision && sameTerms(known.terms, terms)) return known.limits;
   const limits = publishedLimits(direction, terms, publishedForm(need.rate, direction.from, direction.to));

@@ -64,15 +64,18 @@ export function checkAliases(document: Document): AliasProblem[] {
   };
   // Keys are not values of the result (js-yaml makes them texts), but they may carry anchors.
   const visitKey = (key: unknown) => {
-    if (isAlias(key) && !anchors.has(key.source)) problems.push({ alias: key, message: `alias *${key.source} names no anchor defined before it` });
+    if (isAlias(key) && !anchors.has(key.source))
+      problems.push({ alias: key, message: `alias *${key.source} names no anchor defined before it` });
     else if (isMap(key) || isSeq(key)) walk(key);
     else anchor(key);
   };
   const walk = (node: unknown): number => {
     if (isAlias(node)) {
       const target = anchors.get(node.source);
-      if (target === undefined) problems.push({ alias: node, message: `alias *${node.source} names no anchor defined before it` });
-      else if (open.has(target)) problems.push({ alias: node, message: `alias *${node.source} is inside the value it names` });
+      if (target === undefined)
+        problems.push({ alias: node, message: `alias *${node.source} names no anchor defined before it` });
+      else if (open.has(target))
+        problems.push({ alias: node, message: `alias *${node.source} is inside the value it names` });
       else if (isScalar(target)) distinct++;
       else {
         const size = sizes.get(target) ?? 1;

@@ -7,7 +7,8 @@ import { closest, type Problem } from './problems.js';
 import { chainAsList } from './schema.js';
 import { checkTiers } from './tiers.js';
 
-export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 export const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
 
 export function assetOf(code: string, entry: unknown): string | undefined {
@@ -29,19 +30,30 @@ export function crossCheck(raw: unknown, liveCodes: ReadonlySet<string>): { prob
 
   for (const key of ['output', 'state'] as const) {
     // Node refuses such a path only when a build first touches it, after other files were written.
-    if (typeof raw[key] === 'string' && raw[key].includes('\0')) problems.push({ path: [key], message: 'expected a folder path, got one with a NUL character' });
+    if (typeof raw[key] === 'string' && raw[key].includes('\0'))
+      problems.push({ path: [key], message: 'expected a folder path, got one with a NUL character' });
   }
   if (typeof raw.schedule === 'string' && !cron.validate(raw.schedule)) {
-    problems.push({ path: ['schedule'], message: `expected a cron expression like "*/30 * * * * *", got ${quoteValue(raw.schedule)}` });
+    problems.push({
+      path: ['schedule'],
+      message: `expected a cron expression like "*/30 * * * * *", got ${quoteValue(raw.schedule)}`,
+    });
   }
   for (const code of codes) {
     if (!knownCurrencies().has(code)) {
       if (assetOf(code, currencies[code]) === undefined) {
-        problems.push({ path: ['currencies', code, 'asset'], message: `required: ${quoteValue(code)} is not in the monitors' code list, so say what it is priced as (e.g. RUB)` });
+        problems.push({
+          path: ['currencies', code, 'asset'],
+          message: `required: ${quoteValue(code)} is not in the monitors' code list, so say what it is priced as (e.g. RUB)`,
+        });
       }
       const hint = closest(code, knownCurrencies().keys());
       // A code BestChange's live list has (src/codes.ts) is known, though ratefile's shipped list is older.
-      if (!liveCodes.has(code)) warnings.push({ path: ['currencies', code], message: `not in the monitors' code list${hint ? ` (closest: ${hint})` : ''}` });
+      if (!liveCodes.has(code))
+        warnings.push({
+          path: ['currencies', code],
+          message: `not in the monitors' code list${hint ? ` (closest: ${hint})` : ''}`,
+        });
     }
   }
 
@@ -50,30 +62,46 @@ export function crossCheck(raw: unknown, liveCodes: ReadonlySet<string>): { prob
   const checkReserveFrom = (entry: Record<string, unknown>, path: (string | number)[]) => {
     const name = entry.reserveFrom;
     if (name === undefined) return;
-    if (entry.reserve !== undefined) problems.push({ path: [...path, 'reserveFrom'], message: 'set reserve or reserveFrom, not both' });
+    if (entry.reserve !== undefined)
+      problems.push({ path: [...path, 'reserveFrom'], message: 'set reserve or reserveFrom, not both' });
     if (typeof name !== 'string' || !reserveNames.includes(name)) {
       const hint = typeof name === 'string' ? closest(name, reserveNames) : undefined;
-      problems.push({ path: [...path, 'reserveFrom'], message: `expected a key of reserves${hint ? ` (did you mean "${hint}"?)` : ''}, got ${typeof name === 'string' ? quoteValue(name) : String(name)}` });
+      problems.push({
+        path: [...path, 'reserveFrom'],
+        message: `expected a key of reserves${hint ? ` (did you mean "${hint}"?)` : ''}, got ${typeof name === 'string' ? quoteValue(name) : String(name)}`,
+      });
     }
   };
   for (const code of codes) {
     const entry = currencies[code];
     if (!isRecord(entry)) continue;
-    if (entry.reserve === undefined && entry.reserveFrom === undefined) problems.push({ path: ['currencies', code, 'reserve'], message: 'required: expected a reserve like "5000", or reserveFrom naming a reserve source' });
+    if (entry.reserve === undefined && entry.reserveFrom === undefined)
+      problems.push({
+        path: ['currencies', code, 'reserve'],
+        message: 'required: expected a reserve like "5000", or reserveFrom naming a reserve source',
+      });
     checkReserveFrom(entry, ['currencies', code]);
   }
-  if (Array.isArray(raw.directions)) raw.directions.forEach((entry, index) => isRecord(entry) && checkReserveFrom(entry, ['directions', index]));
+  if (Array.isArray(raw.directions))
+    raw.directions.forEach((entry, index) => isRecord(entry) && checkReserveFrom(entry, ['directions', index]));
 
   const defaults = isRecord(raw.defaults) ? raw.defaults : {};
   // Units a limit may be given in: configured codes, their assets, and every asset the monitors know.
   const units = new Set<string>([...codes, ...[...knownCurrencies().values()].map((c) => c.asset)]);
   for (const code of codes) units.add(assetOf(code, currencies[code]) ?? code);
-  const checkUnits = (entry: Record<string, unknown>, path: (string | number)[], keys: readonly string[] = ['min', 'max']) => {
+  const checkUnits = (
+    entry: Record<string, unknown>,
+    path: (string | number)[],
+    keys: readonly string[] = ['min', 'max'],
+  ) => {
     for (const key of keys) {
       const unit = typeof entry[key] === 'string' ? entry[key].split(' ')[1] : undefined;
       if (unit === undefined || units.has(unit)) continue;
       const hint = closest(unit, units);
-      problems.push({ path: [...path, key], message: `unknown unit ${quoteValue(unit)}${hint ? ` (did you mean "${hint}"?)` : ''}; expected a currency code or an asset like RUB` });
+      problems.push({
+        path: [...path, key],
+        message: `unknown unit ${quoteValue(unit)}${hint ? ` (did you mean "${hint}"?)` : ''}; expected a currency code or an asset like RUB`,
+      });
     }
   };
   checkUnits(defaults, ['defaults']);
@@ -88,7 +116,10 @@ export function crossCheck(raw: unknown, liveCodes: ReadonlySet<string>): { prob
         if (typeof code !== 'string' || code in currencies) return;
         const hint = closest(code, codes);
         const at = Array.isArray(entry[side]) ? [...path, side, position] : [...path, side];
-        problems.push({ path: at, message: `unknown currency ${quoteValue(code)}${hint ? ` (did you mean "${hint}"?)` : ''}; expected a key of currencies` });
+        problems.push({
+          path: at,
+          message: `unknown currency ${quoteValue(code)}${hint ? ` (did you mean "${hint}"?)` : ''}; expected a key of currencies`,
+        });
       });
     }
     for (const from of ends.from) {
@@ -98,7 +129,8 @@ export function crossCheck(raw: unknown, liveCodes: ReadonlySet<string>): { prob
         const id = `${from}>${to}`;
         const first = seen.get(id);
         if (first === index) problems.push({ path, message: `direction ${id} is listed twice here` });
-        else if (first !== undefined) problems.push({ path, message: `duplicate direction ${id}, already at directions[${first}]` });
+        else if (first !== undefined)
+          problems.push({ path, message: `duplicate direction ${id}, already at directions[${first}]` });
         else seen.set(id, index);
       }
     }
@@ -110,20 +142,37 @@ export function crossCheck(raw: unknown, liveCodes: ReadonlySet<string>): { prob
       const warning = competeMarginWarning(entry.compete, entry.margin ?? defaults.margin, [...path, 'compete']);
       if (warning) warnings.push(warning);
     }
-    const tiers = checkTiers(entry.tiers, path, ends.from.map((code) => (typeof code === 'string' ? assetOf(code, currencies[code]) : undefined)), entry.margin ?? defaults.margin, (unit) => assetOf(unit, currencies[unit]) ?? unit);
+    const tiers = checkTiers(
+      entry.tiers,
+      path,
+      ends.from.map((code) => (typeof code === 'string' ? assetOf(code, currencies[code]) : undefined)),
+      entry.margin ?? defaults.margin,
+      (unit) => assetOf(unit, currencies[unit]) ?? unit,
+    );
     problems.push(...tiers.problems);
     warnings.push(...tiers.warnings);
     // Tiers are margins off the market; a competing direction's rate comes from the field, so a tier would
     // publish a rate no place or floor bounds. Until tiers can follow the compete rate, the two do not mix.
     if (entry.tiers !== undefined && entry.compete !== undefined) {
-      problems.push({ path: [...path, 'tiers'], message: 'not with compete: a competing direction publishes one rate for every amount (remove tiers or compete)' });
+      problems.push({
+        path: [...path, 'tiers'],
+        message:
+          'not with compete: a competing direction publishes one rate for every amount (remove tiers or compete)',
+      });
     }
     if (entry.margin === undefined && defaults.margin === undefined) {
-      problems.push({ path: [...path, 'margin'], message: 'required (here or in defaults.margin): expected a percentage like "1.5%"' });
+      problems.push({
+        path: [...path, 'margin'],
+        message: 'required (here or in defaults.margin): expected a percentage like "1.5%"',
+      });
     }
     const pairPattern = /^[A-Z][A-Z0-9]{1,9}\/[A-Z][A-Z0-9]{1,9}$/;
     const chain = chainAsList(entry.chain);
-    if (Array.isArray(chain) && chain.length > 0 && chain.every((pair) => typeof pair === 'string' && pairPattern.test(pair))) {
+    if (
+      Array.isArray(chain) &&
+      chain.length > 0 &&
+      chain.every((pair) => typeof pair === 'string' && pairPattern.test(pair))
+    ) {
       if (ends.from.length > 1 || ends.to.length > 1) {
         problems.push({ path: [...path, 'chain'], message: 'a chain fits one from and one to currency, not a list' });
       } else if (typeof ends.from[0] === 'string' && typeof ends.to[0] === 'string') {
@@ -139,7 +188,10 @@ export function crossCheck(raw: unknown, liveCodes: ReadonlySet<string>): { prob
       for (const city of entry.cities) {
         if (typeof city === 'string' && !knownCities().has(city)) {
           const hint = closest(city, knownCities().keys());
-          warnings.push({ path: ['directions', index, 'cities'], message: `${quoteValue(city)} is not in the monitors' city list${hint ? ` (closest: ${hint})` : ''}` });
+          warnings.push({
+            path: ['directions', index, 'cities'],
+            message: `${quoteValue(city)} is not in the monitors' city list${hint ? ` (closest: ${hint})` : ''}`,
+          });
         }
       }
     }
@@ -154,7 +206,8 @@ function chainProblem(chain: string[], start: string, end: string): string | und
     const [base, quote] = pair.split('/') as [string, string];
     if (base === asset) asset = quote;
     else if (quote === asset) asset = base;
-    else return `pair ${pair} does not continue from ${asset} (chain ${chain.join(' * ')} must lead from ${start} to ${end})`;
+    else
+      return `pair ${pair} does not continue from ${asset} (chain ${chain.join(' * ')} must lead from ${start} to ${end})`;
   }
   return asset === end ? undefined : `chain ${chain.join(' * ')} ends at ${asset}, expected ${end}`;
 }

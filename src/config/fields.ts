@@ -79,7 +79,10 @@ const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_
 /** A duration, `500ms`, `10s`, `5m`, `1h`, `1d` (a plain number is seconds), as milliseconds. */
 export const duration = z
   .preprocess(
-    (value) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 && !/e/i.test(String(value)) ? `${value}s` : value),
+    (value) =>
+      typeof value === 'number' && Number.isFinite(value) && value >= 0 && !/e/i.test(String(value))
+        ? `${value}s`
+        : value,
     decimalText(durationPattern, 'a duration like "10s", "5m" or "1h"'),
   )
   .transform((value) => {
@@ -87,7 +90,9 @@ export const duration = z
     return Math.round(Number(amount) * (durationUnits[unit] ?? 1000));
   });
 
-export const minutes = z.int({ error: expected('a whole number of minutes') }).min(0, { error: expected('a whole number of minutes') });
+export const minutes = z
+  .int({ error: expected('a whole number of minutes') })
+  .min(0, { error: expected('a whole number of minutes') });
 
 /** `floating`: minutes the rate is held, or the market move in percent that ends it. */
 export const floating = z.preprocess(
@@ -100,10 +105,13 @@ export type Label = (typeof labels)[number];
 export const label = z.enum(labels, { error: expected(`one of ${labels.join(', ')}`) });
 
 /** Working hours, checked by parseHours so a bad day, time or zone is reported at load. */
-export const hours = z.string({ error: expected('hours like "Mon-Fri 09:00-21:00 Europe/Moscow"') }).superRefine((value, context) => {
-  const parsed = parseHours(value);
-  if (typeof parsed === 'string') context.addIssue({ code: 'custom', message: `${parsed}, got ${describeValue(value)}` });
-});
+export const hours = z
+  .string({ error: expected('hours like "Mon-Fri 09:00-21:00 Europe/Moscow"') })
+  .superRefine((value, context) => {
+    const parsed = parseHours(value);
+    if (typeof parsed === 'string')
+      context.addIssue({ code: 'custom', message: `${parsed}, got ${describeValue(value)}` });
+  });
 
 export const tag = text(/^[a-z0-9][a-z0-9_-]*$/, 'a tag in lower case like "ref"');
 

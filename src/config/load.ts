@@ -25,7 +25,10 @@ export async function loadConfig(path: string = defaultConfigFile, cwd: string =
     // The state folder holds the jump guard's memory and the status: never served to the public.
     const [state, output] = [resolve(dirname(file), data.state), resolve(dirname(file), data.output)];
     if (state === output || state.startsWith(`${output}${sep}`)) {
-      checked.problems.push({ path: ['state'], message: `expected a folder outside the output folder ${data.output}, got ${quoteValue(data.state)}` });
+      checked.problems.push({
+        path: ['state'],
+        message: `expected a folder outside the output folder ${data.output}, got ${quoteValue(data.state)}`,
+      });
     }
   }
   const lines = [...problems, ...checked.problems].map((problem) => formatProblem(yaml, problem));
@@ -33,12 +36,20 @@ export async function loadConfig(path: string = defaultConfigFile, cwd: string =
   // Templates are checked even when the config has problems, so one run shows everything to fix.
   const codes = new Set(isRecord(yaml.data) && isRecord(yaml.data.currencies) ? Object.keys(yaml.data.currencies) : []);
   const dir = dirname(file);
-  const templatesDir = resolve(dir, data?.templates ?? (isRecord(yaml.data) && typeof yaml.data.templates === 'string' ? yaml.data.templates : 'templates'));
+  const templatesDir = resolve(
+    dir,
+    data?.templates ??
+      (isRecord(yaml.data) && typeof yaml.data.templates === 'string' ? yaml.data.templates : 'templates'),
+  );
   const { templates, problems: templateProblems } = await loadTemplates(templatesDir, codes, cwd);
 
   if (lines.length > 0 || templateProblems.length > 0 || !data) {
     throw configError(label, [...lines, ...templateProblems]);
   }
   // Frozen deeply (src/freeze.ts): a step that writes into the loaded config throws instead of staling the caches.
-  return deepFreeze({ ...normalize(data, file), exports: templates, warnings: checked.warnings.map((warning) => formatProblem(yaml, warning)) });
+  return deepFreeze({
+    ...normalize(data, file),
+    exports: templates,
+    warnings: checked.warnings.map((warning) => formatProblem(yaml, warning)),
+  });
 }

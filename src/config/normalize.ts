@@ -19,7 +19,12 @@ function defaultPrecision(code: string): number {
   return kind === 'crypto' ? 8 : 2;
 }
 /** "5000 RUB" or "0.01"; a unit that is a currency code means that currency's asset. */
-function parseMoney(text: string, fallbackAsset: string, currencies: ReadonlyMap<string, Currency>, shared = new SharedValues()): Money {
+function parseMoney(
+  text: string,
+  fallbackAsset: string,
+  currencies: ReadonlyMap<string, Currency>,
+  shared = new SharedValues(),
+): Money {
   const [value = '0', unit] = text.split(' ');
   const asset = unit === undefined ? fallbackAsset : (currencies.get(unit)?.asset ?? unit);
   return shared.money(shared.decimal(value), asset);
@@ -112,7 +117,12 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
           from,
           to,
           margin: shared.fraction(merged.margin!),
-          reserve: entry.reserve === undefined ? (entry.reserveFrom === undefined ? to.reserve : shared.decimal(0)) : shared.decimal(entry.reserve),
+          reserve:
+            entry.reserve === undefined
+              ? entry.reserveFrom === undefined
+                ? to.reserve
+                : shared.decimal(0)
+              : shared.decimal(entry.reserve),
           params: shared.list(merged.params),
           cities: shared.list(entry.cities),
           tags: shared.list(merged.tags),
@@ -132,7 +142,10 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
         const hours = hoursOf(merged.hours, merged.params);
         if (hours) direction.hours = hours.hours;
         if (entry.compete) {
-          const minReserve = entry.compete.minReserve === undefined ? undefined : parseMoney(entry.compete.minReserve, to.asset, currencies, shared);
+          const minReserve =
+            entry.compete.minReserve === undefined
+              ? undefined
+              : parseMoney(entry.compete.minReserve, to.asset, currencies, shared);
           direction.compete = normalizeCompete(entry.compete, feeds, minReserve);
         }
         directions.push(direction);
@@ -149,7 +162,10 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
     maintenance: data.maintenance,
     guards: { maxJump: percentToFraction(data.guards.maxJump), confirmBuilds: data.guards.confirmBuilds },
     ...(data.alerts ? { alerts: data.alerts } : {}),
-    health: { failAfterPeriods: data.health.failAfterPeriods, maxWithheldShare: percentToFraction(data.health.maxWithheld).toNumber() },
+    health: {
+      failAfterPeriods: data.health.failAfterPeriods,
+      maxWithheldShare: percentToFraction(data.health.maxWithheld).toNumber(),
+    },
     schedulePeriodMs: schedulePeriodMs(data.schedule),
     publish: normalizePublish(data.publish),
     templatesDir: resolve(dir, data.templates),
@@ -165,4 +181,3 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
     directions,
   };
 }
-

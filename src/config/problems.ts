@@ -80,10 +80,19 @@ function keysAt(schema: z.ZodType, path: IssuePath): string[] {
   return [];
 }
 
-const defaultMessages = /^(Invalid input|Too big|Too small|Invalid option|Invalid string|Invalid key|Invalid element|Invalid value)/;
+const defaultMessages =
+  /^(Invalid input|Too big|Too small|Invalid option|Invalid string|Invalid key|Invalid element|Invalid value)/;
 const isDefaultMessage = (message: string) => defaultMessages.test(message);
 
-const typeNames: Record<string, string> = { object: 'a mapping', record: 'a mapping', array: 'a list', string: 'a text', number: 'a number', int: 'a whole number', boolean: 'true or false' };
+const typeNames: Record<string, string> = {
+  object: 'a mapping',
+  record: 'a mapping',
+  array: 'a list',
+  string: 'a text',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+};
 
 /** Zod's default texts rewritten as `expected …, got …`, the one form every problem line takes. */
 function plainMessage(issue: z.core.$ZodIssue): string {
@@ -92,9 +101,12 @@ function plainMessage(issue: z.core.$ZodIssue): string {
     case 'invalid_type':
       return `expected ${typeNames[issue.expected] ?? issue.expected}, ${got}`;
     case 'too_big':
-      return issue.origin === 'array' ? `expected at most ${issue.maximum} items` : `expected at most ${issue.maximum}, ${got}`;
+      return issue.origin === 'array'
+        ? `expected at most ${issue.maximum} items`
+        : `expected at most ${issue.maximum}, ${got}`;
     case 'too_small':
-      if (issue.origin === 'array') return `expected at least ${issue.minimum} item${Number(issue.minimum) === 1 ? '' : 's'}, got an empty list`;
+      if (issue.origin === 'array')
+        return `expected at least ${issue.minimum} item${Number(issue.minimum) === 1 ? '' : 's'}, got an empty list`;
       if (issue.origin === 'string') return `expected a non-empty text, ${got}`;
       return `expected at least ${issue.minimum}, ${got}`;
     case 'invalid_value':
@@ -108,7 +120,11 @@ function plainMessage(issue: z.core.$ZodIssue): string {
  * Flatten zod issues into problems, picking the branch of a union that matches the input's kind.
  * `schema` is the root schema that produced them, used for "did you mean" hints on unknown keys.
  */
-export function problemsFromIssues(issues: readonly z.core.$ZodIssue[], schema: z.ZodType, base: IssuePath = []): Problem[] {
+export function problemsFromIssues(
+  issues: readonly z.core.$ZodIssue[],
+  schema: z.ZodType,
+  base: IssuePath = [],
+): Problem[] {
   const problems: Problem[] = [];
   for (const issue of issues) {
     const path = [...base, ...issue.path];
@@ -121,11 +137,22 @@ export function problemsFromIssues(issues: readonly z.core.$ZodIssue[], schema: 
     } else if (issue.code === 'invalid_union' && issue.errors.length > 0) {
       // The branch whose shape the value has (a list for a list) explains best; when the value has
       // none of the shapes, the union's own message, or a plain one.
-      const branch = issue.errors.find((errors) => !errors.every((e) => e.code === 'invalid_type' && e.path.length === 0));
+      const branch = issue.errors.find(
+        (errors) => !errors.every((e) => e.code === 'invalid_type' && e.path.length === 0),
+      );
       if (branch) problems.push(...problemsFromIssues(branch, schema, path));
-      else problems.push({ path, message: isDefaultMessage(issue.message) ? `unexpected value ${describeValue(issue.input)}` : issue.message });
+      else
+        problems.push({
+          path,
+          message: isDefaultMessage(issue.message) ? `unexpected value ${describeValue(issue.input)}` : issue.message,
+        });
     } else if (issue.code === 'invalid_key') {
-      problems.push(...problemsFromIssues(issue.issues, schema, path).map((p) => ({ ...p, message: `key ${describeValue(issue.input)}: ${p.message}` })));
+      problems.push(
+        ...problemsFromIssues(issue.issues, schema, path).map((p) => ({
+          ...p,
+          message: `key ${describeValue(issue.input)}: ${p.message}`,
+        })),
+      );
     } else if (issue.code === 'invalid_type' && issue.input === undefined) {
       problems.push({ path, message: 'required' });
     } else {

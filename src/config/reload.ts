@@ -22,7 +22,11 @@ interface Stamp {
 async function fileStamp(path: string): Promise<Stamp> {
   try {
     const info = await stat(path, { bigint: true });
-    return { text: `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`, changedMs: Number(info.ctimeNs / 1_000_000n), missing: false };
+    return {
+      text: `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`,
+      changedMs: Number(info.ctimeNs / 1_000_000n),
+      missing: false,
+    };
   } catch {
     return { text: 'missing', changedMs: 0, missing: true };
   }
@@ -62,7 +66,11 @@ export interface ReloadOptions {
  * kept and the next call tries again. The first call (start-up) reads the config as it is: there is nothing
  * to keep, and an invalid one stops the start. The first sight of a templates folder is not trusted.
  */
-export function configReloader(configPath: string, load: () => Promise<Config>, options: ReloadOptions): () => Promise<Config> {
+export function configReloader(
+  configPath: string,
+  load: () => Promise<Config>,
+  options: ReloadOptions,
+): () => Promise<Config> {
   const settleMs = options.settleMs ?? defaultSettleMs;
   let templatesDir: string | undefined;
   let adopted: { config: Config; stamp: string | undefined } | undefined;

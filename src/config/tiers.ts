@@ -40,15 +40,34 @@ export function checkTiers(
     const [value = '0', unit] = from.split(' ');
     const amount = new Decimal(value);
     if (unit !== undefined && fromAssets.some((asset) => asset !== undefined && asset !== assetOfUnit(unit))) {
-      problems.push({ path: at, message: `expected an amount of the from currency (${[...new Set(fromAssets)].join(', ')}) or a plain number, got ${quoteValue(from)}` });
+      problems.push({
+        path: at,
+        message: `expected an amount of the from currency (${[...new Set(fromAssets)].join(', ')}) or a plain number, got ${quoteValue(from)}`,
+      });
     }
-    if (amount.isZero()) problems.push({ path: at, message: 'expected an amount above 0: the direction\'s own margin applies from its minimum' });
-    else if (previous !== undefined && !amount.greaterThan(previous)) problems.push({ path: at, message: `expected amounts in ascending order, got ${quoteValue(from)} after ${previous.toFixed()}` });
+    if (amount.isZero())
+      problems.push({
+        path: at,
+        message: "expected an amount above 0: the direction's own margin applies from its minimum",
+      });
+    else if (previous !== undefined && !amount.greaterThan(previous))
+      problems.push({
+        path: at,
+        message: `expected amounts in ascending order, got ${quoteValue(from)} after ${previous.toFixed()}`,
+      });
     previous = amount;
     const own = (tier as { margin?: unknown }).margin;
-    if (typeof margin === 'string' && typeof own === 'string' && /^-?\d+(\.\d+)?\s?%$/.test(margin) && /^-?\d+(\.\d+)?\s?%$/.test(own)) {
+    if (
+      typeof margin === 'string' &&
+      typeof own === 'string' &&
+      /^-?\d+(\.\d+)?\s?%$/.test(margin) &&
+      /^-?\d+(\.\d+)?\s?%$/.test(own)
+    ) {
       if (percentToFraction(own).greaterThan(percentToFraction(margin))) {
-        warnings.push({ path: [...path, 'tiers', index, 'margin'], message: `${own} is worse for the client than the direction's ${margin}: the published range ends below ${from} while this tier's rate is worse than the listed one` });
+        warnings.push({
+          path: [...path, 'tiers', index, 'margin'],
+          message: `${own} is worse for the client than the direction's ${margin}: the published range ends below ${from} while this tier's rate is worse than the listed one`,
+        });
       }
     }
   });

@@ -1,6 +1,17 @@
 // Reads a YAML file and checks it against a schema; problems come back with their path and line.
 import { CORE_SCHEMA, load } from 'js-yaml';
-import { LineCounter, parseDocument, isMap, isNode, isScalar, isSeq, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
+import {
+  LineCounter,
+  parseDocument,
+  isMap,
+  isNode,
+  isScalar,
+  isSeq,
+  type Document,
+  type Node,
+  type Pair,
+  type YAMLMap,
+} from 'yaml';
 import type { z } from 'zod';
 import { RatefileError } from '../errors.js';
 import { NotRegularFileError, readRegularFile } from '../files.js';
@@ -23,7 +34,12 @@ export async function readYamlFile(path: string, label: string): Promise<YamlFil
     ({ text } = await readRegularFile(path));
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'file not found' : code === 'EISDIR' || cause instanceof NotRegularFileError ? `expected a regular file, got ${cause instanceof NotRegularFileError ? cause.kind : 'a directory'}` : (cause as Error).message;
+    const reason =
+      code === 'ENOENT'
+        ? 'file not found'
+        : code === 'EISDIR' || cause instanceof NotRegularFileError
+          ? `expected a regular file, got ${cause instanceof NotRegularFileError ? cause.kind : 'a directory'}`
+          : (cause as Error).message;
     throw new RatefileError('E_CONFIG', `${label}: ${reason}`, { cause });
   }
   // js-yaml (YAML 1.2 core schema, as `yaml` reads it) is ten times faster and lighter on a config of
@@ -38,7 +54,8 @@ export async function readYamlFile(path: string, label: string): Promise<YamlFil
   }
   // An alias holding itself or aliases expanding too far: `yaml` finds the alias to blame. No `*`, no alias.
   const measured = text.includes('*') ? measureData(data) : { distinct: 0, added: 0 };
-  if (measured === undefined || measured.added > allowedAliasValues(measured.distinct)) return readWithPositions(path, label, text);
+  if (measured === undefined || measured.added > allowedAliasValues(measured.distinct))
+    return readWithPositions(path, label, text);
   let positioned: YamlFile | undefined;
   return {
     path,
@@ -93,10 +110,13 @@ function readWithPositions(path: string, label: string, text: string): YamlFile 
     text: `${error.linePos?.[0] ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}: ` : at(error.pos[0])}${error.message.split('\n')[0]}`,
   }));
   if (errors.length === 0) {
-    for (const key of duplicateKeys(document)) errors.push({ offset: key.range![0], text: `${at(key.range![0])}Map keys must be unique` });
+    for (const key of duplicateKeys(document))
+      errors.push({ offset: key.range![0], text: `${at(key.range![0])}Map keys must be unique` });
   }
   if (errors.length > 0) {
-    throw new RatefileError('E_CONFIG', `${label}: not valid YAML`, { details: capped(errors.sort((a, b) => a.offset - b.offset).map((error) => error.text)) });
+    throw new RatefileError('E_CONFIG', `${label}: not valid YAML`, {
+      details: capped(errors.sort((a, b) => a.offset - b.offset).map((error) => error.text)),
+    });
   }
   // Aliases to no anchor, aliases inside what they name, alias bombs: none of these are among document.errors.
   const aliasProblems = checkAliases(document);
@@ -144,7 +164,10 @@ export function formatProblem(file: YamlFile, problem: Problem): string {
 }
 
 /** Validate a YAML file's data, collecting problems instead of stopping at the first. */
-export function validateYaml<S extends z.ZodType>(file: YamlFile, schema: S): { data?: z.output<S>; problems: Problem[] } {
+export function validateYaml<S extends z.ZodType>(
+  file: YamlFile,
+  schema: S,
+): { data?: z.output<S>; problems: Problem[] } {
   const result = schema.safeParse(file.data ?? {}, { reportInput: true });
   if (result.success) return { data: result.data, problems: [] };
   return { problems: problemsFromIssues(result.error.issues, schema) };

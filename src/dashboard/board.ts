@@ -26,7 +26,13 @@ export interface Dashboard {
   idle(): Promise<void>;
 }
 
-export async function openDashboard(options: { config: Config; outDir: string; env: Readonly<Record<string, string | undefined>>; log: Logger; now: () => Date }): Promise<Dashboard> {
+export async function openDashboard(options: {
+  config: Config;
+  outDir: string;
+  env: Readonly<Record<string, string | undefined>>;
+  log: Logger;
+  now: () => Date;
+}): Promise<Dashboard> {
   const { config, log } = options;
   const history = await openHistory(config.stateDir, log, options.now());
   const authVariables = config.reserveSources.flatMap((source) => {
@@ -44,9 +50,13 @@ export async function openDashboard(options: { config: Config; outDir: string; e
       latest = {
         report,
         exports: current.exports,
-        maxAgeMs: Object.fromEntries(current.sources.map((source) => [source.name, sourceMaxAgeMs(source, current.schedulePeriodMs) ?? null])),
+        maxAgeMs: Object.fromEntries(
+          current.sources.map((source) => [source.name, sourceMaxAgeMs(source, current.schedulePeriodMs) ?? null]),
+        ),
         renewHints: Object.fromEntries(current.sources.map((source) => [source.name, renewHint(source)])),
-        files: Object.fromEntries([...files].map(([file, stats]) => [file, { bytes: stats.size, changedAt: stats.mtime.toISOString() }])),
+        files: Object.fromEntries(
+          [...files].map(([file, stats]) => [file, { bytes: stats.size, changedAt: stats.mtime.toISOString() }]),
+        ),
       };
       const { exports } = latest;
       // Off the build's path: the rates are worked out (and the line queued) once the build has returned.
@@ -54,7 +64,15 @@ export async function openDashboard(options: { config: Config; outDir: string; e
         setImmediate(() => {
           try {
             const { rates } = prepare(report, exports, redaction);
-            history.record(report.startedAt, { durationMs, published: report.directions.published.length, withheld: report.directions.withheld.length }, rates);
+            history.record(
+              report.startedAt,
+              {
+                durationMs,
+                published: report.directions.published.length,
+                withheld: report.directions.withheld.length,
+              },
+              rates,
+            );
           } catch (error) {
             log.warn(`history: this build is not recorded: ${describeError(error)}`);
           }
@@ -62,7 +80,8 @@ export async function openDashboard(options: { config: Config; outDir: string; e
         }),
       );
     },
-    routes: (status) => dashboardRoutes(() => ({ latest, status: status(), history: history.history, now: options.now(), redaction })),
+    routes: (status) =>
+      dashboardRoutes(() => ({ latest, status: status(), history: history.history, now: options.now(), redaction })),
     shown: (value) => publicValue(value, redaction),
     async idle() {
       await recording;

@@ -27,14 +27,24 @@ export interface ChartSpec {
 const round = (n: number) => Math.round(n * 10) / 10;
 
 export function lineChart(spec: ChartSpec): string {
-  const values = spec.series.flatMap((s) => s.points.map((p) => p.value)).filter((v): v is number => v !== null && Number.isFinite(v));
-  const inside = spec.series.reduce((count, s) => count + s.points.filter((p) => p.value !== null && p.at <= spec.to).length, 0);
+  const values = spec.series
+    .flatMap((s) => s.points.map((p) => p.value))
+    .filter((v): v is number => v !== null && Number.isFinite(v));
+  const inside = spec.series.reduce(
+    (count, s) => count + s.points.filter((p) => p.value !== null && p.at <= spec.to).length,
+    0,
+  );
   const left = spec.labels ? 4 : 0;
   let low = Math.min(...values);
   let high = Math.max(...values);
-  if (!(high > low)) [low, high] = values.length > 0 ? [low - Math.abs(low) * 0.01 - 1e-12, high + Math.abs(high) * 0.01 + 1e-12] : [0, 1];
+  if (!(high > low))
+    [low, high] =
+      values.length > 0 ? [low - Math.abs(low) * 0.01 - 1e-12, high + Math.abs(high) * 0.01 + 1e-12] : [0, 1];
   const pad = (high - low) * 0.08;
-  const x = (at: number) => round(left + ((Math.min(Math.max(at, spec.from), spec.to) - spec.from) / (spec.to - spec.from)) * (spec.width - left));
+  const x = (at: number) =>
+    round(
+      left + ((Math.min(Math.max(at, spec.from), spec.to) - spec.from) / (spec.to - spec.from)) * (spec.width - left),
+    );
   const y = (v: number) => round(spec.height - 2 - ((v - (low - pad)) / (high - low + 2 * pad)) * (spec.height - 4));
   const paths = spec.series.map((series) => {
     let d = '';

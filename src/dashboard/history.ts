@@ -34,14 +34,19 @@ const RECENT_MS = 10 * 60 * 1000;
 const MINUTE_MS = 60 * 1000;
 const BUCKET_MS = 15 * 60 * 1000;
 
-const same = (a: RatePair | null | undefined, b: RatePair | null | undefined) => a === b || (!!a && !!b && a[0] === b[0] && a[1] === b[1]);
+const same = (a: RatePair | null | undefined, b: RatePair | null | undefined) =>
+  a === b || (!!a && !!b && a[0] === b[0] && a[1] === b[1]);
 
 export class History {
   readonly builds: BuildPoint[] = [];
   readonly series = new Map<string, RatePoint[]>();
 
   /** The line a build adds: its figures, and only the directions whose published or market rate changed. */
-  lineFor(at: Date, build: { durationMs: number; published: number; withheld: number }, rates: ReadonlyMap<string, RatePair>): HistoryLine {
+  lineFor(
+    at: Date,
+    build: { durationMs: number; published: number; withheld: number },
+    rates: ReadonlyMap<string, RatePair>,
+  ): HistoryLine {
     const changed: Record<string, RatePair | null> = {};
     for (const [id, pair] of rates) if (!same(this.series.get(id)?.at(-1)?.value, pair)) changed[id] = pair;
     for (const [id, points] of this.series) if (!rates.has(id) && points.at(-1)?.value !== null) changed[id] = null;
@@ -54,7 +59,8 @@ export class History {
     const at = Date.parse(line.t);
     if (Number.isNaN(at)) return;
     if (line.ms !== undefined && line.n !== undefined) {
-      if ((this.builds.at(-1)?.at ?? -Infinity) < at) this.builds.push({ at, durationMs: line.ms, published: line.n, withheld: line.w ?? 0 });
+      if ((this.builds.at(-1)?.at ?? -Infinity) < at)
+        this.builds.push({ at, durationMs: line.ms, published: line.n, withheld: line.w ?? 0 });
     }
     for (const [id, value] of Object.entries(line.r ?? {})) {
       const points = this.series.get(id) ?? this.series.set(id, []).get(id)!;
@@ -83,7 +89,8 @@ export class History {
         const width = point.at >= recent ? MINUTE_MS : BUCKET_MS;
         const last = thinned.at(-1);
         // Same bucket as the point before: the later value replaces it (at the earlier time, so the line keeps its start).
-        if (last && thinned.length > fixed && Math.floor(last.at / width) === Math.floor(point.at / width)) last.value = point.value;
+        if (last && thinned.length > fixed && Math.floor(last.at / width) === Math.floor(point.at / width))
+          last.value = point.value;
         else thinned.push({ at: point.at, value: point.value });
       }
       // Drop repeats the thinning made, and a direction not published for the whole day.
@@ -97,8 +104,11 @@ export class History {
   lines(until = Infinity): HistoryLine[] {
     const byTime = new Map<number, HistoryLine>();
     const lineAt = (at: number) => byTime.get(at) ?? byTime.set(at, { t: new Date(at).toISOString() }).get(at)!;
-    for (const build of this.builds) if (build.at <= until) Object.assign(lineAt(build.at), { ms: build.durationMs, n: build.published, w: build.withheld });
-    for (const [id, points] of this.series) for (const point of points) if (point.at <= until) (lineAt(point.at).r ??= {})[id] = point.value;
+    for (const build of this.builds)
+      if (build.at <= until)
+        Object.assign(lineAt(build.at), { ms: build.durationMs, n: build.published, w: build.withheld });
+    for (const [id, points] of this.series)
+      for (const point of points) if (point.at <= until) (lineAt(point.at).r ??= {})[id] = point.value;
     return [...byTime.keys()].sort((a, b) => a - b).map((at) => byTime.get(at)!);
   }
 }
@@ -113,11 +123,17 @@ export function parseLine(text: string): HistoryLine | { problem: string } {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problem: 'expected a JSON object' };
   const line = value as Record<string, unknown>;
-  if (typeof line.t !== 'string' || Number.isNaN(Date.parse(line.t))) return { problem: 't: expected an ISO time like "2026-11-21T12:00:00.000Z"' };
-  for (const key of ['ms', 'n', 'w'] as const) if (line[key] !== undefined && typeof line[key] !== 'number') return { problem: `${key}: expected a number` };
-  if (line.r !== undefined && (typeof line.r !== 'object' || line.r === null || Array.isArray(line.r))) return { problem: 'r: expected an object of direction rates' };
+  if (typeof line.t !== 'string' || Number.isNaN(Date.parse(line.t)))
+    return { problem: 't: expected an ISO time like "2026-11-21T12:00:00.000Z"' };
+  for (const key of ['ms', 'n', 'w'] as const)
+    if (line[key] !== undefined && typeof line[key] !== 'number') return { problem: `${key}: expected a number` };
+  if (line.r !== undefined && (typeof line.r !== 'object' || line.r === null || Array.isArray(line.r)))
+    return { problem: 'r: expected an object of direction rates' };
   for (const [id, pair] of Object.entries((line.r ?? {}) as Record<string, unknown>)) {
-    if (pair !== null && !(Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === 'string'))) {
+    if (
+      pair !== null &&
+      !(Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === 'string'))
+    ) {
       return { problem: `r.${id}: expected ["published in:out", "market in:out"] or null` };
     }
   }

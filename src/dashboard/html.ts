@@ -23,9 +23,15 @@ export interface TableOptions {
 }
 
 /** A table that becomes one card per row on a narrow screen; each cell is labelled by its column for that. */
-export function table(columns: readonly string[], rows: readonly (readonly Cell[])[], options: TableOptions = {}): string {
+export function table(
+  columns: readonly string[],
+  rows: readonly (readonly Cell[])[],
+  options: TableOptions = {},
+): string {
   const numeric = options.numeric ?? new Set<number>();
-  const head = columns.map((c, i) => `<th scope="col"${numeric.has(i) ? ' class="num"' : ''}>${escapeHtml(c)}</th>`).join('');
+  const head = columns
+    .map((c, i) => `<th scope="col"${numeric.has(i) ? ' class="num"' : ''}>${escapeHtml(c)}</th>`)
+    .join('');
   const body = rows
     .map((row, r) => {
       // One child per cell, so a phone's card row keeps the label on the left and the whole value on the right.
@@ -43,7 +49,8 @@ export function table(columns: readonly string[], rows: readonly (readonly Cell[
 }
 
 /** Lines inside one cell, each kept whole where it fits. */
-export const lines = (items: readonly Cell[]): Html => html(items.map((item) => `<span class="line">${cellHtml(item)}</span>`).join(''));
+export const lines = (items: readonly Cell[]): Html =>
+  html(items.map((item) => `<span class="line">${cellHtml(item)}</span>`).join(''));
 
 // Colours meet WCAG AA (4.5:1) on the background in both schemes. Cells wrap at spaces; a word longer than its
 // cell breaks only as a last resort (break-word keeps words whole in the table's sizing, `anywhere` would not).

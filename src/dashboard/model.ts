@@ -100,7 +100,12 @@ const seconds = (ms: number) => Math.round(ms / 1000);
 
 export function normalizeFilter(filter: Partial<Filter> = {}): Filter {
   const one = (value: string | undefined) => (value ?? '').trim().slice(0, 100);
-  return { currency: one(filter.currency).toUpperCase(), state: one(filter.state), export: one(filter.export), q: one(filter.q) };
+  return {
+    currency: one(filter.currency).toUpperCase(),
+    state: one(filter.state),
+    export: one(filter.export),
+    q: one(filter.q),
+  };
 }
 
 /** The headline part alone (what dashboard.js polls): the same as `dashboardModel(input).head`, without the rows. */
@@ -108,7 +113,9 @@ export function dashboardHead(input: DashboardInput): DashboardView['head'] {
   const { latest, status, now, redaction } = input;
   const health = assessHealth(status, now);
   const report = latest?.report;
-  const counts = latest ? { ...prepare(latest.report, latest.exports, redaction).counts } : { published: 0, withheld: 0, paused: 0, hours: 0 };
+  const counts = latest
+    ? { ...prepare(latest.report, latest.exports, redaction).counts }
+    : { published: 0, withheld: 0, paused: 0, hours: 0 };
   const text = (value: string) => publicText(value, redaction);
   return {
     stamp: `${status?.lastBuild.at ?? ''}|${report?.startedAt.toISOString() ?? ''}`,
@@ -137,7 +144,8 @@ export function dashboardModel(input: DashboardInput): DashboardView {
   const prepared = latest ? prepare(latest.report, latest.exports, redaction) : undefined;
   const report = latest?.report;
   // The last 24 hours, or since the oldest build remembered when that is later (at least a minute), so a fresh history fills the charts.
-  const oldest = input.history?.builds.find((b) => b.at >= now.getTime() - HISTORY_MS)?.at ?? now.getTime() - HISTORY_MS;
+  const oldest =
+    input.history?.builds.find((b) => b.at >= now.getTime() - HISTORY_MS)?.at ?? now.getTime() - HISTORY_MS;
   const window = { from: Math.min(oldest, now.getTime() - 60_000), to: now.getTime() };
   const head = dashboardHead(input);
   const maxAge = (source: string) => latest?.maxAgeMs[source];
@@ -156,19 +164,35 @@ export function dashboardModel(input: DashboardInput): DashboardView {
     })),
     exports: (prepared?.exports ?? []).map((facts) => ({ ...facts, ...(latest?.files[facts.file] ?? {}) })),
     filter,
-    options: { currencies: prepared?.currencies ?? [], states: STATES, exports: (prepared?.exports ?? []).map((e) => e.file) },
+    options: {
+      currencies: prepared?.currencies ?? [],
+      states: STATES,
+      exports: (prepared?.exports ?? []).map((e) => e.file),
+    },
     directions: rows.slice(0, ROW_LIMIT).map(({ search: _, ...row }) => ({
       ...row,
       quotes: row.quotes.map((quote) => {
         const age = now.getTime() - quote.at;
         const limit = maxAge(quote.source);
-        return { pair: quote.pair, side: quote.side, source: quote.source, ageSeconds: seconds(age), ...(typeof limit === 'number' ? { leftSeconds: seconds(limit - age) } : {}) };
+        return {
+          pair: quote.pair,
+          side: quote.side,
+          source: quote.source,
+          ageSeconds: seconds(age),
+          ...(typeof limit === 'number' ? { leftSeconds: seconds(limit - age) } : {}),
+        };
       }),
-      history: (input.history?.series.get(row.id) ?? []).map((point) => [Math.max(point.at, window.from), point.value?.[0] ?? null, point.value?.[1] ?? null]),
+      history: (input.history?.series.get(row.id) ?? []).map((point) => [
+        Math.max(point.at, window.from),
+        point.value?.[0] ?? null,
+        point.value?.[1] ?? null,
+      ]),
     })),
     matching: rows.length,
     total: prepared?.rows.length ?? 0,
-    builds: (input.history?.builds ?? []).filter((b) => b.at >= window.from).map((b) => [b.at, b.durationMs, b.published]),
+    builds: (input.history?.builds ?? [])
+      .filter((b) => b.at >= window.from)
+      .map((b) => [b.at, b.durationMs, b.published]),
     window,
   };
 }
@@ -185,10 +209,18 @@ interface SourceLimits {
   hint: (source: string) => string | undefined;
 }
 
-function sourceViews(report: BuildReport, status: Status | undefined, now: Date, limits: SourceLimits, text: (value: string) => string): SourceView[] {
+function sourceViews(
+  report: BuildReport,
+  status: Status | undefined,
+  now: Date,
+  limits: SourceLimits,
+  text: (value: string) => string,
+): SourceView[] {
   // The oldest quote of each source that a published direction uses: the one that passes its maxAge first.
   const oldest = new Map<string, number>();
-  for (const priced of report.priced) for (const step of priced.steps) oldest.set(step.quote.source, Math.min(oldest.get(step.quote.source) ?? Infinity, step.quote.time.getTime()));
+  for (const priced of report.priced)
+    for (const step of priced.steps)
+      oldest.set(step.quote.source, Math.min(oldest.get(step.quote.source) ?? Infinity, step.quote.time.getTime()));
   return report.sources.map((source) => {
     const lastSuccessAt = status?.sources.find((s) => s.name === source.name)?.lastSuccessAt;
     // None used: all may be held back for their age, so the source's own oldest quote says how it stands.
@@ -197,13 +229,20 @@ function sourceViews(report: BuildReport, status: Status | undefined, now: Date,
     const ageMs = time === undefined ? undefined : now.getTime() - time;
     const newest = source.quoteTimes ? now.getTime() - source.quoteTimes.newest.getTime() : undefined;
     // Answering, but with quotes past maxAge: the directions needing them are (or at the next build will be) held back.
-    const stale = source.ok && typeof limit === 'number' && ((ageMs !== undefined && ageMs > limit) || (newest !== undefined && newest > limit));
+    const stale =
+      source.ok &&
+      typeof limit === 'number' &&
+      ((ageMs !== undefined && ageMs > limit) || (newest !== undefined && newest > limit));
     const staleText = !stale
       ? undefined
       : `${newest !== undefined && newest > limit ? `every quote is older than maxAge ${age(limit / 1000)} (the newest is ${age(newest / 1000)} old)` : `quotes in use are older than maxAge ${age(limit / 1000)}`}: ${limits.hint(source.name) ?? 'renew them, or raise maxAge'}`;
     // The stale summary already says what the quotes dropped for their age have in common; list only the others.
-    const dropped = stale ? source.rejected.slice(0, source.rejected.length - (source.staleDropped ?? 0)) : source.rejected;
-    const problem = [staleText, source.error, ...dropped.map((r) => `dropped ${r}`)].filter((p): p is string => !!p).join('; ');
+    const dropped = stale
+      ? source.rejected.slice(0, source.rejected.length - (source.staleDropped ?? 0))
+      : source.rejected;
+    const problem = [staleText, source.error, ...dropped.map((r) => `dropped ${r}`)]
+      .filter((p): p is string => !!p)
+      .join('; ');
     return {
       name: source.name,
       type: source.type,

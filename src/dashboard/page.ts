@@ -9,7 +9,10 @@ const stateText = { published: 'published', withheld: 'withheld', hours: 'out of
 
 /** The headline: the level in its colour and the reasons; dashboard.js rewrites it the same way from the JSON. */
 export function headline(head: DashboardView['head']): string {
-  const reasons = head.health.reasons.length > 0 ? `<ul>${head.health.reasons.map((r) => `<li>${escapeHtml(r)}</li>`).join('')}</ul>` : '';
+  const reasons =
+    head.health.reasons.length > 0
+      ? `<ul>${head.health.reasons.map((r) => `<li>${escapeHtml(r)}</li>`).join('')}</ul>`
+      : '';
   return `<div id="health" class="headline ${head.health.level}" role="status"><strong>${levelText[head.health.level]}</strong>${reasons}</div>`;
 }
 
@@ -17,8 +20,13 @@ function buildLine(view: DashboardView): string {
   const { build, now } = view.head;
   if (!build) return '<p class="banner">No build has run yet.</p>';
   const outcome = build.ok ? '<span class="good">ok</span>' : '<span class="bad">FAILED</span>';
-  const parts = [`<p>Last build ${escapeHtml(ago(build.at, now))} (${escapeHtml(build.at)}), ${outcome}, ${build.durationMs} ms.</p>`];
-  if (!build.ok) parts.push(`<p class="banner">The last build failed and the last good files are still published: ${escapeHtml(build.error ?? 'unknown error')}</p>`);
+  const parts = [
+    `<p>Last build ${escapeHtml(ago(build.at, now))} (${escapeHtml(build.at)}), ${outcome}, ${build.durationMs} ms.</p>`,
+  ];
+  if (!build.ok)
+    parts.push(
+      `<p class="banner">The last build failed and the last good files are still published: ${escapeHtml(build.error ?? 'unknown error')}</p>`,
+    );
   if (!build.ok && build.shownAt) parts.push(`<p class="muted">Below: the build of ${escapeHtml(build.shownAt)}.</p>`);
   return parts.join('\n');
 }
@@ -32,7 +40,8 @@ const sourceStates: Record<SourceView['state'], string> = {
 const sourceState = (source: SourceView): Cell => html(sourceStates[source.state]);
 
 function sourcesSection(view: DashboardView): string {
-  if (view.sources.length === 0) return '<h2 id="sources">Sources</h2>\n<p class="muted">No source was asked in this build.</p>';
+  if (view.sources.length === 0)
+    return '<h2 id="sources">Sources</h2>\n<p class="muted">No source was asked in this build.</p>';
   const rows = view.sources.map((s) => [
     s.name,
     s.type,
@@ -41,34 +50,64 @@ function sourcesSection(view: DashboardView): string {
     s.lastSuccessAt ? ago(s.lastSuccessAt, view.head.now) : 'never',
     s.quoteAgeSeconds === undefined ? '—' : age(s.quoteAgeSeconds),
     s.maxAgeSeconds === undefined ? '—' : s.maxAgeSeconds === null ? 'off' : age(s.maxAgeSeconds),
-    s.leftSeconds === undefined ? '—' : s.leftSeconds < 0 ? html(`<span class="bad">passed ${escapeHtml(age(-s.leftSeconds))} ago</span>`) : age(s.leftSeconds),
+    s.leftSeconds === undefined
+      ? '—'
+      : s.leftSeconds < 0
+        ? html(`<span class="bad">passed ${escapeHtml(age(-s.leftSeconds))} ago</span>`)
+        : age(s.leftSeconds),
     s.problem ?? '',
   ]);
-  const table1 = table(['Source', 'Type', 'State', 'Quotes', 'Last success', 'Oldest quote', 'maxAge', 'Left', 'Problem'], rows, { numeric: new Set([3]), caption: 'Quote sources' });
-  const reserves = view.reserveSources.map((s) => [s.name, s.type, sourceState(s), s.count, s.lastSuccessAt ? ago(s.lastSuccessAt, view.head.now) : 'never', s.problem ?? '']);
-  const table2 = reserves.length === 0 ? '' : `\n<h2 id="reserves">Reserve sources</h2>\n${table(['Source', 'Type', 'State', 'Entries', 'Read', 'Problem'], reserves, { numeric: new Set([3]), caption: 'Reserve sources' })}`;
+  const table1 = table(
+    ['Source', 'Type', 'State', 'Quotes', 'Last success', 'Oldest quote', 'maxAge', 'Left', 'Problem'],
+    rows,
+    { numeric: new Set([3]), caption: 'Quote sources' },
+  );
+  const reserves = view.reserveSources.map((s) => [
+    s.name,
+    s.type,
+    sourceState(s),
+    s.count,
+    s.lastSuccessAt ? ago(s.lastSuccessAt, view.head.now) : 'never',
+    s.problem ?? '',
+  ]);
+  const table2 =
+    reserves.length === 0
+      ? ''
+      : `\n<h2 id="reserves">Reserve sources</h2>\n${table(['Source', 'Type', 'State', 'Entries', 'Read', 'Problem'], reserves, { numeric: new Set([3]), caption: 'Reserve sources' })}`;
   return `<h2 id="sources">Sources</h2>\n${table1}${table2}`;
 }
 
 function exportsSection(view: DashboardView): string {
   const rows = view.exports.map((e) => [
-    html(`<a href="${escapeHtml(encodeURIComponent(e.file))}">${escapeHtml(e.file)}</a>${e.primary ? ' <span class="muted">(primary)</span>' : ''}`),
+    html(
+      `<a href="${escapeHtml(encodeURIComponent(e.file))}">${escapeHtml(e.file)}</a>${e.primary ? ' <span class="muted">(primary)</span>' : ''}`,
+    ),
     String(e.items),
     e.bytes === undefined ? '—' : `${(e.bytes / 1024).toFixed(1)} KB`,
     e.changedAt ? ago(e.changedAt, view.head.now) : '—',
     e.markup,
     e.description ?? '',
   ]);
-  const empty = view.head.maintenance ? '<p class="banner">Maintenance is on: every export is published empty (<code>ratefile maintenance off</code> to end it).</p>\n' : '';
+  const empty = view.head.maintenance
+    ? '<p class="banner">Maintenance is on: every export is published empty (<code>ratefile maintenance off</code> to end it).</p>\n'
+    : '';
   return `<h2 id="exports">Exports</h2>\n${empty}${table(['File', 'Items', 'Size', 'Changed', 'Markup', 'About'], rows, { numeric: new Set([1, 2]), caption: 'Exports' })}`;
 }
 
 const pair = (rate: { in: string; out: string } | undefined) => (rate ? `${rate.in} : ${rate.out}` : '—');
 
 function stateCell(row: DirectionView): Cell {
-  const parts: Cell[] = [html(`<span class="state state-${row.state}">${escapeHtml(stateText[row.state])}${row.kind && row.state === 'withheld' ? ` (${escapeHtml(row.kind)})` : ''}</span>`)];
+  const parts: Cell[] = [
+    html(
+      `<span class="state state-${row.state}">${escapeHtml(stateText[row.state])}${row.kind && row.state === 'withheld' ? ` (${escapeHtml(row.kind)})` : ''}</span>`,
+    ),
+  ];
   if (row.jump) {
-    parts.push(html(`<span class="jump">held jump: published <b>${escapeHtml(pair(row.jump.old))}</b>, new <b>${escapeHtml(pair(row.jump.new))}</b></span>`));
+    parts.push(
+      html(
+        `<span class="jump">held jump: published <b>${escapeHtml(pair(row.jump.old))}</b>, new <b>${escapeHtml(pair(row.jump.new))}</b></span>`,
+      ),
+    );
     parts.push(html(`<code>${escapeHtml(row.jump.accept)}</code>`));
   }
   if (row.reason) parts.push(row.reason);
@@ -104,7 +143,12 @@ function sparkline(row: DirectionView, view: DashboardView): Cell {
   );
 }
 
-const basisText = { place: 'holds the place', floor: 'pinned at the floor', ceiling: 'at the ceiling', fallback: 'NORMAL MARGIN: field not trusted' } as const;
+const basisText = {
+  place: 'holds the place',
+  floor: 'pinned at the floor',
+  ceiling: 'at the ceiling',
+  fallback: 'NORMAL MARGIN: field not trusted',
+} as const;
 
 /** Where a competing direction stands: its place (none when the field was not used), the target, what set the rate and why, the feed's age. */
 function competeCell(compete: NonNullable<DirectionView['compete']>): Cell {
@@ -112,32 +156,69 @@ function competeCell(compete: NonNullable<DirectionView['compete']>): Cell {
   return lines([
     `${place} of ${compete.competitors} (target ${compete.target})`,
     compete.reason ? `${basisText[compete.basis]}: ${compete.reason}` : basisText[compete.basis],
-    ...(compete.feedAgeSeconds === undefined ? [] : [html(`<span class="muted">feed ${escapeHtml(age(compete.feedAgeSeconds))} old</span>`)]),
+    ...(compete.feedAgeSeconds === undefined
+      ? []
+      : [html(`<span class="muted">feed ${escapeHtml(age(compete.feedAgeSeconds))} old</span>`)]),
   ]);
 }
 
 function directionsSection(view: DashboardView): string {
   const rows = view.directions.map((row) => [
-    lines([directionName(row.from, row.to), ...(row.exports.length > 0 ? [html(`<span class="muted">${escapeHtml(row.exports.join(', '))}</span>`)] : [])]),
+    lines([
+      directionName(row.from, row.to),
+      ...(row.exports.length > 0 ? [html(`<span class="muted">${escapeHtml(row.exports.join(', '))}</span>`)] : []),
+    ]),
     stateCell(row),
-    row.rate ? pair(row.rate) : row.lastPublished ? lines(['—', html(`<span class="muted">last published ${escapeHtml(pair(row.lastPublished))}, ${escapeHtml(ago(row.lastPublished.at, view.head.now))}</span>`)]) : '—',
+    row.rate
+      ? pair(row.rate)
+      : row.lastPublished
+        ? lines([
+            '—',
+            html(
+              `<span class="muted">last published ${escapeHtml(pair(row.lastPublished))}, ${escapeHtml(ago(row.lastPublished.at, view.head.now))}</span>`,
+            ),
+          ])
+        : '—',
     pair(row.market),
     row.margin ?? '—',
     row.compete ? competeCell(row.compete) : '—',
     row.quotes.length === 0
       ? '—'
-      : lines(row.quotes.map((q) => `${q.pair} ${q.side} · ${q.source} · ${age(q.ageSeconds)} old${q.leftSeconds === undefined ? '' : q.leftSeconds < 0 ? `, maxAge passed` : `, ${age(q.leftSeconds)} left`}`)),
+      : lines(
+          row.quotes.map(
+            (q) =>
+              `${q.pair} ${q.side} · ${q.source} · ${age(q.ageSeconds)} old${q.leftSeconds === undefined ? '' : q.leftSeconds < 0 ? `, maxAge passed` : `, ${age(q.leftSeconds)} left`}`,
+          ),
+        ),
     lines([row.reserve ?? '—', html(`<span class="muted">from ${escapeHtml(row.reserveFrom)}</span>`)]),
     lines([`min ${row.min ?? '—'}`, `max ${row.max ?? '—'}`]),
-    lines([...row.fees, ...(row.labels.length > 0 ? [`labels ${row.labels.join(', ')}`] : []), ...(row.cities.length > 0 ? [`cities ${row.cities.join(', ')}`] : [])]),
+    lines([
+      ...row.fees,
+      ...(row.labels.length > 0 ? [`labels ${row.labels.join(', ')}`] : []),
+      ...(row.cities.length > 0 ? [`cities ${row.cities.join(', ')}`] : []),
+    ]),
     sparkline(row, view),
   ]);
-  const attributes = view.directions.map((row) => `data-state="${escapeHtml(row.state)}" data-id="${escapeHtml(row.id)}"`);
+  const attributes = view.directions.map(
+    (row) => `data-state="${escapeHtml(row.state)}" data-id="${escapeHtml(row.id)}"`,
+  );
   const shown = view.matching > view.directions.length ? ` (the first ${ROW_LIMIT}: narrow them with the filters)` : '';
   const summary = `<p id="matching">${plural(view.matching, 'direction')} of ${view.total} match${shown}.</p>`;
   if (view.directions.length === 0) return summary;
   return `${summary}\n${table(
-    ['Direction', 'State', 'Rate (in : out)', 'Market', 'Margin', 'Place', 'Quotes', 'Reserve', 'Limits', 'Terms', '24 h'],
+    [
+      'Direction',
+      'State',
+      'Rate (in : out)',
+      'Market',
+      'Margin',
+      'Place',
+      'Quotes',
+      'Reserve',
+      'Limits',
+      'Terms',
+      '24 h',
+    ],
     rows,
     { numeric: new Set([2, 3, 4]), rowAttributes: attributes, caption: 'Directions', id: 'direction-rows' },
   )}`;
@@ -166,9 +247,17 @@ function historySection(view: DashboardView): string {
 }
 
 function filtersForm(view: DashboardView): string {
-  const select = (name: string, label: string, options: readonly string[], selected: string, text: (o: string) => string = (o) => o) =>
+  const select = (
+    name: string,
+    label: string,
+    options: readonly string[],
+    selected: string,
+    text: (o: string) => string = (o) => o,
+  ) =>
     `<label>${escapeHtml(label)}<select name="${name}"><option value="">all</option>${options
-      .map((o) => `<option value="${escapeHtml(o)}"${o === selected ? ' selected' : ''}>${escapeHtml(text(o))}</option>`)
+      .map(
+        (o) => `<option value="${escapeHtml(o)}"${o === selected ? ' selected' : ''}>${escapeHtml(text(o))}</option>`,
+      )
       .join('')}</select></label>`;
   return `<h2 id="directions">Directions</h2>
 <form id="filters" class="filters" method="get" action="./" role="search" aria-label="Filter directions">

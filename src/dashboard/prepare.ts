@@ -71,7 +71,10 @@ export interface Prepared {
  * given), else the first with no markup and no tag filter (it publishes every direction at its own rate).
  */
 export function orderExports(templates: readonly ExportTemplate[]): ExportTemplate[] {
-  const primary = templates.find((t) => t.name === 'parserfile') ?? templates.find((t) => t.markup.isZero() && !t.includeTags && t.excludeTags.length === 0) ?? templates[0];
+  const primary =
+    templates.find((t) => t.name === 'parserfile') ??
+    templates.find((t) => t.markup.isZero() && !t.includeTags && t.excludeTags.length === 0) ??
+    templates[0];
   return primary ? [primary, ...templates.filter((t) => t !== primary)] : [];
 }
 
@@ -94,7 +97,12 @@ export function prepare(report: BuildReport, templates: readonly ExportTemplate[
       const id = `${codes.get(item.from) ?? item.from}>${codes.get(item.to) ?? item.to}`;
       (byDirection.get(id) ?? byDirection.set(id, []).get(id)!).push(item);
     }
-    for (const [id, list] of byDirection) (items.get(id) ?? items.set(id, []).get(id)!).push({ file: selection.file, markup: template.markup, items: list });
+    for (const [id, list] of byDirection)
+      (items.get(id) ?? items.set(id, []).get(id)!).push({
+        file: selection.file,
+        markup: template.markup,
+        items: list,
+      });
   });
   const text = (value: string) => publicText(value, redaction);
   const primaryMarkup = ordered[0]?.markup ?? ZERO;
@@ -107,7 +115,10 @@ export function prepare(report: BuildReport, templates: readonly ExportTemplate[
   const everywhere = new Map(directions.withheld.map((w) => [w.direction.id, w]));
   const pricedIds = new Set(report.priced.map((p) => p.direction.id));
   const published = report.priced.filter((p) => !everywhere.has(p.direction.id));
-  const withheld = [...report.withheld.filter((w) => !pricedIds.has(w.direction.id)), ...report.priced.flatMap((p) => everywhere.get(p.direction.id) ?? [])];
+  const withheld = [
+    ...report.withheld.filter((w) => !pricedIds.has(w.direction.id)),
+    ...report.priced.flatMap((p) => everywhere.get(p.direction.id) ?? []),
+  ];
 
   for (const priced of published) {
     const { direction } = priced;
@@ -123,8 +134,19 @@ export function prepare(report: BuildReport, templates: readonly ExportTemplate[
       ...(rate ? { rate, margin: effectiveMargin(rate, priced.market) } : {}),
       market,
       ...(priced.compete ? { compete: competeFacts(priced.compete, text) } : {}),
-      quotes: priced.steps.map((step) => ({ pair: step.pair, side: step.side, source: step.quote.source, at: step.quote.time.getTime() })),
-      ...(item ? { reserve: item.amount, ...(item.minamount === undefined ? {} : { min: item.minamount }), ...(item.maxamount === undefined ? {} : { max: item.maxamount }) } : {}),
+      quotes: priced.steps.map((step) => ({
+        pair: step.pair,
+        side: step.side,
+        source: step.quote.source,
+        at: step.quote.time.getTime(),
+      })),
+      ...(item
+        ? {
+            reserve: item.amount,
+            ...(item.minamount === undefined ? {} : { min: item.minamount }),
+            ...(item.maxamount === undefined ? {} : { max: item.maxamount }),
+          }
+        : {}),
       fees: item ? feesOf(item) : [],
       cities: first ? first.items.flatMap((i) => (i.city === undefined ? [] : [i.city])) : direction.cities,
       exports: inExports.map((e) => e.file),
@@ -136,15 +158,42 @@ export function prepare(report: BuildReport, templates: readonly ExportTemplate[
     const { direction } = held;
     const state: DirectionState = held.kind === 'hours' || held.kind === 'paused' ? held.kind : 'withheld';
     const last = report.guardState.published[direction.id];
-    const lastPublished = last && held.kind !== 'jump' ? { lastPublished: { ...shownRate(last.rate, direction, primaryMarkup), at: last.at } } : {};
+    const lastPublished =
+      last && held.kind !== 'jump'
+        ? { lastPublished: { ...shownRate(last.rate, direction, primaryMarkup), at: last.at } }
+        : {};
     const jump = held.kind === 'jump' ? jumpFacts(direction, report, primaryMarkup) : {};
     const reason = jump.jump && last ? inPublishedForm(held.reason, last.rate, jump.jump.old) : held.reason;
-    rows.push({ ...common(direction), state, kind: held.kind, reason: text(reason), quotes: [], fees: configuredFees(direction), cities: direction.cities, exports: [], ...lastPublished, ...jump });
+    rows.push({
+      ...common(direction),
+      state,
+      kind: held.kind,
+      reason: text(reason),
+      quotes: [],
+      fees: configuredFees(direction),
+      cities: direction.cities,
+      exports: [],
+      ...lastPublished,
+      ...jump,
+    });
   }
   // Config order (a from/to list's directions share their entry's index; the sort is stable).
   const index = new Map([...published, ...withheld].map((entry) => [entry.direction.id, entry.direction.index]));
   rows.sort((a, b) => index.get(a.id)! - index.get(b.id)!);
-  for (const row of rows) row.search = [row.id, row.from, row.to, row.state, row.reason ?? '', ...row.labels, ...row.cities, ...row.exports, ...row.quotes.map((q) => `${q.source} ${q.pair}`)].join(' ').toLowerCase();
+  for (const row of rows)
+    row.search = [
+      row.id,
+      row.from,
+      row.to,
+      row.state,
+      row.reason ?? '',
+      ...row.labels,
+      ...row.cities,
+      ...row.exports,
+      ...row.quotes.map((q) => `${q.source} ${q.pair}`),
+    ]
+      .join(' ')
+      .toLowerCase();
   const currencies = [...new Set(rows.flatMap((row) => [row.from, row.to]))].sort();
   const exports = ordered.map((template, index) => ({
     name: template.name,
@@ -201,7 +250,10 @@ export function effectiveMargin(rate: { in: string; out: string }, market: Decim
   return `${formatDecimal(new Decimal(1).minus(published.div(market)).times(100).toDecimalPlaces(2))}%`;
 }
 
-function competeFacts(outcome: CompeteOutcome, text: (value: string) => string): NonNullable<DirectionFacts['compete']> {
+function competeFacts(
+  outcome: CompeteOutcome,
+  text: (value: string) => string,
+): NonNullable<DirectionFacts['compete']> {
   return {
     place: outcome.place,
     target: outcome.target,
@@ -217,7 +269,13 @@ function jumpFacts(direction: Direction, report: BuildReport, markup: Decimal): 
   const last = report.guardState.published[direction.id];
   const pending = report.guardState.pending[direction.id];
   if (!last || !pending) return {};
-  return { jump: { old: shownRate(last.rate, direction, markup), new: shownRate(pending.rate, direction, markup), accept: `ratefile accept ${direction.from.code} ${direction.to.code}` } };
+  return {
+    jump: {
+      old: shownRate(last.rate, direction, markup),
+      new: shownRate(pending.rate, direction, markup),
+      accept: `ratefile accept ${direction.from.code} ${direction.to.code}`,
+    },
+  };
 }
 
 /**
@@ -225,8 +283,12 @@ function jumpFacts(direction: Direction, report: BuildReport, markup: Decimal): 
  * number); the dashboard names it as the export published it (`9195000 : 1`). Left as it is if the wording moved.
  */
 function inPublishedForm(reason: string, rate: string, shown: { in: string; out: string }): string {
-  return reason.replace(`from the last published ${show(new Decimal(rate))}`, `from the last published ${shown.in} : ${shown.out}`);
+  return reason.replace(
+    `from the last published ${show(new Decimal(rate))}`,
+    `from the last published ${shown.in} : ${shown.out}`,
+  );
 }
 
 /** A rate the guard state keeps (full precision, internal) as the primary export would publish it. */
-const shownRate = (rate: string, direction: Direction, markup: Decimal) => form(exportRate(new Decimal(rate), direction.from, direction.to, markup));
+const shownRate = (rate: string, direction: Direction, markup: Decimal) =>
+  form(exportRate(new Decimal(rate), direction.from, direction.to, markup));

@@ -13,9 +13,14 @@ export interface Redaction {
 /** Environment variables whose names say they hold a secret; short values would match ordinary words. */
 const secretName = /KEY|TOKEN|SECRET|PASS|AUTH|CREDENTIAL|COOKIE|SESSION/i;
 
-export function secretValues(env: Readonly<Record<string, string | undefined>>, named: readonly string[] = []): string[] {
+export function secretValues(
+  env: Readonly<Record<string, string | undefined>>,
+  named: readonly string[] = [],
+): string[] {
   return Object.entries(env)
-    .filter(([name, value]) => value !== undefined && value.length >= 6 && (secretName.test(name) || named.includes(name)))
+    .filter(
+      ([name, value]) => value !== undefined && value.length >= 6 && (secretName.test(name) || named.includes(name)),
+    )
     .map(([, value]) => value!);
 }
 
@@ -31,12 +36,17 @@ export function publicText(text: string, redaction: Redaction): string {
     const host = authority.slice(authority.lastIndexOf('@') + 1);
     return `${scheme}://${host}${rest.length > 1 ? '/…' : ''}`;
   });
-  const roots = redaction.roots.filter((root) => isAbsolute(root) && root.length > 1).sort((a, b) => b.length - a.length);
+  const roots = redaction.roots
+    .filter((root) => isAbsolute(root) && root.length > 1)
+    .sort((a, b) => b.length - a.length);
   for (const root of roots) {
     const prefix = root.endsWith('/') ? root : `${root}/`;
     out = out.split(prefix).join('');
   }
-  return out.replace(absolutePath, (_match, before: string, path: string) => `${before}…/${path.slice(path.lastIndexOf('/') + 1)}`);
+  return out.replace(
+    absolutePath,
+    (_match, before: string, path: string) => `${before}…/${path.slice(path.lastIndexOf('/') + 1)}`,
+  );
 }
 
 /** Every string in a JSON-like value through publicText (for /healthz, which serves the status). */

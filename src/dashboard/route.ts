@@ -12,12 +12,18 @@ const common = {
   'Referrer-Policy': 'no-referrer',
 };
 /** The page's own script and its JSON, nothing from elsewhere; inline styles as before; forms only to `/`. */
-export const pagePolicy = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+export const pagePolicy =
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 const dataPolicy = "default-src 'none'; frame-ancestors 'none'";
 
 function send(request: IncomingMessage, response: ServerResponse, type: string, policy: string, text: string): void {
   const body = Buffer.from(text, 'utf8');
-  response.writeHead(200, { ...common, 'Content-Type': type, 'Content-Security-Policy': policy, 'Content-Length': String(body.length) });
+  response.writeHead(200, {
+    ...common,
+    'Content-Type': type,
+    'Content-Security-Policy': policy,
+    'Content-Length': String(body.length),
+  });
   response.end(request.method === 'HEAD' ? undefined : body);
 }
 
@@ -46,6 +52,7 @@ export function dashboardRoutes(state: () => Omit<DashboardInput, 'filter'>): Re
       const view = part === 'head' ? dashboardHead(state()) : dashboardModel({ ...state(), filter });
       send(request, response, 'application/json; charset=utf-8', dataPolicy, `${JSON.stringify(view)}\n`);
     },
-    '/dashboard.js': (request, response) => send(request, response, 'text/javascript; charset=utf-8', dataPolicy, clientScript),
+    '/dashboard.js': (request, response) =>
+      send(request, response, 'text/javascript; charset=utf-8', dataPolicy, clientScript),
   };
 }

@@ -10,7 +10,11 @@ const COMPACT_EVERY_MS = 10 * 60 * 1000;
 export interface HistoryStore {
   readonly history: History;
   /** Adds the build to the history now and queues its line for the file; never throws, never waits for the disk. */
-  record(at: Date, build: { durationMs: number; published: number; withheld: number }, rates: ReadonlyMap<string, RatePair>): void;
+  record(
+    at: Date,
+    build: { durationMs: number; published: number; withheld: number },
+    rates: ReadonlyMap<string, RatePair>,
+  ): void;
   /** Resolves when every queued write is done (for tests and a clean stop). */
   idle(): Promise<void>;
 }
@@ -30,11 +34,13 @@ export async function openHistory(stateDir: string, log: Pick<Logger, 'warn'>, n
       else history.apply(line);
     });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log.warn(`history: cannot read ${file}, starting empty: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      log.warn(`history: cannot read ${file}, starting empty: ${(error as Error).message}`);
   }
   // One warning for the lot: a crash leaves at most a cut last line, anything more is worth a look.
   if (problems.length > 0) {
-    const more = problems.length > 1 ? ` (and ${problems.length - 1} more line${problems.length === 2 ? '' : 's'})` : '';
+    const more =
+      problems.length > 1 ? ` (and ${problems.length - 1} more line${problems.length === 2 ? '' : 's'})` : '';
     log.warn(`history: ${file}, ${problems[0]}; skipped${more}`);
   }
   history.compact(now);
@@ -51,7 +57,13 @@ export async function openHistory(stateDir: string, log: Pick<Logger, 'warn'>, n
     // The whole history up to this build rewritten (later builds' lines are queued behind this one): a temporary file renamed into place, so a crash leaves the old file or the new.
     history.compact(at);
     const temp = join(stateDir, 'history', '.history.jsonl.tmp');
-    await writeFile(temp, history.lines(at.getTime()).map((l) => `${JSON.stringify(l)}\n`).join(''));
+    await writeFile(
+      temp,
+      history
+        .lines(at.getTime())
+        .map((l) => `${JSON.stringify(l)}\n`)
+        .join(''),
+    );
     await rename(temp, file);
     compactedAt = at.getTime();
   };
@@ -69,7 +81,8 @@ export async function openHistory(stateDir: string, log: Pick<Logger, 'warn'>, n
         })
         .catch((error: unknown) => {
           // Said once while it lasts: a full disk must not fill the log too.
-          if (!failing) log.warn(`history: cannot write the history file (charts go on from memory): ${(error as Error).message}`);
+          if (!failing)
+            log.warn(`history: cannot write the history file (charts go on from memory): ${(error as Error).message}`);
           failing = true;
         });
     },

@@ -108,10 +108,13 @@ class TemplateText {
       from: this.one(`\n  <item>\n    <from>${fromText ?? ''}</from>\n    <to>`),
       to: this.one(`${toText ?? ''}</to>\n    <in>`),
       // A reserve read from a source is new at every build: only the config's own (the currency's) is shared.
-      amount: direction.reserve === direction.to.reserve ? this.one(`${reserve}</amount>`) : flat(`${reserve}</amount>`),
+      amount:
+        direction.reserve === direction.to.reserve ? this.one(`${reserve}</amount>`) : flat(`${reserve}</amount>`),
       fees: this.one(fees.text),
       // With a url every tail is the direction's own: sharing it would only fill `shared`.
-      tails: tails.map((tail) => (this.url === undefined ? this.one(`${tail.text}\n  </item>`) : flat(`${tail.text}\n  </item>`))),
+      tails: tails.map((tail) =>
+        this.url === undefined ? this.one(`${tail.text}\n  </item>`) : flat(`${tail.text}\n  </item>`),
+      ),
     };
     const head = fromText === undefined ? 'from' : toText === undefined ? 'to' : undefined;
     // Decimal text needs no escaping; checked anyway, so that no value reaches a file unchecked.
@@ -139,7 +142,9 @@ class NumberText {
   rate(rate: RateEntry, index: number): string {
     let text = this.rates.get(rate);
     if (text === undefined) {
-      text = flat(`${this.checked(index, 'in', rate.in)}</in>\n    <out>${this.checked(index, 'out', rate.out)}</out>\n    <amount>`);
+      text = flat(
+        `${this.checked(index, 'in', rate.in)}</in>\n    <out>${this.checked(index, 'out', rate.out)}</out>\n    <amount>`,
+      );
       this.rates.set(rate, text);
     }
     return text;
@@ -149,7 +154,10 @@ class NumberText {
   bounds(limits: PublishedLimits, index: number): string {
     let text = this.limits.get(limits);
     if (text === undefined) {
-      const min = limits.min === undefined ? '' : `\n    <minamount>${this.checked(index, 'minamount', formatDecimal(limits.min))}</minamount>`;
+      const min =
+        limits.min === undefined
+          ? ''
+          : `\n    <minamount>${this.checked(index, 'minamount', formatDecimal(limits.min))}</minamount>`;
       text = flat(`${min}\n    <maxamount>${this.checked(index, 'maxamount', formatDecimal(limits.max))}</maxamount>`);
       this.limits.set(limits, text);
     }

@@ -10,7 +10,9 @@ const erefFee = (fee: string) => fee.replace(' %', '%');
 
 /** A classic floating value (`15` minutes, `1%`) as EREF's attributes. */
 function erefFloating(floating: string): string {
-  return floating.endsWith('%') ? `<floating percent="${floating.slice(0, -1)}"/>` : `<floating minutes="${floating}"/>`;
+  return floating.endsWith('%')
+    ? `<floating percent="${floating.slice(0, -1)}"/>`
+    : `<floating minutes="${floating}"/>`;
 }
 
 function renderItem(model: ExportModel, item: ExportItem, index: number): string {

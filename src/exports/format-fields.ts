@@ -1,5 +1,5 @@
 // What an EREF 1.1 or JSON item has beyond the classic one (side fees, tomin/tomax, tier steps), or why it cannot be written. Pure.
-import { Decimal, formatDecimal, roundDown, roundUp } from '../decimal.js';
+import { type Decimal, formatDecimal, roundDown, roundUp } from '../decimal.js';
 import type { ExportFormat } from './formats.js';
 import type { ExportItem } from './items.js';
 import { formatRefusal, sideFee } from './refusals.js';
@@ -36,10 +36,21 @@ export function formatFields(
   // The largest order is paid at the last tier's rate, the smallest at the first (the listed rate).
   const tomax = roundDown(toUnits(limits.max, steps.at(-1)?.form), places);
   if (tomax.isZero()) return { reason: `tomax rounds to 0 at ${places} decimals`, kind: 'limits' };
-  const published = { steps: steps.map((step) => ({ frommin: formatDecimal(step.min), frommax: formatDecimal(step.max), in: formatDecimal(step.form.in), out: formatDecimal(step.form.out) })) };
+  const published = {
+    steps: steps.map((step) => ({
+      frommin: formatDecimal(step.min),
+      frommax: formatDecimal(step.max),
+      in: formatDecimal(step.form.in),
+      out: formatDecimal(step.form.out),
+    })),
+  };
   if (limits.min === undefined) return { ...fees, tomax: formatDecimal(tomax), ...published };
   const tomin = roundUp(toUnits(limits.min), places);
-  if (tomin.greaterThan(tomax)) return { reason: `tomin ${formatDecimal(tomin)} is above tomax ${formatDecimal(tomax)} at ${places} decimals`, kind: 'limits' };
+  if (tomin.greaterThan(tomax))
+    return {
+      reason: `tomin ${formatDecimal(tomin)} is above tomax ${formatDecimal(tomax)} at ${places} decimals`,
+      kind: 'limits',
+    };
   return { ...fees, tomin: formatDecimal(tomin), tomax: formatDecimal(tomax), ...published };
 }
 
@@ -47,9 +58,16 @@ export function formatFields(
  * tomin/tomax of limits without tiers, per limits object (shared by directions alike at one published rate, see
  * publishedLimits) and to precision: tomin rounded up, tomax down, so any amount within them is within the limits.
  */
-const toLimitTexts = new WeakMap<PublishedLimits, Map<number, Pick<ExportItem, 'tomin' | 'tomax'> | { reason: string; kind: WithheldKind }>>();
+const toLimitTexts = new WeakMap<
+  PublishedLimits,
+  Map<number, Pick<ExportItem, 'tomin' | 'tomax'> | { reason: string; kind: WithheldKind }>
+>();
 
-function toLimits(limits: PublishedLimits, form: PublishedRate, places: number): Pick<ExportItem, 'tomin' | 'tomax'> | { reason: string; kind: WithheldKind } {
+function toLimits(
+  limits: PublishedLimits,
+  form: PublishedRate,
+  places: number,
+): Pick<ExportItem, 'tomin' | 'tomax'> | { reason: string; kind: WithheldKind } {
   let byPlaces = toLimitTexts.get(limits);
   if (!byPlaces) toLimitTexts.set(limits, (byPlaces = new Map()));
   let known = byPlaces.get(places);
@@ -62,7 +80,10 @@ function toLimits(limits: PublishedLimits, form: PublishedRate, places: number):
       : tomin === undefined
         ? { tomax: formatDecimal(tomax) }
         : tomin.greaterThan(tomax)
-          ? { reason: `tomin ${formatDecimal(tomin)} is above tomax ${formatDecimal(tomax)} at ${places} decimals`, kind: 'limits' }
+          ? {
+              reason: `tomin ${formatDecimal(tomin)} is above tomax ${formatDecimal(tomax)} at ${places} decimals`,
+              kind: 'limits',
+            }
           : { tomin: formatDecimal(tomin), tomax: formatDecimal(tomax) };
     byPlaces.set(places, known);
   }

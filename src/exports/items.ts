@@ -36,7 +36,21 @@ export interface ExportStep {
 
 /** The element order every monitor parses (estandards / Premium order), plus our `url` last. */
 export const itemElements = [
-  'from', 'to', 'in', 'out', 'amount', 'minfee', 'fromfee', 'tofee', 'minamount', 'maxamount', 'floating', 'delay', 'param', 'city', 'url',
+  'from',
+  'to',
+  'in',
+  'out',
+  'amount',
+  'minfee',
+  'fromfee',
+  'tofee',
+  'minamount',
+  'maxamount',
+  'floating',
+  'delay',
+  'param',
+  'city',
+  'url',
 ] as const satisfies readonly (keyof ExportItem)[];
 
 export interface ExportModel {

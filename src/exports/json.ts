@@ -88,7 +88,11 @@ export function renderJson(model: ExportModel): Buffer {
     const known = targets.get(to);
     if (known !== undefined) {
       // select.ts writes a direction's cities one after another; anything else would be two directions under one key.
-      if (known !== previous || item.city === undefined) throw new RatefileError('E_RENDER', `${model.file}: cannot render: two directions ${directionName(item.from, item.to)}`);
+      if (known !== previous || item.city === undefined)
+        throw new RatefileError(
+          'E_RENDER',
+          `${model.file}: cannot render: two directions ${directionName(item.from, item.to)}`,
+        );
       known.cities.push(item.city);
       continue;
     }
@@ -97,10 +101,13 @@ export function renderJson(model: ExportModel): Buffer {
   }
   const list = [...numbers].map(([code, number]) => `      ${JSON.stringify(number)}: ${JSON.stringify(code)}`);
   const exchange = [...byFrom].map(([from, targets]) => {
-    const entries = [...targets].map(([to, { item, cities }]) => `        ${JSON.stringify(to)}: ${exchangeEntry(item, cities)}`);
+    const entries = [...targets].map(
+      ([to, { item, cities }]) => `        ${JSON.stringify(to)}: ${exchangeEntry(item, cities)}`,
+    );
     return `    ${JSON.stringify(from)}: {\n      "to": {\n${entries.join(',\n')}\n      }\n    }`;
   });
-  const block = (lines: string[], indent: string) => (lines.length === 0 ? '{}' : `{\n${lines.join(',\n')}\n${indent}}`);
+  const block = (lines: string[], indent: string) =>
+    lines.length === 0 ? '{}' : `{\n${lines.join(',\n')}\n${indent}}`;
   const text = `{\n  "version": "1.3",\n  "currencies": {\n    "list": ${block(list, '    ')}\n  },\n  "exchange": ${block(exchange, '  ')}\n}\n`;
   return Buffer.from(text, 'utf8');
 }

@@ -10,7 +10,8 @@ export function exportRate(rate: Decimal, from: Currency, to: Currency, markup: 
 }
 
 /** What a rate is multiplied by for the client under `markup`: 1 − markup; undefined without a markup. */
-const markupFactor = (markup: Decimal): Decimal | undefined => (markup.isZero() ? undefined : new Decimal(1).minus(markup));
+const markupFactor = (markup: Decimal): Decimal | undefined =>
+  markup.isZero() ? undefined : new Decimal(1).minus(markup);
 
 /** Without a markup the form is pricing's own (shared, so are the limits computed at it). */
 function rateAtFactor(rate: Decimal, from: Currency, to: Currency, factor: Decimal | undefined): PublishedRate {

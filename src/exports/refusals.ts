@@ -34,14 +34,22 @@ export function formatRefusal(format: Exclude<ExportFormat, 'classic'>, item: Re
   if (item.minfee !== undefined) return `minfee ${item.minfee} has no element in ${format}`;
   for (const name of ['fromfee', 'tofee'] as const) {
     const fee = item[name];
-    if (fee !== undefined && feeWithUnit.test(fee)) return `${name} ${fee} names a currency; ${format} takes a plain number in the ${name === 'fromfee' ? 'from' : 'to'} currency or a percentage`;
+    if (fee !== undefined && feeWithUnit.test(fee))
+      return `${name} ${fee} names a currency; ${format} takes a plain number in the ${name === 'fromfee' ? 'from' : 'to'} currency or a percentage`;
   }
   if (format !== 'json') return undefined;
   const rate = jsonRate(item.in, item.out);
   // JSON readers hold numbers as doubles: a value a double does not hold exactly would be read as another.
   const feeNumber = (fee: string | undefined) => fee?.replace(' %', '');
-  for (const [name, value] of [['rate', rate], ['min', item.minamount], ['max', item.maxamount], ['fromfee', feeNumber(item.fromfee)], ['tofee', feeNumber(item.tofee)]] as const) {
-    if (value !== undefined && !jsonNumberHolds(value)) return `${name} ${value} cannot be read back exactly from JSON (more digits than a double holds)`;
+  for (const [name, value] of [
+    ['rate', rate],
+    ['min', item.minamount],
+    ['max', item.maxamount],
+    ['fromfee', feeNumber(item.fromfee)],
+    ['tofee', feeNumber(item.tofee)],
+  ] as const) {
+    if (value !== undefined && !jsonNumberHolds(value))
+      return `${name} ${value} cannot be read back exactly from JSON (more digits than a double holds)`;
   }
   return undefined;
 }

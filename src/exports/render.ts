@@ -31,7 +31,10 @@ export function elementText(value: string): string | undefined {
 
 /** The error for item `index` (from 0) of `file` whose element `name` holds a character XML 1.0 forbids. */
 export function refusal(file: string, index: number, name: string): RatefileError {
-  return new RatefileError('E_RENDER', `${file}: cannot render: item ${index + 1} <${name}> has a character XML 1.0 forbids`);
+  return new RatefileError(
+    'E_RENDER',
+    `${file}: cannot render: item ${index + 1} <${name}> has a character XML 1.0 forbids`,
+  );
 }
 
 /**
@@ -55,7 +58,10 @@ export class ByteSink {
     const size = Buffer.byteLength(text, 'utf8');
     if (this.length + size > this.buffer.length) {
       // A tenth more than the rate so far predicts, and never less than half again what is needed now.
-      const wanted = Math.max(Math.ceil(((this.length + size) / Math.max(done, 1e-6)) * 1.1) + 64, Math.ceil((this.length + size) * 1.5));
+      const wanted = Math.max(
+        Math.ceil(((this.length + size) / Math.max(done, 1e-6)) * 1.1) + 64,
+        Math.ceil((this.length + size) * 1.5),
+      );
       const grown = Buffer.allocUnsafe(wanted);
       this.buffer.copy(grown, 0, 0, this.length);
       this.buffer = grown;

@@ -10,7 +10,11 @@ import { exportSelector, exportWalker } from './select.js';
 import type { ExportModel } from './items.js';
 import type { PricedDirection, WithheldDirection } from '../priced.js';
 
-const renderers: Record<ExportFormat, (model: ExportModel) => Buffer> = { classic: renderExport, 'eref-1.1': renderEref, json: renderJson };
+const renderers: Record<ExportFormat, (model: ExportModel) => Buffer> = {
+  classic: renderExport,
+  'eref-1.1': renderEref,
+  json: renderJson,
+};
 
 /** The bytes of an export in its template's format (classic when the model names none). */
 export function renderModel(model: ExportModel): Buffer {
@@ -31,12 +35,16 @@ export interface WrittenExport {
  * of the cost of selecting and rendering 30,000 items); the other formats render `exportSelector`'s items. Both
  * walk the same selection, which shares the rate text between exports with the same markup.
  */
-export function exportWriter(priced: readonly PricedDirection[], templates: readonly ExportTemplate[]): (index: number) => WrittenExport {
+export function exportWriter(
+  priced: readonly PricedDirection[],
+  templates: readonly ExportTemplate[],
+): (index: number) => WrittenExport {
   const walk = exportWalker(priced, templates);
   const select = exportSelector(priced, templates, walk);
   return (index) => {
     const { name, file, format } = templates[index]!;
-    if (format === 'classic') return { name, file, ...writeClassic(templates[index]!, (visit) => walk(index, visit), priced.length) };
+    if (format === 'classic')
+      return { name, file, ...writeClassic(templates[index]!, (visit) => walk(index, visit), priced.length) };
     const model = select(index);
     return { name, file, bytes: renderModel(model), items: model.items.length, withheld: model.withheld };
   };

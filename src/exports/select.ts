@@ -1,5 +1,5 @@
 // selectExports: from priced directions to each export's items (selection, aliases, markup, rounding, url); exportWalker: the selection alone, which every writer shares. Pure.
-import { Decimal, formatDecimal, roundDown } from '../decimal.js';
+import { type Decimal, formatDecimal, roundDown } from '../decimal.js';
 import type { ExportTemplate } from '../model.js';
 import { tierLadder, type LadderStep } from './tiers.js';
 import type { ExportItem, ExportModel } from './items.js';
@@ -27,18 +27,20 @@ function anyOf(wanted: readonly string[], tags: readonly string[]): boolean {
 }
 
 /** A url pattern split once into literal text and placeholders, filled per item with percent-encoded codes. */
-export function urlWriter(pattern: string | undefined): ((from: string, to: string, city: string) => string) | undefined {
+export function urlWriter(
+  pattern: string | undefined,
+): ((from: string, to: string, city: string) => string) | undefined {
   if (pattern === undefined) return undefined;
   const parts = pattern.split(/\{(from|to|city)\}/);
   const encoded = new Map<string, string>();
   const encode = (value: string) => encoded.get(value) ?? encoded.set(value, encodeURIComponent(value)).get(value)!;
   return (from, to, city) => {
     let url = parts[0]!;
-    for (let i = 1; i < parts.length; i += 2) url += encode(parts[i] === 'from' ? from : parts[i] === 'to' ? to : city) + parts[i + 1]!;
+    for (let i = 1; i < parts.length; i += 2)
+      url += encode(parts[i] === 'from' ? from : parts[i] === 'to' ? to : city) + parts[i + 1]!;
     return url;
   };
 }
-
 
 /** Text that does not depend on the export: reserve, fees, labels. Limits depend on the export's published rate. */
 function commonFields(priced: PricedDirection, text: DecimalText): CommonFields {
@@ -61,7 +63,6 @@ class DecimalText {
     return byPlaces.get(places) ?? byPlaces.set(places, formatDecimal(roundDown(value, places))).get(places)!;
   }
 }
-
 
 /**
  * What an export does with one direction it publishes, given the rate, limits and tier steps at the export's rate;
@@ -90,7 +91,8 @@ export function exportWalker(priced: readonly PricedDirection[], templates: read
     const markup = template.markup.toString();
     const rates = byMarkup.get(markup) ?? byMarkup.set(markup, new RateText(template.markup)).get(markup)!;
     const withheld: WithheldDirection[] = [];
-    const leaveOut = (p: PricedDirection, kind: WithheldKind, reason: string) => withheld.push({ direction: p.direction, kind, reason: `${template.file}: ${reason}` });
+    const leaveOut = (p: PricedDirection, kind: WithheldKind, reason: string) =>
+      withheld.push({ direction: p.direction, kind, reason: `${template.file}: ${reason}` });
     for (let position = 0; position < priced.length; position++) {
       const p = priced[position]!;
       if (!selects(template, p.direction.tags)) continue;
@@ -123,7 +125,10 @@ export function exportWalker(priced: readonly PricedDirection[], templates: read
  * computed once per direction, the rate text once per markup. All exports at once: for the dashboard and tests;
  * a build writes them one by one (`exportWriter` in renderers.ts).
  */
-export function selectExports(priced: readonly PricedDirection[], templates: readonly ExportTemplate[]): ExportSelection[] {
+export function selectExports(
+  priced: readonly PricedDirection[],
+  templates: readonly ExportTemplate[],
+): ExportSelection[] {
   const select = exportSelector(priced, templates);
   return templates.map((_, index) => select(index));
 }
@@ -153,7 +158,10 @@ export function exportSelector(
       const maxamount = text.of(limits.max);
       const codes = { from: template.aliases[from.code] ?? from.code, to: template.aliases[to.code] ?? to.code };
       // The other formats cannot say everything the classic one can: such a direction is left out of them alone.
-      const extra = template.format === 'classic' ? undefined : formatFields(template.format, p, rate, limits, { ...common, minamount, maxamount }, steps);
+      const extra =
+        template.format === 'classic'
+          ? undefined
+          : formatFields(template.format, p, rate, limits, { ...common, minamount, maxamount }, steps);
       if (extra !== undefined && 'reason' in extra) return extra;
       for (const city of cities.length > 0 ? cities : [undefined]) {
         const item: ExportItem = {

@@ -16,22 +16,42 @@ export const templateSchema = z
   .strictObject({
     description: z.string().optional().describe('What this export is for; shown nowhere in the file itself.'),
     format: z
-      .enum(exportFormats, { error: (issue) => `expected one of ${exportFormats.join(', ')}, got ${describeValue(issue.input)}` })
+      .enum(exportFormats, {
+        error: (issue) => `expected one of ${exportFormats.join(', ')}, got ${describeValue(issue.input)}`,
+      })
       .default('classic')
-      .describe('File format: classic (the estandards XML every monitor reads), eref-1.1 (BestChange EREF 1.1 XML) or json (jsons.info).'),
-    file: text(/^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*\.(xml|json)$/, 'a file name like "rates-1.1.xml" or "rates.json" (letters, digits, "-", "_", "."; no folder)')
+      .describe(
+        'File format: classic (the estandards XML every monitor reads), eref-1.1 (BestChange EREF 1.1 XML) or json (jsons.info).',
+      ),
+    file: text(
+      /^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*\.(xml|json)$/,
+      'a file name like "rates-1.1.xml" or "rates.json" (letters, digits, "-", "_", "."; no folder)',
+    )
       .optional()
       .describe('Name of the file written; default <template name>.xml, or .json for the json format.'),
     include: z
       .strictObject({ tags: z.array(tag).min(1).describe('Only directions carrying at least one of these tags.') })
       .optional(),
-    exclude: z.strictObject({ tags: z.array(tag).min(1).describe('Leave out directions carrying any of these tags.') }).optional(),
-    aliases: z.record(currencyCode, currencyCode).default({}).describe('Code published in place of a currency code, e.g. USDTTRC20: USDTTRC.'),
+    exclude: z
+      .strictObject({ tags: z.array(tag).min(1).describe('Leave out directions carrying any of these tags.') })
+      .optional(),
+    aliases: z
+      .record(currencyCode, currencyCode)
+      .default({})
+      .describe('Code published in place of a currency code, e.g. USDTTRC20: USDTTRC.'),
     markup: percentage.default('0%').describe('Partner markup against the client, on top of each direction rate.'),
-    url: text(/^https?:\/\/\S+$/, 'an http(s) URL pattern like "https://exchanger.example/?cur_from={from}&cur_to={to}"')
-      .refine((pattern) => [...pattern.matchAll(/\{(\w*)\}/g)].every((match) => (placeholders as readonly string[]).includes(match[1]!)), {
-        error: (issue) => `expected only the placeholders ${placeholders.map((p) => `{${p}}`).join(', ')}, got ${describeValue(issue.input)}`,
-      })
+    url: text(
+      /^https?:\/\/\S+$/,
+      'an http(s) URL pattern like "https://exchanger.example/?cur_from={from}&cur_to={to}"',
+    )
+      .refine(
+        (pattern) =>
+          [...pattern.matchAll(/\{(\w*)\}/g)].every((match) => (placeholders as readonly string[]).includes(match[1]!)),
+        {
+          error: (issue) =>
+            `expected only the placeholders ${placeholders.map((p) => `{${p}}`).join(', ')}, got ${describeValue(issue.input)}`,
+        },
+      )
       .optional()
       .describe('Pattern of a <url> element added to every item.'),
   })
@@ -70,8 +90,12 @@ export async function loadTemplates(
   const names = yamlFiles.filter((name) => templateFileName.test(name));
   const problems: string[] = yamlFiles
     .filter((name) => !templateFileName.test(name))
-    .map((name) => `${relative(baseDir, join(dir, name))}: expected a template file name of letters, digits, "-", "_" and "." (its export is <name>.xml), got ${quoteValue(name)}`);
-  if (yamlFiles.length === 0) return { templates: [], problems: [`${folder}: no export templates (<name>.yaml) found`] };
+    .map(
+      (name) =>
+        `${relative(baseDir, join(dir, name))}: expected a template file name of letters, digits, "-", "_" and "." (its export is <name>.xml), got ${quoteValue(name)}`,
+    );
+  if (yamlFiles.length === 0)
+    return { templates: [], problems: [`${folder}: no export templates (<name>.yaml) found`] };
 
   const templates: ExportTemplate[] = [];
   // Two templates writing one file would overwrite each other in every build; compared without case
@@ -84,7 +108,9 @@ export async function loadTemplates(
       file = await readYamlFile(join(dir, fileName), label);
     } catch (error) {
       if (!(error instanceof RatefileError)) throw error;
-      problems.push(...(error.details.length > 0 ? error.details.map((line) => `${error.message}: ${line}`) : [error.message]));
+      problems.push(
+        ...(error.details.length > 0 ? error.details.map((line) => `${error.message}: ${line}`) : [error.message]),
+      );
       continue;
     }
     const { data, problems: schemaProblems } = validateYaml(file, templateSchema);
@@ -97,26 +123,52 @@ export async function loadTemplates(
     for (const [code, alias] of aliases) {
       if (!currencyCodes.has(code)) {
         const hint = closest(code, currencyCodes);
-        lines.push(formatProblem(file, { path: ['aliases', code], message: `unknown currency ${quoteValue(code)}${hint ? ` (did you mean "${hint}"?)` : ''}; expected a key of currencies` }));
+        lines.push(
+          formatProblem(file, {
+            path: ['aliases', code],
+            message: `unknown currency ${quoteValue(code)}${hint ? ` (did you mean "${hint}"?)` : ''}; expected a key of currencies`,
+          }),
+        );
       } else if (alias === code) {
         lines.push(formatProblem(file, { path: ['aliases', code], message: 'alias is the same as the code' }));
       } else if (currencyCodes.has(alias)) {
-        lines.push(formatProblem(file, { path: ['aliases', code], message: `alias ${quoteValue(alias)} is another configured currency; its rates would be published under two meanings` }));
+        lines.push(
+          formatProblem(file, {
+            path: ['aliases', code],
+            message: `alias ${quoteValue(alias)} is another configured currency; its rates would be published under two meanings`,
+          }),
+        );
       }
     }
     for (const [code, alias] of aliases) {
       const other = aliases.find(([otherCode, otherAlias]) => otherAlias === alias && otherCode < code);
-      if (other) lines.push(formatProblem(file, { path: ['aliases', code], message: `alias ${quoteValue(alias)} is already used for ${quoteValue(other[0])}` }));
+      if (other)
+        lines.push(
+          formatProblem(file, {
+            path: ['aliases', code],
+            message: `alias ${quoteValue(alias)} is already used for ${quoteValue(other[0])}`,
+          }),
+        );
     }
     const name = fileName.replace(yamlExtension, '');
     const format = data?.format ?? 'classic';
     const extension = formatExtension(format);
     const output = data?.file ?? `${name}.${extension}`;
     if (!output.endsWith(`.${extension}`)) {
-      lines.push(formatProblem(file, { path: ['file'], message: `expected a name ending in .${extension} for the ${format} format, got ${quoteValue(output)}` }));
+      lines.push(
+        formatProblem(file, {
+          path: ['file'],
+          message: `expected a name ending in .${extension} for the ${format} format, got ${quoteValue(output)}`,
+        }),
+      );
     }
     if (data?.url !== undefined && format !== 'classic') {
-      lines.push(formatProblem(file, { path: ['url'], message: `only the classic format has a <url> element; ${format} has none` }));
+      lines.push(
+        formatProblem(file, {
+          path: ['url'],
+          message: `only the classic format has a <url> element; ${format} has none`,
+        }),
+      );
     }
     const other = writers.get(output.toLowerCase());
     if (other === undefined) writers.set(output.toLowerCase(), label);

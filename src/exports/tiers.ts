@@ -30,8 +30,10 @@ export function tierLadder(
   const places = direction.from.precision;
   const unit = new Decimal(1).div(new Decimal(10).pow(places));
   const starts = tiers.map((tier) => roundUp(tier.from, places));
-  if (limits.min !== undefined && starts[0] !== undefined && starts[0].lessThanOrEqualTo(limits.min)) {
-    return { reason: `tier from ${starts[0].toFixed()} ${direction.from.code} is not above the minimum order ${limits.min.toFixed()} ${direction.from.code}` };
+  if (limits.min && starts[0]?.lessThanOrEqualTo(limits.min)) {
+    return {
+      reason: `tier from ${starts[0].toFixed()} ${direction.from.code} is not above the minimum order ${limits.min.toFixed()} ${direction.from.code}`,
+    };
   }
   let max = limits.max;
   const found: { min: Decimal; form: PublishedRate }[] = [{ min: limits.min ?? new Decimal(0), form: base }];

@@ -5,7 +5,11 @@ import type { PublishTargets, S3Target } from '../model.js';
 
 const credentialsElsewhere =
   'credentials are never read from the config file: use the AWS SDK chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, an instance role)';
-const forbidden = () => z.never({ error: credentialsElsewhere }).optional().describe('Not allowed here: credentials come from the environment or an AWS profile.');
+const forbidden = () =>
+  z
+    .never({ error: credentialsElsewhere })
+    .optional()
+    .describe('Not allowed here: credentials come from the environment or an AWS profile.');
 
 /** http(s) URL of an S3-compatible store, without user or password in it (credentials never live in the config). */
 const endpoint = z
@@ -19,31 +23,46 @@ const endpoint = z
         return false;
       }
     },
-    { error: (issue) => `expected an http(s) URL like "https://storage.example", got ${describeValue(issue.input)}`, abort: true },
+    {
+      error: (issue) => `expected an http(s) URL like "https://storage.example", got ${describeValue(issue.input)}`,
+      abort: true,
+    },
   )
   .refine((value) => new URL(value).username === '' && new URL(value).password === '', { error: credentialsElsewhere });
 
 export const s3Schema = z
   .strictObject({
-    bucket: text(/^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/, 'a bucket name like "rates-example" (3 to 63 lower-case letters, digits, dots, hyphens)').describe(
-      'Bucket the exports are uploaded to.',
-    ),
+    bucket: text(
+      /^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/,
+      'a bucket name like "rates-example" (3 to 63 lower-case letters, digits, dots, hyphens)',
+    ).describe('Bucket the exports are uploaded to.'),
     prefix: text(
       /^(?!\/)(?!.*(^|\/)\.{1,2}(\/|$))(?!.*\/\/)[A-Za-z0-9!_.*'()/-]*$/,
       'a key prefix like "rates/" (no leading slash, no "." or ".." segments)',
     )
       .default('')
-      .describe('Key prefix: "rates" or "rates/" puts parserfile.xml at rates/parserfile.xml. Default: the bucket root.'),
+      .describe(
+        'Key prefix: "rates" or "rates/" puts parserfile.xml at rates/parserfile.xml. Default: the bucket root.',
+      ),
     region: text(/^[a-z0-9][a-z0-9-]*$/, 'a region like "eu-central-1"')
       .optional()
-      .describe('Region of the bucket. Default: the AWS SDK chain (AWS_REGION, the profile). S3-compatible stores document theirs (often us-east-1 or auto).'),
+      .describe(
+        'Region of the bucket. Default: the AWS SDK chain (AWS_REGION, the profile). S3-compatible stores document theirs (often us-east-1 or auto).',
+      ),
     endpoint: endpoint.optional().describe('Endpoint of an S3-compatible store (MinIO, Ceph, R2, …). Default: AWS S3.'),
-    forcePathStyle: z.boolean().default(false).describe('Address the bucket in the path (https://host/bucket/key) instead of the host name; most S3-compatible stores need it.'),
+    forcePathStyle: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Address the bucket in the path (https://host/bucket/key) instead of the host name; most S3-compatible stores need it.',
+      ),
     cacheControl: z
       .string()
       .min(1)
       .default('no-cache')
-      .describe('Cache-Control stored with each object and sent by S3 and the CDN in front of it. Default: no-cache (caches revalidate on every request).'),
+      .describe(
+        'Cache-Control stored with each object and sent by S3 and the CDN in front of it. Default: no-cache (caches revalidate on every request).',
+      ),
     accessKeyId: forbidden(),
     secretAccessKey: forbidden(),
     sessionToken: forbidden(),

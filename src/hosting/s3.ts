@@ -53,7 +53,6 @@ interface StateFile {
   objects: Record<string, Uploaded>;
 }
 
-
 /** Per object, all of the SDK's attempts included: a store that hangs must not hold the next build back for long. */
 const uploadDeadlineMs = 20_000;
 
@@ -72,7 +71,11 @@ const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).dig
  * One line for a failed upload, with anything that looks like a credential taken out: the SDK's
  * messages do not carry secrets, but a log line is the wrong place to find out that one did.
  */
-export function describeUploadError(error: unknown, env: Record<string, string | undefined> = process.env, deadlineMs = uploadDeadlineMs): string {
+export function describeUploadError(
+  error: unknown,
+  env: Record<string, string | undefined> = process.env,
+  deadlineMs = uploadDeadlineMs,
+): string {
   const name = error instanceof Error ? error.name : 'Error';
   let message = error instanceof Error ? error.message : String(error);
   if (name === 'AbortError' || name === 'TimeoutError') message = `no answer within ${deadlineMs / 1000} s`;
@@ -87,7 +90,8 @@ export function describeUploadError(error: unknown, env: Record<string, string |
 
 function parseState(text: string): Record<string, Uploaded> {
   const data = JSON.parse(text) as Partial<StateFile>;
-  if (data.version !== 1 || typeof data.objects !== 'object' || data.objects === null) throw new Error('not a ratefile S3 state file');
+  if (data.version !== 1 || typeof data.objects !== 'object' || data.objects === null)
+    throw new Error('not a ratefile S3 state file');
   return data.objects;
 }
 
@@ -123,7 +127,10 @@ export class S3Publisher {
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
         maxAttempts: 3,
-        requestHandler: { connectionTimeout: Math.min(5_000, this.deadlineMs), requestTimeout: Math.min(10_000, this.deadlineMs) },
+        requestHandler: {
+          connectionTimeout: Math.min(5_000, this.deadlineMs),
+          requestTimeout: Math.min(10_000, this.deadlineMs),
+        },
       }),
     }));
     return this.connection;
@@ -136,7 +143,8 @@ export class S3Publisher {
     try {
       text = await readFile(s3StateFile(this.stateDir), 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') warnings.push(`${s3StateFile(this.stateDir)}: unreadable (${(error as Error).message})`);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        warnings.push(`${s3StateFile(this.stateDir)}: unreadable (${(error as Error).message})`);
     }
     if (text !== undefined) {
       try {
@@ -145,7 +153,9 @@ export class S3Publisher {
           if (!mine || entry.at > mine.at) known.set(id, entry);
         }
       } catch (error) {
-        warnings.push(`${s3StateFile(this.stateDir)}: unreadable, every file is uploaded again (${(error as Error).message})`);
+        warnings.push(
+          `${s3StateFile(this.stateDir)}: unreadable, every file is uploaded again (${(error as Error).message})`,
+        );
       }
     }
     return known;
@@ -169,7 +179,14 @@ export class S3Publisher {
 
   /** Upload each file whose bytes or headers differ from the last successful upload; never throws. */
   async upload(files: readonly OutputFile[], options: UploadOptions = {}): Promise<UploadResult> {
-    const result: UploadResult = { target: describeTarget(this.target), uploaded: [], unchanged: [], removed: [], failed: [], warnings: [] };
+    const result: UploadResult = {
+      target: describeTarget(this.target),
+      uploaded: [],
+      unchanged: [],
+      removed: [],
+      failed: [],
+      warnings: [],
+    };
     const known = await this.recorded(result.warnings);
     const changes = new Map<string, Uploaded | undefined>();
     await Promise.all(
@@ -179,7 +196,13 @@ export class S3Publisher {
         const contentType = contentTypeOf(file);
         const entry: Uploaded = { sha256: sha256(bytes), contentType, cacheControl: this.target.cacheControl, at: '' };
         const last = known.get(id);
-        if (!options.force && last && last.sha256 === entry.sha256 && last.contentType === contentType && last.cacheControl === entry.cacheControl) {
+        if (
+          !options.force &&
+          last &&
+          last.sha256 === entry.sha256 &&
+          last.contentType === contentType &&
+          last.cacheControl === entry.cacheControl
+        ) {
           result.unchanged.push(file);
           return;
         }
@@ -190,12 +213,18 @@ export class S3Publisher {
         } catch (error) {
           // The object may or may not hold the new bytes now: forget it, so the next build uploads whatever it has.
           changes.set(id, undefined);
-          result.failed.push({ file, url: `s3://${this.target.bucket}/${key}`, error: describeUploadError(error, process.env, this.deadlineMs), action: 'upload' });
+          result.failed.push({
+            file,
+            url: `s3://${this.target.bucket}/${key}`,
+            error: describeUploadError(error, process.env, this.deadlineMs),
+            action: 'upload',
+          });
         }
       }),
     );
     if (options.declared) await this.removeUndeclared(options.declared, known, changes, result);
-    const order = (names: string[]) => names.sort((a, b) => files.findIndex((f) => f.file === a) - files.findIndex((f) => f.file === b));
+    const order = (names: string[]) =>
+      names.sort((a, b) => files.findIndex((f) => f.file === a) - files.findIndex((f) => f.file === b));
     order(result.uploaded);
     order(result.unchanged);
     result.removed.sort();
@@ -205,7 +234,12 @@ export class S3Publisher {
   }
 
   /** Delete the remembered objects under the prefix whose export is not declared; failures stay remembered, so the next build retries. */
-  private async removeUndeclared(declared: readonly string[], known: Map<string, Uploaded>, changes: Map<string, Uploaded | undefined>, result: UploadResult): Promise<void> {
+  private async removeUndeclared(
+    declared: readonly string[],
+    known: Map<string, Uploaded>,
+    changes: Map<string, Uploaded | undefined>,
+    result: UploadResult,
+  ): Promise<void> {
     const under = objectId(this.target, this.target.prefix);
     const stale = [...known.keys()]
       .filter((id) => id.startsWith(under))
@@ -216,17 +250,28 @@ export class S3Publisher {
         const key = `${this.target.prefix}${file}`;
         try {
           const { sdk, client } = await this.connect();
-          await client.send(new sdk.DeleteObjectCommand({ Bucket: this.target.bucket, Key: key }), { abortSignal: AbortSignal.timeout(this.deadlineMs) });
+          await client.send(new sdk.DeleteObjectCommand({ Bucket: this.target.bucket, Key: key }), {
+            abortSignal: AbortSignal.timeout(this.deadlineMs),
+          });
           changes.set(id, undefined);
           result.removed.push(file);
         } catch (error) {
-          result.failed.push({ file, url: `s3://${this.target.bucket}/${key}`, error: describeUploadError(error, process.env, this.deadlineMs), action: 'removal' });
+          result.failed.push({
+            file,
+            url: `s3://${this.target.bucket}/${key}`,
+            error: describeUploadError(error, process.env, this.deadlineMs),
+            action: 'removal',
+          });
         }
       }),
     );
   }
 
-  private async remember(known: Map<string, Uploaded>, changes: Map<string, Uploaded | undefined>, warnings: string[]): Promise<void> {
+  private async remember(
+    known: Map<string, Uploaded>,
+    changes: Map<string, Uploaded | undefined>,
+    warnings: string[],
+  ): Promise<void> {
     for (const [id, entry] of changes) {
       if (entry) {
         known.set(id, entry);
@@ -236,19 +281,27 @@ export class S3Publisher {
         this.memory.delete(id);
       }
     }
-    const state: StateFile = { version: 1, objects: Object.fromEntries([...known].sort(([a], [b]) => a.localeCompare(b))) };
+    const state: StateFile = {
+      version: 1,
+      objects: Object.fromEntries([...known].sort(([a], [b]) => a.localeCompare(b))),
+    };
     try {
       await mkdir(this.stateDir, { recursive: true });
       await writeFileAtomic(s3StateFile(this.stateDir), `${JSON.stringify(state, null, 2)}\n`);
     } catch (error) {
-      warnings.push(`cannot keep what was uploaded in ${s3StateFile(this.stateDir)}, so unchanged files are uploaded again after a restart: ${(error as Error).message}`);
+      warnings.push(
+        `cannot keep what was uploaded in ${s3StateFile(this.stateDir)}, so unchanged files are uploaded again after a restart: ${(error as Error).message}`,
+      );
     }
   }
 
   /** Close the SDK's connections (one-shot commands; the scheduler keeps its publisher). */
   destroy(): void {
     // Nothing to close when nothing was uploaded; otherwise the client is closed as soon as it exists.
-    void this.connection?.then(({ client }) => client.destroy(), () => undefined);
+    void this.connection?.then(
+      ({ client }) => client.destroy(),
+      () => undefined,
+    );
     delete this.connection;
   }
 }
@@ -269,9 +322,13 @@ export function s3Publisher(target: S3Target, stateDir: string): S3Publisher {
  * Log lines for an upload that went wrong in part; `retry` says what happens next. Files failing for the same
  * reason (missing credentials fail every file alike) share one line, so a build logs it once, not once per file.
  */
-export function uploadProblems(result: UploadResult, retry = 'local files unaffected, retried on the next build'): string[] {
+export function uploadProblems(
+  result: UploadResult,
+  retry = 'local files unaffected, retried on the next build',
+): string[] {
   const byError = new Map<string, UploadFailure[]>();
-  for (const failure of result.failed) if (failure.action === 'upload') byError.set(failure.error, [...(byError.get(failure.error) ?? []), failure]);
+  for (const failure of result.failed)
+    if (failure.action === 'upload') byError.set(failure.error, [...(byError.get(failure.error) ?? []), failure]);
   const uploads = [...byError].map(([error, failures]) =>
     failures.length === 1
       ? `s3 upload of ${failures[0]!.file} to ${failures[0]!.url} failed (${retry}): ${error}`
@@ -279,6 +336,8 @@ export function uploadProblems(result: UploadResult, retry = 'local files unaffe
   );
   const removals = result.failed
     .filter((f) => f.action !== 'upload')
-    .map((f) => `s3 removal of ${f.url} (${f.file} is no longer declared) failed (retried on the next build): ${f.error}`);
+    .map(
+      (f) => `s3 removal of ${f.url} (${f.file} is no longer declared) failed (retried on the next build): ${f.error}`,
+    );
   return [...result.warnings, ...uploads, ...removals];
 }

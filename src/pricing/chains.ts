@@ -33,7 +33,9 @@ function shapeOf(book: QuoteBook): BookShape {
   if (cached) return cached;
   const pairs = [...book.keys()].sort();
   // JSON: no pair's text can run into the next one's.
-  const key = JSON.stringify(pairs.map((pair) => [pair, book.get(pair)!.base, book.get(pair)!.quote, book.get(pair)!.priority ?? 0]));
+  const key = JSON.stringify(
+    pairs.map((pair) => [pair, book.get(pair)!.base, book.get(pair)!.quote, book.get(pair)!.priority ?? 0]),
+  );
   let shape = lastShapes.find((known) => known.key === key);
   if (!shape) {
     const graph: Graph = new Map();
@@ -145,4 +147,3 @@ function rankedChain(book: QuoteBook, search: ChainSearch, from: string, to: str
   search.best.set(to, chosen!);
   return chosen!;
 }
-

@@ -8,7 +8,13 @@ import { findChain } from './chains.js';
 const ONE = new Decimal(1);
 
 /** Per quote book: the conversions along chains in it and the third-asset limits, so 10,000 directions convert once per asset pair. */
-const books = new WeakMap<QuoteBook, { conversions: WeakMap<readonly string[], Map<string, ReturnType<typeof convertAlong>>>; limits: Map<string, Decimal | undefined> }>();
+const books = new WeakMap<
+  QuoteBook,
+  {
+    conversions: WeakMap<readonly string[], Map<string, ReturnType<typeof convertAlong>>>;
+    limits: Map<string, Decimal | undefined>;
+  }
+>();
 
 function workOf(book: QuoteBook) {
   let entry = books.get(book);
@@ -60,7 +66,12 @@ export function convertAlong(
 }
 
 /** convertAlong, remembered per quote book and chain (found chains are shared arrays): directions sharing assets share one conversion. */
-export function conversion(book: QuoteBook, pairs: readonly string[], from: string, pessimistic = true): ReturnType<typeof convertAlong> {
+export function conversion(
+  book: QuoteBook,
+  pairs: readonly string[],
+  from: string,
+  pessimistic = true,
+): ReturnType<typeof convertAlong> {
   const { conversions } = workOf(book);
   let byStart = conversions.get(pairs);
   if (!byStart) conversions.set(pairs, (byStart = new Map()));
@@ -77,7 +88,13 @@ export function conversion(book: QuoteBook, pairs: readonly string[], from: stri
  * A limit set in an asset other than the from and to assets, as an amount of the from asset; undefined when the
  * book cannot convert it. Once per book and limit (value, asset, from asset, side): directions share it.
  */
-export function limitThroughBook(limit: Money, direction: Direction, book: QuoteBook, roundUpward: boolean, key: string): Decimal | undefined {
+export function limitThroughBook(
+  limit: Money,
+  direction: Direction,
+  book: QuoteBook,
+  roundUpward: boolean,
+  key: string,
+): Decimal | undefined {
   const { limits } = workOf(book);
   if (limits.has(key)) return limits.get(key);
   const chain = findChain(book, limit.asset, direction.from.asset);

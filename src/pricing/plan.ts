@@ -36,10 +36,20 @@ export function planOf(direction: Direction): DirectionPlan {
   if (!plan) {
     const { from, to, min, max, chain } = direction;
     const money = (limit: Money | undefined) => (limit ? `${limit.value.toString()} ${limit.asset}` : '');
-    const limits = [direction.reserve.toString(), from.asset, from.precision, to.asset, to.precision, money(min), money(max)].join('|');
+    const limits = [
+      direction.reserve.toString(),
+      from.asset,
+      from.precision,
+      to.asset,
+      to.precision,
+      money(min),
+      money(max),
+    ].join('|');
     const margin = direction.margin.toString();
     // Shared by every direction with the same reserve object (a currency's) and places, the factor by margin.
-    const amount = amounts.get(direction.reserve, to.precision) ?? amounts.set(direction.reserve, to.precision, roundDown(direction.reserve, to.precision));
+    const amount =
+      amounts.get(direction.reserve, to.precision) ??
+      amounts.set(direction.reserve, to.precision, roundDown(direction.reserve, to.precision));
     plan = {
       // An explicit chain by its pairs (directions found their chain by assets, which `limits` names).
       group: [chain ? chain.join(',') : '*', margin, from.ratePrecision, to.ratePrecision, limits].join('|'),
@@ -75,14 +85,27 @@ export function termsOf(direction: Direction, book: QuoteBook): LimitTerms | { r
   if (known) return known;
   const { from, to } = direction;
   const terms: LimitTerms = { amount: plan.amount };
-  for (const [name, limit] of [['max', direction.max], ['min', direction.min]] as const) {
+  for (const [name, limit] of [
+    ['max', direction.max],
+    ['min', direction.min],
+  ] as const) {
     if (!limit) continue;
     if (limit.asset === from.asset) terms[`${name}From`] = limit.value;
     else if (limit.asset === to.asset) terms[`${name}To`] = limit.value;
     else {
       // A minimum at the side giving the larger amount, a maximum at the side giving the smaller.
-      const converted = limitThroughBook(limit, direction, book, name === 'min', `${name} ${limit.value.toString()} ${limit.asset}>${from.asset}`);
-      if (converted === undefined) return { kind: 'quote', reason: `cannot convert ${name} ${limit.value.toFixed()} ${limit.asset} to ${from.asset}: no quotes` };
+      const converted = limitThroughBook(
+        limit,
+        direction,
+        book,
+        name === 'min',
+        `${name} ${limit.value.toString()} ${limit.asset}>${from.asset}`,
+      );
+      if (converted === undefined)
+        return {
+          kind: 'quote',
+          reason: `cannot convert ${name} ${limit.value.toFixed()} ${limit.asset} to ${from.asset}: no quotes`,
+        };
       terms[`${name}From`] = converted;
     }
   }

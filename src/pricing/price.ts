@@ -31,13 +31,20 @@ function groupsOf(book: QuoteBook): Map<string, GroupPrice | null> {
   return byGroup;
 }
 
-function priceInGroup(direction: Direction, book: QuoteBook, byGroup: Map<string, GroupPrice | null>): PricedDirection | WithheldDirection {
+function priceInGroup(
+  direction: Direction,
+  book: QuoteBook,
+  byGroup: Map<string, GroupPrice | null>,
+): PricedDirection | WithheldDirection {
   const { group } = planOf(direction);
   const known = byGroup.get(group);
   if (known === null) return priceAlone(direction, book);
   if (known !== undefined) {
     const { steps, market, rate, terms, min, max } = known;
-    const priced: PricedDirection = min === undefined ? { direction, steps, market, rate, terms, max } : { direction, steps, market, rate, terms, min, max };
+    const priced: PricedDirection =
+      min === undefined
+        ? { direction, steps, market, rate, terms, max }
+        : { direction, steps, market, rate, terms, min, max };
     if (direction.tiers !== undefined) priced.tierRates = tierRates(direction.tiers, market);
     return priced;
   }
@@ -56,14 +63,24 @@ function priceAlone(direction: Direction, book: QuoteBook): PricedDirection | Wi
   if ('missing' in converted) return withhold('quote', `no quote for ${converted.missing}`);
   const market = converted.factor;
   const rate = marginRate(converted, direction);
-  if (!rate.isFinite() || rate.lessThanOrEqualTo(0)) return withhold('sanity', `rate ${rate.toFixed()} is not positive`);
-  if (!planOf(direction).reserveShown) return withhold('limits', `no reserve of ${to.code} (${direction.reserve.toFixed()} at ${to.precision} decimals)`);
+  if (!rate.isFinite() || rate.lessThanOrEqualTo(0))
+    return withhold('sanity', `rate ${rate.toFixed()} is not positive`);
+  if (!planOf(direction).reserveShown)
+    return withhold('limits', `no reserve of ${to.code} (${direction.reserve.toFixed()} at ${to.precision} decimals)`);
   const terms = termsOf(direction, book);
   if ('reason' in terms) return withhold(terms.kind, terms.reason);
   // Withheld when its limits fail at its own published rate; an export with a markup checks again at its rate.
   const limits = publishedLimits(direction, terms, publishedForm(rate, from, to));
   if ('reason' in limits) return withhold(limits.kind, limits.reason);
-  const priced: PricedDirection = { direction, steps: converted.steps, market, rate, terms, ...(limits.min === undefined ? {} : { min: limits.min }), max: limits.max };
+  const priced: PricedDirection = {
+    direction,
+    steps: converted.steps,
+    market,
+    rate,
+    terms,
+    ...(limits.min === undefined ? {} : { min: limits.min }),
+    max: limits.max,
+  };
   if (direction.tiers !== undefined) priced.tierRates = tierRates(direction.tiers, market);
   return priced;
 }
@@ -73,7 +90,10 @@ function tierRates(tiers: NonNullable<Direction['tiers']>, market: Decimal): Dec
   return tiers.map((tier) => market.times(ONE.minus(tier.margin)));
 }
 
-export function priceDirections(directions: readonly Direction[], book: QuoteBook): { priced: PricedDirection[]; withheld: WithheldDirection[] } {
+export function priceDirections(
+  directions: readonly Direction[],
+  book: QuoteBook,
+): { priced: PricedDirection[]; withheld: WithheldDirection[] } {
   const priced: PricedDirection[] = [];
   const withheld: WithheldDirection[] = [];
   const byGroup = groupsOf(book);

@@ -37,7 +37,11 @@ const sharedLimits = new Memo<PublishedRate, LimitTerms, PublishedLimits>();
  * the minimum buys at least a minimum set in the to asset, the maximum pays no more than a maximum set in it
  * nor than the published `<amount>`; the minimum rounded up, the maximum down, in the from precision.
  */
-export function publishedLimits(direction: Direction, terms: LimitTerms, rate: PublishedRate): PublishedLimits | { reason: string; kind: WithheldKind } {
+export function publishedLimits(
+  direction: Direction,
+  terms: LimitTerms,
+  rate: PublishedRate,
+): PublishedLimits | { reason: string; kind: WithheldKind } {
   const known = sharedLimits.get(rate, terms);
   if (known) return known;
   const limits = limitsAt(direction, terms, rate);
@@ -46,19 +50,38 @@ export function publishedLimits(direction: Direction, terms: LimitTerms, rate: P
   return limits;
 }
 
-function limitsAt(direction: Direction, terms: LimitTerms, rate: PublishedRate): PublishedLimits | { reason: string; kind: WithheldKind } {
+function limitsAt(
+  direction: Direction,
+  terms: LimitTerms,
+  rate: PublishedRate,
+): PublishedLimits | { reason: string; kind: WithheldKind } {
   const { from, to } = direction;
   const places = from.precision;
   const capacity = fromUnits(terms.amount, rate, places, false);
   let max = capacity;
   if (terms.maxFrom) max = Decimal.min(max, roundDown(terms.maxFrom, places));
   if (terms.maxTo) max = Decimal.min(max, fromUnits(terms.maxTo, rate, places, false));
-  if (max.isZero()) return { kind: 'limits', reason: `maximum order rounds to 0 ${from.code} at ${places} decimals (limit or reserve too small)` };
-  const min = terms.minFrom ? roundUp(terms.minFrom, places) : terms.minTo ? fromUnits(terms.minTo, rate, places, true) : undefined;
+  if (max.isZero())
+    return {
+      kind: 'limits',
+      reason: `maximum order rounds to 0 ${from.code} at ${places} decimals (limit or reserve too small)`,
+    };
+  const min = terms.minFrom
+    ? roundUp(terms.minFrom, places)
+    : terms.minTo
+      ? fromUnits(terms.minTo, rate, places, true)
+      : undefined;
   if (min === undefined) return { max };
   if (min.greaterThan(max)) {
-    if (min.greaterThan(capacity)) return { kind: 'limits', reason: `reserve ${direction.reserve.toFixed()} ${to.code} is below the minimum order ${min.toFixed()} ${from.code}` };
-    return { kind: 'limits', reason: `minimum ${min.toFixed()} ${from.code} is above the maximum ${max.toFixed()} ${from.code}` };
+    if (min.greaterThan(capacity))
+      return {
+        kind: 'limits',
+        reason: `reserve ${direction.reserve.toFixed()} ${to.code} is below the minimum order ${min.toFixed()} ${from.code}`,
+      };
+    return {
+      kind: 'limits',
+      reason: `minimum ${min.toFixed()} ${from.code} is above the maximum ${max.toFixed()} ${from.code}`,
+    };
   }
   return { min, max };
 }

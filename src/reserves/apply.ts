@@ -35,7 +35,10 @@ function withReading(direction: Direction, entry: ReserveEntry): Direction {
  * max down) in place of the configured ones. Unreadable, invalid or missing: withheld, kind `reserve`; switched off
  * (`enabled: false`): withheld, kind `paused`.
  */
-export function applyReserves(directions: readonly Direction[], book: ReserveBook): { directions: Direction[]; withheld: WithheldDirection[] } {
+export function applyReserves(
+  directions: readonly Direction[],
+  book: ReserveBook,
+): { directions: Direction[]; withheld: WithheldDirection[] } {
   const kept: Direction[] = [];
   const withheld: WithheldDirection[] = [];
   for (const direction of directions) {

@@ -1,6 +1,6 @@
 // One back-office entry, checked: a reserve that is null, negative, not a decimal or missing is a reason to
 // withhold, never something to replace with the YAML number.
-import { checkDecimalLength, Decimal, parseDecimal } from '../decimal.js';
+import { checkDecimalLength, type Decimal, parseDecimal } from '../decimal.js';
 import { isRecord, shown } from '../sources/values.js';
 
 export interface ReserveEntry {
@@ -45,7 +45,8 @@ export function checkEntry(code: string, raw: unknown): ReserveEntry | string {
   const enabled = fields.enabled;
   if (enabled !== undefined && enabled !== null) {
     if (enabled === false || enabled === 'false' || enabled === '0') entry.enabled = false;
-    else if (!(enabled === true || enabled === 'true' || enabled === '1')) return `${code}: enabled ${shown(enabled)} is not true or false`;
+    else if (!(enabled === true || enabled === 'true' || enabled === '1'))
+      return `${code}: enabled ${shown(enabled)} is not true or false`;
   }
   return entry;
 }

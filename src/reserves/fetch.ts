@@ -24,7 +24,10 @@ export interface ReserveFetchDeps {
 
 const clock = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-async function readSource(source: SourceConfig, deps: ReserveFetchDeps): Promise<{ report: ReserveReport; result: ReserveReading | { error: string } }> {
+async function readSource(
+  source: SourceConfig,
+  deps: ReserveFetchDeps,
+): Promise<{ report: ReserveReport; result: ReserveReading | { error: string } }> {
   const report: ReserveReport = { name: source.name, type: source.type, ok: false, entries: 0 };
   const now = deps.now().getTime();
   const maxAge = sourceMaxAgeMs(source, deps.schedulePeriodMs) ?? Number.POSITIVE_INFINITY;
@@ -33,10 +36,15 @@ async function readSource(source: SourceConfig, deps: ReserveFetchDeps): Promise
   const entry = cached?.fingerprint === fingerprint ? cached : undefined;
   const fresh = (reading: ReserveReading) => now - reading.time.getTime() <= maxAge;
   const use = (reading: ReserveReading, fetchedAt: number, reused?: ReserveReport['reused']) => {
-    Object.assign(report, { ok: true, entries: reading.entries.size, fetchedAt: new Date(fetchedAt) }, reused ? { reused } : {});
+    Object.assign(
+      report,
+      { ok: true, entries: reading.entries.size, fetchedAt: new Date(fetchedAt) },
+      reused ? { reused } : {},
+    );
     return { report, result: reading };
   };
-  if (entry && now - entry.fetchedAt < sourceRefreshMs(source) && fresh(entry.reading)) return use(entry.reading, entry.fetchedAt, 'refresh');
+  if (entry && now - entry.fetchedAt < sourceRefreshMs(source) && fresh(entry.reading))
+    return use(entry.reading, entry.fetchedAt, 'refresh');
 
   let failure: string;
   const definition = reserveDefinition(source.type);
@@ -63,7 +71,13 @@ async function readSource(source: SourceConfig, deps: ReserveFetchDeps): Promise
 }
 
 /** Read every reserve source concurrently; a failing one is reported and withholds what needs it, never thrown. */
-export async function fetchReserves(sources: readonly SourceConfig[], deps: ReserveFetchDeps): Promise<{ book: ReserveBook; reports: ReserveReport[] }> {
+export async function fetchReserves(
+  sources: readonly SourceConfig[],
+  deps: ReserveFetchDeps,
+): Promise<{ book: ReserveBook; reports: ReserveReport[] }> {
   const results = await Promise.all(sources.map((source) => readSource(source, deps)));
-  return { book: new Map(results.map(({ report, result }) => [report.name, result])), reports: results.map((r) => r.report) };
+  return {
+    book: new Map(results.map(({ report, result }) => [report.name, result])),
+    reports: results.map((r) => r.report),
+  };
 }

@@ -14,8 +14,15 @@ const { priority: _priority, ...timing } = commonOptions;
 /** `time` in a document: ISO 8601 with an offset. */
 export function documentTime(value: unknown, fallback: Date, where: string): Date {
   if (value === undefined) return fallback;
-  const valid = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(value) && !Number.isNaN(Date.parse(value));
-  if (!valid) throw new RatefileError('E_SOURCE', `${where}: time ${shown(value)} is not an ISO 8601 time like "2026-11-21T12:00:00Z"`);
+  const valid =
+    typeof value === 'string' &&
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(value) &&
+    !Number.isNaN(Date.parse(value));
+  if (!valid)
+    throw new RatefileError(
+      'E_SOURCE',
+      `${where}: time ${shown(value)} is not an ISO 8601 time like "2026-11-21T12:00:00Z"`,
+    );
   // A clock ahead of ours must not make reserves look newer than their reading.
   const time = new Date(value);
   return time < fallback ? time : fallback;
@@ -34,10 +41,22 @@ export const fileReserves = defineReserveSource({
     // Either the mapping itself, or `{ "reserves": mapping, "time": … }`.
     const wrapped = isRecord(data) && isRecord(data.reserves);
     const entries = entriesOf(wrapped ? (data as Record<string, unknown>).reserves : data);
-    if (!entries) throw new RatefileError('E_SOURCE', `${context.name}: ${path}: expected a mapping of currency codes to reserves, got ${shown(data)}`);
+    if (!entries)
+      throw new RatefileError(
+        'E_SOURCE',
+        `${context.name}: ${path}: expected a mapping of currency codes to reserves, got ${shown(data)}`,
+      );
     // The file's age, unless it dates itself: a back office that stopped writing must show.
     const now = context.now();
-    const time = wrapped ? documentTime((data as Record<string, unknown>).time, modified < now ? modified : now, `${context.name}: ${path}`) : modified < now ? modified : now;
+    const time = wrapped
+      ? documentTime(
+          (data as Record<string, unknown>).time,
+          modified < now ? modified : now,
+          `${context.name}: ${path}`,
+        )
+      : modified < now
+        ? modified
+        : now;
     return { entries, time };
   },
 });

@@ -18,7 +18,9 @@ export interface ReserveSourceDefinition<Options extends { type: string } = { ty
   fetchReserves(options: Options, context: SourceContext): Promise<ReserveReading>;
 }
 
-export function defineReserveSource<Options extends { type: string }>(definition: ReserveSourceDefinition<Options>): ReserveSourceDefinition<Options> {
+export function defineReserveSource<Options extends { type: string }>(
+  definition: ReserveSourceDefinition<Options>,
+): ReserveSourceDefinition<Options> {
   return definition;
 }
 

@@ -49,10 +49,20 @@ function networkProblem(error: unknown): string | undefined {
  * the driver's own for the errors it knows (`known`), else the network error or the driver's message after
  * `cannot connect:` or `query failed:` — and the connection destroyed at the end whatever happened.
  */
-export async function readOnce(read: SqlRead, destroy: () => void, known: (error: unknown) => string | undefined, work: (enter: (phase: string) => void) => Promise<SqlRows>): Promise<SqlRows> {
+export async function readOnce(
+  read: SqlRead,
+  destroy: () => void,
+  known: (error: unknown) => string | undefined,
+  work: (enter: (phase: string) => void) => Promise<SqlRows>,
+): Promise<SqlRows> {
   let phase = 'connecting';
   try {
-    return await withDeadline(read, destroy, () => phase, () => work((next) => (phase = next)));
+    return await withDeadline(
+      read,
+      destroy,
+      () => phase,
+      () => work((next) => (phase = next)),
+    );
   } catch (error) {
     if (error instanceof SqlProblem) throw error;
     const text = networkProblem(error) ?? (error instanceof Error ? error.message : String(error));
@@ -66,7 +76,12 @@ export async function readOnce(read: SqlRead, destroy: () => void, known: (error
  * Run `work` until it settles or `timeoutMs` (or `signal`) ends it: then `destroy` the connection and fail with
  * `timed out after N ms (while <phase>)`. `phase()` says what the read was doing.
  */
-async function withDeadline<T>(read: Pick<SqlRead, 'timeoutMs' | 'signal'>, destroy: () => void, phase: () => string, work: () => Promise<T>): Promise<T> {
+async function withDeadline<T>(
+  read: Pick<SqlRead, 'timeoutMs' | 'signal'>,
+  destroy: () => void,
+  phase: () => string,
+  work: () => Promise<T>,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const ended = new Promise<never>((_resolve, reject) => {

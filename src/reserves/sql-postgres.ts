@@ -30,21 +30,39 @@ function known(error: unknown): string | undefined {
 export const readPostgres: SqlDriver = async (read) => {
   const socket = new Socket();
   // `stream`: our own socket, so a deadline can destroy it whatever state the client is in.
-  const client = new pg.Client({ connectionString: read.url.href, stream: () => socket, types, application_name: 'ratefile' });
+  const client = new pg.Client({
+    connectionString: read.url.href,
+    stream: () => socket,
+    types,
+    application_name: 'ratefile',
+  });
   // A socket destroyed by the deadline makes the client emit 'error' with no one waiting: not a crash.
   client.on('error', () => undefined);
-  return readOnce(read, () => socket.destroy(), known, async (enter) => {
-    await client.connect();
-    enter('running the query');
-    await client.query('BEGIN READ ONLY');
-    await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(read.timeoutMs))}`);
-    const result = await client.query({ text: read.query, values: [...read.params], rowMode: 'array', queryMode: 'extended' } as pg.QueryArrayConfig);
-    enter('closing');
-    await client.query('ROLLBACK');
-    await client.end();
-    return {
-      columns: result.fields.map((field) => ({ name: field.name, ...(floats[field.dataTypeID] ? { float: floats[field.dataTypeID]! } : {}) })),
-      rows: result.rows as unknown[][],
-    };
-  });
+  return readOnce(
+    read,
+    () => socket.destroy(),
+    known,
+    async (enter) => {
+      await client.connect();
+      enter('running the query');
+      await client.query('BEGIN READ ONLY');
+      await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(read.timeoutMs))}`);
+      const result = await client.query({
+        text: read.query,
+        values: [...read.params],
+        rowMode: 'array',
+        queryMode: 'extended',
+      } as pg.QueryArrayConfig);
+      enter('closing');
+      await client.query('ROLLBACK');
+      await client.end();
+      return {
+        columns: result.fields.map((field) => ({
+          name: field.name,
+          ...(floats[field.dataTypeID] ? { float: floats[field.dataTypeID]! } : {}),
+        })),
+        rows: result.rows as unknown[][],
+      };
+    },
+  );
 };

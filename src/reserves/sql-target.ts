@@ -6,7 +6,12 @@ import { redact, registerSecret } from '../secrets.js';
 
 export type SqlDialect = 'postgres' | 'mysql';
 
-const dialects: Record<string, SqlDialect> = { 'postgres:': 'postgres', 'postgresql:': 'postgres', 'mysql:': 'mysql', 'mariadb:': 'mysql' };
+const dialects: Record<string, SqlDialect> = {
+  'postgres:': 'postgres',
+  'postgresql:': 'postgres',
+  'mysql:': 'mysql',
+  'mariadb:': 'mysql',
+};
 const defaultPorts: Record<SqlDialect, string> = { postgres: '5432', mysql: '3306' };
 export const urlExample = 'postgres://user:password@host:5432/database or mysql://user:password@host:3306/database';
 
@@ -28,7 +33,8 @@ export function parseSqlUrl(text: string): { url: URL; dialect: SqlDialect } | s
     return `expected a URL like ${urlExample}`;
   }
   const dialect = dialects[url.protocol];
-  if (!dialect) return `expected a URL starting postgres://, postgresql://, mysql:// or mariadb://, got scheme ${JSON.stringify(url.protocol.slice(0, 20))}`;
+  if (!dialect)
+    return `expected a URL starting postgres://, postgresql://, mysql:// or mariadb://, got scheme ${JSON.stringify(url.protocol.slice(0, 20))}`;
   return { url, dialect };
 }
 
@@ -36,13 +42,15 @@ export function parseSqlUrl(text: string): { url: URL; dialect: SqlDialect } | s
 const passwordParameter = /pass|pwd|secret|token/i;
 
 /** Whether the URL holds a password: in its user-info or in its query. */
-export const holdsPassword = (url: URL) => url.password !== '' || [...url.searchParams.keys()].some((name) => passwordParameter.test(name));
+export const holdsPassword = (url: URL) =>
+  url.password !== '' || [...url.searchParams.keys()].some((name) => passwordParameter.test(name));
 
 /** The URL with its passwords (user-info and query) replaced by `***`, for a config error about it. */
 export function maskedUrl(url: URL): string {
   const masked = new URL(url.href);
   if (masked.password) masked.password = '***';
-  for (const name of [...masked.searchParams.keys()]) if (passwordParameter.test(name)) masked.searchParams.set(name, '***');
+  for (const name of [...masked.searchParams.keys()])
+    if (passwordParameter.test(name)) masked.searchParams.set(name, '***');
   return masked.href.replace(/=\*\*\*/g, '=***').replace(/=%2A%2A%2A/g, '=***');
 }
 

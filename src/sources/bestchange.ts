@@ -23,10 +23,12 @@ export interface BestChangeState {
   lastModified?: string;
 }
 
-const isState = (value: unknown): value is BestChangeState => typeof value === 'object' && value !== null && 'feed' in value;
+const isState = (value: unknown): value is BestChangeState =>
+  typeof value === 'object' && value !== null && 'feed' in value;
 
 /** The parsed feed of a `SourceFeed` a bestchange source returned; undefined for any other. */
-export const bestChangeFeed = (feed: SourceFeed | undefined): BestChangeFeed | undefined => (isState(feed?.value) ? feed.value.feed : undefined);
+export const bestChangeFeed = (feed: SourceFeed | undefined): BestChangeFeed | undefined =>
+  isState(feed?.value) ? feed.value.feed : undefined;
 
 export const bestchangeSource = defineSource({
   type: 'bestchange',
@@ -36,14 +38,17 @@ export const bestchangeSource = defineSource({
     ...httpOptions,
     refresh: duration
       .refine((ms) => ms >= minRefreshMs, {
-        error: (issue) => `expected at least "30s" (BestChange asks for one fetch per 30 s at most), got "${Number(issue.input) / 1000}s"`,
+        error: (issue) =>
+          `expected at least "30s" (BestChange asks for one fetch per 30 s at most), got "${Number(issue.input) / 1000}s"`,
       })
       .optional()
       .describe('Fetch info.zip at most this often (default and least: 30s, as BestChange asks).'),
     cities: z
       .record(z.string().min(1).max(100), cityCode)
       .optional()
-      .describe('BestChange city id or name (bm_cities.dat) → export city code, for cities not found by name in data/city-codes.tsv.'),
+      .describe(
+        'BestChange city id or name (bm_cities.dat) → export city code, for cities not found by name in data/city-codes.tsv.',
+      ),
   }),
   defaultRefreshMs: minRefreshMs,
   async fetchQuotes(options, context) {
@@ -53,13 +58,17 @@ export const bestchangeSource = defineSource({
     if (previous?.etag) headers['if-none-match'] = previous.etag;
     if (previous?.lastModified) headers['if-modified-since'] = previous.lastModified;
     return fetchWithRetries(context, target, { path, headers, conditional: previous !== undefined }, (fetched) => {
-      const fail = (problem: string, cause?: unknown) => new SourceError(`${context.name}: ${fetched.where}: ${problem}`, cause === undefined ? {} : { cause });
+      const fail = (problem: string, cause?: unknown) =>
+        new SourceError(`${context.name}: ${fetched.where}: ${problem}`, cause === undefined ? {} : { cause });
       if (fetched.status === 304) {
         if (!previous) throw fail('HTTP 304 Not Modified to a request that was not conditional');
         return { quotes: [], problems: [], feed: { rows: previous.feed.rows, value: previous } };
       }
       const head = Buffer.from(fetched.bytes.subarray(0, 512)).toString('latin1');
-      if (looksLikeHtml(fetched.contentType, head)) throw fail(`got an HTML page instead of info.zip (HTTP ${fetched.status}, ${fetched.contentType || 'no content type'})`);
+      if (looksLikeHtml(fetched.contentType, head))
+        throw fail(
+          `got an HTML page instead of info.zip (HTTP ${fetched.status}, ${fetched.contentType || 'no content type'})`,
+        );
       let feed: BestChangeFeed;
       try {
         feed = parseFeed(fetched.bytes, options.cities ? { cities: options.cities } : {});
@@ -69,7 +78,9 @@ export const bestchangeSource = defineSource({
       }
       // Against a last good feed too old to stand in, refusing would leave no feed at all: the new one is taken.
       if (previous && !context.previousStale && feed.rows < previous.feed.rows * minRowShare) {
-        throw fail(`${feed.rows} rows, fewer than half of the last good feed's ${previous.feed.rows}: taken as a broken feed`);
+        throw fail(
+          `${feed.rows} rows, fewer than half of the last good feed's ${previous.feed.rows}: taken as a broken feed`,
+        );
       }
       const etag = fetched.headers.get('etag') ?? undefined;
       const lastModified = fetched.headers.get('last-modified') ?? undefined;

@@ -35,7 +35,8 @@ export const binanceSource = defineSource({
       response = await ask({});
     }
     const { where, body } = response;
-    if (!Array.isArray(body)) throw new SourceError(`${context.name}: ${where}: expected a list of tickers, got ${shown(body)}`);
+    if (!Array.isArray(body))
+      throw new SourceError(`${context.name}: ${where}: expected a list of tickers, got ${shown(body)}`);
     const tickers = new Map<string, Record<string, unknown>>();
     for (const entry of body) if (isRecord(entry) && typeof entry.symbol === 'string') tickers.set(entry.symbol, entry);
     const fetchedAt = context.now();
@@ -43,7 +44,13 @@ export const binanceSource = defineSource({
       pairs,
       where,
       (pair) => tickers.get(pair.symbol),
-      (ticker, pair, label) => quoteFrom(pair.pair, label, { bid: ['bidPrice', ticker.bidPrice], ask: ['askPrice', ticker.askPrice] }, fetchedAt),
+      (ticker, pair, label) =>
+        quoteFrom(
+          pair.pair,
+          label,
+          { bid: ['bidPrice', ticker.bidPrice], ask: ['askPrice', ticker.askPrice] },
+          fetchedAt,
+        ),
     );
   },
 });

@@ -34,13 +34,18 @@ export const bybitSource = defineSource({
       response = await getJson(context, target, { path, query: { category: 'spot' }, envelope });
     } catch (error) {
       if (error instanceof SourceError && error.status === 403 && error.retryAfterMs === undefined) {
-        throw new SourceError(`${error.message}; Bybit asks for 10 minutes without requests after a 403`, { status: 403, retryAfterMs: forbiddenPauseMs, cause: error });
+        throw new SourceError(`${error.message}; Bybit asks for 10 minutes without requests after a 403`, {
+          status: 403,
+          retryAfterMs: forbiddenPauseMs,
+          cause: error,
+        });
       }
       throw error;
     }
     const { where, body } = response;
     const list = isRecord(body) && isRecord(body.result) ? body.result.list : undefined;
-    if (!Array.isArray(list)) throw new SourceError(`${context.name}: ${where}: expected result.list, a list of tickers, got ${shown(list)}`);
+    if (!Array.isArray(list))
+      throw new SourceError(`${context.name}: ${where}: expected result.list, a list of tickers, got ${shown(list)}`);
     const tickers = new Map<string, Record<string, unknown>>();
     for (const entry of list) if (isRecord(entry) && typeof entry.symbol === 'string') tickers.set(entry.symbol, entry);
     const fetchedAt = context.now();
@@ -48,7 +53,13 @@ export const bybitSource = defineSource({
       pairs,
       where,
       (pair) => tickers.get(pair.symbol),
-      (ticker, pair, label) => quoteFrom(pair.pair, label, { bid: ['bid1Price', ticker.bid1Price], ask: ['ask1Price', ticker.ask1Price] }, fetchedAt),
+      (ticker, pair, label) =>
+        quoteFrom(
+          pair.pair,
+          label,
+          { bid: ['bid1Price', ticker.bid1Price], ask: ['ask1Price', ticker.ask1Price] },
+          fetchedAt,
+        ),
     );
   },
 });

@@ -50,13 +50,20 @@ export const coingeckoSource = defineSource({
   options: z
     .strictObject({
       type: z.literal('coingecko'),
-      pairs: pairsOption.describe('Pairs as COIN/CURRENCY (USDT/RUB); a mapping gives the coin id ({ USDT/RUB: tether }). Known coins: see the README.'),
-      plan: z.enum(['demo', 'pro']).optional().describe('API plan of the key: demo (api.coingecko.com, default) or pro (pro-api.coingecko.com).'),
+      pairs: pairsOption.describe(
+        'Pairs as COIN/CURRENCY (USDT/RUB); a mapping gives the coin id ({ USDT/RUB: tether }). Known coins: see the README.',
+      ),
+      plan: z
+        .enum(['demo', 'pro'])
+        .optional()
+        .describe('API plan of the key: demo (api.coingecko.com, default) or pro (pro-api.coingecko.com).'),
       keyEnv: z
         .string()
         .regex(/^[A-Z_][A-Z0-9_]*$/)
         .optional()
-        .describe('Environment variable holding the API key (default RATEFILE_COINGECKO_KEY); without a key the public limits apply.'),
+        .describe(
+          'Environment variable holding the API key (default RATEFILE_COINGECKO_KEY); without a key the public limits apply.',
+        ),
       ...httpOptions,
     })
     .superRefine((options, context) => {
@@ -64,14 +71,23 @@ export const coingeckoSource = defineSource({
       options.pairs.forEach((pair: string, index: number) => {
         const base = pair.split('/')[0] ?? '';
         if (coinIds[base] === undefined) {
-          context.addIssue({ code: 'custom', path: ['pairs', index], message: `no known CoinGecko coin id for ${base}: write pairs as a mapping, e.g. { ${pair}: <coin id> }` });
+          context.addIssue({
+            code: 'custom',
+            path: ['pairs', index],
+            message: `no known CoinGecko coin id for ${base}: write pairs as a mapping, e.g. { ${pair}: <coin id> }`,
+          });
         }
       });
     }),
   defaultRefreshMs: 60_000,
   async fetchQuotes(options, context) {
     const plan = options.plan ?? 'demo';
-    const target = httpTarget('coingecko', plan === 'pro' ? 'https://pro-api.coingecko.com' : 'https://api.coingecko.com', options, context);
+    const target = httpTarget(
+      'coingecko',
+      plan === 'pro' ? 'https://pro-api.coingecko.com' : 'https://api.coingecko.com',
+      options,
+      context,
+    );
     const keyEnv = options.keyEnv ?? 'RATEFILE_COINGECKO_KEY';
     const key = context.env[keyEnv];
     // An answer echoing the key (or its URL-encoded or base64 form) must not carry it into any message.
@@ -81,14 +97,17 @@ export const coingeckoSource = defineSource({
     const ids = [...new Set(pairs.map((pair) => pair.symbol))];
     const currencies = [...new Set(pairs.map((pair) => pair.quote.toLowerCase()))];
     // The key goes in a header, never in the URL, so it cannot end up in a log line.
-    const headers: Record<string, string> = key ? { [plan === 'pro' ? 'x-cg-pro-api-key' : 'x-cg-demo-api-key']: key } : {};
+    const headers: Record<string, string> = key
+      ? { [plan === 'pro' ? 'x-cg-pro-api-key' : 'x-cg-demo-api-key']: key }
+      : {};
     const { where, body } = await getJson(context, target, {
       path,
       query: { ids: ids.join(','), vs_currencies: currencies.join(','), precision: 'full' },
       headers,
       envelope,
     });
-    if (!isRecord(body)) throw new SourceError(`${context.name}: ${where}: expected an object of prices by coin id, got ${shown(body)}`);
+    if (!isRecord(body))
+      throw new SourceError(`${context.name}: ${where}: expected an object of prices by coin id, got ${shown(body)}`);
     const fetchedAt = context.now();
     return collectQuotes(
       pairs,
@@ -98,7 +117,8 @@ export const coingeckoSource = defineSource({
         const currency = pair.quote.toLowerCase();
         return isRecord(prices) && Object.hasOwn(prices, currency) ? { price: prices[currency] } : undefined;
       },
-      (entry, pair, label) => quoteFrom(pair.pair, label, { bid: ['price', entry.price], ask: ['price', entry.price] }, fetchedAt),
+      (entry, pair, label) =>
+        quoteFrom(pair.pair, label, { bid: ['price', entry.price], ask: ['price', entry.price] }, fetchedAt),
     );
   },
 });

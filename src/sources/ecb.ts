@@ -34,7 +34,11 @@ export const ecbSource = defineSource({
   options: z.strictObject({
     type: z.literal('ecb'),
     pairs: z
-      .array(pairText.refine((pair) => pair.startsWith('EUR/'), { error: (issue) => `expected a pair of EUR like "EUR/USD", got ${shown(issue.input)}` }))
+      .array(
+        pairText.refine((pair) => pair.startsWith('EUR/'), {
+          error: (issue) => `expected a pair of EUR like "EUR/USD", got ${shown(issue.input)}`,
+        }),
+      )
       .min(1, { error: 'expected at least one pair' })
       .optional()
       .describe('Pairs to take, EUR/XXX (default: every currency in the file).'),
@@ -43,7 +47,12 @@ export const ecbSource = defineSource({
   defaultRefreshMs: 3_600_000,
   async fetchQuotes(options, context) {
     const target = httpTarget('ecb', 'https://www.ecb.europa.eu', options, context);
-    const { where, body } = await getXml(context, target, { path }, (name) => name === 'Cube' || name.endsWith(':Cube'));
+    const { where, body } = await getXml(
+      context,
+      target,
+      { path },
+      (name) => name === 'Cube' || name.endsWith(':Cube'),
+    );
     const fail = (problem: string) => new SourceError(`${context.name}: ${where}: ${problem}`);
     const rootName = isRecord(body) ? Object.keys(body).find((key) => !key.startsWith('?')) : undefined;
     const root = rootName !== undefined && isRecord(body) ? body[rootName] : undefined;
@@ -58,22 +67,29 @@ export const ecbSource = defineSource({
     const date = /^\d{4}-\d{2}-\d{2}$/.test(time) ? Date.parse(`${time}T00:00:00Z`) : Number.NaN;
     if (Number.isNaN(date)) throw fail(`Cube time ${shown(day['@_time'])} is not a date like 2026-11-20`);
     const now = context.now();
-    if (date < now.getTime() - maxLagDays * dayMs || date > now.getTime() + dayMs) throw fail(`the reference rates of ${time} are not current ones`);
+    if (date < now.getTime() - maxLagDays * dayMs || date > now.getTime() + dayMs)
+      throw fail(`the reference rates of ${time} are not current ones`);
     // Published about 16:00 CET for that TARGET day, and current until the next one: its age counts from the end of its day in Frankfurt.
     const dated = endOfDay(time, 'Europe/Berlin', now);
     const rates = new Map<string, unknown>();
     for (const entry of list(day[cube])) {
-      if (typeof entry['@_currency'] === 'string' && !rates.has(entry['@_currency'])) rates.set(entry['@_currency'], entry['@_rate']);
+      if (typeof entry['@_currency'] === 'string' && !rates.has(entry['@_currency']))
+        rates.set(entry['@_currency'], entry['@_rate']);
     }
     if (rates.size === 0) throw fail('no rates in the document');
-    const pairs = pairSymbols(options.pairs ?? [...rates.keys()].filter((code) => /^[A-Z]{3}$/.test(code)).map((code) => `EUR/${code}`), (_base, quote) => quote);
+    const pairs = pairSymbols(
+      options.pairs ?? [...rates.keys()].filter((code) => /^[A-Z]{3}$/.test(code)).map((code) => `EUR/${code}`),
+      (_base, quote) => quote,
+    );
     return collectQuotes(
       pairs,
       where,
       (pair) => (rates.has(pair.quote) ? { rate: rates.get(pair.quote) } : undefined),
       (entry, pair, label) => {
         const rate = priceText(entry.rate);
-        return 'problem' in rate ? `${label}: rate ${rate.problem}` : { pair: pair.pair, bid: rate.text, ask: rate.text, time: dated };
+        return 'problem' in rate
+          ? `${label}: rate ${rate.problem}`
+          : { pair: pair.pair, bid: rate.text, ask: rate.text, time: dated };
       },
     );
   },

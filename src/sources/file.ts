@@ -14,7 +14,12 @@ const quoteEntry = z.strictObject({
   pair: pairText,
   bid: price,
   ask: price,
-  time: z.iso.datetime({ offset: true, error: (issue) => `expected an ISO 8601 time like "2026-11-21T12:00:00Z", got ${JSON.stringify(issue.input)}` }).optional(),
+  time: z.iso
+    .datetime({
+      offset: true,
+      error: (issue) => `expected an ISO 8601 time like "2026-11-21T12:00:00Z", got ${JSON.stringify(issue.input)}`,
+    })
+    .optional(),
 });
 
 /** The file holds a list of quotes, bare or under `quotes`; each entry is checked on its own (`quoteEntry`). */
@@ -50,7 +55,9 @@ export const fileSource = defineSource({
         return;
       }
       const pair = isRecord(raw) && typeof raw.pair === 'string' && raw.pair.length <= 40 ? `${raw.pair}: ` : '';
-      const lines = problemsFromIssues(entry.error.issues, quoteEntry).map((problem) => `${formatPath([...at, index, ...problem.path])}: ${problem.message}`);
+      const lines = problemsFromIssues(entry.error.issues, quoteEntry).map(
+        (problem) => `${formatPath([...at, index, ...problem.path])}: ${problem.message}`,
+      );
       problems.push(`${pair}${lines.join('; ')}`);
     });
     return { quotes, problems };

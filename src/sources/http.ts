@@ -13,7 +13,16 @@ export class SourceError extends RatefileError {
   readonly retryAfterMs: number | undefined;
   readonly transient: boolean;
 
-  constructor(message: string, extra: { status?: number | undefined; body?: unknown; retryAfterMs?: number | undefined; transient?: boolean; cause?: unknown } = {}) {
+  constructor(
+    message: string,
+    extra: {
+      status?: number | undefined;
+      body?: unknown;
+      retryAfterMs?: number | undefined;
+      transient?: boolean;
+      cause?: unknown;
+    } = {},
+  ) {
     super('E_SOURCE', message, extra.cause === undefined ? {} : { cause: extra.cause });
     this.status = extra.status;
     this.body = extra.body;
@@ -38,11 +47,18 @@ export interface HttpTarget {
 export const baseUrlVariable = (type: string) => `RATEFILE_${type.toUpperCase()}_URL`;
 
 /** Where a source's requests go: RATEFILE_<TYPE>_URL, else the config's `baseUrl`, else the API's own. */
-export function httpTarget(type: string, defaultBaseUrl: string, options: HttpOptions, context: SourceContext): HttpTarget {
+export function httpTarget(
+  type: string,
+  defaultBaseUrl: string,
+  options: HttpOptions,
+  context: SourceContext,
+): HttpTarget {
   const variable = baseUrlVariable(type);
   const fromEnv = context.env[variable];
   if (fromEnv !== undefined && fromEnv !== '' && !/^https?:\/\/[^/]/i.test(fromEnv)) {
-    throw new SourceError(`${context.name}: ${variable}: expected an http(s) URL like "http://127.0.0.1:9999", got ${JSON.stringify(fromEnv)}`);
+    throw new SourceError(
+      `${context.name}: ${variable}: expected an http(s) URL like "http://127.0.0.1:9999", got ${JSON.stringify(fromEnv)}`,
+    );
   }
   return {
     baseUrl: fromEnv || options.baseUrl || defaultBaseUrl,
@@ -107,7 +123,10 @@ export function retryAfterMs(header: string | null, now: number = Date.now()): n
 
 async function readCapped(response: Response, where: string, context: SourceContext): Promise<Uint8Array> {
   const declared = Number(response.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) throw new SourceError(`${context.name}: ${where}: response of ${declared} bytes is larger than the ${maxBytes} allowed`);
+  if (declared > maxBytes)
+    throw new SourceError(
+      `${context.name}: ${where}: response of ${declared} bytes is larger than the ${maxBytes} allowed`,
+    );
   if (!response.body) return new Uint8Array();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -181,11 +200,17 @@ type ErrorExtra = ConstructorParameters<typeof SourceError>[1];
  * a backoff (250 ms, 500 ms, …) or the Retry-After the server asked for, if that is at most 5 s; a longer
  * Retry-After ends the attempts at once and is passed on, so the caller does not ask again before it.
  */
-export async function fetchWithRetries<T>(context: SourceContext, target: HttpTarget, spec: RequestSpec, read: (fetched: Fetched) => T): Promise<T> {
+export async function fetchWithRetries<T>(
+  context: SourceContext,
+  target: HttpTarget,
+  spec: RequestSpec,
+  read: (fetched: Fetched) => T,
+): Promise<T> {
   const url = urlFor(target, spec);
   const where = `GET ${url.pathname}`;
   const sleep = context.sleep ?? defaultSleep;
-  const fail = (problem: string, extra: ErrorExtra = {}) => new SourceError(`${context.name}: ${where}: ${problem}`, extra);
+  const fail = (problem: string, extra: ErrorExtra = {}) =>
+    new SourceError(`${context.name}: ${where}: ${problem}`, extra);
   let last: SourceError | undefined;
   let delay = 0;
   for (let attempt = 0; attempt <= target.retries; attempt++) {
@@ -193,13 +218,18 @@ export async function fetchWithRetries<T>(context: SourceContext, target: HttpTa
     const timeout = AbortSignal.timeout(target.timeoutMs);
     const signal = AbortSignal.any([context.signal, timeout]);
     try {
-      const response = await context.fetch(url, { headers: { accept: 'application/json, application/xml;q=0.9, */*;q=0.5', ...spec.headers }, signal });
+      const response = await context.fetch(url, {
+        headers: { accept: 'application/json, application/xml;q=0.9, */*;q=0.5', ...spec.headers },
+        signal,
+      });
       const bytes = await readCapped(response, where, context);
       const contentType = response.headers.get('content-type') ?? '';
       if (!response.ok && !(response.status === 304 && spec.conditional)) {
         const { body, problem } = envelopeOf(bytes, spec);
         const text = utf8.decode(bytes.subarray(0, 4096));
-        const what = problem?.message ?? (looksLikeHtml(contentType, text) ? htmlPage(text) : text.trim() === '' ? 'empty body' : snippet(text));
+        const what =
+          problem?.message ??
+          (looksLikeHtml(contentType, text) ? htmlPage(text) : text.trim() === '' ? 'empty body' : snippet(text));
         const asked = retryAfterMs(response.headers.get('retry-after'));
         throw fail(`HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}: ${what}`, {
           status: response.status,
@@ -216,7 +246,9 @@ export async function fetchWithRetries<T>(context: SourceContext, target: HttpTa
       } else if (context.signal.aborted) {
         throw fail('aborted', { cause: error });
       } else {
-        last = timeout.aborted ? fail(`timed out after ${target.timeoutMs} ms`, { cause: error, transient: true }) : fail(`request failed: ${describeCause(error)}`, { cause: error, transient: true });
+        last = timeout.aborted
+          ? fail(`timed out after ${target.timeoutMs} ms`, { cause: error, transient: true })
+          : fail(`request failed: ${describeCause(error)}`, { cause: error, transient: true });
       }
       delay = Math.max(backoffMs(attempt), last.retryAfterMs ?? 0);
     }
@@ -224,7 +256,12 @@ export async function fetchWithRetries<T>(context: SourceContext, target: HttpTa
   const attempts = target.retries + 1;
   if (!last) throw fail('no attempt made');
   if (attempts === 1) throw last;
-  throw new SourceError(`${last.message} (${attempts} attempts)`, { status: last.status, body: last.body, retryAfterMs: last.retryAfterMs, cause: last });
+  throw new SourceError(`${last.message} (${attempts} attempts)`, {
+    status: last.status,
+    body: last.body,
+    retryAfterMs: last.retryAfterMs,
+    cause: last,
+  });
 }
 
 function describeCause(error: unknown): string {
@@ -239,11 +276,19 @@ function describeCause(error: unknown): string {
  * GET a JSON document: refuses an HTML page and a body that is not JSON, and applies the API's envelope to
  * a successful response too (Bybit and Kraken report errors with HTTP 200). Numbers arrive as decimal text.
  */
-export function getJson(context: SourceContext, target: HttpTarget, spec: RequestSpec): Promise<{ where: string; body: unknown }> {
+export function getJson(
+  context: SourceContext,
+  target: HttpTarget,
+  spec: RequestSpec,
+): Promise<{ where: string; body: unknown }> {
   return fetchWithRetries(context, target, spec, (fetched) => {
     const text = utf8.decode(fetched.bytes);
-    const fail = (problem: string, extra: ErrorExtra = {}) => new SourceError(`${context.name}: ${fetched.where}: ${problem}`, extra);
-    if (looksLikeHtml(fetched.contentType, text)) throw fail(`got ${htmlPage(text)} instead of JSON (HTTP ${fetched.status}, ${fetched.contentType || 'no content type'})`);
+    const fail = (problem: string, extra: ErrorExtra = {}) =>
+      new SourceError(`${context.name}: ${fetched.where}: ${problem}`, extra);
+    if (looksLikeHtml(fetched.contentType, text))
+      throw fail(
+        `got ${htmlPage(text)} instead of JSON (HTTP ${fetched.status}, ${fetched.contentType || 'no content type'})`,
+      );
     if (text.trim() === '') throw fail(`got an empty body instead of JSON (HTTP ${fetched.status})`);
     let body: unknown;
     try {

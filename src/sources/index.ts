@@ -12,7 +12,8 @@ import { krakenSource } from './kraken.js';
 import { okxSource } from './okx.js';
 import type { SourceDefinition } from './source.js';
 
-const erase = <Options extends { type: string }>(definition: SourceDefinition<Options>) => definition as unknown as SourceDefinition<{ type: string }>;
+const erase = <Options extends { type: string }>(definition: SourceDefinition<Options>) =>
+  definition as unknown as SourceDefinition<{ type: string }>;
 
 export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = [
   erase(fileSource),

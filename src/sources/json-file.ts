@@ -10,7 +10,11 @@ import { parseJsonExact } from './values.js';
  * kept as decimal text (`parseJsonExact`). Fails with E_SOURCE naming the source and file: unreadable, or not
  * JSON with the line and column on one line.
  */
-export async function readJsonFile(source: string, path: string, what: string): Promise<{ data: unknown; modified: Date }> {
+export async function readJsonFile(
+  source: string,
+  path: string,
+  what: string,
+): Promise<{ data: unknown; modified: Date }> {
   let text: string;
   let modified: Date;
   try {
@@ -19,14 +23,18 @@ export async function readJsonFile(source: string, path: string, what: string): 
     modified = read.stats.mtime;
     text = read.text;
   } catch (cause) {
-    throw new RatefileError('E_SOURCE', `${source}: cannot read ${what} file ${path}: ${(cause as Error).message}`, { cause });
+    throw new RatefileError('E_SOURCE', `${source}: cannot read ${what} file ${path}: ${(cause as Error).message}`, {
+      cause,
+    });
   }
   try {
     // Numbers kept as their text: a price written as a JSON number is not rounded through a float.
     return { data: parseJsonExact(text), modified };
   } catch (cause) {
     const error = jsonSyntaxError(text);
-    const where = error ? `line ${error.line}, column ${error.column}: ${error.problem}` : (cause as Error).message.replace(/\s+/g, ' ');
+    const where = error
+      ? `line ${error.line}, column ${error.column}: ${error.problem}`
+      : (cause as Error).message.replace(/\s+/g, ' ');
     throw new RatefileError('E_SOURCE', `${source}: ${path}: not valid JSON: ${where}`, { cause });
   }
 }

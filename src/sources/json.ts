@@ -35,7 +35,11 @@ export function valueAt(body: unknown, path: readonly (string | number)[]): unkn
 
 const jsonPath = z
   .string({ error: (issue) => `expected a path like "data.bid", got ${describeValue(issue.input)}` })
-  .refine((text) => parsePath(text) !== undefined, { error: (issue) => `expected a path like "data.bid" or "result[\\"BTC-RUB\\"].ask", got ${describeValue(issue.input)}`, abort: true });
+  .refine((text) => parsePath(text) !== undefined, {
+    error: (issue) =>
+      `expected a path like "data.bid" or "result[\\"BTC-RUB\\"].ask", got ${describeValue(issue.input)}`,
+    abort: true,
+  });
 
 // A bad path or a missing ask is reported where it is (the loader picks the branch); only something that is
 // neither a text nor a mapping gets this message.
@@ -72,13 +76,21 @@ export const jsonSource = defineSource({
   type: 'json',
   options: z.strictObject({
     type: z.literal('json'),
-    url: absoluteUrl.describe('The JSON document; RATEFILE_JSON_URL replaces its scheme, host and port (for a mirror or a replay).'),
+    url: absoluteUrl.describe(
+      'The JSON document; RATEFILE_JSON_URL replaces its scheme, host and port (for a mirror or a replay).',
+    ),
     pairs: z
       .record(pairText, pricePaths)
       .refine((pairs) => Object.keys(pairs).length > 0, { error: 'expected at least one pair' })
       .describe('Each pair (BASE/QUOTE) and where its prices are: one path (bid = ask) or { bid: path, ask: path }.'),
-    error: jsonPath.optional().describe('Path of an error in the body: when present and not empty, false or null, the source fails with it.'),
-    time: jsonPath.optional().describe('Path of the time the prices are valid (ISO 8601, Unix seconds or ms); default: when they were fetched.'),
+    error: jsonPath
+      .optional()
+      .describe('Path of an error in the body: when present and not empty, false or null, the source fails with it.'),
+    time: jsonPath
+      .optional()
+      .describe(
+        'Path of the time the prices are valid (ISO 8601, Unix seconds or ms); default: when they were fetched.',
+      ),
     ...commonOptions,
     ...requestOptions,
   }),
@@ -89,7 +101,16 @@ export const jsonSource = defineSource({
     const envelope = (body: unknown): EnvelopeProblem | undefined => {
       if (!errorPath) return undefined;
       const error = valueAt(body, errorPath);
-      if (error === undefined || error === null || error === '' || error === 'false' || error === '0' || error === false || (Array.isArray(error) && error.length === 0)) return undefined;
+      if (
+        error === undefined ||
+        error === null ||
+        error === '' ||
+        error === 'false' ||
+        error === '0' ||
+        error === false ||
+        (Array.isArray(error) && error.length === 0)
+      )
+        return undefined;
       return { message: `${options.error}: ${typeof error === 'string' ? error : JSON.stringify(error)}` };
     };
     const { where, body } = await getJson(context, target, { path: configured.pathname + configured.search, envelope });
@@ -98,7 +119,10 @@ export const jsonSource = defineSource({
     if (options.time !== undefined) {
       const value = valueAt(body, parsePath(options.time) ?? []);
       const parsed = timeOf(value);
-      if (!parsed || Number.isNaN(parsed.getTime())) throw new SourceError(`${context.name}: ${where}: ${options.time} ${shown(value)} is not a time (ISO 8601, Unix seconds or milliseconds)`);
+      if (!parsed || Number.isNaN(parsed.getTime()))
+        throw new SourceError(
+          `${context.name}: ${where}: ${options.time} ${shown(value)} is not a time (ISO 8601, Unix seconds or milliseconds)`,
+        );
       // A clock ahead of ours must not make prices look newer than their fetch.
       if (parsed < fetchedAt) time = parsed;
     }
@@ -115,7 +139,8 @@ export const jsonSource = defineSource({
         const ask = valueAt(body, parsePath(pair.ask) ?? []);
         return bid === undefined && ask === undefined ? undefined : { bid, ask };
       },
-      (entry, pair, label) => quoteFrom(pair.pair, label, { bid: [pair.bid, entry.bid], ask: [pair.ask, entry.ask] }, time),
+      (entry, pair, label) =>
+        quoteFrom(pair.pair, label, { bid: [pair.bid, entry.bid], ask: [pair.ask, entry.ask] }, time),
     );
   },
 });

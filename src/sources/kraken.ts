@@ -26,7 +26,14 @@ function envelope(body: unknown): EnvelopeProblem | undefined {
  */
 function resultNames(pair: PairSymbol): string[] {
   const [base, quote] = [krakenName(pair.base), krakenName(pair.quote)];
-  return [pair.symbol, `${base}${quote}`, `X${base}Z${quote}`, `X${base}X${quote}`, `${base}Z${quote}`, `X${base}${quote}`];
+  return [
+    pair.symbol,
+    `${base}${quote}`,
+    `X${base}Z${quote}`,
+    `X${base}X${quote}`,
+    `${base}Z${quote}`,
+    `X${base}${quote}`,
+  ];
 }
 
 const firstPrice = (value: unknown): unknown => (Array.isArray(value) ? value[0] : undefined);
@@ -52,7 +59,8 @@ export const krakenSource = defineSource({
     }
     const { where, body } = response;
     const result = isRecord(body) ? body.result : undefined;
-    if (!isRecord(result)) throw new SourceError(`${context.name}: ${where}: expected result, an object of tickers, got ${shown(result)}`);
+    if (!isRecord(result))
+      throw new SourceError(`${context.name}: ${where}: expected result, an object of tickers, got ${shown(result)}`);
     const fetchedAt = context.now();
     return collectQuotes(
       pairs,
@@ -63,7 +71,13 @@ export const krakenSource = defineSource({
         return isRecord(ticker) ? ticker : undefined;
       },
       // b and a are [price, whole-lot volume, lot volume].
-      (ticker, pair, label) => quoteFrom(pair.pair, label, { bid: ['b[0]', firstPrice(ticker.b)], ask: ['a[0]', firstPrice(ticker.a)] }, fetchedAt),
+      (ticker, pair, label) =>
+        quoteFrom(
+          pair.pair,
+          label,
+          { bid: ['b[0]', firstPrice(ticker.b)], ask: ['a[0]', firstPrice(ticker.a)] },
+          fetchedAt,
+        ),
     );
   },
 });

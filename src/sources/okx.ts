@@ -29,7 +29,8 @@ export const okxSource = defineSource({
     const pairs = pairSymbols(options.pairs, (base, quote) => `${base}-${quote}`);
     const { where, body } = await getJson(context, target, { path, query: { instType: 'SPOT' }, envelope });
     const data = isRecord(body) ? body.data : undefined;
-    if (!Array.isArray(data)) throw new SourceError(`${context.name}: ${where}: expected data, a list of tickers, got ${shown(data)}`);
+    if (!Array.isArray(data))
+      throw new SourceError(`${context.name}: ${where}: expected data, a list of tickers, got ${shown(data)}`);
     const tickers = new Map<string, Record<string, unknown>>();
     for (const entry of data) if (isRecord(entry) && typeof entry.instId === 'string') tickers.set(entry.instId, entry);
     const fetchedAt = context.now();
@@ -38,7 +39,13 @@ export const okxSource = defineSource({
       pairs,
       where,
       (pair) => tickers.get(pair.symbol),
-      (ticker, pair, label) => quoteFrom(pair.pair, label, { bid: ['bidPx', ticker.bidPx], ask: ['askPx', ticker.askPx] }, serverTime(ticker.ts, fetchedAt)),
+      (ticker, pair, label) =>
+        quoteFrom(
+          pair.pair,
+          label,
+          { bid: ['bidPx', ticker.bidPx], ask: ['askPx', ticker.askPx] },
+          serverTime(ticker.ts, fetchedAt),
+        ),
     );
   },
 });

@@ -79,7 +79,9 @@ export interface SourceDefinition<Options extends { type: string } = { type: str
 }
 
 /** Identity helper that keeps each source module's option type attached to its functions. */
-export function defineSource<Options extends { type: string }>(definition: SourceDefinition<Options>): SourceDefinition<Options> {
+export function defineSource<Options extends { type: string }>(
+  definition: SourceDefinition<Options>,
+): SourceDefinition<Options> {
   return definition;
 }
 

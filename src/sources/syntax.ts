@@ -24,7 +24,8 @@ function stringEnd(text: string, start: number): number | Fault {
   for (let i = start + 1; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22 /* " */) return i + 1;
-    if (c < 0x20) return { at: i, problem: 'a line break or control character inside a string (write it as \\n, \\t, …)' };
+    if (c < 0x20)
+      return { at: i, problem: 'a line break or control character inside a string (write it as \\n, \\t, …)' };
     if (c === 0x5c /* \ */) {
       const sequence = escape.exec(text.slice(i + 1, i + 6));
       if (!sequence) return { at: i, problem: 'an unknown escape in a string' };

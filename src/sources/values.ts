@@ -30,7 +30,8 @@ export function parseJsonExact(text: string, mark = ''): unknown {
   return JSON.parse(out + text.slice(start)) as unknown;
 }
 
-export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A value as it appears in a message: strings quoted and cut short, structures named. */
 export function shown(value: unknown): string {
@@ -106,8 +107,13 @@ export interface PairSymbol {
  * `pairs` as configured, a list (`[BTC/USDT]`, each named by `symbolOf`) or a mapping to the source's own
  * names (`{ BTC/USDT: XBTUSDT }`), as one list.
  */
-export function pairSymbols(pairs: readonly string[] | Readonly<Record<string, string>>, symbolOf: (base: string, quote: string) => string): PairSymbol[] {
-  const entries: [string, string | undefined][] = Array.isArray(pairs) ? pairs.map((pair: string) => [pair, undefined]) : Object.entries(pairs);
+export function pairSymbols(
+  pairs: readonly string[] | Readonly<Record<string, string>>,
+  symbolOf: (base: string, quote: string) => string,
+): PairSymbol[] {
+  const entries: [string, string | undefined][] = Array.isArray(pairs)
+    ? pairs.map((pair: string) => [pair, undefined])
+    : Object.entries(pairs);
   return entries.map(([pair, symbol]) => {
     const [base = '', quote = ''] = pair.split('/');
     return { pair, base, quote, symbol: symbol ?? symbolOf(base, quote) };
@@ -123,9 +129,21 @@ export function serverTime(value: unknown, fetchedAt: Date): Date {
 
 /** How far `timeZone`'s wall clock is ahead of UTC at `instant`, in ms (Intl, so DST follows the tz database). */
 function zoneOffsetMs(instant: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(instant);
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(instant);
   const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  return Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second')) - Math.floor(instant / 1000) * 1000;
+  return (
+    Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second')) -
+    Math.floor(instant / 1000) * 1000
+  );
 }
 
 /**

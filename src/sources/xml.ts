@@ -49,9 +49,15 @@ export function parseXml(text: string, isList: (name: string) => boolean): unkno
 }
 
 /** GET an XML document and parse it; an HTML page (a DDoS-Guard challenge), bad bytes or bad XML fail the source. */
-export function getXml(context: SourceContext, target: HttpTarget, spec: RequestSpec, isList: (name: string) => boolean): Promise<{ where: string; body: unknown }> {
+export function getXml(
+  context: SourceContext,
+  target: HttpTarget,
+  spec: RequestSpec,
+  isList: (name: string) => boolean,
+): Promise<{ where: string; body: unknown }> {
   return fetchWithRetries(context, target, spec, (fetched) => {
-    const fail = (problem: string, cause?: unknown) => new SourceError(`${context.name}: ${fetched.where}: ${problem}`, cause === undefined ? {} : { cause });
+    const fail = (problem: string, cause?: unknown) =>
+      new SourceError(`${context.name}: ${fetched.where}: ${problem}`, cause === undefined ? {} : { cause });
     let text: string;
     try {
       text = decodeXml(fetched.bytes, fetched.contentType);
@@ -60,7 +66,9 @@ export function getXml(context: SourceContext, target: HttpTarget, spec: Request
     }
     if (looksLikeHtml(fetched.contentType, text)) {
       const title = /<title[^>]*>([^<]{0,120})/i.exec(text)?.[1]?.trim().replace(/\s+/g, ' ');
-      throw fail(`got an HTML page${title ? ` ("${title}")` : ''} instead of XML (HTTP ${fetched.status}, ${fetched.contentType || 'no content type'})`);
+      throw fail(
+        `got an HTML page${title ? ` ("${title}")` : ''} instead of XML (HTTP ${fetched.status}, ${fetched.contentType || 'no content type'})`,
+      );
     }
     if (text.trim() === '') throw fail(`got an empty body instead of XML (HTTP ${fetched.status})`);
     if (!text.trimStart().startsWith('<')) throw fail(`not XML: ${snippet(text)}`);

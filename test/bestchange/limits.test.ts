@@ -9,14 +9,20 @@ describe('feed limits', () => {
   it('refuses a 1.6-million-row bm_rates.dat (a 200 KB zip) by its unpacked size, before unpacking it', () => {
     const zip = bigFeed();
     expect(zip.length).toBeLessThan(400_000);
-    expect(() => parseFeed(zip)).toThrow(new RegExp(`^bm_rates\\.dat unpacks to 62400000 bytes, more than the ${maxRatesBytes} allowed: refused before unpacking$`));
+    expect(() => parseFeed(zip)).toThrow(
+      new RegExp(
+        `^bm_rates\\.dat unpacks to 62400000 bytes, more than the ${maxRatesBytes} allowed: refused before unpacking$`,
+      ),
+    );
   });
 
   it('refuses 1.6 million short rows that fit the size limit by their line count, before parsing', () => {
     const rates = Buffer.from('2;1;10;1;5;6;;\n'.repeat(1_600_000), 'latin1');
     expect(rates.length).toBeLessThanOrEqual(maxRatesBytes);
     const zip = zipSync({ ...files(), 'bm_rates.dat': [rates, { level: 1 }] });
-    expect(() => parseFeed(zip)).toThrow(`bm_rates.dat has more than ${maxFeedRows} lines (the real feed has about 200,000 rows): refused before parsing`);
+    expect(() => parseFeed(zip)).toThrow(
+      `bm_rates.dat has more than ${maxFeedRows} lines (the real feed has about 200,000 rows): refused before parsing`,
+    );
   });
 
   it('takes a feed of exactly the most rows', () => {
@@ -26,9 +32,13 @@ describe('feed limits', () => {
 
   it('refuses an oversized bm_exch.dat and a line longer than any row', () => {
     const exchangers = Buffer.from(`10;A;;0;1\n${'x'.repeat(2 * 1024 * 1024)}\n`, 'latin1');
-    expect(() => parseFeed(zipSync({ ...files(), 'bm_exch.dat': exchangers }))).toThrow(/^bm_exch\.dat unpacks to \d+ bytes, more than the 1048576 allowed: refused before unpacking$/);
+    expect(() => parseFeed(zipSync({ ...files(), 'bm_exch.dat': exchangers }))).toThrow(
+      /^bm_exch\.dat unpacks to \d+ bytes, more than the 1048576 allowed: refused before unpacking$/,
+    );
     const long = `2;1;10;1;5;6;${'0'.repeat(maxLineLength)};0`;
-    expect(() => parseFeed(dump({ ...base, 'bm_rates.dat': `2;1;10;1;5;6;0;0\n${long}\n` }))).toThrow(`bm_rates.dat line 2: longer than ${maxLineLength} characters`);
+    expect(() => parseFeed(dump({ ...base, 'bm_rates.dat': `2;1;10;1;5;6;0;0\n${long}\n` }))).toThrow(
+      `bm_rates.dat line 2: longer than ${maxLineLength} characters`,
+    );
   });
 
   it('unpacks no more than the directory says, when it understates an entry', () => {

@@ -11,7 +11,14 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/decimal.js';
-import { assertBuilt, repoRoot, spawnRatefile, stopAll, waitForServing, type RatefileProcess } from '../support/process.js';
+import {
+  assertBuilt,
+  repoRoot,
+  spawnRatefile,
+  stopAll,
+  waitForServing,
+  type RatefileProcess,
+} from '../support/process.js';
 import { freePort } from '../support/ports.js';
 import { makeProject, type Project } from '../support/project.js';
 
@@ -19,7 +26,9 @@ const executablePath = '/usr/bin/chromium';
 const screenshots = fileURLToPath(new URL('__screenshots__/', import.meta.url));
 const axePath = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
 const demoFile = (name: string) => readFileSync(join(repoRoot, name), 'utf8');
-const demoQuotes = JSON.parse(demoFile('quotes.json')) as { quotes: { pair: string; bid: string; ask: string; time: string }[] };
+const demoQuotes = JSON.parse(demoFile('quotes.json')) as {
+  quotes: { pair: string; bid: string; ask: string; time: string }[];
+};
 
 let project: Project;
 let proc: RatefileProcess;
@@ -35,12 +44,21 @@ interface PageGlobals {
   document: {
     documentElement: { scrollWidth: number };
     querySelectorAll(selector: string): ArrayLike<PageElement>;
-    createRange(): { setStart(node: unknown, offset: number): void; setEnd(node: unknown, offset: number): void; getClientRects(): ArrayLike<unknown> };
+    createRange(): {
+      setStart(node: unknown, offset: number): void;
+      setEnd(node: unknown, offset: number): void;
+      getClientRects(): ArrayLike<unknown>;
+    };
     createTreeWalker(root: unknown, what: number): { nextNode(): { textContent: string | null } | null };
   };
   innerWidth: number;
   marker?: string;
-  axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown }[] }[] }> };
+  axe: {
+    run(
+      context: unknown,
+      options: unknown,
+    ): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown }[] }[] }>;
+  };
 }
 interface PageElement {
   scrollWidth: number;
@@ -50,7 +68,9 @@ interface PageElement {
 }
 
 /** Quotes as the back office would write them (atomically, by rename), now; `change` edits a pair. */
-async function writeQuotes(change: (pair: string, bid: string, ask: string) => [string, string] = (_p, bid, ask) => [bid, ask]): Promise<void> {
+async function writeQuotes(
+  change: (pair: string, bid: string, ask: string) => [string, string] = (_p, bid, ask) => [bid, ask],
+): Promise<void> {
   const time = new Date().toISOString();
   const quotes = demoQuotes.quotes.map((q) => {
     const [bid, ask] = change(q.pair, q.bid, q.ask);
@@ -60,8 +80,10 @@ async function writeQuotes(change: (pair: string, bid: string, ask: string) => [
   await rename(join(project.dir, 'quotes.next'), join(project.dir, 'quotes.json'));
 }
 
-
-const start = () => spawnRatefile(['start', '--config', project.configPath, '--port', String(port), '--host', '127.0.0.1'], { cwd: project.dir });
+const start = () =>
+  spawnRatefile(['start', '--config', project.configPath, '--port', String(port), '--host', '127.0.0.1'], {
+    cwd: project.dir,
+  });
 const headline = () => page.locator('#health').getAttribute('class');
 const rows = () => page.locator('#direction-rows tbody tr');
 /** A global set in the page: still there after an update means the page was not reloaded. */
@@ -70,13 +92,16 @@ const marker = () => page.evaluate(() => (globalThis as unknown as PageGlobals).
 
 beforeAll(async () => {
   // Loudly, not skipped: CI installs chromium before this runs.
-  if (!existsSync(executablePath)) throw new Error(`${executablePath} is missing: install the Debian package (apt-get install -y chromium)`);
+  if (!existsSync(executablePath))
+    throw new Error(`${executablePath} is missing: install the Debian package (apt-get install -y chromium)`);
   assertBuilt();
   // The demo in a fresh folder, rebuilt every second; a jump is held until accepted (1,000 builds), so it can be looked at.
   const config = `${demoFile('ratefile.config.yaml').replace('schedule: "*/30 * * * * *"', 'schedule: "*/1 * * * * *"')}\nguards: { maxJump: "10%", confirmBuilds: 1000 }\n`;
   project = await makeProject({
     'ratefile.config.yaml': config,
-    ...Object.fromEntries(['parserfile', 'reffile', 'affiliatefile'].map((n) => [`templates/${n}.yaml`, demoFile(`templates/${n}.yaml`)])),
+    ...Object.fromEntries(
+      ['parserfile', 'reffile', 'affiliatefile'].map((n) => [`templates/${n}.yaml`, demoFile(`templates/${n}.yaml`)]),
+    ),
   });
   await writeQuotes();
   port = await freePort();
@@ -86,13 +111,26 @@ beforeAll(async () => {
   context = await chromium.launchPersistentContext(profile, {
     executablePath,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   await mkdir(screenshots, { recursive: true });
   page = await context.newPage();
   page.on('console', (message) => {
     // Lost contact during the restart is expected: the failed polls are what it is about.
-    if ((message.type() === 'error' || message.type() === 'warning') && !/ERR_CONNECTION_REFUSED|Failed to load resource/.test(message.text())) problems.push(`console ${message.type()}: ${message.text()}`);
+    if (
+      (message.type() === 'error' || message.type() === 'warning') &&
+      !/ERR_CONNECTION_REFUSED|Failed to load resource/.test(message.text())
+    )
+      problems.push(`console ${message.type()}: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   await page.setViewportSize({ width: 1280, height: 900 });
@@ -147,8 +185,14 @@ describe('the dashboard in Chromium', () => {
     const files = await page.locator('#live table').nth(1).locator('td[data-label="File"]').allTextContents();
     expect(files).toEqual(['parserfile.xml (primary)', 'affiliatefile.xml', 'reffile.xml']);
     // Three builds later (one a second) the page has updated itself and the builds chart has a point for each.
-    await expect.poll(async () => Number(await page.locator('#chart-published-t').locator('..').getAttribute('data-points')), { timeout: 15_000 }).toBeGreaterThanOrEqual(3);
-    expect(Number(await page.locator('svg[aria-labelledby^="chart-BTC-SBERRUB-t"]').getAttribute('data-points'))).toBeGreaterThanOrEqual(1);
+    await expect
+      .poll(async () => Number(await page.locator('#chart-published-t').locator('..').getAttribute('data-points')), {
+        timeout: 15_000,
+      })
+      .toBeGreaterThanOrEqual(3);
+    expect(
+      Number(await page.locator('svg[aria-labelledby^="chart-BTC-SBERRUB-t"]').getAttribute('data-points')),
+    ).toBeGreaterThanOrEqual(1);
     expect(await page.locator('svg[aria-labelledby^="chart-BTC-SBERRUB-t"] path.published').count()).toBe(1);
     await page.screenshot({ path: join(screenshots, 'dashboard-desktop.png'), fullPage: true });
     expect((await overflow()).cells).toEqual([]);
@@ -158,8 +202,12 @@ describe('the dashboard in Chromium', () => {
     await setMarker();
     const all = await rows().count();
     expect(all).toBe(53);
-    const expected = async (query: string) => ((await (await fetch(new URL(`dashboard.json?${query}`, base))).json()) as { directions: { id: string }[] }).directions.map((d) => d.id);
-    const ids = () => rows().evaluateAll((trs) => trs.map((tr) => (tr as unknown as PageElement).getAttribute('data-id')));
+    const expected = async (query: string) =>
+      (
+        (await (await fetch(new URL(`dashboard.json?${query}`, base))).json()) as { directions: { id: string }[] }
+      ).directions.map((d) => d.id);
+    const ids = () =>
+      rows().evaluateAll((trs) => trs.map((tr) => (tr as unknown as PageElement).getAttribute('data-id')));
 
     await page.selectOption('select[name="currency"]', 'CASHRUB');
     await expect.poll(ids).toEqual(await expected('currency=CASHRUB'));
@@ -187,10 +235,15 @@ describe('the dashboard in Chromium', () => {
 
   it('shows a held jump with the last published and the new rate in the published form, and the accept command', async () => {
     const parserfile = await (await fetch(new URL('parserfile.xml', base))).text();
-    const [, before] = /<from>BTC<\/from>\s*<to>SBERRUB<\/to>\s*<in>1<\/in>\s*<out>([\d.]+)<\/out>/.exec(parserfile) ?? [];
+    const [, before] =
+      /<from>BTC<\/from>\s*<to>SBERRUB<\/to>\s*<in>1<\/in>\s*<out>([\d.]+)<\/out>/.exec(parserfile) ?? [];
     expect(before).toBeDefined();
     // BTC up 20%: more than the 10% maxJump.
-    await writeQuotes((pair, bid, ask) => (pair === 'BTC/USDT' ? [new Decimal(bid).times('1.2').toString(), new Decimal(ask).times('1.2').toString()] : [bid, ask]));
+    await writeQuotes((pair, bid, ask) =>
+      pair === 'BTC/USDT'
+        ? [new Decimal(bid).times('1.2').toString(), new Decimal(ask).times('1.2').toString()]
+        : [bid, ask],
+    );
     const row = page.locator('#direction-rows tr[data-id="BTC>SBERRUB"]');
     await expect.poll(() => row.getAttribute('data-state'), { timeout: 15_000 }).toBe('withheld');
     const jump = (await row.locator('.jump').textContent()) ?? '';
@@ -204,7 +257,9 @@ describe('the dashboard in Chromium', () => {
     // The other way round the guard keeps 1/rate (0.0000001…), a number no monitor ever saw: never shown.
     const back = page.locator('#direction-rows tr[data-id="SBERRUB>BTC"]');
     expect(await back.getAttribute('data-state')).toBe('withheld');
-    const guard = JSON.parse(readFileSync(join(project.dir, '.ratefile', 'guard.json'), 'utf8')) as { published: Record<string, { rate: string }> };
+    const guard = JSON.parse(readFileSync(join(project.dir, '.ratefile', 'guard.json'), 'utf8')) as {
+      published: Record<string, { rate: string }>;
+    };
     const kept = guard.published['SBERRUB>BTC']!.rate;
     expect(Number(kept)).toBeLessThan(0.001);
     const text = (await back.textContent()) ?? '';
@@ -231,12 +286,18 @@ describe('the dashboard in Chromium', () => {
     // Failing: every direction withheld with a long reason, the source with a long error, the headline with a long list.
     await writeFile(join(project.dir, 'quotes.json'), '{ "quotes": [ garbage');
     await expect
-      .poll(async () => {
-        await page.reload();
-        return (await page.locator('td').allTextContents()).some((text) => text.includes('no quotes lead'));
-      }, { timeout: 10_000 })
+      .poll(
+        async () => {
+          await page.reload();
+          return (await page.locator('td').allTextContents()).some((text) => text.includes('no quotes lead'));
+        },
+        { timeout: 10_000 },
+      )
       .toBe(true);
-    for (const [width, name] of [[390, 'dashboard-phone-failing'], [1280, 'dashboard-desktop-failing']] as const) {
+    for (const [width, name] of [
+      [390, 'dashboard-phone-failing'],
+      [1280, 'dashboard-desktop-failing'],
+    ] as const) {
       await page.setViewportSize({ width, height: 844 });
       const widths = await overflow();
       expect(widths.cells, `${width} px`).toEqual([]);
@@ -257,20 +318,31 @@ describe('the dashboard in Chromium', () => {
   it('has no serious or critical accessibility violation (axe-core)', async () => {
     // axe-core from node_modules, served to the page at a same-origin URL: the page's CSP (script-src 'self',
     // no inline script) stays as it is, where addScriptTag({ path }) would inject an inline script it refuses.
-    await page.route(new URL('axe.min.js', base).href, (route) => route.fulfill({ path: axePath, contentType: 'text/javascript' }));
+    await page.route(new URL('axe.min.js', base).href, (route) =>
+      route.fulfill({ path: axePath, contentType: 'text/javascript' }),
+    );
     await page.addScriptTag({ url: new URL('axe.min.js', base).href });
-    const result = await page.evaluate(() => (globalThis as unknown as PageGlobals).axe.run((globalThis as unknown as { document: unknown }).document, { resultTypes: ['violations'] }));
-    const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.length}: ${JSON.stringify(v.nodes[0]?.target)})`);
+    const result = await page.evaluate(() =>
+      (globalThis as unknown as PageGlobals).axe.run((globalThis as unknown as { document: unknown }).document, {
+        resultTypes: ['violations'],
+      }),
+    );
+    const serious = result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.help} (${v.nodes.length}: ${JSON.stringify(v.nodes[0]?.target)})`);
     expect(serious).toEqual([]);
   });
 
   it('says when it lost contact, recovers by itself after a restart, and the history is still there', async () => {
-    const points = async () => Number(await page.locator('#chart-published-t').locator('..').getAttribute('data-points'));
+    const points = async () =>
+      Number(await page.locator('#chart-published-t').locator('..').getAttribute('data-points'));
     const before = await points();
     await setMarker();
     await proc.stop('SIGTERM');
     await expect.poll(() => page.locator('#contact').isVisible(), { timeout: 10_000 }).toBe(true);
-    expect(await page.locator('#contact').textContent()).toMatch(/^Lost contact with ratefile at .+: this page shows the state of then\./);
+    expect(await page.locator('#contact').textContent()).toMatch(
+      /^Lost contact with ratefile at .+: this page shows the state of then\./,
+    );
     proc = start();
     await waitForServing(proc, 20_000);
     await expect.poll(() => page.locator('#contact').isVisible(), { timeout: 10_000 }).toBe(false);

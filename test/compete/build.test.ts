@@ -26,7 +26,12 @@ describe('build() with a competing direction across builds', () => {
   const replay = replayPerSuite();
 
   async function builds(bc: string, responses: { status?: number; body: Buffer | string }[], offsets: number[]) {
-    replay().setRoutes([{ path: '/info.zip', responses: responses.map((r) => ({ ...r, headers: { 'content-type': 'application/zip' } })) }]);
+    replay().setRoutes([
+      {
+        path: '/info.zip',
+        responses: responses.map((r) => ({ ...r, headers: { 'content-type': 'application/zip' } })),
+      },
+    ]);
     const { configPath } = await project({ 'ratefile.config.yaml': config(replay().url, bc), 'quotes.json': quotes });
     const loaded = await loadConfig(configPath);
     const quoteCache = new QuoteCache();
@@ -41,16 +46,39 @@ describe('build() with a competing direction across builds', () => {
   }
 
   it('a failed fetch: the last good feed stands in while younger than maxAge, then the normal margin', async () => {
-    const [first, second, third] = await builds('maxAge: 2m', [{ body: competeDump() }, { status: 503, body: 'down' }], [0, 60, 200]);
-    expect(first).toEqual({ rate: '4950000.01', compete: { target: '2', place: 2, competitors: 3, basis: 'place', feedAgeSeconds: 0 } });
-    expect(second).toEqual({ rate: '4950000.01', compete: { target: '2', place: 2, competitors: 3, basis: 'place', feedAgeSeconds: 60 } });
+    const [first, second, third] = await builds(
+      'maxAge: 2m',
+      [{ body: competeDump() }, { status: 503, body: 'down' }],
+      [0, 60, 200],
+    );
+    expect(first).toEqual({
+      rate: '4950000.01',
+      compete: { target: '2', place: 2, competitors: 3, basis: 'place', feedAgeSeconds: 0 },
+    });
+    expect(second).toEqual({
+      rate: '4950000.01',
+      compete: { target: '2', place: 2, competitors: 3, basis: 'place', feedAgeSeconds: 60 },
+    });
     expect(third?.rate).toBe('4900000');
-    expect(third?.compete).toMatchObject({ basis: 'fallback', reason: expect.stringMatching(/^feed bc has no data: bc: GET \/info\.zip: HTTP 503/) as unknown });
+    expect(third?.compete).toMatchObject({
+      basis: 'fallback',
+      reason: expect.stringMatching(/^feed bc has no data: bc: GET \/info\.zip: HTTP 503/) as unknown,
+    });
   });
 
   it('a feed reused longer than its maxAge (refresh 10m, maxAge 1m) is not trusted', async () => {
     const [first, second] = await builds('refresh: 10m, maxAge: 1m', [{ body: competeDump() }], [0, 120]);
     expect(first?.compete?.basis).toBe('place');
-    expect(second).toEqual({ rate: '4900000', compete: { target: '2', place: 4, competitors: 3, basis: 'fallback', reason: 'feed bc is 120 s old (limit 60 s)', feedAgeSeconds: 120 } });
+    expect(second).toEqual({
+      rate: '4900000',
+      compete: {
+        target: '2',
+        place: 4,
+        competitors: 3,
+        basis: 'fallback',
+        reason: 'feed bc is 120 s old (limit 60 s)',
+        feedAgeSeconds: 120,
+      },
+    });
   });
 });

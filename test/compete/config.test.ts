@@ -29,16 +29,28 @@ async function problems(compete: string, sources?: string): Promise<string> {
 
 describe('compete: in the config', () => {
   it('normalizes the block: the only bestchange source, the range, fractions, ignore by name and id, minReserve', async () => {
-    const { dir } = await project({ 'ratefile.config.yaml': config('{ place: "1-3", step: 0.01%, floor: 0.5%, ceiling: 3%, ignore: [MyExchanger, 1042, "77"], minReserve: 1000 USDT }') });
+    const { dir } = await project({
+      'ratefile.config.yaml': config(
+        '{ place: "1-3", step: 0.01%, floor: 0.5%, ceiling: 3%, ignore: [MyExchanger, 1042, "77"], minReserve: 1000 USDT }',
+      ),
+    });
     const rule = (await loadConfig('ratefile.config.yaml', dir)).directions[0]!.compete!;
     expect(rule).toMatchObject({ source: 'bc', target: '1-3', best: 1, worst: 3, minReserve: { asset: 'USDT' } });
-    expect([rule.step, rule.floor, rule.ceiling, rule.deviation, rule.minReserve!.value].map(String)).toEqual(['0.0001', '0.005', '0.03', '0.1', '1000']);
+    expect([rule.step, rule.floor, rule.ceiling, rule.deviation, rule.minReserve!.value].map(String)).toEqual([
+      '0.0001',
+      '0.005',
+      '0.03',
+      '0.1',
+      '1000',
+    ]);
     expect([...rule.ignoreNames]).toEqual(['myexchanger']);
     expect([...rule.ignoreIds]).toEqual([1042, 77]);
   });
 
   it('a plain minReserve is of the to currency; step defaults to 0%, deviation to 10%', async () => {
-    const { dir } = await project({ 'ratefile.config.yaml': config('{ place: 2, floor: 0%, ceiling: 1%, minReserve: 1000 }') });
+    const { dir } = await project({
+      'ratefile.config.yaml': config('{ place: 2, floor: 0%, ceiling: 1%, minReserve: 1000 }'),
+    });
     const rule = (await loadConfig('ratefile.config.yaml', dir)).directions[0]!.compete!;
     expect(rule).toMatchObject({ target: '2', best: 2, worst: 2, minReserve: { asset: 'RUB' } });
     expect([rule.step, rule.deviation].map(String)).toEqual(['0', '0.1']);
@@ -59,31 +71,81 @@ describe('compete: in the config', () => {
   });
 
   it.each([
-    ['place 0', '{ place: 0, floor: 1%, ceiling: 2% }', 'directions[0].compete.place: expected a place like 3 or a range like "1-3" (1 is the best), got 0'],
-    ['a place in words', '{ place: third, floor: 1%, ceiling: 2% }', 'directions[0].compete.place: expected a place like 3 or a range like "1-3" (1 is the best), got "third"'],
-    ['a range backwards', '{ place: "3-1", floor: 1%, ceiling: 2% }', 'directions[0].compete.place: expected a range from the better place to the worse like "1-3", got "3-1"'],
-    ['floor above ceiling', '{ place: 1, floor: 3%, ceiling: 2% }', 'directions[0].compete.floor: expected a floor no higher than the ceiling "2%" (the floor is the least margin), got "3%"'],
-    ['a step that is not a percent', '{ place: 1, step: 0.01, floor: 1%, ceiling: 2% }', 'directions[0].compete.step: expected a percentage like "1.5%", got 0.01'],
-    ['a negative floor', '{ place: 1, floor: -1%, ceiling: 2% }', 'directions[0].compete.floor: expected a floor of 0% or more like "0.5%", got "-1%"'],
-    ['a minReserve in an unknown currency', '{ place: 1, floor: 1%, ceiling: 2%, minReserve: 1000 XYZQ }', 'directions[0].compete.minReserve: unknown unit "XYZQ"'],
+    [
+      'place 0',
+      '{ place: 0, floor: 1%, ceiling: 2% }',
+      'directions[0].compete.place: expected a place like 3 or a range like "1-3" (1 is the best), got 0',
+    ],
+    [
+      'a place in words',
+      '{ place: third, floor: 1%, ceiling: 2% }',
+      'directions[0].compete.place: expected a place like 3 or a range like "1-3" (1 is the best), got "third"',
+    ],
+    [
+      'a range backwards',
+      '{ place: "3-1", floor: 1%, ceiling: 2% }',
+      'directions[0].compete.place: expected a range from the better place to the worse like "1-3", got "3-1"',
+    ],
+    [
+      'floor above ceiling',
+      '{ place: 1, floor: 3%, ceiling: 2% }',
+      'directions[0].compete.floor: expected a floor no higher than the ceiling "2%" (the floor is the least margin), got "3%"',
+    ],
+    [
+      'a step that is not a percent',
+      '{ place: 1, step: 0.01, floor: 1%, ceiling: 2% }',
+      'directions[0].compete.step: expected a percentage like "1.5%", got 0.01',
+    ],
+    [
+      'a negative floor',
+      '{ place: 1, floor: -1%, ceiling: 2% }',
+      'directions[0].compete.floor: expected a floor of 0% or more like "0.5%", got "-1%"',
+    ],
+    [
+      'a minReserve in an unknown currency',
+      '{ place: 1, floor: 1%, ceiling: 2%, minReserve: 1000 XYZQ }',
+      'directions[0].compete.minReserve: unknown unit "XYZQ"',
+    ],
     ['no floor', '{ place: 1, ceiling: 2% }', 'directions[0].compete.floor: required'],
     ['an unknown key', '{ place: 1, floor: 1%, ceiling: 2%, celing: 3% }', 'directions[0].compete.celing: unknown key'],
-    ['an unknown source', '{ source: bcc, place: 1, floor: 1%, ceiling: 2% }', 'directions[0].compete.source: expected a bestchange source (bc) (did you mean "bc"?), got "bcc"'],
-    ['a source of another type', '{ source: backoffice, place: 1, floor: 1%, ceiling: 2% }', 'directions[0].compete.source: expected a bestchange source (bc), got "backoffice", a source of another type'],
+    [
+      'an unknown source',
+      '{ source: bcc, place: 1, floor: 1%, ceiling: 2% }',
+      'directions[0].compete.source: expected a bestchange source (bc) (did you mean "bc"?), got "bcc"',
+    ],
+    [
+      'a source of another type',
+      '{ source: backoffice, place: 1, floor: 1%, ceiling: 2% }',
+      'directions[0].compete.source: expected a bestchange source (bc), got "backoffice", a source of another type',
+    ],
   ])('%s', async (_what, compete, line) => {
     expect(await problems(compete)).toContain(line);
   });
 
   it('tiers do not mix with compete: the field sets one rate for every amount', async () => {
-    const { dir } = await project({ 'ratefile.config.yaml': config('{ place: 3, floor: 0.5%, ceiling: 3% }').replace('compete:', 'tiers: [{ from: 1, margin: 1% }], compete:') });
+    const { dir } = await project({
+      'ratefile.config.yaml': config('{ place: 3, floor: 0.5%, ceiling: 3% }').replace(
+        'compete:',
+        'tiers: [{ from: 1, margin: 1% }], compete:',
+      ),
+    });
     const error = await loadConfig('ratefile.config.yaml', dir).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'E_CONFIG' });
-    expect((error as RatefileError).details.join('\n')).toContain('directions[0].tiers: not with compete: a competing direction publishes one rate for every amount');
+    expect((error as RatefileError).details.join('\n')).toContain(
+      'directions[0].tiers: not with compete: a competing direction publishes one rate for every amount',
+    );
   });
 
   it('no bestchange source, or several without naming one', async () => {
-    expect(await problems('{ place: 1, floor: 1%, ceiling: 2% }', '')).toContain('directions[0].compete: needs a source of type bestchange in sources (the feed to compete in), found none');
-    expect(await problems('{ place: 1, floor: 1%, ceiling: 2% }', '  bc: { type: bestchange }\n  mirror: { type: bestchange }\n')).toContain(
+    expect(await problems('{ place: 1, floor: 1%, ceiling: 2% }', '')).toContain(
+      'directions[0].compete: needs a source of type bestchange in sources (the feed to compete in), found none',
+    );
+    expect(
+      await problems(
+        '{ place: 1, floor: 1%, ceiling: 2% }',
+        '  bc: { type: bestchange }\n  mirror: { type: bestchange }\n',
+      ),
+    ).toContain(
       'directions[0].compete.source: required: the config has several bestchange sources (bc, mirror); name the one to compete in',
     );
   });

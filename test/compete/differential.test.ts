@@ -22,15 +22,40 @@ const versus = (a: PublishedRate, get: Decimal, give: Decimal) => a.out.times(gi
 describe(`competeDirections on random fields (seed ${seed})`, () => {
   it('stays inside [ceiling, floor], gets the place counted, holds it when it can, and never gives more than needed', () => {
     const next = random(seed);
-    const pick = <T,>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
     const seen = { place: 0, floor: 0, ceiling: 0, fallback: 0 };
     for (let n = 0; n < 400; n++) {
       const fromPlaces = Math.floor(next() * 9);
       const toPlaces = Math.floor(next() * 9);
-      const from: Currency = { code: 'BTC', asset: 'XA', precision: 8, ratePrecision: fromPlaces, reserve: new Decimal('1e12') };
-      const to: Currency = { code: 'SBERRUB', asset: 'XB', precision: 8, ratePrecision: toPlaces, reserve: new Decimal('1e12') };
+      const from: Currency = {
+        code: 'BTC',
+        asset: 'XA',
+        precision: 8,
+        ratePrecision: fromPlaces,
+        reserve: new Decimal('1e12'),
+      };
+      const to: Currency = {
+        code: 'SBERRUB',
+        asset: 'XB',
+        precision: 8,
+        ratePrecision: toPlaces,
+        reserve: new Decimal('1e12'),
+      };
       const market = new Decimal(10).pow(next() * 10 - 5).toSignificantDigits(8);
-      const book: QuoteBook = new Map([['XA/XB', { pair: 'XA/XB', base: 'XA', quote: 'XB', bid: market, ask: market.times('1.001'), time: new Date(0), source: 't' }]]);
+      const book: QuoteBook = new Map([
+        [
+          'XA/XB',
+          {
+            pair: 'XA/XB',
+            base: 'XA',
+            quote: 'XB',
+            bid: market,
+            ask: market.times('1.001'),
+            time: new Date(0),
+            source: 't',
+          },
+        ],
+      ]);
 
       // Competitors around the market, written as BestChange writes them: 1:get, or give:1 when get < 1.
       const rows: string[] = [];
@@ -38,7 +63,9 @@ describe(`competeDirections on random fields (seed ${seed})`, () => {
       const count = Math.floor(next() * 12);
       for (let i = 0; i < count; i++) {
         const rate = market.times(ONE.minus(new Decimal(next() * 0.1 - 0.02).toDecimalPlaces(5)));
-        const [give, get] = rate.greaterThanOrEqualTo(1) ? [ONE, rate.toDecimalPlaces(Math.floor(next() * 10))] : [ONE.div(rate).toDecimalPlaces(Math.floor(next() * 10)), ONE];
+        const [give, get] = rate.greaterThanOrEqualTo(1)
+          ? [ONE, rate.toDecimalPlaces(Math.floor(next() * 10))]
+          : [ONE.div(rate).toDecimalPlaces(Math.floor(next() * 10)), ONE];
         if (get.isZero() || give.isZero()) continue;
         const reserve = new Decimal(Math.floor(next() * 5000));
         const id = 10 * (i + 1);
@@ -67,7 +94,18 @@ describe(`competeDirections on random fields (seed ${seed})`, () => {
         ignoreIds: new Set(ignored),
         ...(minReserve ? { minReserve: { value: minReserve, asset: 'XB' } } : {}),
       };
-      const direction: Direction = { id: 'BTC>SBERRUB', index: n, from, to, margin: new Decimal('0.02'), reserve: to.reserve, params: [], cities: [], tags: [], compete: rule };
+      const direction: Direction = {
+        id: 'BTC>SBERRUB',
+        index: n,
+        from,
+        to,
+        margin: new Decimal('0.02'),
+        reserve: to.reserve,
+        params: [],
+        cities: [],
+        tags: [],
+        compete: rule,
+      };
       const margined = priceDirection(direction, book);
       if ('reason' in margined) throw new Error(margined.reason);
       const result = competeDirections({ priced: [margined], book, feeds: new Map([['bc', { feed, ageSeconds: 1 }]]) });
@@ -91,9 +129,10 @@ describe(`competeDirections on random fields (seed ${seed})`, () => {
       const ceilingRate = market.times(ONE.minus(rule.ceiling));
       // Never more generous than the floor; never less than the ceiling unless no published step fits between.
       expect(versus(form, floorRate, ONE), context).toBeLessThanOrEqual(0);
-      const lessGenerous: PublishedRate = form.in.equals(ONE) && form.out.minus(ONE.div(new Decimal(10).pow(toPlaces))).greaterThanOrEqualTo(1)
-        ? { in: ONE, out: form.out.minus(ONE.div(new Decimal(10).pow(toPlaces))) }
-        : { in: form.in.plus(ONE.div(new Decimal(10).pow(fromPlaces))), out: ONE };
+      const lessGenerous: PublishedRate =
+        form.in.equals(ONE) && form.out.minus(ONE.div(new Decimal(10).pow(toPlaces))).greaterThanOrEqualTo(1)
+          ? { in: ONE, out: form.out.minus(ONE.div(new Decimal(10).pow(toPlaces))) }
+          : { in: form.in.plus(ONE.div(new Decimal(10).pow(fromPlaces))), out: ONE };
       const roomBetween = versus(lessGenerous, ceilingRate, ONE) >= 0 || versus(form, ceilingRate, ONE) >= 0;
       if (roomBetween) expect(versus(form, ceilingRate, ONE), context).toBeGreaterThanOrEqual(0);
       const rival = counted[worst - 1];
@@ -114,10 +153,14 @@ describe(`competeDirections on random fields (seed ${seed})`, () => {
         const moreGenerous: PublishedRate = form.in.equals(ONE)
           ? { in: ONE, out: form.out.plus(ONE.div(new Decimal(10).pow(toPlaces))) }
           : { in: form.in.minus(ONE.div(new Decimal(10).pow(fromPlaces))), out: ONE };
-        if (moreGenerous.in.greaterThanOrEqualTo(1)) expect(versus(moreGenerous, floorRate, ONE), context).toBeGreaterThan(0);
+        if (moreGenerous.in.greaterThanOrEqualTo(1))
+          expect(versus(moreGenerous, floorRate, ONE), context).toBeGreaterThan(0);
       }
     }
     // The random fields reach every basis, so no branch goes untested.
-    expect(Object.values(seen).every((count) => count > 10), JSON.stringify(seen)).toBe(true);
+    expect(
+      Object.values(seen).every((count) => count > 10),
+      JSON.stringify(seen),
+    ).toBe(true);
   });
 });

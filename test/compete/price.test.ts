@@ -19,13 +19,27 @@ function book(...entries: [pair: string, bid: string, ask: string][]): QuoteBook
   return new Map(
     entries.map(([pair, bid, ask]) => {
       const [b = '', q = ''] = pair.split('/');
-      const quote: Quote = { pair, base: b, quote: q, bid: new Decimal(bid), ask: new Decimal(ask), time, source: 'test' };
+      const quote: Quote = {
+        pair,
+        base: b,
+        quote: q,
+        bid: new Decimal(bid),
+        ask: new Decimal(ask),
+        time,
+        source: 'test',
+      };
       return [pair, quote];
     }),
   );
 }
 
-const currency = (code: string, asset: string, precision: number): Currency => ({ code, asset, precision, ratePrecision: precision, reserve: new Decimal('100000000') });
+const currency = (code: string, asset: string, precision: number): Currency => ({
+  code,
+  asset,
+  precision,
+  ratePrecision: precision,
+  reserve: new Decimal('100000000'),
+});
 const BTC = currency('BTC', 'BTC', 8);
 const SBER = currency('SBERRUB', 'RUB', 2);
 const CASH = currency('CASHUSD', 'USD', 2);
@@ -33,7 +47,19 @@ const CASH = currency('CASHUSD', 'USD', 2);
 const rule = competeRule;
 
 function direction(from: Currency, to: Currency, compete: CompeteRule, extra: Partial<Direction> = {}): Direction {
-  return { id: `${from.code}>${to.code}`, index: 0, from, to, margin: new Decimal('0.02'), reserve: to.reserve, params: [], cities: [], tags: [], compete, ...extra };
+  return {
+    id: `${from.code}>${to.code}`,
+    index: 0,
+    from,
+    to,
+    margin: new Decimal('0.02'),
+    reserve: to.reserve,
+    params: [],
+    cities: [],
+    tags: [],
+    compete,
+    ...extra,
+  };
 }
 
 // Market: 1 BTC = 5,000,000 RUB (the bid); floor 0.5% → 4,975,000, ceiling 3% → 4,850,000.
@@ -41,7 +67,15 @@ const quotes = book(['BTC/RUB', '5000000', '5000100'], ['USDT/RUB', '100', '100'
 
 /** from;to;exchanger;give;get;reserve;reviews;unused;min;max;city — currency 1 SBERRUB, 2 BTC, 3 CASHUSD. */
 function feedOf(rows: string[], cities = '1;Moscow\n2;Saint Petersburg\n'): BestChangeFeed {
-  return parseFeed(dump({ ...base, 'bm_exch.dat': '10;Alpha;;0;1\n20;Beta;;0;1\n30;Gamma;;0;1\n40;Delta;;0;1\n50;Epsilon;;0;1\n60;MyExchanger;;0;1\n', 'bm_cities.dat': cities, 'bm_rates.dat': rows.join('\n') }));
+  return parseFeed(
+    dump({
+      ...base,
+      'bm_exch.dat':
+        '10;Alpha;;0;1\n20;Beta;;0;1\n30;Gamma;;0;1\n40;Delta;;0;1\n50;Epsilon;;0;1\n60;MyExchanger;;0;1\n',
+      'bm_cities.dat': cities,
+      'bm_rates.dat': rows.join('\n'),
+    }),
+  );
 }
 
 const field = [
@@ -71,13 +105,37 @@ describe('competeDirections: BTC → SBERRUB against a synthetic field', () => {
   it.each([
     // [what, rule, published, place, basis]
     ['place 2: one step above the competitor at 2', rule(), '1:4950000.01', 2, 'place'],
-    ['ignored by name (any case) and id', rule({ ignoreNames: new Set(['alpha']), ignoreIds: new Set([20]) }), '1:4900000.01', 2, 'place'],
-    ['a smaller reserve does not count', rule({ minReserve: { value: new Decimal(1000), asset: 'RUB' } }), '1:4940000.51', 2, 'place'],
-    ['minReserve in another asset, converted through the quotes (10 USDT = 1,000 RUB)', rule({ minReserve: { value: new Decimal(10), asset: 'USDT' } }), '1:4940000.51', 2, 'place'],
+    [
+      'ignored by name (any case) and id',
+      rule({ ignoreNames: new Set(['alpha']), ignoreIds: new Set([20]) }),
+      '1:4900000.01',
+      2,
+      'place',
+    ],
+    [
+      'a smaller reserve does not count',
+      rule({ minReserve: { value: new Decimal(1000), asset: 'RUB' } }),
+      '1:4940000.51',
+      2,
+      'place',
+    ],
+    [
+      'minReserve in another asset, converted through the quotes (10 USDT = 1,000 RUB)',
+      rule({ minReserve: { value: new Decimal(10), asset: 'USDT' } }),
+      '1:4940000.51',
+      2,
+      'place',
+    ],
     ['step 0.01% better than the competitor', rule({ step: new Decimal('0.0001') }), '1:4950495', 2, 'place'],
     ['place 1', rule({ worst: 1, best: 1, target: '1' }), '1:4960000.01', 1, 'place'],
     ['a range holds its worst place', rule({ best: 1, worst: 3, target: '1-3' }), '1:4940000.51', 3, 'place'],
-    ['the floor wins over the place; the tie at the floor ranks behind', rule({ worst: 1, floor: new Decimal('0.01') }), '1:4950000', 3, 'floor'],
+    [
+      'the floor wins over the place; the tie at the floor ranks behind',
+      rule({ worst: 1, floor: new Decimal('0.01') }),
+      '1:4950000',
+      3,
+      'floor',
+    ],
     ['fewer competitors than the place: the ceiling', rule({ worst: 10 }), '1:4850000', 5, 'ceiling'],
     ['the place needs less than the ceiling gives: the ceiling', rule({ worst: 5 }), '1:4850000', 5, 'ceiling'],
   ])('%s', (_what, r, rate, place, basis) => {
@@ -88,21 +146,28 @@ describe('competeDirections: BTC → SBERRUB against a synthetic field', () => {
   });
 
   it('says why it clamps, and counts the competitors', () => {
-    expect(compete(direction(BTC, SBER, rule({ worst: 1, floor: new Decimal('0.01') })), fresh).priced?.compete).toEqual({
+    expect(
+      compete(direction(BTC, SBER, rule({ worst: 1, floor: new Decimal('0.01') })), fresh).priced?.compete,
+    ).toEqual({
       target: '1',
       place: 3,
       competitors: 5,
       basis: 'floor',
-      reason: 'the field is cheaper than the floor: place 1 needs 4960000.01, the floor allows 4950000 (market × (1 − 1%))',
+      reason:
+        'the field is cheaper than the floor: place 1 needs 4960000.01, the floor allows 4950000 (market × (1 − 1%))',
       feedAgeSeconds: 10,
     });
-    expect(compete(direction(BTC, SBER, rule({ worst: 10 })), fresh).priced?.compete?.reason).toBe('5 competitors counted, fewer than place 10: the ceiling');
+    expect(compete(direction(BTC, SBER, rule({ worst: 10 })), fresh).priced?.compete?.reason).toBe(
+      '5 competitors counted, fewer than place 10: the ceiling',
+    );
   });
 
   it('no rows at all for the codes: the ceiling, and the reason says to check the codes', () => {
     const { priced } = compete(direction(BTC, { ...SBER, code: 'SBERRUB2' }, rule()), fresh);
     expect(published(priced)).toBe('1:4850000');
-    expect(priced?.compete?.reason).toBe('the feed has no rows for BTC → SBERRUB2 (codes as in bm_cycodes.dat): the ceiling');
+    expect(priced?.compete?.reason).toBe(
+      'the feed has no rows for BTC → SBERRUB2 (codes as in bm_cycodes.dat): the ceiling',
+    );
   });
 
   it('follows the competitor above down: when it worsens, so does the rate', () => {
@@ -122,7 +187,11 @@ describe('competeDirections: BTC → SBERRUB against a synthetic field', () => {
 describe('the in side: SBERRUB → BTC', () => {
   it('one step of the from currency better than the competitor, written give:get', () => {
     // Market: 1 RUB = 1/5,000,100 BTC; competitors ask 5,040,000 and 5,060,000.5 RUB for 1 BTC.
-    const feed = feedOf(['1;2;10;5040000;1;5;0.1;0;1000;100000;0', '1;2;20;5060000.5;1;5;0.1;0;1000;100000;0', '1;2;30;5100000;1;5;0.1;0;1000;100000;0']);
+    const feed = feedOf([
+      '1;2;10;5040000;1;5;0.1;0;1000;100000;0',
+      '1;2;20;5060000.5;1;5;0.1;0;1000;100000;0',
+      '1;2;30;5100000;1;5;0.1;0;1000;100000;0',
+    ]);
     const { priced } = compete(direction(SBER, BTC, rule()), { feed });
     expect(published(priced)).toBe('5060000.49:1');
     expect(priced?.compete).toMatchObject({ place: 2, basis: 'place' });
@@ -164,11 +233,25 @@ describe('cash: one rate for every city, holding the place in each', () => {
 describe('fallback: the normal margin when the field is not trusted', () => {
   const d = direction(BTC, SBER, rule());
   it.each([
-    ['no feed (the source failed with no stand-in)', { error: 'bc: GET /info.zip: HTTP 503' }, 'feed bc has no data: bc: GET /info.zip: HTTP 503'],
-    ['a feed older than its maxAge', { feed: feedOf(field), ageSeconds: 200, maxAgeSeconds: 60 }, 'feed bc is 200 s old (limit 60 s)'],
+    [
+      'no feed (the source failed with no stand-in)',
+      { error: 'bc: GET /info.zip: HTTP 503' },
+      'feed bc has no data: bc: GET /info.zip: HTTP 503',
+    ],
+    [
+      'a feed older than its maxAge',
+      { feed: feedOf(field), ageSeconds: 200, maxAgeSeconds: 60 },
+      'feed bc is 200 s old (limit 60 s)',
+    ],
     [
       'the median of the top five far from the market',
-      { feed: feedOf(field.map((row) => row.replace(/;(4\d{6}(\.\d+)?);/, (_m, rate: string) => `;${new Decimal(rate).times('0.85').toFixed()};`))) },
+      {
+        feed: feedOf(
+          field.map((row) =>
+            row.replace(/;(4\d{6}(\.\d+)?);/, (_m, rate: string) => `;${new Decimal(rate).times('0.85').toFixed()};`),
+          ),
+        ),
+      },
       'the median of the top 5 competitors, 4199000.425, is 16.02% from the market 5000000 (limit 10%)',
     ],
   ] satisfies [string, FeedState, string][])('%s', (_what, state, reason) => {
@@ -178,9 +261,15 @@ describe('fallback: the normal margin when the field is not trusted', () => {
   });
 
   it('a minReserve the quotes cannot convert', () => {
-    const { priced, margined } = compete(direction(BTC, SBER, rule({ minReserve: { value: new Decimal(5), asset: 'ETH' } })), { feed: feedOf(field) });
+    const { priced, margined } = compete(
+      direction(BTC, SBER, rule({ minReserve: { value: new Decimal(5), asset: 'ETH' } })),
+      { feed: feedOf(field) },
+    );
     expect(priced?.rate).toBe(margined.rate);
-    expect(priced?.compete).toMatchObject({ basis: 'fallback', reason: 'cannot convert minReserve 5 ETH to RUB: no quotes' });
+    expect(priced?.compete).toMatchObject({
+      basis: 'fallback',
+      reason: 'cannot convert minReserve 5 ETH to RUB: no quotes',
+    });
   });
 
   it('a deviation inside the limit is trusted', () => {
@@ -190,11 +279,19 @@ describe('fallback: the normal margin when the field is not trusted', () => {
 
 describe("the README's worked example (the field of test/support's competeDump)", () => {
   const feed = parseFeed(competeDump());
-  const worked = (extra: Partial<CompeteRule>) => compete(direction(BTC, SBER, rule({ ignore: ['Alpha'], ignoreNames: new Set(['alpha']), ...extra })), { feed }).priced;
+  const worked = (extra: Partial<CompeteRule>) =>
+    compete(direction(BTC, SBER, rule({ ignore: ['Alpha'], ignoreNames: new Set(['alpha']), ...extra })), { feed })
+      .priced;
   it.each([
     ['place 2', {}, '1:4940000.51', 2, 'place'],
     ['step 0.01%, rounded against the client', { step: new Decimal('0.0001') }, '1:4940494.5', 2, 'place'],
-    ['place 1 with a floor of 1%', { worst: 1, best: 1, target: '1', floor: new Decimal('0.01') }, '1:4950000', 2, 'floor'],
+    [
+      'place 1 with a floor of 1%',
+      { worst: 1, best: 1, target: '1', floor: new Decimal('0.01') },
+      '1:4950000',
+      2,
+      'floor',
+    ],
   ] satisfies [string, Partial<CompeteRule>, string, number, string][])('%s', (_what, extra, rate, place, basis) => {
     const priced = worked(extra);
     expect(published(priced)).toBe(rate);

@@ -60,7 +60,11 @@ describe('the real dump: competitor ranking and the chosen rate, against an inde
     const zip = readFileSync(realDump);
     feed = parseFeed(zip);
     const raw = unzipByHand(zip);
-    const read = (name: string) => new TextDecoder('windows-1251').decode(raw.get(name)).split('\n').map((line) => line.trim().split(';'));
+    const read = (name: string) =>
+      new TextDecoder('windows-1251')
+        .decode(raw.get(name))
+        .split('\n')
+        .map((line) => line.trim().split(';'));
     const ids = new Map(read('bm_cycodes.dat').map(([id, code]) => [code, id]));
     const names = new Map(read('bm_exch.dat').map(([id, name]) => [id, name]));
     const rates = read('bm_rates.dat');
@@ -70,7 +74,12 @@ describe('the real dump: competitor ranking and the chosen rate, against an inde
       const best = new Map<string, Row>();
       for (const [rf, rt, id = '', give = '', get = '', reserve = ''] of rates) {
         if (rf !== f || rt !== t) continue;
-        const row = { exchanger: names.get(id)!, id, rate: [q(get)[0] * q(give)[1], q(get)[1] * q(give)[0]] as Q, reserve: q(reserve) };
+        const row = {
+          exchanger: names.get(id)!,
+          id,
+          rate: [q(get)[0] * q(give)[1], q(get)[1] * q(give)[0]] as Q,
+          reserve: q(reserve),
+        };
         const held = best.get(id);
         if (!held || cmp(row.rate, held.rate) > 0) best.set(id, row);
       }
@@ -78,7 +87,13 @@ describe('the real dump: competitor ranking and the chosen rate, against an inde
     };
   });
 
-  const currency = (code: string, asset: string, precision: number): Currency => ({ code, asset, precision, ratePrecision: precision, reserve: new Decimal('1000000000') });
+  const currency = (code: string, asset: string, precision: number): Currency => ({
+    code,
+    asset,
+    precision,
+    ratePrecision: precision,
+    reserve: new Decimal('1000000000'),
+  });
   const currencies = {
     BTC: currency('BTC', 'BTC', 8),
     SBERRUB: currency('SBERRUB', 'RUB', 2),
@@ -94,7 +109,10 @@ describe('the real dump: competitor ranking and the chosen rate, against an inde
   const book: QuoteBook = new Map(
     quotes.map(([pair, bid, ask]) => {
       const [b = '', quote = ''] = pair.split('/');
-      return [pair, { pair, base: b, quote, bid: new Decimal(bid), ask: new Decimal(ask), time: new Date(0), source: 'test' }];
+      return [
+        pair,
+        { pair, base: b, quote, bid: new Decimal(bid), ask: new Decimal(ask), time: new Date(0), source: 'test' },
+      ];
     }),
   );
   /** The market as the rule reads it: the bid selling the from asset, 1 ÷ the ask buying the to asset. */
@@ -111,7 +129,12 @@ describe('the real dump: competitor ranking and the chosen rate, against an inde
     const [from, to] = [currencies[c.from]!, currencies[c.to]!];
     const ignore = new Set((c.ignore ?? []).map((name) => name.toLowerCase()));
     const minReserve = c.minReserve ? q(c.minReserve) : undefined;
-    const counted = rows(c.from, c.to).filter((row) => !ignore.has(row.exchanger.toLowerCase()) && !ignore.has(row.id) && (!minReserve || cmp(row.reserve, minReserve) >= 0));
+    const counted = rows(c.from, c.to).filter(
+      (row) =>
+        !ignore.has(row.exchanger.toLowerCase()) &&
+        !ignore.has(row.id) &&
+        (!minReserve || cmp(row.reserve, minReserve) >= 0),
+    );
     const fraction = (percent: string): Q => times(q(percent.replace('%', '')), [1n, 100n]);
     const market = marketOf(from, to);
     const [floor, ceiling] = [times(market, oneMinus(fraction(c.floor))), times(market, oneMinus(fraction(c.ceiling)))];
@@ -167,32 +190,82 @@ describe('the real dump: competitor ranking and the chosen rate, against an inde
       ignoreIds: new Set(ignore.filter((i) => /^\d+$/.test(i)).map(Number)),
       ...(c.minReserve ? { minReserve: { value: new Decimal(c.minReserve), asset: to.asset } } : {}),
     };
-    const direction: Direction = { id: `${c.from}>${c.to}`, index: 0, from, to, margin: new Decimal('0.02'), reserve: to.reserve, params: [], cities: c.from.startsWith('CASH') || c.to.startsWith('CASH') ? ['MSK', 'SPB'] : [], tags: [], compete: rule };
+    const direction: Direction = {
+      id: `${c.from}>${c.to}`,
+      index: 0,
+      from,
+      to,
+      margin: new Decimal('0.02'),
+      reserve: to.reserve,
+      params: [],
+      cities: c.from.startsWith('CASH') || c.to.startsWith('CASH') ? ['MSK', 'SPB'] : [],
+      tags: [],
+      compete: rule,
+    };
     const margined = priceDirection(direction, book);
     if ('reason' in margined) throw new Error(margined.reason);
     const result = competeDirections({ priced: [margined], book, feeds: new Map([['bc', { feed, ageSeconds: 5 }]]) });
     const priced = result.priced[0]!;
     const form = publishedRate(priced.rate, from, to);
-    return { form: `${formatDecimal(form.in)}:${formatDecimal(form.out)}`, compete: priced.compete!, detail: result.details.get(direction.id)! };
+    return {
+      form: `${formatDecimal(form.in)}:${formatDecimal(form.out)}`,
+      compete: priced.compete!,
+      detail: result.details.get(direction.id)!,
+    };
   }
 
   it.each<[string, Case]>([
     ['BTC → SBERRUB, place 3', { from: 'BTC', to: 'SBERRUB', place: 3, step: '0%', floor: '0.5%', ceiling: '5%' }],
-    ['BTC → SBERRUB, place 2 by 0.01%, ignoring two by name and id, reserve at least 1,000,000', { from: 'BTC', to: 'SBERRUB', place: 2, step: '0.01%', floor: '0.5%', ceiling: '5%', ignore: ['Bittrend', '471'], minReserve: '1000000' }],
-    ['BTC → SBERRUB, place 1 past the floor', { from: 'BTC', to: 'SBERRUB', place: 1, step: '0%', floor: '1%', ceiling: '5%' }],
-    ['SBERRUB → BTC (give:get written 4139066:1), place 4', { from: 'SBERRUB', to: 'BTC', place: 4, step: '0%', floor: '0%', ceiling: '3%' }],
-    ['SBERRUB → BTC, place 10 by 0.05%', { from: 'SBERRUB', to: 'BTC', place: 10, step: '0.05%', floor: '0%', ceiling: '3%' }],
-    ['USDTTRC → SBERRUB, the floor pins it', { from: 'USDTTRC', to: 'SBERRUB', place: 2, step: '0%', floor: '0.5%', ceiling: '4%' }],
-    ['USDTTRC → SBERRUB, place 40 below the ceiling', { from: 'USDTTRC', to: 'SBERRUB', place: 40, step: '0%', floor: '0%', ceiling: '0.5%' }],
-    ['BTC → CASHRUB (cash, rows repeated per city), place 5', { from: 'BTC', to: 'CASHRUB', place: 5, step: '0%', floor: '0.5%', ceiling: '6%' }],
-    ['CASHUSD → BTC, place 3 by 0.1%', { from: 'CASHUSD', to: 'BTC', place: 3, step: '0.1%', floor: '0%', ceiling: '5%' }],
+    [
+      'BTC → SBERRUB, place 2 by 0.01%, ignoring two by name and id, reserve at least 1,000,000',
+      {
+        from: 'BTC',
+        to: 'SBERRUB',
+        place: 2,
+        step: '0.01%',
+        floor: '0.5%',
+        ceiling: '5%',
+        ignore: ['Bittrend', '471'],
+        minReserve: '1000000',
+      },
+    ],
+    [
+      'BTC → SBERRUB, place 1 past the floor',
+      { from: 'BTC', to: 'SBERRUB', place: 1, step: '0%', floor: '1%', ceiling: '5%' },
+    ],
+    [
+      'SBERRUB → BTC (give:get written 4139066:1), place 4',
+      { from: 'SBERRUB', to: 'BTC', place: 4, step: '0%', floor: '0%', ceiling: '3%' },
+    ],
+    [
+      'SBERRUB → BTC, place 10 by 0.05%',
+      { from: 'SBERRUB', to: 'BTC', place: 10, step: '0.05%', floor: '0%', ceiling: '3%' },
+    ],
+    [
+      'USDTTRC → SBERRUB, the floor pins it',
+      { from: 'USDTTRC', to: 'SBERRUB', place: 2, step: '0%', floor: '0.5%', ceiling: '4%' },
+    ],
+    [
+      'USDTTRC → SBERRUB, place 40 below the ceiling',
+      { from: 'USDTTRC', to: 'SBERRUB', place: 40, step: '0%', floor: '0%', ceiling: '0.5%' },
+    ],
+    [
+      'BTC → CASHRUB (cash, rows repeated per city), place 5',
+      { from: 'BTC', to: 'CASHRUB', place: 5, step: '0%', floor: '0.5%', ceiling: '6%' },
+    ],
+    [
+      'CASHUSD → BTC, place 3 by 0.1%',
+      { from: 'CASHUSD', to: 'BTC', place: 3, step: '0.1%', floor: '0%', ceiling: '5%' },
+    ],
   ])('%s', (_what, c) => {
     const want = expected(c);
     const got = actual(c);
     // The ranking itself: the counted competitors, best first (rates as exact fractions).
     const ranked = got.detail.fields[0]!.counted.map(({ row }) => `${row.exchangerId} ${row.get}/${row.give}`);
     expect(ranked.map((entry) => entry.split(' ')[0])).toEqual(want.counted.map((row) => row.id));
-    got.detail.fields[0]!.counted.forEach(({ row }, i) => expect(cmp(q(row.get), times(want.counted[i]!.rate, q(row.give)))).toBe(0));
+    got.detail.fields[0]!.counted.forEach(({ row }, i) =>
+      expect(cmp(q(row.get), times(want.counted[i]!.rate, q(row.give)))).toBe(0),
+    );
     expect(want.counted.length).toBeGreaterThan(c.place - 1);
     expect(got.form).toBe(want.form);
     expect(got.compete.place).toBe(want.place);
@@ -200,8 +273,14 @@ describe('the real dump: competitor ranking and the chosen rate, against an inde
   });
 
   it('the cases cover every basis', () => {
-    expect(actual({ from: 'BTC', to: 'SBERRUB', place: 3, step: '0%', floor: '0.5%', ceiling: '5%' }).compete.basis).toBe('place');
-    expect(actual({ from: 'USDTTRC', to: 'SBERRUB', place: 2, step: '0%', floor: '0.5%', ceiling: '4%' }).compete.basis).toBe('floor');
-    expect(actual({ from: 'USDTTRC', to: 'SBERRUB', place: 40, step: '0%', floor: '0%', ceiling: '0.5%' }).compete.basis).toBe('ceiling');
+    expect(
+      actual({ from: 'BTC', to: 'SBERRUB', place: 3, step: '0%', floor: '0.5%', ceiling: '5%' }).compete.basis,
+    ).toBe('place');
+    expect(
+      actual({ from: 'USDTTRC', to: 'SBERRUB', place: 2, step: '0%', floor: '0.5%', ceiling: '4%' }).compete.basis,
+    ).toBe('floor');
+    expect(
+      actual({ from: 'USDTTRC', to: 'SBERRUB', place: 40, step: '0%', floor: '0%', ceiling: '0.5%' }).compete.basis,
+    ).toBe('ceiling');
   });
 });

@@ -29,7 +29,15 @@ function bookAt(factor: string): QuoteBook {
   return new Map(
     pairs.map(([pair, bid, ask]) => {
       const [base = '', quote = ''] = pair.split('/');
-      const quoted: Quote = { pair, base, quote, bid: new Decimal(bid).times(factor), ask: new Decimal(ask).times(factor), time, source: 'test' };
+      const quoted: Quote = {
+        pair,
+        base,
+        quote,
+        bid: new Decimal(bid).times(factor),
+        ask: new Decimal(ask).times(factor),
+        time,
+        source: 'test',
+      };
       return [pair, quoted];
     }),
   );
@@ -48,7 +56,9 @@ const currencies = [
   ['CASHRUB', 'RUB', 0, 2, '25000000.7'],
   ['SEPAEUR', 'EUR', 2, 4, '80000'],
 ].flatMap(([code, asset, precision, ratePrecision, reserve]) =>
-  Array.from({ length: 8 }, (_, k) => currency(`${code}${k === 0 ? '' : k}`, String(asset), Number(precision), Number(ratePrecision), String(reserve))),
+  Array.from({ length: 8 }, (_, k) =>
+    currency(`${code}${k === 0 ? '' : k}`, String(asset), Number(precision), Number(ratePrecision), String(reserve)),
+  ),
 );
 
 // Values that need escaping, entity look-alikes, non-ASCII and astral characters: all legal in XML 1.0.
@@ -65,9 +75,17 @@ function randomDirections(next: Next, count: number): Direction[] {
     if (from.asset === to.asset || pairs.has(`${from.code}>${to.code}`)) continue;
     pairs.add(`${from.code}>${to.code}`);
     const index = directions.length;
-    const [minfee, fromfee, tofee, floating] = [maybe(pick(fees)), maybe(pick(fees)), maybe(pick(fees)), maybe(pick(['15', '1.5%', '0.5 %']))];
+    const [minfee, fromfee, tofee, floating] = [
+      maybe(pick(fees)),
+      maybe(pick(fees)),
+      maybe(pick(fees)),
+      maybe(pick(['15', '1.5%', '0.5 %'])),
+    ];
     const delay = maybe(Math.floor(next() * 60));
-    const min = maybe({ value: new Decimal(pick(['0.001', '20', '500', '3000'])), asset: pick([from.asset, to.asset]) });
+    const min = maybe({
+      value: new Decimal(pick(['0.001', '20', '500', '3000'])),
+      asset: pick([from.asset, to.asset]),
+    });
     const max = maybe({ value: new Decimal(pick(['0.5', '10000', '2000000'])), asset: pick([from.asset, to.asset]) });
     directions.push({
       id: `${from.code}>${to.code}`,
@@ -93,14 +111,30 @@ function randomDirections(next: Next, count: number): Direction[] {
 }
 
 function template(name: string, overrides: Partial<ExportTemplate> = {}): ExportTemplate {
-  return { name, file: `${name}.xml`, format: 'classic', excludeTags: [], aliases: {}, markup: new Decimal(0), ...overrides };
+  return {
+    name,
+    file: `${name}.xml`,
+    format: 'classic',
+    excludeTags: [],
+    aliases: {},
+    markup: new Decimal(0),
+    ...overrides,
+  };
 }
 
 const templates: ExportTemplate[] = [
   template('all'),
   template('ref', { includeTags: ['ref'], aliases: { USDTTRC20: 'USDTTRC', CASHRUB: 'C&R' } }),
-  template('partner', { excludeTags: ['cash'], markup: new Decimal('0.005'), url: 'https://x.example/?from={from}&to={to}&city={city}' }),
-  template('marked', { markup: new Decimal('0.0123'), aliases: { BTC: 'B<T>C' }, url: 'https://x.example/{from}-{to}' }),
+  template('partner', {
+    excludeTags: ['cash'],
+    markup: new Decimal('0.005'),
+    url: 'https://x.example/?from={from}&to={to}&city={city}',
+  }),
+  template('marked', {
+    markup: new Decimal('0.0123'),
+    aliases: { BTC: 'B<T>C' },
+    url: 'https://x.example/{from}-{to}',
+  }),
   template('eref', { format: 'eref-1.1' }),
   template('json', { format: 'json', file: 'json.json' }),
 ];
@@ -112,7 +146,11 @@ function bothPaths(priced: readonly PricedDirection[], chosen: readonly ExportTe
   const selected = selectExports(priced, chosen);
   return chosen.map((t, k) => ({
     file: t.file,
-    fast: { text: written[k]!.bytes.toString('utf8'), items: written[k]!.items, withheld: written[k]!.withheld.map((w) => `${w.direction.id} ${w.kind}: ${w.reason}`) },
+    fast: {
+      text: written[k]!.bytes.toString('utf8'),
+      items: written[k]!.items,
+      withheld: written[k]!.withheld.map((w) => `${w.direction.id} ${w.kind}: ${w.reason}`),
+    },
     plain: {
       text: renderModel(selected[k]!).toString('utf8'),
       items: selected[k]!.items.length,
@@ -132,12 +170,21 @@ describe('exportWriter against selectExports + renderModel', () => {
       if (build === 3) {
         // As a build with reserve sources and paused cities does: some directions are copies with a new reserve or fewer cities.
         directions = directions.map((d) =>
-          next() < 0.2 ? { ...d, reserve: new Decimal(d.reserve.times('0.9').toFixed(3)) } : next() < 0.1 ? { ...d, cities: d.cities.slice(1) } : d,
+          next() < 0.2
+            ? { ...d, reserve: new Decimal(d.reserve.times('0.9').toFixed(3)) }
+            : next() < 0.1
+              ? { ...d, cities: d.cities.slice(1) }
+              : d,
         );
       }
       if (build === 4) {
         // A reloaded config: new objects with other aliases, markups and urls under the same names and files.
-        chosen = templates.map((t) => ({ ...t, aliases: { ...t.aliases, ETH: 'ETH&2' }, markup: t.markup.plus('0.001'), ...(t.url ? { url: `${t.url}&v=2` } : {}) }));
+        chosen = templates.map((t) => ({
+          ...t,
+          aliases: { ...t.aliases, ETH: 'ETH&2' },
+          markup: t.markup.plus('0.001'),
+          ...(t.url ? { url: `${t.url}&v=2` } : {}),
+        }));
       }
       const { priced } = priceDirections(directions, bookAt(factor));
       for (const { file, fast, plain } of bothPaths(priced, chosen)) {
@@ -166,10 +213,19 @@ describe('exportWriter against selectExports + renderModel', () => {
 
   it('escapes & < > in labels, fees, cities, aliases and the url, and an empty export is <rates></rates>', () => {
     const direction = randomDirections(random(1), 1)[0]!;
-    const odd: Direction = { ...direction, params: ['a&b<c>'] as unknown as Label[], fromfee: 'R&D <1>', cities: ['<M&S>'], tags: ['main'] };
+    const odd: Direction = {
+      ...direction,
+      params: ['a&b<c>'] as unknown as Label[],
+      fromfee: 'R&D <1>',
+      cities: ['<M&S>'],
+      tags: ['main'],
+    };
     const { priced } = priceDirections([odd], bookAt('1'));
     const aliased = template('odd', { aliases: { [odd.from.code]: 'F&<>' }, url: 'https://x.example/?a={from}&b=1' });
-    const [written, empty] = [exportWriter(priced, [aliased])(0), exportWriter(priced, [template('none', { includeTags: ['nothing'] })])(0)];
+    const [written, empty] = [
+      exportWriter(priced, [aliased])(0),
+      exportWriter(priced, [template('none', { includeTags: ['nothing'] })])(0),
+    ];
     const text = written.bytes.toString('utf8');
     expect(text).toContain('<param>a&amp;b&lt;c&gt;</param>');
     expect(text).toContain('<fromfee>R&amp;D &lt;1&gt;</fromfee>');
@@ -184,27 +240,33 @@ describe('exportWriter against selectExports + renderModel', () => {
     ['a label', (d: Direction): Direction => ({ ...d, params: ['ve\u0001rifying'] as unknown as Label[] }), 'param'],
     ['a city', (d: Direction): Direction => ({ ...d, cities: ['MSK', 'S\uFFFEPB'] }), 'city'],
     ['a fee', (d: Direction): Direction => ({ ...d, tofee: '1\uD800' }), 'tofee'],
-  ])('refuses a character XML 1.0 forbids in %s, naming file, item and element as the plain path does, build after build', (_, spoil, element) => {
-    // Past many chunks (`chunkItems`), so the item's number is counted across chunks.
-    const clean = randomDirections(random(5), 1500).map((d): Direction => ({ ...d, cities: [], tags: ['main'] }));
-    const target = priceDirections(clean, bookAt('1')).priced[1100]!.direction;
-    const spoilt = spoil(target);
-    const { priced } = priceDirections(clean.map((d) => (d === target ? spoilt : d)), bookAt('1'));
-    const index = priced.findIndex((p) => p.direction === spoilt);
-    expect(index).toBe(1100);
-    const item = index + 1 + (element === 'city' ? 1 : 0);
-    const message = `all.xml: cannot render: item ${item} <${element}> has a character XML 1.0 forbids`;
-    expect(() => renderModel(selectExports(priced, [templates[0]!])[0]!)).toThrow(message);
-    // Twice: the second build finds the direction's text kept from the first, and still refuses it.
-    for (let build = 0; build < 2; build++) {
-      let caught: unknown;
-      try {
-        exportWriter(priced, [templates[0]!])(0);
-      } catch (error) {
-        caught = error;
+  ])(
+    'refuses a character XML 1.0 forbids in %s, naming file, item and element as the plain path does, build after build',
+    (_, spoil, element) => {
+      // Past many chunks (`chunkItems`), so the item's number is counted across chunks.
+      const clean = randomDirections(random(5), 1500).map((d): Direction => ({ ...d, cities: [], tags: ['main'] }));
+      const target = priceDirections(clean, bookAt('1')).priced[1100]!.direction;
+      const spoilt = spoil(target);
+      const { priced } = priceDirections(
+        clean.map((d) => (d === target ? spoilt : d)),
+        bookAt('1'),
+      );
+      const index = priced.findIndex((p) => p.direction === spoilt);
+      expect(index).toBe(1100);
+      const item = index + 1 + (element === 'city' ? 1 : 0);
+      const message = `all.xml: cannot render: item ${item} <${element}> has a character XML 1.0 forbids`;
+      expect(() => renderModel(selectExports(priced, [templates[0]!])[0]!)).toThrow(message);
+      // Twice: the second build finds the direction's text kept from the first, and still refuses it.
+      for (let build = 0; build < 2; build++) {
+        let caught: unknown;
+        try {
+          exportWriter(priced, [templates[0]!])(0);
+        } catch (error) {
+          caught = error;
+        }
+        expect(isRatefileError(caught, 'E_RENDER')).toBe(true);
+        expect((caught as Error).message).toBe(message);
       }
-      expect(isRatefileError(caught, 'E_RENDER')).toBe(true);
-      expect((caught as Error).message).toBe(message);
-    }
-  });
+    },
+  );
 });

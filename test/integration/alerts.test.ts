@@ -31,7 +31,9 @@ interface Received {
 }
 
 /** An HTTP server on 127.0.0.1 recording each request; `answer` decides the reply (default 200 JSON ok). */
-async function receiver(answer?: (request: IncomingMessage, response: ServerResponse) => void): Promise<{ url: string; received: Received[]; server: Server }> {
+async function receiver(
+  answer?: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<{ url: string; received: Received[]; server: Server }> {
   const received: Received[] = [];
   const server = createServer((request, response) => {
     let body = '';
@@ -46,10 +48,13 @@ async function receiver(answer?: (request: IncomingMessage, response: ServerResp
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, server };
 }
 
@@ -120,7 +125,9 @@ describe('alerts', () => {
     await service.alertsIdle();
 
     expect(hook.received).toHaveLength(2);
-    const [started, ended] = hook.received.map((r) => JSON.parse(r.body) as { id: string; level: string; events: { kind: string; key: string; text: string }[] });
+    const [started, ended] = hook.received.map(
+      (r) => JSON.parse(r.body) as { id: string; level: string; events: { kind: string; key: string; text: string }[] },
+    );
     // Within the build that found the problem.
     expect(started).toMatchObject({ at: brokenAt, level: 'failing' });
     expect(started?.events.map((e) => `${e.kind} ${e.key}`).sort()).toEqual([
@@ -135,7 +142,9 @@ describe('alerts', () => {
     expect(ended?.events.map((e) => e.kind)).toEqual(Array(6).fill('end'));
     for (const request of hook.received) {
       expect(request.path).toBe('/hook');
-      expect(request.headers['x-ratefile-signature']).toBe(`sha256=${createHmac('sha256', env.HOOK_SECRET).update(request.body).digest('hex')}`);
+      expect(request.headers['x-ratefile-signature']).toBe(
+        `sha256=${createHmac('sha256', env.HOOK_SECRET).update(request.body).digest('hex')}`,
+      );
     }
 
     expect(telegram.received).toHaveLength(2);
@@ -180,7 +189,10 @@ describe('alerts', () => {
     time.advance(60_000);
     await first.rebuild(); // 10 minutes: the reminder
     await first.alertsIdle();
-    expect(hook.received.map((r) => (JSON.parse(r.body) as { events: { kind: string }[] }).events[0]?.kind)).toEqual(['start', 'reminder']);
+    expect(hook.received.map((r) => (JSON.parse(r.body) as { events: { kind: string }[] }).events[0]?.kind)).toEqual([
+      'start',
+      'reminder',
+    ]);
     expect((JSON.parse(telegram.received[1]?.body ?? '{}') as { text: string }).text).toMatch(/^STILL: /);
     expect(mail.mails).toHaveLength(2);
     await first.stop();
@@ -196,7 +208,11 @@ describe('alerts', () => {
     await second.rebuild();
     await second.alertsIdle();
     expect(hook.received).toHaveLength(3);
-    expect((JSON.parse(hook.received[2]?.body ?? '{}') as { events: { kind: string }[] }).events.every((e) => e.kind === 'end')).toBe(true);
+    expect(
+      (JSON.parse(hook.received[2]?.body ?? '{}') as { events: { kind: string }[] }).events.every(
+        (e) => e.kind === 'end',
+      ),
+    ).toBe(true);
     expect(telegram.received).toHaveLength(3);
     expect(mail.mails).toHaveLength(3);
   });
@@ -235,9 +251,17 @@ describe('alerts across an outage and a crash', () => {
       hook.server.close(() => resolve());
       hook.server.closeAllConnections();
     });
-    const made = await project({ 'ratefile.config.yaml': `${sampleConfig}alerts:\n  webhook: { url: "${hook.url}/hook" }\n` });
-    const outbox = async () => (JSON.parse(await readFile(join(made.dir, '.ratefile', 'alerts.json'), 'utf8')) as { outbox?: { id: string; events: { kind: string }[] }[] }).outbox ?? [];
-    const run = () => spawnRatefile(['start', '--config', made.configPath, '--port', '0', '--host', '127.0.0.1'], { cwd: made.dir });
+    const made = await project({
+      'ratefile.config.yaml': `${sampleConfig}alerts:\n  webhook: { url: "${hook.url}/hook" }\n`,
+    });
+    const outbox = async () =>
+      (
+        JSON.parse(await readFile(join(made.dir, '.ratefile', 'alerts.json'), 'utf8')) as {
+          outbox?: { id: string; events: { kind: string }[] }[];
+        }
+      ).outbox ?? [];
+    const run = () =>
+      spawnRatefile(['start', '--config', made.configPath, '--port', '0', '--host', '127.0.0.1'], { cwd: made.dir });
 
     await rm(join(made.dir, 'quotes.json'));
     const first = run();

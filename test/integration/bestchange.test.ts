@@ -35,16 +35,24 @@ directions:
 
   async function build(response: { body: Buffer | string; headers?: Record<string, string> }) {
     replay.setRoutes([{ path: '/info.zip', responses: [response] }]);
-    const { dir } = await project({ 'ratefile.config.yaml': config(replay.url), 'templates/reffile.yaml': 'include: { tags: [ref] }\n' });
+    const { dir } = await project({
+      'ratefile.config.yaml': config(replay.url),
+      'templates/reffile.yaml': 'include: { tags: [ref] }\n',
+    });
     const proc = spawnRatefile(['build'], { cwd: dir });
     const exit = await proc.exited;
-    const status = JSON.parse(await readFile(join(dir, '.ratefile', 'status.json'), 'utf8')) as { sources: { name: string; ok: boolean; rows?: number; lastError?: string }[] };
+    const status = JSON.parse(await readFile(join(dir, '.ratefile', 'status.json'), 'utf8')) as {
+      sources: { name: string; ok: boolean; rows?: number; lastError?: string }[];
+    };
     return { exit, stderr: proc.stderr(), bc: status.sources.find((source) => source.name === 'bc'), dir };
   }
 
   it('fetches and parses the real dump; status and explain show its rows', async () => {
     const before = replay.requests.length;
-    const { exit, stderr, bc, dir } = await build({ body: readFileSync(realDump), headers: { 'content-type': 'application/zip', etag: '"2021"' } });
+    const { exit, stderr, bc, dir } = await build({
+      body: readFileSync(realDump),
+      headers: { 'content-type': 'application/zip', etag: '"2021"' },
+    });
     expect(exit.code, stderr).toBe(0);
     expect(bc).toMatchObject({ ok: true, rows: 202_690 });
     expect(replay.requests.slice(before).map((request) => request.path)).toEqual(['/info.zip']);
@@ -53,22 +61,37 @@ directions:
     expect(status.stdout()).toMatch(/^ {2}bc \(bestchange\): ok, feed of 202690 rows, last success \d+ s ago$/m);
     const explain = spawnRatefile(['explain', 'BTC', 'SBERRUB'], { cwd: dir });
     await explain.exited;
-    expect(explain.stdout()).toMatch(/^Sources: backoffice \(file\) ok, 2 quotes; bc \(bestchange\) ok, feed of 202690 rows$/m);
+    expect(explain.stdout()).toMatch(
+      /^Sources: backoffice \(file\) ok, 2 quotes; bc \(bestchange\) ok, feed of 202690 rows$/m,
+    );
     // build and explain each unzip and parse 200k rows: on a loaded 2-core machine that can outlast the default 20 s.
   }, 60_000);
 
   it("makes the feed's codes (bm_cycodes.dat) known: config warnings stop naming a code BestChange lists", async () => {
-    replay.setRoutes([{ path: '/info.zip', responses: [{ body: Buffer.from(dump({ ...base, 'bm_cycodes.dat': '1;SBERRUB\n2;BTC\n3;CASHUSD\n4;NEWCOINBEP20\n' })), headers: { 'content-type': 'application/zip' } }] }]);
+    replay.setRoutes([
+      {
+        path: '/info.zip',
+        responses: [
+          {
+            body: Buffer.from(dump({ ...base, 'bm_cycodes.dat': '1;SBERRUB\n2;BTC\n3;CASHUSD\n4;NEWCOINBEP20\n' })),
+            headers: { 'content-type': 'application/zip' },
+          },
+        ],
+      },
+    ]);
     const withNewCoin = `${config(replay.url).replace('currencies:\n', 'currencies:\n  NEWCOINBEP20: { asset: USDT, reserve: "1000" }\n')}  - { from: NEWCOINBEP20, to: SBERRUB, margin: 1% }\n`;
     const { dir } = await project({ 'ratefile.config.yaml': withNewCoin });
-    const warning = 'currencies.NEWCOINBEP20: not in the monitors\' code list';
+    const warning = "currencies.NEWCOINBEP20: not in the monitors' code list";
     const before = spawnRatefile(['validate'], { cwd: dir });
     expect((await before.exited).code).toBe(0);
     expect(before.stderr()).toContain(warning);
     const built = spawnRatefile(['build'], { cwd: dir });
     expect((await built.exited).code, built.stderr()).toBe(0);
     expect(built.stderr()).toContain(warning);
-    expect(JSON.parse(await readFile(join(dir, '.ratefile', 'codes.json'), 'utf8'))).toEqual({ version: 1, codes: ['BTC', 'CASHUSD', 'NEWCOINBEP20', 'SBERRUB'] });
+    expect(JSON.parse(await readFile(join(dir, '.ratefile', 'codes.json'), 'utf8'))).toEqual({
+      version: 1,
+      codes: ['BTC', 'CASHUSD', 'NEWCOINBEP20', 'SBERRUB'],
+    });
     const after = spawnRatefile(['validate'], { cwd: dir });
     expect((await after.exited).code).toBe(0);
     expect(after.stderr()).not.toContain(warning);
@@ -76,26 +99,36 @@ directions:
   });
 
   it('reports an HTML page as a failing source (exit 1) and still publishes the directions priced without it', async () => {
-    const { exit, stderr, bc } = await build({ body: '<html><title>Access denied</title></html>', headers: { 'content-type': 'text/html' } });
+    const { exit, stderr, bc } = await build({
+      body: '<html><title>Access denied</title></html>',
+      headers: { 'content-type': 'text/html' },
+    });
     // Exit 1 as for any failing source: the files are written, the code tells cron something needs a look.
     expect(exit.code, stderr).toBe(1);
-    expect(bc).toMatchObject({ ok: false, lastError: 'bc: GET /info.zip: got an HTML page instead of info.zip (HTTP 200, text/html)' });
+    expect(bc).toMatchObject({
+      ok: false,
+      lastError: 'bc: GET /info.zip: got an HTML page instead of info.zip (HTTP 200, text/html)',
+    });
     expect(stderr).toMatch(/failing sources: bc/);
     expect(stderr).toMatch(/published 1 direction/);
   });
 
   /** The times of the `build:` log lines of a `ratefile start`, in ms. */
-  const buildTimes = (proc: RatefileProcess) => [...proc.stderr().matchAll(/^(\S+) info build: /gm)].map((match) => Date.parse(match[1]!));
+  const buildTimes = (proc: RatefileProcess) =>
+    [...proc.stderr().matchAll(/^(\S+) info build: /gm)].map((match) => Date.parse(match[1]!));
 
   it('ratefile start keeps its schedule while the feed host never answers, and /healthz answers', async () => {
     // The default timeout and retries (10 s × 3 attempts): a build that waited for the feed would take 30 s.
     replay.setRoutes([{ path: '/info.zip', responses: [{ body: Buffer.from(dump(base)), delayMs: 600_000 }] }]);
-    const { dir } = await project({ 'ratefile.config.yaml': `${config(replay.url, 'maxAge: 2m')}schedule: "*/2 * * * * *"\n` });
+    const { dir } = await project({
+      'ratefile.config.yaml': `${config(replay.url, 'maxAge: 2m')}schedule: "*/2 * * * * *"\n`,
+    });
     const proc = spawnRatefile(['start', '--port', '0', '--host', '127.0.0.1'], { cwd: dir });
     const port = Number(new URL(await waitForServing(proc)).port);
     const deadline = Date.now() + 40_000;
     while (buildTimes(proc).length < 5) {
-      if (Date.now() > deadline) throw new Error(`${buildTimes(proc).length} builds within 40 s; stderr:\n${proc.stderr()}`);
+      if (Date.now() > deadline)
+        throw new Error(`${buildTimes(proc).length} builds within 40 s; stderr:\n${proc.stderr()}`);
       const health = await rawRequest({ port, path: '/healthz', timeoutMs: 5_000 });
       expect(health.status, health.body.toString('utf8')).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -114,9 +147,14 @@ directions:
     const proc = spawnRatefile(['start', '--port', '0', '--host', '127.0.0.1'], { cwd: dir });
     await waitForServing(proc);
     // The status written by the first build, before any scheduled one (every 30 s).
-    const status = JSON.parse(await readFile(join(dir, '.ratefile', 'status.json'), 'utf8')) as { sources: { name: string; ok: boolean; rows?: number }[] };
+    const status = JSON.parse(await readFile(join(dir, '.ratefile', 'status.json'), 'utf8')) as {
+      sources: { name: string; ok: boolean; rows?: number }[];
+    };
     expect(buildTimes(proc)).toHaveLength(1);
-    expect(status.sources.find((source) => source.name === 'bc')).toMatchObject({ ok: true, rows: expect.any(Number) as unknown });
+    expect(status.sources.find((source) => source.name === 'bc')).toMatchObject({
+      ok: true,
+      rows: expect.any(Number) as unknown,
+    });
     expect(proc.stderr()).not.toContain('fetching its feed since');
   }, 30_000);
 
@@ -130,9 +168,19 @@ directions:
     // refresh is 30 s (BestChange's least): six builds a second apart ask once.
     expect(replay.requests.filter((request) => request.path === '/info.zip').length - before).toBe(1);
     // Logged once, with when the next try is; the status says it too, build after build.
-    expect(proc.stderr().match(/warn feed fetch failed: bc: GET \/info\.zip: HTTP 503 Service Unavailable: "down"; next try after \S+Z$/gm)).toHaveLength(1);
-    const status = JSON.parse(await readFile(join(dir, '.ratefile', 'status.json'), 'utf8')) as { sources: { name: string; lastError?: string }[] };
-    expect(status.sources.find((source) => source.name === 'bc')?.lastError).toMatch(/^bc: GET \/info\.zip: HTTP 503 Service Unavailable: "down"; next try after \S+Z$/);
+    expect(
+      proc
+        .stderr()
+        .match(
+          /warn feed fetch failed: bc: GET \/info\.zip: HTTP 503 Service Unavailable: "down"; next try after \S+Z$/gm,
+        ),
+    ).toHaveLength(1);
+    const status = JSON.parse(await readFile(join(dir, '.ratefile', 'status.json'), 'utf8')) as {
+      sources: { name: string; lastError?: string }[];
+    };
+    expect(status.sources.find((source) => source.name === 'bc')?.lastError).toMatch(
+      /^bc: GET \/info\.zip: HTTP 503 Service Unavailable: "down"; next try after \S+Z$/,
+    );
   }, 60_000);
 
   it('ratefile build refuses a 1.6-million-row feed before unpacking it: the process grows by far less than 100 MB', async () => {
@@ -143,9 +191,14 @@ directions:
         'ratefile.config.yaml': config(replay.url),
         'rss.mjs': "process.on('exit', () => process.stderr.write(`maxRSS ${process.resourceUsage().maxRSS}\\n`));\n",
       });
-      const proc = spawnRatefile(['build'], { cwd: dir, nodeArgs: ['--import', pathToFileURL(join(dir, 'rss.mjs')).href] });
+      const proc = spawnRatefile(['build'], {
+        cwd: dir,
+        nodeArgs: ['--import', pathToFileURL(join(dir, 'rss.mjs')).href],
+      });
       await proc.exited;
-      const status = JSON.parse(await readFile(join(dir, '.ratefile', 'status.json'), 'utf8')) as { sources: { name: string; ok: boolean; lastError?: string }[] };
+      const status = JSON.parse(await readFile(join(dir, '.ratefile', 'status.json'), 'utf8')) as {
+        sources: { name: string; ok: boolean; lastError?: string }[];
+      };
       const kb = Number(/maxRSS (\d+)/.exec(proc.stderr())?.[1]);
       expect(kb, proc.stderr()).toBeGreaterThan(0);
       return { mb: kb / 1024, bc: status.sources.find((source) => source.name === 'bc') };
@@ -153,8 +206,15 @@ directions:
     const normal = await maxRss(Buffer.from(dump(base)));
     expect(normal.bc?.ok).toBe(true);
     const big = await maxRss(bigFeed());
-    expect(big.bc).toMatchObject({ ok: false, lastError: expect.stringMatching(/bm_rates\.dat unpacks to 62400000 bytes, more than the \d+ allowed: refused before unpacking/) });
-    console.log(`maxRSS of ratefile build: ${normal.mb.toFixed(1)} MB with a 7-row feed, ${big.mb.toFixed(1)} MB with the 1.6-million-row feed`);
+    expect(big.bc).toMatchObject({
+      ok: false,
+      lastError: expect.stringMatching(
+        /bm_rates\.dat unpacks to 62400000 bytes, more than the \d+ allowed: refused before unpacking/,
+      ),
+    });
+    console.log(
+      `maxRSS of ratefile build: ${normal.mb.toFixed(1)} MB with a 7-row feed, ${big.mb.toFixed(1)} MB with the 1.6-million-row feed`,
+    );
     expect(big.mb - normal.mb).toBeLessThan(100);
   }, 60_000);
 });

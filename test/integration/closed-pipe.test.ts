@@ -61,7 +61,10 @@ describe('a closed standard output ends a command quietly', () => {
       .map((line) => line.split('\t')[0]);
     // Two cash directions in every city: about 150 kB of XML, more than a pipe's buffer holds, so the
     // child is still writing when the reader closes.
-    const config = sampleConfig.replace(/directions:\n[\s\S]*$/, `directions:\n  - { from: [BTC, USDTTRC20], to: CASHRUB, cities: [${cities.join(', ')}], tags: [ref, cash] }\n`);
+    const config = sampleConfig.replace(
+      /directions:\n[\s\S]*$/,
+      `directions:\n  - { from: [BTC, USDTTRC20], to: CASHRUB, cities: [${cities.join(', ')}], tags: [ref, cash] }\n`,
+    );
     const made = await project({ 'ratefile.config.yaml': config });
     const whole = spawnRatefile(['build', '--dry-run'], { cwd: made.dir });
     expect((await whole.exited).code).toBe(0);

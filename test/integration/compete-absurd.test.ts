@@ -15,7 +15,8 @@ const digits39 = '123456789012345678901234567890123456789';
 const e39 = `1${'0'.repeat(39)}`;
 
 /** from;to;exchanger;give;get;reserve;reviews;unused;min;max;city — currency 1 SBERRUB, 2 BTC, 4 USDTTRC20. */
-const row = (from: number, to: number, exchanger: number, give: string, get: string) => `${from};${to};${exchanger};${give};${get};1000000000;0.1;0;0.001;2;0`;
+const row = (from: number, to: number, exchanger: number, give: string, get: string) =>
+  `${from};${to};${exchanger};${give};${get};1000000000;0.1;0;0.001;2;0`;
 
 const hostileFeed = Buffer.from(
   dump({
@@ -54,7 +55,12 @@ directions:
   - { from: SBERRUB, to: USDTTRC20, margin: 2%, compete: { place: 1, floor: 0.5%, ceiling: 3% } }
 ${extra}`;
 
-const quotes = JSON.stringify({ quotes: [{ pair: 'BTC/RUB', bid: '5000000', ask: '5000100' }, { pair: 'USDT/RUB', bid: '100', ask: '100' }] });
+const quotes = JSON.stringify({
+  quotes: [
+    { pair: 'BTC/RUB', bid: '5000000', ask: '5000100' },
+    { pair: 'USDT/RUB', bid: '100', ask: '100' },
+  ],
+});
 
 /** Each direction at its normal margin (2%), as parserfile.xml writes it. */
 const atMargin = [
@@ -63,15 +69,22 @@ const atMargin = [
   'SBERRUB USDTTRC20 102.05:1', // 100 ÷ 0.98 RUB per USDT, rounded against the client
 ];
 
-const unbeatable = (place: number, rate: string) => `no published rate beats the competitor at place ${place}, ${rate}: one published step more is lost in rounding: that form would need more than 40 significant digits`;
+const unbeatable = (place: number, rate: string) =>
+  `no published rate beats the competitor at place ${place}, ${rate}: one published step more is lost in rounding: that form would need more than 40 significant digits`;
 const reasons = {
   'BTC>SBERRUB': unbeatable(2, '123456789012350000000000000000000000000…'),
-  'BTC>USDTTRC20': /^the median of the top 5 competitors, 1000000000000000000000000000000000000000, is [\d.]+% from the market 50000 \(limit 10%\)$/,
+  'BTC>USDTTRC20':
+    /^the median of the top 5 competitors, 1000000000000000000000000000000000000000, is [\d.]+% from the market 50000 \(limit 10%\)$/,
   'SBERRUB>USDTTRC20': unbeatable(1, e39),
 };
 
 /** from, to and in:out of each item of a classic export. */
-const rates = (xml: string) => [...xml.matchAll(/<item>[^]*?<from>(\w+)<\/from>[^]*?<to>(\w+)<\/to>[^]*?<in>([\d.]+)<\/in>[^]*?<out>([\d.]+)<\/out>/g)].map((m) => `${m[1]} ${m[2]} ${m[3]}:${m[4]}`);
+const rates = (xml: string) =>
+  [
+    ...xml.matchAll(
+      /<item>[^]*?<from>(\w+)<\/from>[^]*?<to>(\w+)<\/to>[^]*?<in>([\d.]+)<\/in>[^]*?<out>([\d.]+)<\/out>/g,
+    ),
+  ].map((m) => `${m[1]} ${m[2]} ${m[3]}:${m[4]}`);
 
 /** The process's exit, or a failure naming the hang once `ms` have passed (the process is then killed). */
 async function exitWithin(proc: RatefileProcess, ms: number, what: string): Promise<Exit> {
@@ -95,7 +108,9 @@ describe('a hostile competitor feed: absurd rates never hang ratefile', () => {
   afterEach(stopAll);
 
   async function hostile(extra = '') {
-    replay().setRoutes([{ path: '/info.zip', responses: [{ body: hostileFeed, headers: { 'content-type': 'application/zip' } }] }]);
+    replay().setRoutes([
+      { path: '/info.zip', responses: [{ body: hostileFeed, headers: { 'content-type': 'application/zip' } }] },
+    ]);
     return project({ 'ratefile.config.yaml': config(replay().url, extra), 'quotes.json': quotes });
   }
 
@@ -108,10 +123,16 @@ describe('a hostile competitor feed: absurd rates never hang ratefile', () => {
     expect(rates(await readFile(join(dir, 'public', 'parserfile.xml'), 'utf8'))).toEqual(atMargin);
     const json = spawnRatefile(['status', '--json'], { cwd: dir });
     expect((await exitWithin(json, 20_000, 'ratefile status --json')).code, json.stderr()).toBe(1);
-    const status = JSON.parse(json.stdout()) as { level: string; competing?: { direction: string; basis: string; reason?: string }[] };
+    const status = JSON.parse(json.stdout()) as {
+      level: string;
+      competing?: { direction: string; basis: string; reason?: string }[];
+    };
     expect(status.level).toBe('degraded');
-    expect(status.competing?.map(({ direction, basis }) => [direction, basis])).toEqual(Object.keys(reasons).map((id) => [id, 'fallback']));
-    for (const { direction, reason } of status.competing ?? []) expect(reason).toMatch(reasons[direction as keyof typeof reasons]);
+    expect(status.competing?.map(({ direction, basis }) => [direction, basis])).toEqual(
+      Object.keys(reasons).map((id) => [id, 'fallback']),
+    );
+    for (const { direction, reason } of status.competing ?? [])
+      expect(reason).toMatch(reasons[direction as keyof typeof reasons]);
   }, 30_000);
 
   it('ratefile start keeps answering /healthz and serving the exports through several builds of the feed', async () => {
@@ -130,7 +151,13 @@ describe('a hostile competitor feed: absurd rates never hang ratefile', () => {
       answers.push(health.status);
       const body = JSON.parse(health.body.toString('utf8')) as { level: string; competing?: { basis: string }[] };
       // Before the first build it says so; after, the three directions at their normal margin, degraded.
-      if (body.competing) expect([body.level, ...body.competing.map((entry) => entry.basis)]).toEqual(['degraded', 'fallback', 'fallback', 'fallback']);
+      if (body.competing)
+        expect([body.level, ...body.competing.map((entry) => entry.basis)]).toEqual([
+          'degraded',
+          'fallback',
+          'fallback',
+          'fallback',
+        ]);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(answers.length).toBeGreaterThan(10);

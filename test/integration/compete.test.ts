@@ -23,7 +23,12 @@ directions:
   - { from: SBERRUB, to: CASHUSD, margin: 2%, cities: [MSK, SPB], compete: { place: 1, floor: 0%, ceiling: 4% } }
 `;
 
-const quotes = JSON.stringify({ quotes: [{ pair: 'BTC/RUB', bid: '5000000', ask: '5000100' }, { pair: 'USD/RUB', bid: '90', ask: '90.5' }] });
+const quotes = JSON.stringify({
+  quotes: [
+    { pair: 'BTC/RUB', bid: '5000000', ask: '5000100' },
+    { pair: 'USD/RUB', bid: '90', ask: '90.5' },
+  ],
+});
 
 interface Item {
   from: string;
@@ -36,7 +41,9 @@ interface Item {
 
 async function items(dir: string, file: string): Promise<Item[]> {
   const text = await readFile(join(dir, 'public', file), 'utf8');
-  return (parseDocument(text).root?.children ?? []).map((item) => Object.fromEntries(item.children.map((child) => [child.name, child.text])) as unknown as Item);
+  return (parseDocument(text).root?.children ?? []).map(
+    (item) => Object.fromEntries(item.children.map((child) => [child.name, child.text])) as unknown as Item,
+  );
 }
 
 describe('ratefile build with compete: directions', () => {
@@ -44,7 +51,10 @@ describe('ratefile build with compete: directions', () => {
   const replay = replayPerSuite();
 
   /** A project competing on the feed `response` serves; `files` adds to it (state, templates). */
-  async function competing(response: { body: Buffer | string; headers?: Record<string, string> }, files: Record<string, string> = {}) {
+  async function competing(
+    response: { body: Buffer | string; headers?: Record<string, string> },
+    files: Record<string, string> = {},
+  ) {
     replay().setRoutes([{ path: '/info.zip', responses: [response] }]);
     return project({
       'ratefile.config.yaml': config(replay().url),
@@ -60,11 +70,19 @@ describe('ratefile build with compete: directions', () => {
     const exit = await proc.exited;
     const json = spawnRatefile(['status', '--json'], { cwd: dir });
     await json.exited;
-    return { dir, exit, stderr: proc.stderr(), status: JSON.parse(json.stdout()) as { level: string; reasons: string[]; competing?: Record<string, unknown>[] } };
+    return {
+      dir,
+      exit,
+      stderr: proc.stderr(),
+      status: JSON.parse(json.stdout()) as { level: string; reasons: string[]; competing?: Record<string, unknown>[] },
+    };
   }
 
   it('publishes the least generous rate that holds each place; status and explain show the place', async () => {
-    const { dir, exit, stderr, status } = await build({ body: competeDump(), headers: { 'content-type': 'application/zip' } });
+    const { dir, exit, stderr, status } = await build({
+      body: competeDump(),
+      headers: { 'content-type': 'application/zip' },
+    });
     expect(exit.code, stderr).toBe(0);
     const parser = await items(dir, 'parserfile.xml');
     // Alpha ignored: Beta is first, Gamma (4,940,000.5) second; one kopeck more holds place 2.
@@ -93,14 +111,26 @@ describe('ratefile build with compete: directions', () => {
     const explain = spawnRatefile(['explain', 'BTC', 'SBERRUB', '--export', 'parserfile'], { cwd: dir });
     expect((await explain.exited).code, explain.stderr()).toBe(0);
     const out = explain.stdout();
-    expect(out).toMatch(/^Compete on BestChange \(feed bc, \d+ s old\): hold place 2, step 0%; counted: ignoring Alpha$/m);
+    expect(out).toMatch(
+      /^Compete on BestChange \(feed bc, \d+ s old\): hold place 2, step 0%; counted: ignoring Alpha$/m,
+    );
     expect(out).toMatch(/^ {2}Floor 0\.5%: at most market 5000000 × \(1 − 0\.005\) = 4975000 → step 1:4975000$/m);
-    expect(out).toMatch(/^ {4}Alpha \(#10\): 1:4960000 = 4960000 SBERRUB per BTC, reserve 9000000 SBERRUB, orders 0\.001–2 BTC; not counted: ignored$/m);
-    expect(out).toMatch(/^ {4}Beta \(#20\): 1:4950000 = 4950000 SBERRUB per BTC, reserve 9000000 SBERRUB, orders 0\.001–2 BTC; place 1$/m);
+    expect(out).toMatch(
+      /^ {4}Alpha \(#10\): 1:4960000 = 4960000 SBERRUB per BTC, reserve 9000000 SBERRUB, orders 0\.001–2 BTC; not counted: ignored$/m,
+    );
+    expect(out).toMatch(
+      /^ {4}Beta \(#20\): 1:4950000 = 4950000 SBERRUB per BTC, reserve 9000000 SBERRUB, orders 0\.001–2 BTC; place 1$/m,
+    );
     expect(out).toMatch(/^ {4}→ ours 1:4940000\.51 = 4940000\.51 SBERRUB per BTC: place 2$/m);
-    expect(out).toMatch(/^ {4}Gamma \(#30\): 1:4940000\.5 = 4940000\.5 SBERRUB per BTC, reserve 9000000 SBERRUB, orders 0\.001–2 BTC; place 2, the place to hold$/m);
-    expect(out).toMatch(/^ {2}Target: the competitor at place 2 gives 4940000\.5; better by 0%: 4940000\.5; rounded against the client, and strictly better than the competitor: 1:4940000\.51 = 4940000\.51$/m);
-    expect(out).toMatch(/^ {2}Rate 1:4940000\.51 = 4940000\.51 SBERRUB per BTC \(published as is by exports without a markup\), place 2 of 3$/m);
+    expect(out).toMatch(
+      /^ {4}Gamma \(#30\): 1:4940000\.5 = 4940000\.5 SBERRUB per BTC, reserve 9000000 SBERRUB, orders 0\.001–2 BTC; place 2, the place to hold$/m,
+    );
+    expect(out).toMatch(
+      /^ {2}Target: the competitor at place 2 gives 4940000\.5; better by 0%: 4940000\.5; rounded against the client, and strictly better than the competitor: 1:4940000\.51 = 4940000\.51$/m,
+    );
+    expect(out).toMatch(
+      /^ {2}Rate 1:4940000\.51 = 4940000\.51 SBERRUB per BTC \(published as is by exports without a markup\), place 2 of 3$/m,
+    );
     expect(out).not.toMatch(/^Margin/m);
   }, 60_000);
 
@@ -108,18 +138,32 @@ describe('ratefile build with compete: directions', () => {
     const { dir } = await competing(
       { body: competeDump(), headers: { 'content-type': 'application/zip' } },
       // Last published at 4,000,000: the compete rate is 23.5% away, more than the 10% maxJump.
-      { '.ratefile/guard.json': JSON.stringify({ published: { 'BTC>SBERRUB': { rate: '4000000', at: '2026-11-21T12:00:00.000Z' } }, pending: {} }) },
+      {
+        '.ratefile/guard.json': JSON.stringify({
+          published: { 'BTC>SBERRUB': { rate: '4000000', at: '2026-11-21T12:00:00.000Z' } },
+          pending: {},
+        }),
+      },
     );
     const explain = spawnRatefile(['explain', 'BTC', 'SBERRUB'], { cwd: dir });
     expect((await explain.exited).code).toBe(1);
     const out = explain.stdout();
-    expect(out).toMatch(/^ {2}Rate 1:4940000\.51 = 4940000\.51 SBERRUB per BTC \(published as is by exports without a markup\), place 2 of 3$/m);
-    expect(out).toMatch(/^ {2}max 1000000 RUB ÷ the published rate 4940000\.51 = 0\.20242912889902… BTC; the smaller of the two → <maxamount>0\.20242912<\/maxamount>$/m);
-    expect(out).toMatch(/^These are the values it would have\.\nHELD BACK: rate moved 23\.5% from the last published 4000000; seen on 1 of 3 builds/m);
+    expect(out).toMatch(
+      /^ {2}Rate 1:4940000\.51 = 4940000\.51 SBERRUB per BTC \(published as is by exports without a markup\), place 2 of 3$/m,
+    );
+    expect(out).toMatch(
+      /^ {2}max 1000000 RUB ÷ the published rate 4940000\.51 = 0\.20242912889902… BTC; the smaller of the two → <maxamount>0\.20242912<\/maxamount>$/m,
+    );
+    expect(out).toMatch(
+      /^These are the values it would have\.\nHELD BACK: rate moved 23\.5% from the last published 4000000; seen on 1 of 3 builds/m,
+    );
   }, 60_000);
 
   it('a failing feed: every direction still published, at its normal margin; degraded, and why', async () => {
-    const { dir, exit, status } = await build({ body: '<html><title>Access denied</title></html>', headers: { 'content-type': 'text/html' } });
+    const { dir, exit, status } = await build({
+      body: '<html><title>Access denied</title></html>',
+      headers: { 'content-type': 'text/html' },
+    });
     expect(exit.code).toBe(1);
     const parser = await items(dir, 'parserfile.xml');
     expect(parser.find((item) => item.from === 'BTC')?.out).toBe('4900000'); // 5,000,000 × (1 − 2%)
@@ -130,6 +174,8 @@ describe('ratefile build with compete: directions', () => {
       { direction: 'BTC>SBERRUB', target: '2', place: 0, competitors: 0, basis: 'fallback', reason },
       { direction: 'SBERRUB>CASHUSD', target: '1', place: 0, competitors: 0, basis: 'fallback', reason },
     ]);
-    expect(status.reasons).toContain(`2 competing directions priced at the normal margin, the field not trusted: BTC → SBERRUB (${reason}), SBERRUB → CASHUSD (${reason})`);
+    expect(status.reasons).toContain(
+      `2 competing directions priced at the normal margin, the field not trusted: BTC → SBERRUB (${reason}), SBERRUB → CASHUSD (${reason})`,
+    );
   });
 });

@@ -9,7 +9,9 @@ import { publishFiles } from '../../src/publish.js';
 import { chooseEncoding, createExportServer, listen } from '../../src/server.js';
 import { rawRequest } from '../support/http.js';
 
-const xml = Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n${'  <item>\n    <from>BTC</from>\n  </item>\n'.repeat(200)}</rates>\n`);
+const xml = Buffer.from(
+  `<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n${'  <item>\n    <from>BTC</from>\n  </item>\n'.repeat(200)}</rates>\n`,
+);
 
 let dir: string;
 let server: Server;
@@ -27,7 +29,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const get = (headers: Record<string, string> = {}, method = 'GET', path = '/parserfile.xml') => rawRequest({ port, path, method, headers });
+const get = (headers: Record<string, string> = {}, method = 'GET', path = '/parserfile.xml') =>
+  rawRequest({ port, path, method, headers });
 
 describe('precompressed exports', () => {
   it('publish writes the export with gzip and brotli copies of the same bytes', async () => {
@@ -39,16 +42,19 @@ describe('precompressed exports', () => {
     ['gzip, deflate, br', 'br', (body: Buffer) => brotliDecompressSync(body)],
     ['gzip', 'gzip', (body: Buffer) => gunzipSync(body)],
     ['br;q=0, gzip', 'gzip', (body: Buffer) => gunzipSync(body)],
-  ])('Accept-Encoding %j → %s, application/xml, Vary, and the exact document once decompressed', async (accept, encoding, decode) => {
-    const response = await get({ 'Accept-Encoding': accept });
-    expect(response.status).toBe(200);
-    expect(response.headers['content-encoding']).toBe(encoding);
-    expect(response.headers['content-type']).toBe('application/xml');
-    expect(response.headers.vary).toBe('Accept-Encoding');
-    expect(Number(response.headers['content-length'])).toBe(response.body.length);
-    expect(response.body.length).toBeLessThan(xml.length / 5);
-    expect(decode(response.body).equals(xml)).toBe(true);
-  });
+  ])(
+    'Accept-Encoding %j → %s, application/xml, Vary, and the exact document once decompressed',
+    async (accept, encoding, decode) => {
+      const response = await get({ 'Accept-Encoding': accept });
+      expect(response.status).toBe(200);
+      expect(response.headers['content-encoding']).toBe(encoding);
+      expect(response.headers['content-type']).toBe('application/xml');
+      expect(response.headers.vary).toBe('Accept-Encoding');
+      expect(Number(response.headers['content-length'])).toBe(response.body.length);
+      expect(response.body.length).toBeLessThan(xml.length / 5);
+      expect(decode(response.body).equals(xml)).toBe(true);
+    },
+  );
 
   it('sends the plain document when the client accepts no compression', async () => {
     for (const headers of [{}, { 'Accept-Encoding': 'identity' }, { 'Accept-Encoding': 'gzip;q=0, br;q=0' }]) {
@@ -74,7 +80,9 @@ describe('precompressed exports', () => {
     const lastModified = plain.headers['last-modified'] ?? '';
     expect(lastModified).not.toBe('');
     expect((await get({ 'If-Modified-Since': lastModified })).status).toBe(304);
-    expect((await get({ 'If-Modified-Since': new Date(Date.parse(lastModified) - 60_000).toUTCString() })).status).toBe(200);
+    expect((await get({ 'If-Modified-Since': new Date(Date.parse(lastModified) - 60_000).toUTCString() })).status).toBe(
+      200,
+    );
   });
 
   it('answers HEAD for a compressed representation with its headers and no body', async () => {

@@ -86,7 +86,12 @@ describe('readers during up to 500 rebuilds', () => {
 
     /** Every version the writer published, by file; and every distinct text a reader saw, by file. */
     const published = new Map<string, Set<string>>(
-      exportFiles.map((file) => [file, new Set(initial.build.files.filter((entry) => entry.file === file).map((entry) => entry.bytes.toString('utf8')))]),
+      exportFiles.map((file) => [
+        file,
+        new Set(
+          initial.build.files.filter((entry) => entry.file === file).map((entry) => entry.bytes.toString('utf8')),
+        ),
+      ]),
     );
     const seen = new Map<string, Map<string, string>>(exportFiles.map((file) => [file, new Map<string, string>()]));
     const torn: string[] = [];
@@ -94,7 +99,8 @@ describe('readers during up to 500 rebuilds', () => {
     let done = false;
 
     const record = (file: string, text: string, how: string) => {
-      if (!looksComplete(text)) torn.push(`${how} ${file}: ${JSON.stringify(text.slice(0, 60))}…${JSON.stringify(text.slice(-30))}`);
+      if (!looksComplete(text))
+        torn.push(`${how} ${file}: ${JSON.stringify(text.slice(0, 60))}…${JSON.stringify(text.slice(-30))}`);
       seen.get(file)?.set(sha(text), text);
     };
 
@@ -115,7 +121,12 @@ describe('readers during up to 500 rebuilds', () => {
       for (let index = offset; !done && index < maxReads; index++) {
         const file = exportFiles[index % exportFiles.length] ?? 'parserfile.xml';
         try {
-          const response = await rawRequest({ port, path: `/${file}`, agent, ...(acceptEncoding ? { headers: { 'Accept-Encoding': acceptEncoding } } : {}) });
+          const response = await rawRequest({
+            port,
+            path: `/${file}`,
+            agent,
+            ...(acceptEncoding ? { headers: { 'Accept-Encoding': acceptEncoding } } : {}),
+          });
           if (response.status !== 200) torn.push(`HTTP ${file}: status ${response.status}`);
           record(file, bodyOf(response), 'HTTP');
         } catch (error) {
@@ -142,7 +153,11 @@ describe('readers during up to 500 rebuilds', () => {
     const writer = async () => {
       try {
         const start = performance.now();
-        for (let round = 1; round <= maxRounds && (round <= minRounds || performance.now() - start < budgetMs); round++) {
+        for (
+          let round = 1;
+          round <= maxRounds && (round <= minRounds || performance.now() - start < budgetMs);
+          round++
+        ) {
           rounds = round;
           // The quotes file is replaced atomically too, as the README asks of a back office.
           await writeFile(join(made.dir, 'quotes.json.new'), quotesAt(round));
@@ -177,7 +192,9 @@ describe('readers during up to 500 rebuilds', () => {
         expect(XMLValidator.validate(text), file).toBe(true);
       }
       // libxml2 on a sample: the first, the last and a spread in between.
-      const sample = texts.filter((_, index) => index % Math.ceil(texts.length / 8) === 0 || index === texts.length - 1);
+      const sample = texts.filter(
+        (_, index) => index % Math.ceil(texts.length / 8) === 0 || index === texts.length - 1,
+      );
       for (const text of sample) expect(await xmlErrors(text, file)).toEqual([]);
     }
   }, 60_000);
@@ -206,7 +223,11 @@ describe('SIGKILL while publishing', () => {
   const temporary = /^\.(affiliatefile|parserfile|reffile)\.xml(\.gz|\.br)?\.[0-9a-f]+\.tmp$/;
 
   /** What a killed publisher left in `dir`: problems found (none expected) and the temporary files left. */
-  async function inspect(dir: string, known: ReadonlyMap<string, readonly string[]>, port: number): Promise<{ problems: string[]; leftovers: string[] }> {
+  async function inspect(
+    dir: string,
+    known: ReadonlyMap<string, readonly string[]>,
+    port: number,
+  ): Promise<{ problems: string[]; leftovers: string[] }> {
     const problems: string[] = [];
     const leftovers: string[] = [];
     const names = await readdir(dir);
@@ -216,9 +237,11 @@ describe('SIGKILL while publishing', () => {
       const base = name.replace(/\.(gz|br)$/, '');
       const versionsOf = known.get(base);
       if (versionsOf && name === base) {
-        if (!versionsOf.includes(bytes.toString('utf8'))) problems.push(`${name}: ${bytes.length} bytes, not one of the published versions`);
+        if (!versionsOf.includes(bytes.toString('utf8')))
+          problems.push(`${name}: ${bytes.length} bytes, not one of the published versions`);
         const served = await rawRequest({ port, path: `/${name}` });
-        if (served.status !== 200 || !served.body.equals(bytes)) problems.push(`GET /${name}: ${served.status}, ${served.body.length} bytes`);
+        if (served.status !== 200 || !served.body.equals(bytes))
+          problems.push(`GET /${name}: ${served.status}, ${served.body.length} bytes`);
         continue;
       }
       if (versionsOf) {
@@ -229,7 +252,8 @@ describe('SIGKILL while publishing', () => {
         } catch (error) {
           problems.push(`${name}: does not decompress: ${(error as Error).message}`);
         }
-        if (text !== '' && !versionsOf.includes(text)) problems.push(`${name}: decompresses to none of the published versions`);
+        if (text !== '' && !versionsOf.includes(text))
+          problems.push(`${name}: decompresses to none of the published versions`);
       } else if (temporary.test(name)) {
         leftovers.push(name);
       } else {
@@ -238,7 +262,8 @@ describe('SIGKILL while publishing', () => {
       // Nothing but an export itself may be served: temporary files never, however the name is spelt.
       for (const path of [`/${encodeURIComponent(name)}`, `/${name.replace(/^\./, '%2E')}`]) {
         const served = await rawRequest({ port, path });
-        if (served.status !== 404 && !(versionsOf && served.status === 200)) problems.push(`GET ${path}: ${served.status}, expected 404`);
+        if (served.status !== 404 && !(versionsOf && served.status === 200))
+          problems.push(`GET ${path}: ${served.status}, expected 404`);
       }
     }
     return { problems, leftovers };
@@ -248,7 +273,9 @@ describe('SIGKILL while publishing', () => {
     const child = spawn(process.execPath, [publisher, versionsPath, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.once('close', (code, signal) => resolve({ code, signal })),
+    );
     const ready = await new Promise<boolean>((resolve) => {
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
         if (chunk.includes('ready')) resolve(true);
@@ -268,7 +295,9 @@ describe('SIGKILL while publishing', () => {
     const all = versions();
     const versionsPath = join(root, 'versions.json');
     await writeFile(versionsPath, JSON.stringify(all));
-    const known = new Map<string, string[]>(exportFiles.map((file) => [file, all.map((version) => version.find((entry) => entry.file === file)?.text ?? '')]));
+    const known = new Map<string, string[]>(
+      exportFiles.map((file) => [file, all.map((version) => version.find((entry) => entry.file === file)?.text ?? '')]),
+    );
 
     const lanes = 4;
     const killsPerLane = 13;
@@ -293,15 +322,25 @@ describe('SIGKILL while publishing', () => {
     expect(results).toHaveLength(lanes * killsPerLane);
     expect(results.filter((result) => result.problems.length > 0)).toEqual([]);
     // The kills landed mid-write at least sometimes (each one that did left a temporary file behind).
-    const killsLeavingTemporaries = results.filter((result, index) => result.leftovers > (results.filter((other, at) => at < index && other.lane === result.lane).at(-1)?.leftovers ?? 0));
-    expect(killsLeavingTemporaries.length, `kills that interrupted a write (delays ${results.map((r) => r.delayMs).join(', ')} ms)`).toBeGreaterThan(0);
+    const killsLeavingTemporaries = results.filter(
+      (result, index) =>
+        result.leftovers >
+        (results.filter((other, at) => at < index && other.lane === result.lane).at(-1)?.leftovers ?? 0),
+    );
+    expect(
+      killsLeavingTemporaries.length,
+      `kills that interrupted a write (delays ${results.map((r) => r.delayMs).join(', ')} ms)`,
+    ).toBeGreaterThan(0);
   }, 45_000);
 
   it('the inspection itself catches a torn export and a stray file', async () => {
     const dir = await tempDir('ratefile-torn-');
     const all = versions();
-    const known = new Map<string, string[]>(exportFiles.map((file) => [file, all.map((version) => version.find((entry) => entry.file === file)?.text ?? '')]));
-    for (const { file, text } of all[0] ?? []) await writeFile(join(dir, file), file === 'reffile.xml' ? text.slice(0, 1000) : text);
+    const known = new Map<string, string[]>(
+      exportFiles.map((file) => [file, all.map((version) => version.find((entry) => entry.file === file)?.text ?? '')]),
+    );
+    for (const { file, text } of all[0] ?? [])
+      await writeFile(join(dir, file), file === 'reffile.xml' ? text.slice(0, 1000) : text);
     await writeFile(join(dir, '.parserfile.xml.0123456789ab.tmp'), 'half');
     await writeFile(join(dir, 'parserfile.xml.tmp'), 'half');
     const server = createExportServer(dir);
@@ -309,7 +348,10 @@ describe('SIGKILL while publishing', () => {
     try {
       const { problems, leftovers } = await inspect(dir, known, port);
       expect(leftovers).toEqual(['.parserfile.xml.0123456789ab.tmp']);
-      expect(problems).toEqual(['parserfile.xml.tmp: unexpected file', 'reffile.xml: 1000 bytes, not one of the published versions']);
+      expect(problems).toEqual([
+        'parserfile.xml.tmp: unexpected file',
+        'reffile.xml: 1000 bytes, not one of the published versions',
+      ]);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
@@ -349,7 +391,11 @@ describe('SIGKILL right before each rename of a build', () => {
   /** Each export's plain file and its two copies, decoded. */
   async function decoded(dir: string, file: string): Promise<{ plain: Buffer; gzip: Buffer; brotli: Buffer }> {
     const path = join(dir, file);
-    return { plain: await readFile(path), gzip: gunzipSync(await readFile(`${path}.gz`)), brotli: brotliDecompressSync(await readFile(`${path}.br`)) };
+    return {
+      plain: await readFile(path),
+      gzip: gunzipSync(await readFile(`${path}.gz`)),
+      brotli: brotliDecompressSync(await readFile(`${path}.br`)),
+    };
   }
 
   const renamePoints = exportFiles.flatMap((file) => [`${file}.gz`, `${file}.br`, file]);
@@ -386,7 +432,9 @@ describe('SIGKILL right before each rename of a build', () => {
         // Killed before the plain file's rename: its copies already hold B, the file itself A.
         expect(torn.gzip.equals(torn.plain), `${point}: left mixed by the kill`).toBe(false);
         expect(torn.brotli.equals(torn.plain), `${point}: left mixed by the kill`).toBe(false);
-        expect(summarize(next), point).toMatch(new RegExp(`(^|; |, )${point.replaceAll('.', '\\.')} \\d+ items? \\(written\\)`));
+        expect(summarize(next), point).toMatch(
+          new RegExp(`(^|; |, )${point.replaceAll('.', '\\.')} \\d+ items? \\(written\\)`),
+        );
       }
       expect(problems, point).toEqual([]);
     }
@@ -420,10 +468,18 @@ describe('SIGTERM during a build', () => {
     const made = await project({ 'ratefile.config.yaml': everySecondConfig });
     const quotes = join(made.dir, 'quotes.json');
     const content = (bid: string) =>
-      JSON.stringify({ quotes: [{ pair: 'BTC/USDT', bid, ask: `${bid}1`, time: '2026-11-21T12:00:00Z' }, { pair: 'USDT/RUB', bid: '92.10', ask: '92.35', time: '2026-11-21T12:00:00Z' }] });
+      JSON.stringify({
+        quotes: [
+          { pair: 'BTC/USDT', bid, ask: `${bid}1`, time: '2026-11-21T12:00:00Z' },
+          { pair: 'USDT/RUB', bid: '92.10', ask: '92.35', time: '2026-11-21T12:00:00Z' },
+        ],
+      });
     await writeFile(quotes, content('97012.30'));
 
-    const proc = spawnRatefile(['start', '--config', made.configPath, '--port', '0', '--host', '127.0.0.1'], { cwd: made.dir, nodeArgs: [`--import=${holdQuotes}`] });
+    const proc = spawnRatefile(['start', '--config', made.configPath, '--port', '0', '--host', '127.0.0.1'], {
+      cwd: made.dir,
+      nodeArgs: [`--import=${holdQuotes}`],
+    });
     await waitForServing(proc);
     const first = await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8');
 
@@ -432,7 +488,14 @@ describe('SIGTERM during a build', () => {
     await writeFile(`${quotes}.new`, content('97500.00'));
     await rename(`${quotes}.new`, quotes);
     const waiting = join(made.dir, 'quotes.waiting');
-    for (let tries = 0; !(await readFile(waiting).then(() => true, () => false)); tries++) {
+    for (
+      let tries = 0;
+      !(await readFile(waiting).then(
+        () => true,
+        () => false,
+      ));
+      tries++
+    ) {
       if (tries > 500) throw new Error(`no build opened the quotes:\n${proc.stderr()}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -448,7 +511,9 @@ describe('SIGTERM during a build', () => {
     const log = proc.stderr();
     const signalAt = log.indexOf('SIGTERM: finishing the running build');
     // The running build finished (and published) after the signal, then the process stopped.
-    expect(log.slice(signalAt)).toMatch(/info build: published 4 directions, 0 held back; [^\n]*parserfile\.xml 5 items \(written\)[^\n]*\n(.*\n)*\S+ info stopped\n$/);
+    expect(log.slice(signalAt)).toMatch(
+      /info build: published 4 directions, 0 held back; [^\n]*parserfile\.xml 5 items \(written\)[^\n]*\n(.*\n)*\S+ info stopped\n$/,
+    );
     const last = await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8');
     expect(last).not.toBe(first);
     for (const file of exportFiles) {

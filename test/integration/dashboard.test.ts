@@ -47,8 +47,15 @@ describe('GET / on ratefile start', () => {
     expect(html).not.toMatch(/<script>|<script [^>]*>[^<]/);
     // The rows carry what the files carry: the BTC → SBERRUB item of parserfile.xml, and one row for both cash cities.
     const parserfile = await (await fetch(new URL('parserfile.xml', base))).text();
-    const [, inText, outText, amount, min, max] = /<from>BTC<\/from>\s*<to>SBERRUB<\/to>\s*<in>(.+)<\/in>\s*<out>(.+)<\/out>\s*<amount>(.+)<\/amount>\s*<minamount>(.+)<\/minamount>\s*<maxamount>(.+)<\/maxamount>/.exec(parserfile) ?? [];
-    expect(text).toMatch(new RegExp(`BTC → SBERRUB parserfile\\.xml, affiliatefile\\.xml, reffile\\.xml published ${inText} : ${outText} .*? ${amount} from config min ${min} max ${max}`));
+    const [, inText, outText, amount, min, max] =
+      /<from>BTC<\/from>\s*<to>SBERRUB<\/to>\s*<in>(.+)<\/in>\s*<out>(.+)<\/out>\s*<amount>(.+)<\/amount>\s*<minamount>(.+)<\/minamount>\s*<maxamount>(.+)<\/maxamount>/.exec(
+        parserfile,
+      ) ?? [];
+    expect(text).toMatch(
+      new RegExp(
+        `BTC → SBERRUB parserfile\\.xml, affiliatefile\\.xml, reffile\\.xml published ${inText} : ${outText} .*? ${amount} from config min ${min} max ${max}`,
+      ),
+    );
     expect(text).toContain('USDTTRC20 → CASHRUB');
     expect(text).toContain('cities MSK, SPB');
     expect(text).toContain('SBERRUB → USDTTRC20');
@@ -74,14 +81,39 @@ describe('GET / on ratefile start', () => {
     expect((await rawRequest({ port: portOf(base), path: '/', method: 'POST' })).status).toBe(405);
   });
 
-  it('answers only `/`, `/healthz`, the dashboard\'s JSON and script and the exports spelled exactly: other spellings of them are 404', async () => {
+  it("answers only `/`, `/healthz`, the dashboard's JSON and script and the exports spelled exactly: other spellings of them are 404", async () => {
     const made = await project();
     await made.write('outside.xml', '<rates>OUTSIDE</rates>\n');
     const port = portOf(await waitForServing(start(made)));
-    for (const path of ['/', '/healthz', '/parserfile.xml', '/?refresh=1', '/healthz?x', '/dashboard.json', '/dashboard.js', '/dashboard.json?part=head']) {
+    for (const path of [
+      '/',
+      '/healthz',
+      '/parserfile.xml',
+      '/?refresh=1',
+      '/healthz?x',
+      '/dashboard.json',
+      '/dashboard.js',
+      '/dashboard.json?part=head',
+    ]) {
       expect((await rawRequest({ port, path })).status, path).toBe(200);
     }
-    for (const path of ['//outside.xml', '///parserfile.xml', '/parserfile.xml/..', '//x/healthz', '//', '/./', '/.', '/healthz/', '/./healthz', '/%68ealthz', '/\\healthz', '/x/../parserfile.xml', '/dashboard.json/', '//dashboard.js', '/%64ashboard.js']) {
+    for (const path of [
+      '//outside.xml',
+      '///parserfile.xml',
+      '/parserfile.xml/..',
+      '//x/healthz',
+      '//',
+      '/./',
+      '/.',
+      '/healthz/',
+      '/./healthz',
+      '/%68ealthz',
+      '/\\healthz',
+      '/x/../parserfile.xml',
+      '/dashboard.json/',
+      '//dashboard.js',
+      '/%64ashboard.js',
+    ]) {
       const response = await rawRequest({ port, path });
       expect(response.status, path).toBe(404);
       expect(response.body.toString('utf8'), path).toBe('Not Found\n');
@@ -93,7 +125,12 @@ describe('GET / on ratefile start', () => {
     const base = await waitForServing(start(made));
     const response = await fetch(new URL('dashboard.json?currency=CASHRUB', base));
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    const view = (await response.json()) as { head: { health: { level: string } }; directions: { id: string }[]; matching: number; total: number };
+    const view = (await response.json()) as {
+      head: { health: { level: string } };
+      directions: { id: string }[];
+      matching: number;
+      total: number;
+    };
     expect(view.head.health.level).toBe('ok');
     expect(view.directions.map((d) => d.id)).toEqual(['USDTTRC20>CASHRUB']);
     expect([view.matching, view.total]).toEqual([1, 4]);
@@ -125,7 +162,9 @@ describe('GET / on ratefile start', () => {
   });
 
   it('names no folder of the server: a source error with an absolute path is shown relative to the config, on the page and in /healthz', async () => {
-    const made = await project({ 'ratefile.config.yaml': sampleConfig.replace('path: quotes.json', 'path: missing/quotes.json') });
+    const made = await project({
+      'ratefile.config.yaml': sampleConfig.replace('path: quotes.json', 'path: missing/quotes.json'),
+    });
     const base = await waitForServing(start(made));
     for (const path of ['', 'healthz', 'dashboard.json']) {
       const body = await (await fetch(new URL(path, base))).text();

@@ -20,10 +20,15 @@ afterEach(async () => {
 async function folder(): Promise<Project> {
   const dir = await mkdtemp(join(tmpdir(), 'ratefile-fresh-'));
   folders.push(dir);
-  return { dir, configPath: join(dir, 'ratefile.config.yaml'), remove: () => rm(dir, { recursive: true, force: true }) } as Project;
+  return {
+    dir,
+    configPath: join(dir, 'ratefile.config.yaml'),
+    remove: () => rm(dir, { recursive: true, force: true }),
+  } as Project;
 }
 
-const sourcesOf = async (base: string) => ((await (await fetch(new URL('dashboard.json', base))).json()) as { sources: SourceView[] }).sources;
+const sourcesOf = async (base: string) =>
+  ((await (await fetch(new URL('dashboard.json', base))).json()) as { sources: SourceView[] }).sources;
 
 describe('quotes past maxAge', () => {
   it('the starter: the first lines of start say when its example quotes expire and how to renew them', async () => {
@@ -39,7 +44,9 @@ describe('quotes past maxAge', () => {
     );
     // The note comes with the first lines: right after the serving line.
     const lines = log.split('\n');
-    expect(lines.findIndex((line) => line.includes('source backoffice:'))).toBe(lines.findIndex((line) => line.includes(' serving ')) + 1);
+    expect(lines.findIndex((line) => line.includes('source backoffice:'))).toBe(
+      lines.findIndex((line) => line.includes(' serving ')) + 1,
+    );
   });
 
   it('the starter past its maxAge: the dashboard shows the source STALE, its age, the time passed and the hint; `touch` makes it ok again', async () => {
@@ -49,13 +56,24 @@ describe('quotes past maxAge', () => {
     const written = (await stat(quotes)).mtime;
     let now = new Date(written.getTime() + 10_000);
     const service = await start(made, { now: () => now });
-    expect((await sourcesOf(service.base))[0]).toMatchObject({ name: 'backoffice', state: 'ok', maxAgeSeconds: 300, leftSeconds: 290 });
+    expect((await sourcesOf(service.base))[0]).toMatchObject({
+      name: 'backoffice',
+      state: 'ok',
+      maxAgeSeconds: 300,
+      leftSeconds: 290,
+    });
 
     // Six minutes later every direction needing a quote is held back: the source answers, with quotes too old.
     now = new Date(written.getTime() + 360_000);
     await service.rebuild();
     const [stale] = await sourcesOf(service.base);
-    expect(stale).toMatchObject({ name: 'backoffice', state: 'stale', quoteAgeSeconds: 360, maxAgeSeconds: 300, leftSeconds: -60 });
+    expect(stale).toMatchObject({
+      name: 'backoffice',
+      state: 'stale',
+      quoteAgeSeconds: 360,
+      maxAgeSeconds: 300,
+      leftSeconds: -60,
+    });
     expect(stale?.problem).toBe(
       'every quote is older than maxAge 5 min (the newest is 6 min old): rewrite quotes.json with fresh quotes (new "time" values; a quote without a "time" is as old as the file, so `touch quotes.json` renews it), or raise the source\'s maxAge ("off": no limit)',
     );
@@ -72,7 +90,8 @@ describe('quotes past maxAge', () => {
 
   it('the demo: its fixed snapshot never expires (maxAge "off"), and the first lines say so', async () => {
     const made = await folder();
-    for (const name of ['ratefile.config.yaml', 'quotes.json', 'templates']) await cp(join(repoRoot, name), join(made.dir, name), { recursive: true });
+    for (const name of ['ratefile.config.yaml', 'quotes.json', 'templates'])
+      await cp(join(repoRoot, name), join(made.dir, name), { recursive: true });
     let log = '';
     // A year after the snapshot: still published, never stale.
     const service = await start(made, { now: () => new Date('2027-11-21T12:00:00Z'), log: (text) => (log += text) });

@@ -51,7 +51,9 @@ function ratefile(args: readonly string[], cwd: string, now = t0, overrides: Par
 }
 
 async function exportsOf(dir: string): Promise<Record<string, string>> {
-  const entries = await Promise.all(exportFiles.map(async (file) => [file, await readFile(join(dir, 'public', file), 'utf8')] as const));
+  const entries = await Promise.all(
+    exportFiles.map(async (file) => [file, await readFile(join(dir, 'public', file), 'utf8')] as const),
+  );
   return Object.fromEntries(entries);
 }
 
@@ -73,7 +75,10 @@ async function expectEmptyExports(dir: string): Promise<void> {
   expect(await exportsOf(dir)).toEqual(Object.fromEntries(exportFiles.map((file) => [file, emptyExport])));
 }
 
-const statusJson = async (dir: string, now = t0): Promise<{ code: number; status: Status & { healthy: boolean; reason: string } }> => {
+const statusJson = async (
+  dir: string,
+  now = t0,
+): Promise<{ code: number; status: Status & { healthy: boolean; reason: string } }> => {
   const result = await ratefile(['status', '--json'], dir, now);
   expect(result.stderr).toBe('');
   return { code: result.code, status: JSON.parse(result.stdout) as Status & { healthy: boolean; reason: string } };
@@ -95,10 +100,14 @@ describe('maintenance (the issue’s "Done when")', () => {
 
     const during = await ratefile(['build'], dir);
     expect(during.code, during.stderr).toBe(0);
-    expect(during.stderr).toMatch(/info build: MAINTENANCE: every export published empty; published 0 directions, 0 held back; /);
+    expect(during.stderr).toMatch(
+      /info build: MAINTENANCE: every export published empty; published 0 directions, 0 held back; /,
+    );
     await expectEmptyExports(dir);
     // The jump guard's memory is kept through maintenance.
-    const guard = JSON.parse(await readFile(join(dir, '.ratefile', 'guard.json'), 'utf8')) as { published: Record<string, unknown> };
+    const guard = JSON.parse(await readFile(join(dir, '.ratefile', 'guard.json'), 'utf8')) as {
+      published: Record<string, unknown>;
+    };
     expect(Object.keys(guard.published)).toHaveLength(4);
 
     const human = await ratefile(['status'], dir);
@@ -107,7 +116,13 @@ describe('maintenance (the issue’s "Done when")', () => {
     expect(human.stdout).toContain('maintenance: ON — every export is published empty (ratefile maintenance off)\n');
     expect(human.stdout).toContain('  parserfile.xml: 0 items\n');
     const { status } = await statusJson(dir);
-    expect(status).toMatchObject({ level: 'ok', reasons: ['maintenance: every export is published empty'], maintenance: true, published: [], heldBack: [] });
+    expect(status).toMatchObject({
+      level: 'ok',
+      reasons: ['maintenance: every export is published empty'],
+      maintenance: true,
+      published: [],
+      heldBack: [],
+    });
 
     const off = await ratefile(['maintenance', 'off'], dir);
     expect(off).toEqual({ code: 0, stdout: 'maintenance is off; it applies from the next build\n', stderr: '' });
@@ -126,7 +141,9 @@ describe('maintenance (the issue’s "Done when")', () => {
     expect((await ratefile(['build'], dir)).code).toBe(0);
     await expectEmptyExports(dir);
     const off = await ratefile(['maintenance', 'off'], dir);
-    expect(off.stdout).toBe('maintenance is on (set by `maintenance: true` in the config); it applies from the next build\n');
+    expect(off.stdout).toBe(
+      'maintenance is on (set by `maintenance: true` in the config); it applies from the next build\n',
+    );
     expect((await ratefile(['build'], dir)).code).toBe(0);
     await expectEmptyExports(dir);
   });
@@ -149,11 +166,18 @@ describe('every direction out: the three files are still valid, empty', () => {
     const cycle = await runCycle(config, join(made.dir, 'public'), { now: () => t0 });
     expect(cycle.build.report.priced).toEqual([]);
     expect(cycle.build.report.withheld.map((w) => w.reason)).toEqual(
-      config.directions.map(() => expect.stringMatching(/^quote (BTC\/USDT|USDT\/RUB) from backoffice is 3630 s old \(limit 60 s\)$/)),
+      config.directions.map(() =>
+        expect.stringMatching(/^quote (BTC\/USDT|USDT\/RUB) from backoffice is 3630 s old \(limit 60 s\)$/),
+      ),
     );
     await expectEmptyExports(made.dir);
     const { status } = await statusJson(made.dir);
-    expect(status.heldBack.map((h) => h.direction)).toEqual(['BTC>SBERRUB', 'BTC>USDTTRC20', 'SBERRUB>USDTTRC20', 'USDTTRC20>CASHRUB']);
+    expect(status.heldBack.map((h) => h.direction)).toEqual([
+      'BTC>SBERRUB',
+      'BTC>USDTTRC20',
+      'SBERRUB>USDTTRC20',
+      'USDTTRC20>CASHRUB',
+    ]);
   });
 
   it('all held back by the jump guard', async () => {
@@ -162,18 +186,31 @@ describe('every direction out: the three files are still valid, empty', () => {
     await writeQuotes(made, later(30), '2', '2');
     const result = await ratefile(['build'], made.dir, later(30));
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/info build: published 0 directions, 4 held back; affiliatefile\.xml 0 items \(written\)/);
+    expect(result.stderr).toMatch(
+      /info build: published 0 directions, 4 held back; affiliatefile\.xml 0 items \(written\)/,
+    );
     for (const id of ['BTC>SBERRUB', 'BTC>USDTTRC20', 'SBERRUB>USDTTRC20', 'USDTTRC20>CASHRUB']) {
-      expect(result.stderr).toMatch(new RegExp(`warn held back ${id.replace(">", " → ")} \\(directions\\[\\d\\]\\): rate moved \\d+(\\.\\d+)?% from the last published`));
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `warn held back ${id.replace('>', ' → ')} \\(directions\\[\\d\\]\\): rate moved \\d+(\\.\\d+)?% from the last published`,
+        ),
+      );
     }
     await expectEmptyExports(made.dir);
   });
 
   it('all out of working hours', async () => {
-    const { dir } = await project({ 'ratefile.config.yaml': sampleConfig.replace('  margin: 1.5%\n', '  margin: 1.5%\n  hours: "Mon-Fri 09:00-18:00 Europe/Moscow"\n') });
+    const { dir } = await project({
+      'ratefile.config.yaml': sampleConfig.replace(
+        '  margin: 1.5%\n',
+        '  margin: 1.5%\n  hours: "Mon-Fri 09:00-18:00 Europe/Moscow"\n',
+      ),
+    });
     const result = await ratefile(['build'], dir);
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain('held back BTC → SBERRUB (directions[0]): outside working hours (Mon-Fri 09:00-18:00 Europe/Moscow)');
+    expect(result.stderr).toContain(
+      'held back BTC → SBERRUB (directions[0]): outside working hours (Mon-Fri 09:00-18:00 Europe/Moscow)',
+    );
     await expectEmptyExports(dir);
   });
 });
@@ -184,15 +221,23 @@ describe('ratefile accept', () => {
     expect((await ratefile(['build'], made.dir)).code).toBe(0);
     await writeQuotes(made, later(30), '1.5');
     const held = await ratefile(['build'], made.dir, later(30));
-    expect(held.stderr).toMatch(/held back BTC → SBERRUB \(directions\[0\]\): rate moved 50% .*\(ratefile accept BTC SBERRUB to publish now\)/);
+    expect(held.stderr).toMatch(
+      /held back BTC → SBERRUB \(directions\[0\]\): rate moved 50% .*\(ratefile accept BTC SBERRUB to publish now\)/,
+    );
     expect(await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8')).not.toMatch(/<from>BTC<\/from>/);
 
     const accept = await ratefile(['accept', 'BTC', 'SBERRUB'], made.dir, later(35));
-    expect(accept).toEqual({ code: 0, stdout: 'accepted BTC → SBERRUB: the next build publishes its new rate and makes it the reference\n', stderr: '' });
+    expect(accept).toEqual({
+      code: 0,
+      stdout: 'accepted BTC → SBERRUB: the next build publishes its new rate and makes it the reference\n',
+      stderr: '',
+    });
     const published = await ratefile(['build'], made.dir, later(60));
     expect(published.stderr).toMatch(/published 3 directions, 1 held back/);
     expect(published.stderr).toMatch(/held back BTC → USDTTRC20 .*seen on 2 of 3 builds/);
-    expect(await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8')).toMatch(/<from>BTC<\/from>\s*<to>SBERRUB<\/to>/);
+    expect(await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8')).toMatch(
+      /<from>BTC<\/from>\s*<to>SBERRUB<\/to>/,
+    );
     expect(await readdir(join(made.dir, '.ratefile', 'accept'))).toEqual([]);
   });
 
@@ -210,8 +255,14 @@ describe('ratefile accept', () => {
     [['accept', 'SBERRUB', 'BTC'], /^ratefile: no direction SBERRUB → BTC in ratefile\.config\.yaml\n$/],
     [['accept', 'BTC'], /missing required argument 'to'/],
     [['maintenance', 'maybe'], /^ratefile: expected "on" or "off", got "maybe"\n$/],
-    [['maintenance', 'on', '--config', 'nowhere.yaml'], /^ratefile: nowhere\.yaml: file not found\n  create one here with `ratefile init`, or name yours with --config PATH \(or RATEFILE_CONFIG\)\n$/],
-    [['status', '--config', 'nowhere.yaml'], /^ratefile: nowhere\.yaml: file not found\n  create one here with `ratefile init`, or name yours with --config PATH \(or RATEFILE_CONFIG\)\n$/],
+    [
+      ['maintenance', 'on', '--config', 'nowhere.yaml'],
+      /^ratefile: nowhere\.yaml: file not found\n {2}create one here with `ratefile init`, or name yours with --config PATH \(or RATEFILE_CONFIG\)\n$/,
+    ],
+    [
+      ['status', '--config', 'nowhere.yaml'],
+      /^ratefile: nowhere\.yaml: file not found\n {2}create one here with `ratefile init`, or name yours with --config PATH \(or RATEFILE_CONFIG\)\n$/,
+    ],
     [['status', '--jsn'], /unknown option '--jsn'/],
   ])('%j exits 2', async (args, message) => {
     const { dir } = await project();
@@ -224,17 +275,29 @@ describe('ratefile accept', () => {
 });
 
 describe('ratefile status', () => {
-  const config = `${sampleConfig.replace(
-    '- { from: USDTTRC20, to: CASHRUB, cities: [MSK, SPB], tags: [ref, cash] }',
-    '- { from: USDTTRC20, to: CASHRUB, cities: [MSK, SPB], tags: [ref, cash], hours: "Mon-Fri 09:00-18:00 UTC" }',
-  ).replace('sources:\n  backoffice: { type: file, path: quotes.json }\n', 'sources:\n  backoffice: { type: file, path: quotes.json }\n  spare: { type: file, path: spare.json }\n')}`;
+  const config = `${sampleConfig
+    .replace(
+      '- { from: USDTTRC20, to: CASHRUB, cities: [MSK, SPB], tags: [ref, cash] }',
+      '- { from: USDTTRC20, to: CASHRUB, cities: [MSK, SPB], tags: [ref, cash], hours: "Mon-Fri 09:00-18:00 UTC" }',
+    )
+    .replace(
+      'sources:\n  backoffice: { type: file, path: quotes.json }\n',
+      'sources:\n  backoffice: { type: file, path: quotes.json }\n  spare: { type: file, path: spare.json }\n',
+    )}`;
   const spare = JSON.stringify([{ pair: 'EUR/USD', bid: '1.08', ask: '1.09', time: t0.toISOString() }]);
 
   it('before any build: "no build has run yet", exit 1', async () => {
     const { dir } = await project();
-    expect(await ratefile(['status'], dir)).toEqual({ code: 1, stdout: 'no build has run yet (no status file)\n', stderr: '' });
+    expect(await ratefile(['status'], dir)).toEqual({
+      code: 1,
+      stdout: 'no build has run yet (no status file)\n',
+      stderr: '',
+    });
     const json = await statusJson(dir);
-    expect(json).toEqual({ code: 1, status: { level: 'failing', reasons: ['no build yet'], healthy: false, reason: 'no build yet' } });
+    expect(json).toEqual({
+      code: 1,
+      status: { level: 'failing', reasons: ['no build yet'], healthy: false, reason: 'no build yet' },
+    });
   });
 
   it('shows the last build, each source’s health and every direction published or held back', async () => {
@@ -261,7 +324,9 @@ describe('ratefile status', () => {
       maintenance: false,
       schedulePeriodMs: 30_000,
       published: ['BTC>SBERRUB', 'BTC>USDTTRC20', 'SBERRUB>USDTTRC20'],
-      heldBack: [{ direction: 'USDTTRC20>CASHRUB', kind: 'hours', reason: 'outside working hours (Mon-Fri 09:00-18:00 UTC)' }],
+      heldBack: [
+        { direction: 'USDTTRC20>CASHRUB', kind: 'hours', reason: 'outside working hours (Mon-Fri 09:00-18:00 UTC)' },
+      ],
       exports: [
         { name: 'affiliatefile', file: 'affiliatefile.xml', items: 3 },
         { name: 'parserfile', file: 'parserfile.xml', items: 3 },
@@ -271,15 +336,31 @@ describe('ratefile status', () => {
     expect(status.lastBuild.durationMs).toBeGreaterThanOrEqual(0);
     expect(Number.isInteger(status.lastBuild.durationMs)).toBe(true);
     expect(status.sources).toEqual([
-      { name: 'backoffice', type: 'file', ok: true, quotes: 2, lastSuccessAt: later(60).toISOString(), oldestQuoteAgeSeconds: 60 },
-      { name: 'spare', type: 'file', ok: false, quotes: 0, lastSuccessAt: t0.toISOString(), lastError: expect.stringMatching(/^spare: cannot read quotes file .*spare\.json: ENOENT/) },
+      {
+        name: 'backoffice',
+        type: 'file',
+        ok: true,
+        quotes: 2,
+        lastSuccessAt: later(60).toISOString(),
+        oldestQuoteAgeSeconds: 60,
+      },
+      {
+        name: 'spare',
+        type: 'file',
+        ok: false,
+        quotes: 0,
+        lastSuccessAt: t0.toISOString(),
+        lastError: expect.stringMatching(/^spare: cannot read quotes file .*spare\.json: ENOENT/),
+      },
     ]);
 
     const human = await ratefile(['status'], dir, later(65));
     expect(human.code).toBe(1);
     expect(human.stdout.split('\n')).toEqual([
       'DEGRADED: failing source: spare',
-      expect.stringMatching(new RegExp(`^last build: ${later(60).toISOString().replace(/\./g, '\\.')} \\(5 s ago\\), ok, \\d+ ms$`)),
+      expect.stringMatching(
+        new RegExp(`^last build: ${later(60).toISOString().replace(/\./g, '\\.')} \\(5 s ago\\), ok, \\d+ ms$`),
+      ),
       `last good build: ${later(60).toISOString()}`,
       'sources:',
       '  backoffice (file): ok, 2 quotes, last success 5 s ago, oldest quote used 60 s old',
@@ -305,7 +386,11 @@ describe('ratefile status', () => {
     const result = await ratefile(['build'], dir);
     expect(result.code).toBe(1);
     const { status } = await statusJson(dir);
-    expect(status.sources[1]).toMatchObject({ name: 'spare', quotes: 1, lastError: expect.stringMatching(/GBP\/USD: bid 1\.30 is above ask 1\.29/) });
+    expect(status.sources[1]).toMatchObject({
+      name: 'spare',
+      quotes: 1,
+      lastError: expect.stringMatching(/GBP\/USD: bid 1\.30 is above ask 1\.29/),
+    });
   });
 
   it('a last good build older than three schedule periods is failing: exit 1', async () => {
@@ -315,7 +400,10 @@ describe('ratefile status', () => {
     const stale = await ratefile(['status'], dir, later(600));
     expect(stale.code).toBe(1);
     expect(stale.stdout).toMatch(/^FAILING: last successful build is 600 s old \(limit 90 s\)\n/);
-    expect(await statusJson(dir, later(600))).toMatchObject({ code: 1, status: { level: 'failing', reasons: ['last successful build is 600 s old (limit 90 s)'] } });
+    expect(await statusJson(dir, later(600))).toMatchObject({
+      code: 1,
+      status: { level: 'failing', reasons: ['last successful build is 600 s old (limit 90 s)'] },
+    });
   });
 
   it('a failed build is degraded (exit 1), keeps what the last good one published, and is failing once the last good build is too old', async () => {

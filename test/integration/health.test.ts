@@ -23,7 +23,10 @@ describe('health under start: a broken quotes file', () => {
       const response = await fetch(new URL('healthz', base));
       return { code: response.status, body: (await response.json()) as { level: string; reasons: string[] } };
     };
-    const headline = async () => /<div id="health" class="headline (\w+)" role="status"><strong>(\w+)<\/strong>/.exec(await (await fetch(base)).text())?.slice(1);
+    const headline = async () =>
+      /<div id="health" class="headline (\w+)" role="status"><strong>(\w+)<\/strong>/
+        .exec(await (await fetch(base)).text())
+        ?.slice(1);
     const status = async () => (await runRatefile(['status'], made.dir, { now: () => now })).code;
     // A scheduled build (every 30 s of the real clock) may be running with the clock as it was: rebuild() then
     // hands back that build, so one more makes sure the state read next was built at `now`.

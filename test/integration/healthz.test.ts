@@ -16,7 +16,8 @@ import type { Status } from '../../src/report.js';
 const exportFiles = ['parserfile.xml', 'reffile.xml', 'affiliatefile.xml'] as const;
 const everySecond = everySecondConfig;
 /** A second source whose file does not exist: it fails every build, and the directions do not need it. */
-const withFailingSource = replaceOnce(everySecond,
+const withFailingSource = replaceOnce(
+  everySecond,
   'sources:\n  backoffice: { type: file, path: quotes.json, maxAge: "off" }\n',
   'sources:\n  backoffice: { type: file, path: quotes.json, maxAge: "off" }\n  spare: { type: file, path: missing.json }\n',
 );
@@ -45,12 +46,18 @@ async function replaceFile(path: string, content: string): Promise<void> {
 }
 
 function start(made: Project, before: readonly string[] = []): RatefileProcess {
-  return spawnRatefile([...before, 'start', '--config', made.configPath, '--port', '0', '--host', '127.0.0.1'], { cwd: made.dir });
+  return spawnRatefile([...before, 'start', '--config', made.configPath, '--port', '0', '--host', '127.0.0.1'], {
+    cwd: made.dir,
+  });
 }
 
 async function healthz(base: string): Promise<{ status: number; type: string | null; body: Health }> {
   const response = await fetch(new URL('healthz', base));
-  return { status: response.status, type: response.headers.get('content-type'), body: (await response.json()) as Health };
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: (await response.json()) as Health,
+  };
 }
 
 const buildLines = (stderr: string) => stderr.split('\n').filter((line) => / info build: /.test(line));
@@ -97,7 +104,9 @@ describe('ratefile start: /healthz', () => {
     }
 
     await replaceFile(made.configPath, `${everySecond}directions: [ { from: BTC\n`);
-    await proc.waitForLog(/ error config reload rejected, the last good config still serves: ratefile\.config\.yaml: not valid YAML/);
+    await proc.waitForLog(
+      / error config reload rejected, the last good config still serves: ratefile\.config\.yaml: not valid YAML/,
+    );
     const broken = await pollUntil(async () => {
       const answer = await healthz(base);
       return answer.body.level === 'degraded' ? answer : undefined;
@@ -105,7 +114,11 @@ describe('ratefile start: /healthz', () => {
     expect(broken.status).toBe(200);
     expect(broken.body).toMatchObject({
       healthy: true,
-      reasons: [expect.stringMatching(/^config reload rejected, the last good config still serves: ratefile\.config\.yaml: not valid YAML — line \d+, column \d+: /)],
+      reasons: [
+        expect.stringMatching(
+          /^config reload rejected, the last good config still serves: ratefile\.config\.yaml: not valid YAML — line \d+, column \d+: /,
+        ),
+      ],
       configError: expect.stringMatching(/^ratefile\.config\.yaml: not valid YAML/),
       lastBuild: { ok: true },
       lastSuccessAt: expect.any(String),
@@ -144,7 +157,11 @@ describe('ratefile start: /healthz', () => {
     expect(answer.body).toMatchObject({ level: 'degraded', reasons: ['failing source: spare'] });
     expect(answer.body.sources).toEqual([
       expect.objectContaining({ name: 'backoffice', ok: true }),
-      expect.objectContaining({ name: 'spare', ok: false, lastError: expect.stringMatching(/^spare: cannot read quotes file .*missing\.json/) }),
+      expect.objectContaining({
+        name: 'spare',
+        ok: false,
+        lastError: expect.stringMatching(/^spare: cannot read quotes file .*missing\.json/),
+      }),
     ]);
     expect(proc.child.exitCode).toBeNull();
   });
@@ -158,7 +175,10 @@ describe('ratefile start: the build log', () => {
     await waitForBuilds(proc, 4);
     const stopped = await proc.stop('SIGTERM');
     expect(stopped).toEqual({ code: 0, signal: null });
-    const lines = proc.stderr().split('\n').filter((line) => line !== '');
+    const lines = proc
+      .stderr()
+      .split('\n')
+      .filter((line) => line !== '');
     expect(lines.join('\n')).not.toMatch(ansi); // stderr is a pipe, not a terminal
 
     const builds = buildLines(proc.stderr());
@@ -173,7 +193,9 @@ describe('ratefile start: the build log', () => {
     // Nothing else is logged per build: the build lines, the one warning, serving, the stop.
     const others = lines.filter((line) => !builds.includes(line) && !/ warn source spare failed: /.test(line));
     expect(others.map((line) => line.replace(/^\S+ /, ''))).toEqual([
-      expect.stringMatching(/^info serving .* at http:\/\/127\.0\.0\.1:\d+\/ \((affiliatefile|parserfile|reffile)\.xml, (affiliatefile|parserfile|reffile)\.xml, (affiliatefile|parserfile|reffile)\.xml\); rebuilding on "\*\/1 \* \* \* \* \*"$/),
+      expect.stringMatching(
+        /^info serving .* at http:\/\/127\.0\.0\.1:\d+\/ \((affiliatefile|parserfile|reffile)\.xml, (affiliatefile|parserfile|reffile)\.xml, (affiliatefile|parserfile|reffile)\.xml\); rebuilding on "\*\/1 \* \* \* \* \*"$/,
+      ),
       // Once, after the serving line: the file source's quotes never expire (its maxAge is off).
       expect.stringMatching(/^info source backoffice: maxAge "off": the quotes of quotes\.json are used however old /),
       'info SIGTERM: finishing the running build, then stopping',
@@ -185,17 +207,34 @@ describe('ratefile start: the build log', () => {
     const made = await project({ 'ratefile.config.yaml': withFailingSource });
     const proc = start(made, ['--log-format', 'json']);
     await proc.waitForLog(/"msg":"serving /);
-    await pollUntil(async () => (proc.stderr().split('\n').filter((line) => line.includes('"event":"build"')).length >= 2 ? true : undefined), 10_000, 50);
+    await pollUntil(
+      async () =>
+        proc
+          .stderr()
+          .split('\n')
+          .filter((line) => line.includes('"event":"build"')).length >= 2
+          ? true
+          : undefined,
+      10_000,
+      50,
+    );
     expect((await proc.stop('SIGTERM')).code).toBe(0);
 
-    const lines = proc.stderr().split('\n').filter((line) => line !== '');
+    const lines = proc
+      .stderr()
+      .split('\n')
+      .filter((line) => line !== '');
     expect(lines.join('\n')).not.toMatch(ansi);
     const records = lines.map((line) => {
       expect(() => JSON.parse(line) as unknown, line).not.toThrow();
       return JSON.parse(line) as Record<string, unknown>;
     });
     for (const record of records) {
-      expect(record).toMatchObject({ time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), level: expect.stringMatching(/^(info|warn|error)$/), msg: expect.any(String) });
+      expect(record).toMatchObject({
+        time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        level: expect.stringMatching(/^(info|warn|error)$/),
+        msg: expect.any(String),
+      });
     }
     const builds = records.filter((record) => record.event === 'build');
     expect(builds.length).toBeGreaterThanOrEqual(2);
@@ -215,7 +254,9 @@ describe('ratefile start: the build log', () => {
         ],
       });
     }
-    expect(records.filter((record) => record.level === 'warn').map((record) => record.msg)).toEqual([expect.stringMatching(/^source spare failed: /)]);
+    expect(records.filter((record) => record.level === 'warn').map((record) => record.msg)).toEqual([
+      expect.stringMatching(/^source spare failed: /),
+    ]);
     expect(records.at(-1)).toMatchObject({ level: 'info', msg: 'stopped' });
   });
 });
@@ -244,7 +285,11 @@ describe('startService in-process: /healthz follows the clock', () => {
     now = new Date(now.getTime() + 1_000);
     const late = await healthz(base);
     expect(late.status).toBe(503);
-    expect(late.body).toMatchObject({ level: 'failing', reasons: ['last successful build is 91 s old (limit 90 s)'], lastBuild: { ok: true } });
+    expect(late.body).toMatchObject({
+      level: 'failing',
+      reasons: ['last successful build is 91 s old (limit 90 s)'],
+      lastBuild: { ok: true },
+    });
     // A build brings it back.
     await service.rebuild();
     expect((await healthz(base)).status).toBe(200);

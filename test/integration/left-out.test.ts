@@ -14,7 +14,10 @@ const startService = servicesPerTest();
 /** Seven directions; BTC>SBERRUB's minimum (500000 RUB) is above its maximum (0.0569 BTC) at any 0.5% markup. */
 const sevenDirections = `${sampleConfig
   .replace('min: 0.001, max: "500000 RUB"', 'min: "500000 RUB", max: 0.0569')
-  .replace('  CASHRUB: { precision: 0, reserve: "3000000" }\n', '  CASHRUB: { precision: 0, reserve: "3000000" }\n  TCSBRUB: { reserve: "5000000" }\n')}  - { from: SBERRUB, to: TCSBRUB }
+  .replace(
+    '  CASHRUB: { precision: 0, reserve: "3000000" }\n',
+    '  CASHRUB: { precision: 0, reserve: "3000000" }\n  TCSBRUB: { reserve: "5000000" }\n',
+  )}  - { from: SBERRUB, to: TCSBRUB }
   - { from: TCSBRUB, to: SBERRUB }
   - { from: USDTTRC20, to: SBERRUB }
 `;
@@ -30,7 +33,10 @@ function templates(parserMarkup: boolean): Record<string, string> {
 }
 
 interface Seen {
-  healthz: { code: number; body: { level: string; reasons: string[]; published: string[]; heldBack: { direction: string }[] } };
+  healthz: {
+    code: number;
+    body: { level: string; reasons: string[]; published: string[]; heldBack: { direction: string }[] };
+  };
   status: { code: number; stdout: string };
   counts: { published: number; withheld: number };
   metrics: string;
@@ -43,7 +49,9 @@ async function look(made: Project): Promise<Seen> {
   const service = await startService(made, { now: () => now });
   now = new Date(now.getTime() + 1000);
   const response = await fetch(new URL('healthz', service.base));
-  const dashboard = (await (await fetch(new URL('dashboard.json', service.base))).json()) as { head: { counts: Seen['counts'] } };
+  const dashboard = (await (await fetch(new URL('dashboard.json', service.base))).json()) as {
+    head: { counts: Seen['counts'] };
+  };
   return {
     healthz: { code: response.status, body: (await response.json()) as Seen['healthz']['body'] },
     status: await runRatefile(['status'], made.dir, { now: () => now }),
@@ -58,7 +66,8 @@ describe('health counts directions, each once', () => {
     const seen = await look(await project({ 'ratefile.config.yaml': sevenDirections, ...templates(false) }));
     expect(seen.parserfile).toMatch(/<from>BTC<\/from>\s*<to>SBERRUB<\/to>/);
 
-    const reason = '1 direction left out of some exports for a fault: BTC → SBERRUB (affiliatefile.xml, partnerfile.xml, reffile.xml)';
+    const reason =
+      '1 direction left out of some exports for a fault: BTC → SBERRUB (affiliatefile.xml, partnerfile.xml, reffile.xml)';
     expect(seen.healthz.code).toBe(200);
     expect(seen.healthz.body).toMatchObject({ level: 'degraded', reasons: [reason] });
     expect(seen.healthz.body.published).toHaveLength(7);
@@ -69,7 +78,9 @@ describe('health counts directions, each once', () => {
     expect(lines[0]).toBe(`DEGRADED: ${reason}`);
     expect(lines).toContain('published: 7 directions');
     expect(lines).toContain('left out of some exports: 1');
-    expect(lines).toContain('  BTC → SBERRUB: left out of affiliatefile.xml, partnerfile.xml, reffile.xml: minimum 0.05709845 BTC is above the maximum 0.0569 BTC [limits]');
+    expect(lines).toContain(
+      '  BTC → SBERRUB: left out of affiliatefile.xml, partnerfile.xml, reffile.xml: minimum 0.05709845 BTC is above the maximum 0.0569 BTC [limits]',
+    );
     expect(lines).toContain('held back: 0');
     expect(seen.status.stdout.match(/BTC → SBERRUB/g)).toHaveLength(2); // the headline and its own line
 

@@ -25,11 +25,26 @@ function routes(now: Date): Record<Source, ReplayRoute[]> {
     binance: [{ path: '/api/v3/ticker/bookTicker', responses: [{ fixture: 'binance/bookTicker.json' }] }],
     bybit: [{ path: '/v5/market/tickers', responses: [{ fixture: 'bybit/tickers-spot.json' }] }],
     coingecko: [{ path: '/api/v3/simple/price', responses: [{ fixture: 'coingecko/simple-price.json' }] }],
-    cbr: [{ path: '/scripts/XML_daily.asp', responses: [{ fixture: 'cbr/XML_daily.asp', body: fixtureWith('cbr/XML_daily.asp', 'Date="21.11.2026"', `Date="${cbrDate}"`) }] }],
+    cbr: [
+      {
+        path: '/scripts/XML_daily.asp',
+        responses: [
+          {
+            fixture: 'cbr/XML_daily.asp',
+            body: fixtureWith('cbr/XML_daily.asp', 'Date="21.11.2026"', `Date="${cbrDate}"`),
+          },
+        ],
+      },
+    ],
     ecb: [
       {
         path: '/stats/eurofxref/eurofxref-daily.xml',
-        responses: [{ fixture: 'ecb/eurofxref-daily.xml', body: fixtureWith('ecb/eurofxref-daily.xml', "time='2026-11-20'", `time='${ecbDate}'`) }],
+        responses: [
+          {
+            fixture: 'ecb/eurofxref-daily.xml',
+            body: fixtureWith('ecb/eurofxref-daily.xml', "time='2026-11-20'", `time='${ecbDate}'`),
+          },
+        ],
       },
     ],
   };
@@ -37,7 +52,12 @@ function routes(now: Date): Record<Source, ReplayRoute[]> {
 
 /** Which sources each direction's quotes come from when all of them answer (read off examples/live.yaml). */
 const dependsOn: Record<string, Source[]> = {
-  ...Object.fromEntries(['BTC', 'ETH', 'LTC', 'TRX'].flatMap((coin) => [[`${coin}>USDTTRC20`, ['binance']], [`USDTTRC20>${coin}`, ['binance']]])),
+  ...Object.fromEntries(
+    ['BTC', 'ETH', 'LTC', 'TRX'].flatMap((coin) => [
+      [`${coin}>USDTTRC20`, ['binance']],
+      [`USDTTRC20>${coin}`, ['binance']],
+    ]),
+  ),
   'TON>USDTTRC20': ['bybit'],
   'USDTTRC20>TON': ['bybit'],
   'USDTERC20>USDTTRC20': [],
@@ -61,7 +81,18 @@ const dependsOn: Record<string, Source[]> = {
 /** Directions that depend on a source and are still published without it, from another source or a cross rate. */
 const standIns: Record<Source, string[]> = {
   // Bybit's BTC/USDT and ETH/USDT take over; ETH/BTC becomes the cross ETH/USDT ÷ BTC/USDT.
-  binance: ['BTC>USDTTRC20', 'ETH>USDTTRC20', 'USDTTRC20>BTC', 'USDTTRC20>ETH', 'ETH>BTC', 'BTC>ETH', 'BTC>SBERRUB', 'BTC>TCSBRUB', 'ETH>SBERRUB', 'SBERRUB>BTC'],
+  binance: [
+    'BTC>USDTTRC20',
+    'ETH>USDTTRC20',
+    'USDTTRC20>BTC',
+    'USDTTRC20>ETH',
+    'ETH>BTC',
+    'BTC>ETH',
+    'BTC>SBERRUB',
+    'BTC>TCSBRUB',
+    'ETH>SBERRUB',
+    'SBERRUB>BTC',
+  ],
   bybit: [],
   coingecko: [],
   cbr: [],
@@ -76,11 +107,15 @@ const loopbackOnly = `data:text/javascript,${encodeURIComponent(
 
 function runBuild(cwd: string, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   assertBuilt();
-  const child = spawn(process.execPath, ['--import', loopbackOnly, binPath, 'build', '--config', 'examples/live.yaml'], {
-    cwd,
-    env: { ...childEnv(), ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', loopbackOnly, binPath, 'build', '--config', 'examples/live.yaml'],
+    {
+      cwd,
+      env: { ...childEnv(), ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stderr })));
@@ -117,10 +152,13 @@ describe('ratefile build --config examples/live.yaml against replayed sources', 
     for (const source of sources) servers[source] = await startReplay(all[source]);
     try {
       if (down) await servers[down].close();
-      const env = Object.fromEntries(sources.map((source) => [`RATEFILE_${source.toUpperCase()}_URL`, servers[source].url]));
+      const env = Object.fromEntries(
+        sources.map((source) => [`RATEFILE_${source.toUpperCase()}_URL`, servers[source].url]),
+      );
       const { code, stderr } = await runBuild(dir, { ...env, RATEFILE_COINGECKO_KEY: '' });
       const exports: Record<string, string> = {};
-      for (const name of ['parserfile', 'reffile', 'affiliatefile']) exports[name] = await readFile(join(dir, 'public/live', `${name}.xml`), 'utf8');
+      for (const name of ['parserfile', 'reffile', 'affiliatefile'])
+        exports[name] = await readFile(join(dir, 'public/live', `${name}.xml`), 'utf8');
       return { code, stderr, exports };
     } finally {
       await Promise.all(sources.filter((source) => source !== down).map((source) => servers[source].close()));
@@ -168,7 +206,11 @@ describe('ratefile build --config examples/live.yaml against replayed sources', 
       else if (standIns[down].includes(id)) expect(after.has(id), `${id} published from a stand-in`).toBe(true);
       else {
         expect(after.has(id), `${id} held back`).toBe(false);
-        expect(run.stderr).toMatch(new RegExp(`held back ${id.replace(">", " → ")} \\(directions\\[\\d+\\]\\): .*\\(failing sources: ${down}\\)`));
+        expect(run.stderr).toMatch(
+          new RegExp(
+            `held back ${id.replace('>', ' → ')} \\(directions\\[\\d+\\]\\): .*\\(failing sources: ${down}\\)`,
+          ),
+        );
       }
     }
     for (const [name, xml] of Object.entries(run.exports)) expect(await xmlErrors(xml, `${name}.xml`)).toEqual([]);
@@ -185,7 +227,9 @@ describe('ratefile start on examples/live.yaml: fixings are not fetched every bu
     const all = routes(start);
     const servers = {} as Record<Source, ReplayServer>;
     for (const source of sources) servers[source] = await startReplay(all[source]);
-    const env = Object.fromEntries(sources.map((source) => [`RATEFILE_${source.toUpperCase()}_URL`, servers[source].url]));
+    const env = Object.fromEntries(
+      sources.map((source) => [`RATEFILE_${source.toUpperCase()}_URL`, servers[source].url]),
+    );
     const path = join(dir, 'examples/live.yaml');
     let now = start;
     let log = '';

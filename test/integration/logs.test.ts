@@ -31,8 +31,12 @@ describe('quiet logs', () => {
 
     const lines = log.split('\n').filter((line) => line.includes('BTC → SBERRUB'));
     expect(lines.map((line) => line.replace(/^\S+ /, ''))).toEqual([
-      expect.stringMatching(/^warn held back BTC → SBERRUB \(directions\[0\]\): quote BTC\/USDT from backoffice is \d+ s old \(limit 60 s\)$/),
-      expect.stringMatching(/^info over: held back BTC → SBERRUB \(directions\[0\]\): quote BTC\/USDT from backoffice is \d+ s old/),
+      expect.stringMatching(
+        /^warn held back BTC → SBERRUB \(directions\[0\]\): quote BTC\/USDT from backoffice is \d+ s old \(limit 60 s\)$/,
+      ),
+      expect.stringMatching(
+        /^info over: held back BTC → SBERRUB \(directions\[0\]\): quote BTC\/USDT from backoffice is \d+ s old/,
+      ),
     ]);
   });
 
@@ -42,6 +46,11 @@ describe('quiet logs', () => {
     expect(result.code).toBe(2);
     const lines = result.stderr.split('\n').filter((line) => line !== '');
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ level: 'error', msg: expect.stringMatching(/^ratefile\.config\.yaml: not valid YAML/), code: 'E_CONFIG', details: expect.arrayContaining([expect.stringMatching(/^line 2, column \d+: /)]) });
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+      level: 'error',
+      msg: expect.stringMatching(/^ratefile\.config\.yaml: not valid YAML/),
+      code: 'E_CONFIG',
+      details: expect.arrayContaining([expect.stringMatching(/^line 2, column \d+: /)]),
+    });
   });
 });

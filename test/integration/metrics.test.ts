@@ -31,26 +31,31 @@ describe('/metrics', () => {
 
     const first = await scrape(service.base);
     expect(first.type).toMatch(/^text\/plain; version=0\.0\.4/);
-    expect(Object.fromEntries([...first.values].filter(([key]) => !/_bucket|_sum|_count|timestamp/.test(key)))).toEqual({
-      ratefile_builds_total: 1,
-      ratefile_builds_failed_total: 0,
-      ratefile_directions_published: 4,
-      'ratefile_source_failing{source="backoffice"}': 0,
-      'ratefile_source_quote_age_seconds{source="backoffice"}': expect.any(Number),
-      'ratefile_export_items{file="affiliatefile.xml"}': 3,
-      'ratefile_export_items{file="parserfile.xml"}': 5,
-      'ratefile_export_items{file="reffile.xml"}': 4,
-      'ratefile_export_bytes{file="affiliatefile.xml"}': expect.any(Number),
-      'ratefile_export_bytes{file="parserfile.xml"}': expect.any(Number),
-      'ratefile_export_bytes{file="reffile.xml"}': expect.any(Number),
-      'ratefile_http_requests_total{route="/parserfile.xml",status="200"}': 1,
-      'ratefile_http_requests_total{route="other",status="404"}': 1,
-      'ratefile_health{level="ok"}': 1,
-      'ratefile_health{level="degraded"}': 0,
-      'ratefile_health{level="failing"}': 0,
-    });
-    for (const phase of ['fetch', 'price', 'render', 'publish', 'build']) expect(first.values.get(`ratefile_build_duration_seconds_count{phase="${phase}"}`)).toBe(1);
-    expect(first.values.get('ratefile_export_last_change_timestamp_seconds{file="parserfile.xml"}')).toBeGreaterThan(Date.now() / 1000 - 60);
+    expect(Object.fromEntries([...first.values].filter(([key]) => !/_bucket|_sum|_count|timestamp/.test(key)))).toEqual(
+      {
+        ratefile_builds_total: 1,
+        ratefile_builds_failed_total: 0,
+        ratefile_directions_published: 4,
+        'ratefile_source_failing{source="backoffice"}': 0,
+        'ratefile_source_quote_age_seconds{source="backoffice"}': expect.any(Number),
+        'ratefile_export_items{file="affiliatefile.xml"}': 3,
+        'ratefile_export_items{file="parserfile.xml"}': 5,
+        'ratefile_export_items{file="reffile.xml"}': 4,
+        'ratefile_export_bytes{file="affiliatefile.xml"}': expect.any(Number),
+        'ratefile_export_bytes{file="parserfile.xml"}': expect.any(Number),
+        'ratefile_export_bytes{file="reffile.xml"}': expect.any(Number),
+        'ratefile_http_requests_total{route="/parserfile.xml",status="200"}': 1,
+        'ratefile_http_requests_total{route="other",status="404"}': 1,
+        'ratefile_health{level="ok"}': 1,
+        'ratefile_health{level="degraded"}': 0,
+        'ratefile_health{level="failing"}': 0,
+      },
+    );
+    for (const phase of ['fetch', 'price', 'render', 'publish', 'build'])
+      expect(first.values.get(`ratefile_build_duration_seconds_count{phase="${phase}"}`)).toBe(1);
+    expect(first.values.get('ratefile_export_last_change_timestamp_seconds{file="parserfile.xml"}')).toBeGreaterThan(
+      Date.now() / 1000 - 60,
+    );
     expect(first.values.get('ratefile_source_last_success_timestamp_seconds{source="backoffice"}')).toBeGreaterThan(0);
 
     // The quotes file gone for three minutes: the source fails, its last quotes are too old to stand in.

@@ -33,7 +33,10 @@ describe('the address listened on (defect 11)', () => {
   it('serve --out without --host listens on 127.0.0.1 and logs that address', async () => {
     const made = await project();
     await mkdir(join(made.dir, 'out'));
-    await writeFile(join(made.dir, 'out', 'parserfile.xml'), '<?xml version="1.0" encoding="UTF-8"?>\n<rates></rates>\n');
+    await writeFile(
+      join(made.dir, 'out', 'parserfile.xml'),
+      '<?xml version="1.0" encoding="UTF-8"?>\n<rates></rates>\n',
+    );
     const proc = spawnRatefile(['serve', '--out', 'out', '--port', '0'], { cwd: made.dir });
     const url = await servingUrl(proc);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
@@ -64,7 +67,11 @@ describe('the address listened on (defect 11)', () => {
 /** `ratefile start` as a child with extra environment, its pid for SIGSTOP/SIGCONT, and all it writes on both streams. */
 function startRaw(args: readonly string[], cwd: string, env: Record<string, string>) {
   assertBuilt();
-  const child = spawn(process.execPath, [binPath, 'start', '--port', '0', ...args], { cwd, env: { ...childEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [binPath, 'start', '--port', '0', ...args], {
+    cwd,
+    env: { ...childEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -90,33 +97,45 @@ describe('every line in the chosen log format, after a pause (defect 12)', () =>
   it.each([
     ['json', ['--log-format', 'json'], {}],
     ['text with NO_COLOR=1', [], { NO_COLOR: '1' }],
-  ] as const)('%s: node-cron\'s missed runs are one ratefile warning, no [NODE-CRON] line, no ANSI escape', async (_name, args, env) => {
-    const made = await project({ 'ratefile.config.yaml': everySecondConfig });
-    const proc = startRaw(args, made.dir, env);
-    try {
-      await proc.waitFor(/serving .+ at http/);
-      await pause(proc.child.pid!, 3_000);
-      await proc.waitFor(/did not run \(the process was paused or busy\)/);
-      proc.child.kill('SIGTERM');
-      expect(await proc.closed).toBe(0);
-    } finally {
-      proc.child.kill('SIGKILL');
-    }
-    const text = proc.output();
-    expect(text).not.toContain('\u001b');
-    expect(text).not.toContain('NODE-CRON');
-    const lines = text.split('\n').filter((line) => line !== '');
-    expect(lines.length).toBeGreaterThan(2);
-    if (args.length > 0) {
-      for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
-      expect(lines.map((line) => JSON.parse(line) as { level: string; msg: string }).filter((entry) => entry.msg.startsWith('schedule: '))).toEqual([
-        expect.objectContaining({ level: 'warn', msg: expect.stringMatching(/^schedule: (a build|\d+ builds) due (at|from) \S+Z/), event: 'schedule-missed' }),
-      ]);
-    } else {
-      for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\S+Z (info|warn|error) /);
-      expect(lines.filter((line) => line.includes(' schedule: '))).toHaveLength(1);
-    }
-  }, 40_000);
+  ] as const)(
+    "%s: node-cron's missed runs are one ratefile warning, no [NODE-CRON] line, no ANSI escape",
+    async (_name, args, env) => {
+      const made = await project({ 'ratefile.config.yaml': everySecondConfig });
+      const proc = startRaw(args, made.dir, env);
+      try {
+        await proc.waitFor(/serving .+ at http/);
+        await pause(proc.child.pid!, 3_000);
+        await proc.waitFor(/did not run \(the process was paused or busy\)/);
+        proc.child.kill('SIGTERM');
+        expect(await proc.closed).toBe(0);
+      } finally {
+        proc.child.kill('SIGKILL');
+      }
+      const text = proc.output();
+      expect(text).not.toContain('\u001b');
+      expect(text).not.toContain('NODE-CRON');
+      const lines = text.split('\n').filter((line) => line !== '');
+      expect(lines.length).toBeGreaterThan(2);
+      if (args.length > 0) {
+        for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+        expect(
+          lines
+            .map((line) => JSON.parse(line) as { level: string; msg: string })
+            .filter((entry) => entry.msg.startsWith('schedule: ')),
+        ).toEqual([
+          expect.objectContaining({
+            level: 'warn',
+            msg: expect.stringMatching(/^schedule: (a build|\d+ builds) due (at|from) \S+Z/),
+            event: 'schedule-missed',
+          }),
+        ]);
+      } else {
+        for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\S+Z (info|warn|error) /);
+        expect(lines.filter((line) => line.includes(' schedule: '))).toHaveLength(1);
+      }
+    },
+    40_000,
+  );
 });
 
 describe("Node's own process warnings in the chosen log format", () => {
@@ -126,30 +145,45 @@ describe("Node's own process warnings in the chosen log format", () => {
   it.each([
     ['json', ['--log-format', 'json'], {}],
     ['text with NO_COLOR=1', [], { NO_COLOR: '1' }],
-  ] as const)('%s: a DeprecationWarning is one ratefile warning, not a "(node:PID)" line', async (_name, args, env) => {
-    const made = await project({ 'ratefile.config.yaml': everySecondConfig });
-    const proc = startRaw(args, made.dir, { ...env, NODE_OPTIONS: warnOnSignal });
-    try {
-      await proc.waitFor(/serving .+ at http/);
-      proc.child.kill('SIGUSR2');
-      await proc.waitFor(/DEP0005/);
-      proc.child.kill('SIGTERM');
-      expect(await proc.closed).toBe(0);
-    } finally {
-      proc.child.kill('SIGKILL');
-    }
-    const lines = proc.output().split('\n').filter((line) => line !== '');
-    expect(proc.output()).not.toContain('(node:');
-    if (args.length > 0) {
-      for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
-      expect(lines.map((line) => JSON.parse(line) as { msg: string }).filter((entry) => entry.msg.includes('DEP0005'))).toEqual([
-        expect.objectContaining({ level: 'warn', msg: 'node: DeprecationWarning DEP0005: Buffer() is deprecated', event: 'process-warning' }),
-      ]);
-    } else {
-      for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\S+Z (info|warn|error) /);
-      expect(lines.filter((line) => line.includes('DEP0005'))).toEqual([expect.stringMatching(/ warn node: DeprecationWarning DEP0005: Buffer\(\) is deprecated$/)]);
-    }
-  }, 40_000);
+  ] as const)(
+    '%s: a DeprecationWarning is one ratefile warning, not a "(node:PID)" line',
+    async (_name, args, env) => {
+      const made = await project({ 'ratefile.config.yaml': everySecondConfig });
+      const proc = startRaw(args, made.dir, { ...env, NODE_OPTIONS: warnOnSignal });
+      try {
+        await proc.waitFor(/serving .+ at http/);
+        proc.child.kill('SIGUSR2');
+        await proc.waitFor(/DEP0005/);
+        proc.child.kill('SIGTERM');
+        expect(await proc.closed).toBe(0);
+      } finally {
+        proc.child.kill('SIGKILL');
+      }
+      const lines = proc
+        .output()
+        .split('\n')
+        .filter((line) => line !== '');
+      expect(proc.output()).not.toContain('(node:');
+      if (args.length > 0) {
+        for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+        expect(
+          lines.map((line) => JSON.parse(line) as { msg: string }).filter((entry) => entry.msg.includes('DEP0005')),
+        ).toEqual([
+          expect.objectContaining({
+            level: 'warn',
+            msg: 'node: DeprecationWarning DEP0005: Buffer() is deprecated',
+            event: 'process-warning',
+          }),
+        ]);
+      } else {
+        for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\S+Z (info|warn|error) /);
+        expect(lines.filter((line) => line.includes('DEP0005'))).toEqual([
+          expect.stringMatching(/ warn node: DeprecationWarning DEP0005: Buffer\(\) is deprecated$/),
+        ]);
+      }
+    },
+    40_000,
+  );
 });
 
 describe('a config path that is not a regular file (defect 13)', () => {
@@ -162,33 +196,46 @@ describe('a config path that is not a regular file (defect 13)', () => {
     }
   })();
 
-  it.skipIf(!hasMkfifo)('build refuses a FIFO as the config at once, naming it (exit 2), instead of waiting for a writer', async () => {
-    const made = await project();
-    const config = join(made.dir, 'ratefile.config.yaml');
-    await rm(config);
-    execFileSync('mkfifo', [config]);
-    const proc = spawnRatefile(['build'], { cwd: made.dir });
-    // On main the open waits for a writer forever: the stop below would have to kill it.
-    const exit = await Promise.race([proc.exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000))]);
-    expect(exit).toEqual({ code: 2, signal: null });
-    expect(proc.stderr()).toBe('ratefile: ratefile.config.yaml: expected a regular file, got a FIFO (named pipe)\n');
-  }, 20_000);
+  it.skipIf(!hasMkfifo)(
+    'build refuses a FIFO as the config at once, naming it (exit 2), instead of waiting for a writer',
+    async () => {
+      const made = await project();
+      const config = join(made.dir, 'ratefile.config.yaml');
+      await rm(config);
+      execFileSync('mkfifo', [config]);
+      const proc = spawnRatefile(['build'], { cwd: made.dir });
+      // On main the open waits for a writer forever: the stop below would have to kill it.
+      const exit = await Promise.race([
+        proc.exited,
+        new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000)),
+      ]);
+      expect(exit).toEqual({ code: 2, signal: null });
+      expect(proc.stderr()).toBe('ratefile: ratefile.config.yaml: expected a regular file, got a FIFO (named pipe)\n');
+    },
+    20_000,
+  );
 
-  it.skipIf(!hasMkfifo)('a FIFO as a template or as the file source\'s quotes is refused too, naming it', async () => {
-    const made = await project();
-    await rm(join(made.dir, 'templates', 'reffile.yaml'));
-    execFileSync('mkfifo', [join(made.dir, 'templates', 'reffile.yaml')]);
-    const validate = await runRatefile(['validate'], made.dir);
-    expect(validate.code).toBe(2);
-    expect(validate.stderr).toContain('templates/reffile.yaml: expected a regular file, got a FIFO (named pipe)');
+  it.skipIf(!hasMkfifo)(
+    "a FIFO as a template or as the file source's quotes is refused too, naming it",
+    async () => {
+      const made = await project();
+      await rm(join(made.dir, 'templates', 'reffile.yaml'));
+      execFileSync('mkfifo', [join(made.dir, 'templates', 'reffile.yaml')]);
+      const validate = await runRatefile(['validate'], made.dir);
+      expect(validate.code).toBe(2);
+      expect(validate.stderr).toContain('templates/reffile.yaml: expected a regular file, got a FIFO (named pipe)');
 
-    const other = await project();
-    await rm(join(other.dir, 'quotes.json'));
-    execFileSync('mkfifo', [join(other.dir, 'quotes.json')]);
-    const build = await runRatefile(['build', '--dry-run'], other.dir);
-    expect(build.code).toBe(1);
-    expect(build.stderr).toMatch(/backoffice: cannot read quotes file \S*quotes\.json: not a regular file: a FIFO \(named pipe\)/);
-  }, 20_000);
+      const other = await project();
+      await rm(join(other.dir, 'quotes.json'));
+      execFileSync('mkfifo', [join(other.dir, 'quotes.json')]);
+      const build = await runRatefile(['build', '--dry-run'], other.dir);
+      expect(build.code).toBe(1);
+      expect(build.stderr).toMatch(
+        /backoffice: cannot read quotes file \S*quotes\.json: not a regular file: a FIFO \(named pipe\)/,
+      );
+    },
+    20_000,
+  );
 
   it('a directory as the config is refused the same way', async () => {
     const made = await project();

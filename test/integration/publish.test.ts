@@ -9,7 +9,7 @@ import { makeProject, type Project } from '../support/project.js';
 import { offlineFetch, runRatefile } from '../support/run-cli.js';
 import { loadConfig } from '../../src/config/load.js';
 import { runCycle, summarize } from '../../src/cycle.js';
-import { isRatefileError, RatefileError } from '../../src/errors.js';
+import { isRatefileError, type RatefileError } from '../../src/errors.js';
 import { publishFiles, removeExports } from '../../src/publish.js';
 import type { OutputFile } from '../../src/model.js';
 
@@ -88,7 +88,10 @@ describe('publishFiles', () => {
     const out = join(root, 'public');
     // What a build killed just before its .xml rename leaves: version A's file beside version B's copies.
     await publishFiles(files('<item n="B"/>', ''), out);
-    const copies = { gz: await readFile(join(out, 'parserfile.xml.gz')), br: await readFile(join(out, 'parserfile.xml.br')) };
+    const copies = {
+      gz: await readFile(join(out, 'parserfile.xml.gz')),
+      br: await readFile(join(out, 'parserfile.xml.br')),
+    };
     await publishFiles(files('<item n="A"/>', ''), out);
     await writeFile(join(out, 'parserfile.xml.gz'), copies.gz);
     await writeFile(join(out, 'parserfile.xml.br'), copies.br);
@@ -106,10 +109,16 @@ describe('publishFiles', () => {
     const copy = join(out, `parserfile.xml.${suffix}`);
     const bytes = await readFile(copy);
     await writeFile(copy, bytes.subarray(0, bytes.length - 2));
-    expect(await publishFiles(files('<item/>', ''), out)).toEqual({ written: ['parserfile.xml'], unchanged: ['reffile.xml'] });
+    expect(await publishFiles(files('<item/>', ''), out)).toEqual({
+      written: ['parserfile.xml'],
+      unchanged: ['reffile.xml'],
+    });
     expect(await readFile(copy)).toEqual(bytes);
     await rm(copy);
-    expect(await publishFiles(files('<item/>', ''), out)).toEqual({ written: ['parserfile.xml'], unchanged: ['reffile.xml'] });
+    expect(await publishFiles(files('<item/>', ''), out)).toEqual({
+      written: ['parserfile.xml'],
+      unchanged: ['reffile.xml'],
+    });
     expect(await readFile(copy)).toEqual(bytes);
   });
 
@@ -119,7 +128,8 @@ describe('publishFiles', () => {
     await writeFile(join(out, 'notes.txt'), 'unrelated\n');
     await removeExports(['reffile.xml', 'never-published.xml'], out);
     expect((await readdir(out)).sort()).toEqual(['notes.txt', ...withCompressed(['parserfile.xml'])].sort());
-    for (const name of ['../x.xml', 'notes.txt']) expect((await rejection(removeExports([name], out))).code).toBe('E_PUBLISH');
+    for (const name of ['../x.xml', 'notes.txt'])
+      expect((await rejection(removeExports([name], out))).code).toBe('E_PUBLISH');
     expect(await readFile(join(out, 'notes.txt'), 'utf8')).toBe('unrelated\n');
   });
 
@@ -151,7 +161,9 @@ describe('publishFiles', () => {
     const error = await rejection(publishFiles(files('<item/><item/>', ''), out));
     expect(error.code).toBe('E_PUBLISH');
     expect(error.message).toContain(join(out, 'parserfile.xml'));
-    expect((await readdir(out)).sort()).toEqual(['notes.txt', ...withCompressed(['parserfile.xml', 'reffile.xml'])].sort());
+    expect((await readdir(out)).sort()).toEqual(
+      ['notes.txt', ...withCompressed(['parserfile.xml', 'reffile.xml'])].sort(),
+    );
     expect(await readFile(join(out, 'parserfile.xml', 'keep.txt'), 'utf8')).toBe('inside\n');
     expect(await readFile(join(out, 'notes.txt'), 'utf8')).toBe('unrelated\n');
     expect(await identity(join(out, 'reffile.xml'))).toEqual(ref);
@@ -164,7 +176,8 @@ describe('an export no longer declared', () => {
     await Promise.all(projects.splice(0).map((made) => made.remove()));
   });
   const now = () => new Date('2026-11-21T12:00:30Z');
-  const cycle = async (made: Project, out = join(made.dir, 'public')) => runCycle(await loadConfig(made.configPath), out, { now, fetch: offlineFetch });
+  const cycle = async (made: Project, out = join(made.dir, 'public')) =>
+    runCycle(await loadConfig(made.configPath), out, { now, fetch: offlineFetch });
 
   it('is removed at the next build with its copies, the log says so, and files ratefile never published stay', async () => {
     const made = await makeProject();
@@ -175,13 +188,17 @@ describe('an export no longer declared', () => {
     await writeFile(join(out, 'notes.txt'), 'unrelated\n');
     await writeFile(join(out, 'legacy.xml'), '<rates/>\n');
     await cycle(made);
-    expect((await readdir(out)).sort()).toEqual(['legacy.xml', 'notes.txt', ...withCompressed(['affiliatefile.xml', 'parserfile.xml', 'reffile.xml'])].sort());
+    expect((await readdir(out)).sort()).toEqual(
+      ['legacy.xml', 'notes.txt', ...withCompressed(['affiliatefile.xml', 'parserfile.xml', 'reffile.xml'])].sort(),
+    );
 
     await rm(join(made.dir, 'templates', 'reffile.yaml'));
     const outcome = await runRatefile(['build', '--config', made.configPath], made.dir, { now, fetch: offlineFetch });
     expect(outcome.code, outcome.stderr).toBe(0);
     expect(outcome.stderr).toMatch(/info build: .*; removed reffile\.xml \(no template declares it any more\);/);
-    expect((await readdir(out)).sort()).toEqual(['legacy.xml', 'notes.txt', ...withCompressed(['affiliatefile.xml', 'parserfile.xml'])].sort());
+    expect((await readdir(out)).sort()).toEqual(
+      ['legacy.xml', 'notes.txt', ...withCompressed(['affiliatefile.xml', 'parserfile.xml'])].sort(),
+    );
     expect(await readFile(join(out, 'legacy.xml'), 'utf8')).toBe('<rates/>\n');
 
     // Said once: the next build has nothing to remove; declared again, the export comes back.

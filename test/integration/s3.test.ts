@@ -58,7 +58,12 @@ beforeAll(async () => {
   });
   port = await startStore();
   endpoint = `http://127.0.0.1:${port}`;
-  reader = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  reader = new S3Client({
+    region: 'us-east-1',
+    endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
 });
 
 afterEach(async () => {
@@ -93,7 +98,8 @@ async function project(bucket: string, extra = ''): Promise<Project> {
   return created;
 }
 
-const cycle = async (dir: Project) => runCycle(await loadConfig(dir.configPath), join(dir.dir, 'public'), { now, fetch: offlineFetch });
+const cycle = async (dir: Project) =>
+  runCycle(await loadConfig(dir.configPath), join(dir.dir, 'public'), { now, fetch: offlineFetch });
 
 async function object(bucket: string, key: string) {
   const response = await reader.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
@@ -103,10 +109,21 @@ async function object(bucket: string, key: string) {
 const localFile = (dir: Project, file: string) => readFile(join(dir.dir, 'public', file));
 
 function target(bucket: string, extra: Partial<S3Target> = {}): S3Target {
-  return { bucket, prefix: 'x/', region: 'us-east-1', endpoint, forcePathStyle: true, cacheControl: 'no-cache', ...extra };
+  return {
+    bucket,
+    prefix: 'x/',
+    region: 'us-east-1',
+    endpoint,
+    forcePathStyle: true,
+    cacheControl: 'no-cache',
+    ...extra,
+  };
 }
 
-const doc = (label: string): OutputFile => ({ file: 'parserfile.xml', bytes: Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<rates><!-- ${label} --></rates>\n`) });
+const doc = (label: string): OutputFile => ({
+  file: 'parserfile.xml',
+  bytes: Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<rates><!-- ${label} --></rates>\n`),
+});
 
 describe('uploading after each build', () => {
   it('puts every export under the prefix with its exact bytes, application/xml and the configured Cache-Control', async () => {
@@ -156,12 +173,15 @@ describe('uploading after each build', () => {
     expect((await readdir(join(dir.dir, 'public'))).filter((name) => name.includes('s3'))).toEqual([]);
 
     // New quotes change every export: each is uploaded, the foreign bytes replaced.
-    const moved = { quotes: sampleQuotes.quotes.map((q) => (q.pair === 'USDT/RUB' ? { ...q, bid: '93.10', ask: '93.35' } : q)) };
+    const moved = {
+      quotes: sampleQuotes.quotes.map((q) => (q.pair === 'USDT/RUB' ? { ...q, bid: '93.10', ask: '93.35' } : q)),
+    };
     await dir.write('quotes.json', JSON.stringify(moved));
     const changed = await cycle(dir);
     expect(changed.publish.written.length).toBeGreaterThan(0);
     expect(changed.upload?.uploaded).toEqual(changed.publish.written);
-    for (const file of changed.publish.written) expect((await object(bucket, `exports/${file}`)).bytes.equals(await localFile(dir, file))).toBe(true);
+    for (const file of changed.publish.written)
+      expect((await object(bucket, `exports/${file}`)).bytes.equals(await localFile(dir, file))).toBe(true);
   });
 
   it('uploads again when the Cache-Control setting changes, so the objects carry the new header', async () => {
@@ -169,7 +189,10 @@ describe('uploading after each build', () => {
     const dir = await project(bucket);
     await cycle(dir);
     expect((await object(bucket, 'exports/parserfile.xml')).CacheControl).toBe('no-cache');
-    await dir.write('ratefile.config.yaml', `${sampleConfig}${publishBlock(bucket, '    cacheControl: "max-age=5"\n')}`);
+    await dir.write(
+      'ratefile.config.yaml',
+      `${sampleConfig}${publishBlock(bucket, '    cacheControl: "max-age=5"\n')}`,
+    );
     const result = await cycle(dir);
     expect(result.upload?.uploaded).toEqual(exportFiles);
     expect((await object(bucket, 'exports/parserfile.xml')).CacheControl).toBe('max-age=5');
@@ -187,7 +210,9 @@ describe('uploading after each build', () => {
     // The same reason for every file: one line.
     expect(failed.warnings).toHaveLength(1);
     expect(failed.warnings[0]).toMatch(
-      new RegExp(`^s3 upload of 3 files \\(affiliatefile\\.xml, parserfile\\.xml, reffile\\.xml\\) to s3://${bucket}/exports/ at http://127\\.0\\.0\\.1:\\d+ failed \\(local files unaffected, retried on the next build\\): NoSuchBucket: `),
+      new RegExp(
+        `^s3 upload of 3 files \\(affiliatefile\\.xml, parserfile\\.xml, reffile\\.xml\\) to s3://${bucket}/exports/ at http://127\\.0\\.0\\.1:\\d+ failed \\(local files unaffected, retried on the next build\\): NoSuchBucket: `,
+      ),
     );
     expect(summarize(failed)).toMatch(/; s3 0 uploaded, 0 unchanged, 3 FAILED; \d+ ms$/);
 
@@ -197,7 +222,8 @@ describe('uploading after each build', () => {
     expect(retried.publish.unchanged).toEqual(exportFiles);
     expect(retried.upload).toMatchObject({ uploaded: exportFiles, failed: [] });
     expect(retried.warnings).toEqual([]);
-    for (const file of exportFiles) expect((await object(bucket, `exports/${file}`)).bytes.equals(await localFile(dir, file))).toBe(true);
+    for (const file of exportFiles)
+      expect((await object(bucket, `exports/${file}`)).bytes.equals(await localFile(dir, file))).toBe(true);
   });
 
   it('deletes the object of an export no longer declared, and only objects ratefile uploaded', async () => {
@@ -209,25 +235,49 @@ describe('uploading after each build', () => {
     await rm(join(dir.dir, 'templates', 'reffile.yaml'));
 
     const result = await cycle(dir);
-    expect(result.upload).toMatchObject({ uploaded: [], unchanged: ['affiliatefile.xml', 'parserfile.xml'], removed: ['reffile.xml'], failed: [] });
-    expect(summarize(result)).toMatch(/; removed reffile\.xml \(no template declares it any more\); s3 0 uploaded, 2 unchanged, 1 removed; \d+ ms$/);
+    expect(result.upload).toMatchObject({
+      uploaded: [],
+      unchanged: ['affiliatefile.xml', 'parserfile.xml'],
+      removed: ['reffile.xml'],
+      failed: [],
+    });
+    expect(summarize(result)).toMatch(
+      /; removed reffile\.xml \(no template declares it any more\); s3 0 uploaded, 2 unchanged, 1 removed; \d+ ms$/,
+    );
     await expect(object(bucket, 'exports/reffile.xml')).rejects.toThrow(/NoSuchKey|does not exist/);
     expect((await object(bucket, 'exports/legacy.xml')).bytes.equals(foreign)).toBe(true);
-    expect((await object(bucket, 'exports/parserfile.xml')).bytes.equals(await localFile(dir, 'parserfile.xml'))).toBe(true);
-    expect(Object.keys((JSON.parse(await readFile(s3StateFile((await loadConfig(dir.configPath)).stateDir), 'utf8')) as { objects: object }).objects)).toHaveLength(2);
+    expect((await object(bucket, 'exports/parserfile.xml')).bytes.equals(await localFile(dir, 'parserfile.xml'))).toBe(
+      true,
+    );
+    expect(
+      Object.keys(
+        (
+          JSON.parse(await readFile(s3StateFile((await loadConfig(dir.configPath)).stateDir), 'utf8')) as {
+            objects: object;
+          }
+        ).objects,
+      ),
+    ).toHaveLength(2);
   });
 
   it('uploads a .json export as application/json and an EREF 1.1 .xml as application/xml, and removes an undeclared .json', async () => {
     const bucket = await newBucket();
     const stateDir = await mkdtemp(join(tmpdir(), 'ratefile-s3state-'));
     const publisher = new S3Publisher(target(bucket), stateDir);
-    const json = { file: 'rates.json', bytes: Buffer.from('{"version": "1.3", "currencies": {"list": {}}, "exchange": {}}\n') };
+    const json = {
+      file: 'rates.json',
+      bytes: Buffer.from('{"version": "1.3", "currencies": {"list": {}}, "exchange": {}}\n'),
+    };
     const eref = { ...doc('eref'), file: 'rates-1.1.xml' };
     try {
       expect((await publisher.upload([json, eref])).uploaded).toEqual(['rates.json', 'rates-1.1.xml']);
       expect((await object(bucket, 'x/rates.json')).ContentType).toBe('application/json');
       expect((await object(bucket, 'x/rates-1.1.xml')).ContentType).toBe('application/xml');
-      expect(await publisher.upload([eref], { declared: ['rates-1.1.xml'] })).toMatchObject({ unchanged: ['rates-1.1.xml'], removed: ['rates.json'], failed: [] });
+      expect(await publisher.upload([eref], { declared: ['rates-1.1.xml'] })).toMatchObject({
+        unchanged: ['rates-1.1.xml'],
+        removed: ['rates.json'],
+        failed: [],
+      });
       await expect(object(bucket, 'x/rates.json')).rejects.toThrow(/NoSuchKey|does not exist/);
     } finally {
       publisher.destroy();
@@ -251,7 +301,11 @@ describe('uploading after each build', () => {
       }
       expect(down).toMatchObject({ unchanged: ['parserfile.xml'], removed: [] });
       expect(down.failed.map((f) => [f.file, f.action])).toEqual([['reffile.xml', 'removal']]);
-      expect(uploadProblems(down)[0]).toMatch(new RegExp(`^s3 removal of s3://${bucket}/x/reffile\\.xml \\(reffile\\.xml is no longer declared\\) failed \\(retried on the next build\\): `));
+      expect(uploadProblems(down)[0]).toMatch(
+        new RegExp(
+          `^s3 removal of s3://${bucket}/x/reffile\\.xml \\(reffile\\.xml is no longer declared\\) failed \\(retried on the next build\\): `,
+        ),
+      );
       const again = await publisher.upload([doc('v1')], { declared: ['parserfile.xml'] });
       expect(again).toMatchObject({ removed: ['reffile.xml'], failed: [] });
       await expect(object(bucket, 'x/reffile.xml')).rejects.toThrow(/NoSuchKey|does not exist/);
@@ -296,7 +350,9 @@ describe('uploading after each build', () => {
     const address = silent.address();
     const silentPort = typeof address === 'object' && address ? address.port : 0;
     const stateDir = await mkdtemp(join(tmpdir(), 'ratefile-s3state-'));
-    const publisher = new S3Publisher(target('rates', { endpoint: `http://127.0.0.1:${silentPort}` }), stateDir, { deadlineMs: 1_000 });
+    const publisher = new S3Publisher(target('rates', { endpoint: `http://127.0.0.1:${silentPort}` }), stateDir, {
+      deadlineMs: 1_000,
+    });
     try {
       const started = Date.now();
       const result = await publisher.upload([doc('hang')]);
@@ -347,7 +403,10 @@ describe('credentials', () => {
   it('come from the SDK chain (here the environment) and never appear in a log line', async () => {
     const bucket = await newBucket();
     const stateDir = await mkdtemp(join(tmpdir(), 'ratefile-s3state-'));
-    const wrong = { AWS_ACCESS_KEY_ID: 'AKIAZZZZZZZZZZZZZZZZ', AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI-K7MDENG-bPxRfiCYzzzzzzzzzz' };
+    const wrong = {
+      AWS_ACCESS_KEY_ID: 'AKIAZZZZZZZZZZZZZZZZ',
+      AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI-K7MDENG-bPxRfiCYzzzzzzzzzz',
+    };
     setEnv(wrong);
     const publisher = new S3Publisher(target(bucket), stateDir);
     try {
@@ -367,9 +426,14 @@ describe('credentials', () => {
   it.each([
     ['secretAccessKey: "abc"', /publish\.s3\.secretAccessKey: credentials are never read from the config file/],
     ['accessKeyId: "AKIA"', /publish\.s3\.accessKeyId: credentials are never read from the config file/],
-    ['endpoint: "https://key:secret@storage.example"', /publish\.s3\.endpoint: credentials are never read from the config file/],
+    [
+      'endpoint: "https://key:secret@storage.example"',
+      /publish\.s3\.endpoint: credentials are never read from the config file/,
+    ],
   ])('a config with %s is refused (exit 2), the value never echoed', async (line, message) => {
-    const dir = await makeProject({ 'ratefile.config.yaml': `${sampleConfig}publish:\n  s3:\n    bucket: rates\n    ${line}\n` });
+    const dir = await makeProject({
+      'ratefile.config.yaml': `${sampleConfig}publish:\n  s3:\n    bucket: rates\n    ${line}\n`,
+    });
     projects.push(dir);
     const { code, stderr } = await cli(['build'], dir.dir);
     expect(code).toBe(2);
@@ -391,17 +455,25 @@ describe('ratefile publish', () => {
     const before = await cli(['publish'], dir.dir);
     expect(before.code).toBe(1);
     const missing = (file: string) => `cannot read public/${file}: missing (run \`ratefile build\` first)`;
-    expect(before.stderr).toContain(`ratefile: ${['affiliatefile.xml', 'parserfile.xml', 'reffile.xml'].map(missing).join('; ')}\n`);
+    expect(before.stderr).toContain(
+      `ratefile: ${['affiliatefile.xml', 'parserfile.xml', 'reffile.xml'].map(missing).join('; ')}\n`,
+    );
 
     expect((await cli(['build'], dir.dir)).code).toBe(0);
     await rm(s3StateFile(join(dir.dir, '.ratefile')));
-    await reader.send(new PutObjectCommand({ Bucket: bucket, Key: 'exports/parserfile.xml', Body: Buffer.from('stale') }));
+    await reader.send(
+      new PutObjectCommand({ Bucket: bucket, Key: 'exports/parserfile.xml', Body: Buffer.from('stale') }),
+    );
     const first = await cli(['publish'], dir.dir);
     expect(first.code).toBe(0);
     expect(first.stderr).toMatch(
-      new RegExp(`info publish: s3://${bucket}/exports/ at ${endpoint.replace(/\./g, '\\.')}: uploaded affiliatefile\\.xml, parserfile\\.xml, reffile\\.xml; unchanged none\\n`),
+      new RegExp(
+        `info publish: s3://${bucket}/exports/ at ${endpoint.replace(/\./g, '\\.')}: uploaded affiliatefile\\.xml, parserfile\\.xml, reffile\\.xml; unchanged none\\n`,
+      ),
     );
-    expect((await object(bucket, 'exports/parserfile.xml')).bytes.equals(await localFile(dir, 'parserfile.xml'))).toBe(true);
+    expect((await object(bucket, 'exports/parserfile.xml')).bytes.equals(await localFile(dir, 'parserfile.xml'))).toBe(
+      true,
+    );
 
     const second = await cli(['publish'], dir.dir);
     expect(second.stderr).toMatch(/uploaded none; unchanged affiliatefile\.xml, parserfile\.xml, reffile\.xml\n/);
@@ -411,7 +483,9 @@ describe('ratefile publish', () => {
     await dir.write('ratefile.config.yaml', `${sampleConfig}${publishBlock(await newBucket(false))}`);
     const failing = await cli(['publish'], dir.dir);
     expect(failing.code).toBe(1);
-    expect(failing.stderr).toMatch(/warn s3 upload of 3 files \(affiliatefile\.xml, parserfile\.xml, reffile\.xml\) to s3:\/\/\S+ at http:\/\/127\.0\.0\.1:\d+ failed \(local files unaffected; run `ratefile publish` again or let the next build retry\): NoSuchBucket/);
+    expect(failing.stderr).toMatch(
+      /warn s3 upload of 3 files \(affiliatefile\.xml, parserfile\.xml, reffile\.xml\) to s3:\/\/\S+ at http:\/\/127\.0\.0\.1:\d+ failed \(local files unaffected; run `ratefile publish` again or let the next build retry\): NoSuchBucket/,
+    );
     expect(failing.stderr).not.toContain(credentials.AWS_SECRET_ACCESS_KEY);
   });
 
@@ -445,7 +519,14 @@ describe('ratefile publish', () => {
     expect(buildLine?.s3).toEqual({ uploaded: exportFiles, unchanged: [], removed: [], failed: [] });
     expect(proc.stderr()).not.toContain(credentials.AWS_SECRET_ACCESS_KEY);
     // Only ratefile's JSON lines: no library warning (the SDK's NodeVersionSupportWarning on Node 20) on a line engines supports.
-    expect(proc.stderr().split('\n').filter((line) => line !== '' && !line.startsWith('{'))).toEqual([]);
-    expect((await object(bucket, 'exports/affiliatefile.xml')).bytes.equals(await localFile(dir, 'affiliatefile.xml'))).toBe(true);
+    expect(
+      proc
+        .stderr()
+        .split('\n')
+        .filter((line) => line !== '' && !line.startsWith('{')),
+    ).toEqual([]);
+    expect(
+      (await object(bucket, 'exports/affiliatefile.xml')).bytes.equals(await localFile(dir, 'affiliatefile.xml')),
+    ).toBe(true);
   });
 });

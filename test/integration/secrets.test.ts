@@ -36,7 +36,9 @@ const hookSecret = 'whsec_Hq7Lm2Zx9Pv4Nb8Tc3Rk6Wd1';
 /** fetch for loopback only: nothing in these tests may reach the internet. */
 const loopbackFetch: typeof globalThis.fetch = (input, init) => {
   const url = new URL(input instanceof Request ? input.url : String(input));
-  return url.hostname === '127.0.0.1' ? globalThis.fetch(input, init) : Promise.reject(new Error(`network disabled in tests: ${url.origin}`));
+  return url.hostname === '127.0.0.1'
+    ? globalThis.fetch(input, init)
+    : Promise.reject(new Error(`network disabled in tests: ${url.origin}`));
 };
 
 const secrets = { reserveHeader, reserveToken, coingeckoKey, jsonKey, hookSecret };
@@ -44,14 +46,25 @@ const secrets = { reserveHeader, reserveToken, coingeckoKey, jsonKey, hookSecret
 /** Every form of a secret that must not appear: whole, URL-encoded (both ways), base64 (both alphabets), its first 24 characters. */
 function forms(secret: string): string[] {
   const base64 = Buffer.from(secret).toString('base64');
-  return [...new Set([secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), base64, base64.replace(/=+$/, ''), Buffer.from(secret).toString('base64url'), secret.slice(0, 24)])];
+  return [
+    ...new Set([
+      secret,
+      encodeURIComponent(secret),
+      new URLSearchParams({ s: secret }).toString().slice(2),
+      base64,
+      base64.replace(/=+$/, ''),
+      Buffer.from(secret).toString('base64url'),
+      secret.slice(0, 24),
+    ]),
+  ];
 }
 
 /** Each (secret, form) found in `text`. */
 function leaks(surface: string, text: string): string[] {
   const found: string[] = [];
   for (const [name, secret] of Object.entries(secrets)) {
-    for (const form of forms(secret)) if (text.includes(form)) found.push(`${surface}: ${name} as ${JSON.stringify(form)}`);
+    for (const form of forms(secret))
+      if (text.includes(form)) found.push(`${surface}: ${name} as ${JSON.stringify(form)}`);
   }
   return found;
 }
@@ -60,7 +73,9 @@ function leaks(surface: string, text: string): string[] {
 async function echoServer(): Promise<string> {
   const server: Server = createServer((request: IncomingMessage, response) => {
     const url = request.url ?? '';
-    const headers = Object.entries(request.headers).map(([name, value]) => `${name}: ${String(value)} (${Buffer.from(String(value)).toString('base64')})`);
+    const headers = Object.entries(request.headers).map(
+      ([name, value]) => `${name}: ${String(value)} (${Buffer.from(String(value)).toString('base64')})`,
+    );
     const echo = `${request.method} ${url} [${decodeURIComponent(url)}] ${headers.join('; ')}`;
     response.setHeader('Content-Type', 'application/json');
     if (url.startsWith('/office')) {
@@ -71,17 +86,27 @@ async function echoServer(): Promise<string> {
       response.end(JSON.stringify({ message: `unauthorized: ${echo}` }));
     } else if (url.startsWith('/api/v3/simple/price')) {
       response.writeHead(400);
-      response.end(JSON.stringify({ status: { error_code: 10002, error_message: `invalid key ${String(request.headers['x-cg-demo-api-key'])} in ${echo}` } }));
+      response.end(
+        JSON.stringify({
+          status: {
+            error_code: 10002,
+            error_message: `invalid key ${String(request.headers['x-cg-demo-api-key'])} in ${echo}`,
+          },
+        }),
+      );
     } else {
       response.writeHead(403);
       response.end(JSON.stringify({ error: `forbidden: ${echo}` }));
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
@@ -97,10 +122,13 @@ async function webhook(): Promise<{ url: string; bodies: string[] }> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies };
 }
 
@@ -132,16 +160,25 @@ function bothFormats(): { log: Logger; text: () => string; json: () => string } 
   let json = '';
   const asText = createLogger({ write: (line: string) => (text += line) }, { format: () => 'text' });
   const asJson = createLogger({ write: (line: string) => (json += line) }, { format: () => 'json' });
-  const both = (level: keyof Logger): Logger[keyof Logger] => (message, fields) => {
-    asText[level](message, fields);
-    asJson[level](message, fields);
-  };
+  const both =
+    (level: keyof Logger): Logger[keyof Logger] =>
+    (message, fields) => {
+      asText[level](message, fields);
+      asJson[level](message, fields);
+    };
   return { log: { info: both('info'), warn: both('warn'), error: both('error') }, text: () => text, json: () => json };
 }
 
 async function filesUnder(dir: string): Promise<{ path: string; text: string }[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return Promise.all(entries.filter((entry) => entry.isFile()).map(async (entry) => ({ path: join(entry.parentPath, entry.name), text: await readFile(join(entry.parentPath, entry.name), 'utf8') })));
+  return Promise.all(
+    entries
+      .filter((entry) => entry.isFile())
+      .map(async (entry) => ({
+        path: join(entry.parentPath, entry.name),
+        text: await readFile(join(entry.parentPath, entry.name), 'utf8'),
+      })),
+  );
 }
 
 describe('secrets', () => {
@@ -149,7 +186,12 @@ describe('secrets', () => {
     const echo = await echoServer();
     const hook = await webhook();
     const made = await project({ 'ratefile.config.yaml': leakyConfig(echo, hook.url) });
-    const env = { BACKOFFICE_TOKEN: reserveHeader, RATEFILE_COINGECKO_KEY: coingeckoKey, RATEFILE_COINGECKO_URL: echo, HOOK_SECRET: hookSecret };
+    const env = {
+      BACKOFFICE_TOKEN: reserveHeader,
+      RATEFILE_COINGECKO_KEY: coingeckoKey,
+      RATEFILE_COINGECKO_URL: echo,
+      HOOK_SECRET: hookSecret,
+    };
     const logs = bothFormats();
     const service: Service = await startService({
       config: await loadConfig(made.configPath),
@@ -164,7 +206,12 @@ describe('secrets', () => {
     await service.rebuild();
     await service.alertsIdle();
     const base = `http://127.0.0.1:${service.port}`;
-    const pages = await Promise.all(['/', '/dashboard.json', '/healthz', '/metrics'].map(async (path) => ({ path, text: await (await fetch(base + path)).text() })));
+    const pages = await Promise.all(
+      ['/', '/dashboard.json', '/healthz', '/metrics'].map(async (path) => ({
+        path,
+        text: await (await fetch(base + path)).text(),
+      })),
+    );
 
     const cli = async (args: string[]) => {
       const outcome = await runRatefile(args, made.dir, { env, fetch: loopbackFetch });
@@ -205,11 +252,24 @@ describe('secrets in the real binary', () => {
     const echo = await echoServer();
     const hook = await webhook();
     const made = await project({ 'ratefile.config.yaml': leakyConfig(echo, hook.url) });
-    const env = { BACKOFFICE_TOKEN: reserveHeader, RATEFILE_COINGECKO_KEY: coingeckoKey, RATEFILE_COINGECKO_URL: echo, HOOK_SECRET: hookSecret };
-    const service = spawnRatefile(['start', '--port', '0', '--host', '127.0.0.1', '--log-format', 'json'], { cwd: made.dir, env });
+    const env = {
+      BACKOFFICE_TOKEN: reserveHeader,
+      RATEFILE_COINGECKO_KEY: coingeckoKey,
+      RATEFILE_COINGECKO_URL: echo,
+      HOOK_SECRET: hookSecret,
+    };
+    const service = spawnRatefile(['start', '--port', '0', '--host', '127.0.0.1', '--log-format', 'json'], {
+      cwd: made.dir,
+      env,
+    });
     const base = await waitForServing(service);
     await pollUntil(async () => (hook.bodies.length > 0 ? true : undefined), 20_000);
-    const pages = await Promise.all(['', 'dashboard.json', 'healthz', 'metrics'].map(async (path) => ({ path, text: await (await fetch(base + path)).text() })));
+    const pages = await Promise.all(
+      ['', 'dashboard.json', 'healthz', 'metrics'].map(async (path) => ({
+        path,
+        text: await (await fetch(base + path)).text(),
+      })),
+    );
     await service.stop('SIGTERM');
     const state = await filesUnder(join(made.dir, '.ratefile'));
     expect(service.stderr()).toMatch(/"msg":"source gecko failed: gecko: GET \/api\/v3\/simple\/price: HTTP 400/);
@@ -234,7 +294,9 @@ describe('control characters from outside', () => {
       dump({
         ...base,
         'bm_exch.dat': '10;Evil\u001b[2J\u001b[H\u0007;;0;1\n20;Beta;;0;1\n',
-        'bm_rates.dat': ['2;1;10;1;4960000;9000000;0.1;0;0.001;2;0', '2;1;20;1;4950000;9000000;0.1;0;0.001;2;0'].join('\r\n'),
+        'bm_rates.dat': ['2;1;10;1;4960000;9000000;0.1;0;0.001;2;0', '2;1;20;1;4950000;9000000;0.1;0;0.001;2;0'].join(
+          '\r\n',
+        ),
       }),
     );
     const server = createServer((_request, response) => {

@@ -16,7 +16,8 @@ const marker = 'TOP-SECRET-OUTSIDE-THE-OUTPUT-FOLDER';
 function exportDocument(count: number, label: string): Buffer {
   const items = Array.from(
     { length: count },
-    (_, index) => `  <item>\n    <from>${label}${index}</from>\n    <to>USDTTRC20</to>\n    <in>1</in>\n    <out>${index}.5</out>\n  </item>\n`,
+    (_, index) =>
+      `  <item>\n    <from>${label}${index}</from>\n    <to>USDTTRC20</to>\n    <in>1</in>\n    <out>${index}.5</out>\n  </item>\n`,
   );
   return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n${items.join('')}</rates>\n`);
 }
@@ -123,12 +124,27 @@ describe('the export server: what it serves', () => {
 describe('the export server: every format with its content type', () => {
   it('serves .json as application/json (no charset: JSON is UTF-8) and an EREF 1.1 .xml as application/xml, plain and precompressed', async () => {
     const dir = await tempDir();
-    const json = Buffer.from(`{"version": "1.3", "currencies": {"list": {"1": "BTC", "2": "SBERRUB"}}, "exchange": {"1": {"to": {"2": {"xr": -5, "amount": "${'1'.repeat(400)}"}}}}}\n`);
-    await publishFiles([{ file: 'rates.json', bytes: json }, { file: 'rates-1.1.xml', bytes: exportDocument(20, 'EREF') }], dir);
+    const json = Buffer.from(
+      `{"version": "1.3", "currencies": {"list": {"1": "BTC", "2": "SBERRUB"}}, "exchange": {"1": {"to": {"2": {"xr": -5, "amount": "${'1'.repeat(400)}"}}}}}\n`,
+    );
+    await publishFiles(
+      [
+        { file: 'rates.json', bytes: json },
+        { file: 'rates-1.1.xml', bytes: exportDocument(20, 'EREF') },
+      ],
+      dir,
+    );
     const { port } = await serve(dir);
-    for (const [path, type] of [['/rates.json', 'application/json'], ['/rates-1.1.xml', 'application/xml']] as const) {
+    for (const [path, type] of [
+      ['/rates.json', 'application/json'],
+      ['/rates-1.1.xml', 'application/xml'],
+    ] as const) {
       for (const encoding of [undefined, 'gzip', 'br']) {
-        const response = await rawRequest({ port, path, ...(encoding ? { headers: { 'Accept-Encoding': encoding } } : {}) });
+        const response = await rawRequest({
+          port,
+          path,
+          ...(encoding ? { headers: { 'Accept-Encoding': encoding } } : {}),
+        });
         expect(response.status, `${path} ${encoding}`).toBe(200);
         expect(response.headers['content-type'], `${path} ${encoding}`).toBe(type);
         expect(response.headers['content-encoding'], `${path} ${encoding}`).toBe(encoding);
@@ -159,7 +175,8 @@ describe('the export server: what it refuses', () => {
     expect(response.status).toBe(404);
     const body = response.body.toString('utf8');
     expect(body).not.toContain(marker);
-    for (const name of ['parserfile.xml', 'notes.txt', 'inner.xml', 'x.xml', 'link.xml']) expect(body).not.toContain(name);
+    for (const name of ['parserfile.xml', 'notes.txt', 'inner.xml', 'x.xml', 'link.xml'])
+      expect(body).not.toContain(name);
   });
 
   it.each([
@@ -329,31 +346,42 @@ describe('the export server: Range and If-Range across a rebuild', () => {
   it('never matches a date, even the current Last-Modified, nor a date after it (a second can hold two builds)', async () => {
     const lastModified = (await fetchVersion('identity')).headers['last-modified'] ?? '';
     expect(Date.parse(lastModified)).not.toBeNaN();
-    for (const date of [lastModified, new Date(Date.parse(lastModified) + 60_000).toUTCString(), before.plain.headers['last-modified'] ?? '']) {
+    for (const date of [
+      lastModified,
+      new Date(Date.parse(lastModified) + 60_000).toUTCString(),
+      before.plain.headers['last-modified'] ?? '',
+    ]) {
       expectWhole(await fetchVersion('identity', { Range: range, 'If-Range': date }), second);
     }
   });
 
   it('compares If-Range with the ETag of the copy served: a gzip or brotli ETag never ranges the plain file', async () => {
-    for (const etag of [before.gzip.headers.etag, (await fetchVersion('gzip')).headers.etag, (await fetchVersion('br')).headers.etag]) {
+    for (const etag of [
+      before.gzip.headers.etag,
+      (await fetchVersion('gzip')).headers.etag,
+      (await fetchVersion('br')).headers.etag,
+    ]) {
       expect(etag).toMatch(/^"[^"]+"$/);
       expectWhole(await fetchVersion('identity', { Range: range, 'If-Range': etag ?? '' }), second);
     }
   });
 
-  it.each(['gzip', 'br'] as const)('sends the %s copy whole, never a part, whatever If-Range says', async (encoding) => {
-    const current = await fetchVersion(encoding);
-    expect(current.headers['content-encoding']).toBe(encoding);
-    const compressed = await readFile(join(dir, `parserfile.xml.${encoding === 'gzip' ? 'gz' : 'br'}`));
-    expectWhole(current, compressed);
-    const old = before[encoding].headers.etag ?? '';
-    expect(old).not.toBe(current.headers.etag);
-    for (const ifRange of [old, current.headers.etag ?? '', before.plain.headers.etag ?? '']) {
-      const response = await fetchVersion(encoding, { Range: range, 'If-Range': ifRange });
-      expect(response.headers['content-encoding']).toBe(encoding);
-      expectWhole(response, compressed);
-    }
-  });
+  it.each(['gzip', 'br'] as const)(
+    'sends the %s copy whole, never a part, whatever If-Range says',
+    async (encoding) => {
+      const current = await fetchVersion(encoding);
+      expect(current.headers['content-encoding']).toBe(encoding);
+      const compressed = await readFile(join(dir, `parserfile.xml.${encoding === 'gzip' ? 'gz' : 'br'}`));
+      expectWhole(current, compressed);
+      const old = before[encoding].headers.etag ?? '';
+      expect(old).not.toBe(current.headers.etag);
+      for (const ifRange of [old, current.headers.etag ?? '', before.plain.headers.etag ?? '']) {
+        const response = await fetchVersion(encoding, { Range: range, 'If-Range': ifRange });
+        expect(response.headers['content-encoding']).toBe(encoding);
+        expectWhole(response, compressed);
+      }
+    },
+  );
 });
 
 describe('the export server during republishing', () => {
@@ -374,7 +402,11 @@ describe('the export server during republishing', () => {
     const writer = (async () => {
       const start = performance.now();
       try {
-        for (let i = 0; i < republishes.max && (i < republishes.min || performance.now() - start < republishes.budgetMs); i++) {
+        for (
+          let i = 0;
+          i < republishes.max && (i < republishes.min || performance.now() - start < republishes.budgetMs);
+          i++
+        ) {
           await publishFiles([{ file: 'parserfile.xml', bytes: i % 2 === 0 ? large : small }], dir);
         }
       } finally {
@@ -438,7 +470,11 @@ describe('the export server during republishing', () => {
     const after = await rawRequest({ port, path: '/reffile.xml' });
     expect(after.body.equals(second)).toBe(true);
     expect(after.headers.etag).not.toBe(before.headers.etag);
-    const conditional = await rawRequest({ port, path: '/reffile.xml', headers: { 'If-None-Match': before.headers.etag ?? '' } });
+    const conditional = await rawRequest({
+      port,
+      path: '/reffile.xml',
+      headers: { 'If-None-Match': before.headers.etag ?? '' },
+    });
     expect(conditional.status).toBe(200);
   });
 });

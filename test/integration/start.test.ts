@@ -5,7 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil } from '../support/http.js';
-import { assertBuilt, offlineImport, repoRoot, spawnRatefile, stopAll, waitForServing, type RatefileProcess } from '../support/process.js';
+import {
+  assertBuilt,
+  offlineImport,
+  repoRoot,
+  spawnRatefile,
+  stopAll,
+  waitForServing,
+  type RatefileProcess,
+} from '../support/process.js';
 import { makeProject, everySecondConfig, sampleConfig, sampleQuotes, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';
 
@@ -15,7 +23,11 @@ const withCompressed = (files: readonly string[]) => files.flatMap((file) => [fi
 const exportFiles = ['parserfile.xml', 'reffile.xml', 'affiliatefile.xml'] as const;
 const demoConfig = join(repoRoot, 'ratefile.config.yaml');
 /** The demo is written by someone else: test it once its config, quotes and templates are all there. */
-const demoFiles = [demoConfig, join(repoRoot, 'quotes.json'), ...['parserfile', 'reffile', 'affiliatefile'].map((n) => join(repoRoot, 'templates', `${n}.yaml`))];
+const demoFiles = [
+  demoConfig,
+  join(repoRoot, 'quotes.json'),
+  ...['parserfile', 'reffile', 'affiliatefile'].map((n) => join(repoRoot, 'templates', `${n}.yaml`)),
+];
 const demoMissing = demoFiles.filter((file) => !existsSync(file));
 const everySecond = everySecondConfig;
 
@@ -40,8 +52,16 @@ async function replaceFile(path: string, content: string): Promise<void> {
   await rename(temporary, path);
 }
 
-function start(configPath: string, cwd: string, extra: readonly string[] = [], nodeArgs: readonly string[] = []): RatefileProcess {
-  return spawnRatefile(['start', '--config', configPath, '--port', '0', '--host', '127.0.0.1', ...extra], { cwd, nodeArgs });
+function start(
+  configPath: string,
+  cwd: string,
+  extra: readonly string[] = [],
+  nodeArgs: readonly string[] = [],
+): RatefileProcess {
+  return spawnRatefile(['start', '--config', configPath, '--port', '0', '--host', '127.0.0.1', ...extra], {
+    cwd,
+    nodeArgs,
+  });
 }
 
 interface Served {
@@ -114,16 +134,19 @@ describe('ratefile start (the real binary)', () => {
     await expectStopped(proc, 'SIGINT', base);
   });
 
-  it.skipIf(demoMissing.length > 0)(`serves the demo config of the repository root with items in all three files${demoMissing.length > 0 ? ` (skipped: missing ${demoMissing.join(', ')})` : ''}`, async () => {
-    // The demo is served into a temporary folder so the repository's public/ is left alone, and with
-    // fetch disabled in the child so a network source could not reach the internet from a test.
-    const out = await tempDir();
-    const proc = start(demoConfig, repoRoot, ['--out', out], [`--import=${offlineImport}`]);
-    const base = await waitForServing(proc);
-    expect(proc.stderr()).not.toMatch(/ error |source \S+ failed|failing sources/);
-    for (const file of exportFiles) await expectServedExport(base, file);
-    await expectStopped(proc, 'SIGTERM', base);
-  });
+  it.skipIf(demoMissing.length > 0)(
+    `serves the demo config of the repository root with items in all three files${demoMissing.length > 0 ? ` (skipped: missing ${demoMissing.join(', ')})` : ''}`,
+    async () => {
+      // The demo is served into a temporary folder so the repository's public/ is left alone, and with
+      // fetch disabled in the child so a network source could not reach the internet from a test.
+      const out = await tempDir();
+      const proc = start(demoConfig, repoRoot, ['--out', out], [`--import=${offlineImport}`]);
+      const base = await waitForServing(proc);
+      expect(proc.stderr()).not.toMatch(/ error |source \S+ failed|failing sources/);
+      for (const file of exportFiles) await expectServedExport(base, file);
+      await expectStopped(proc, 'SIGTERM', base);
+    },
+  );
 
   it('rebuilds on the schedule: a new quote shows up over HTTP with a new ETag', async () => {
     const sample = await project({ 'ratefile.config.yaml': everySecond });
@@ -135,7 +158,9 @@ describe('ratefile start (the real binary)', () => {
 
     const [btc, ...others] = sampleQuotes.quotes;
     const time = new Date().toISOString();
-    const quotes = { quotes: [{ ...btc, bid: '101000.00', ask: '101000.01', time }, ...others.map((q) => ({ ...q, time }))] };
+    const quotes = {
+      quotes: [{ ...btc, bid: '101000.00', ask: '101000.01', time }, ...others.map((q) => ({ ...q, time }))],
+    };
     await replaceFile(join(sample.dir, 'quotes.json'), JSON.stringify(quotes, null, 2));
 
     const after = await pollUntil(async () => {
@@ -241,9 +266,15 @@ describe('ratefile start (the real binary)', () => {
     const before = await expectServedExport(base, 'parserfile.xml');
 
     let bomb = 'lol0: &lol0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n';
-    for (let level = 1; level <= 9; level++) bomb += `lol${level}: &lol${level} [${Array(10).fill(`*lol${level - 1}`).join(', ')}]\n`;
+    for (let level = 1; level <= 9; level++)
+      bomb += `lol${level}: &lol${level} [${Array(10)
+        .fill(`*lol${level - 1}`)
+        .join(', ')}]\n`;
     await replaceFile(sample.configPath, everySecond + bomb);
-    await proc.waitForLog(/ error config reload rejected, the last good config still serves: ratefile\.config\.yaml: not valid YAML — line \d+, column \d+: alias \*lol\d /, 10_000);
+    await proc.waitForLog(
+      / error config reload rejected, the last good config still serves: ratefile\.config\.yaml: not valid YAML — line \d+, column \d+: alias \*lol\d /,
+      10_000,
+    );
 
     expect(proc.child.exitCode).toBeNull();
     const now = await expectServedExport(base, 'parserfile.xml');

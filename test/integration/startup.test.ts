@@ -14,8 +14,37 @@ const dist = new URL('../../dist/', import.meta.url).href;
 
 // What the commands' actions need and a bare start must not: the config loader (zod, both YAML readers), the pipeline,
 // the server and the service, the checker, and the packages behind alerts, metrics, rendering and S3.
-const heavyModules = ['config/load.js', 'config/schema.js', 'config/yaml.js', 'config/reload.js', 'build.js', 'cycle.js', 'pricing/', 'quotes.js', 'server.js', 'service.js', 'check/', 'hosting/', 'exports/'].map((path) => dist + path);
-const heavyPackages = ['nodemailer', 'prom-client', 'xmlbuilder2', '@aws-sdk', 'zod', 'yaml', 'js-yaml', 'fast-xml-parser', 'node-cron', 'serve-handler', 'decimal.js', 'fflate', 'pg', 'mysql2'];
+const heavyModules = [
+  'config/load.js',
+  'config/schema.js',
+  'config/yaml.js',
+  'config/reload.js',
+  'build.js',
+  'cycle.js',
+  'pricing/',
+  'quotes.js',
+  'server.js',
+  'service.js',
+  'check/',
+  'hosting/',
+  'exports/',
+].map((path) => dist + path);
+const heavyPackages = [
+  'nodemailer',
+  'prom-client',
+  'xmlbuilder2',
+  '@aws-sdk',
+  'zod',
+  'yaml',
+  'js-yaml',
+  'fast-xml-parser',
+  'node-cron',
+  'serve-handler',
+  'decimal.js',
+  'fflate',
+  'pg',
+  'mysql2',
+];
 
 let dir: string;
 let runs = 0;
@@ -37,17 +66,24 @@ async function loaded(args: readonly string[]): Promise<{ stdout: string; module
 }
 
 const heavyIn = (modules: readonly string[]) =>
-  modules.filter((url) => heavyModules.some((prefix) => url.startsWith(prefix)) || heavyPackages.some((name) => url.includes(`/node_modules/${name}/`)));
+  modules.filter(
+    (url) =>
+      heavyModules.some((prefix) => url.startsWith(prefix)) ||
+      heavyPackages.some((name) => url.includes(`/node_modules/${name}/`)),
+  );
 
 describe('a bare start', () => {
-  it.each([[['--version']], [['--help']], [['build', '--help']], [['start', '--help']]])('ratefile %j loads none of the heavy modules', async (args) => {
-    const { stdout, modules } = await loaded(args);
-    expect(stdout).toMatch(args[0] === '--version' ? /^\d+\.\d+\.\d+/ : /^Usage: ratefile/);
-    // The log saw the command line itself, so an empty or broken log cannot pass.
-    expect(modules).toContain(`${dist}cli.js`);
-    expect(modules.some((url) => url.includes('/node_modules/commander/'))).toBe(true);
-    expect(heavyIn(modules)).toEqual([]);
-  });
+  it.each([[['--version']], [['--help']], [['build', '--help']], [['start', '--help']]])(
+    'ratefile %j loads none of the heavy modules',
+    async (args) => {
+      const { stdout, modules } = await loaded(args);
+      expect(stdout).toMatch(args[0] === '--version' ? /^\d+\.\d+\.\d+/ : /^Usage: ratefile/);
+      // The log saw the command line itself, so an empty or broken log cannot pass.
+      expect(modules).toContain(`${dist}cli.js`);
+      expect(modules.some((url) => url.includes('/node_modules/commander/'))).toBe(true);
+      expect(heavyIn(modules)).toEqual([]);
+    },
+  );
 
   it('a command that runs still loads what it uses (the log sees modules imported late)', async () => {
     const { stdout, modules } = await loaded(['schema', '--template']);

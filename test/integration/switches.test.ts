@@ -11,9 +11,13 @@ beforeAll(() => assertBuilt());
 afterEach(() => stopAll());
 
 describe('pause and resume under ratefile start', () => {
-  it('the running service withholds a paused direction within a build, health stays ok, and publishes it again after resume', { timeout: 30_000 }, async () => {
+  it('the running service withholds a paused direction within a build, health stays ok, and publishes it again after resume', {
+    timeout: 30_000,
+  }, async () => {
     const made = await project({ 'ratefile.config.yaml': everySecondConfig });
-    const proc = spawnRatefile(['start', '--config', made.configPath, '--port', '0', '--host', '127.0.0.1'], { cwd: made.dir });
+    const proc = spawnRatefile(['start', '--config', made.configPath, '--port', '0', '--host', '127.0.0.1'], {
+      cwd: made.dir,
+    });
     const base = await waitForServing(proc);
     const parserfile = async () => (await fetch(new URL('parserfile.xml', base))).text();
     const hasSberrub = (text: string) => /<from>BTC<\/from>\s*<to>SBERRUB<\/to>/.test(text);
@@ -30,10 +34,18 @@ describe('pause and resume under ratefile start', () => {
       return body.heldBack.length > 0 ? body : undefined;
     }, 10_000);
     expect(health.level).toBe('ok');
-    expect(health.heldBack).toEqual([{ direction: 'BTC>SBERRUB', kind: 'paused', reason: expect.stringMatching(/^paused: bank blocks cards \(since /) as string }]);
+    expect(health.heldBack).toEqual([
+      {
+        direction: 'BTC>SBERRUB',
+        kind: 'paused',
+        reason: expect.stringMatching(/^paused: bank blocks cards \(since /) as string,
+      },
+    ]);
     const page = await (await fetch(base)).text();
     // On the dashboard: paused, with its reason, and not counted as withheld.
-    expect(page).toMatch(/<tr data-state="paused" data-id="BTC&gt;SBERRUB">[^\n]*BTC → SBERRUB[^\n]*paused<\/span>[^\n]*bank blocks cards/);
+    expect(page).toMatch(
+      /<tr data-state="paused" data-id="BTC&gt;SBERRUB">[^\n]*BTC → SBERRUB[^\n]*paused<\/span>[^\n]*bank blocks cards/,
+    );
     expect(page).toContain('3 directions published, 0 withheld, 0 out of hours, 1 paused.');
 
     expect((await runRatefile(['resume', 'BTC', 'SBERRUB'], made.dir, { now })).code).toBe(0);

@@ -21,7 +21,10 @@ function section(name: string): [string, string][] {
     .filter((line) => /^[A-Za-z]+=/.test(line))
     .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]);
 }
-const values = (key: string) => section('Service').filter(([k]) => k === key).map(([, v]) => v);
+const values = (key: string) =>
+  section('Service')
+    .filter(([k]) => k === key)
+    .map(([, v]) => v);
 const value = (key: string) => values(key).at(-1);
 
 function findSystemdAnalyze(): string | undefined {
@@ -83,9 +86,15 @@ describe('deploy/ratefile.service', () => {
         expect(binary).toBeDefined();
         const copy = join(dir, 'ratefile.service');
         await writeFile(copy, unit.replace(`ExecStart=${binary}`, `ExecStart=${binPath}`));
-        const result = spawnSync(systemdAnalyze!, ['verify', '--man=no', copy], { encoding: 'utf8', cwd: dir, timeout: 30_000 });
+        const result = spawnSync(systemdAnalyze!, ['verify', '--man=no', copy], {
+          encoding: 'utf8',
+          cwd: dir,
+          timeout: 30_000,
+        });
         // verify exits 0 even on unknown keys and bad values, which it reports on stderr naming the file.
-        const complaints = `${result.stdout}${result.stderr}`.split('\n').filter((line) => line.includes('ratefile.service'));
+        const complaints = `${result.stdout}${result.stderr}`
+          .split('\n')
+          .filter((line) => line.includes('ratefile.service'));
         expect(complaints).toEqual([]);
         expect(result.status, result.stderr).toBe(0);
       } finally {

@@ -14,7 +14,10 @@ afterEach(async () => {
 });
 
 /** `ratefile …args` in `cwd` to its end: exit code and output. */
-async function ratefile(args: readonly string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function ratefile(
+  args: readonly string[],
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const proc = spawnRatefile(args, { cwd });
   const exit = await proc.exited;
   return { code: exit.code, stdout: proc.stdout(), stderr: proc.stderr() };
@@ -47,7 +50,10 @@ describe('templates whose names have dots', () => {
     expect(JSON.stringify(state)).toContain('rates.v2.xml');
     expect(JSON.stringify(state)).toContain('aff-eref-1.1.xml');
 
-    const service = spawnRatefile(['start', '--config', made.configPath, '--port', '0', '--host', '127.0.0.1', '--out', 'public'], { cwd: made.dir });
+    const service = spawnRatefile(
+      ['start', '--config', made.configPath, '--port', '0', '--host', '127.0.0.1', '--out', 'public'],
+      { cwd: made.dir },
+    );
     const base = await waitForServing(service);
     for (const file of ['rates.v2.xml', 'aff-eref-1.1.xml']) {
       const response = await fetch(new URL(file, base));
@@ -67,7 +73,10 @@ describe('templates whose names have dots', () => {
   });
 
   it('a YAML file whose name cannot name an export is a config error naming the file, never skipped', async () => {
-    const made = await project({ 'templates/rates v2.yaml': 'description: a space in the name\n', 'templates/_draft.yml': 'markup: 1%\n' });
+    const made = await project({
+      'templates/rates v2.yaml': 'description: a space in the name\n',
+      'templates/_draft.yml': 'markup: 1%\n',
+    });
     const validated = await ratefile(['validate', '--config', made.configPath], made.dir);
     expect(validated.code).toBe(2);
     expect(validated.stderr).toContain('templates/rates v2.yaml: expected a template file name');

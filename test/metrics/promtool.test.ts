@@ -17,7 +17,9 @@ function promtool(text: string): Promise<{ code: number | null; output: string }
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', (error) => reject(new Error(`promtool is required (apt-get install prometheus): ${error.message}`)));
+    child.on('error', (error) =>
+      reject(new Error(`promtool is required (apt-get install prometheus): ${error.message}`)),
+    );
     child.on('close', (code) => resolve({ code, output }));
     child.stdin.end(text);
   });

@@ -17,7 +17,8 @@ import { debianMimeTypes, findNginx, nginxVersion, startNginx, type Nginx } from
 const marker = 'TOP-SECRET-NOT-AN-EXPORT';
 const exportFiles = ['affiliatefile.xml', 'parserfile.xml', 'reffile.xml'];
 const now = () => new Date('2026-11-21T12:00:30Z');
-const offlineFetch: typeof globalThis.fetch = (input) => Promise.reject(new Error(`network disabled in tests: ${String(input)}`));
+const offlineFetch: typeof globalThis.fetch = (input) =>
+  Promise.reject(new Error(`network disabled in tests: ${String(input)}`));
 
 let project: Project;
 let out: string;
@@ -35,7 +36,10 @@ beforeAll(async () => {
   const binary = findNginx();
   expect(nginxVersion(binary)).toMatch(/nginx version: nginx\/\d+\.\d+/);
   // Beside the three classic exports, an EREF 1.1 and a JSON one (format: in their templates).
-  project = await makeProject({ 'templates/rates11.yaml': 'format: eref-1.1\nfile: rates-1.1.xml\n', 'templates/rates.yaml': 'format: json\n' });
+  project = await makeProject({
+    'templates/rates11.yaml': 'format: eref-1.1\nfile: rates-1.1.xml\n',
+    'templates/rates.yaml': 'format: json\n',
+  });
   scratch = await mkdtemp(join(tmpdir(), 'ratefile-nginx-'));
   // Folders as a deployment has them (0755), not mkdtemp's 0700, so unprivileged workers can reach the files.
   await chmod(project.dir, 0o755);
@@ -76,8 +80,10 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-const get = (path: string, init: { method?: string; headers?: Record<string, string>; agent?: Agent } = {}): Promise<RawResponse> =>
-  rawRequest({ port: nginx.port, path, ...init });
+const get = (
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; agent?: Agent } = {},
+): Promise<RawResponse> => rawRequest({ port: nginx.port, path, ...init });
 
 /** nginx's ETag is "<mtime hex>-<size hex>": the size it names must be the size of the bytes it describes. */
 function etagSize(etag: string | undefined): number | undefined {
@@ -90,28 +96,32 @@ describe('nginx serving the exports', () => {
     expect(await readFile(debianMimeTypes, 'utf8')).toMatch(/^\s*text\/xml\s+xml;/m);
   });
 
-  it.each(exportFiles)('%s: 200, exactly application/xml, no-cache, ETag, Last-Modified, the bytes of the build', async (file) => {
-    const bytes = await readFile(join(out, file));
-    const response = await get(`/${file}`);
-    expect(response.status).toBe(200);
-    expect(response.headers['content-type']).toBe('application/xml');
-    expect(response.headers['cache-control']).toBe('no-cache');
-    expect(response.headers['x-content-type-options']).toBe('nosniff');
-    expect(response.headers['content-length']).toBe(String(bytes.length));
-    expect(response.headers.etag).toMatch(/^"[^"]+"$/);
-    expect(etagSize(response.headers.etag)).toBe(bytes.length);
-    expect(response.headers['last-modified']).toBe((await stat(join(out, file))).mtime.toUTCString());
-    expect(response.headers['content-encoding']).toBeUndefined();
-    expect(response.body.equals(bytes)).toBe(true);
-    expect(await xmlErrors(response.body, file)).toEqual([]);
-  });
+  it.each(exportFiles)(
+    '%s: 200, exactly application/xml, no-cache, ETag, Last-Modified, the bytes of the build',
+    async (file) => {
+      const bytes = await readFile(join(out, file));
+      const response = await get(`/${file}`);
+      expect(response.status).toBe(200);
+      expect(response.headers['content-type']).toBe('application/xml');
+      expect(response.headers['cache-control']).toBe('no-cache');
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['content-length']).toBe(String(bytes.length));
+      expect(response.headers.etag).toMatch(/^"[^"]+"$/);
+      expect(etagSize(response.headers.etag)).toBe(bytes.length);
+      expect(response.headers['last-modified']).toBe((await stat(join(out, file))).mtime.toUTCString());
+      expect(response.headers['content-encoding']).toBeUndefined();
+      expect(response.body.equals(bytes)).toBe(true);
+      expect(await xmlErrors(response.body, file)).toEqual([]);
+    },
+  );
 
   it('answers HEAD with the headers of GET and no body, and names no version', async () => {
     const full = await get('/parserfile.xml');
     const head = await get('/parserfile.xml', { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.body.length).toBe(0);
-    for (const header of ['content-type', 'content-length', 'cache-control', 'etag', 'last-modified']) expect(head.headers[header]).toBe(full.headers[header]);
+    for (const header of ['content-type', 'content-length', 'cache-control', 'etag', 'last-modified'])
+      expect(head.headers[header]).toBe(full.headers[header]);
     expect(head.headers.server).toBe('nginx');
   });
 
@@ -119,7 +129,11 @@ describe('nginx serving the exports', () => {
     const { headers } = await get('/parserfile.xml');
     const etag = headers.etag ?? '';
     const lastModified = headers['last-modified'] ?? '';
-    for (const conditional of [{ 'If-None-Match': etag }, { 'If-Modified-Since': lastModified }, { 'If-None-Match': `"other", ${etag}` }]) {
+    for (const conditional of [
+      { 'If-None-Match': etag },
+      { 'If-Modified-Since': lastModified },
+      { 'If-None-Match': `"other", ${etag}` },
+    ]) {
       const response = await get('/parserfile.xml', { headers: conditional });
       expect(response.status, JSON.stringify(conditional)).toBe(304);
       expect(response.body.length).toBe(0);
@@ -151,7 +165,9 @@ describe('nginx serving the exports', () => {
     } else {
       expect(response.headers.etag).toMatch(/^W\//);
     }
-    const cached = await get('/parserfile.xml', { headers: { 'Accept-Encoding': 'gzip', 'If-None-Match': response.headers.etag ?? '' } });
+    const cached = await get('/parserfile.xml', {
+      headers: { 'Accept-Encoding': 'gzip', 'If-None-Match': response.headers.etag ?? '' },
+    });
     expect(cached.status).toBe(304);
     // Without Accept-Encoding, never compressed.
     expect((await get('/parserfile.xml')).headers['content-encoding']).toBeUndefined();
@@ -201,7 +217,8 @@ describe('nginx refusing everything else', () => {
     expect(response.status).toBe(404);
     const body = response.body.toString('utf8');
     expect(body).not.toContain(marker);
-    for (const name of ['parserfile.xml', 'notes.txt', 'inner.xml', 'x.xml', 'link.xml', 'Index of']) expect(body).not.toContain(name);
+    for (const name of ['parserfile.xml', 'notes.txt', 'inner.xml', 'x.xml', 'link.xml', 'Index of'])
+      expect(body).not.toContain(name);
   });
 
   it.each([
@@ -219,35 +236,46 @@ describe('nginx refusing everything else', () => {
     expect(response.body.toString('utf8')).not.toContain('<rates>');
   });
 
-  it.each(['/parserfile.xml?cache=bust', '/parserfile.xml?x=/../secret.xml'])('200 for an export with a query string, which is ignored: %s', async (path) => {
-    const response = await get(path);
-    expect(response.status).toBe(200);
-    expect(response.body.equals(await readFile(join(out, 'parserfile.xml')))).toBe(true);
-  });
-
-  it.each(['/../secret.xml', '/%2e%2e/secret.xml', '/..%2fsecret.xml', '/sub/../../secret.xml', '/sub/%2e%2e/%2e%2e/secret.xml', '/%5c..%5csecret.xml'])(
-    'never serves a file outside the folder: %s → 400 or 404',
+  it.each(['/parserfile.xml?cache=bust', '/parserfile.xml?x=/../secret.xml'])(
+    '200 for an export with a query string, which is ignored: %s',
     async (path) => {
       const response = await get(path);
-      expect([400, 404]).toContain(response.status);
-      expect(response.body.toString('utf8')).not.toContain(marker);
+      expect(response.status).toBe(200);
+      expect(response.body.equals(await readFile(join(out, 'parserfile.xml')))).toBe(true);
     },
   );
 
-  it.each(['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])('%s → 405 with Allow: GET, HEAD, the file untouched', async (method) => {
-    const before = await readFile(join(out, 'parserfile.xml'));
-    const response = await get('/parserfile.xml', { method });
-    expect(response.status).toBe(405);
-    expect(response.headers.allow).toBe('GET, HEAD');
-    expect((await readFile(join(out, 'parserfile.xml'))).equals(before)).toBe(true);
+  it.each([
+    '/../secret.xml',
+    '/%2e%2e/secret.xml',
+    '/..%2fsecret.xml',
+    '/sub/../../secret.xml',
+    '/sub/%2e%2e/%2e%2e/secret.xml',
+    '/%5c..%5csecret.xml',
+  ])('never serves a file outside the folder: %s → 400 or 404', async (path) => {
+    const response = await get(path);
+    expect([400, 404]).toContain(response.status);
+    expect(response.body.toString('utf8')).not.toContain(marker);
   });
+
+  it.each(['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])(
+    '%s → 405 with Allow: GET, HEAD, the file untouched',
+    async (method) => {
+      const before = await readFile(join(out, 'parserfile.xml'));
+      const response = await get('/parserfile.xml', { method });
+      expect(response.status).toBe(405);
+      expect(response.headers.allow).toBe('GET, HEAD');
+      expect((await readFile(join(out, 'parserfile.xml'))).equals(before)).toBe(true);
+    },
+  );
 });
 
 /** A valid export with `count` items whose text is `label`, so two documents differ all the way through. */
 function exportDocument(count: number, label: string): Buffer {
   const items = Array.from(
     { length: count },
-    (_, index) => `  <item>\n    <from>${label}${index}</from>\n    <to>USDTTRC20</to>\n    <in>1</in>\n    <out>${index}.5</out>\n  </item>\n`,
+    (_, index) =>
+      `  <item>\n    <from>${label}${index}</from>\n    <to>USDTTRC20</to>\n    <in>1</in>\n    <out>${index}.5</out>\n  </item>\n`,
   );
   return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n${items.join('')}</rates>\n`);
 }
@@ -264,7 +292,8 @@ describe('nginx while ratefile republishes', () => {
     let writing = true;
     const writer = (async () => {
       try {
-        for (let i = 0; i < republishes; i++) await publishFiles([{ file: 'reffile.xml', bytes: i % 2 === 0 ? large : small }], out);
+        for (let i = 0; i < republishes; i++)
+          await publishFiles([{ file: 'reffile.xml', bytes: i % 2 === 0 ? large : small }], out);
       } finally {
         writing = false;
       }
@@ -303,7 +332,8 @@ describe('nginx while ratefile republishes', () => {
         }
         const weak = response.headers.etag?.startsWith('W/') ?? false;
         const named = etagSize(response.headers.etag);
-        if (named !== (weak ? body.length : response.body.length)) problems.push(`ETag ${response.headers.etag} for ${response.body.length} bytes sent`);
+        if (named !== (weak ? body.length : response.body.length))
+          problems.push(`ETag ${response.headers.etag} for ${response.body.length} bytes sent`);
         if (encoded) seen.gzip++;
         if (body.equals(small)) seen.small++;
         else if (body.equals(large)) seen.large++;
@@ -321,7 +351,9 @@ describe('nginx while ratefile republishes', () => {
     expect(seen.gzip).toBeGreaterThan(0);
     // Republishing left nothing servable behind: only the exports (and their compressed copies) and the planted files.
     const names = (await readdir(out)).filter((name) => !name.startsWith('.'));
-    expect(names.filter((name) => name.endsWith('.xml')).sort()).toEqual([...exportFiles, 'rates-1.1.xml', 'folder.xml', 'link.xml'].sort());
+    expect(names.filter((name) => name.endsWith('.xml')).sort()).toEqual(
+      [...exportFiles, 'rates-1.1.xml', 'folder.xml', 'link.xml'].sort(),
+    );
   });
 
   // nginx's validators are the mtime in seconds and the size: two builds of the same length within one

@@ -16,7 +16,10 @@ export const debianMimeTypes = '/etc/nginx/mime.types';
 export function findNginx(): string {
   const candidates = [
     ...(process.env.NGINX ? [process.env.NGINX] : []),
-    ...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'nginx')),
+    ...(process.env.PATH ?? '')
+      .split(delimiter)
+      .filter(Boolean)
+      .map((dir) => join(dir, 'nginx')),
     '/usr/sbin/nginx',
     '/usr/local/sbin/nginx',
     '/usr/local/nginx/sbin/nginx',
@@ -53,7 +56,12 @@ export function siteConfig(options: { port: number; root: string; accessLog: str
   const listens = text.match(/^\s*listen\s[^;]*;/gm) ?? [];
   if (listens.length === 0) throw new Error('deploy/nginx.conf: no listen line');
   text = text.replace(/^\s*listen\s[^;]*;\n/gm, '');
-  text = replaceOnce(text, /^(\s*)server_name\s[^;]*;/m, `$1listen 127.0.0.1:${options.port};\n$1server_name localhost;`, 'server_name line');
+  text = replaceOnce(
+    text,
+    /^(\s*)server_name\s[^;]*;/m,
+    `$1listen 127.0.0.1:${options.port};\n$1server_name localhost;`,
+    'server_name line',
+  );
   text = replaceOnce(text, /^(\s*)root\s[^;]*;/m, `$1root ${options.root};`, 'root line');
   text = replaceOnce(text, /^(\s*)access_log\s[^;]*;/m, `$1access_log ${options.accessLog};`, 'access_log line');
   return text;
@@ -128,11 +136,19 @@ export async function startNginx(options: {
     const configFile = join(options.dir, 'nginx.conf');
     const shipped = siteConfig({ port, root: options.root, accessLog: join(options.dir, 'ratefile.access.log') });
     const site = options.adjustSite ? options.adjustSite(shipped) : shipped;
-    await writeFile(configFile, mainConfig({ dir: options.dir, site, ...(options.user ? { user: options.user } : {}) }));
-    const check = spawnSync(options.binary, ['-t', '-q', '-p', options.dir, '-c', configFile, '-e', 'stderr'], { encoding: 'utf8' });
-    if (check.status !== 0) throw new Error(`nginx -t rejects the config generated from deploy/nginx.conf:\n${check.stderr}`);
+    await writeFile(
+      configFile,
+      mainConfig({ dir: options.dir, site, ...(options.user ? { user: options.user } : {}) }),
+    );
+    const check = spawnSync(options.binary, ['-t', '-q', '-p', options.dir, '-c', configFile, '-e', 'stderr'], {
+      encoding: 'utf8',
+    });
+    if (check.status !== 0)
+      throw new Error(`nginx -t rejects the config generated from deploy/nginx.conf:\n${check.stderr}`);
 
-    const child: ChildProcess = spawn(options.binary, ['-p', options.dir, '-c', configFile, '-e', 'stderr'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child: ChildProcess = spawn(options.binary, ['-p', options.dir, '-c', configFile, '-e', 'stderr'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => (stderr += chunk));
@@ -144,7 +160,8 @@ export async function startNginx(options: {
       });
     });
     const deadline = Date.now() + 10_000;
-    while (!exited && Date.now() < deadline && !(await canConnect(port))) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (!exited && Date.now() < deadline && !(await canConnect(port)))
+      await new Promise((resolve) => setTimeout(resolve, 50));
     if (!exited && (await canConnect(port))) {
       return {
         port,

@@ -13,8 +13,20 @@ import { repoRoot } from '../support/process.js';
 import { startReplay, type ReplayServer } from '../support/replay.js';
 
 const zip = (rows: number) =>
-  Buffer.from(dump({ ...base, 'bm_rates.dat': Array.from({ length: rows }, (_, i) => `2;1;${[10, 20, 30][i % 3]};1;${5_000_000 + i};900000;0.1;0;0.01;1;0`).join('\n') }));
-const zipHeaders = { 'content-type': 'application/zip', etag: '"v1"', 'last-modified': 'Sat, 21 Nov 2026 11:59:50 GMT' };
+  Buffer.from(
+    dump({
+      ...base,
+      'bm_rates.dat': Array.from(
+        { length: rows },
+        (_, i) => `2;1;${[10, 20, 30][i % 3]};1;${5_000_000 + i};900000;0.1;0;0.01;1;0`,
+      ).join('\n'),
+    }),
+  );
+const zipHeaders = {
+  'content-type': 'application/zip',
+  etag: '"v1"',
+  'last-modified': 'Sat, 21 Nov 2026 11:59:50 GMT',
+};
 
 describe('bestchange source', () => {
   let dir: string;
@@ -49,12 +61,26 @@ directions:
   }
 
   const at = (seconds: number) => () => new Date(Date.parse('2026-11-21T12:00:00Z') + seconds * 1000);
-  const deps = (cache: QuoteCache | undefined, seconds: number) => ({ configDir: dir, fetch: globalThis.fetch, now: at(seconds), env: {}, ...(cache ? { cache } : {}) });
+  const deps = (cache: QuoteCache | undefined, seconds: number) => ({
+    configDir: dir,
+    fetch: globalThis.fetch,
+    now: at(seconds),
+    env: {},
+    ...(cache ? { cache } : {}),
+  });
   const requests = () => replay.requests.filter((request) => request.path === '/info.zip');
 
   it('fetches, reuses within 30 s, then asks conditionally and keeps the parsed feed on a 304', async () => {
     const { sources } = await config();
-    replay.setRoutes([{ path: '/info.zip', responses: [{ body: zip(90), headers: zipHeaders }, { status: 304, headers: { etag: '"v1"' } }] }]);
+    replay.setRoutes([
+      {
+        path: '/info.zip',
+        responses: [
+          { body: zip(90), headers: zipHeaders },
+          { status: 304, headers: { etag: '"v1"' } },
+        ],
+      },
+    ]);
     const before = requests().length;
     const cache = new QuoteCache();
 
@@ -83,13 +109,24 @@ directions:
 
   it('fails on a feed with fewer than half the rows of the last good one, and stands in with the last good feed', async () => {
     const { sources } = await config(', maxAge: 5m');
-    replay.setRoutes([{ path: '/info.zip', responses: [{ body: zip(90), headers: { 'content-type': 'application/zip' } }, { body: zip(44), headers: { 'content-type': 'application/zip' } }, { body: zip(45) }] }]);
+    replay.setRoutes([
+      {
+        path: '/info.zip',
+        responses: [
+          { body: zip(90), headers: { 'content-type': 'application/zip' } },
+          { body: zip(44), headers: { 'content-type': 'application/zip' } },
+          { body: zip(45) },
+        ],
+      },
+    ]);
     const cache = new QuoteCache();
     await fetchQuotes(sources, deps(cache, 0));
     const dropped = await fetchQuotes(sources, deps(cache, 30));
     const report = dropped.reports.find((r) => r.name === 'bc')!;
     expect(report.ok).toBe(false);
-    expect(report.error).toMatch(/^bc: GET \/info\.zip: 44 rows, fewer than half of the last good feed's 90: taken as a broken feed \(using its last good feed, fetched 2026-11-21T12:00:00Z\)$/);
+    expect(report.error).toMatch(
+      /^bc: GET \/info\.zip: 44 rows, fewer than half of the last good feed's 90: taken as a broken feed \(using its last good feed, fetched 2026-11-21T12:00:00Z\)$/,
+    );
     expect(report).toMatchObject({ rows: 90, reused: 'fallback' });
     expect(bestChangeFeed(dropped.feeds.get('bc'))?.rows).toBe(90);
     // Half exactly is a real change of the market, not a broken feed.
@@ -110,7 +147,11 @@ directions:
     const report = beyond.reports.find((r) => r.name === 'bc')!;
     // The failure is remembered, not fetched again before the refresh has passed.
     expect(requests().length).toBe(asked);
-    expect(report).toMatchObject({ ok: false, error: 'bc: GET /info.zip: HTTP 503 Service Unavailable: "down" (3 attempts); next try after 2026-11-21T12:02:30Z' });
+    expect(report).toMatchObject({
+      ok: false,
+      error:
+        'bc: GET /info.zip: HTTP 503 Service Unavailable: "down" (3 attempts); next try after 2026-11-21T12:02:30Z',
+    });
     expect(report.rows).toBeUndefined();
     expect(beyond.feeds.has('bc')).toBe(false);
   });
@@ -120,7 +161,12 @@ directions:
     replay.setRoutes([{ path: '/info.zip', responses: [{ body: bigFeed() }, { body: zip(20) }] }]);
     const cache = new QuoteCache();
     const big = await fetchQuotes(sources, deps(cache, 0));
-    expect(big.reports.find((r) => r.name === 'bc')).toMatchObject({ ok: false, error: expect.stringMatching(/^bc: GET \/info\.zip: bm_rates\.dat unpacks to 62400000 bytes, more than the \d+ allowed: refused before unpacking$/) });
+    expect(big.reports.find((r) => r.name === 'bc')).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(
+        /^bc: GET \/info\.zip: bm_rates\.dat unpacks to 62400000 bytes, more than the \d+ allowed: refused before unpacking$/,
+      ),
+    });
     expect(big.feeds.has('bc')).toBe(false);
     const next = await fetchQuotes(sources, deps(cache, 30));
     expect(next.reports.find((r) => r.name === 'bc')).toMatchObject({ ok: true, rows: 20 });
@@ -145,7 +191,9 @@ directions:
       const { reports } = await fetchQuotes(sources, deps(cache, seconds));
       const report = reports.find((r) => r.name === 'bc')!;
       expect(report.ok).toBe(false);
-      expect(report.error).toBe(`bc: GET /info.zip: HTTP 503 Service Unavailable: "down"${seconds === 0 ? '' : '; next try after 2026-11-21T12:00:30Z'}`);
+      expect(report.error).toBe(
+        `bc: GET /info.zip: HTTP 503 Service Unavailable: "down"${seconds === 0 ? '' : '; next try after 2026-11-21T12:00:30Z'}`,
+      );
     }
     expect(requests().length - before).toBe(1);
     await fetchQuotes(sources, deps(cache, 30));
@@ -160,7 +208,10 @@ directions:
     for (const seconds of [0, 2, 4]) {
       // Resolves while the request is still unanswered: the build does not wait for it.
       const { reports, feeds } = await fetchQuotes(sources, deps(cache, seconds));
-      expect(reports.find((r) => r.name === 'bc')).toMatchObject({ ok: false, error: 'bc: fetching its feed since 2026-11-21T12:00:00Z, not waited for' });
+      expect(reports.find((r) => r.name === 'bc')).toMatchObject({
+        ok: false,
+        error: 'bc: fetching its feed since 2026-11-21T12:00:00Z, not waited for',
+      });
       expect(feeds.has('bc')).toBe(false);
       expect(reports.find((r) => r.name === 'desk')?.ok).toBe(true);
     }
@@ -179,7 +230,12 @@ directions:
     expect(first.feeds.has('bc')).toBe(false);
     await cache.settled();
     const next = await fetchQuotes(sources, deps(cache, 2));
-    expect(next.reports.find((r) => r.name === 'bc')).toMatchObject({ ok: true, rows: 90, reused: 'refresh', fetchedAt: at(0)() });
+    expect(next.reports.find((r) => r.name === 'bc')).toMatchObject({
+      ok: true,
+      rows: 90,
+      reused: 'refresh',
+      fetchedAt: at(0)(),
+    });
     expect(bestChangeFeed(next.feeds.get('bc'))?.rows).toBe(90);
   });
 
@@ -187,15 +243,34 @@ directions:
     const { sources } = await config();
     replay.setRoutes([{ path: '/info.zip', responses: [{ status: 304 }] }]);
     const { reports, feeds } = await fetchQuotes(sources, deps(undefined, 0));
-    expect(reports.find((r) => r.name === 'bc')).toMatchObject({ ok: false, error: 'bc: GET /info.zip: HTTP 304 Not Modified: empty body' });
+    expect(reports.find((r) => r.name === 'bc')).toMatchObject({
+      ok: false,
+      error: 'bc: GET /info.zip: HTTP 304 Not Modified: empty body',
+    });
     expect(feeds.has('bc')).toBe(false);
   });
 
   const broken: [string, { body: string | Buffer; status?: number; headers?: Record<string, string> }, RegExp][] = [
-    ['an HTML page', { body: '<!DOCTYPE html><html><title>Cloudflare</title></html>', headers: { 'content-type': 'application/zip' } }, /^bc: GET \/info\.zip: got an HTML page instead of info\.zip \(HTTP 200, application\/zip\)$/],
-    ['a truncated zip', { body: zip(30).subarray(0, 500) }, /^bc: GET \/info\.zip: not a readable zip \(.*; truncated\?\)$/],
-    ['a zip without bm_exch.dat', { body: Buffer.from(dump({ ...base, 'bm_exch.dat': undefined })) }, /^bc: GET \/info\.zip: bm_exch\.dat is missing from the zip$/],
-    ['a malformed row', { body: Buffer.from(dump({ ...base, 'bm_rates.dat': '2;1;10;1;5;6;0;0;1;2;0\n2;1;10;1;5,5;6;0;0;1;2;0' })) }, /^bc: GET \/info\.zip: bm_rates\.dat line 2: get "5,5" is not a decimal$/],
+    [
+      'an HTML page',
+      { body: '<!DOCTYPE html><html><title>Cloudflare</title></html>', headers: { 'content-type': 'application/zip' } },
+      /^bc: GET \/info\.zip: got an HTML page instead of info\.zip \(HTTP 200, application\/zip\)$/,
+    ],
+    [
+      'a truncated zip',
+      { body: zip(30).subarray(0, 500) },
+      /^bc: GET \/info\.zip: not a readable zip \(.*; truncated\?\)$/,
+    ],
+    [
+      'a zip without bm_exch.dat',
+      { body: Buffer.from(dump({ ...base, 'bm_exch.dat': undefined })) },
+      /^bc: GET \/info\.zip: bm_exch\.dat is missing from the zip$/,
+    ],
+    [
+      'a malformed row',
+      { body: Buffer.from(dump({ ...base, 'bm_rates.dat': '2;1;10;1;5;6;0;0;1;2;0\n2;1;10;1;5,5;6;0;0;1;2;0' })) },
+      /^bc: GET \/info\.zip: bm_rates\.dat line 2: get "5,5" is not a decimal$/,
+    ],
   ];
   for (const [name, response, message] of broken) {
     it(`fails on ${name}`, async () => {
@@ -212,9 +287,25 @@ directions:
   }
 
   it('refuses a refresh below 30 s and checks the cities override', async () => {
-    await expect(config(', refresh: 10s')).rejects.toMatchObject({ code: 'E_CONFIG', details: [expect.stringMatching(/^sources\.bc\.refresh: expected at least "30s" \(BestChange asks for one fetch per 30 s at most\), got "10s"/)] });
-    await expect(config(', cities: { "Нижний Тагил": ntag }')).rejects.toMatchObject({ details: [expect.stringMatching(/^sources\.bc\.cities\["Нижний Тагил"\]: expected a city code in capitals like "MSK", got "ntag"/)] });
+    await expect(config(', refresh: 10s')).rejects.toMatchObject({
+      code: 'E_CONFIG',
+      details: [
+        expect.stringMatching(
+          /^sources\.bc\.refresh: expected at least "30s" \(BestChange asks for one fetch per 30 s at most\), got "10s"/,
+        ),
+      ],
+    });
+    await expect(config(', cities: { "Нижний Тагил": ntag }')).rejects.toMatchObject({
+      details: [
+        expect.stringMatching(
+          /^sources\.bc\.cities\["Нижний Тагил"\]: expected a city code in capitals like "MSK", got "ntag"/,
+        ),
+      ],
+    });
     const { sources } = await config(', refresh: 1m, cities: { "3": NTAG, Владивосток: VLAD }');
-    expect(sources.find((s) => s.name === 'bc')?.options).toMatchObject({ refresh: 60_000, cities: { '3': 'NTAG', 'Владивосток': 'VLAD' } });
+    expect(sources.find((s) => s.name === 'bc')?.options).toMatchObject({
+      refresh: 60_000,
+      cities: { '3': 'NTAG', Владивосток: 'VLAD' },
+    });
   });
 });

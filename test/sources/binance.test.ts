@@ -18,8 +18,14 @@ testSource({
     { pair: 'TRX/USDT', bid: '0.27310000', ask: '0.27320000' },
   ],
   missing: { options: { pairs: [...pairs, 'XRP/USDT'] }, pair: 'XRP/USDT' },
-  zero: { body: fixtureWith('binance/bookTicker.json', '"bidPrice":"97012.30000000"', '"bidPrice":"0.00000000"'), pair: 'BTC/USDT' },
-  envelope: { response: { status: 451, fixture: 'binance/error-restricted.json' }, says: /HTTP 451.*restricted location.*\(code 0\)/ },
+  zero: {
+    body: fixtureWith('binance/bookTicker.json', '"bidPrice":"97012.30000000"', '"bidPrice":"0.00000000"'),
+    pair: 'BTC/USDT',
+  },
+  envelope: {
+    response: { status: 451, fixture: 'binance/error-restricted.json' },
+    says: /HTTP 451.*restricted location.*\(code 0\)/,
+  },
   rateLimited: { fixture: 'binance/error-too-many-requests.json' },
 });
 
@@ -44,11 +50,17 @@ describe('binance: its own traps', () => {
 
   it('after "Invalid symbol" (-1121, which fails the whole request) asks for every ticker and names only the unknown one', async () => {
     replay.setRoutes([
-      { path, query: { symbols: '["BTCUSDT","USDTRUB"]' }, responses: [{ status: 400, fixture: 'binance/error-invalid-symbol.json' }] },
+      {
+        path,
+        query: { symbols: '["BTCUSDT","USDTRUB"]' },
+        responses: [{ status: 400, fixture: 'binance/error-invalid-symbol.json' }],
+      },
       { path, query: { symbols: null }, responses: [{ fixture: 'binance/bookTicker-all.json' }] },
     ]);
     const result = await runSource('binance', { pairs: ['BTC/USDT', 'USDT/RUB'] }, replay.url);
-    expect(result.quotes).toEqual([expect.objectContaining({ pair: 'BTC/USDT', bid: '97012.30000000', ask: '97012.31000000' })]);
+    expect(result.quotes).toEqual([
+      expect.objectContaining({ pair: 'BTC/USDT', bid: '97012.30000000', ask: '97012.31000000' }),
+    ]);
     expect(result.problems).toEqual([`USDT/RUB (USDTRUB) in GET ${path}: not in the response`]);
   });
 
@@ -66,14 +78,28 @@ describe('binance: its own traps', () => {
     replay.setRoutes([{ path, responses: [{ status: 400, fixture: 'binance/error-illegal-characters.json' }] }]);
     const before = replay.requests.length;
     const waits: number[] = [];
-    const error = await sourceError(runSource('binance', { pairs: { 'BTC/USDT': 'btc-usdt' }, retries: 3 }, replay.url, waits), 'binance', path);
-    expect(error.message).toMatch(/HTTP 400 Bad Request: Illegal characters found in parameter 'symbols'.*\(code -1100\)/);
+    const error = await sourceError(
+      runSource('binance', { pairs: { 'BTC/USDT': 'btc-usdt' }, retries: 3 }, replay.url, waits),
+      'binance',
+      path,
+    );
+    expect(error.message).toMatch(
+      /HTTP 400 Bad Request: Illegal characters found in parameter 'symbols'.*\(code -1100\)/,
+    );
     expect(replay.requests.length - before).toBe(1);
     expect(waits).toEqual([]);
   });
 
   it('retries "Too many requests" (-1003) sent with HTTP 429 and no Retry-After', async () => {
-    replay.setRoutes([{ path, responses: [{ status: 429, fixture: 'binance/error-too-many-requests.json' }, { fixture: 'binance/bookTicker.json' }] }]);
+    replay.setRoutes([
+      {
+        path,
+        responses: [
+          { status: 429, fixture: 'binance/error-too-many-requests.json' },
+          { fixture: 'binance/bookTicker.json' },
+        ],
+      },
+    ]);
     const waits: number[] = [];
     const result = await runSource('binance', { pairs: ['BTC/USDT'], retries: 1 }, replay.url, waits);
     expect(result.quotes).toHaveLength(1);
@@ -86,16 +112,32 @@ describe('binance: its own traps', () => {
     ['a non-numeric price', '"97,012.30"', 'bidPrice is not a decimal: "97,012.30"'],
     ['a number where a string belongs, kept as sent', '97012.3', null],
   ])('reads %s in bidPrice', async (_name, value, problem) => {
-    replay.setRoutes([{ path, responses: [{ body: fixtureWith('binance/bookTicker.json', '"bidPrice":"97012.30000000"', `"bidPrice":${value}`) }] }]);
+    replay.setRoutes([
+      {
+        path,
+        responses: [
+          { body: fixtureWith('binance/bookTicker.json', '"bidPrice":"97012.30000000"', `"bidPrice":${value}`) },
+        ],
+      },
+    ]);
     const result = await runSource('binance', { pairs: ['BTC/USDT'] }, replay.url);
     if (problem === null) expect(result.quotes).toEqual([expect.objectContaining({ bid: '97012.3' })]);
     else expect(result.problems).toEqual([`BTC/USDT (BTCUSDT) in GET ${path}: ${problem}`]);
   });
 
   it('drops a bid above the ask', async () => {
-    replay.setRoutes([{ path, responses: [{ body: fixtureWith('binance/bookTicker.json', '"bidPrice":"3120.45000000"', '"bidPrice":"3121.00000000"') }] }]);
+    replay.setRoutes([
+      {
+        path,
+        responses: [
+          { body: fixtureWith('binance/bookTicker.json', '"bidPrice":"3120.45000000"', '"bidPrice":"3121.00000000"') },
+        ],
+      },
+    ]);
     const result = await runSource('binance', { pairs: ['ETH/USDT'] }, replay.url);
-    expect(result.problems).toEqual([`ETH/USDT (ETHUSDT) in GET ${path}: bid 3121.00000000 is above ask 3120.46000000`]);
+    expect(result.problems).toEqual([
+      `ETH/USDT (ETHUSDT) in GET ${path}: bid 3121.00000000 is above ask 3120.46000000`,
+    ]);
   });
 
   it('refuses an object where the list of tickers belongs', async () => {

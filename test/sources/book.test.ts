@@ -15,14 +15,31 @@ import { startReplay, type ReplayServer } from '../support/replay.js';
 const venue = (bid: string, ask = bid) => JSON.stringify({ ticker: { bid, ask } });
 
 /** A `json` source on the replay server at `/<name>`, quoting `pair` from `{ticker: {bid, ask}}`. */
-function jsonSource(name: string, replay: ReplayServer, pair: string, extra: Record<string, unknown> = {}): SourceConfig {
-  const options = { type: 'json', url: `${replay.url}/${name}`, pairs: { [pair]: { bid: 'ticker.bid', ask: 'ticker.ask' } }, retries: 0, ...extra };
+function jsonSource(
+  name: string,
+  replay: ReplayServer,
+  pair: string,
+  extra: Record<string, unknown> = {},
+): SourceConfig {
+  const options = {
+    type: 'json',
+    url: `${replay.url}/${name}`,
+    pairs: { [pair]: { bid: 'ticker.bid', ask: 'ticker.ask' } },
+    retries: 0,
+    ...extra,
+  };
   // As the config loader hands them over: checked and converted (durations in ms).
   return { name, type: 'json', options: sourceDefinition('json')!.options.parse(options) };
 }
 
 function deps(at: string, cache?: QuoteCache): FetchDeps {
-  return { configDir: '/nonexistent', fetch: globalThis.fetch, now: () => new Date(at), env: {}, ...(cache ? { cache } : {}) };
+  return {
+    configDir: '/nonexistent',
+    fetch: globalThis.fetch,
+    now: () => new Date(at),
+    env: {},
+    ...(cache ? { cache } : {}),
+  };
 }
 
 describe('fetchQuotes: refresh intervals, last good quotes, priorities', () => {
@@ -40,7 +57,11 @@ describe('fetchQuotes: refresh intervals, last good quotes, priorities', () => {
     const first = await fetchQuotes([source], deps('2026-11-21T12:00:00Z', cache));
     expect(first.reports[0]).toMatchObject({ ok: true, quotes: 1, fetchedAt: new Date('2026-11-21T12:00:00Z') });
     const second = await fetchQuotes([source], deps('2026-11-21T12:59:00Z', cache));
-    expect(second.reports[0]).toMatchObject({ ok: true, reused: 'refresh', fetchedAt: new Date('2026-11-21T12:00:00Z') });
+    expect(second.reports[0]).toMatchObject({
+      ok: true,
+      reused: 'refresh',
+      fetchedAt: new Date('2026-11-21T12:00:00Z'),
+    });
     expect(second.book.get('USD/RUB')?.bid.toFixed()).toBe('81.5');
     expect(asked('daily')).toBe(1);
     const third = await fetchQuotes([source], deps('2026-11-21T13:00:00Z', cache));
@@ -56,18 +77,25 @@ describe('fetchQuotes: refresh intervals, last good quotes, priorities', () => {
     expect(asked('oneshot')).toBe(2);
     const cache = new QuoteCache();
     await fetchQuotes([source], deps('2026-11-21T12:00:00Z', cache));
-    await fetchQuotes([{ ...source, options: { ...source.options, timeout: 5_000 } }], deps('2026-11-21T12:00:01Z', cache));
+    await fetchQuotes(
+      [{ ...source, options: { ...source.options, timeout: 5_000 } }],
+      deps('2026-11-21T12:00:01Z', cache),
+    );
     expect(asked('oneshot')).toBe(4);
   });
 
   it('stands in the last good quotes for a failed refetch while they are younger than maxAge', async () => {
-    replay.setRoutes([{ path: '/flaky', responses: [{ body: venue('92.10', '92.35') }, { status: 503, body: 'down' }] }]);
+    replay.setRoutes([
+      { path: '/flaky', responses: [{ body: venue('92.10', '92.35') }, { status: 503, body: 'down' }] },
+    ]);
     const source = jsonSource('flaky', replay, 'USDT/RUB', { maxAge: '90s' });
     const cache = new QuoteCache();
     await fetchQuotes([source], deps('2026-11-21T12:00:00Z', cache));
     const failed = await fetchQuotes([source], deps('2026-11-21T12:00:30Z', cache));
     expect(failed.reports[0]).toMatchObject({ ok: false, reused: 'fallback', quotes: 1 });
-    expect(failed.reports[0]?.error).toMatch(/^flaky: GET \/flaky: HTTP 503 Service Unavailable: "down" \(using its last good quotes, fetched 2026-11-21T12:00:00Z\)$/);
+    expect(failed.reports[0]?.error).toMatch(
+      /^flaky: GET \/flaky: HTTP 503 Service Unavailable: "down" \(using its last good quotes, fetched 2026-11-21T12:00:00Z\)$/,
+    );
     expect(failed.book.get('USDT/RUB')?.time).toEqual(new Date('2026-11-21T12:00:00Z'));
     const stale = await fetchQuotes([source], deps('2026-11-21T12:01:31Z', cache));
     expect(stale.reports[0]).toMatchObject({ ok: false, quotes: 0 });
@@ -78,7 +106,11 @@ describe('fetchQuotes: refresh intervals, last good quotes, priorities', () => {
     const dir = await mkdtemp(join(tmpdir(), 'ratefile-book-'));
     try {
       await writeFile(join(dir, 'quotes.json'), JSON.stringify([{ pair: 'BTC/USDT', bid: '1', ask: '2' }]));
-      const source: SourceConfig = { name: 'backoffice', type: 'file', options: { type: 'file', path: 'quotes.json', maxAge: Number.POSITIVE_INFINITY } };
+      const source: SourceConfig = {
+        name: 'backoffice',
+        type: 'file',
+        options: { type: 'file', path: 'quotes.json', maxAge: Number.POSITIVE_INFINITY },
+      };
       const cache = new QuoteCache();
       const at = (time: string) => ({ ...deps(time, cache), configDir: dir });
       expect((await fetchQuotes([source], at('2026-11-21T12:00:00Z'))).book.size).toBe(1);
@@ -104,7 +136,10 @@ describe('fetchQuotes: refresh intervals, last good quotes, priorities', () => {
       { path: '/slow2', responses: [{ body: venue('2'), delayMs: 300 }] },
     ]);
     const started = performance.now();
-    const { book } = await fetchQuotes([jsonSource('slow1', replay, 'A1/USD'), jsonSource('slow2', replay, 'A2/USD')], deps('2026-11-21T12:00:00Z'));
+    const { book } = await fetchQuotes(
+      [jsonSource('slow1', replay, 'A1/USD'), jsonSource('slow2', replay, 'A2/USD')],
+      deps('2026-11-21T12:00:00Z'),
+    );
     expect(book.size).toBe(2);
     expect(performance.now() - started).toBeLessThan(550);
   });
@@ -122,7 +157,10 @@ describe('fetchQuotes: refresh intervals, last good quotes, priorities', () => {
     ]);
     // The same market quoted both ways round: USDT/RUB and RUB/USDT.
     const { book } = await fetchQuotes(
-      [jsonSource('first', replay, 'USDT/RUB', { priority: a }), jsonSource('second', replay, 'RUB/USDT', { priority: b })],
+      [
+        jsonSource('first', replay, 'USDT/RUB', { priority: a }),
+        jsonSource('second', replay, 'RUB/USDT', { priority: b }),
+      ],
       deps('2026-11-21T12:00:00Z'),
     );
     expect(book.size).toBe(1);
@@ -136,18 +174,51 @@ describe('findChain: source priority breaks ties between equally short chains', 
     new Map(
       entries.map(([pair, priority]) => {
         const [base = '', quote = ''] = pair.split('/');
-        const entry: Quote = { pair, base, quote, bid: new Decimal(1), ask: new Decimal(1), time, source: `s${priority}`, priority };
+        const entry: Quote = {
+          pair,
+          base,
+          quote,
+          bid: new Decimal(1),
+          ask: new Decimal(1),
+          time,
+          source: `s${priority}`,
+          priority,
+        };
         return [pair, entry];
       }),
     );
 
   it.each([
-    ['alphabetical when priorities are equal', book(['BTC/USDC', 0], ['USDC/RUB', 0], ['BTC/USDT', 0], ['USDT/RUB', 0]), ['BTC/USDC', 'USDC/RUB']],
-    ['the higher priority over the alphabet', book(['BTC/USDC', 0], ['USDC/RUB', 0], ['BTC/USDT', 5], ['USDT/RUB', 5]), ['BTC/USDT', 'USDT/RUB']],
-    ['the better weakest link over a higher total', book(['BTC/USDC', 10], ['USDC/RUB', 0], ['BTC/USDT', 3], ['USDT/RUB', 3]), ['BTC/USDT', 'USDT/RUB']],
-    ['the higher total when weakest links tie', book(['BTC/USDC', 1], ['USDC/RUB', 1], ['BTC/USDT', 1], ['USDT/RUB', 9]), ['BTC/USDT', 'USDT/RUB']],
-    ['never a longer chain for a higher priority', book(['BTC/RUB', -5], ['BTC/USDT', 9], ['USDT/RUB', 9]), ['BTC/RUB']],
-    ['through an inverted pair', book(['RUB/USDT', 2], ['BTC/USDT', 0], ['BTC/USDC', 0], ['USDC/RUB', 0]), ['BTC/USDT', 'RUB/USDT']],
+    [
+      'alphabetical when priorities are equal',
+      book(['BTC/USDC', 0], ['USDC/RUB', 0], ['BTC/USDT', 0], ['USDT/RUB', 0]),
+      ['BTC/USDC', 'USDC/RUB'],
+    ],
+    [
+      'the higher priority over the alphabet',
+      book(['BTC/USDC', 0], ['USDC/RUB', 0], ['BTC/USDT', 5], ['USDT/RUB', 5]),
+      ['BTC/USDT', 'USDT/RUB'],
+    ],
+    [
+      'the better weakest link over a higher total',
+      book(['BTC/USDC', 10], ['USDC/RUB', 0], ['BTC/USDT', 3], ['USDT/RUB', 3]),
+      ['BTC/USDT', 'USDT/RUB'],
+    ],
+    [
+      'the higher total when weakest links tie',
+      book(['BTC/USDC', 1], ['USDC/RUB', 1], ['BTC/USDT', 1], ['USDT/RUB', 9]),
+      ['BTC/USDT', 'USDT/RUB'],
+    ],
+    [
+      'never a longer chain for a higher priority',
+      book(['BTC/RUB', -5], ['BTC/USDT', 9], ['USDT/RUB', 9]),
+      ['BTC/RUB'],
+    ],
+    [
+      'through an inverted pair',
+      book(['RUB/USDT', 2], ['BTC/USDT', 0], ['BTC/USDC', 0], ['USDC/RUB', 0]),
+      ['BTC/USDT', 'RUB/USDT'],
+    ],
   ])('%s', (_name, quotes, chain) => {
     expect(findChain(quotes, 'BTC', 'RUB')).toEqual(chain);
   });
@@ -160,7 +231,11 @@ describe('findChain: source priority breaks ties between equally short chains', 
 });
 
 describe('sourceMaxAgeMs: how old a quote may be', () => {
-  const source = (type: string, extra: Record<string, unknown> = {}): SourceConfig => ({ name: type, type, options: { type, ...extra } });
+  const source = (type: string, extra: Record<string, unknown> = {}): SourceConfig => ({
+    name: type,
+    type,
+    options: { type, ...extra },
+  });
   it.each([
     ['binance, every build on a 30 s schedule', source('binance'), 30_000, 60_000],
     ['binance on a 5 min schedule', source('binance'), 300_000, 600_000],

@@ -16,8 +16,14 @@ describe('build with live sources', () => {
     dir = await mkdtemp(join(tmpdir(), 'ratefile-sources-build-'));
     await cp(join(repoRoot, 'templates'), join(dir, 'templates'), { recursive: true });
     replay = await startReplay([
-      { path: '/venue', responses: [{ body: '{"time": "2026-11-21T11:59:50Z", "usdt": {"bid": "92.10", "ask": "92.35"}}' }] },
-      { path: '/old', responses: [{ body: '{"time": "2026-11-21T11:50:00Z", "usdt": {"bid": "92.10", "ask": "92.35"}}' }] },
+      {
+        path: '/venue',
+        responses: [{ body: '{"time": "2026-11-21T11:59:50Z", "usdt": {"bid": "92.10", "ask": "92.35"}}' }],
+      },
+      {
+        path: '/old',
+        responses: [{ body: '{"time": "2026-11-21T11:50:00Z", "usdt": {"bid": "92.10", "ask": "92.35"}}' }],
+      },
     ]);
   });
   afterAll(async () => {
@@ -60,7 +66,9 @@ directions:
     const config = await configWith('/old');
     const result = await build(config, { now, env: env() });
     expect(result.report.priced).toEqual([]);
-    expect(result.report.withheld.map((withheld) => withheld.reason)).toEqual(['quote USDT/RUB from venue is 600 s old (limit 60 s)']);
+    expect(result.report.withheld.map((withheld) => withheld.reason)).toEqual([
+      'quote USDT/RUB from venue is 600 s old (limit 60 s)',
+    ]);
     const allowed = await build(await configWith('/old', ', maxAge: 15m'), { now, env: env() });
     expect(allowed.report.priced).toHaveLength(1);
   });
@@ -102,7 +110,10 @@ directions:
 
   const buildAt = async (now: string) => {
     const config = await loadConfig(join(dir, 'ratefile.config.yaml'));
-    return build(config, { now: () => new Date(now), env: { RATEFILE_ECB_URL: replay.url, RATEFILE_CBR_URL: replay.url } });
+    return build(config, {
+      now: () => new Date(now),
+      env: { RATEFILE_ECB_URL: replay.url, RATEFILE_CBR_URL: replay.url },
+    });
   };
 
   it('on Monday morning both are published, and status shows their real age', async () => {

@@ -19,7 +19,10 @@ testSource({
   ],
   missing: { options: { pairs: [...pairs, 'XRP/USDT'] }, pair: 'XRP/USDT' },
   zero: { body: fixtureWith('bybit/tickers-spot.json', '"bid1Price":"97012.3"', '"bid1Price":"0"'), pair: 'BTC/USDT' },
-  envelope: { response: { fixture: 'bybit/error-not-supported.json' }, says: /Not supported symbols \(retCode 10001\)/ },
+  envelope: {
+    response: { fixture: 'bybit/error-not-supported.json' },
+    says: /Not supported symbols \(retCode 10001\)/,
+  },
 });
 
 describe('bybit: its own traps', () => {
@@ -43,7 +46,9 @@ describe('bybit: its own traps', () => {
   });
 
   it('retries "Too many visits!" (retCode 10006) after a backoff', async () => {
-    replay.setRoutes([{ path, responses: [{ fixture: 'bybit/error-too-many-visits.json' }, { fixture: 'bybit/tickers-spot.json' }] }]);
+    replay.setRoutes([
+      { path, responses: [{ fixture: 'bybit/error-too-many-visits.json' }, { fixture: 'bybit/tickers-spot.json' }] },
+    ]);
     const waits: number[] = [];
     const result = await runSource('bybit', { pairs, retries: 1 }, replay.url, waits);
     expect(result.quotes).toHaveLength(5);
@@ -65,7 +70,9 @@ describe('bybit: its own traps', () => {
   });
 
   it('refuses a body without result.list', async () => {
-    replay.setRoutes([{ path, responses: [{ body: '{"retCode":0,"retMsg":"OK","result":{"category":"spot"},"time":1795262399981}' }] }]);
+    replay.setRoutes([
+      { path, responses: [{ body: '{"retCode":0,"retMsg":"OK","result":{"category":"spot"},"time":1795262399981}' }] },
+    ]);
     const error = await sourceError(runSource('bybit', { pairs }, replay.url), 'bybit', path);
     expect(error.message).toContain('expected result.list, a list of tickers, got nothing');
   });

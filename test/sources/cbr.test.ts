@@ -23,7 +23,14 @@ testSource({
     { pair: 'VND/RUB', bid: '0.00312014', ask: '0.00312014' },
   ],
   missing: { options: { pairs: [...pairs, 'XAU/RUB'] }, pair: 'XAU/RUB' },
-  zero: { body: fixtureWith('cbr/XML_daily.asp', '<Value>81,5032</Value><VunitRate>81,5032</VunitRate>', '<Value>0,0000</Value><VunitRate>0</VunitRate>'), pair: 'USD/RUB' },
+  zero: {
+    body: fixtureWith(
+      'cbr/XML_daily.asp',
+      '<Value>81,5032</Value><VunitRate>81,5032</VunitRate>',
+      '<Value>0,0000</Value><VunitRate>0</VunitRate>',
+    ),
+    pair: 'USD/RUB',
+  },
   envelope: { response: { fixture: 'cbr/error-parameters.asp' }, says: /CBR answered "Error in parameters"/ },
 });
 
@@ -36,7 +43,8 @@ async function runAt(url: string, now: string, options: Record<string, unknown> 
 
 describe('cbr: its own traps', () => {
   let replay: ReplayServer;
-  const serve = (body: Buffer | string, extension = 'asp') => replay.setRoutes([{ path, responses: [{ fixture: `cbr/any.${extension}`, body }] }]);
+  const serve = (body: Buffer | string, extension = 'asp') =>
+    replay.setRoutes([{ path, responses: [{ fixture: `cbr/any.${extension}`, body }] }]);
   beforeAll(async () => {
     replay = await startReplay([{ path, responses: [{ fixture: 'cbr/XML_daily.asp' }] }]);
   });
@@ -86,7 +94,10 @@ describe('cbr: its own traps', () => {
   it('reads the older format without VunitRate (Value ÷ Nominal)', async () => {
     replay.setRoutes([{ path, responses: [{ fixture: 'cbr/XML_daily_2023-09-15.asp' }] }]);
     const result = await runAt(replay.url, '2023-09-15T09:00:00Z', { pairs: ['USD/RUB', 'AMD/RUB'] });
-    expect(result.quotes.map(({ pair, bid, ask }) => `${pair} ${bid} ${ask}`)).toEqual(['USD/RUB 96.16 96.16', 'AMD/RUB 0.240891 0.240891']);
+    expect(result.quotes.map(({ pair, bid, ask }) => `${pair} ${bid} ${ask}`)).toEqual([
+      'USD/RUB 96.16 96.16',
+      'AMD/RUB 0.240891 0.240891',
+    ]);
   });
 
   it('drops a currency whose VunitRate disagrees with Value ÷ Nominal, naming it in Russian as decoded', async () => {
@@ -100,7 +111,11 @@ describe('cbr: its own traps', () => {
   it.each([
     ['<Value>81,5032</Value>', '<Value>81.503,2</Value>', 'Value "81.503,2" is not a decimal'],
     ['<Value>81,5032</Value>', '<Value></Value>', 'Value "" is not a decimal'],
-    ['<Nominal>1</Nominal><Name>Доллар США', '<Nominal>0</Nominal><Name>Доллар США', 'Nominal "0" is not a positive whole number'],
+    [
+      '<Nominal>1</Nominal><Name>Доллар США',
+      '<Nominal>0</Nominal><Name>Доллар США',
+      'Nominal "0" is not a positive whole number',
+    ],
   ])('drops %s written as %s', async (from, to, problem) => {
     const text = decodeXml(fixture('cbr/XML_daily.asp'), '').replace(from, to);
     serve(encodeCp1251(text));
@@ -122,11 +137,16 @@ describe('cbr: its own traps', () => {
   });
 
   it('drops a Value with more digits than any price has, naming the pair', async () => {
-    const text = decodeXml(fixture('cbr/XML_daily.asp'), '').replace('<Value>81,5032</Value>', `<Value>81,${'5'.repeat(50)}</Value>`);
+    const text = decodeXml(fixture('cbr/XML_daily.asp'), '').replace(
+      '<Value>81,5032</Value>',
+      `<Value>81,${'5'.repeat(50)}</Value>`,
+    );
     serve(encodeCp1251(text));
     const result = await runAt(replay.url, '2026-11-21T12:00:00Z', { pairs: ['USD/RUB', 'EUR/RUB'] });
     expect(result.quotes.map((quote) => quote.pair)).toEqual(['EUR/RUB']);
-    expect(result.problems).toEqual([`USD/RUB (USD, Доллар США) in GET ${path}: Value "81,5555555555555555555555555555555555555…" has 52 digits, more than 40`]);
+    expect(result.problems).toEqual([
+      `USD/RUB (USD, Доллар США) in GET ${path}: Value "81,5555555555555555555555555555555555555…" has 52 digits, more than 40`,
+    ]);
   });
 
   it('reads a mirror that re-encoded the document to UTF-8', async () => {
@@ -154,8 +174,18 @@ describe('cbr: its own traps', () => {
   });
 
   it('refuses an entity-expansion bomb at once', async () => {
-    const lol = ['<!ENTITY a "lollollollollollollollollollol">', ...Array.from({ length: 9 }, (_, i) => `<!ENTITY ${String.fromCharCode(98 + i)} "${`&${String.fromCharCode(97 + i)};`.repeat(10)}">`)].join('');
-    serve(encodeCp1251(`<?xml version="1.0"?><!DOCTYPE ValCurs [${lol}]><ValCurs Date="21.11.2026"><Valute><Name>&j;</Name></Valute></ValCurs>`));
+    const lol = [
+      '<!ENTITY a "lollollollollollollollollollol">',
+      ...Array.from(
+        { length: 9 },
+        (_, i) => `<!ENTITY ${String.fromCharCode(98 + i)} "${`&${String.fromCharCode(97 + i)};`.repeat(10)}">`,
+      ),
+    ].join('');
+    serve(
+      encodeCp1251(
+        `<?xml version="1.0"?><!DOCTYPE ValCurs [${lol}]><ValCurs Date="21.11.2026"><Valute><Name>&j;</Name></Valute></ValCurs>`,
+      ),
+    );
     const started = performance.now();
     const error = await sourceError(runAt(replay.url, '2026-11-21T12:00:00Z'), 'cbr', path);
     expect(error.message).toContain('DTD');
@@ -170,7 +200,9 @@ describe('cbr: its own traps', () => {
 
   it('takes only pairs against RUB, at load', () => {
     const parsed = cbrSource.options.safeParse({ type: 'cbr', pairs: ['USD/RUB', 'RUB/USD'] });
-    expect(parsed.error?.issues.map((issue) => issue.message)).toEqual(['expected a pair against RUB like "USD/RUB", got "RUB/USD"']);
+    expect(parsed.error?.issues.map((issue) => issue.message)).toEqual([
+      'expected a pair against RUB like "USD/RUB", got "RUB/USD"',
+    ]);
   });
 
   it('reaches CBR through RATEFILE_CBR_URL', async () => {

@@ -19,11 +19,23 @@ testSource({
     { pair: 'ETH/USD', bid: '3120.5', ask: '3120.5' },
   ],
   missing: {
-    options: { pairs: { 'USDT/RUB': 'tether', 'USDT/USD': 'tether', 'BTC/RUB': 'bitcoin', 'BTC/USD': 'bitcoin', 'ETH/USD': 'ethereum', 'XYZ/USD': 'xyz-token' } },
+    options: {
+      pairs: {
+        'USDT/RUB': 'tether',
+        'USDT/USD': 'tether',
+        'BTC/RUB': 'bitcoin',
+        'BTC/USD': 'bitcoin',
+        'ETH/USD': 'ethereum',
+        'XYZ/USD': 'xyz-token',
+      },
+    },
     pair: 'XYZ/USD',
   },
   zero: { body: fixtureWith('coingecko/simple-price.json', '"usd":97010.12', '"usd":0'), pair: 'BTC/USD' },
-  envelope: { response: { status: 401, fixture: 'coingecko/error-key-type.json' }, says: /HTTP 401.*change your root URL.*\(error_code 10010\)/ },
+  envelope: {
+    response: { status: 401, fixture: 'coingecko/error-key-type.json' },
+    says: /HTTP 401.*change your root URL.*\(error_code 10010\)/,
+  },
   rateLimited: { fixture: 'coingecko/error-rate-limit.json' },
 });
 
@@ -43,9 +55,24 @@ describe('coingecko: its own traps', () => {
   });
 
   it('keeps prices sent as JSON numbers exact, digits a float would lose included, and expands exponents', async () => {
-    replay.setRoutes([{ path, responses: [{ body: fixtureWith('coingecko/simple-price.json', '81.61988475210483', '81.6198847521048312345') }] }]);
-    const result = await runSource('coingecko', { pairs: { 'USDT/RUB': 'tether', 'SHIB/USD': 'shiba-inu', 'SHIB/EUR': 'shiba-inu' } }, replay.url);
-    expect(result.quotes.map(({ pair, bid }) => `${pair} ${bid}`)).toEqual(['USDT/RUB 81.6198847521048312345', 'SHIB/USD 0.000012', 'SHIB/EUR 0.000011209']);
+    replay.setRoutes([
+      {
+        path,
+        responses: [
+          { body: fixtureWith('coingecko/simple-price.json', '81.61988475210483', '81.6198847521048312345') },
+        ],
+      },
+    ]);
+    const result = await runSource(
+      'coingecko',
+      { pairs: { 'USDT/RUB': 'tether', 'SHIB/USD': 'shiba-inu', 'SHIB/EUR': 'shiba-inu' } },
+      replay.url,
+    );
+    expect(result.quotes.map(({ pair, bid }) => `${pair} ${bid}`)).toEqual([
+      'USDT/RUB 81.6198847521048312345',
+      'SHIB/USD 0.000012',
+      'SHIB/EUR 0.000011209',
+    ]);
     replay.setRoutes([{ path, responses: [{ fixture: 'coingecko/simple-price.json' }] }]);
   });
 
@@ -57,13 +84,17 @@ describe('coingecko: its own traps', () => {
   });
 
   it('reads the key from the variable keyEnv names, and a pro key goes in the pro header', async () => {
-    await runSource('coingecko', { pairs, plan: 'pro', keyEnv: 'MY_CG_KEY' }, replay.url, [], { MY_CG_KEY: 'CG-pro-secret' });
+    await runSource('coingecko', { pairs, plan: 'pro', keyEnv: 'MY_CG_KEY' }, replay.url, [], {
+      MY_CG_KEY: 'CG-pro-secret',
+    });
     expect(replay.requests.at(-1)?.headers['x-cg-pro-api-key']).toBe('CG-pro-secret');
   });
 
   it('refuses the pro plan without a key, before asking', async () => {
     const before = replay.requests.length;
-    await expect(runSource('coingecko', { pairs, plan: 'pro' }, replay.url)).rejects.toThrow('coingecko: the pro plan needs an API key in RATEFILE_COINGECKO_KEY');
+    await expect(runSource('coingecko', { pairs, plan: 'pro' }, replay.url)).rejects.toThrow(
+      'coingecko: the pro plan needs an API key in RATEFILE_COINGECKO_KEY',
+    );
     expect(replay.requests.length).toBe(before);
   });
 
@@ -86,7 +117,10 @@ describe('coingecko: its own traps', () => {
   });
 
   it('needs a coin id for a coin it does not know, at load', () => {
-    const parsed = sourceDefinition('coingecko')!.options.safeParse({ type: 'coingecko', pairs: ['USDT/RUB', 'NOTCOIN/USD'] });
+    const parsed = sourceDefinition('coingecko')!.options.safeParse({
+      type: 'coingecko',
+      pairs: ['USDT/RUB', 'NOTCOIN/USD'],
+    });
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)).toEqual([
       'pairs.1: no known CoinGecko coin id for NOTCOIN: write pairs as a mapping, e.g. { NOTCOIN/USD: <coin id> }',

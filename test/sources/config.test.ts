@@ -19,7 +19,11 @@ describe('sources in the config', () => {
     const config = await loadConfig(join(repoRoot, 'examples/live.yaml'));
     const byName = new Map(config.sources.map((source) => [source.name, source]));
     expect([...byName.keys()]).toEqual(['binance', 'bybit', 'coingecko', 'cbr', 'ecb']);
-    expect(byName.get('binance')?.options).toEqual({ type: 'binance', priority: 10, pairs: ['BTC/USDT', 'ETH/USDT', 'ETH/BTC', 'LTC/USDT', 'TRX/USDT'] });
+    expect(byName.get('binance')?.options).toEqual({
+      type: 'binance',
+      priority: 10,
+      pairs: ['BTC/USDT', 'ETH/USDT', 'ETH/BTC', 'LTC/USDT', 'TRX/USDT'],
+    });
     expect(sourceRefreshMs(byName.get('coingecko')!)).toBe(60_000);
     expect(sourceRefreshMs(byName.get('cbr')!)).toBe(3_600_000);
     expect(sourceMaxAgeMs(byName.get('cbr')!, config.schedulePeriodMs)).toBe(3 * 86_400_000);
@@ -65,7 +69,9 @@ directions:
       'sources.venue.pairs.USDT/RUB.ask: required (line 6)',
       'sources.kr.pairs: required: expected a list of pairs like [BTC/USDT] or a mapping like { BTC/USDT: BTCUSDT } (line 7)',
       // No adapter for sanctioned venues; the wording of an unknown type is the config loader's.
-      expect.stringMatching(/^sources\.x\.type: .*file, binance, bybit, okx, kraken, coingecko, cbr, ecb, json.*"garantex" \(line 8\)$/),
+      expect.stringMatching(
+        /^sources\.x\.type: .*file, binance, bybit, okx, kraken, coingecko, cbr, ecb, json.*"garantex" \(line 8\)$/,
+      ),
     ]);
   });
 

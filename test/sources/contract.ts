@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RatefileError } from '../../src/errors.js';
 import { fetchQuotes, QuoteCache } from '../../src/quotes.js';
-import { SourceError } from '../../src/sources/http.js';
+import type { SourceError } from '../../src/sources/http.js';
 import { sourceDefinition } from '../../src/sources/index.js';
 import type { RawQuote, SourceContext, SourceResult } from '../../src/sources/source.js';
 import { fixture, startReplay, type ReplayResponse, type ReplayServer } from '../support/replay.js';
@@ -52,11 +52,20 @@ export function contextFor(name: string, env: Record<string, string | undefined>
 }
 
 /** Run one source once against `url` (through its RATEFILE_<TYPE>_URL), its options checked by its schema first. */
-export async function runSource(type: string, options: Options, url: string, waits: number[] = [], env: Record<string, string> = {}): Promise<SourceResult> {
+export async function runSource(
+  type: string,
+  options: Options,
+  url: string,
+  waits: number[] = [],
+  env: Record<string, string> = {},
+): Promise<SourceResult> {
   const definition = sourceDefinition(type);
   if (!definition) throw new Error(`no source type ${type}`);
   const parsed = definition.options.parse({ type, ...options });
-  const result = await definition.fetchQuotes(parsed, contextFor(type, { [`RATEFILE_${type.toUpperCase()}_URL`]: url, ...env }, waits));
+  const result = await definition.fetchQuotes(
+    parsed,
+    contextFor(type, { [`RATEFILE_${type.toUpperCase()}_URL`]: url, ...env }, waits),
+  );
   return Array.isArray(result) ? { quotes: result, problems: [] } : result;
 }
 
@@ -110,7 +119,9 @@ export function testSource(spec: ContractSpec): void {
         now: () => testNow,
         env: { [`RATEFILE_${type.toUpperCase()}_URL`]: replay.url },
       });
-      expect(reports).toEqual([expect.objectContaining({ name: 'live', type, ok: true, quotes: spec.expected.length, rejected: [] })]);
+      expect(reports).toEqual([
+        expect.objectContaining({ name: 'live', type, ok: true, quotes: spec.expected.length, rejected: [] }),
+      ]);
       for (const expected of spec.expected) {
         const quote = book.get(expected.pair);
         expect(quote?.source).toBe('live');
@@ -127,7 +138,10 @@ export function testSource(spec: ContractSpec): void {
       expect(Array.isArray(fromConfig) ? fromConfig : fromConfig.quotes).toHaveLength(spec.expected.length);
       // A dead base URL in the config does not matter when the environment points elsewhere.
       const dead = definition.options.parse({ type, ...withBase(options, 'http://127.0.0.1:9') });
-      const fromEnv = await definition.fetchQuotes(dead, contextFor(type, { [`RATEFILE_${type.toUpperCase()}_URL`]: replay.url }));
+      const fromEnv = await definition.fetchQuotes(
+        dead,
+        contextFor(type, { [`RATEFILE_${type.toUpperCase()}_URL`]: replay.url }),
+      );
       expect(Array.isArray(fromEnv) ? fromEnv : fromEnv.quotes).toHaveLength(spec.expected.length);
     });
 
@@ -197,7 +211,10 @@ export function testSource(spec: ContractSpec): void {
     });
 
     it('retries a 429, waiting as long as its Retry-After says, then succeeds', async () => {
-      serve({ status: 429, headers: { 'retry-after': '2' }, ...(spec.rateLimited ?? { body: 'Too Many Requests' }) }, spec.normal);
+      serve(
+        { status: 429, headers: { 'retry-after': '2' }, ...(spec.rateLimited ?? { body: 'Too Many Requests' }) },
+        spec.normal,
+      );
       const waits: number[] = [];
       const before = replay.requests.length;
       const result = await run({ ...options, retries: 1 }, waits);
@@ -207,7 +224,10 @@ export function testSource(spec: ContractSpec): void {
     });
 
     it('stops at a long Retry-After and does not ask again before it has passed', async () => {
-      serve({ status: 429, headers: { 'retry-after': '120' }, ...(spec.rateLimited ?? { body: 'Too Many Requests' }) }, spec.normal);
+      serve(
+        { status: 429, headers: { 'retry-after': '120' }, ...(spec.rateLimited ?? { body: 'Too Many Requests' }) },
+        spec.normal,
+      );
       const before = replay.requests.length;
       const error = await sourceError(run({ ...options, retries: 2 }), type, path);
       expect(error.message).toContain('HTTP 429');

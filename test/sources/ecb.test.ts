@@ -26,7 +26,10 @@ testSource({
   // The ECB stopped publishing RUB on 1 March 2022.
   missing: { options: { pairs: [...pairs, 'EUR/RUB'] }, pair: 'EUR/RUB' },
   zero: { body: fixtureWith('ecb/eurofxref-daily.xml', "rate='1.0705'", "rate='0'"), pair: 'EUR/USD' },
-  envelope: { response: { status: 503, body: 'Service Unavailable' }, says: /HTTP 503 Service Unavailable: "Service Unavailable"/ },
+  envelope: {
+    response: { status: 503, body: 'Service Unavailable' },
+    says: /HTTP 503 Service Unavailable: "Service Unavailable"/,
+  },
 });
 
 describe('ecb: its own traps', () => {
@@ -62,7 +65,10 @@ describe('ecb: its own traps', () => {
 
   it('finds the Cube elements by namespace, whatever prefix binds it', async () => {
     const prefixed = text()
-      .replace('xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref"', 'xmlns:ecb="http://www.ecb.int/vocabulary/2002-08-01/eurofxref"')
+      .replace(
+        'xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref"',
+        'xmlns:ecb="http://www.ecb.int/vocabulary/2002-08-01/eurofxref"',
+      )
       .replace(/<Cube\b/g, '<ecb:Cube')
       .replace(/<\/Cube>/g, '</ecb:Cube>');
     serve(prefixed);
@@ -71,13 +77,23 @@ describe('ecb: its own traps', () => {
   });
 
   it('refuses Cube elements of another vocabulary', async () => {
-    serve(text().replace('xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref"', 'xmlns="http://example.com/not-the-ecb"'));
+    serve(
+      text().replace(
+        'xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref"',
+        'xmlns="http://example.com/not-the-ecb"',
+      ),
+    );
     const error = await sourceError(runSource('ecb', { pairs }, replay.url), 'ecb', path);
     expect(error.message).toContain('not in the ECB eurofxref namespace');
   });
 
   it('refuses a document with more than one day (the 90-day history is a different file)', async () => {
-    serve(text().replace("<Cube time='2026-11-20'>", "<Cube time='2026-11-20'><Cube currency='USD' rate='1.07'/></Cube><Cube time='2026-11-19'>"));
+    serve(
+      text().replace(
+        "<Cube time='2026-11-20'>",
+        "<Cube time='2026-11-20'><Cube currency='USD' rate='1.07'/></Cube><Cube time='2026-11-19'>",
+      ),
+    );
     const error = await sourceError(runSource('ecb', { pairs }, replay.url), 'ecb', path);
     expect(error.message).toContain('expected one day of rates, found 2');
   });
@@ -89,7 +105,14 @@ describe('ecb: its own traps', () => {
   });
 
   it('refuses a DTD with an external entity (no XXE)', async () => {
-    serve(text().replace('<gesmes:Envelope', '<!DOCTYPE gesmes:Envelope [<!ENTITY rate SYSTEM "http://127.0.0.1:9/steal">]><gesmes:Envelope').replace("rate='1.0705'", "rate='&rate;'"));
+    serve(
+      text()
+        .replace(
+          '<gesmes:Envelope',
+          '<!DOCTYPE gesmes:Envelope [<!ENTITY rate SYSTEM "http://127.0.0.1:9/steal">]><gesmes:Envelope',
+        )
+        .replace("rate='1.0705'", "rate='&rate;'"),
+    );
     const before = replay.requests.length;
     const error = await sourceError(runSource('ecb', { pairs }, replay.url), 'ecb', path);
     expect(error.message).toContain('a DTD (<!DOCTYPE …>) is not accepted');
@@ -118,7 +141,9 @@ describe('ecb: its own traps', () => {
     expect(endOfDay('2026-03-28', 'Europe/Berlin', late).toISOString()).toBe('2026-03-28T23:00:00.000Z');
     expect(endOfDay('2026-10-25', 'Europe/Berlin', late).toISOString()).toBe('2026-10-25T23:00:00.000Z');
     expect(endOfDay('2026-12-31', 'Europe/Moscow', late).toISOString()).toBe('2026-12-31T21:00:00.000Z');
-    expect(endOfDay('2026-12-31', 'Europe/Moscow', new Date('2026-12-31T20:00:00Z')).toISOString()).toBe('2026-12-31T20:00:00.000Z');
+    expect(endOfDay('2026-12-31', 'Europe/Moscow', new Date('2026-12-31T20:00:00Z')).toISOString()).toBe(
+      '2026-12-31T20:00:00.000Z',
+    );
   });
 
   it('drops a rate that is not a decimal', async () => {
@@ -128,7 +153,11 @@ describe('ecb: its own traps', () => {
   });
 
   it('drops an absurdly long rate, naming the pair, without writing out its exponent', async () => {
-    serve(text().replace("rate='0.84638'", `rate='0.${'8'.repeat(60)}'`).replace("rate='171.94'", "rate='1e-999999999'"));
+    serve(
+      text()
+        .replace("rate='0.84638'", `rate='0.${'8'.repeat(60)}'`)
+        .replace("rate='171.94'", "rate='1e-999999999'"),
+    );
     const result = await runSource('ecb', { pairs: ['EUR/USD', 'EUR/GBP', 'EUR/JPY'] }, replay.url);
     expect(result.quotes.map((quote) => quote.pair)).toEqual(['EUR/USD']);
     expect(result.problems).toEqual([

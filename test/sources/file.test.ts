@@ -20,7 +20,10 @@ const logLines = (stderr: string): string[] =>
 /** The file source's result for `quotes.json` holding `text`. */
 async function readQuotes(text: string) {
   const { dir } = await project({ 'quotes.json': text });
-  const result = await fileSource.fetchQuotes(fileSource.options.parse({ type: 'file', path: 'quotes.json' }), { ...contextFor('backoffice', {}), configDir: dir });
+  const result = await fileSource.fetchQuotes(fileSource.options.parse({ type: 'file', path: 'quotes.json' }), {
+    ...contextFor('backoffice', {}),
+    configDir: dir,
+  });
   return Array.isArray(result) ? { quotes: result, problems: [] } : result;
 }
 
@@ -32,7 +35,9 @@ describe('file source: a bad entry drops only its quote', () => {
     // Exit 1: a quote was unusable, as for a zero bid; the files are written without it.
     expect(result.code).toBe(1);
     const lines = logLines(result.stderr);
-    expect(lines).toContain('warn source backoffice: dropped quote ETH/USDT: quotes[0].bid: expected a non-negative decimal like "12.5", got "96850,10"');
+    expect(lines).toContain(
+      'warn source backoffice: dropped quote ETH/USDT: quotes[0].bid: expected a non-negative decimal like "12.5", got "96850,10"',
+    );
     expect(lines.some((line) => line.startsWith('warn source backoffice failed'))).toBe(false);
     expect(lines.at(-1)).toMatch(/^info build: published 4 directions, 0 held back; /);
     expect(await readFile(join(dir, 'public', 'parserfile.xml'), 'utf8')).toContain('<from>BTC</from>');
@@ -68,11 +73,18 @@ describe('file source: a JSON syntax error is one line, with line and column', (
     expect(result.code).toBe(1);
     const failed = logLines(result.stderr).filter((line) => line.includes('not valid JSON'));
     expect(failed).toHaveLength(1);
-    expect(failed[0]).toMatch(/^warn source backoffice failed: backoffice: .*quotes\.json: not valid JSON: line 3, column 38: expected "," or "}", got "\\""$/);
+    expect(failed[0]).toMatch(
+      /^warn source backoffice failed: backoffice: .*quotes\.json: not valid JSON: line 3, column 38: expected "," or "}", got "\\""$/,
+    );
   });
 
   it.each([
-    ['{ "quotes": [', 1, 14, 'expected a value (a string, number, object, list, true, false or null), got the end of the text'],
+    [
+      '{ "quotes": [',
+      1,
+      14,
+      'expected a value (a string, number, object, list, true, false or null), got the end of the text',
+    ],
     ['[\n  {"pair": "BTC/USDT",}\n]', 2, 23, 'expected a property name in double quotes, got "}"'],
     ['[1,]', 1, 4, 'expected a value (a string, number, object, list, true, false or null), got "]"'],
     ['{"a": "x\ny"}', 1, 9, 'a line break or control character inside a string (write it as \\n, \\t, …)'],
@@ -88,11 +100,16 @@ describe('file source: a JSON syntax error is one line, with line and column', (
   });
 
   it('agrees with JSON.parse on every one-character edit of a quotes file', () => {
-    const text = JSON.stringify({ quotes: [{ pair: 'BTC/USDT', bid: '97012.30', ask: 97012.31, ok: true, note: null, esc: 'a\\"\u00e9' }, []] }, null, 1);
+    const text = JSON.stringify(
+      { quotes: [{ pair: 'BTC/USDT', bid: '97012.30', ask: 97012.31, ok: true, note: null, esc: 'a\\"\u00e9' }, []] },
+      null,
+      1,
+    );
     const edits = new Set<string>([text]);
     for (let i = 0; i <= text.length; i++) {
       edits.add(text.slice(0, i) + text.slice(i + 1));
-      for (const c of [',', '"', '}', ']', '0', '-', '.', 'e', '\\', '\n']) edits.add(text.slice(0, i) + c + text.slice(i));
+      for (const c of [',', '"', '}', ']', '0', '-', '.', 'e', '\\', '\n'])
+        edits.add(text.slice(0, i) + c + text.slice(i));
     }
     let broken = 0;
     for (const edit of edits) {
@@ -112,8 +129,12 @@ describe('file source: a JSON syntax error is one line, with line and column', (
 
 describe('file source: numbers stay as written and are bounded', () => {
   it('a price written as a JSON number keeps every digit (no float in between)', async () => {
-    const result = await readQuotes('[{"pair": "BTC/USDT", "bid": 97012.123456789012345678, "ask": 97012.123456789012345679}]');
-    expect(result.quotes.map(({ bid, ask }) => [bid, ask])).toEqual([['97012.123456789012345678', '97012.123456789012345679']]);
+    const result = await readQuotes(
+      '[{"pair": "BTC/USDT", "bid": 97012.123456789012345678, "ask": 97012.123456789012345679}]',
+    );
+    expect(result.quotes.map(({ bid, ask }) => [bid, ask])).toEqual([
+      ['97012.123456789012345678', '97012.123456789012345679'],
+    ]);
   });
 
   it('an absurdly long number is dropped, naming the pair; the other quotes count', async () => {
@@ -123,7 +144,9 @@ describe('file source: numbers stay as written and are bounded', () => {
     const result = await runRatefile(['build'], dir);
     expect(result.code).toBe(1);
     const lines = logLines(result.stderr);
-    expect(lines).toContain(`warn source backoffice: dropped quote ETH/USDT: bid has 62 digits, more than 40: "1.${'0'.repeat(38)}…"`);
+    expect(lines).toContain(
+      `warn source backoffice: dropped quote ETH/USDT: bid has 62 digits, more than 40: "1.${'0'.repeat(38)}…"`,
+    );
     expect(lines.at(-1)).toMatch(/^info build: published 4 directions, 0 held back; /);
   });
 });

@@ -27,7 +27,9 @@ describe('the HTTP helper of the sources', () => {
 
   it('refuses a RATEFILE_<TYPE>_URL that is not an http(s) URL, naming the variable', () => {
     const context = contextFor('live', { RATEFILE_OKX_URL: '127.0.0.1:9999' });
-    expect(() => httpTarget('okx', 'https://www.okx.com', {}, context)).toThrow('live: RATEFILE_OKX_URL: expected an http(s) URL like "http://127.0.0.1:9999", got "127.0.0.1:9999"');
+    expect(() => httpTarget('okx', 'https://www.okx.com', {}, context)).toThrow(
+      'live: RATEFILE_OKX_URL: expected an http(s) URL like "http://127.0.0.1:9999", got "127.0.0.1:9999"',
+    );
   });
 
   it('caps the size of a response', async () => {
@@ -66,7 +68,9 @@ describe('the HTTP helper of the sources', () => {
 
 describe('values as sources send them', () => {
   it('parseJsonExact keeps every number as its decimal text, strings and structure untouched', () => {
-    expect(parseJsonExact('{"a": 81.6512345678901234, "b": [-1, 0, 1e-7, 2E+3], "c": "12.50", "d\\"5": true, "e": null}')).toEqual({
+    expect(
+      parseJsonExact('{"a": 81.6512345678901234, "b": [-1, 0, 1e-7, 2E+3], "c": "12.50", "d\\"5": true, "e": null}'),
+    ).toEqual({
       a: '81.6512345678901234',
       b: ['-1', '0', '1e-7', '2E+3'],
       c: '12.50',

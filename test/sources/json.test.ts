@@ -28,7 +28,8 @@ testSource({
 
 describe('json: its own traps', () => {
   let replay: ReplayServer;
-  const run = (options: Options, env: Record<string, string> = {}) => runSource('json', { url, ...options }, replay.url, [], env);
+  const run = (options: Options, env: Record<string, string> = {}) =>
+    runSource('json', { url, ...options }, replay.url, [], env);
   beforeAll(async () => {
     replay = await startReplay([{ path, responses: [{ fixture: 'json/venue.json' }] }]);
   });
@@ -46,13 +47,22 @@ describe('json: its own traps', () => {
 
   it('one path is both bid and ask, and a JSON number keeps every digit', async () => {
     const result = await run({ pairs: { 'USDT/RUB': 'data.index[0].price' } });
-    expect(result.quotes).toEqual([expect.objectContaining({ pair: 'USDT/RUB', bid: '81.6512345678901234', ask: '81.6512345678901234' })]);
+    expect(result.quotes).toEqual([
+      expect.objectContaining({ pair: 'USDT/RUB', bid: '81.6512345678901234', ask: '81.6512345678901234' }),
+    ]);
   });
 
   it('dates the quotes by the time path, ISO 8601 or Unix seconds', async () => {
     const iso = await run({ pairs, time: 'serverTime' });
     expect(iso.quotes[0]?.time.toISOString()).toBe('2026-11-21T11:59:58.000Z');
-    replay.setRoutes([{ path, responses: [{ body: fixtureWith('json/venue.json', '"serverTime": "2026-11-21T11:59:58Z"', '"serverTime": 1795262390') }] }]);
+    replay.setRoutes([
+      {
+        path,
+        responses: [
+          { body: fixtureWith('json/venue.json', '"serverTime": "2026-11-21T11:59:58Z"', '"serverTime": 1795262390') },
+        ],
+      },
+    ]);
     const seconds = await run({ pairs, time: 'serverTime' });
     expect(seconds.quotes[0]?.time.toISOString()).toBe('2026-11-21T11:59:50.000Z');
     replay.setRoutes([{ path, responses: [{ fixture: 'json/venue.json' }] }]);
@@ -64,8 +74,12 @@ describe('json: its own traps', () => {
   });
 
   it('reports a zero ask where the venue sends one', async () => {
-    const result = await run({ pairs: { 'TON/RUB': { bid: 'data.tickers["TON-RUB"].bid', ask: 'data.tickers["TON-RUB"].ask' } } });
-    expect(result.problems).toEqual([`TON/RUB (data.tickers["TON-RUB"].bid, data.tickers["TON-RUB"].ask) in GET ${path}: data.tickers["TON-RUB"].ask is zero: "0"`]);
+    const result = await run({
+      pairs: { 'TON/RUB': { bid: 'data.tickers["TON-RUB"].bid', ask: 'data.tickers["TON-RUB"].ask' } },
+    });
+    expect(result.problems).toEqual([
+      `TON/RUB (data.tickers["TON-RUB"].bid, data.tickers["TON-RUB"].ask) in GET ${path}: data.tickers["TON-RUB"].ask is zero: "0"`,
+    ]);
   });
 
   it('a path finds only what the body holds (no inherited properties)', async () => {
@@ -92,7 +106,11 @@ describe('json: its own traps', () => {
   });
 
   it('refuses a bad path and an URL that is not http(s), at load', () => {
-    const parsed = jsonSource.options.safeParse({ type: 'json', url: 'ftp://venue.example/x', pairs: { 'USDT/RUB': 'data..bid' } });
+    const parsed = jsonSource.options.safeParse({
+      type: 'json',
+      url: 'ftp://venue.example/x',
+      pairs: { 'USDT/RUB': 'data..bid' },
+    });
     const problems = problemsFromIssues(parsed.error?.issues ?? [], jsonSource.options);
     expect(problems.map((problem) => problem.message)).toEqual([
       'expected an http(s) URL, got "ftp://venue.example/x"',

@@ -40,7 +40,11 @@ describe('kraken: its own traps', () => {
   it('finds each pair under the canonical name Kraken answers with (XXBTZUSD, XETHXXBT, USDTZUSD, XDGUSD)', async () => {
     replay.setRoutes([{ path, responses: [{ fixture: 'kraken/ticker.json' }] }]);
     const result = await runSource('kraken', { pairs: ['ETH/BTC', 'USDT/USD', 'DOGE/USD'] }, replay.url);
-    expect(result.quotes.map(({ pair, bid }) => `${pair} ${bid}`)).toEqual(['ETH/BTC 0.032170', 'USDT/USD 1.00020000', 'DOGE/USD 0.3621500']);
+    expect(result.quotes.map(({ pair, bid }) => `${pair} ${bid}`)).toEqual([
+      'ETH/BTC 0.032170',
+      'USDT/USD 1.00020000',
+      'DOGE/USD 0.3621500',
+    ]);
   });
 
   it('a mapping names a pair by whatever Kraken calls it', async () => {
@@ -61,7 +65,9 @@ describe('kraken: its own traps', () => {
   });
 
   it('retries "EAPI:Rate limit exceeded" sent with HTTP 200', async () => {
-    replay.setRoutes([{ path, responses: [{ fixture: 'kraken/error-rate-limit.json' }, { fixture: 'kraken/ticker.json' }] }]);
+    replay.setRoutes([
+      { path, responses: [{ fixture: 'kraken/error-rate-limit.json' }, { fixture: 'kraken/ticker.json' }] },
+    ]);
     const waits: number[] = [];
     const result = await runSource('kraken', { pairs, retries: 1 }, replay.url, waits);
     expect(result.quotes).toHaveLength(7);
@@ -81,7 +87,14 @@ describe('kraken: its own traps', () => {
   });
 
   it('drops a ticker whose b is not a list', async () => {
-    replay.setRoutes([{ path, responses: [{ body: fixtureWith('kraken/ticker.json', '"b":["97012.30000","2","2.000"]', '"b":"97012.30000"') }] }]);
+    replay.setRoutes([
+      {
+        path,
+        responses: [
+          { body: fixtureWith('kraken/ticker.json', '"b":["97012.30000","2","2.000"]', '"b":"97012.30000"') },
+        ],
+      },
+    ]);
     const result = await runSource('kraken', { pairs: ['BTC/USD', 'ETH/USD'] }, replay.url);
     expect(result.problems).toEqual([`BTC/USD (XBTUSD) in GET ${path}: b[0] is missing`]);
   });

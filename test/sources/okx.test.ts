@@ -38,21 +38,33 @@ describe('okx: its own traps', () => {
   });
 
   it("dates each quote by its ticker's ts, never later than the fetch", async () => {
-    replay.setRoutes([{ path, responses: [{ body: fixtureWith('okx/tickers-spot.json', '"ts":"1795262399861"', '"ts":"1895262399861"') }] }]);
+    replay.setRoutes([
+      {
+        path,
+        responses: [{ body: fixtureWith('okx/tickers-spot.json', '"ts":"1795262399861"', '"ts":"1895262399861"') }],
+      },
+    ]);
     const result = await runSource('okx', { pairs: ['BTC/USDT', 'ETH/USDT'] }, replay.url);
-    expect(result.quotes.map((quote) => quote.time.toISOString())).toEqual(['2026-11-21T11:59:59.850Z', testNow.toISOString()]);
+    expect(result.quotes.map((quote) => quote.time.toISOString())).toEqual([
+      '2026-11-21T11:59:59.850Z',
+      testNow.toISOString(),
+    ]);
   });
 
   it('reports the 429 envelope (code "50011") and retries it', async () => {
     replay.setRoutes([{ path, responses: [{ status: 429, fixture: 'okx/error-too-many-requests.json' }] }]);
     const waits: number[] = [];
     const error = await sourceError(runSource('okx', { pairs, retries: 1 }, replay.url, waits), 'okx', path);
-    expect(error.message).toBe(`okx: GET ${path}: HTTP 429 Too Many Requests: Too Many Requests (code 50011) (2 attempts)`);
+    expect(error.message).toBe(
+      `okx: GET ${path}: HTTP 429 Too Many Requests: Too Many Requests (code 50011) (2 attempts)`,
+    );
     expect(waits).toEqual([250]);
   });
 
   it('retries "service temporarily unavailable" (code 50001) sent with HTTP 200', async () => {
-    replay.setRoutes([{ path, responses: [{ fixture: 'okx/error-upgrading.json' }, { fixture: 'okx/tickers-spot.json' }] }]);
+    replay.setRoutes([
+      { path, responses: [{ fixture: 'okx/error-upgrading.json' }, { fixture: 'okx/tickers-spot.json' }] },
+    ]);
     const result = await runSource('okx', { pairs, retries: 1 }, replay.url);
     expect(result.quotes).toHaveLength(5);
   });

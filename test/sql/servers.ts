@@ -18,11 +18,20 @@ export interface DatabaseServer {
 const root = process.getuid?.() === 0;
 
 /** Where the binaries are, or why the suite cannot run. */
-export function findBinaries(): { postgres?: string; mariadb?: { install: string; server: string }; missing: string[] } {
+export function findBinaries(): {
+  postgres?: string;
+  mariadb?: { install: string; server: string };
+  missing: string[];
+} {
   const missing: string[] = [];
-  const versions = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)) : [];
-  const postgres = versions.map((version) => `/usr/lib/postgresql/${version}/bin`).find((dir) => existsSync(join(dir, 'postgres')) && existsSync(join(dir, 'initdb')));
-  if (!postgres) missing.push('PostgreSQL (/usr/lib/postgresql/*/bin/postgres and initdb; apt-get install -y postgresql)');
+  const versions = existsSync('/usr/lib/postgresql')
+    ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a))
+    : [];
+  const postgres = versions
+    .map((version) => `/usr/lib/postgresql/${version}/bin`)
+    .find((dir) => existsSync(join(dir, 'postgres')) && existsSync(join(dir, 'initdb')));
+  if (!postgres)
+    missing.push('PostgreSQL (/usr/lib/postgresql/*/bin/postgres and initdb; apt-get install -y postgresql)');
   const install = ['/usr/bin/mariadb-install-db', '/usr/bin/mysql_install_db'].find((path) => existsSync(path));
   const server = ['/usr/sbin/mariadbd', '/usr/sbin/mysqld'].find((path) => existsSync(path));
   if (!install || !server) missing.push('MariaDB (mariadb-install-db and mariadbd; apt-get install -y mariadb-server)');
@@ -43,7 +52,9 @@ export { freePort };
 
 /** `command` as `user` when we are root (setpriv execs it, so the pid is the server's own), else as ourselves. */
 function asUser(user: string, command: string, args: string[]): [string, string[]] {
-  return root ? ['setpriv', ['--reuid', user, '--regid', user, '--init-groups', '--', command, ...args]] : [command, args];
+  return root
+    ? ['setpriv', ['--reuid', user, '--regid', user, '--init-groups', '--', command, ...args]]
+    : [command, args];
 }
 
 function runOrThrow(user: string, command: string, args: string[]): void {
@@ -62,7 +73,12 @@ async function folderFor(user: string, prefix: string): Promise<string> {
   return dir;
 }
 
-async function waitUntil(ready: () => Promise<boolean>, child: ChildProcess, what: string, log: () => string): Promise<void> {
+async function waitUntil(
+  ready: () => Promise<boolean>,
+  child: ChildProcess,
+  what: string,
+  log: () => string,
+): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${what} exited (${child.exitCode}): ${log()}`);
@@ -86,9 +102,33 @@ export async function startPostgres(): Promise<DatabaseServer> {
   const user = root ? 'postgres' : userInfo().username;
   const dir = await folderFor(user, 'ratefile-pg-');
   const data = join(dir, 'data');
-  runOrThrow(user, join(bin, 'initdb'), ['-D', data, '-U', 'admin', '--auth-local=trust', '--auth-host=scram-sha-256', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  runOrThrow(user, join(bin, 'initdb'), [
+    '-D',
+    data,
+    '-U',
+    'admin',
+    '--auth-local=trust',
+    '--auth-host=scram-sha-256',
+    '--no-sync',
+    '-E',
+    'UTF8',
+    '--locale=C',
+  ]);
   const port = await freePort();
-  const [file, argv] = asUser(user, join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off']);
+  const [file, argv] = asUser(user, join(bin, 'postgres'), [
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'fsync=off',
+    '-c',
+    'full_page_writes=off',
+  ]);
   const child = spawn(file, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
@@ -102,7 +142,11 @@ export async function startPostgres(): Promise<DatabaseServer> {
       await client.end();
     }
   };
-  const probe = async () => admin(['SELECT 1']).then(() => true, () => false);
+  const probe = async () =>
+    admin(['SELECT 1']).then(
+      () => true,
+      () => false,
+    );
   await waitUntil(probe, child, 'postgres', () => log);
   return {
     port,
@@ -130,12 +174,38 @@ export async function startMariadb(): Promise<DatabaseServer> {
   // Our own option file only: no /etc/mysql settings, nothing written outside `dir`.
   await writeFile(
     config,
-    ['[mysqld]', `datadir=${data}`, `socket=${socket}`, `pid-file=${join(dir, 'mariadb.pid')}`, 'bind-address=127.0.0.1', 'skip-log-bin', 'innodb-buffer-pool-size=16M', 'innodb-log-file-size=8M', 'skip-name-resolve', ''].join('\n'),
+    [
+      '[mysqld]',
+      `datadir=${data}`,
+      `socket=${socket}`,
+      `pid-file=${join(dir, 'mariadb.pid')}`,
+      'bind-address=127.0.0.1',
+      'skip-log-bin',
+      'innodb-buffer-pool-size=16M',
+      'innodb-log-file-size=8M',
+      'skip-name-resolve',
+      '',
+    ].join('\n'),
   );
-  if (root) await chown(config, Number(spawnSync('id', ['-u', user], { encoding: 'utf8' }).stdout.trim()), Number(spawnSync('id', ['-g', user], { encoding: 'utf8' }).stdout.trim()));
-  runOrThrow(user, install, [`--defaults-file=${config}`, '--auth-root-authentication-method=normal', '--skip-test-db', `--user=${user}`]);
+  if (root)
+    await chown(
+      config,
+      Number(spawnSync('id', ['-u', user], { encoding: 'utf8' }).stdout.trim()),
+      Number(spawnSync('id', ['-g', user], { encoding: 'utf8' }).stdout.trim()),
+    );
+  runOrThrow(user, install, [
+    `--defaults-file=${config}`,
+    '--auth-root-authentication-method=normal',
+    '--skip-test-db',
+    `--user=${user}`,
+  ]);
   const port = await freePort();
-  const [file, argv] = asUser(user, server, [`--defaults-file=${config}`, `--port=${port}`, `--user=${user}`, `--log-error=${join(dir, 'error.log')}`]);
+  const [file, argv] = asUser(user, server, [
+    `--defaults-file=${config}`,
+    `--port=${port}`,
+    `--user=${user}`,
+    `--log-error=${join(dir, 'error.log')}`,
+  ]);
   const child = spawn(file, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
@@ -148,7 +218,11 @@ export async function startMariadb(): Promise<DatabaseServer> {
       await connection.end();
     }
   };
-  const probe = async () => admin(['SELECT 1']).then(() => true, () => false);
+  const probe = async () =>
+    admin(['SELECT 1']).then(
+      () => true,
+      () => false,
+    );
   const errorLog = () => {
     const result = spawnSync('cat', [join(dir, 'error.log')], { encoding: 'utf8' });
     return `${log}${result.stdout ?? ''}`;

@@ -58,16 +58,31 @@ export function testSqlSource(dialect: Dialect): void {
   }, 60_000);
 
   const q = (query: string) => JSON.stringify(query.replace('$1', dialect.placeholder));
-  const source = (query: string, extra = '', params = '[main]') => `{ type: sql, url: { env: RESERVES_DB_URL }, query: ${q(query)}, params: ${params}${extra.includes('timeout:') ? '' : ', timeout: 3s'}${extra} }`;
+  const source = (query: string, extra = '', params = '[main]') =>
+    `{ type: sql, url: { env: RESERVES_DB_URL }, query: ${q(query)}, params: ${params}${extra.includes('timeout:') ? '' : ', timeout: 3s'}${extra} }`;
   // Ending in `;`, as pasted from a console.
   const mainQuery = `SELECT ${columns} FROM reserves WHERE desk = $1;`;
 
   /** Everything an operator reads about a build: its output, `status --json`, `explain`, the state folder's files. */
   const readable = async (made: Project, outcome: Outcome, databaseUrl: string) => {
     const status = await runRatefile(['status', '--json'], made.dir);
-    const explain = await runRatefile(['explain', 'BTC', 'SBERRUB'], made.dir, { env: { RESERVES_DB_URL: databaseUrl } });
-    const state = await Promise.all((await readdir(join(made.dir, '.ratefile'))).filter((name) => name.endsWith('.json')).map((name) => readFile(join(made.dir, '.ratefile', name), 'utf8')));
-    return [outcome.stdout, outcome.stderr, status.stdout, status.stderr, explain.stdout, explain.stderr, ...state].join('\n');
+    const explain = await runRatefile(['explain', 'BTC', 'SBERRUB'], made.dir, {
+      env: { RESERVES_DB_URL: databaseUrl },
+    });
+    const state = await Promise.all(
+      (await readdir(join(made.dir, '.ratefile')))
+        .filter((name) => name.endsWith('.json'))
+        .map((name) => readFile(join(made.dir, '.ratefile', name), 'utf8')),
+    );
+    return [
+      outcome.stdout,
+      outcome.stderr,
+      status.stdout,
+      status.stderr,
+      explain.stdout,
+      explain.stderr,
+      ...state,
+    ].join('\n');
   };
 
   const expectNoCredentials = (text: string) => {
@@ -79,7 +94,9 @@ export function testSqlSource(dialect: Dialect): void {
     const made = await project({ 'ratefile.config.yaml': withReserves(reserveSource) });
     const outcome = await runRatefile(['build'], made.dir, { env: { RESERVES_DB_URL: databaseUrl } });
     expect(outcome.code, outcome.stderr).toBe(0);
-    const status = JSON.parse(await readFile(join(made.dir, '.ratefile', 'status.json'), 'utf8')) as { heldBack: Held[] };
+    const status = JSON.parse(await readFile(join(made.dir, '.ratefile', 'status.json'), 'utf8')) as {
+      heldBack: Held[];
+    };
     const xml = await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8');
     const seen = await readable(made, outcome, databaseUrl);
     expectNoCredentials(seen);
@@ -91,8 +108,14 @@ export function testSqlSource(dialect: Dialect): void {
     expect(sql.outcome.code, sql.outcome.stderr).toBe(0);
     expect(sql.held).toEqual([]);
     expect(sql.xml).toMatch(/<from>BTC<\/from>\s*<to>SBERRUB<\/to>[\s\S]*?<amount>1234567\.89<\/amount>/);
-    const entries = { SBERRUB: { reserve: '1234567.899', min: '5000.001', max: '1000000.129', enabled: true }, BTC: '2' };
-    const file = await project({ 'ratefile.config.yaml': withReserves('{ type: file, path: reserves.json }'), 'reserves.json': JSON.stringify(entries) });
+    const entries = {
+      SBERRUB: { reserve: '1234567.899', min: '5000.001', max: '1000000.129', enabled: true },
+      BTC: '2',
+    };
+    const file = await project({
+      'ratefile.config.yaml': withReserves('{ type: file, path: reserves.json }'),
+      'reserves.json': JSON.stringify(entries),
+    });
     expect((await runRatefile(['build'], file.dir)).code).toBe(0);
     expect(sql.xml).toBe(await readFile(join(file.dir, 'public', 'parserfile.xml'), 'utf8'));
     // The source's limits replaced the configured ones (0.001 BTC .. 500000 RUB).
@@ -104,33 +127,93 @@ export function testSqlSource(dialect: Dialect): void {
   it('enabled false pauses the directions into that currency (kind paused)', async () => {
     const { outcome, held } = await build(source(mainQuery, '', '[off]'));
     expect(outcome.code, outcome.stderr).toBe(0);
-    expect(held).toEqual([{ direction: 'BTC>SBERRUB', kind: 'paused', reason: 'switched off by office (SBERRUB enabled: false)' }]);
+    expect(held).toEqual([
+      { direction: 'BTC>SBERRUB', kind: 'paused', reason: 'switched off by office (SBERRUB enabled: false)' },
+    ]);
   });
 
   it('dates the reading by the oldest time in the time column', async () => {
-    const fresh = await build(source(`SELECT ${columns}, updated_at FROM reserves WHERE desk = $1`, ', time: updated_at, maxAge: 1m'));
+    const fresh = await build(
+      source(`SELECT ${columns}, updated_at FROM reserves WHERE desk = $1`, ', time: updated_at, maxAge: 1m'),
+    );
     expect(fresh.held).toEqual([]);
   });
 
   const faults: [string, () => Promise<{ query: string; extra?: string; params?: string; url?: string }>, RegExp][] = [
-    ['connection refused', async () => ({ query: mainQuery, url: url.replace(`:${server.port}/`, `:${await freePort()}/`) }), /office: (postgres|mysql) 127\.0\.0\.1:\d+\/backoffice: cannot connect: connection refused$/],
-    ['a wrong password', async () => ({ query: mainQuery, url: url.replace(encodedPassword, 'not-the-password') }), /: cannot connect: authentication failed \(wrong user name or password\)$/],
-    ['a query error', async () => ({ query: 'SELECT code, amount_typo AS reserve FROM reserves WHERE desk = $1' }), /: query failed: .*amount_typo/],
-    ['a NULL reserve', async () => ({ query: mainQuery, params: '[nullish]' }), /^reserve of SBERRUB from office: SBERRUB: reserve is null$/],
-    ['a negative reserve', async () => ({ query: mainQuery, params: '[negative]' }), /^reserve of SBERRUB from office: SBERRUB: reserve -5(\.0+)? is negative$/],
-    ['a text reserve', async () => ({ query: `SELECT code, amount_text AS reserve FROM reserves WHERE desk = $1` }), /^reserve of SBERRUB from office: SBERRUB: reserve "lots" is not a number$/],
-    ['a missing code', async () => ({ query: mainQuery, params: '[missing]' }), /^reserve of SBERRUB from office: no entry for SBERRUB$/],
-    ['two rows for one code', async () => ({ query: mainQuery, params: '[twice]' }), /^reserve of SBERRUB from office: SBERRUB: 2 rows for one code \(expected one\)$/],
-    ['a floating-point column', async () => ({ query: `SELECT code, amount_float AS reserve FROM reserves WHERE desk = $1` }), /: column reserve is (double precision|DOUBLE), a binary floating-point type .*CAST it to NUMERIC or DECIMAL/],
-    ['rows older than maxAge', async () => ({ query: `SELECT ${columns}, updated_at FROM reserves WHERE desk = $1`, params: '[stale]', extra: ', time: updated_at, maxAge: 1m' }), /reserves dated 2026-11-21T11:00:00Z are older than its maxAge \(60 s\)$/],
-    ['a query slower than its timeout', async () => ({ query: `SELECT code, amount AS reserve FROM ${dialect.slowFrom(20)} WHERE desk = $1`, extra: ', timeout: 1s' }), /: (timed out after 1000 ms \(while running the query\)|timed out: the statement ran longer than its timeout \(\w+\))$/],
+    [
+      'connection refused',
+      async () => ({ query: mainQuery, url: url.replace(`:${server.port}/`, `:${await freePort()}/`) }),
+      /office: (postgres|mysql) 127\.0\.0\.1:\d+\/backoffice: cannot connect: connection refused$/,
+    ],
+    [
+      'a wrong password',
+      async () => ({ query: mainQuery, url: url.replace(encodedPassword, 'not-the-password') }),
+      /: cannot connect: authentication failed \(wrong user name or password\)$/,
+    ],
+    [
+      'a query error',
+      async () => ({ query: 'SELECT code, amount_typo AS reserve FROM reserves WHERE desk = $1' }),
+      /: query failed: .*amount_typo/,
+    ],
+    [
+      'a NULL reserve',
+      async () => ({ query: mainQuery, params: '[nullish]' }),
+      /^reserve of SBERRUB from office: SBERRUB: reserve is null$/,
+    ],
+    [
+      'a negative reserve',
+      async () => ({ query: mainQuery, params: '[negative]' }),
+      /^reserve of SBERRUB from office: SBERRUB: reserve -5(\.0+)? is negative$/,
+    ],
+    [
+      'a text reserve',
+      async () => ({ query: `SELECT code, amount_text AS reserve FROM reserves WHERE desk = $1` }),
+      /^reserve of SBERRUB from office: SBERRUB: reserve "lots" is not a number$/,
+    ],
+    [
+      'a missing code',
+      async () => ({ query: mainQuery, params: '[missing]' }),
+      /^reserve of SBERRUB from office: no entry for SBERRUB$/,
+    ],
+    [
+      'two rows for one code',
+      async () => ({ query: mainQuery, params: '[twice]' }),
+      /^reserve of SBERRUB from office: SBERRUB: 2 rows for one code \(expected one\)$/,
+    ],
+    [
+      'a floating-point column',
+      async () => ({ query: `SELECT code, amount_float AS reserve FROM reserves WHERE desk = $1` }),
+      /: column reserve is (double precision|DOUBLE), a binary floating-point type .*CAST it to NUMERIC or DECIMAL/,
+    ],
+    [
+      'rows older than maxAge',
+      async () => ({
+        query: `SELECT ${columns}, updated_at FROM reserves WHERE desk = $1`,
+        params: '[stale]',
+        extra: ', time: updated_at, maxAge: 1m',
+      }),
+      /reserves dated 2026-11-21T11:00:00Z are older than its maxAge \(60 s\)$/,
+    ],
+    [
+      'a query slower than its timeout',
+      async () => ({
+        query: `SELECT code, amount AS reserve FROM ${dialect.slowFrom(20)} WHERE desk = $1`,
+        extra: ', timeout: 1s',
+      }),
+      /: (timed out after 1000 ms \(while running the query\)|timed out: the statement ran longer than its timeout \(\w+\))$/,
+    ],
   ];
 
   it.each(faults)('withholds only the directions that need it for %s, with the reason', async (_name, make, reason) => {
     const fault = await make();
-    const { outcome, held, xml, seen } = await build(source(fault.query, fault.extra ?? '', fault.params ?? '[main]'), fault.url ?? url);
+    const { outcome, held, xml, seen } = await build(
+      source(fault.query, fault.extra ?? '', fault.params ?? '[main]'),
+      fault.url ?? url,
+    );
     expect(outcome.code, outcome.stderr).toBe(0);
-    expect(held).toEqual([{ direction: 'BTC>SBERRUB', kind: 'reserve', reason: expect.stringMatching(reason) as string }]);
+    expect(held).toEqual([
+      { direction: 'BTC>SBERRUB', kind: 'reserve', reason: expect.stringMatching(reason) as string },
+    ]);
     // The same reason in `explain` (a build of its own), which the credentials were also checked in.
     expect(seen).toMatch(/HELD BACK: reserve of SBERRUB from office: /);
     expect(outcome.stderr).toContain('published 3 directions, 1 held back');
@@ -143,12 +226,18 @@ export function testSqlSource(dialect: Dialect): void {
     // Written out here: source() would turn $1 into the dialect's own placeholder.
     const query = JSON.stringify(`SELECT ${columns} FROM reserves WHERE desk = ${other}`);
     const { held } = await build(`{ type: sql, url: { env: RESERVES_DB_URL }, query: ${query}, params: [main] }`);
-    expect(held[0]?.reason).toMatch(/: query failed: .* \((PostgreSQL placeholders are \$1, \$2, …, not \?|MySQL placeholders are \?, not \$1)\)$/);
+    expect(held[0]?.reason).toMatch(
+      /: query failed: .* \((PostgreSQL placeholders are \$1, \$2, …, not \?|MySQL placeholders are \?, not \$1)\)$/,
+    );
   });
 
   it('refuses to write: the query runs in a read-only transaction', async () => {
-    const { held } = await build(source("UPDATE reserves SET amount = 0 WHERE desk = $1"));
-    expect(held[0]).toMatchObject({ direction: 'BTC>SBERRUB', kind: 'reserve', reason: expect.stringMatching(/query failed: .*(read-only|READ ONLY|read only|command denied)/i) as string });
+    const { held } = await build(source('UPDATE reserves SET amount = 0 WHERE desk = $1'));
+    expect(held[0]).toMatchObject({
+      direction: 'BTC>SBERRUB',
+      kind: 'reserve',
+      reason: expect.stringMatching(/query failed: .*(read-only|READ ONLY|read only|command denied)/i) as string,
+    });
     const check = await build(source(mainQuery));
     expect(check.xml).toMatch(/<amount>1234567\.89<\/amount>/);
   });
@@ -158,21 +247,35 @@ export function testSqlSource(dialect: Dialect): void {
     const binary = async (reserveSource: string) => {
       const made = await project({ 'ratefile.config.yaml': withReserves(reserveSource) });
       const started = Date.now();
-      const child = spawn(process.execPath, [binPath, 'build'], { cwd: made.dir, env: { ...childEnv(), RESERVES_DB_URL: url }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [binPath, 'build'], {
+        cwd: made.dir,
+        env: { ...childEnv(), RESERVES_DB_URL: url },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       child.stdout.resume();
       const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
       expectNoCredentials(stderr);
       expect(code, stderr).toBe(0);
-      return { made, code, stderr, seconds: (Date.now() - started) / 1000, xml: await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8') };
+      return {
+        made,
+        code,
+        stderr,
+        seconds: (Date.now() - started) / 1000,
+        xml: await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8'),
+      };
     };
     const ok = await binary(source(mainQuery));
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.xml).toMatch(/<from>BTC<\/from>\s*<to>SBERRUB<\/to>[\s\S]*?<amount>1234567\.89<\/amount>/);
-    const slow = await binary(source(`SELECT code, amount AS reserve FROM ${dialect.slowFrom(30)} WHERE desk = $1`, ', timeout: 1s'));
+    const slow = await binary(
+      source(`SELECT code, amount AS reserve FROM ${dialect.slowFrom(30)} WHERE desk = $1`, ', timeout: 1s'),
+    );
     expect(slow.code, slow.stderr).toBe(0);
-    expect(slow.stderr).toMatch(/held back BTC → SBERRUB \(directions\[0\]\): reserve of SBERRUB from office: office: \w+ 127\.0\.0\.1:\d+\/backoffice: timed out/);
+    expect(slow.stderr).toMatch(
+      /held back BTC → SBERRUB \(directions\[0\]\): reserve of SBERRUB from office: office: \w+ 127\.0\.0\.1:\d+\/backoffice: timed out/,
+    );
     // The query sleeps 30 s: a process still holding its connection would wait for it (or for the server's timeout).
     expect(slow.seconds).toBeLessThan(15);
   });
@@ -187,7 +290,9 @@ export function testSqlSource(dialect: Dialect): void {
     it('an unset variable withholds naming it', async () => {
       const made = await project({ 'ratefile.config.yaml': withReserves(source(mainQuery)) });
       const outcome = await runRatefile(['build'], made.dir);
-      expect(outcome.stderr).toContain('held back BTC → SBERRUB (directions[0]): reserve of SBERRUB from office: office: environment variable RESERVES_DB_URL (the database URL) is not set');
+      expect(outcome.stderr).toContain(
+        'held back BTC → SBERRUB (directions[0]): reserve of SBERRUB from office: office: environment variable RESERVES_DB_URL (the database URL) is not set',
+      );
     });
   });
 }

@@ -43,7 +43,8 @@ export interface GoldenCase {
 /** A request anywhere but loopback is a test reaching the internet: refused. */
 const loopbackFetch: typeof globalThis.fetch = (input, init) => {
   const url = new URL(input instanceof Request ? input.url : String(input));
-  if (url.hostname !== '127.0.0.1') return Promise.reject(new Error(`golden builds stay on loopback, asked for ${url.href}`));
+  if (url.hostname !== '127.0.0.1')
+    return Promise.reject(new Error(`golden builds stay on loopback, asked for ${url.href}`));
   return globalThis.fetch(input, init);
 };
 
@@ -58,13 +59,16 @@ export async function cleanUp(): Promise<void> {
 async function shippedTree(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'ratefile-golden-'));
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  for (const name of ['ratefile.config.yaml', 'quotes.json', 'templates', 'examples']) await cp(join(repoRoot, name), join(dir, name), { recursive: true });
+  for (const name of ['ratefile.config.yaml', 'quotes.json', 'templates', 'examples'])
+    await cp(join(repoRoot, name), join(dir, name), { recursive: true });
   return dir;
 }
 
 /** A loopback server answering every request with `body` (a feed source asks for one path). */
 async function serveBytes(body: Uint8Array): Promise<string> {
-  const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/zip' }).end(body));
+  const server = createServer((_request, response) =>
+    response.writeHead(200, { 'content-type': 'application/zip' }).end(body),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -81,29 +85,61 @@ async function buildConfig(config: string, env: Record<string, string> = {}): Pr
   const loaded = await loadConfig(config);
   const { files, report } = await build(loaded, { now: () => goldenNow, env, fetch: loopbackFetch });
   return {
-    files: files.map((file, index) => ({ file: file.file, bytes: file.bytes, items: report.exports[index]?.items ?? -1 })),
-    failing: [...report.sources.filter((s) => !s.ok).map((s) => s.name), ...report.reserves.filter((r) => !r.ok).map((r) => r.name)].sort(),
+    files: files.map((file, index) => ({
+      file: file.file,
+      bytes: file.bytes,
+      items: report.exports[index]?.items ?? -1,
+    })),
+    failing: [
+      ...report.sources.filter((s) => !s.ok).map((s) => s.name),
+      ...report.reserves.filter((r) => !r.ok).map((r) => r.name),
+    ].sort(),
     published: report.priced.length,
   };
 }
 
 /** Quotes without a `time` are as old as their file: it is dated 10 s before the golden clock. */
-const dateFile = (path: string) => utimes(path, new Date(goldenNow.getTime() - 10_000), new Date(goldenNow.getTime() - 10_000));
+const dateFile = (path: string) =>
+  utimes(path, new Date(goldenNow.getTime() - 10_000), new Date(goldenNow.getTime() - 10_000));
 
 /** Every recorded source of examples/live.yaml, its fixings dated the golden day (as test/integration/live.test.ts does). */
 async function liveEnv(): Promise<Record<string, string>> {
   const cbrDate = moscowDate(goldenNow).replaceAll('/', '.');
   const ecbDate = goldenNow.toISOString().slice(0, 10);
   const servers = {
-    binance: await serveReplay([{ path: '/api/v3/ticker/bookTicker', responses: [{ fixture: 'binance/bookTicker.json' }] }]),
+    binance: await serveReplay([
+      { path: '/api/v3/ticker/bookTicker', responses: [{ fixture: 'binance/bookTicker.json' }] },
+    ]),
     bybit: await serveReplay([{ path: '/v5/market/tickers', responses: [{ fixture: 'bybit/tickers-spot.json' }] }]),
-    coingecko: await serveReplay([{ path: '/api/v3/simple/price', responses: [{ fixture: 'coingecko/simple-price.json' }] }]),
-    cbr: await serveReplay([{ path: '/scripts/XML_daily.asp', responses: [{ fixture: 'cbr/XML_daily.asp', body: fixtureWith('cbr/XML_daily.asp', 'Date="21.11.2026"', `Date="${cbrDate}"`) }] }]),
+    coingecko: await serveReplay([
+      { path: '/api/v3/simple/price', responses: [{ fixture: 'coingecko/simple-price.json' }] },
+    ]),
+    cbr: await serveReplay([
+      {
+        path: '/scripts/XML_daily.asp',
+        responses: [
+          {
+            fixture: 'cbr/XML_daily.asp',
+            body: fixtureWith('cbr/XML_daily.asp', 'Date="21.11.2026"', `Date="${cbrDate}"`),
+          },
+        ],
+      },
+    ]),
     ecb: await serveReplay([
-      { path: '/stats/eurofxref/eurofxref-daily.xml', responses: [{ fixture: 'ecb/eurofxref-daily.xml', body: fixtureWith('ecb/eurofxref-daily.xml', "time='2026-11-20'", `time='${ecbDate}'`) }] },
+      {
+        path: '/stats/eurofxref/eurofxref-daily.xml',
+        responses: [
+          {
+            fixture: 'ecb/eurofxref-daily.xml',
+            body: fixtureWith('ecb/eurofxref-daily.xml', "time='2026-11-20'", `time='${ecbDate}'`),
+          },
+        ],
+      },
     ]),
   };
-  return Object.fromEntries(Object.entries(servers).map(([type, server]) => [`RATEFILE_${type.toUpperCase()}_URL`, server.url]));
+  return Object.fromEntries(
+    Object.entries(servers).map(([type, server]) => [`RATEFILE_${type.toUpperCase()}_URL`, server.url]),
+  );
 }
 
 /**
@@ -113,7 +149,8 @@ async function liveEnv(): Promise<Record<string, string>> {
 export function competeField(): Uint8Array {
   return dump({
     'bm_cycodes.dat': '1;SBERRUB\n2;BTC\n3;USDTTRC20\n4;CASHRUB\n',
-    'bm_exch.dat': '10;Alpha;;0;1\n20;Beta;;0;1\n30;Gamma;;0;1\n40;MyExchanger;;0;1\n1042;Partner;;0;1\n50;Delta;;0;1\n',
+    'bm_exch.dat':
+      '10;Alpha;;0;1\n20;Beta;;0;1\n30;Gamma;;0;1\n40;MyExchanger;;0;1\n1042;Partner;;0;1\n50;Delta;;0;1\n',
     'bm_cities.dat': '1;Moscow\n2;Saint Petersburg\n',
     'bm_info.dat': 'last_update=15:00:00, 21 ноября\ncurrent_version=2.02\n',
     // from;to;exchanger;give;get;reserve;reviews;unused;min;max;city — 1 SBERRUB, 2 BTC, 3 USDTTRC20, 4 CASHRUB
@@ -148,7 +185,11 @@ const otherFormats = {
 async function benchProject(count: number, bestchange: boolean): Promise<GoldenBuild> {
   const dir = await mkdtemp(join(tmpdir(), 'ratefile-golden-bench-'));
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  execFileSync(process.execPath, [join(repoRoot, 'bench/generate.js'), dir, String(count), ...(bestchange ? ['--bestchange'] : [])], { encoding: 'utf8' });
+  execFileSync(
+    process.execPath,
+    [join(repoRoot, 'bench/generate.js'), dir, String(count), ...(bestchange ? ['--bestchange'] : [])],
+    { encoding: 'utf8' },
+  );
   await dateFile(join(dir, 'quotes.json'));
   const env = bestchange ? { RATEFILE_BESTCHANGE_URL: await serveBytes(await readFile(join(dir, 'info.zip'))) } : {};
   return buildConfig(join(dir, 'ratefile.config.yaml'), env);
@@ -177,11 +218,18 @@ export const goldenCases: GoldenCase[] = [
       return buildConfig(join(dir, 'ratefile.config.yaml'));
     },
   },
-  { name: 'examples-live', bytes: true, build: async () => buildConfig(join(await shippedTree(), 'examples/live.yaml'), await liveEnv()) },
+  {
+    name: 'examples-live',
+    bytes: true,
+    build: async () => buildConfig(join(await shippedTree(), 'examples/live.yaml'), await liveEnv()),
+  },
   {
     name: 'examples-compete',
     bytes: true,
-    build: async () => buildConfig(join(await shippedTree(), 'examples/compete.yaml'), { RATEFILE_BESTCHANGE_URL: await serveBytes(competeField()) }),
+    build: async () =>
+      buildConfig(join(await shippedTree(), 'examples/compete.yaml'), {
+        RATEFILE_BESTCHANGE_URL: await serveBytes(competeField()),
+      }),
   },
   {
     name: 'examples-backoffice',
@@ -190,10 +238,33 @@ export const goldenCases: GoldenCase[] = [
     // runs them against real servers), so the directions needing them are withheld: that is part of the output.
     build: async () => {
       const dir = await shippedTree();
-      await writeFile(join(dir, 'examples/reserves.json'), JSON.stringify({ time: '2026-11-21T12:00:05Z', reserves: { SBERRUB: { reserve: '18000000', min: '5000', enabled: true }, BTC: '1.5' } }));
+      await writeFile(
+        join(dir, 'examples/reserves.json'),
+        JSON.stringify({
+          time: '2026-11-21T12:00:05Z',
+          reserves: { SBERRUB: { reserve: '18000000', min: '5000', enabled: true }, BTC: '1.5' },
+        }),
+      );
       await dateFile(join(dir, 'examples/reserves.json'));
-      const engine = await serveReplay([{ path: '/api/reserves', responses: [{ body: JSON.stringify({ data: { updatedAt: '2026-11-21T12:00:20Z', reserves: { BTC: '4.25', USDTTRC20: { reserve: '250000', max: '50000' } } } }) }] }]);
-      return buildConfig(join(dir, 'examples/backoffice.yaml'), { ENGINE_TOKEN: 'Bearer golden', RATEFILE_HTTP_URL: engine.url });
+      const engine = await serveReplay([
+        {
+          path: '/api/reserves',
+          responses: [
+            {
+              body: JSON.stringify({
+                data: {
+                  updatedAt: '2026-11-21T12:00:20Z',
+                  reserves: { BTC: '4.25', USDTTRC20: { reserve: '250000', max: '50000' } },
+                },
+              }),
+            },
+          ],
+        },
+      ]);
+      return buildConfig(join(dir, 'examples/backoffice.yaml'), {
+        ENGINE_TOKEN: 'Bearer golden',
+        RATEFILE_HTTP_URL: engine.url,
+      });
     },
   },
   {

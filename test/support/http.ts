@@ -47,7 +47,11 @@ export function rawRequest(options: RawRequest): Promise<RawResponse> {
 }
 
 /** Poll `probe` every `intervalMs` until it returns a value, or throw after `timeoutMs` with the last reason. */
-export async function pollUntil<T>(probe: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 150): Promise<T> {
+export async function pollUntil<T>(
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+  intervalMs = 150,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -53,7 +53,8 @@ export function childEnv(): NodeJS.ProcessEnv {
 }
 
 export function assertBuilt(): void {
-  if (!existsSync(builtCli)) throw new Error(`${builtCli} is missing: run \`npm run build\` before the integration tests`);
+  if (!existsSync(builtCli))
+    throw new Error(`${builtCli} is missing: run \`npm run build\` before the integration tests`);
 }
 
 /** `node bin/ratefile.js ...args` in `cwd`. */
@@ -107,7 +108,9 @@ export function spawnRatefile(args: readonly string[], options: SpawnOptions): R
             resolve(match);
           } else if (exit) {
             done();
-            reject(new Error(`ratefile exited (${JSON.stringify(exit)}) before logging ${pattern}; stderr:\n${stderr}`));
+            reject(
+              new Error(`ratefile exited (${JSON.stringify(exit)}) before logging ${pattern}; stderr:\n${stderr}`),
+            );
           }
         };
         const timer = setTimeout(() => {

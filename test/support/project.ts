@@ -37,7 +37,8 @@ export const everySecondConfig = `${sampleConfig.replace('backoffice: { type: fi
 export const sampleTemplates: Record<string, string> = {
   'parserfile.yaml': 'description: every direction\n',
   'reffile.yaml': 'include: { tags: [ref] }\naliases: { USDTTRC20: USDTTRC }\n',
-  'affiliatefile.yaml': 'markup: 0.5%\nexclude: { tags: [cash] }\nurl: "https://exchanger.example/?cur_from={from}&cur_to={to}"\n',
+  'affiliatefile.yaml':
+    'markup: 0.5%\nexclude: { tags: [cash] }\nurl: "https://exchanger.example/?cur_from={from}&cur_to={to}"\n',
 };
 
 export interface Project {
@@ -62,7 +63,12 @@ export async function makeProject(files: Record<string, string> = {}): Promise<P
     ...files,
   };
   for (const [name, content] of Object.entries(all)) await write(name, content);
-  return { dir, configPath: join(dir, 'ratefile.config.yaml'), write, remove: () => rm(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    configPath: join(dir, 'ratefile.config.yaml'),
+    write,
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
 }
 
 /** makeProject for one test file: every project it makes is removed after each test. */

@@ -19,7 +19,8 @@ export function fixture(name: string): Buffer {
  */
 export function fixtureWith(name: string, from: string | RegExp, to: string): Buffer {
   const text = fixture(name).toString('latin1');
-  if (typeof from === 'string' ? !text.includes(from) : !from.test(text)) throw new Error(`${name}: ${String(from)} not found`);
+  if (typeof from === 'string' ? !text.includes(from) : !from.test(text))
+    throw new Error(`${name}: ${String(from)} not found`);
   return Buffer.from(text.replace(from, to), 'latin1');
 }
 
@@ -68,7 +69,9 @@ const contentTypes: Record<string, string> = {
 
 function matches(route: ReplayRoute, path: string, query: URLSearchParams): boolean {
   if (route.path !== path) return false;
-  return Object.entries(route.query ?? {}).every(([key, value]) => (value === null ? !query.has(key) : query.get(key) === value));
+  return Object.entries(route.query ?? {}).every(([key, value]) =>
+    value === null ? !query.has(key) : query.get(key) === value,
+  );
 }
 
 export async function startReplay(initial: ReplayRoute[]): Promise<ReplayServer> {
@@ -77,10 +80,17 @@ export async function startReplay(initial: ReplayRoute[]): Promise<ReplayServer>
   const requests: RecordedRequest[] = [];
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    requests.push({ method: request.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: request.headers });
+    requests.push({
+      method: request.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: request.headers,
+    });
     const route = routes.find((candidate) => matches(candidate, url.pathname, url.searchParams));
     if (!route) {
-      response.writeHead(404, { 'content-type': 'text/plain' }).end(`replay: no route for ${request.method} ${url.pathname}${url.search}`);
+      response
+        .writeHead(404, { 'content-type': 'text/plain' })
+        .end(`replay: no route for ${request.method} ${url.pathname}${url.search}`);
       return;
     }
     const turn = served.get(route) ?? 0;
@@ -90,7 +100,10 @@ export async function startReplay(initial: ReplayRoute[]): Promise<ReplayServer>
     const extension = planned.fixture?.split('.').pop() ?? 'json';
     const send = () => {
       if (response.destroyed) return;
-      response.writeHead(planned.status ?? 200, { 'content-type': contentTypes[extension] ?? 'application/octet-stream', ...planned.headers });
+      response.writeHead(planned.status ?? 200, {
+        'content-type': contentTypes[extension] ?? 'application/octet-stream',
+        ...planned.headers,
+      });
       response.end(body);
     };
     if (planned.delayMs) {

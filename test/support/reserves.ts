@@ -4,7 +4,9 @@ import { sampleConfig } from './project.js';
 
 /** The sample config with `office: <source>` under `reserves:` and SBERRUB taking its reserve from it. */
 export const withReserves = (source: string) =>
-  sampleConfig.replace('SBERRUB: { reserve: "5000000" }', 'SBERRUB: { reserveFrom: office }').replace('currencies:\n', `reserves:\n  office: ${source}\ncurrencies:\n`);
+  sampleConfig
+    .replace('SBERRUB: { reserve: "5000000" }', 'SBERRUB: { reserveFrom: office }')
+    .replace('currencies:\n', `reserves:\n  office: ${source}\ncurrencies:\n`);
 
 /** A direction in status.json's `heldBack`. */
 export interface Held {

@@ -9,7 +9,8 @@ export interface Outcome {
 
 export const fixedNow = () => new Date('2026-11-21T12:00:30Z');
 
-export const offlineFetch: typeof globalThis.fetch = (input) => Promise.reject(new Error(`network disabled in unit tests: ${String(input)}`));
+export const offlineFetch: typeof globalThis.fetch = (input) =>
+  Promise.reject(new Error(`network disabled in unit tests: ${String(input)}`));
 
 /** `ratefile ...args` in `cwd`; `deps` replaces any dependency (clock, fetch). */
 export async function runRatefile(args: readonly string[], cwd: string, deps: Partial<CliDeps> = {}): Promise<Outcome> {

@@ -7,7 +7,10 @@ import { startService, type Service } from '../../src/service.js';
 import type { Project } from './project.js';
 
 /** Registers an afterEach that stops every service started through the returned function. */
-export function servicesPerTest(): (made: Project, options?: { now?: () => Date; log?: (text: string) => void; env?: Record<string, string> }) => Promise<Service & { base: string }> {
+export function servicesPerTest(): (
+  made: Project,
+  options?: { now?: () => Date; log?: (text: string) => void; env?: Record<string, string> },
+) => Promise<Service & { base: string }> {
   const services: Service[] = [];
   afterEach(async () => {
     await Promise.all(services.splice(0).map((service) => service.stop()));

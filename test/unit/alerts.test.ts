@@ -10,7 +10,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createChannels, type AlertMessage } from '../../src/alerts/channels.js';
 import { createNotifier, type Notifier, type NotifierOptions } from '../../src/alerts/notifier.js';
 import { enqueue, restoreOutbox, type PendingMessage } from '../../src/alerts/outbox.js';
-import { compareProblems, currentProblems, messageText, type AlertEvent, type AlertState } from '../../src/alerts/problems.js';
+import {
+  compareProblems,
+  currentProblems,
+  messageText,
+  type AlertEvent,
+  type AlertState,
+} from '../../src/alerts/problems.js';
 import { createLogger } from '../../src/log.js';
 import { pollUntil } from '../support/http.js';
 import type { Status } from '../../src/report.js';
@@ -32,18 +38,29 @@ const status = (overrides: Partial<Status> = {}): Status => ({
 
 describe('currentProblems', () => {
   it('a held jump carries the exact accept command; out of hours is no problem', () => {
-    const problems = currentProblems(status({ heldBack: [
-      { direction: 'BTC>SBERRUB', kind: 'jump', reason: 'rate moved 12% from the last published 9000000' },
-      { direction: 'USDTTRC20>CASHRUB', kind: 'hours', reason: 'outside working hours' },
-    ] }), now);
+    const problems = currentProblems(
+      status({
+        heldBack: [
+          { direction: 'BTC>SBERRUB', kind: 'jump', reason: 'rate moved 12% from the last published 9000000' },
+          { direction: 'USDTTRC20>CASHRUB', kind: 'hours', reason: 'outside working hours' },
+        ],
+      }),
+      now,
+    );
     expect(problems).toEqual([
       { key: 'health:degraded', text: 'health degraded: 1 of 6 directions withheld for a fault: BTC → SBERRUB' },
-      { key: 'jump:BTC>SBERRUB', text: 'jump held BTC → SBERRUB: rate moved 12% from the last published 9000000; to publish it now: ratefile accept BTC SBERRUB' },
+      {
+        key: 'jump:BTC>SBERRUB',
+        text: 'jump held BTC → SBERRUB: rate moved 12% from the last published 9000000; to publish it now: ratefile accept BTC SBERRUB',
+      },
     ]);
   });
 
   it('a failed build, a rejected config and maintenance are problems of their own', () => {
-    const keys = currentProblems(status({ lastBuild: { at, durationMs: 1, ok: false, error: 'x' }, configError: 'y', maintenance: true }), now).map((p) => p.key);
+    const keys = currentProblems(
+      status({ lastBuild: { at, durationMs: 1, ok: false, error: 'x' }, configError: 'y', maintenance: true }),
+      now,
+    ).map((p) => p.key);
     expect(keys).toEqual(['health:degraded', 'build', 'config', 'maintenance']);
   });
 });
@@ -63,13 +80,19 @@ describe('compareProblems', () => {
     const fourth = compareProblems(third.state, [], later(3_700_000), 3_600_000);
     expect(fourth.events).toEqual([{ kind: 'end', ...problem }]);
     expect(fourth.state).toEqual({ active: {} });
-    expect(messageText([...first.events, ...third.events, ...fourth.events])).toBe('PROBLEM: source x failing\nSTILL: source x failing\nRESOLVED: was source x failing');
+    expect(messageText([...first.events, ...third.events, ...fourth.events])).toBe(
+      'PROBLEM: source x failing\nSTILL: source x failing\nRESOLVED: was source x failing',
+    );
   });
 });
 
 describe('outbox', () => {
   const message = (id: string, ...events: [AlertEvent['kind'], string][]): AlertMessage => ({
-    id, at, level: 'failing', text: id, events: events.map(([kind, key]) => ({ kind, key, text: key })),
+    id,
+    at,
+    level: 'failing',
+    text: id,
+    events: events.map(([kind, key]) => ({ kind, key, text: key })),
   });
   const ids = (outbox: readonly PendingMessage[]) => outbox.map((m) => `${m.id}:${m.channels.join('+')}`);
 
@@ -92,15 +115,29 @@ describe('outbox', () => {
 
   it('beyond its limit the oldest messages go (reported); a file of another shape is read without them', () => {
     const full = enqueue([], message('1', ['start', 'a']), ['webhook'], 2);
-    const more = enqueue(enqueue(full.outbox, message('2', ['end', 'a']), ['webhook'], 2).outbox, message('3', ['start', 'a']), ['webhook'], 2);
+    const more = enqueue(
+      enqueue(full.outbox, message('2', ['end', 'a']), ['webhook'], 2).outbox,
+      message('3', ['start', 'a']),
+      ['webhook'],
+      2,
+    );
     expect(ids(more.outbox)).toEqual(['2:webhook', '3:webhook']);
     expect(more.dropped.map((d) => `${d.message.id}:${d.why}`)).toEqual(['1:full']);
 
-    const stored = [...more.outbox, { id: 4 }, null, { ...more.outbox[0], id: 'x', events: [{ kind: 'boom', key: 'a', text: '' }] }, { ...more.outbox[0], id: '6', channels: ['email', 'webhook'] }];
+    const stored = [
+      ...more.outbox,
+      { id: 4 },
+      null,
+      { ...more.outbox[0], id: 'x', events: [{ kind: 'boom', key: 'a', text: '' }] },
+      { ...more.outbox[0], id: '6', channels: ['email', 'webhook'] },
+    ];
     const restored = restoreOutbox(JSON.parse(JSON.stringify(stored)), ['webhook'], 2);
     expect(restored.unreadable).toBe(3);
     expect(ids(restored.outbox)).toEqual(['3:webhook', '6:webhook']);
-    expect(restored.dropped.map((d) => `${d.message.id}:${d.channels.join('+')}:${d.why}`)).toEqual(['6:email:unconfigured', '2:webhook:full']);
+    expect(restored.dropped.map((d) => `${d.message.id}:${d.channels.join('+')}:${d.why}`)).toEqual([
+      '6:email:unconfigured',
+      '2:webhook:full',
+    ]);
     expect(restoreOutbox({ not: 'a list' }, ['webhook'], 2)).toEqual({ outbox: [], unreadable: 1, dropped: [] });
   });
 });
@@ -116,22 +153,28 @@ afterEach(async () => {
 });
 
 /** A webhook receiver on 127.0.0.1 that can go down (connections refused) and come back on the same port. */
-async function receiver(answer: (hit: number, response: ServerResponse) => void = (_hit, response) => response.end('ok')) {
+async function receiver(
+  answer: (hit: number, response: ServerResponse) => void = (_hit, response) => response.end('ok'),
+) {
   const hits: Hit[] = [];
   const server = createServer((request: IncomingMessage, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
-      hits.push({ id: request.headers['x-ratefile-alert-id'] as string | undefined, body: JSON.parse(body) as Hit['body'] });
+      hits.push({
+        id: request.headers['x-ratefile-alert-id'] as string | undefined,
+        body: JSON.parse(body) as Hit['body'],
+      });
       answer(hits.length, response);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const down = () => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
+  const down = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   cleanups.push(() => (server.listening ? down() : Promise.resolve()));
   return {
     url: `http://127.0.0.1:${port}/hook`,
@@ -164,13 +207,27 @@ function simulatedClock() {
   };
 }
 
-async function notifierOn(url: string, options: Partial<NotifierOptions> & { timeoutMs?: number; stateDir?: string } = {}) {
+async function notifierOn(
+  url: string,
+  options: Partial<NotifierOptions> & { timeoutMs?: number; stateDir?: string } = {},
+) {
   const stateDir = options.stateDir ?? (await mkdtemp(join(tmpdir(), 'ratefile-alerts-')));
   if (!options.stateDir) cleanups.push(() => rm(stateDir, { recursive: true, force: true }));
   let log = '';
   const { timeoutMs, ...rest } = options;
-  const channels = createChannels({ reminder: 20_000, webhook: { url } }, {}, globalThis.fetch, timeoutMs === undefined ? {} : { timeoutMs });
-  const notifier: Notifier = createNotifier({ channels, stateDir, reminderMs: 20_000, log: createLogger({ write: (text: string) => (log += text) }), ...rest });
+  const channels = createChannels(
+    { reminder: 20_000, webhook: { url } },
+    {},
+    globalThis.fetch,
+    timeoutMs === undefined ? {} : { timeoutMs },
+  );
+  const notifier: Notifier = createNotifier({
+    channels,
+    stateDir,
+    reminderMs: 20_000,
+    log: createLogger({ write: (text: string) => (log += text) }),
+    ...rest,
+  });
   cleanups.push(() => notifier.stop());
   return { notifier, stateDir, log: () => log };
 }
@@ -179,7 +236,8 @@ const failing = status({ lastBuild: { at, durationMs: 1, ok: false, error: 'quot
 const healthy = status();
 const kinds = (hit: Hit | undefined) => [...new Set(hit?.body.events.map((e) => e.kind))];
 const keys = (hit: Hit | undefined) => hit?.body.events.map((e) => e.key).sort();
-const outboxIn = async (stateDir: string) => (JSON.parse(await readFile(join(stateDir, 'alerts.json'), 'utf8')) as { outbox: PendingMessage[] }).outbox;
+const outboxIn = async (stateDir: string) =>
+  (JSON.parse(await readFile(join(stateDir, 'alerts.json'), 'utf8')) as { outbox: PendingMessage[] }).outbox;
 
 describe('alert delivery', () => {
   it('a 70 s outage: the problem, a reminder and the end wait; the start arrives once, then the end once, each by its id', async () => {
@@ -203,7 +261,9 @@ describe('alert delivery', () => {
     for (const hit of hook.hits) expect(hit.body.id).toBe(hit.id);
     expect(started?.id).not.toBe(ended?.id);
     // The reminder said nothing the end does not: logged, not sent.
-    expect(log()).toMatch(/alert [0-9a-f-]{36} \(STILL health:degraded, STILL build\) not sent to webhook: a later message reports the same problems/);
+    expect(log()).toMatch(
+      /alert [0-9a-f-]{36} \(STILL health:degraded, STILL build\) not sent to webhook: a later message reports the same problems/,
+    );
     expect(log().match(/alert channel webhook failing, retrying until it works/g)).toHaveLength(1);
     expect(log()).toMatch(/alert channel webhook works again/);
     // Retried on backoff capped at 30 s, so delivered within 30 s of the receiver's return.
@@ -244,7 +304,10 @@ describe('alert delivery', () => {
     const second = await notifierOn(hook.url, { stateDir: first.stateDir });
     await second.notifier.observe(healthy, new Date(Date.parse(at) + 60_000));
     await second.notifier.idle();
-    expect(hook.hits.map((hit) => [hit.id, kinds(hit)])).toEqual([[pending?.id, ['start']], [expect.any(String), ['end']]]);
+    expect(hook.hits.map((hit) => [hit.id, kinds(hit)])).toEqual([
+      [pending?.id, ['start']],
+      [expect.any(String), ['end']],
+    ]);
     expect(hook.hits[1]?.id).not.toBe(pending?.id);
     expect(await outboxIn(first.stateDir)).toEqual([]);
   });
@@ -268,7 +331,11 @@ describe('alert delivery', () => {
     });
     await hook.down();
     const clock = simulatedClock();
-    const { notifier, stateDir, log } = await notifierOn(hook.url, { wait: clock.wait, outboxLimit: 2, backoffMs: () => 1_000 });
+    const { notifier, stateDir, log } = await notifierOn(hook.url, {
+      wait: clock.wait,
+      outboxLimit: 2,
+      backoffMs: () => 1_000,
+    });
     clock.at(3_000, async () => {
       await notifier.observe(healthy, clock.now());
       await notifier.observe(failing, clock.now());
@@ -276,8 +343,14 @@ describe('alert delivery', () => {
     clock.at(5_000, () => hook.up());
     await notifier.observe(failing, clock.now());
     await notifier.idle();
-    expect(log()).toMatch(/warn alert [0-9a-f-]{36} \(PROBLEM health:degraded, PROBLEM build\) dropped undelivered for webhook: more than 2 alerts waiting/);
-    expect(log().match(/error alert [0-9a-f-]{36} \(\w+ health:degraded, \w+ build\) given up on webhook: the receiver rejects it \(HTTP 400\)/g)).toHaveLength(2);
+    expect(log()).toMatch(
+      /warn alert [0-9a-f-]{36} \(PROBLEM health:degraded, PROBLEM build\) dropped undelivered for webhook: more than 2 alerts waiting/,
+    );
+    expect(
+      log().match(
+        /error alert [0-9a-f-]{36} \(\w+ health:degraded, \w+ build\) given up on webhook: the receiver rejects it \(HTTP 400\)/g,
+      ),
+    ).toHaveLength(2);
     expect(hook.hits.map(kinds)).toEqual([['end'], ['start']]);
     expect(await outboxIn(stateDir)).toEqual([]);
   });

@@ -14,7 +14,10 @@ const kinds = ['crypto', 'stablecoin', 'ewallet', 'bank', 'card', 'wire', 'cash'
 
 describe('code lists', () => {
   it.each(lists)('data/%s has as many rows as data/README.md says', (file) => {
-    const rows = readFileSync(join(repoRoot, 'data', file), 'utf8').trimEnd().split('\n').length - 1;
+    const rows =
+      readFileSync(join(repoRoot, 'data', file), 'utf8')
+        .trimEnd()
+        .split('\n').length - 1;
     const readme = readFileSync(join(repoRoot, 'data', 'README.md'), 'utf8');
     const stated = new RegExp(`^\\| \`${file.replace('.', '\\.')}\` \\|.*\\| (\\d+) \\|$`, 'm').exec(readme);
     expect(stated, `data/README.md has no row for ${file}`).not.toBeNull();
@@ -33,11 +36,22 @@ describe('code lists', () => {
   });
 
   it('the loader reads every row', () => {
-    const currencyRows = readFileSync(join(repoRoot, 'data', 'currency-codes.tsv'), 'utf8').trimEnd().split('\n').length - 1;
-    const cityRows = readFileSync(join(repoRoot, 'data', 'city-codes.tsv'), 'utf8').trimEnd().split('\n').length - 1;
+    const currencyRows =
+      readFileSync(join(repoRoot, 'data', 'currency-codes.tsv'), 'utf8')
+        .trimEnd()
+        .split('\n').length - 1;
+    const cityRows =
+      readFileSync(join(repoRoot, 'data', 'city-codes.tsv'), 'utf8')
+        .trimEnd()
+        .split('\n').length - 1;
     expect(knownCurrencies().size).toBe(currencyRows);
     expect(knownCities().size).toBe(cityRows);
-    expect(knownCurrencies().get('USDTTRC20')).toEqual({ code: 'USDTTRC20', name: expect.any(String) as unknown, kind: 'stablecoin', asset: 'USDT' });
+    expect(knownCurrencies().get('USDTTRC20')).toEqual({
+      code: 'USDTTRC20',
+      name: expect.any(String) as unknown,
+      kind: 'stablecoin',
+      asset: 'USDT',
+    });
     expect(knownCities().get('MSK')).toMatchObject({ code: 'MSK', country: 'RU' });
     for (const currency of knownCurrencies().values()) expect(kinds, currency.code).toContain(currency.kind);
   });

@@ -23,14 +23,86 @@ const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;
 
 // Values per element: good ones most of the time, every kind of bad one now and then.
 const codes = ['BTC', 'ETH', 'USDTTRC20', 'SBERRUB', 'TCSBRUB', 'CARDRUB', 'CASHRUB', 'CASHUSD', 'ACCRUB', 'ADVCEUR'];
-const badCodes = ['USDTTRC2O', 'XXX', '', ' BTC', 'BTC ', 'btc', 'BT&C', 'ВТС', 'B😀', 'BTC,ETH', 'B<C', 'B\rTC', 'B\r\nTC', 'BTC\r'];
-const numbers = ['1', '1', '1', '2', '3', '7', '0.5', '96075.29', '6812345.12', '80.0215', '1.0204', '50000000', '485000', '1000', '0.25', '0.001', '5', '7.3', '1.0', '01', '0001.50'];
-const badNumbers = ['0', '0.0', '00', '', '1,5', '96,075.29', '1e5', '1.5E+3', '-5', '+3', '.5', '5.', '1 000', 'NaN', ' 5', '5 ', '1'.padEnd(70, '3'), '0.' + '0'.repeat(65) + '1', '３'];
+const badCodes = [
+  'USDTTRC2O',
+  'XXX',
+  '',
+  ' BTC',
+  'BTC ',
+  'btc',
+  'BT&C',
+  'ВТС',
+  'B😀',
+  'BTC,ETH',
+  'B<C',
+  'B\rTC',
+  'B\r\nTC',
+  'BTC\r',
+];
+const numbers = [
+  '1',
+  '1',
+  '1',
+  '2',
+  '3',
+  '7',
+  '0.5',
+  '96075.29',
+  '6812345.12',
+  '80.0215',
+  '1.0204',
+  '50000000',
+  '485000',
+  '1000',
+  '0.25',
+  '0.001',
+  '5',
+  '7.3',
+  '1.0',
+  '01',
+  '0001.50',
+];
+const badNumbers = [
+  '0',
+  '0.0',
+  '00',
+  '',
+  '1,5',
+  '96,075.29',
+  '1e5',
+  '1.5E+3',
+  '-5',
+  '+3',
+  '.5',
+  '5.',
+  '1 000',
+  'NaN',
+  ' 5',
+  '5 ',
+  '1'.padEnd(70, '3'),
+  `0.${'0'.repeat(65)}1`,
+  '３',
+];
 const limits = [...numbers, '100 RUB', '100 XXX', '5 USD', '1 000 RUB', '2E1'];
 const fees = ['0.0005', '1 %', '1%', '2 USD', '1 USD, 0.5 %', '1,5 %', '1E5', 'x', '2 USDD', ''];
 const floatings = ['15', '1%', '1 %', '1.5', 'soon', '', '0'];
 const delays = ['5', '5.5', '5.0', 'x', '', '10'];
-const params = ['verifying', 'verifying', 'manual, verifying', 'verifyng', 'manual,delivery', 'floating', 'manual,,reg', 'reg, reg', '', ' manual ', 'manual,verifying', 'juridical&amp;', 'manual,\rverifying', 'manual,\r\nreg'];
+const params = [
+  'verifying',
+  'verifying',
+  'manual, verifying',
+  'verifyng',
+  'manual,delivery',
+  'floating',
+  'manual,,reg',
+  'reg, reg',
+  '',
+  ' manual ',
+  'manual,verifying',
+  'juridical&amp;',
+  'manual,\rverifying',
+  'manual,\r\nreg',
+];
 const cities = ['MSK', 'SPB', 'EKB', 'MSKK', 'MSK,SPB', '', 'msk', 'MSK, SPB'];
 const urls = [
   'https://exchanger.example/?cur_from=BTC&cur_to=ETH',
@@ -81,14 +153,29 @@ type Item = [string, string][];
 
 /** An item as an exporter would write it: every rule kept, mostly far from the limits. */
 function goodItem(next: Next): Record<string, string> {
-  const from = pick(next, codes.filter((code) => !code.startsWith('CASH')));
-  const to = pick(next, codes.filter((code) => code !== from));
+  const from = pick(
+    next,
+    codes.filter((code) => !code.startsWith('CASH')),
+  );
+  const to = pick(
+    next,
+    codes.filter((code) => code !== from),
+  );
   const rate = pick(next, ['1', '2', '96075.29', '80.0215', '1.0204', '3.5']);
   const [inText, outText] = chance(next, 0.5) ? ['1', rate] : [rate, '1'];
-  const fields: Record<string, string> = { from, to, in: inText, out: outText, amount: pick(next, ['50000000', '485000', '1000000000']), minamount: pick(next, ['0.25', '0.001', '1']), maxamount: pick(next, ['5', '7.3', '100']) };
+  const fields: Record<string, string> = {
+    from,
+    to,
+    in: inText,
+    out: outText,
+    amount: pick(next, ['50000000', '485000', '1000000000']),
+    minamount: pick(next, ['0.25', '0.001', '1']),
+    maxamount: pick(next, ['5', '7.3', '100']),
+  };
   if (to.startsWith('CASH') || chance(next, 0.1)) fields.city = pick(next, ['MSK', 'SPB', 'EKB']);
   if (chance(next, 0.8)) fields.param = pick(next, ['verifying', 'manual, verifying', 'manual,verifying', 'reg']);
-  if (chance(next, 0.7)) fields.url = chance(next, 0.8) ? `https://exchanger.example/?cur_from=${from}&cur_to=${to}` : pick(next, urls);
+  if (chance(next, 0.7))
+    fields.url = chance(next, 0.8) ? `https://exchanger.example/?cur_from=${from}&cur_to=${to}` : pick(next, urls);
   if (chance(next, 0.1)) fields.fromfee = pick(next, ['0.0005', '1 %', '2 USD']);
   if (chance(next, 0.1)) fields.floating = pick(next, ['15', '1%']);
   if (chance(next, 0.1)) fields.delay = '5';
@@ -97,7 +184,8 @@ function goodItem(next: Next): Record<string, string> {
 
 /** Values of any kind, good or bad, in any combination. */
 function anyFields(next: Next): Record<string, string> {
-  const value = (good: readonly string[], bad: readonly string[]) => (chance(next, 0.9) ? pick(next, good) : pick(next, bad));
+  const value = (good: readonly string[], bad: readonly string[]) =>
+    chance(next, 0.9) ? pick(next, good) : pick(next, bad);
   const fields: Record<string, string> = {
     from: value(codes, badCodes),
     to: value(codes, badCodes),
@@ -114,9 +202,19 @@ function anyFields(next: Next): Record<string, string> {
   }
   if (chance(next, 0.15)) {
     const [inText, outText, amount, limit] = pick(next, boundaries);
-    Object.assign(fields, { in: inText, out: outText, amount }, chance(next, 0.5) ? { maxamount: limit } : { minamount: limit, maxamount: '1'.padEnd(12, '0') });
+    Object.assign(
+      fields,
+      { in: inText, out: outText, amount },
+      chance(next, 0.5) ? { maxamount: limit } : { minamount: limit, maxamount: '1'.padEnd(12, '0') },
+    );
   }
-  for (const [name, values] of [['minfee', fees], ['fromfee', fees], ['tofee', fees], ['floating', floatings], ['delay', delays]] as const) {
+  for (const [name, values] of [
+    ['minfee', fees],
+    ['fromfee', fees],
+    ['tofee', fees],
+    ['floating', floatings],
+    ['delay', delays],
+  ] as const) {
     if (chance(next, 0.08)) fields[name] = pick(next, values);
   }
   if (chance(next, 0.7)) fields.param = pick(next, params);
@@ -145,7 +243,22 @@ function mostlyGoodFields(next: Next): Record<string, string> {
 }
 
 /** Markup that escaping would never write, put raw into a value now and then: references, comments, controls… */
-const rawSnippets = ['&#38;', '&#x41;', '&#1;', '&nbsp;', '&amp', '&', '<!--c-->', '<![CDATA[x]]>', '<?p?>', ']]>', '\u0001', '\uFFFE', '<b>1</b>', '>'];
+const rawSnippets = [
+  '&#38;',
+  '&#x41;',
+  '&#1;',
+  '&nbsp;',
+  '&amp',
+  '&',
+  '<!--c-->',
+  '<![CDATA[x]]>',
+  '<?p?>',
+  ']]>',
+  '\u0001',
+  '\uFFFE',
+  '<b>1</b>',
+  '>',
+];
 
 function randomItem(next: Next, good: boolean): Item {
   const fields = good ? mostlyGoodFields(next) : anyFields(next);
@@ -157,7 +270,11 @@ function randomItem(next: Next, good: boolean): Item {
     [item[i], item[i + 1]] = [item[i + 1]!, item[i]!];
   }
   if (chance(next, 0.04)) item.splice(Math.floor(next() * item.length), 0, pick(next, item) ?? ['from', 'BTC']);
-  if (chance(next, 0.03)) item.splice(Math.floor(next() * item.length), 0, [pick(next, ['delai', 'note', 'item', 'x-y', 'toString', '__proto__', 'constructor', 'prototype']), '5']);
+  if (chance(next, 0.03))
+    item.splice(Math.floor(next() * item.length), 0, [
+      pick(next, ['delai', 'note', 'item', 'x-y', 'toString', '__proto__', 'constructor', 'prototype']),
+      '5',
+    ]);
   if (chance(next, 0.02)) item.length = 0;
   return item;
 }
@@ -227,7 +344,36 @@ function randomDocument(next: Next): string {
 }
 
 // Syntactic faults, most of them outside the scanner's subset (it must give up) and some not well-formed at all.
-const insertions = ['<', '>', '&', '/', '"', ' ', '\u0001', '\u000b', '\uFFFE', '\uFFFF', '😀', 'é', ']', ']]>', '&#67;', '&#x1;', '&nbsp;', '&amp', '<!-- c -->', '<![CDATA[x]]>', '<?pi x?>', '<!DOCTYPE rates>', 'a="1"', '\ufeff', '\ud800', '\udc00', '\t', '\r'];
+const insertions = [
+  '<',
+  '>',
+  '&',
+  '/',
+  '"',
+  ' ',
+  '\u0001',
+  '\u000b',
+  '\uFFFE',
+  '\uFFFF',
+  '😀',
+  'é',
+  ']',
+  ']]>',
+  '&#67;',
+  '&#x1;',
+  '&nbsp;',
+  '&amp',
+  '<!-- c -->',
+  '<![CDATA[x]]>',
+  '<?pi x?>',
+  '<!DOCTYPE rates>',
+  'a="1"',
+  '\ufeff',
+  '\ud800',
+  '\udc00',
+  '\t',
+  '\r',
+];
 
 function mutate(text: string, next: Next): string {
   const at = Math.floor(next() * (text.length + 1));
@@ -241,14 +387,19 @@ function mutate(text: string, next: Next): string {
     case 3: {
       // An attribute on some tag.
       const tag = text.indexOf('>', at);
-      return tag === -1 || text[tag - 1] === '/' || text[tag - 1] === '?' ? text : `${text.slice(0, tag)} a="1"${text.slice(tag)}`;
+      return tag === -1 || text[tag - 1] === '/' || text[tag - 1] === '?'
+        ? text
+        : `${text.slice(0, tag)} a="1"${text.slice(tag)}`;
     }
     case 4: {
       // Two end tags swapped.
       const first = text.indexOf('</', at);
       const second = first === -1 ? -1 : text.indexOf('</', first + 2);
       if (second === -1) return text;
-      const [a, b] = [text.slice(first, text.indexOf('>', first) + 1), text.slice(second, text.indexOf('>', second) + 1)];
+      const [a, b] = [
+        text.slice(first, text.indexOf('>', first) + 1),
+        text.slice(second, text.indexOf('>', second) + 1),
+      ];
       return text.slice(0, first) + b + text.slice(first + a.length, second) + a + text.slice(second + b.length);
     }
     default:
@@ -281,7 +432,11 @@ describe('checkExport: the fast path against the general path', () => {
       const bytes = Buffer.from(chance(next, 0.02) ? `\ufeff${text}` : text, 'utf8');
       // Every other document judged as ratefile's own (the publish gate's strictness), drawing no random number.
       const options = { strict: n % 2 === 0 };
-      const fast = bothPaths(bytes, options, `seed ${seed}, document ${n}, strict ${options.strict}: ${JSON.stringify(text)}`);
+      const fast = bothPaths(
+        bytes,
+        options,
+        `seed ${seed}, document ${n}, strict ${options.strict}: ${JSON.stringify(text)}`,
+      );
       paths[fast.path] = (paths[fast.path] ?? 0) + 1;
       items += fast.path === 'fast' ? (fast.result.items ?? 0) : 0;
       cleared += fast.cleared;
@@ -309,7 +464,8 @@ describe('checkExport: the fast path against the general path', () => {
   });
 
   it('falls back to the general path outside the subset, with the same findings', () => {
-    const good = '<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n  <item>\n    <from>BTC</from>\n    <to>ETH</to>\n    <in>1</in>\n    <out>30</out>\n    <amount>100</amount>\n    <minamount>0.1</minamount>\n    <maxamount>1</maxamount>\n    <url>https://exchanger.example/?a=1&amp;b=2</url>\n  </item>\n</rates>\n';
+    const good =
+      '<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n  <item>\n    <from>BTC</from>\n    <to>ETH</to>\n    <in>1</in>\n    <out>30</out>\n    <amount>100</amount>\n    <minamount>0.1</minamount>\n    <maxamount>1</maxamount>\n    <url>https://exchanger.example/?a=1&amp;b=2</url>\n  </item>\n</rates>\n';
     expect(checkExportTraced(Buffer.from(good), 'x').path).toBe('fast');
     for (const outside of [
       good.replace('<from>', '<!-- c --><from>'),
@@ -339,30 +495,67 @@ describe('checkExport: the fast path against the general path', () => {
 
 /** An EREF 1.1 item (eref.ts's order), good most of the time, with the classic generator's values good and bad. */
 function randomErefItem(next: Next, first: boolean): string[] {
-  const value = (good: readonly string[], bad: readonly string[]) => (chance(next, 0.9) ? pick(next, good) : pick(next, bad));
+  const value = (good: readonly string[], bad: readonly string[]) =>
+    chance(next, 0.9) ? pick(next, good) : pick(next, bad);
   const from = value(codes, badCodes);
-  const to = value(codes.filter((code) => code !== from), badCodes);
+  const to = value(
+    codes.filter((code) => code !== from),
+    badCodes,
+  );
   const rate = pick(next, ['2', '96075.29', '80.0215', '1.0204']);
-  const [inText, outText] = chance(next, 0.2) ? [value(numbers, badNumbers), value(numbers, badNumbers)] : chance(next, 0.5) ? ['1', rate] : [rate, '1'];
-  const [min, max] = [value(['0.25', '0.001', '1', '5000'], badNumbers), value(['5', '7.3', '100', '9376000'], badNumbers)];
+  const [inText, outText] = chance(next, 0.2)
+    ? [value(numbers, badNumbers), value(numbers, badNumbers)]
+    : chance(next, 0.5)
+      ? ['1', rate]
+      : [rate, '1'];
+  const [min, max] = [
+    value(['0.25', '0.001', '1', '5000'], badNumbers),
+    value(['5', '7.3', '100', '9376000'], badNumbers),
+  ];
   const fields: [string, string | undefined][] = [
-    ['from', from], ['to', to], ['in', inText], ['out', outText], ['amount', value(['50000000', '485000', '1000'], badNumbers)],
+    ['from', from],
+    ['to', to],
+    ['in', inText],
+    ['out', outText],
+    ['amount', value(['50000000', '485000', '1000'], badNumbers)],
     // The first item always has an EREF element, so the file reads as EREF 1.1.
-    ['frommin', first || chance(next, 0.8) ? min : undefined], ['frommax', chance(next, 0.8) ? max : undefined],
-    ['tomin', chance(next, 0.5) ? value(numbers, badNumbers) : undefined], ['tomax', chance(next, 0.5) ? value(numbers, badNumbers) : undefined],
+    ['frommin', first || chance(next, 0.8) ? min : undefined],
+    ['frommax', chance(next, 0.8) ? max : undefined],
+    ['tomin', chance(next, 0.5) ? value(numbers, badNumbers) : undefined],
+    ['tomax', chance(next, 0.5) ? value(numbers, badNumbers) : undefined],
     ['fromfee', chance(next, 0.15) ? pick(next, ['1%', '0.0005', '2 USD', '1,5', 'x']) : undefined],
     ['tofee', chance(next, 0.1) ? pick(next, ['0.5%', '1']) : undefined],
     ['delay', chance(next, 0.1) ? pick(next, delays) : undefined],
   ];
-  const elements = fields.filter((field): field is [string, string] => field[1] !== undefined).map(([name, text]) => (text === '' && chance(next, 0.3) ? `<${name}/>` : `<${name}>${escape(text)}</${name}>`));
+  const elements = fields
+    .filter((field): field is [string, string] => field[1] !== undefined)
+    .map(([name, text]) => (text === '' && chance(next, 0.3) ? `<${name}/>` : `<${name}>${escape(text)}</${name}>`));
   // What the scanner does not take (attributes, a <step>'s elements) now and then: those files go the general way.
-  if (chance(next, 0.04)) elements.push(pick(next, ['<floating minutes="15"/>', '<floating percent="1"/>', '<floating/>']));
+  if (chance(next, 0.04))
+    elements.push(pick(next, ['<floating minutes="15"/>', '<floating percent="1"/>', '<floating/>']));
   if (chance(next, 0.04)) elements.push('<step frommin="1" frommax="2"><in>1</in><out>3</out></step>');
   // Labels as ratefile writes them (xs:boolean true), empty as other engines do, false, and what the XSD refuses.
-  for (const label of ['manual', 'verifying']) if (chance(next, 0.2)) elements.push(pick(next, [`<${label}/>`, `<${label}>true</${label}>`, `<${label}>true</${label}>`, `<${label}>false</${label}>`, `<${label}>1</${label}>`, `<${label}>0</${label}>`, `<${label}> true </${label}>`, `<${label}>yes</${label}>`]));
+  for (const label of ['manual', 'verifying'])
+    if (chance(next, 0.2))
+      elements.push(
+        pick(next, [
+          `<${label}/>`,
+          `<${label}>true</${label}>`,
+          `<${label}>true</${label}>`,
+          `<${label}>false</${label}>`,
+          `<${label}>1</${label}>`,
+          `<${label}>0</${label}>`,
+          `<${label}> true </${label}>`,
+          `<${label}>yes</${label}>`,
+        ]),
+      );
   if (chance(next, 0.05)) elements.push(pick(next, ['<param>manual</param>', '<frommaxx>1</frommaxx>']));
   if (chance(next, 0.2)) elements.push(`<city>${pick(next, cities)}</city>`);
-  if (chance(next, 0.6)) elements.push(`<minamount>${chance(next, 0.9) ? min : '3'}</minamount>`, `<maxamount>${chance(next, 0.9) ? max : '4'}</maxamount>`);
+  if (chance(next, 0.6))
+    elements.push(
+      `<minamount>${chance(next, 0.9) ? min : '3'}</minamount>`,
+      `<maxamount>${chance(next, 0.9) ? max : '4'}</maxamount>`,
+    );
   if (chance(next, 0.05) && elements.length > 3) {
     const i = Math.floor(next() * (elements.length - 1));
     [elements[i], elements[i + 1]] = [elements[i + 1]!, elements[i]!];
@@ -377,15 +570,28 @@ describe('checkExport: EREF 1.1 by the scanner against the general path', () => 
     const paths: Record<string, number> = {};
     let withFindings = 0;
     for (let n = 0; n < 2000; n++) {
-      const layout = pick(next, [{ indent: '  ', newline: '\n' }, { indent: '', newline: '' }, { indent: '\t', newline: '\r\n' }]);
+      const layout = pick(next, [
+        { indent: '  ', newline: '\n' },
+        { indent: '', newline: '' },
+        { indent: '\t', newline: '\r\n' },
+      ]);
       const items = Array.from({ length: 1 + Math.floor(next() * 5) }, (_, i) => randomErefItem(next, i === 0));
       if (chance(next, 0.1)) items.push([...pick(next, items)]);
-      const body = items.map((elements) => `${layout.newline}${layout.indent}<item>${elements.map((e) => `${layout.newline}${layout.indent}${layout.indent}${e}`).join('')}${layout.newline}${layout.indent}</item>`).join('');
+      const body = items
+        .map(
+          (elements) =>
+            `${layout.newline}${layout.indent}<item>${elements.map((e) => `${layout.newline}${layout.indent}${layout.indent}${e}`).join('')}${layout.newline}${layout.indent}</item>`,
+        )
+        .join('');
       let text = `${chance(next, 0.9) ? declarations[0]! : pick(next, declarations)}\n<rates>${body}${layout.newline}</rates>\n`;
       if (chance(next, 0.3)) text = mutate(text, next);
       const bytes = Buffer.from(text, 'utf8');
       const options = { strict: n % 2 === 0 };
-      const fast = bothPaths(bytes, options, `seed ${seed}, document ${n}, strict ${options.strict}: ${JSON.stringify(text)}`);
+      const fast = bothPaths(
+        bytes,
+        options,
+        `seed ${seed}, document ${n}, strict ${options.strict}: ${JSON.stringify(text)}`,
+      );
       // EREF items get the full rules always: the classic quick test never clears one.
       expect(fast.cleared).toBe(0);
       paths[fast.path] = (paths[fast.path] ?? 0) + 1;
@@ -414,8 +620,18 @@ describe('checkExport: EREF 1.1 by the scanner against the general path', () => 
 
 describe('duplicates across the quick test and the full rules', () => {
   it('finds a direction repeated by a clean item, an item with findings, and with or without a city', () => {
-    const item = (to: string, extra = '') => `\n  <item>\n    <from>BTC</from>\n    <to>${to}</to>\n    <in>1</in>\n    <out>30</out>\n    <amount>100</amount>\n    <minamount>0.1</minamount>\n    <maxamount>1</maxamount>${extra}\n  </item>`;
-    const items = [item('ETH'), item('ETH', '\n    <param>verifyng</param>'), item('ETH'), item('CASHRUB', '\n    <city>MSK</city>'), item('CASHRUB', '\n    <city>SPB</city>'), item('CASHRUB', '\n    <city>MSK</city>\n    <param>x</param>'), item('XXX'), item('XXX')];
+    const item = (to: string, extra = '') =>
+      `\n  <item>\n    <from>BTC</from>\n    <to>${to}</to>\n    <in>1</in>\n    <out>30</out>\n    <amount>100</amount>\n    <minamount>0.1</minamount>\n    <maxamount>1</maxamount>${extra}\n  </item>`;
+    const items = [
+      item('ETH'),
+      item('ETH', '\n    <param>verifyng</param>'),
+      item('ETH'),
+      item('CASHRUB', '\n    <city>MSK</city>'),
+      item('CASHRUB', '\n    <city>SPB</city>'),
+      item('CASHRUB', '\n    <city>MSK</city>\n    <param>x</param>'),
+      item('XXX'),
+      item('XXX'),
+    ];
     const bytes = Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<rates>${items.join('')}\n</rates>\n`);
     const traced = checkExportTraced(bytes, 'x');
     expect(traced.path).toBe('fast');
@@ -438,23 +654,56 @@ describe('the pieces of the fast path', () => {
       const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
       const body = bom ? bytes.subarray(3) : bytes;
       const invalid = firstInvalidUtf8(body);
-      return invalid === -1 ? { text: new TextDecoder('utf-8', { ignoreBOM: true }).decode(body) } : { invalid: invalid + (bom ? 3 : 0) };
+      return invalid === -1
+        ? { text: new TextDecoder('utf-8', { ignoreBOM: true }).decode(body) }
+        : { invalid: invalid + (bom ? 3 : 0) };
     };
     const next = random(3);
     // ASCII, good sequences of every length, and the bad ones: lone continuations, overlongs, surrogates, past U+10FFFF, cut short.
-    const pieces = [[0x41], [0x0a], [0x3c], [0xc3, 0xa9], [0xe2, 0x82, 0xac], [0xf0, 0x9d, 0x84, 0x9e], [0xef, 0xbb, 0xbf], [0xef, 0xbf, 0xbe], [0x80], [0xbf], [0xc0, 0xaf], [0xc1, 0x81], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xf5, 0x80, 0x80, 0x80], [0xff], [0xe2, 0x82], [0xf0, 0x9d]];
+    const pieces = [
+      [0x41],
+      [0x0a],
+      [0x3c],
+      [0xc3, 0xa9],
+      [0xe2, 0x82, 0xac],
+      [0xf0, 0x9d, 0x84, 0x9e],
+      [0xef, 0xbb, 0xbf],
+      [0xef, 0xbf, 0xbe],
+      [0x80],
+      [0xbf],
+      [0xc0, 0xaf],
+      [0xc1, 0x81],
+      [0xe0, 0x80, 0xaf],
+      [0xed, 0xa0, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xf5, 0x80, 0x80, 0x80],
+      [0xff],
+      [0xe2, 0x82],
+      [0xf0, 0x9d],
+    ];
     for (let n = 0; n < 3000; n++) {
       const good = chance(next, 0.5);
       const length = Math.floor(next() * 12);
       const parts = Array.from({ length }, () => (good ? pick(next, pieces.slice(0, 8)) : pick(next, pieces)));
-      if (chance(next, 0.1)) parts.unshift(pick(next, [[0xef, 0xbb, 0xbf], [0xff, 0xfe], [0xfe, 0xff]]));
+      if (chance(next, 0.1))
+        parts.unshift(
+          pick(next, [
+            [0xef, 0xbb, 0xbf],
+            [0xff, 0xfe],
+            [0xfe, 0xff],
+          ]),
+        );
       const bytes = Uint8Array.from(parts.flat());
       const expected = reference(bytes);
       const decoded = decodeExport(bytes);
       const context = `bytes ${[...bytes].map((b) => b.toString(16)).join(' ')}`;
       if ('text' in expected) expect(decoded.text, context).toBe(expected.text);
       else if ('utf16' in expected) expect(decoded.findings[0]?.message, context).toMatch(/UTF-16/);
-      else expect(decoded.findings.map((f) => f.message), context).toEqual([`not valid UTF-8 at byte ${expected.invalid} (the standard requires UTF-8)`]);
+      else
+        expect(
+          decoded.findings.map((f) => f.message),
+          context,
+        ).toEqual([`not valid UTF-8 at byte ${expected.invalid} (the standard requires UTF-8)`]);
     }
   });
 
@@ -476,7 +725,9 @@ describe('the pieces of the fast path', () => {
     const next = random(11);
     const number = () => {
       const whole = pick(next, ['0', '1', '3', '00', '10', '999999999999999999999']);
-      return chance(next, 0.6) ? `${whole}.${Array.from({ length: 1 + Math.floor(next() * 25) }, () => pick(next, ['0', '3', '6', '9'])).join('')}` : whole;
+      return chance(next, 0.6)
+        ? `${whole}.${Array.from({ length: 1 + Math.floor(next() * 25) }, () => pick(next, ['0', '3', '6', '9'])).join('')}`
+        : whole;
     };
     for (let n = 0; n < 3000; n++) {
       const [a, b] = [number(), number()];
@@ -485,15 +736,38 @@ describe('the pieces of the fast path', () => {
       if (new Decimal(inText).isZero()) continue;
       const exact = new Exact(limit).times(outText).div(inText);
       // The amount on the boundary (exactly, when the quotient ends), just off it, or far from it.
-      const amount = pick(next, [exact.toFixed(), exact.toSignificantDigits(15).toFixed(), exact.times(2).toFixed(), exact.toSignificantDigits(3).toFixed()]);
+      const amount = pick(next, [
+        exact.toFixed(),
+        exact.toSignificantDigits(15).toFixed(),
+        exact.times(2).toFixed(),
+        exact.toSignificantDigits(3).toFixed(),
+      ]);
       const more = new Unrounded(limit).times(outText).greaterThan(new Unrounded(amount).times(inText));
       expect(paysMoreThan(limit, inText, outText, amount), `${limit} × ${outText} / ${inText} vs ${amount}`).toBe(more);
     }
     // Digits near 2^53 on either side, scales apart: the doubles' exact range and BigInt past it agree with the truth.
-    const digits = () => pick(next, [0, 1, 7, 10, 999, 10_204, 50_000_000, 94_906_265, 2 ** 26 + 1, exactLimit - 1, Math.floor(next() * 1e6), Math.floor(next() * 1e15), Math.floor(next() * exactLimit)]);
+    const digits = () =>
+      pick(next, [
+        0,
+        1,
+        7,
+        10,
+        999,
+        10_204,
+        50_000_000,
+        94_906_265,
+        2 ** 26 + 1,
+        exactLimit - 1,
+        Math.floor(next() * 1e6),
+        Math.floor(next() * 1e15),
+        Math.floor(next() * exactLimit),
+      ]);
     const scale = () => Math.floor(next() * 26);
     const truth = (a: number, as: number, b: number, bs: number) => {
-      const [x, y] = [BigInt(a) * 10n ** BigInt(Math.max(as, bs) - as), BigInt(b) * 10n ** BigInt(Math.max(as, bs) - bs)];
+      const [x, y] = [
+        BigInt(a) * 10n ** BigInt(Math.max(as, bs) - as),
+        BigInt(b) * 10n ** BigInt(Math.max(as, bs) - bs),
+      ];
       return x < y ? -1 : x > y ? 1 : 0;
     };
     for (let n = 0; n < 3000; n++) {
@@ -502,11 +776,26 @@ describe('the pieces of the fast path', () => {
       const bs = chance(next, 0.3) ? as : scale();
       const sign = compareScaled(a, as, b, bs);
       if (!Number.isNaN(sign)) expect(sign, `${a}e-${as} vs ${b}e-${bs}`).toBe(truth(a, as, b, bs));
-      const [l, ls, i, is, o, os, m, ms] = [digits(), scale(), digits() || 1, scale(), digits() || 1, scale(), digits(), scale()];
-      const [left, right] = [BigInt(l) * BigInt(o) * 10n ** BigInt(ms + is), BigInt(m) * BigInt(i) * 10n ** BigInt(ls + os)];
-      expect(exceedsScaled(l, ls, i, is, o, os, m, ms), `${l}e-${ls} × ${o}e-${os} / ${i}e-${is} vs ${m}e-${ms}`).toBe(left > right);
+      const [l, ls, i, is, o, os, m, ms] = [
+        digits(),
+        scale(),
+        digits() || 1,
+        scale(),
+        digits() || 1,
+        scale(),
+        digits(),
+        scale(),
+      ];
+      const [left, right] = [
+        BigInt(l) * BigInt(o) * 10n ** BigInt(ms + is),
+        BigInt(m) * BigInt(i) * 10n ** BigInt(ls + os),
+      ];
+      expect(exceedsScaled(l, ls, i, is, o, os, m, ms), `${l}e-${ls} × ${o}e-${os} / ${i}e-${is} vs ${m}e-${ms}`).toBe(
+        left > right,
+      );
       // On the boundary: the amount that is exactly limit × out / in, when that has digits below 2^53.
-      if (l * o < exactLimit && (l * o) % i === 0) expect(exceedsScaled(l, ls, i, is, o, os, (l * o) / i, ls + os - is), 'boundary').toBe(false);
+      if (l * o < exactLimit && (l * o) % i === 0)
+        expect(exceedsScaled(l, ls, i, is, o, os, (l * o) / i, ls + os - is), 'boundary').toBe(false);
     }
     // A maximum that pays exactly the reserve is not more than it, though 1/in has no finite decimal form.
     expect(paysMoreThan('153065000', '3.0613', '1', '50000000')).toBe(false);

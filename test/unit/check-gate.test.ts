@@ -39,11 +39,19 @@ const starve = (item: string) => item.replace(/<amount>[^<]*<\/amount>/, '<amoun
 const defects: [string, string, (item: string) => string][] = [
   ['an unescaped & in a value', 'xml', (item) => item.replace('&amp;', '&')],
   ['a missing closing tag', 'xml', (item) => item.replace('</maxamount>', '')],
-  ['two elements swapped', 'element-order', (item) => item.replace(/(<in>[^<]*<\/in>)(\s*)(<out>[^<]*<\/out>)/, '$3$2$1')],
+  [
+    'two elements swapped',
+    'element-order',
+    (item) => item.replace(/(<in>[^<]*<\/in>)(\s*)(<out>[^<]*<\/out>)/, '$3$2$1'),
+  ],
   ['an amount whose reserve cannot pay the minimum', 'reserve', starve],
   ['a forbidden character (U+0001)', 'xml', (item) => item.replace('</to>', '\u0001</to>')],
   ['a forbidden character (U+FFFE)', 'xml', (item) => item.replace('</from>', '\uFFFE</from>')],
-  ['a number written with a comma', 'number', (item) => item.replace(/<maxamount>(\d+)\.(\d+)<\/maxamount>/, '<maxamount>$1,$2</maxamount>')],
+  [
+    'a number written with a comma',
+    'number',
+    (item) => item.replace(/<maxamount>(\d+)\.(\d+)<\/maxamount>/, '<maxamount>$1,$2</maxamount>'),
+  ],
   ['a rate not in the published form', 'rate-form', (item) => item.replace('<in>1</in>', '<in>0.5</in>')],
   ['the item written twice', 'duplicate', (item) => `${item}\n  ${item}`],
   ['an element left out', 'element-missing', (item) => item.replace(/<from>[^<]*<\/from>\s*/, '')],
@@ -69,9 +77,14 @@ describe('the publish gate refuses a file a renderer bug broke', () => {
     for (const target of targets) {
       const broken = planted(target, plant);
       const { passing, refused } = gateFiles(files.map((file) => (file === target ? broken : file)));
-      expect(passing.map((file) => file.file)).toEqual(files.filter((file) => file !== target).map((file) => file.file));
+      expect(passing.map((file) => file.file)).toEqual(
+        files.filter((file) => file !== target).map((file) => file.file),
+      );
       expect(refused.map((r) => r.file)).toEqual([target.file]);
-      expect(refused[0]!.errors.map((error) => error.rule), target.file).toContain(rule);
+      expect(
+        refused[0]!.errors.map((error) => error.rule),
+        target.file,
+      ).toContain(rule);
     }
   });
 
@@ -84,7 +97,18 @@ describe('the publish gate refuses a file a renderer bug broke', () => {
     const item = text.slice(start, end);
     expect(item).toContain('<in>1</in>');
     const at = (minimum: string, amount: string) =>
-      gateFiles([{ ...file!, bytes: Buffer.from(text.slice(0, start) + item.replace(/<amount>[^<]*</, `<amount>${amount}<`).replace(/<minamount>[^<]*</, `<minamount>${minimum}<`) + text.slice(end)) }]);
+      gateFiles([
+        {
+          ...file!,
+          bytes: Buffer.from(
+            text.slice(0, start) +
+              item
+                .replace(/<amount>[^<]*</, `<amount>${amount}<`)
+                .replace(/<minamount>[^<]*</, `<minamount>${minimum}<`) +
+              text.slice(end),
+          ),
+        },
+      ]);
     const out = /<out>([^<]*)</.exec(item)![1]!;
     // amount = minimum × out, exactly, written out from the digits.
     const minimum = '0.0002081';

@@ -16,12 +16,20 @@ const realFiles = readdirSync(exportsDir)
   .map((name) => join(exportsDir, name));
 
 /** One of our own items, in the standard order. */
-const ownItem = '<from>BTC</from>\n<to>USDTTRC20</to>\n<in>1</in>\n<out>96075.29</out>\n<amount>485000</amount>\n<minamount>0.001</minamount>\n<maxamount>5</maxamount>';
-const file = (item: string) => Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n<item>\n${item}\n</item>\n</rates>\n`, 'utf8');
+const ownItem =
+  '<from>BTC</from>\n<to>USDTTRC20</to>\n<in>1</in>\n<out>96075.29</out>\n<amount>485000</amount>\n<minamount>0.001</minamount>\n<maxamount>5</maxamount>';
+const file = (item: string) =>
+  Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n<item>\n${item}\n</item>\n</rates>\n`, 'utf8');
 
 describe('real export files of other exchangers', () => {
   it('are all there to check', () => {
-    expect(realFiles.map((path) => path.slice(exportsDir.length + 1))).toEqual(['1WM.xml', '7Money.xml', 'CoinDrop.xml', 'Ukr-Obmen.xml', 'iChangeOne.xml']);
+    expect(realFiles.map((path) => path.slice(exportsDir.length + 1))).toEqual([
+      '1WM.xml',
+      '7Money.xml',
+      'CoinDrop.xml',
+      'Ukr-Obmen.xml',
+      'iChangeOne.xml',
+    ]);
   });
 
   it.each(realFiles)('%s: no error, the departures from the standard as warnings, both paths agreeing', (path) => {
@@ -37,14 +45,18 @@ describe('real export files of other exchangers', () => {
   it('pass `ratefile check` (exit 0), and fail it with --strict', async () => {
     const result = await runRatefile(['check', ...realFiles], repoRoot);
     expect(result.code).toBe(0);
-    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('5 files checked: 0 with errors, 5 with warnings only, 0 clean');
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe(
+      '5 files checked: 0 with errors, 5 with warnings only, 0 clean',
+    );
     const strict = await runRatefile(['check', '--strict', ...realFiles], repoRoot);
     expect(strict.code).toBe(1);
-    expect(strict.stdout.trimEnd().split('\n').at(-1)).toBe('5 files checked: 5 with errors, 0 with warnings only, 0 clean');
+    expect(strict.stdout.trimEnd().split('\n').at(-1)).toBe(
+      '5 files checked: 5 with errors, 0 with warnings only, 0 clean',
+    );
   });
 });
 
-describe('what a monitor drops or misreads stays an error on anyone\'s file', () => {
+describe("what a monitor drops or misreads stays an error on anyone's file", () => {
   const twice = `<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n<item>${ownItem}</item>\n<item>${ownItem}</item>\n</rates>\n`;
   it.each([
     ['an error page', Buffer.from('<?xml version="1.0"?><error>Maintenance</error>'), 'root'],
@@ -56,13 +68,21 @@ describe('what a monitor drops or misreads stays an error on anyone\'s file', ()
     ['a zero rate side', file(ownItem.replace('96075.29', '0')), 'rate-form'],
     ['a duplicate direction', Buffer.from(twice), 'duplicate'],
   ])('%s', (_name, bytes, rule) => {
-    expect(checkExport(bytes, 'x.xml').findings.filter((f) => f.severity === 'error').map((f) => f.rule)).toEqual([rule]);
+    expect(
+      checkExport(bytes, 'x.xml')
+        .findings.filter((f) => f.severity === 'error')
+        .map((f) => f.rule),
+    ).toEqual([rule]);
   });
 });
 
 describe('the publish gate keeps the written standard for our own files', () => {
   it.each([
-    ['elements out of order', ownItem.replace('<in>1</in>\n<out>96075.29</out>', '<out>96075.29</out>\n<in>1</in>'), 'element-order'],
+    [
+      'elements out of order',
+      ownItem.replace('<in>1</in>\n<out>96075.29</out>', '<out>96075.29</out>\n<in>1</in>'),
+      'element-order',
+    ],
     ['a rate side below 1', ownItem.replace('96075.29', '0.96'), 'rate-form'],
     ['a minimum above the maximum', ownItem.replace('<minamount>0.001', '<minamount>6'), 'min-max'],
     ['a zero reserve', ownItem.replace('485000', '0'), 'reserve'],

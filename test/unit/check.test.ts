@@ -21,8 +21,10 @@ const check = (xml: string) => checkExport(Buffer.from(xml, 'utf8'), 'test.xml')
 const errors = (findings: readonly Finding[]) => findings.filter((f) => f.severity === 'error');
 
 /** A one-item export around the given item body, for rule-by-rule cases. */
-const oneItem = (body: string) => `<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n<item>\n${body}\n</item>\n</rates>\n`;
-const goodItem = '<from>BTC</from>\n<to>USDTTRC20</to>\n<in>1</in>\n<out>96075.29</out>\n<amount>485000</amount>\n<minamount>0.001</minamount>\n<maxamount>5</maxamount>';
+const oneItem = (body: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n<item>\n${body}\n</item>\n</rates>\n`;
+const goodItem =
+  '<from>BTC</from>\n<to>USDTTRC20</to>\n<in>1</in>\n<out>96075.29</out>\n<amount>485000</amount>\n<minamount>0.001</minamount>\n<maxamount>5</maxamount>';
 
 describe('ratefile check on a deliberately broken file', () => {
   // Judged as ratefile's own file (the publish gate): every planted defect is an error.
@@ -35,7 +37,8 @@ describe('ratefile check on a deliberately broken file', () => {
     ['label', 5, 'SBERRUB', 'BTC', 'param'],
     ['element-order', 6, 'USDTTRC20', 'CASHRUB', 'out'],
   ];
-  const where = (findings: readonly Finding[]) => findings.map((f) => [f.rule, f.item?.index, f.item?.from, f.item?.to, f.element]);
+  const where = (findings: readonly Finding[]) =>
+    findings.map((f) => [f.rule, f.item?.index, f.item?.from, f.item?.to, f.element]);
 
   it('reports every defect once, each in its own item, and nothing in the clean item', () => {
     expect(where(errors(result.findings))).toEqual(planted);
@@ -48,7 +51,12 @@ describe('ratefile check on a deliberately broken file', () => {
     expect(anyone.findings.map((f) => f.message)).toEqual(result.findings.map((f) => f.message));
     // An unknown label is read past (the item is listed, the label ignored): tolerated, as element order and rate form are.
     expect(where(errors(anyone.findings))).toEqual([planted[0], planted[1]]);
-    expect(where(anyone.findings.filter((f) => f.severity === 'warning'))).toEqual([planted[2], planted[3], planted[4], planted[5]]);
+    expect(where(anyone.findings.filter((f) => f.severity === 'warning'))).toEqual([
+      planted[2],
+      planted[3],
+      planted[4],
+      planted[5],
+    ]);
   });
 
   it('says what is wrong and how to write it', () => {
@@ -98,7 +106,8 @@ describe('ratefile check on our own exports', () => {
       for (const file of files) {
         const findings = checkExport(file.bytes, file.file).findings;
         expect(errors(findings), file.file).toEqual([]);
-        for (const warning of findings) expect(warning.message).toBe('<minamount> is missing; the current BestChange format requires it');
+        for (const warning of findings)
+          expect(warning.message).toBe('<minamount> is missing; the current BestChange format requires it');
       }
     } finally {
       await project.remove();
@@ -134,7 +143,9 @@ describe('well-formedness, judged like libxml2', () => {
   });
 
   it('reports the line and column of a broken tag', () => {
-    const result = check('<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n  <item>\n    <from>BTC</to>\n  </item>\n</rates>\n');
+    const result = check(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n  <item>\n    <from>BTC</to>\n  </item>\n</rates>\n',
+    );
     expect(result.findings).toHaveLength(1);
     expect(result.findings[0]).toMatchObject({ severity: 'error', rule: 'xml', line: 4, column: 14 });
     expect(result.findings[0]?.message).toMatch(/^not well-formed XML: Expected closing tag 'from'/);
@@ -142,13 +153,20 @@ describe('well-formedness, judged like libxml2', () => {
 
   it('rejects bytes that are not UTF-8, and a DOCTYPE, and UTF-16', () => {
     const latin1 = Buffer.concat([Buffer.from('<rates>\n<item>'), Buffer.from([0xe9]), Buffer.from('</item></rates>')]);
-    expect(checkExport(latin1, 'x').findings).toEqual([expect.objectContaining({ rule: 'encoding', line: 2, column: 7 })]);
-    expect(errors(check('<!DOCTYPE rates [<!ENTITY e "x">]><rates>&e;</rates>').findings)[0]?.message).toMatch(/DOCTYPE/);
+    expect(checkExport(latin1, 'x').findings).toEqual([
+      expect.objectContaining({ rule: 'encoding', line: 2, column: 7 }),
+    ]);
+    expect(errors(check('<!DOCTYPE rates [<!ENTITY e "x">]><rates>&e;</rates>').findings)[0]?.message).toMatch(
+      /DOCTYPE/,
+    );
     expect(checkExport(Buffer.from('\ufeff<rates/>', 'utf16le'), 'x').findings[0]?.message).toMatch(/UTF-16/);
   });
 
   it.each([
-    ['CDATA, comments, processing instructions and character references', oneItem(goodItem.replace('<from>BTC</from>', '<!-- c --><from><![CDATA[BT]]>&#67;</from><?pi x?>'))],
+    [
+      'CDATA, comments, processing instructions and character references',
+      oneItem(goodItem.replace('<from>BTC</from>', '<!-- c --><from><![CDATA[BT]]>&#67;</from><?pi x?>')),
+    ],
     ['a byte order mark', `\ufeff${oneItem(goodItem)}`],
     ['CRLF line ends', oneItem(goodItem).replace(/\n/g, '\r\n')],
   ])('accepts %s', async (_name, xml) => {
@@ -167,33 +185,133 @@ describe('the rules of the standard, one by one', () => {
   });
 
   it.each([
-    ['a missing <amount>', goodItem.replace('<amount>485000</amount>\n', ''), 'error element-missing: <amount> is missing'],
-    ['a repeated <in>', goodItem.replace('<in>1</in>', '<in>1</in>\n<in>1</in>'), 'error element-repeated: <in> appears more than once'],
-    ['a child element', goodItem.replace('<in>1</in>', '<in><b>1</b></in>'), 'error element-content: <in> must hold text, not elements (<b>)'],
-    ['a neither-side-is-1 rate', goodItem.replace('<in>1</in>', '<in>2</in>').replace('96075.29', '3'), 'warning rate-form: rate 2:3: one side must be exactly 1 and the other at least 1; the same rate is 1:1.5'],
-    ['a rate side below 1', goodItem.replace('96075.29', '0.96'), 'warning rate-form: rate 1:0.96: the side that is not 1 must be at least 1; the same rate is about 1.04166667:1'],
-    ['a zero rate side', goodItem.replace('96075.29', '0'), 'error rate-form: a side of the rate is zero: leave the direction out instead'],
-    ['a zero reserve', goodItem.replace('485000', '0'), 'warning reserve: <amount> (the reserve) is zero: leave the direction out instead'],
-    ['a zero maximum', goodItem.replace('<minamount>0.001', '<minamount>0').replace('<maxamount>5', '<maxamount>0'), 'warning limit: <maxamount> is zero: leave the direction out instead'],
-    ['elements out of order', goodItem.replace('<in>1</in>\n<out>96075.29</out>', '<out>96075.29</out>\n<in>1</in>'), 'warning element-order: <in> comes after <out>; the standard order is from, to, in, out, amount, minfee, fromfee, tofee, minamount, maxamount, floating, delay, param, city, url'],
-    ['a limit with a currency suffix', goodItem.replace('<minamount>0.001', '<minamount>0.001 BTC'), 'warning limit-unit: <minamount> "0.001 BTC" has a currency suffix (the classic form); the current format is a plain number in the from currency'],
-    ['a decimal comma', goodItem.replace('96075.29', '96075,29'), 'error number: <out> "96075,29" has a decimal comma: write 96075.29'],
-    ['the same currency on both sides', goodItem.replace('USDTTRC20', 'BTC').replace('96075.29', '1'), 'error currency: from and to are the same currency (BTC)'],
+    [
+      'a missing <amount>',
+      goodItem.replace('<amount>485000</amount>\n', ''),
+      'error element-missing: <amount> is missing',
+    ],
+    [
+      'a repeated <in>',
+      goodItem.replace('<in>1</in>', '<in>1</in>\n<in>1</in>'),
+      'error element-repeated: <in> appears more than once',
+    ],
+    [
+      'a child element',
+      goodItem.replace('<in>1</in>', '<in><b>1</b></in>'),
+      'error element-content: <in> must hold text, not elements (<b>)',
+    ],
+    [
+      'a neither-side-is-1 rate',
+      goodItem.replace('<in>1</in>', '<in>2</in>').replace('96075.29', '3'),
+      'warning rate-form: rate 2:3: one side must be exactly 1 and the other at least 1; the same rate is 1:1.5',
+    ],
+    [
+      'a rate side below 1',
+      goodItem.replace('96075.29', '0.96'),
+      'warning rate-form: rate 1:0.96: the side that is not 1 must be at least 1; the same rate is about 1.04166667:1',
+    ],
+    [
+      'a zero rate side',
+      goodItem.replace('96075.29', '0'),
+      'error rate-form: a side of the rate is zero: leave the direction out instead',
+    ],
+    [
+      'a zero reserve',
+      goodItem.replace('485000', '0'),
+      'warning reserve: <amount> (the reserve) is zero: leave the direction out instead',
+    ],
+    [
+      'a zero maximum',
+      goodItem.replace('<minamount>0.001', '<minamount>0').replace('<maxamount>5', '<maxamount>0'),
+      'warning limit: <maxamount> is zero: leave the direction out instead',
+    ],
+    [
+      'elements out of order',
+      goodItem.replace('<in>1</in>\n<out>96075.29</out>', '<out>96075.29</out>\n<in>1</in>'),
+      'warning element-order: <in> comes after <out>; the standard order is from, to, in, out, amount, minfee, fromfee, tofee, minamount, maxamount, floating, delay, param, city, url',
+    ],
+    [
+      'a limit with a currency suffix',
+      goodItem.replace('<minamount>0.001', '<minamount>0.001 BTC'),
+      'warning limit-unit: <minamount> "0.001 BTC" has a currency suffix (the classic form); the current format is a plain number in the from currency',
+    ],
+    [
+      'a decimal comma',
+      goodItem.replace('96075.29', '96075,29'),
+      'error number: <out> "96075,29" has a decimal comma: write 96075.29',
+    ],
+    [
+      'the same currency on both sides',
+      goodItem.replace('USDTTRC20', 'BTC').replace('96075.29', '1'),
+      'error currency: from and to are the same currency (BTC)',
+    ],
     // Read as written like a zero one (no order can be made): the same severity as zero, not an error.
-    ['a negative amount', goodItem.replace('485000', '-5'), 'warning reserve: <amount> (the reserve) "-5" is negative: read as written, like zero no order can be made; leave the direction out instead'],
-    ['a negative maximum', goodItem.replace('<minamount>0.001', '<minamount>0').replace('<maxamount>5', '<maxamount>-5'), 'warning limit: <maxamount> "-5" is negative: read as written, like zero no order can be made; leave the direction out instead'],
-    ['a negative maximum with a unit', goodItem.replace('<minamount>0.001', '<minamount>0').replace('<maxamount>5', '<maxamount>-5 BTC'), 'warning limit: <maxamount> "-5 BTC" is negative: read as written, like zero no order can be made; leave the direction out instead'],
+    [
+      'a negative amount',
+      goodItem.replace('485000', '-5'),
+      'warning reserve: <amount> (the reserve) "-5" is negative: read as written, like zero no order can be made; leave the direction out instead',
+    ],
+    [
+      'a negative maximum',
+      goodItem.replace('<minamount>0.001', '<minamount>0').replace('<maxamount>5', '<maxamount>-5'),
+      'warning limit: <maxamount> "-5" is negative: read as written, like zero no order can be made; leave the direction out instead',
+    ],
+    [
+      'a negative maximum with a unit',
+      goodItem.replace('<minamount>0.001', '<minamount>0').replace('<maxamount>5', '<maxamount>-5 BTC'),
+      'warning limit: <maxamount> "-5 BTC" is negative: read as written, like zero no order can be made; leave the direction out instead',
+    ],
     ['a negative rate side', goodItem.replace('96075.29', '-5'), 'error number: <out> "-5" is negative'],
-    ['an unknown label beside known ones', goodItem + '\n<param>manual,delivery</param>', 'warning label: unknown label "delivery"; monitors ignore it; known labels: manual, juridical, verifying, cardverify, reg, otherin, otherout'],
-    ['a thousands separator', goodItem.replace('96075.29', '96,075.29'), 'error number: <out> "96,075.29" has a comma: use a dot as the decimal point and no thousands separators'],
-    ['an unknown currency code', goodItem.replace('USDTTRC20', 'USDTTRC2O'), 'warning currency: unknown currency code "USDTTRC2O" in <to> (closest known: "USDTTRC20")'],
-    ['an unknown city', `${goodItem}\n<city>MSKK</city>`, 'warning city: unknown city code "MSKK" (closest known: "MSK")'],
-    ['a misspelt element', `${goodItem}\n<delai>5</delai>`, 'warning element-unknown: unknown element <delai> (did you mean <delay>?); monitors ignore it'],
-    ['a bad fee', goodItem.replace('<minamount>', '<tofee>1,5 %</tofee>\n<minamount>'), 'error fee: <tofee> "1,5 %" has a decimal comma: write 1.5'],
-    ['a fee in exponent notation', goodItem.replace('<minamount>', '<fromfee>1E5</fromfee>\n<minamount>'), 'error fee: <fromfee> "1E5" is in exponent notation: write 100000'],
-    ['a fee in an unknown currency', goodItem.replace('<minamount>', '<fromfee>2 USDD</fromfee>\n<minamount>'), 'warning currency: unknown currency "USDD" in <fromfee> (closest known: "USDC")'],
-    ['a bad floating', `${goodItem}\n<floating>soon</floating>`, 'error number: <floating> "soon" is not a number (expected minutes like 15 or a move like 1%)'],
-    ['a cash currency without a city', goodItem.replace('USDTTRC20', 'CASHUSD'), 'warning city: cash currency CASHUSD without a <city>: monitors list cash directions by city'],
+    [
+      'an unknown label beside known ones',
+      `${goodItem}\n<param>manual,delivery</param>`,
+      'warning label: unknown label "delivery"; monitors ignore it; known labels: manual, juridical, verifying, cardverify, reg, otherin, otherout',
+    ],
+    [
+      'a thousands separator',
+      goodItem.replace('96075.29', '96,075.29'),
+      'error number: <out> "96,075.29" has a comma: use a dot as the decimal point and no thousands separators',
+    ],
+    [
+      'an unknown currency code',
+      goodItem.replace('USDTTRC20', 'USDTTRC2O'),
+      'warning currency: unknown currency code "USDTTRC2O" in <to> (closest known: "USDTTRC20")',
+    ],
+    [
+      'an unknown city',
+      `${goodItem}\n<city>MSKK</city>`,
+      'warning city: unknown city code "MSKK" (closest known: "MSK")',
+    ],
+    [
+      'a misspelt element',
+      `${goodItem}\n<delai>5</delai>`,
+      'warning element-unknown: unknown element <delai> (did you mean <delay>?); monitors ignore it',
+    ],
+    [
+      'a bad fee',
+      goodItem.replace('<minamount>', '<tofee>1,5 %</tofee>\n<minamount>'),
+      'error fee: <tofee> "1,5 %" has a decimal comma: write 1.5',
+    ],
+    [
+      'a fee in exponent notation',
+      goodItem.replace('<minamount>', '<fromfee>1E5</fromfee>\n<minamount>'),
+      'error fee: <fromfee> "1E5" is in exponent notation: write 100000',
+    ],
+    [
+      'a fee in an unknown currency',
+      goodItem.replace('<minamount>', '<fromfee>2 USDD</fromfee>\n<minamount>'),
+      'warning currency: unknown currency "USDD" in <fromfee> (closest known: "USDC")',
+    ],
+    [
+      'a bad floating',
+      `${goodItem}\n<floating>soon</floating>`,
+      'error number: <floating> "soon" is not a number (expected minutes like 15 or a move like 1%)',
+    ],
+    [
+      'a cash currency without a city',
+      goodItem.replace('USDTTRC20', 'CASHUSD'),
+      'warning city: cash currency CASHUSD without a <city>: monitors list cash directions by city',
+    ],
   ])('%s', (_name, body, expected) => {
     expect(only(body)).toEqual([expected]);
   });
@@ -204,27 +322,40 @@ describe('the rules of the standard, one by one', () => {
       'warning reserve: the reserve 485000 USDTTRC20 cannot pay the minimum order 6 BTC (576451.74 USDTTRC20)',
       'warning reserve: the maximum order 7 BTC pays 672527.03 USDTTRC20, more than the reserve 485000 USDTTRC20',
     ]);
-    expect(checkExport(Buffer.from(oneItem(body)), 'x', { strict: true }).findings.map((f) => `${f.severity} ${f.rule}: ${f.message}`)).toEqual([
+    expect(
+      checkExport(Buffer.from(oneItem(body)), 'x', { strict: true }).findings.map(
+        (f) => `${f.severity} ${f.rule}: ${f.message}`,
+      ),
+    ).toEqual([
       'error reserve: the reserve 485000 USDTTRC20 cannot pay the minimum order 6 BTC (576451.74 USDTTRC20)',
       'warning reserve: the maximum order 7 BTC pays 672527.03 USDTTRC20, more than the reserve 485000 USDTTRC20',
     ]);
   });
 
   it('flags duplicate directions with both items named, and a city makes them distinct', () => {
-    const item = (city: string) => `<item>${goodItem.replace('<from>BTC</from>\n<to>USDTTRC20</to>', '<from>BTC</from>\n<to>CASHRUB</to>')}<city>${city}</city></item>`;
+    const item = (city: string) =>
+      `<item>${goodItem.replace('<from>BTC</from>\n<to>USDTTRC20</to>', '<from>BTC</from>\n<to>CASHRUB</to>')}<city>${city}</city></item>`;
     const result = check(`<rates>\n${item('MSK')}\n${item('SPB')}\n${item('MSK')}\n</rates>`);
     const duplicates = result.findings.filter((f) => f.rule === 'duplicate');
     expect(duplicates).toHaveLength(1);
     expect(duplicates[0]?.item).toEqual({ index: 3, from: 'BTC', to: 'CASHRUB', city: 'MSK' });
-    expect(duplicates[0]?.message).toBe('duplicate direction: same from and to and city as item 1 (BTC → CASHRUB, MSK)');
+    expect(duplicates[0]?.message).toBe(
+      'duplicate direction: same from and to and city as item 1 (BTC → CASHRUB, MSK)',
+    );
   });
 
   it('requires <rates> as the root and only <item> inside it', () => {
-    expect(check('<rate></rate>').findings.map((f) => f.message)).toContain("the root element is <rate>; an export file's root is <rates>");
-    expect(errors(check(`<rates><items></items>${oneItem(goodItem).split('<rates>')[1]}`).findings).map((f) => f.message)).toEqual([
-      '<items> inside <rates>: only <item> elements belong there',
-    ]);
-    expect(check('<?xml version="1.0" encoding="windows-1251"?><rates></rates>').findings.map((f) => `${f.severity} ${f.message}`)).toEqual([
+    expect(check('<rate></rate>').findings.map((f) => f.message)).toContain(
+      "the root element is <rate>; an export file's root is <rates>",
+    );
+    expect(
+      errors(check(`<rates><items></items>${oneItem(goodItem).split('<rates>')[1]}`).findings).map((f) => f.message),
+    ).toEqual(['<items> inside <rates>: only <item> elements belong there']);
+    expect(
+      check('<?xml version="1.0" encoding="windows-1251"?><rates></rates>').findings.map(
+        (f) => `${f.severity} ${f.message}`,
+      ),
+    ).toEqual([
       'error declared encoding windows-1251: the standard requires UTF-8',
       'warning no items: the monitors will list none of your directions',
     ]);
@@ -269,28 +400,43 @@ describe('number and rate forms', () => {
 describe('same severity for the same effect (issue 23.9)', () => {
   const erefItem = (amount: string, max: string, labels = '') =>
     `<item>\n<from>BTC</from>\n<to>SBERRUB</to>\n<in>1</in>\n<out>8800810.33</out>\n<amount>${amount}</amount>\n<frommin>0</frommin>\n<frommax>${max}</frommax>\n<tomin>0</tomin>\n<tomax>100</tomax>\n${labels}<minamount>0</minamount>\n<maxamount>${max}</maxamount>\n</item>`;
-  const xmlFile = (item: string) => Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n${item}\n</rates>\n`, 'utf8');
+  const xmlFile = (item: string) =>
+    Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n${item}\n</rates>\n`, 'utf8');
   const jsonFile = (amount: string, max: string) =>
-    Buffer.from(`{"version": "1.3", "currencies": {"list": {"1": "BTC", "2": "SBERRUB"}}, "exchange": {"1": {"to": {"2": {"xr": -5, "amount": "${amount}", "max": ${max}}}}}}\n`, 'utf8');
+    Buffer.from(
+      `{"version": "1.3", "currencies": {"list": {"1": "BTC", "2": "SBERRUB"}}, "exchange": {"1": {"to": {"2": {"xr": -5, "amount": "${amount}", "max": ${max}}}}}}\n`,
+      'utf8',
+    );
   /** Severity and rule of every finding, anyone's file and ratefile's own (the gate). */
   const levels = (bytes: Buffer) => ({
     anyone: checkExport(bytes, 'x').findings.map((f) => `${f.severity} ${f.rule}`),
     own: gateFiles([{ file: 'x', bytes }]).refused.flatMap((r) => r.errors.map((f) => `${f.severity} ${f.rule}`)),
   });
-  const classic = (amount: string, max: string) => xmlFile(`<item>\n${goodItem.replace('485000', amount).replace('<minamount>0.001', '<minamount>0').replace('<maxamount>5', `<maxamount>${max}`)}\n</item>`);
+  const classic = (amount: string, max: string) =>
+    xmlFile(
+      `<item>\n${goodItem.replace('485000', amount).replace('<minamount>0.001', '<minamount>0').replace('<maxamount>5', `<maxamount>${max}`)}\n</item>`,
+    );
 
   it.each([
     ['classic reserve', classic('0', '5'), classic('-5', '5'), ['warning reserve']],
     ['classic maximum', classic('485000', '0'), classic('485000', '-5'), ['warning limit']],
     ['EREF 1.1 reserve', xmlFile(erefItem('0', '5')), xmlFile(erefItem('-5', '5')), ['warning reserve']],
-    ['EREF 1.1 maximum', xmlFile(erefItem('485000', '0')), xmlFile(erefItem('485000', '-5')), ['warning limit', 'warning limit']],
+    [
+      'EREF 1.1 maximum',
+      xmlFile(erefItem('485000', '0')),
+      xmlFile(erefItem('485000', '-5')),
+      ['warning limit', 'warning limit'],
+    ],
     ['JSON reserve', jsonFile('0', '1'), jsonFile('-5', '1'), ['warning reserve']],
     ['JSON maximum', jsonFile('10', '0'), jsonFile('10', '-5'), ['warning limit']],
-  ])('%s: negative is what zero is, a warning for anyone and refused by the gate', (_name, zero, negative, expected) => {
-    expect(levels(zero).anyone).toEqual(expected);
-    expect(levels(negative)).toEqual(levels(zero));
-    expect(levels(negative).own).toEqual(expected.map((finding) => finding.replace('warning', 'error')));
-  });
+  ])(
+    '%s: negative is what zero is, a warning for anyone and refused by the gate',
+    (_name, zero, negative, expected) => {
+      expect(levels(zero).anyone).toEqual(expected);
+      expect(levels(negative)).toEqual(levels(zero));
+      expect(levels(negative).own).toEqual(expected.map((finding) => finding.replace('warning', 'error')));
+    },
+  );
 
   it('an unknown label, alone or beside known ones, is read past: a warning for anyone, refused by the gate', () => {
     for (const param of ['manual,delivery', 'delivery', 'manual, verifyng']) {

@@ -14,8 +14,10 @@ const withCompressed = (files: readonly string[]) => files.flatMap((file) => [fi
 
 const exportFiles = ['affiliatefile.xml', 'parserfile.xml', 'reffile.xml'];
 const now = () => new Date('2026-11-21T12:00:30Z');
-const fixture = (name: string) => readFileSync(fileURLToPath(new URL(`../fixtures/configs/${name}`, import.meta.url)), 'utf8');
-const sampleSnapshot = (file: string) => readFile(fileURLToPath(new URL(`__snapshots__/sample/${file}`, import.meta.url)), 'utf8');
+const fixture = (name: string) =>
+  readFileSync(fileURLToPath(new URL(`../fixtures/configs/${name}`, import.meta.url)), 'utf8');
+const sampleSnapshot = (file: string) =>
+  readFile(fileURLToPath(new URL(`__snapshots__/sample/${file}`, import.meta.url)), 'utf8');
 const emptyExport = '<?xml version="1.0" encoding="UTF-8"?>\n<rates></rates>\n';
 
 const project = projectsPerTest();
@@ -49,7 +51,8 @@ const logLines = (stderr: string): string[] =>
     .filter((line) => line !== '')
     .map((line) => line.replace(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /, ''));
 
-const offlineFetch: typeof globalThis.fetch = (input) => Promise.reject(new Error(`network disabled in unit tests: ${String(input)}`));
+const offlineFetch: typeof globalThis.fetch = (input) =>
+  Promise.reject(new Error(`network disabled in unit tests: ${String(input)}`));
 
 /** `ratefile ...args` in `cwd`; `extra` may add deps that need the live output (e.g. waitForStop). */
 async function ratefile(
@@ -116,7 +119,9 @@ describe('ratefile build', () => {
     await write('templates/parserfile.yaml', 'description: every direction\nmarkup: 1%\n');
     const result = await ratefile(['build'], dir);
     expect(result.code).toBe(0);
-    expect(logLines(result.stderr)[0]).toMatch(/affiliatefile\.xml 3 items \(unchanged\), parserfile\.xml 5 items \(written\), reffile\.xml 4 items \(unchanged\)/);
+    expect(logLines(result.stderr)[0]).toMatch(
+      /affiliatefile\.xml 3 items \(unchanged\), parserfile\.xml 5 items \(written\), reffile\.xml 4 items \(unchanged\)/,
+    );
     expect((await stat(join(dir, 'public', 'parserfile.xml'))).ino).not.toBe(before.ino);
   });
 
@@ -126,12 +131,18 @@ describe('ratefile build', () => {
     expect(result.code).toBe(0);
     expect(logLines(result.stderr)[0]).toMatch(/ → site\/exports$/);
     expect((await readdir(join(dir, 'site', 'exports'))).sort()).toEqual(withCompressed(exportFiles));
-    expect(await readFile(join(dir, 'site', 'exports', 'parserfile.xml'), 'utf8')).toBe(await sampleSnapshot('parserfile.xml'));
+    expect(await readFile(join(dir, 'site', 'exports', 'parserfile.xml'), 'utf8')).toBe(
+      await sampleSnapshot('parserfile.xml'),
+    );
     await missing(join(dir, 'public'));
   });
 
   it('--config finds a config in another folder; its output is next to it', async () => {
-    const { dir } = await project({ 'conf/ratefile.config.yaml': sampleConfig.replace('path: quotes.json', 'path: ../quotes.json').replace('sources:', 'templates: ../templates\nsources:') });
+    const { dir } = await project({
+      'conf/ratefile.config.yaml': sampleConfig
+        .replace('path: quotes.json', 'path: ../quotes.json')
+        .replace('sources:', 'templates: ../templates\nsources:'),
+    });
     const result = await ratefile(['build', '--config', 'conf/ratefile.config.yaml'], dir);
     expect(result.code).toBe(0);
     expect((await readdir(join(dir, 'conf', 'public'))).sort()).toEqual(withCompressed(exportFiles));
@@ -162,7 +173,9 @@ describe('ratefile build', () => {
     const { dir } = await project();
     const result = await ratefile(['build', '--dry-run', '--out', 'elsewhere'], dir);
     expect(result.code).toBe(0);
-    expect([...result.stdout.matchAll(/^==> (\S+) /gm)].map((match) => match[1])).toEqual(exportFiles.map((file) => `elsewhere/${file}`));
+    expect([...result.stdout.matchAll(/^==> (\S+) /gm)].map((match) => match[1])).toEqual(
+      exportFiles.map((file) => `elsewhere/${file}`),
+    );
     await missing(join(dir, 'elsewhere'));
     await missing(join(dir, 'public'));
   });
@@ -171,7 +184,9 @@ describe('ratefile build', () => {
     const { dir } = await project({ 'ratefile.config.yaml': sampleConfig.replace('[MSK, SPB]', '[MSK, SPBB]') });
     const result = await ratefile(['build'], dir);
     expect(result.code).toBe(0);
-    expect(logLines(result.stderr)[0]).toBe('warn directions[2].cities: "SPBB" is not in the monitors\' city list (closest: SPB) (line 14)');
+    expect(logLines(result.stderr)[0]).toBe(
+      'warn directions[2].cities: "SPBB" is not in the monitors\' city list (closest: SPB) (line 14)',
+    );
     expect((await readdir(join(dir, 'public'))).sort()).toEqual(withCompressed(exportFiles));
   });
 });
@@ -232,7 +247,9 @@ describe('ratefile build with a broken config', () => {
     const { dir } = await project();
     const result = await ratefile(['build', '--config', 'missing.yaml'], dir);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('ratefile: missing.yaml: file not found\n  create one here with `ratefile init`, or name yours with --config PATH (or RATEFILE_CONFIG)\n');
+    expect(result.stderr).toBe(
+      'ratefile: missing.yaml: file not found\n  create one here with `ratefile init`, or name yours with --config PATH (or RATEFILE_CONFIG)\n',
+    );
     await missing(join(dir, 'public'));
   });
 
@@ -240,7 +257,9 @@ describe('ratefile build with a broken config', () => {
     const { dir } = await project();
     const result = await ratefile(['--debug', 'build', '--config', 'missing.yaml'], dir);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^ratefile: missing\.yaml: file not found\n  create one .*\nRatefileError: missing\.yaml: file not found\n\s+at /);
+    expect(result.stderr).toMatch(
+      /^ratefile: missing\.yaml: file not found\n {2}create one .*\nRatefileError: missing\.yaml: file not found\n\s+at /,
+    );
   });
 });
 
@@ -251,8 +270,12 @@ describe('ratefile build with a broken quotes source', () => {
     expect(result.code).toBe(1);
     const lines = logLines(result.stderr);
     expect(lines[0]).toMatch(/^warn source backoffice failed: backoffice: .*quotes\.json: not valid JSON: /);
-    expect(lines).toContain('warn held back BTC → SBERRUB (directions[0]): no quotes lead from BTC to RUB (failing sources: backoffice)');
-    expect(lines.at(-1)).toMatch(/^info build: published 0 directions, 4 held back; .*; failing sources: backoffice → public$/);
+    expect(lines).toContain(
+      'warn held back BTC → SBERRUB (directions[0]): no quotes lead from BTC to RUB (failing sources: backoffice)',
+    );
+    expect(lines.at(-1)).toMatch(
+      /^info build: published 0 directions, 4 held back; .*; failing sources: backoffice → public$/,
+    );
     for (const file of exportFiles) expect(await readFile(join(dir, 'public', file), 'utf8')).toBe(emptyExport);
   });
 
@@ -270,9 +293,15 @@ describe('ratefile build with a broken quotes source', () => {
     const lines = logLines(result.stderr);
     // Its only quote is malformed: dropped by its index, which leaves the source nothing to give.
     expect(lines[0]).toBe('warn source ethdesk failed: ethdesk: none of its quotes is usable (1 dropped)');
-    expect(lines).toContain('warn source ethdesk: dropped quote ETH/USDT: [0].bid: expected a non-negative decimal like "12.5", got "lots"');
-    expect(lines).toContain('warn held back ETH → USDTTRC20 (directions[3]): no quotes lead from ETH to USDT (failing sources: ethdesk)');
-    expect(lines.at(-1)).toMatch(/^info build: published 4 directions, 1 held back; .*; failing sources: ethdesk → public$/);
+    expect(lines).toContain(
+      'warn source ethdesk: dropped quote ETH/USDT: [0].bid: expected a non-negative decimal like "12.5", got "lots"',
+    );
+    expect(lines).toContain(
+      'warn held back ETH → USDTTRC20 (directions[3]): no quotes lead from ETH to USDT (failing sources: ethdesk)',
+    );
+    expect(lines.at(-1)).toMatch(
+      /^info build: published 4 directions, 1 held back; .*; failing sources: ethdesk → public$/,
+    );
     // The directions that only need the working source are published as usual.
     expect(await readFile(join(dir, 'public', 'parserfile.xml'), 'utf8')).toBe(await sampleSnapshot('parserfile.xml'));
     expect(await readFile(join(dir, 'public', 'reffile.xml'), 'utf8')).not.toContain('<from>ETH</from>');
@@ -298,10 +327,14 @@ describe('ratefile build with a broken quotes source', () => {
   });
 
   it('a missing quotes file fails the source, naming it', async () => {
-    const { dir } = await project({ 'ratefile.config.yaml': sampleConfig.replace('path: quotes.json', 'path: nowhere.json') });
+    const { dir } = await project({
+      'ratefile.config.yaml': sampleConfig.replace('path: quotes.json', 'path: nowhere.json'),
+    });
     const result = await ratefile(['build'], dir);
     expect(result.code).toBe(1);
-    expect(logLines(result.stderr)[0]).toMatch(/^warn source backoffice failed: backoffice: cannot read quotes file .*nowhere\.json: ENOENT/);
+    expect(logLines(result.stderr)[0]).toMatch(
+      /^warn source backoffice failed: backoffice: cannot read quotes file .*nowhere\.json: ENOENT/,
+    );
     for (const file of exportFiles) expect(await readFile(join(dir, 'public', file), 'utf8')).toBe(emptyExport);
   });
 });
@@ -312,7 +345,8 @@ describe('usage', () => {
     const result = await ratefile(['--help'], dir);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
-    for (const command of ['build', 'serve', 'start', 'schema']) expect(result.stdout).toMatch(new RegExp(`^ {2}${command} \\[options\\] +\\S`, 'm'));
+    for (const command of ['build', 'serve', 'start', 'schema'])
+      expect(result.stdout).toMatch(new RegExp(`^ {2}${command} \\[options\\] +\\S`, 'm'));
     await expect(result.stdout).toMatchFileSnapshot('__snapshots__/cli/help.txt');
   });
 
@@ -323,12 +357,14 @@ describe('usage', () => {
     await expect(result.stdout).toMatchFileSnapshot('__snapshots__/cli/build-help.txt');
     for (const option of ['--config <path>', '--out <dir>', '--dry-run']) expect(result.stdout).toContain(option);
     // The global options work after the command too, so its help lists them.
-    expect(result.stdout).toMatch(/^Global Options:\n(.*\n)*  --log-format <format> /m);
+    expect(result.stdout).toMatch(/^Global Options:\n(.*\n)* {2}--log-format <format> /m);
     for (const option of ['--quiet', '--debug']) expect(result.stdout.split('Global Options:')[1]).toContain(option);
   });
 
   it('--version and -V print the version of package.json', async () => {
-    const { version } = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version: string };
+    const { version } = JSON.parse(
+      readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8'),
+    ) as { version: string };
     expect(version).toMatch(/^\d+\.\d+\.\d+/);
     const { dir } = await project();
     for (const flag of ['--version', '-V']) {
@@ -380,11 +416,25 @@ describe('ratefile schema', () => {
     const { dir } = await project();
     const result = await ratefile(['schema'], dir);
     expect(result.code).toBe(0);
-    const schema = JSON.parse(result.stdout) as { $schema?: unknown; type?: unknown; properties?: Record<string, unknown>; required?: unknown };
+    const schema = JSON.parse(result.stdout) as {
+      $schema?: unknown;
+      type?: unknown;
+      properties?: Record<string, unknown>;
+      required?: unknown;
+    };
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(schema.type).toBe('object');
     expect(Object.keys(schema.properties ?? {})).toEqual(
-      expect.arrayContaining(['schedule', 'server', 'output', 'templates', 'sources', 'currencies', 'defaults', 'directions']),
+      expect.arrayContaining([
+        'schedule',
+        'server',
+        'output',
+        'templates',
+        'sources',
+        'currencies',
+        'defaults',
+        'directions',
+      ]),
     );
     expect(schema.required).toEqual(expect.arrayContaining(['sources', 'currencies', 'directions']));
   });
@@ -393,7 +443,10 @@ describe('ratefile schema', () => {
     const { dir } = await project();
     const result = await ratefile(['schema', '--template'], dir);
     expect(result.code).toBe(0);
-    const schema = JSON.parse(result.stdout) as { properties?: Record<string, unknown>; additionalProperties?: unknown };
+    const schema = JSON.parse(result.stdout) as {
+      properties?: Record<string, unknown>;
+      additionalProperties?: unknown;
+    };
     const keys = Object.keys(schema.properties ?? {});
     expect(keys).toEqual(expect.arrayContaining(['description', 'include', 'exclude', 'aliases', 'markup', 'url']));
     expect(keys).not.toContain('directions');
@@ -403,7 +456,12 @@ describe('ratefile schema', () => {
 
 describe('ratefile serve and start', () => {
   /** A waitForStop that fetches `file` from the announced address, keeps the response, then stops. */
-  function fetchThenStop(stderr: Collector, file: string, signal: string, seen: { status?: number; type?: string | null; body?: string }) {
+  function fetchThenStop(
+    stderr: Collector,
+    file: string,
+    signal: string,
+    seen: { status?: number; type?: string | null; body?: string },
+  ) {
     return async (): Promise<string> => {
       const match = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stderr.text());
       if (!match?.[1]) throw new Error(`no address logged:\n${stderr.text()}`);
@@ -420,9 +478,13 @@ describe('ratefile serve and start', () => {
     await mkdir(join(dir, 'out'));
     await writeFile(join(dir, 'out', 'parserfile.xml'), emptyExport);
     const seen: { status?: number; type?: string | null; body?: string } = {};
-    const result = await ratefile(['serve', '--out', 'out', '--port', '0', '--host', '127.0.0.1'], dir, ({ stderr }) => ({
-      waitForStop: fetchThenStop(stderr, 'parserfile.xml', 'SIGTERM', seen),
-    }));
+    const result = await ratefile(
+      ['serve', '--out', 'out', '--port', '0', '--host', '127.0.0.1'],
+      dir,
+      ({ stderr }) => ({
+        waitForStop: fetchThenStop(stderr, 'parserfile.xml', 'SIGTERM', seen),
+      }),
+    );
     expect(result.code).toBe(0);
     expect(seen).toEqual({ status: 200, type: 'application/xml', body: emptyExport });
     const lines = logLines(result.stderr);
@@ -477,7 +539,8 @@ describe('CLI conventions', () => {
     const ok = await ratefile(['validate'], dir, noFetch);
     expect(ok).toEqual({
       code: 0,
-      stdout: 'ratefile.config.yaml: ok — 4 directions, 1 source, 3 exports (affiliatefile.xml, parserfile.xml, reffile.xml)\n',
+      stdout:
+        'ratefile.config.yaml: ok — 4 directions, 1 source, 3 exports (affiliatefile.xml, parserfile.xml, reffile.xml)\n',
       stderr: '',
     });
     const broken = await ratefile(['validate', '--config', 'broken.yaml'], dir, noFetch);
@@ -494,7 +557,10 @@ describe('CLI conventions', () => {
 
   it('--quiet drops the info lines, not the warnings', async () => {
     const { dir } = await project();
-    await writeFile(join(dir, 'quotes.json'), JSON.stringify({ quotes: [{ pair: 'BTC/USDT', bid: '97012.30', ask: '97012.31' }] }));
+    await writeFile(
+      join(dir, 'quotes.json'),
+      JSON.stringify({ quotes: [{ pair: 'BTC/USDT', bid: '97012.30', ask: '97012.31' }] }),
+    );
     const loud = await ratefile(['build'], dir);
     expect(logLines(loud.stderr).some((line) => line.startsWith('info build: '))).toBe(true);
     const quiet = await ratefile(['--quiet', 'build'], dir);
@@ -507,25 +573,32 @@ describe('CLI conventions', () => {
 
   it('status counts in the singular when there is one: "1 quote"', async () => {
     const { dir } = await project();
-    await writeFile(join(dir, 'quotes.json'), JSON.stringify({ quotes: [{ pair: 'BTC/USDT', bid: '97012.30', ask: '97012.31' }] }));
+    await writeFile(
+      join(dir, 'quotes.json'),
+      JSON.stringify({ quotes: [{ pair: 'BTC/USDT', bid: '97012.30', ask: '97012.31' }] }),
+    );
     await ratefile(['build'], dir);
     const status = await ratefile(['status'], dir);
     expect(status.stdout).toMatch(/^ {2}backoffice \(file\): ok, 1 quote, /m);
   });
 
-  it.each(['bash', 'zsh', 'fish'])('completion %s names every command and its options, from the program', async (shell) => {
-    const { dir } = await project();
-    const result = await ratefile(['completion', shell], dir);
-    expect(result.code, result.stderr).toBe(0);
-    for (const command of ['build', 'start', 'serve', 'validate', 'status', 'accept', 'init', 'completion']) expect(result.stdout).toContain(command);
-    for (const option of ['dry-run', 'no-serve', 'log-format', 'config']) expect(result.stdout).toContain(option);
-    expect(result.stdout).not.toContain('undefined');
-    // Descriptions hold quotes ("the config's output"): every quoted word must stay closed. bash's
-    // parser is a fair judge of that for the zsh and fish scripts too (same single-quote rules).
-    const { spawnSync } = await import('node:child_process');
-    const parsed = spawnSync('bash', ['-n'], { input: result.stdout, encoding: 'utf8' });
-    expect(parsed.status, parsed.stderr).toBe(0);
-  });
+  it.each(['bash', 'zsh', 'fish'])(
+    'completion %s names every command and its options, from the program',
+    async (shell) => {
+      const { dir } = await project();
+      const result = await ratefile(['completion', shell], dir);
+      expect(result.code, result.stderr).toBe(0);
+      for (const command of ['build', 'start', 'serve', 'validate', 'status', 'accept', 'init', 'completion'])
+        expect(result.stdout).toContain(command);
+      for (const option of ['dry-run', 'no-serve', 'log-format', 'config']) expect(result.stdout).toContain(option);
+      expect(result.stdout).not.toContain('undefined');
+      // Descriptions hold quotes ("the config's output"): every quoted word must stay closed. bash's
+      // parser is a fair judge of that for the zsh and fish scripts too (same single-quote rules).
+      const { spawnSync } = await import('node:child_process');
+      const parsed = spawnSync('bash', ['-n'], { input: result.stdout, encoding: 'utf8' });
+      expect(parsed.status, parsed.stderr).toBe(0);
+    },
+  );
 
   it('completion bash is a script bash reads, and an unknown shell is a usage error', async () => {
     const { dir } = await project();
@@ -567,7 +640,9 @@ describe('start without serving, and on a taken port', () => {
     try {
       const result = await ratefile(['start', '--port', String(port), '--host', '127.0.0.1'], dir);
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(new RegExp(`^ratefile: cannot listen: listen EADDRINUSE: address already in use 127\\.0\\.0\\.1:${port}\n$`));
+      expect(result.stderr).toMatch(
+        new RegExp(`^ratefile: cannot listen: listen EADDRINUSE: address already in use 127\\.0\\.0\\.1:${port}\n$`),
+      );
       await missing(join(dir, 'public'));
     } finally {
       await new Promise<void>((resolve) => taken.close(() => resolve()));

@@ -63,10 +63,10 @@ describe('the loaded config is frozen deeply', () => {
     // @ts-expect-error the model is readonly
     expect(() => (direction.to.reserve = new Decimal(1))).toThrow(refused);
     // @ts-expect-error the model is readonly
-    expect(() => (config.exports[0]!.aliases['BTC'] = 'XBT')).toThrow(refused);
+    expect(() => (config.exports[0]!.aliases.BTC = 'XBT')).toThrow(refused);
     expect(() => (config.alerts!.email!.to as string[]).push('intruder@example.com')).toThrow(refused);
     expect(() => ((config.publish.s3 as { bucket: string }).bucket = 'other')).toThrow(refused);
-    expect(() => ((config.sources[0]!.options as Record<string, unknown>)['path'] = 'elsewhere.json')).toThrow(refused);
+    expect(() => ((config.sources[0]!.options as Record<string, unknown>).path = 'elsewhere.json')).toThrow(refused);
     expect(config.directions[0]!.margin.toString()).toBe('0.015');
     expect(config.directions).toHaveLength(5);
   });
@@ -98,7 +98,11 @@ describe('the loaded config is frozen deeply', () => {
 
   it('a reload after an edit returns a new config, frozen as well', async () => {
     const made = await project({ 'ratefile.config.yaml': richConfig });
-    const reload = configReloader(made.configPath, () => loadConfig(made.configPath), { now: () => new Date(Date.now() + 60_000), settleMs: 0, warn: () => undefined });
+    const reload = configReloader(made.configPath, () => loadConfig(made.configPath), {
+      now: () => new Date(Date.now() + 60_000),
+      settleMs: 0,
+      warn: () => undefined,
+    });
     const first = await reload();
     await made.write('ratefile.config.yaml', richConfig.replace('margin: 1.5%', 'margin: 2%'));
     const second = await reload();

@@ -32,7 +32,9 @@ describe('YAML alias bombs', () => {
     const { dir } = await project({ 'ratefile.config.yaml': bombed });
     const { code, stderr } = await runRatefile(['build'], dir);
     expect(stderr).not.toContain('unexpected error');
-    expect(stderr).toMatch(/^ratefile: ratefile\.config\.yaml: not valid YAML\n {2}line (\d+), column \d+: alias \*lol\d /);
+    expect(stderr).toMatch(
+      /^ratefile: ratefile\.config\.yaml: not valid YAML\n {2}line (\d+), column \d+: alias \*lol\d /,
+    );
     const line = Number(/line (\d+)/.exec(stderr)?.[1]);
     expect(line).toBeGreaterThanOrEqual(lineOf(bombed, 'lol1:'));
     expect(line).toBeLessThanOrEqual(lineOf(bombed, 'lol9:'));
@@ -62,7 +64,9 @@ describe('YAML alias bombs', () => {
       await expect(reading).rejects.toMatchObject({ code: 'E_CONFIG', message: `${name}: not valid YAML` });
       const error = (await reading.catch((caught: unknown) => caught)) as RatefileError;
       expect(error.details).toHaveLength(1);
-      expect(error.details[0]).toMatch(/^line \d+, column \d+: alias \*lol\d \(\d+ values\) takes what aliases repeat past \d+/);
+      expect(error.details[0]).toMatch(
+        /^line \d+, column \d+: alias \*lol\d \(\d+ values\) takes what aliases repeat past \d+/,
+      );
     }
   });
 
@@ -70,8 +74,12 @@ describe('YAML alias bombs', () => {
     const { dir } = await project();
     // 1,003 values of its own (the top mapping, the anchored list of 1,000 and its own, the list of uses);
     // each use adds 1,001: 100 uses add 100,100 (allowed, at most 101,003), 101 add 101,101.
-    const file = (uses: number) => `a: &a [${Array(1000).fill('x').join(', ')}]\nb: [${Array(uses).fill('*a').join(', ')}]\n`;
-    for (const [uses, refused] of [[100, false], [101, true]] as const) {
+    const file = (uses: number) =>
+      `a: &a [${Array(1000).fill('x').join(', ')}]\nb: [${Array(uses).fill('*a').join(', ')}]\n`;
+    for (const [uses, refused] of [
+      [100, false],
+      [101, true],
+    ] as const) {
       for (const prefix of ['', '# hello!\n']) {
         const name = `uses-${uses}-${prefix === '' ? 'fast' : 'tagged'}.yaml`;
         await writeFile(join(dir, name), prefix + file(uses));
@@ -79,7 +87,10 @@ describe('YAML alias bombs', () => {
           () => 'read',
           (error: unknown) => (error instanceof RatefileError ? error.details.join('; ') : String(error)),
         );
-        if (refused) expect(outcome, name).toMatch(/^line \d+, column \d+: alias \*a \(1001 values\) takes what aliases repeat past 101003, the most for this file \(its own 1003 values plus 100000\)$/);
+        if (refused)
+          expect(outcome, name).toMatch(
+            /^line \d+, column \d+: alias \*a \(1001 values\) takes what aliases repeat past 101003, the most for this file \(its own 1003 values plus 100000\)$/,
+          );
         else expect(outcome, name).toBe('read');
       }
     }
@@ -94,13 +105,20 @@ describe('YAML alias bombs', () => {
       await writeFile(join(dir, name), text);
       const error = (await readYamlFile(join(dir, name), name).catch((caught: unknown) => caught)) as RatefileError;
       expect(error).toBeInstanceOf(RatefileError);
-      expect(error.details).toEqual([`line ${lineOf(text, 'loop:')}, column 17: alias *loop is inside the value it names`]);
+      expect(error.details).toEqual([
+        `line ${lineOf(text, 'loop:')}, column 17: alias *loop is inside the value it names`,
+      ]);
     }
   });
 
   it('ordinary anchors are no bomb: one anchor used by 150 directions reads, and a problem in such a file still gets its line', async () => {
-    const many = Array.from({ length: 150 }, (_, index) => `  - { from: BTC, to: SBERRUB, tags: *tags${index === 0 ? ', reserve: "x"' : ''} }`).join('\n');
-    const config = sampleConfig.replace('defaults:\n', 'shared:\n  tags: &tags [ref, extra]\ndefaults:\n').replace(/directions:\n[^]*$/, `directions:\n${many}\n`);
+    const many = Array.from(
+      { length: 150 },
+      (_, index) => `  - { from: BTC, to: SBERRUB, tags: *tags${index === 0 ? ', reserve: "x"' : ''} }`,
+    ).join('\n');
+    const config = sampleConfig
+      .replace('defaults:\n', 'shared:\n  tags: &tags [ref, extra]\ndefaults:\n')
+      .replace(/directions:\n[^]*$/, `directions:\n${many}\n`);
     const { dir } = await project({ 'ratefile.config.yaml': config });
     const error = (await loadConfig('ratefile.config.yaml', dir).catch((caught: unknown) => caught)) as RatefileError;
     expect(error).toBeInstanceOf(RatefileError);
@@ -121,13 +139,18 @@ describe('YAML alias bombs', () => {
 describe('many unknown keys', () => {
   const unknownKeys = (count: number) => Array.from({ length: count }, (_, index) => `key${index}: 1\n`).join('');
 
-  it('100,000 of them are reported in time linear in the file (the start commit needed minutes), and the list is capped', { timeout: 120_000 }, async () => {
+  it('100,000 of them are reported in time linear in the file (the start commit needed minutes), and the list is capped', {
+    timeout: 120_000,
+  }, async () => {
     const { dir } = await project({ 'ratefile.config.yaml': sampleConfig + unknownKeys(100_000) });
     const error = (await loadConfig('ratefile.config.yaml', dir).catch((caught: unknown) => caught)) as RatefileError;
     expect(error).toBeInstanceOf(RatefileError);
     expect(error.message).toBe('ratefile.config.yaml: 100000 problems');
     const first = lineOf(sampleConfig, 'directions:') + 4;
-    expect(error.details.slice(0, 2)).toEqual([`key0: unknown key (line ${first})`, `key1: unknown key (line ${first + 1})`]);
+    expect(error.details.slice(0, 2)).toEqual([
+      `key0: unknown key (line ${first})`,
+      `key1: unknown key (line ${first + 1})`,
+    ]);
     expect(error.details).toHaveLength(101);
     expect(error.details[100]).toBe('… and 99900 more problems');
   });
@@ -161,8 +184,12 @@ describe('decimal length', () => {
     expect([MAX_INTEGER_DIGITS, MAX_FRACTION_DIGITS]).toEqual([30, 18]);
     expect(checkDecimalLength(`${'9'.repeat(30)}.${'9'.repeat(18)}`)).toBeUndefined();
     expect(checkDecimalLength(`-${'9'.repeat(30)}.5%`)).toBeUndefined();
-    expect(checkDecimalLength(`${'1'.repeat(31)} RUB`)).toBe('expected at most 30 digits before the decimal point and 18 after, got 31 before and 0 after');
-    expect(checkDecimalLength(`0.${'0'.repeat(18)}1`)).toBe('expected at most 30 digits before the decimal point and 18 after, got 1 before and 19 after');
+    expect(checkDecimalLength(`${'1'.repeat(31)} RUB`)).toBe(
+      'expected at most 30 digits before the decimal point and 18 after, got 31 before and 0 after',
+    );
+    expect(checkDecimalLength(`0.${'0'.repeat(18)}1`)).toBe(
+      'expected at most 30 digits before the decimal point and 18 after, got 1 before and 19 after',
+    );
   });
 
   const long = '1'.repeat(1_000_000);
@@ -175,30 +202,43 @@ describe('decimal length', () => {
     ['directions[0].min', 'min: 0.001', `min: "${long}"`],
     ['directions[0].max', 'max: "500000 RUB"', `max: "${long} RUB"`],
     ['directions[1].fromfee', 'fromfee: "1%"', `fromfee: "${long}%"`],
-    ['directions[2]', '{ from: USDTTRC20, to: CASHRUB,', `{ from: USDTTRC20, to: CASHRUB, reserve: "0.${long}", tofee: "${long} USD", minfee: "${long}", floating: "${long}%",`],
+    [
+      'directions[2]',
+      '{ from: USDTTRC20, to: CASHRUB,',
+      `{ from: USDTTRC20, to: CASHRUB, reserve: "0.${long}", tofee: "${long} USD", minfee: "${long}", floating: "${long}%",`,
+    ],
     ['sources.backoffice.refresh', 'path: quotes.json }', `path: quotes.json, refresh: "${long}s" }`],
-  ])('%s: a decimal of a million digits is refused with its path and line, without echoing it', async (path, from, to) => {
-    const config = sampleConfig.replace(from, to);
-    expect(config).not.toBe(sampleConfig);
-    const { dir } = await project({ 'ratefile.config.yaml': `${config}guards: { maxJump: "${long}%" }\n` });
-    const { code, stderr } = await runRatefile(['build'], dir);
-    expect(code).toBe(2);
-    expect(stderr.length).toBeLessThan(5_000);
-    const line = lineOf(config, to.slice(0, 30));
-    if (path === 'directions[2]') {
-      for (const key of ['reserve', 'tofee', 'minfee', 'floating']) {
-        const got = key === 'reserve' ? 'got 1 before and 1000000 after' : 'got 1000000 before and 0 after';
-        expect(stderr).toContain(`  directions[2].${key}: ${tooLong.replace('got 1000000 before and 0 after', got)} (line ${line})\n`);
+  ])(
+    '%s: a decimal of a million digits is refused with its path and line, without echoing it',
+    async (path, from, to) => {
+      const config = sampleConfig.replace(from, to);
+      expect(config).not.toBe(sampleConfig);
+      const { dir } = await project({ 'ratefile.config.yaml': `${config}guards: { maxJump: "${long}%" }\n` });
+      const { code, stderr } = await runRatefile(['build'], dir);
+      expect(code).toBe(2);
+      expect(stderr.length).toBeLessThan(5_000);
+      const line = lineOf(config, to.slice(0, 30));
+      if (path === 'directions[2]') {
+        for (const key of ['reserve', 'tofee', 'minfee', 'floating']) {
+          const got = key === 'reserve' ? 'got 1 before and 1000000 after' : 'got 1000000 before and 0 after';
+          expect(stderr).toContain(
+            `  directions[2].${key}: ${tooLong.replace('got 1000000 before and 0 after', got)} (line ${line})\n`,
+          );
+        }
+      } else if (to.includes(`reserve: ${long.slice(0, 40)}`)) {
+        // A YAML number this long is no longer exact: refused as a number, with its path.
+        expect(stderr).toMatch(
+          new RegExp(
+            `\\n {2}${path.replace(/[.[\]]/g, '\\$&')}: expected a non-negative decimal like "12\\.5", got 1\\.\\d+e\\+39 \\(line ${line}\\)\\n`,
+          ),
+        );
+      } else {
+        expect(stderr).toContain(`  ${path}: ${tooLong} (line ${line})\n`);
       }
-    } else if (to.includes(`reserve: ${long.slice(0, 40)}`)) {
-      // A YAML number this long is no longer exact: refused as a number, with its path.
-      expect(stderr).toMatch(new RegExp(`\\n {2}${path.replace(/[.[\]]/g, '\\$&')}: expected a non-negative decimal like "12\\.5", got 1\\.\\d+e\\+39 \\(line ${line}\\)\\n`));
-    } else {
-      expect(stderr).toContain(`  ${path}: ${tooLong} (line ${line})\n`);
-    }
-    expect(stderr).toContain(`  guards.maxJump: ${tooLong} (line ${config.split('\n').length})\n`);
-    expect(existsSync(join(dir, 'public'))).toBe(false);
-  });
+      expect(stderr).toContain(`  guards.maxJump: ${tooLong} (line ${config.split('\n').length})\n`);
+      expect(existsSync(join(dir, 'public'))).toBe(false);
+    },
+  );
 
   it('in a template: a markup of a million digits', async () => {
     const { dir } = await project({ 'templates/affiliatefile.yaml': `markup: "${long}%"\n` });

@@ -14,7 +14,11 @@ const project = projectsPerTest();
  * A reloader over `dir`'s config that counts how often it really loads. Its clock runs `ahead` ms ahead of the
  * real one (file change times are real): by default a minute, so every change has settled.
  */
-function counted(dir: Project, ahead = 60_000, warnings: string[] = []): { reload: () => Promise<Config>; loads: () => number; ahead: (ms: number) => void } {
+function counted(
+  dir: Project,
+  ahead = 60_000,
+  warnings: string[] = [],
+): { reload: () => Promise<Config>; loads: () => number; ahead: (ms: number) => void } {
   let loads = 0;
   let offset = ahead;
   const reload = configReloader(
@@ -62,7 +66,9 @@ describe('configReloader', () => {
     const fresh = await reload();
     expect(fresh).not.toBe(kept);
     expect(loads()).toBe(3);
-    expect(fresh.directions.map((d) => d.margin.toString())).not.toEqual(kept.directions.map((d) => d.margin.toString()));
+    expect(fresh.directions.map((d) => d.margin.toString())).not.toEqual(
+      kept.directions.map((d) => d.margin.toString()),
+    );
   });
 
   it('loads again after a template is edited, added or removed', async () => {
@@ -192,7 +198,10 @@ describe('configReloader while a config is being written (saved in place, in par
     const { reload } = counted(dir, 60_000, warnings);
     await reload();
     await reload();
-    await dir.write('ratefile.config.yaml', sampleConfig.replace('  - { from: USDTTRC20, to: CASHRUB, cities: [MSK, SPB], tags: [ref, cash] }\n', ''));
+    await dir.write(
+      'ratefile.config.yaml',
+      sampleConfig.replace('  - { from: USDTTRC20, to: CASHRUB, cities: [MSK, SPB], tags: [ref, cash] }\n', ''),
+    );
     expect((await reload()).directions).toHaveLength(3);
     await dir.write('ratefile.config.yaml', sampleConfig);
     expect((await reload()).directions).toHaveLength(4);

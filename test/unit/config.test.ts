@@ -13,7 +13,8 @@ const project = projectsPerTest();
 /** `text` with `from`, which must occur exactly once, replaced by `to` (so a changed sample fails loudly). */
 function edit(text: string, from: string, to: string): string {
   const at = text.indexOf(from);
-  if (at === -1 || text.includes(from, at + 1)) throw new Error(`expected exactly one ${JSON.stringify(from)} in:\n${text}`);
+  if (at === -1 || text.includes(from, at + 1))
+    throw new Error(`expected exactly one ${JSON.stringify(from)} in:\n${text}`);
   return text.slice(0, at) + to + text.slice(at + from.length);
 }
 
@@ -72,11 +73,18 @@ describe('loadConfig on the sample project', () => {
     expect(config.currencies.get('USDTTRC20')).toMatchObject({ code: 'USDTTRC20', asset: 'USDT', precision: 2 });
     expect(config.currencies.get('SBERRUB')).toMatchObject({ code: 'SBERRUB', asset: 'RUB', precision: 2 });
     expect(config.currencies.get('CASHRUB')).toMatchObject({ code: 'CASHRUB', asset: 'RUB', precision: 0 });
-    expect([...config.currencies.values()].map((currency) => currency.reserve.toFixed())).toEqual(['3', '100000', '5000000', '3000000']);
+    expect([...config.currencies.values()].map((currency) => currency.reserve.toFixed())).toEqual([
+      '3',
+      '100000',
+      '5000000',
+      '3000000',
+    ]);
   });
 
   it('expands from/to lists into one direction per pair, in config order', () => {
-    expect(config.directions.map((direction) => [direction.id, direction.index, direction.from.code, direction.to.code])).toEqual([
+    expect(
+      config.directions.map((direction) => [direction.id, direction.index, direction.from.code, direction.to.code]),
+    ).toEqual([
       ['BTC>SBERRUB', 0, 'BTC', 'SBERRUB'],
       ['BTC>USDTTRC20', 0, 'BTC', 'USDTTRC20'],
       ['SBERRUB>USDTTRC20', 1, 'SBERRUB', 'USDTTRC20'],
@@ -85,7 +93,12 @@ describe('loadConfig on the sample project', () => {
   });
 
   it('gives every direction the default margin as a fraction', () => {
-    expect(config.directions.map((direction) => direction.margin.toFixed())).toEqual(['0.015', '0.015', '0.015', '0.015']);
+    expect(config.directions.map((direction) => direction.margin.toFixed())).toEqual([
+      '0.015',
+      '0.015',
+      '0.015',
+      '0.015',
+    ]);
   });
 
   it('parses limits: a bare amount in the from asset, "500000 RUB" in RUB', () => {
@@ -104,7 +117,12 @@ describe('loadConfig on the sample project', () => {
 
   it("takes each direction's reserve from its to currency, and keeps params, fees, cities and tags", () => {
     const [btcSber, btcUsdt, sberUsdt, usdtCash] = config.directions;
-    expect([btcSber, btcUsdt, sberUsdt, usdtCash].map((direction) => direction?.reserve.toFixed())).toEqual(['5000000', '100000', '100000', '3000000']);
+    expect([btcSber, btcUsdt, sberUsdt, usdtCash].map((direction) => direction?.reserve.toFixed())).toEqual([
+      '5000000',
+      '100000',
+      '100000',
+      '3000000',
+    ]);
     expect(sberUsdt).toMatchObject({ params: ['manual'], fromfee: '1%', cities: [], tags: [] });
     expect(sberUsdt?.tofee).toBeUndefined();
     expect(usdtCash).toMatchObject({ params: [], cities: ['MSK', 'SPB'], tags: ['ref', 'cash'] });
@@ -119,7 +137,9 @@ describe('loadConfig on the sample project', () => {
     expect(config.server).toEqual({ port: 8080, host: '127.0.0.1' });
     expect(config.output).toBe(join(sample.dir, 'public'));
     expect(config.templatesDir).toBe(join(sample.dir, 'templates'));
-    expect(config.sources).toEqual([{ name: 'backoffice', type: 'file', options: { type: 'file', path: 'quotes.json' } }]);
+    expect(config.sources).toEqual([
+      { name: 'backoffice', type: 'file', options: { type: 'file', path: 'quotes.json' } },
+    ]);
   });
 
   it('loads the templates sorted by name, with tags, aliases, markup as a fraction and url', () => {
@@ -133,10 +153,20 @@ describe('loadConfig on the sample project', () => {
     });
     expect(affiliate?.includeTags).toBeUndefined();
     expect(affiliate?.markup.toFixed()).toBe('0.005');
-    expect(parser).toMatchObject({ file: 'parserfile.xml', description: 'every direction', excludeTags: [], aliases: {} });
+    expect(parser).toMatchObject({
+      file: 'parserfile.xml',
+      description: 'every direction',
+      excludeTags: [],
+      aliases: {},
+    });
     expect(parser?.markup.toFixed()).toBe('0');
     expect(parser?.url).toBeUndefined();
-    expect(ref).toMatchObject({ file: 'reffile.xml', includeTags: ['ref'], excludeTags: [], aliases: { USDTTRC20: 'USDTTRC' } });
+    expect(ref).toMatchObject({
+      file: 'reffile.xml',
+      includeTags: ['ref'],
+      excludeTags: [],
+      aliases: { USDTTRC20: 'USDTTRC' },
+    });
   });
 
   it('has no warnings: every code and city is on the monitors’ lists', () => {
@@ -147,7 +177,11 @@ describe('loadConfig on the sample project', () => {
 describe('loadConfig details', () => {
   it('lets a direction override defaults; lists replace, not merge; duplicates in lists collapse', async () => {
     const config = await loads(
-      edit(sampleConfig, 'defaults:\n  margin: 1.5%\n', 'defaults:\n  margin: 1.5%\n  tags: [all]\n  params: [verifying]\n') +
+      edit(
+        sampleConfig,
+        'defaults:\n  margin: 1.5%\n',
+        'defaults:\n  margin: 1.5%\n  tags: [all]\n  params: [verifying]\n',
+      ) +
         '  - { from: CASHRUB, to: BTC, margin: "-0.5 %", tags: [cash, cash], params: [manual, reg, manual], delay: 30, floating: 15 }\n',
     );
     const byId = new Map(config.directions.map((direction) => [direction.id, direction]));
@@ -160,9 +194,16 @@ describe('loadConfig details', () => {
   });
 
   it('keeps one object per distinct margin, limit and list, frozen so that no direction can change another', async () => {
-    const config = await loads(`${sampleConfig}  - { from: SBERRUB, to: BTC, min: 5000, tags: [ref] }\n  - { from: CASHRUB, to: BTC, margin: 2%, min: "6000", tags: [cash] }\n`);
+    const config = await loads(
+      `${sampleConfig}  - { from: SBERRUB, to: BTC, min: 5000, tags: [ref] }\n  - { from: CASHRUB, to: BTC, margin: 2%, min: "6000", tags: [cash] }\n`,
+    );
     const byId = new Map(config.directions.map((direction) => [direction.id, direction]));
-    const [sberUsdt, sberBtc, cashBtc, btcSber] = ['SBERRUB>USDTTRC20', 'SBERRUB>BTC', 'CASHRUB>BTC', 'BTC>SBERRUB'].map((id) => byId.get(id)!);
+    const [sberUsdt, sberBtc, cashBtc, btcSber] = [
+      'SBERRUB>USDTTRC20',
+      'SBERRUB>BTC',
+      'CASHRUB>BTC',
+      'BTC>SBERRUB',
+    ].map((id) => byId.get(id)!);
     // Equal values are one object: a config of 50,000 directions repeats a handful of each.
     expect(sberBtc!.margin).toBe(sberUsdt!.margin);
     expect(sberBtc!.min).toBe(sberUsdt!.min);
@@ -181,7 +222,11 @@ describe('loadConfig details', () => {
 
   it('reads limits and reserves given as YAML numbers or with a currency code as unit', async () => {
     const config = await loads(
-      edit(edit(sampleConfig, 'BTC: { reserve: "3" }', 'BTC: { reserve: 3.25 }'), 'max: "500000 RUB"', 'max: "1000 USDTTRC20", reserve: 12.5'),
+      edit(
+        edit(sampleConfig, 'BTC: { reserve: "3" }', 'BTC: { reserve: 3.25 }'),
+        'max: "500000 RUB"',
+        'max: "1000 USDTTRC20", reserve: 12.5',
+      ),
     );
     const [btcSber] = config.directions;
     expect(config.currencies.get('BTC')?.reserve.toFixed()).toBe('3.25');
@@ -191,13 +236,23 @@ describe('loadConfig details', () => {
   });
 
   it('keeps an explicit chain, including one that walks a pair backwards', async () => {
-    const config = await loads(withDirections('{ from: USDTTRC20, to: BTC, chain: [BTC/USDT] }', '{ from: CASHRUB, to: BTC, chain: [USDT/RUB, BTC/USDT] }'));
+    const config = await loads(
+      withDirections(
+        '{ from: USDTTRC20, to: BTC, chain: [BTC/USDT] }',
+        '{ from: CASHRUB, to: BTC, chain: [USDT/RUB, BTC/USDT] }',
+      ),
+    );
     expect(config.directions.find((direction) => direction.id === 'USDTTRC20>BTC')?.chain).toEqual(['BTC/USDT']);
-    expect(config.directions.find((direction) => direction.id === 'CASHRUB>BTC')?.chain).toEqual(['USDT/RUB', 'BTC/USDT']);
+    expect(config.directions.find((direction) => direction.id === 'CASHRUB>BTC')?.chain).toEqual([
+      'USDT/RUB',
+      'BTC/USDT',
+    ]);
   });
 
   it('accepts margins just inside ±100% and a five-field cron schedule', async () => {
-    const config = await loads(`schedule: "*/5 * * * *"\n${withDirections('{ from: CASHRUB, to: BTC, margin: 99.99% }', '{ from: CASHRUB, to: SBERRUB, margin: "-99%" }')}`);
+    const config = await loads(
+      `schedule: "*/5 * * * *"\n${withDirections('{ from: CASHRUB, to: BTC, margin: 99.99% }', '{ from: CASHRUB, to: SBERRUB, margin: "-99%" }')}`,
+    );
     expect(config.schedule).toBe('*/5 * * * *');
     expect(config.directions.slice(-2).map((direction) => direction.margin.toFixed())).toEqual(['0.9999', '-0.99']);
   });
@@ -220,14 +275,21 @@ describe('loadConfig details', () => {
   });
 
   it('ignores files in the templates folder that are not <name>.yaml', async () => {
-    const config = await loads(sampleConfig, { 'templates/notes.txt': 'not a template', 'templates/.hidden.yaml': 'junk: [' });
+    const config = await loads(sampleConfig, {
+      'templates/notes.txt': 'not a template',
+      'templates/.hidden.yaml': 'junk: [',
+    });
     expect(config.exports.map((template) => template.name)).toEqual(['affiliatefile', 'parserfile', 'reffile']);
   });
 
   it('warns, without failing, about a code not on the code list (asset given) and an unknown city, with line numbers', async () => {
     const config = await loads(
       edit(
-        edit(sampleConfig, 'BTC: { reserve: "3" }', 'BTC: { reserve: "3" }\n  MYBANKRUB: { asset: RUB, reserve: "10" }\n  SBERRUBX: { asset: RUB, reserve: "10" }'),
+        edit(
+          sampleConfig,
+          'BTC: { reserve: "3" }',
+          'BTC: { reserve: "3" }\n  MYBANKRUB: { asset: RUB, reserve: "10" }\n  SBERRUBX: { asset: RUB, reserve: "10" }',
+        ),
         '[MSK, SPB]',
         '[MSK, XYZQ, SPBB]',
       ),
@@ -239,7 +301,11 @@ describe('loadConfig details', () => {
       'directions[2].cities: "SPBB" is not in the monitors\' city list (closest: SPB) (line 16)',
     ]);
     expect(config.currencies.get('MYBANKRUB')).toMatchObject({ asset: 'RUB', precision: 2 });
-    expect(config.directions.find((direction) => direction.id === 'USDTTRC20>CASHRUB')?.cities).toEqual(['MSK', 'XYZQ', 'SPBB']);
+    expect(config.directions.find((direction) => direction.id === 'USDTTRC20>CASHRUB')?.cities).toEqual([
+      'MSK',
+      'XYZQ',
+      'SPBB',
+    ]);
   });
 });
 
@@ -256,7 +322,12 @@ describe('explicit chains', () => {
     });
     await made.write('ratefile.config.yaml', config.replace('chain: "BTC/USDT*USDT/RUB"', 'chain: "BTC/USDT"'));
     const loaded = await loadConfig(made.configPath);
-    expect(loaded.directions.map((d) => d.chain)).toEqual([['BTC/USDT', 'USDT/RUB'], ['BTC/USDT'], undefined, undefined]);
+    expect(loaded.directions.map((d) => d.chain)).toEqual([
+      ['BTC/USDT', 'USDT/RUB'],
+      ['BTC/USDT'],
+      undefined,
+      undefined,
+    ]);
   });
 });
 
@@ -265,7 +336,9 @@ describe('loadConfig problems', () => {
     const details = await problems(withDirections('{ from: CASHRUB, to: BTC, margin: abc }'));
     expect(details).toContain('directions[3].margin: expected a percentage like "1.5%", got "abc" (line 15)');
     // Only that value is wrong: nothing else may be blamed.
-    expect(details.every((line) => line.startsWith('directions[3].margin: ') && line.endsWith(' (line 15)'))).toBe(true);
+    expect(details.every((line) => line.startsWith('directions[3].margin: ') && line.endsWith(' (line 15)'))).toBe(
+      true,
+    );
   });
 
   it('points at the line of the value itself in a block-style direction', async () => {
@@ -311,7 +384,11 @@ describe('loadConfig problems', () => {
 
   it('missing required keys', async () => {
     const config = edit(
-      edit(edit(sampleConfig, 'defaults:\n  margin: 1.5%\n', 'defaults:\n  tags: [all]\n'), 'BTC: { reserve: "3" }', 'BTC: {}'),
+      edit(
+        edit(sampleConfig, 'defaults:\n  margin: 1.5%\n', 'defaults:\n  tags: [all]\n'),
+        'BTC: { reserve: "3" }',
+        'BTC: {}',
+      ),
       '{ type: file, path: quotes.json }',
       '{ type: file }',
     );
@@ -330,10 +407,9 @@ describe('loadConfig problems', () => {
   });
 
   it('unknown keys, with a "did you mean" hint for a misspelt one', async () => {
-    const config =
-      withDirections('{ from: CASHRUB, to: BTC, marign: 2% }')
-        .replace('BTC: { reserve: "3" }', 'BTC: { reserve: "3", presicion: 8 }')
-        .replace('path: quotes.json }', 'path: quotes.json, pth: x }') + 'colour: blue\nserver: { prot: 8080 }\n';
+    const config = `${withDirections('{ from: CASHRUB, to: BTC, marign: 2% }')
+      .replace('BTC: { reserve: "3" }', 'BTC: { reserve: "3", presicion: 8 }')
+      .replace('path: quotes.json }', 'path: quotes.json, pth: x }')}colour: blue\nserver: { prot: 8080 }\n`;
     expectLines(await problems(config), [
       'sources.backoffice.pth: unknown key (did you mean "path"?) (line 3)',
       'currencies.BTC.presicion: unknown key (did you mean "precision"?) (line 5)',
@@ -353,7 +429,13 @@ describe('loadConfig problems', () => {
   });
 
   it('unknown currencies in a direction, with a hint when one is close', async () => {
-    const details = await problems(withDirections('{ from: BTC, to: [SBERUB, CASHRUB] }', '{ from: USDTTRC2O, to: SBERRUB }', '{ from: CASHRUB, to: XYZ }'));
+    const details = await problems(
+      withDirections(
+        '{ from: BTC, to: [SBERUB, CASHRUB] }',
+        '{ from: USDTTRC2O, to: SBERRUB }',
+        '{ from: CASHRUB, to: XYZ }',
+      ),
+    );
     expectLines(details, [
       'directions[3].to[0]: unknown currency "SBERUB" (did you mean "SBERRUB"?); expected a key of currencies (line 15)',
       'directions[4].from: unknown currency "USDTTRC2O" (did you mean "USDTTRC20"?); expected a key of currencies (line 16)',
@@ -362,7 +444,9 @@ describe('loadConfig problems', () => {
   });
 
   it('the same currency on both sides, and a direction given twice (also through a list)', async () => {
-    const details = await problems(withDirections('{ from: BTC, to: BTC }', '{ from: SBERRUB, to: [CASHRUB, USDTTRC20] }'));
+    const details = await problems(
+      withDirections('{ from: BTC, to: BTC }', '{ from: SBERRUB, to: [CASHRUB, USDTTRC20] }'),
+    );
     expectLines(details, [
       'directions[3]: from and to are the same currency (BTC) (line 15)',
       'directions[4]: duplicate direction SBERRUB>USDTTRC20, already at directions[1] (line 16)',
@@ -408,7 +492,12 @@ describe('loadConfig problems', () => {
 
   it('percentages: a bad shape, a number without %, and margins of ±100% or more', async () => {
     const details = await problems(
-      withDirections('{ from: CASHRUB, to: BTC, margin: "1,5%" }', '{ from: CASHRUB, to: SBERRUB, margin: 1.5 }', '{ from: SBERRUB, to: CASHRUB, margin: "-100%" }', '{ from: BTC, to: CASHRUB, margin: 150 % }'),
+      withDirections(
+        '{ from: CASHRUB, to: BTC, margin: "1,5%" }',
+        '{ from: CASHRUB, to: SBERRUB, margin: 1.5 }',
+        '{ from: SBERRUB, to: CASHRUB, margin: "-100%" }',
+        '{ from: BTC, to: CASHRUB, margin: 150 % }',
+      ),
     );
     expectLines(details, [
       'directions[3].margin: expected a percentage like "1.5%", got "1,5%" (line 15)',
@@ -426,7 +515,10 @@ describe('loadConfig problems', () => {
 
   it('fees: lower-case units, words and signs are refused; amounts, percentages and units are accepted', async () => {
     const details = await problems(
-      withDirections('{ from: CASHRUB, to: BTC, fromfee: "1.5 usd", tofee: abc, minfee: "-2" }', '{ from: CASHRUB, to: SBERRUB, fromfee: 0.0005, tofee: "2 USD", minfee: "1.5 %" }'),
+      withDirections(
+        '{ from: CASHRUB, to: BTC, fromfee: "1.5 usd", tofee: abc, minfee: "-2" }',
+        '{ from: CASHRUB, to: SBERRUB, fromfee: 0.0005, tofee: "2 USD", minfee: "1.5 %" }',
+      ),
     );
     expectLines(details, [
       'directions[3].fromfee: expected a fee like "0.0005", "1.5%" or "2 USD", got "1.5 usd" (line 15)',
@@ -442,7 +534,9 @@ describe('loadConfig problems', () => {
   });
 
   it('city codes that are not capitals, too long, or an empty list', async () => {
-    const details = await problems(withDirections('{ from: CASHRUB, to: BTC, cities: [] }').replace('[MSK, SPB]', '[msk, MSK, MOSCOWCITYX]'));
+    const details = await problems(
+      withDirections('{ from: CASHRUB, to: BTC, cities: [] }').replace('[MSK, SPB]', '[msk, MSK, MOSCOWCITYX]'),
+    );
     expectLines(details, [
       'directions[2].cities[0]: expected a city code in capitals like "MSK", got "msk" (line 14)',
       'directions[2].cities[2]: expected a city code in capitals like "MSK", got "MOSCOWCITYX" (line 14)',
@@ -451,7 +545,11 @@ describe('loadConfig problems', () => {
   });
 
   it('an unknown source type, and a source without one', async () => {
-    const config = edit(sampleConfig, 'backoffice: { type: file, path: quotes.json }', 'backoffice: { type: http, url: "https://x.example/" }\n  other: { path: quotes.json }');
+    const config = edit(
+      sampleConfig,
+      'backoffice: { type: file, path: quotes.json }',
+      'backoffice: { type: http, url: "https://x.example/" }\n  other: { path: quotes.json }',
+    );
     expectLines(await problems(config), [
       'sources.backoffice.type: expected a source type, one of file, binance, bybit, okx, kraken, coingecko, cbr, ecb, json, bestchange, got "http" (line 3)',
       'sources.other.type: required: expected one of file, binance, bybit, okx, kraken, coingecko, cbr, ecb, json, bestchange (line 4)',
@@ -466,7 +564,9 @@ describe('loadConfig problems', () => {
   });
 
   it('invalid YAML', async () => {
-    const error = await loadError({ 'ratefile.config.yaml': edit(sampleConfig, 'BTC: { reserve: "3" }', 'BTC: { reserve: "3"') });
+    const error = await loadError({
+      'ratefile.config.yaml': edit(sampleConfig, 'BTC: { reserve: "3" }', 'BTC: { reserve: "3"'),
+    });
     expect(error.message).toBe('ratefile.config.yaml: not valid YAML');
     expect(error.details.length).toBeGreaterThan(0);
     // The parser notices the unclosed flow map where the next line starts.
@@ -474,7 +574,9 @@ describe('loadConfig problems', () => {
   });
 
   it('a key given twice is invalid YAML, not a silent override', async () => {
-    const error = await loadError({ 'ratefile.config.yaml': edit(sampleConfig, '  margin: 1.5%\n', '  margin: 1.5%\n  margin: 15%\n') });
+    const error = await loadError({
+      'ratefile.config.yaml': edit(sampleConfig, '  margin: 1.5%\n', '  margin: 1.5%\n  margin: 15%\n'),
+    });
     expect(error.message).toBe('ratefile.config.yaml: not valid YAML');
     expect(error.details).toHaveLength(1);
     expect(error.details[0]).toMatch(/^line 1[01], column \d+: Map keys must be unique/);
@@ -504,7 +606,9 @@ describe('loadConfig problems', () => {
   });
 
   it('template problems: a markup of 100% and a url that is not http(s)', async () => {
-    const details = await problems(sampleConfig, { 'templates/affiliatefile.yaml': 'markup: 100%\nurl: "ftp://x.example/{from}"\n' });
+    const details = await problems(sampleConfig, {
+      'templates/affiliatefile.yaml': 'markup: 100%\nurl: "ftp://x.example/{from}"\n',
+    });
     expectLines(details, [
       'templates/affiliatefile.yaml: markup: expected a percentage between -100% and 100%, got "100%" (line 1)',
       'templates/affiliatefile.yaml: url: expected an http(s) URL pattern like "https://exchanger.example/?cur_from={from}&cur_to={to}", got "ftp://x.example/{from}" (line 2)',

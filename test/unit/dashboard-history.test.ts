@@ -46,7 +46,8 @@ describe('History', () => {
   it('forgets what is older than 24 hours, keeping each direction’s value at the cut, and thins old points to one per 15 minutes', () => {
     const history = new History();
     // A build every 30 s for 25 hours, the rate changing every build.
-    for (let i = 0; i <= 3000; i++) history.apply(history.lineFor(at(i * 30_000), figures, rates({ 'A>B': ['1:1', `1:${1000 + i}`] })));
+    for (let i = 0; i <= 3000; i++)
+      history.apply(history.lineFor(at(i * 30_000), figures, rates({ 'A>B': ['1:1', `1:${1000 + i}`] })));
     const now = at(3000 * 30_000);
     history.compact(now);
     expect(history.builds[0]!.at).toBeGreaterThanOrEqual(now.getTime() - HISTORY_MS);
@@ -91,7 +92,9 @@ describe('History', () => {
     expect(parseLine('[]')).toEqual({ problem: 'expected a JSON object' });
     expect(parseLine('{"t":"x"}')).toEqual({ problem: 't: expected an ISO time like "2026-11-21T12:00:00.000Z"' });
     expect(parseLine('{"t":"2026-11-21T00:00:00Z","ms":"1"}')).toEqual({ problem: 'ms: expected a number' });
-    expect(parseLine('{"t":"2026-11-21T00:00:00Z","r":{"A>B":[1,2]}}')).toEqual({ problem: 'r.A>B: expected ["published in:out", "market in:out"] or null' });
+    expect(parseLine('{"t":"2026-11-21T00:00:00Z","r":{"A>B":[1,2]}}')).toEqual({
+      problem: 'r.A>B: expected ["published in:out", "market in:out"] or null',
+    });
   });
 });
 
@@ -106,7 +109,9 @@ describe('the history file', () => {
     const reopened = await openHistory(state, log, at(5000));
     expect(reopened.history.builds.map((b) => b.at - t0)).toEqual([0, 1000, 2000]);
     expect(reopened.history.series.get('A>B')!.at(-1)!.value).toEqual(['1:1', '1:12']);
-    expect(log.lines).toEqual([`history: ${historyFile(state)}, line 4: expected a JSON object, got text that is not JSON; skipped`]);
+    expect(log.lines).toEqual([
+      `history: ${historyFile(state)}, line 4: expected a JSON object, got text that is not JSON; skipped`,
+    ]);
   });
 
   it('never throws when the file cannot be written: one warning while it lasts, the history goes on in memory', async () => {
@@ -128,14 +133,41 @@ describe('lineChart', () => {
   const spec = { id: 'c', title: 'A → B <24 h>', desc: 'published & market', from: 0, to: 100, width: 100, height: 20 };
 
   it('is an SVG image titled and described for screen readers, counting its points', () => {
-    const svg = lineChart({ ...spec, series: [{ className: 'published', points: [{ at: 0, value: 1 }, { at: 50, value: 2 }, { at: 75, value: 3 }] }] });
-    expect(svg).toMatch(/^<svg class="chart" role="img" aria-labelledby="c-t c-d" viewBox="0 0 100 20" width="100" height="20" data-points="3">/);
+    const svg = lineChart({
+      ...spec,
+      series: [
+        {
+          className: 'published',
+          points: [
+            { at: 0, value: 1 },
+            { at: 50, value: 2 },
+            { at: 75, value: 3 },
+          ],
+        },
+      ],
+    });
+    expect(svg).toMatch(
+      /^<svg class="chart" role="img" aria-labelledby="c-t c-d" viewBox="0 0 100 20" width="100" height="20" data-points="3">/,
+    );
     expect(svg).toContain('<title id="c-t">A → B &lt;24 h&gt;</title><desc id="c-d">published &amp; market</desc>');
     expect(svg).toContain('<path class="published" d="M0 16.9L50 10L75 3.1"/>');
   });
 
   it('draws steps that hold each value until the next point and to the end, broken where a value is missing', () => {
-    const svg = lineChart({ ...spec, step: true, series: [{ className: 'p', points: [{ at: 0, value: 1 }, { at: 40, value: null }, { at: 60, value: 2 }] }] });
+    const svg = lineChart({
+      ...spec,
+      step: true,
+      series: [
+        {
+          className: 'p',
+          points: [
+            { at: 0, value: 1 },
+            { at: 40, value: null },
+            { at: 60, value: 2 },
+          ],
+        },
+      ],
+    });
     expect(svg).toContain('<path class="p" d="M0 16.9H40M60 3.1H100"/>');
     expect(lineChart({ ...spec, series: [] })).toContain('data-points="0"');
   });
@@ -145,16 +177,28 @@ describe('publicText', () => {
   const redaction = { roots: ['/srv/ratefile'], secrets: ['tok-123456'] };
 
   it('shows paths relative to the config folder, other absolute paths by their last part, URLs by their host, secrets as ***', () => {
-    expect(publicText('backoffice: /srv/ratefile/quotes.json: not JSON', redaction)).toBe('backoffice: quotes.json: not JSON');
+    expect(publicText('backoffice: /srv/ratefile/quotes.json: not JSON', redaction)).toBe(
+      'backoffice: quotes.json: not JSON',
+    );
     expect(publicText('read /var/lib/office/reserves.json (ENOENT)', redaction)).toBe('read …/reserves.json (ENOENT)');
-    expect(publicText('GET https://bob:pw@api.example.com:8443/v1?key=k failed', redaction)).toBe('GET https://api.example.com:8443/… failed');
+    expect(publicText('GET https://bob:pw@api.example.com:8443/v1?key=k failed', redaction)).toBe(
+      'GET https://api.example.com:8443/… failed',
+    );
     expect(publicText('header tok-123456 refused', redaction)).toBe('header *** refused');
     // Pairs, ratios and times are not paths.
-    expect(publicText('BTC/USDT bid 1/in at 2026-11-21T12:00:00Z', redaction)).toBe('BTC/USDT bid 1/in at 2026-11-21T12:00:00Z');
+    expect(publicText('BTC/USDT bid 1/in at 2026-11-21T12:00:00Z', redaction)).toBe(
+      'BTC/USDT bid 1/in at 2026-11-21T12:00:00Z',
+    );
   });
 
   it('goes through every string of a status, and takes secrets from variables named like secrets', () => {
-    expect(publicValue({ a: ['/srv/ratefile/x.json'], b: { c: 'tok-123456' }, n: 1 }, redaction)).toEqual({ a: ['x.json'], b: { c: '***' }, n: 1 });
-    expect(secretValues({ API_KEY: 'abcdef1', HOME: '/root', OFFICE: 'zzzzzzzz', SHORT_TOKEN: 'abc' }, ['OFFICE'])).toEqual(['abcdef1', 'zzzzzzzz']);
+    expect(publicValue({ a: ['/srv/ratefile/x.json'], b: { c: 'tok-123456' }, n: 1 }, redaction)).toEqual({
+      a: ['x.json'],
+      b: { c: '***' },
+      n: 1,
+    });
+    expect(
+      secretValues({ API_KEY: 'abcdef1', HOME: '/root', OFFICE: 'zzzzzzzz', SHORT_TOKEN: 'abc' }, ['OFFICE']),
+    ).toEqual(['abcdef1', 'zzzzzzzz']);
   });
 });

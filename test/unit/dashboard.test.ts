@@ -22,8 +22,14 @@ let config: Config;
 let report: BuildReport;
 let files: Map<string, string>;
 const redaction = (): Redaction => ({ roots: [made.dir], secrets: ['s3cr3t-token-value'] });
-const latestOf = (r: BuildReport): LatestBuild => ({ report: r, exports: config.exports, maxAgeMs: { backoffice: 60_000 }, files: {} });
-const view = (input: Partial<DashboardInput> = {}) => dashboardModel({ latest: latestOf(report), now: fixedNow(), redaction: redaction(), ...input });
+const latestOf = (r: BuildReport): LatestBuild => ({
+  report: r,
+  exports: config.exports,
+  maxAgeMs: { backoffice: 60_000 },
+  files: {},
+});
+const view = (input: Partial<DashboardInput> = {}) =>
+  dashboardModel({ latest: latestOf(report), now: fixedNow(), redaction: redaction(), ...input });
 const page = (input: Partial<DashboardInput> = {}) => renderDashboard(view(input));
 /** The page's text without tags. */
 const textOf = (html: string) => html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ');
@@ -53,7 +59,9 @@ describe('the dashboard page', () => {
   it('before any build says so, with a failing headline', () => {
     const html = renderDashboard(dashboardModel({ now: fixedNow(), redaction: redaction() }));
     expect(html).toContain('<p class="banner">No build has run yet.</p>');
-    expect(html).toContain('<div id="health" class="headline failing" role="status"><strong>FAILING</strong><ul><li>no build yet</li></ul></div>');
+    expect(html).toContain(
+      '<div id="health" class="headline failing" role="status"><strong>FAILING</strong><ul><li>no build yet</li></ul></div>',
+    );
     expect(html).not.toContain('<table');
   });
 
@@ -74,16 +82,28 @@ describe('the dashboard page', () => {
 
   it('lists the exports in config order with the primary one (parserfile) first', () => {
     expect(config.exports.map((e) => e.file)).toEqual(['affiliatefile.xml', 'parserfile.xml', 'reffile.xml']);
-    expect(orderExports(config.exports).map((e) => e.file)).toEqual(['parserfile.xml', 'affiliatefile.xml', 'reffile.xml']);
-    expect(view().exports.map((e) => [e.file, e.primary, e.markup])).toEqual([['parserfile.xml', true, '0%'], ['affiliatefile.xml', false, '0.5%'], ['reffile.xml', false, '0%']]);
+    expect(orderExports(config.exports).map((e) => e.file)).toEqual([
+      'parserfile.xml',
+      'affiliatefile.xml',
+      'reffile.xml',
+    ]);
+    expect(view().exports.map((e) => [e.file, e.primary, e.markup])).toEqual([
+      ['parserfile.xml', true, '0%'],
+      ['affiliatefile.xml', false, '0.5%'],
+      ['reffile.xml', false, '0%'],
+    ]);
     const html = page();
-    expect(html.indexOf('parserfile.xml</a> <span class="muted">(primary)</span>')).toBeLessThan(html.indexOf('>affiliatefile.xml</a>'));
+    expect(html.indexOf('parserfile.xml</a> <span class="muted">(primary)</span>')).toBeLessThan(
+      html.indexOf('>affiliatefile.xml</a>'),
+    );
   });
 
   it('shows each direction as the primary export publishes it, with market, margin, quotes, reserve, limits and terms', () => {
     const row = view().directions.find((d) => d.id === 'SBERRUB>USDTTRC20')!;
     const [, inText, outText, amount, min, max] =
-      /<from>SBERRUB<\/from>\s*<to>USDTTRC20<\/to>\s*<in>(.+)<\/in>\s*<out>(.+)<\/out>\s*<amount>(.+)<\/amount>\s*<fromfee>1 %<\/fromfee>\s*<minamount>(.+)<\/minamount>\s*<maxamount>(.+)<\/maxamount>/.exec(files.get('parserfile.xml')!) ?? [];
+      /<from>SBERRUB<\/from>\s*<to>USDTTRC20<\/to>\s*<in>(.+)<\/in>\s*<out>(.+)<\/out>\s*<amount>(.+)<\/amount>\s*<fromfee>1 %<\/fromfee>\s*<minamount>(.+)<\/minamount>\s*<maxamount>(.+)<\/maxamount>/.exec(
+        files.get('parserfile.xml')!,
+      ) ?? [];
     expect(row.rate).toEqual({ in: inText, out: outText, export: 'parserfile.xml' });
     expect([row.reserve, row.min, row.max]).toEqual([amount, min, max]);
     expect(row.market).toEqual({ in: '92.35', out: '1' });
@@ -94,9 +114,9 @@ describe('the dashboard page', () => {
     expect(row.reserveFrom).toBe('config');
     // The sample quotes carry no time: they are as old as the file.
     const quoted = report.priced[0]!.steps[0]!.quote.time.getTime();
-    expect(view({ now: new Date(quoted + 20_000) }).directions.find((d) => d.id === 'SBERRUB>USDTTRC20')!.quotes).toEqual([
-      { pair: 'USDT/RUB', side: 'ask', source: 'backoffice', ageSeconds: 20, leftSeconds: 40 },
-    ]);
+    expect(
+      view({ now: new Date(quoted + 20_000) }).directions.find((d) => d.id === 'SBERRUB>USDTTRC20')!.quotes,
+    ).toEqual([{ pair: 'USDT/RUB', side: 'ask', source: 'backoffice', ageSeconds: 20, leftSeconds: 40 }]);
     const cash = view().directions.find((d) => d.id === 'USDTTRC20>CASHRUB')!;
     expect(cash.cities).toEqual(['MSK', 'SPB']);
     expect(cash.exports).toEqual(['parserfile.xml', 'reffile.xml']);
@@ -105,13 +125,25 @@ describe('the dashboard page', () => {
   it('shows a source with its quote age against maxAge and the time left', () => {
     const later = new Date(report.priced[0]!.steps[0]!.quote.time.getTime() + 45_000);
     const [source] = view({ now: later }).sources;
-    expect(source).toMatchObject({ name: 'backoffice', state: 'ok', count: '2 quotes', quoteAgeSeconds: 45, maxAgeSeconds: 60, leftSeconds: 15 });
+    expect(source).toMatchObject({
+      name: 'backoffice',
+      state: 'ok',
+      count: '2 quotes',
+      quoteAgeSeconds: 45,
+      maxAgeSeconds: 60,
+      leftSeconds: 15,
+    });
     const feed = { name: 'bc', type: 'bestchange', ok: true, quotes: 0, rows: 202_690, rejected: [] };
-    expect(view({ latest: latestOf({ ...report, sources: [...report.sources, feed] }) }).sources[1]).toMatchObject({ name: 'bc', count: '202690 rows' });
+    expect(view({ latest: latestOf({ ...report, sources: [...report.sources, feed] }) }).sources[1]).toMatchObject({
+      name: 'bc',
+      count: '202690 rows',
+    });
   });
 
   it('shows a competing direction’s place, target and basis', () => {
-    const priced = report.priced.map((p, i) => (i === 0 ? { ...p, compete: { target: '1-3', place: 2, competitors: 14, basis: 'place' as const } } : p));
+    const priced = report.priced.map((p, i) =>
+      i === 0 ? { ...p, compete: { target: '1-3', place: 2, competitors: 14, basis: 'place' as const } } : p,
+    );
     const html = page({ latest: latestOf({ ...report, priced }) });
     expect(textOf(html)).toContain('2 of 14 (target 1-3)');
     expect(textOf(html)).toContain('holds the place');
@@ -119,7 +151,19 @@ describe('the dashboard page', () => {
 
   it('a competing direction on its normal margin shows no place, the reason escaped, and the feed age', () => {
     const priced = report.priced.map((p, i) =>
-      i === 0 ? { ...p, compete: { target: '2', place: 0, competitors: 0, basis: 'fallback' as const, reason: 'feed bc has no data: <html>', feedAgeSeconds: 4 } } : p,
+      i === 0
+        ? {
+            ...p,
+            compete: {
+              target: '2',
+              place: 0,
+              competitors: 0,
+              basis: 'fallback' as const,
+              reason: 'feed bc has no data: <html>',
+              feedAgeSeconds: 4,
+            },
+          }
+        : p,
     );
     const html = page({ latest: latestOf({ ...report, priced }) });
     expect(textOf(html)).toContain('– of 0 (target 2)');
@@ -128,15 +172,24 @@ describe('the dashboard page', () => {
   });
 
   it('escapes the five characters that matter in HTML', () => {
-    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
+    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe(
+      '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;',
+    );
   });
 });
 
 describe('a held jump', () => {
   /** A build in which the direction was last published 20% below today's rate: the guard holds the new one. */
   async function heldJump(id: string) {
-    const kept = report.priced.find((p) => p.direction.id === id)!.rate.times(new Decimal('0.8')).toString();
-    const guard = { state: { ...emptyGuardState(), published: { [id]: { rate: kept, at: '2026-11-21T11:00:00Z' } } }, accepted: new Set<string>(), maintenance: false };
+    const kept = report.priced
+      .find((p) => p.direction.id === id)!
+      .rate.times(new Decimal('0.8'))
+      .toString();
+    const guard = {
+      state: { ...emptyGuardState(), published: { [id]: { rate: kept, at: '2026-11-21T11:00:00Z' } } },
+      accepted: new Set<string>(),
+      maintenance: false,
+    };
     const held = (await build(config, { now: fixedNow, guard })).report;
     return { kept, held, row: view({ latest: latestOf(held) }).directions.find((d) => d.id === id)! };
   }
@@ -145,13 +198,19 @@ describe('a held jump', () => {
     const { kept: old, held, row } = await heldJump('BTC>SBERRUB');
     expect(row.state).toBe('withheld');
     expect(row.kind).toBe('jump');
-    const published = /<from>BTC<\/from>\s*<to>SBERRUB<\/to>\s*<in>(.+)<\/in>\s*<out>(.+)<\/out>/.exec(files.get('parserfile.xml')!)!;
+    const published = /<from>BTC<\/from>\s*<to>SBERRUB<\/to>\s*<in>(.+)<\/in>\s*<out>(.+)<\/out>/.exec(
+      files.get('parserfile.xml')!,
+    )!;
     expect(row.jump?.new).toEqual({ in: published[1], out: published[2] });
     expect(row.jump?.old.in).toBe('1');
-    expect(new Decimal(row.jump!.old.out).toString()).toBe(new Decimal(old).toDecimalPlaces(4, Decimal.ROUND_DOWN).toString());
+    expect(new Decimal(row.jump!.old.out).toString()).toBe(
+      new Decimal(old).toDecimalPlaces(4, Decimal.ROUND_DOWN).toString(),
+    );
     expect(row.jump?.accept).toBe('ratefile accept BTC SBERRUB');
     const html = page({ latest: latestOf(held) });
-    expect(textOf(html)).toContain(`held jump: published ${row.jump!.old.in} : ${row.jump!.old.out} , new ${published[1]} : ${published[2]}`);
+    expect(textOf(html)).toContain(
+      `held jump: published ${row.jump!.old.in} : ${row.jump!.old.out} , new ${published[1]} : ${published[2]}`,
+    );
     expect(html).toContain('<code>ratefile accept BTC SBERRUB</code>');
     expect(html).not.toContain(old);
   });
@@ -162,7 +221,11 @@ describe('a held jump', () => {
     const internal = new Decimal(kept).toSignificantDigits(10).toFixed();
     expect(held.withheld.find((w) => w.direction.id === 'SBERRUB>USDTTRC20')!.reason).toContain(internal);
     expect(row.jump?.old.out).toBe('1');
-    expect(row.reason).toMatch(new RegExp(`^rate moved 25% from the last published ${row.jump!.old.in.replace('.', '\\.')} : 1; seen on 1 of 3 builds`));
+    expect(row.reason).toMatch(
+      new RegExp(
+        `^rate moved 25% from the last published ${row.jump!.old.in.replace('.', '\\.')} : 1; seen on 1 of 3 builds`,
+      ),
+    );
     const html = page({ latest: latestOf(held) });
     expect(html).not.toContain(internal);
     expect(html).not.toContain(kept);
@@ -171,9 +234,19 @@ describe('a held jump', () => {
 
 describe('a direction not published now', () => {
   it('shows the rate it was last published at, in the published form', async () => {
-    await made.write('quotes-nobtc.json', JSON.stringify({ quotes: [{ pair: 'USDT/RUB', bid: '92.10', ask: '92.35' }] }));
+    await made.write(
+      'quotes-nobtc.json',
+      JSON.stringify({ quotes: [{ pair: 'USDT/RUB', bid: '92.10', ask: '92.35' }] }),
+    );
     const source = { ...config.sources[0]!, options: { ...config.sources[0]!.options, path: 'quotes-nobtc.json' } };
-    const guard = { state: { ...emptyGuardState(), published: { 'BTC>USDTTRC20': { rate: '95000.123456789', at: '2026-11-21T11:55:00.000Z' } } }, accepted: new Set<string>(), maintenance: false };
+    const guard = {
+      state: {
+        ...emptyGuardState(),
+        published: { 'BTC>USDTTRC20': { rate: '95000.123456789', at: '2026-11-21T11:55:00.000Z' } },
+      },
+      accepted: new Set<string>(),
+      maintenance: false,
+    };
     const held = (await build({ ...config, sources: [source] }, { now: fixedNow, guard })).report;
     const row = view({ latest: latestOf(held) }).directions.find((d) => d.id === 'BTC>USDTTRC20')!;
     expect(row.state).toBe('withheld');
@@ -202,12 +275,16 @@ describe('filters', () => {
 describe('the JSON and the page from one model', () => {
   it('serves the headline the script polls exactly as the whole model has it', () => {
     for (const input of [{}, { status: failed }, { latest: undefined }] as Partial<DashboardInput>[]) {
-      expect(dashboardHead({ latest: latestOf(report), now: fixedNow(), redaction: redaction(), ...input })).toEqual(view(input).head);
+      expect(dashboardHead({ latest: latestOf(report), now: fixedNow(), redaction: redaction(), ...input })).toEqual(
+        view(input).head,
+      );
     }
   });
 
   it('reads the filters from the query, ignoring anything else', () => {
-    expect(queryOf('/?currency=btc&state=withheld&export=reffile.xml&q=m%20sk&x=1')).toEqual({ filter: { currency: 'btc', state: 'withheld', export: 'reffile.xml', q: 'm sk' } });
+    expect(queryOf('/?currency=btc&state=withheld&export=reffile.xml&q=m%20sk&x=1')).toEqual({
+      filter: { currency: 'btc', state: 'withheld', export: 'reffile.xml', q: 'm sk' },
+    });
     expect(queryOf('/dashboard.json?part=head')).toEqual({ filter: {}, part: 'head' });
     expect(queryOf('/')).toEqual({ filter: {} });
   });
@@ -226,7 +303,9 @@ describe('what anyone who reaches the page sees', () => {
       expect(text).not.toContain('pa55');
       expect(text).not.toContain('key=abc');
       expect(text).not.toContain('s3cr3t');
-      expect(text).toContain('backoffice: quotes.json: unreadable; also …/reserves.json, https://api.example.com/… and ***');
+      expect(text).toContain(
+        'backoffice: quotes.json: unreadable; also …/reserves.json, https://api.example.com/… and ***',
+      );
     }
   });
 });
@@ -235,9 +314,18 @@ describe('history in the page', () => {
   it('draws a chart per direction and the build charts from the history', () => {
     const history = new History();
     const rates = new Map([['BTC>SBERRUB', ['1:100', '1:101'] as const]]);
-    for (let i = 0; i < 3; i++) history.apply(history.lineFor(new Date(fixedNow().getTime() - (3 - i) * 30_000), { durationMs: 10 + i, published: 4, withheld: 0 }, rates));
+    for (let i = 0; i < 3; i++)
+      history.apply(
+        history.lineFor(
+          new Date(fixedNow().getTime() - (3 - i) * 30_000),
+          { durationMs: 10 + i, published: 4, withheld: 0 },
+          rates,
+        ),
+      );
     const html = page({ history });
-    expect(html).toMatch(/<svg class="chart" role="img" aria-labelledby="chart-durations-t chart-durations-d"[^>]*data-points="3">/);
+    expect(html).toMatch(
+      /<svg class="chart" role="img" aria-labelledby="chart-durations-t chart-durations-d"[^>]*data-points="3">/,
+    );
     expect(html).toMatch(/<svg class="chart"[^>]*aria-labelledby="chart-BTC-SBERRUB-t[^>]*data-points="2">/);
     expect(html).toContain('<title id="chart-BTC-SBERRUB-t">BTC → SBERRUB, last 24 hours</title>');
   });

@@ -15,26 +15,44 @@ const status = goodStatus(at, ['ETH>SBERRUB', 'BTC>CASHRUB'], {
     { direction: 'SBERRUB>BTC', kind: 'jump', reason: 'rate moved 12% from the last published 0.0000001' },
     { direction: 'USDTTRC20>CASHRUB', kind: 'paused', reason: 'paused: bank blocks cards' },
   ],
-  leftOut: [{ direction: 'ETH>SBERRUB', kind: 'limits', files: ['reffile.xml'], reason: 'its limits cross at the markup' }],
-  competing: [{ direction: 'BTC>CASHRUB', target: '2', place: 5, competitors: 7, basis: 'fallback', reason: 'feed bc is 200 s old (limit 60 s)' }],
+  leftOut: [
+    { direction: 'ETH>SBERRUB', kind: 'limits', files: ['reffile.xml'], reason: 'its limits cross at the markup' },
+  ],
+  competing: [
+    {
+      direction: 'BTC>CASHRUB',
+      target: '2',
+      place: 5,
+      competitors: 7,
+      basis: 'fallback',
+      reason: 'feed bc is 200 s old (limit 60 s)',
+    },
+  ],
 });
 
 describe('a direction and an age read the same on every surface', () => {
   const texts = {
     status: formatStatus(status, now),
     health: assessHealth(status, now).reasons.join('\n'),
-    alerts: currentProblems(status, now).map((p) => p.text).join('\n'),
+    alerts: currentProblems(status, now)
+      .map((p) => p.text)
+      .join('\n'),
   };
 
-  it.each(Object.keys(texts) as (keyof typeof texts)[])('%s names directions "FROM → TO", never by their id', (surface) => {
-    const text = texts[surface];
-    expect(text).toContain('BTC → SBERRUB');
-    expect(text).not.toMatch(/[A-Z0-9]>[A-Z]/);
-    expect(text).not.toMatch(/[A-Z0-9]→[A-Z]/);
-  });
+  it.each(Object.keys(texts) as (keyof typeof texts)[])(
+    '%s names directions "FROM → TO", never by their id',
+    (surface) => {
+      const text = texts[surface];
+      expect(text).toContain('BTC → SBERRUB');
+      expect(text).not.toMatch(/[A-Z0-9]>[A-Z]/);
+      expect(text).not.toMatch(/[A-Z0-9]→[A-Z]/);
+    },
+  );
 
   it('the alerts keep the ids in their keys', () => {
-    expect(currentProblems(status, now).map((p) => p.key)).toEqual(expect.arrayContaining(['withheld:BTC>SBERRUB', 'jump:SBERRUB>BTC', 'compete:BTC>CASHRUB']));
+    expect(currentProblems(status, now).map((p) => p.key)).toEqual(
+      expect.arrayContaining(['withheld:BTC>SBERRUB', 'jump:SBERRUB>BTC', 'compete:BTC>CASHRUB']),
+    );
   });
 
   it('status gives the age of the last build in the words of the dashboard', () => {

@@ -13,7 +13,9 @@ const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 /** The Markdown a reader of the repository opens: README, AGENTS, docs/ and bench/. */
 function markdownFiles(): string[] {
-  const inDocs = readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
+  const inDocs = readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`);
   return ['README.md', 'AGENTS.md', 'bench/README.md', ...inDocs];
 }
 
@@ -26,7 +28,10 @@ function anchorsOf(markdown: string): Set<string> {
     if (line.startsWith('```')) fenced = !fenced;
     const heading = !fenced && /^#{1,6} (.*)$/.exec(line);
     if (!heading) continue;
-    const base = heading[1]!.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/ /g, '-');
+    const base = heading[1]!
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/ /g, '-');
     const count = seen.get(base) ?? 0;
     seen.set(base, count + 1);
     anchors.add(count === 0 ? base : `${base}-${count}`);
@@ -37,7 +42,9 @@ function anchorsOf(markdown: string): Set<string> {
 /** Links outside code: `[text](target)`, without the web ones. */
 function relativeLinks(markdown: string): string[] {
   const prose = markdown.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
-  return [...prose.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((target) => !/^(https?|mailto):/.test(target));
+  return [...prose.matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((m) => m[1]!)
+    .filter((target) => !/^(https?|mailto):/.test(target));
 }
 
 describe('generated references', () => {
@@ -67,7 +74,11 @@ describe('links', () => {
         const [path, anchor] = link.split('#') as [string, string | undefined];
         const target = path === '' ? join(root, file) : resolve(root, dirname(file), decodeURI(path));
         if (!existsSync(target)) broken.push(`${file}: ${link} (no such file)`);
-        else if (anchor !== undefined && target.endsWith('.md') && !anchorsOf(readFileSync(target, 'utf8')).has(anchor)) {
+        else if (
+          anchor !== undefined &&
+          target.endsWith('.md') &&
+          !anchorsOf(readFileSync(target, 'utf8')).has(anchor)
+        ) {
           broken.push(`${file}: ${link} (no heading #${anchor} in ${relative(root, target)})`);
         }
       }
@@ -86,7 +97,9 @@ describe('links', () => {
 describe('AGENTS.md', () => {
   it.each(['AGENTS.md', 'docs/architecture.md'])('%s names only paths that exist', (file) => {
     const agents = read(file);
-    const paths = [...agents.matchAll(/`((?:src|test|bench|docs|deploy|data|examples|templates|bin)\/[^`\s]*)`/g)].map((m) => m[1]!);
+    const paths = [...agents.matchAll(/`((?:src|test|bench|docs|deploy|data|examples|templates|bin)\/[^`\s]*)`/g)].map(
+      (m) => m[1]!,
+    );
     expect(paths.length).toBeGreaterThan(20);
     // Patterns (`src/commands/*.ts`, `test/fixtures/sources/<type>/`) name a family, not one file.
     const missing = paths.filter((path) => !/[*<]/.test(path) && !existsSync(join(root, path)));

@@ -23,7 +23,9 @@ async function demo(files: Record<string, string> = {}): Promise<Project> {
   const made = await makeProject({
     'ratefile.config.yaml': demoFile('ratefile.config.yaml'),
     'quotes.json': demoFile('quotes.json'),
-    ...Object.fromEntries(['parserfile', 'reffile', 'affiliatefile'].map((n) => [`templates/${n}.yaml`, demoFile(`templates/${n}.yaml`)])),
+    ...Object.fromEntries(
+      ['parserfile', 'reffile', 'affiliatefile'].map((n) => [`templates/${n}.yaml`, demoFile(`templates/${n}.yaml`)]),
+    ),
     ...files,
   });
   projects.push(made);
@@ -32,10 +34,15 @@ async function demo(files: Record<string, string> = {}): Promise<Project> {
 
 /** The `<item>` blocks printed under one export's heading. */
 function itemsUnder(stdout: string, file: string): string[] {
-  const section = stdout.split('\n').reduce<{ inside: boolean; text: string }>(
-    (acc, line) => (/^\S/.test(line) ? { inside: line === `${file}:`, text: acc.text } : { inside: acc.inside, text: acc.inside ? `${acc.text}${line}\n` : acc.text }),
-    { inside: false, text: '' },
-  ).text;
+  const section = stdout
+    .split('\n')
+    .reduce<{ inside: boolean; text: string }>(
+      (acc, line) =>
+        /^\S/.test(line)
+          ? { inside: line === `${file}:`, text: acc.text }
+          : { inside: acc.inside, text: acc.inside ? `${acc.text}${line}\n` : acc.text },
+      { inside: false, text: '' },
+    ).text;
   return [...section.matchAll(/<item>[\s\S]*?<\/item>/g)].map((m) => m[0].replace(/\s+/g, ''));
 }
 
@@ -49,7 +56,10 @@ describe('ratefile explain on the demo exchanger', () => {
     const expected = root.children.map((item) => parserfile.slice(item.index, item.end).replace(/\s+/g, ''));
     const explained: string[] = [];
     for (const direction of config.directions) {
-      const result = await runRatefile(['explain', direction.from.code, direction.to.code, '--export', 'parserfile'], project.dir);
+      const result = await runRatefile(
+        ['explain', direction.from.code, direction.to.code, '--export', 'parserfile'],
+        project.dir,
+      );
       expect(result.code, result.stdout + result.stderr).toBe(0);
       const items = itemsUnder(result.stdout, 'parserfile.xml');
       expect(items.length, direction.id).toBe(Math.max(1, direction.cities.length));
@@ -77,14 +87,20 @@ describe('ratefile explain on the demo exchanger', () => {
       '    USDT → RUB: sell USDT at the bid, × 93.45',
       'Market: 1 BTC = 9050641.845 RUB (at every step the side worse for the client)',
       'Margin 1.2% against the client: 9050641.845 × (1 − 0.012) = 8942034.14286 SBERRUB per BTC',
-      'Reserve: 18500000 SBERRUB (SBERRUB\'s reserve), rounded down to 2 places → <amount>18500000</amount>',
+      "Reserve: 18500000 SBERRUB (SBERRUB's reserve), rounded down to 2 places → <amount>18500000</amount>",
       'Limits, in BTC at the published rate 1:8942034.1428 (8 places; minimum rounded up, maximum down; an export with a markup at its own rate):',
       '  min 0.0005 BTC, in the from currency → <minamount>0.0005</minamount>',
       '  the <amount> pays at most 18500000 ÷ 8942034.1428 = 2.0688804923537… BTC',
     ]);
-    expect(result.stdout).toContain('  max 3000000 RUB ÷ the published rate 8942034.1428 = 0.3354941338952… BTC; the smaller of the two → <maxamount>0.33549413</maxamount>\n');
-    expect(result.stdout).toContain('affiliatefile.xml:\n  partner markup 0.5%: 8942034.14286 × (1 − 0.005) = 8897323.9721457\n  8897323.9721457 ≥ 1, so in = 1 and out = the rate rounded down to 4 places (SBERRUB): 8897323.9721\n  published 1:8897323.9721, 1.694% below the market rate\n');
-    expect(result.stdout).toContain('parserfile.xml:\n  8942034.14286 ≥ 1, so in = 1 and out = the rate rounded down to 4 places (SBERRUB): 8942034.1428\n  published 1:8942034.1428, 1.2% below the market rate\n    <item>\n      <from>BTC</from>');
+    expect(result.stdout).toContain(
+      '  max 3000000 RUB ÷ the published rate 8942034.1428 = 0.3354941338952… BTC; the smaller of the two → <maxamount>0.33549413</maxamount>\n',
+    );
+    expect(result.stdout).toContain(
+      'affiliatefile.xml:\n  partner markup 0.5%: 8942034.14286 × (1 − 0.005) = 8897323.9721457\n  8897323.9721457 ≥ 1, so in = 1 and out = the rate rounded down to 4 places (SBERRUB): 8897323.9721\n  published 1:8897323.9721, 1.694% below the market rate\n',
+    );
+    expect(result.stdout).toContain(
+      'parserfile.xml:\n  8942034.14286 ≥ 1, so in = 1 and out = the rate rounded down to 4 places (SBERRUB): 8942034.1428\n  published 1:8942034.1428, 1.2% below the market rate\n    <item>\n      <from>BTC</from>',
+    );
   });
 
   it('explains a rate below 1 (in rounded up), an alias and an export that leaves the direction out', async () => {
@@ -92,13 +108,19 @@ describe('ratefile explain on the demo exchanger', () => {
     const result = await runRatefile(['explain', 'USDTTRC', 'BTC'], project.dir);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('    USDT → BTC: buy BTC at the ask, ÷ 96852.4\n');
-    expect(result.stdout).toContain('< 1, so out = 1 and in = 1 ÷ the rate = 97830.707070707…, rounded up to 4 places (USDTTRC20): 97830.7071\n');
-    expect(result.stdout).toContain('  codes published under this export\'s aliases: USDTTRC20 as USDTTRC\n');
+    expect(result.stdout).toContain(
+      '< 1, so out = 1 and in = 1 ÷ the rate = 97830.707070707…, rounded up to 4 places (USDTTRC20): 97830.7071\n',
+    );
+    expect(result.stdout).toContain("  codes published under this export's aliases: USDTTRC20 as USDTTRC\n");
     expect(itemsUnder(result.stdout, 'reffile.xml')[0]).toContain('<from>USDTTRC</from><to>BTC</to>');
     const cash = await runRatefile(['explain', 'USDTTRC20', 'CASHRUB', '--city', 'spb'], project.dir);
     expect(cash.code).toBe(0);
-    expect(cash.stdout).toContain('affiliatefile.xml: not in this export: it leaves out directions tagged no-affiliate (this one: no-affiliate)\n');
-    expect(cash.stdout).toContain('reffile.xml: not in this export: it takes only directions tagged ref (this one: no-affiliate)\n');
+    expect(cash.stdout).toContain(
+      'affiliatefile.xml: not in this export: it leaves out directions tagged no-affiliate (this one: no-affiliate)\n',
+    );
+    expect(cash.stdout).toContain(
+      'reffile.xml: not in this export: it takes only directions tagged ref (this one: no-affiliate)\n',
+    );
     expect(itemsUnder(cash.stdout, 'parserfile.xml')).toEqual([expect.stringContaining('<city>SPB</city>')]);
   });
 
@@ -107,18 +129,27 @@ describe('ratefile explain on the demo exchanger', () => {
     const project = await demo({ 'quotes.json': JSON.stringify(quotes) });
     const result = await runRatefile(['explain', 'BTC', 'SBERRUB'], project.dir);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain("Pricing needs the config's chain BTC/USDT, USDT/RUB; quotes touching BTC or RUB: BTC/USDT, ETH/BTC\n");
+    expect(result.stdout).toContain(
+      "Pricing needs the config's chain BTC/USDT, USDT/RUB; quotes touching BTC or RUB: BTC/USDT, ETH/BTC\n",
+    );
     expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('HELD BACK: no quote for USDT/RUB');
   });
 
-  it('shows the rate the jump guard stopped, and the guard\'s reason', async () => {
+  it("shows the rate the jump guard stopped, and the guard's reason", async () => {
     const project = await demo();
     await mkdir(join(project.dir, '.ratefile'), { recursive: true });
-    await writeFile(join(project.dir, '.ratefile', 'guard.json'), JSON.stringify({ published: { 'BTC>SBERRUB': { rate: '7000000', at: '2026-11-21T11:59:30Z' } }, pending: {} }));
+    await writeFile(
+      join(project.dir, '.ratefile', 'guard.json'),
+      JSON.stringify({ published: { 'BTC>SBERRUB': { rate: '7000000', at: '2026-11-21T11:59:30Z' } }, pending: {} }),
+    );
     const result = await runRatefile(['explain', 'BTC', 'SBERRUB'], project.dir);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('Margin 1.2% against the client: 9050641.845 × (1 − 0.012) = 8942034.14286 SBERRUB per BTC\n');
-    expect(result.stdout).toContain('These are the values it would have.\nHELD BACK: rate moved 27.74% from the last published 7000000; seen on 1 of 3 builds (ratefile accept BTC SBERRUB to publish now)\n');
+    expect(result.stdout).toContain(
+      'Margin 1.2% against the client: 9050641.845 × (1 − 0.012) = 8942034.14286 SBERRUB per BTC\n',
+    );
+    expect(result.stdout).toContain(
+      'These are the values it would have.\nHELD BACK: rate moved 27.74% from the last published 7000000; seen on 1 of 3 builds (ratefile accept BTC SBERRUB to publish now)\n',
+    );
   });
 
   it('in maintenance every direction is held back', async () => {
@@ -126,7 +157,9 @@ describe('ratefile explain on the demo exchanger', () => {
     expect((await runRatefile(['maintenance', 'on'], project.dir)).code).toBe(0);
     const result = await runRatefile(['explain', 'BTC', 'SBERRUB'], project.dir);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('HELD BACK: maintenance is on, every export is published empty (ratefile maintenance off)\n');
+    expect(result.stdout).toContain(
+      'HELD BACK: maintenance is on, every export is published empty (ratefile maintenance off)\n',
+    );
   });
 
   it('writes nothing: no exports, no status, no guard state', async () => {
@@ -136,11 +169,20 @@ describe('ratefile explain on the demo exchanger', () => {
   });
 
   it.each([
-    [['BTC', 'XYZ'], 'ratefile: no direction BTC → XYZ in ratefile.config.yaml: directions from BTC go to USDTTRC20, USDTERC20, ETH, SBERRUB, TCSBRUB, CARDRUB, CASHRUB, CASHUSD\n'],
+    [
+      ['BTC', 'XYZ'],
+      'ratefile: no direction BTC → XYZ in ratefile.config.yaml: directions from BTC go to USDTTRC20, USDTERC20, ETH, SBERRUB, TCSBRUB, CARDRUB, CASHRUB, CASHUSD\n',
+    ],
     [['BTC', 'SBERUB'], 'ratefile: no direction BTC → SBERUB in ratefile.config.yaml: did you mean BTC SBERRUB?\n'],
     [['BTC', 'SBERRUB', '--city', 'MSK'], 'ratefile: BTC → SBERRUB has no city MSK: it has no cities\n'],
-    [['USDTTRC20', 'CASHRUB', '--city', 'KZN'], 'ratefile: USDTTRC20 → CASHRUB has no city KZN: its cities are MSK, SPB, EKB\n'],
-    [['BTC', 'SBERRUB', '--export', 'partners'], 'ratefile: no export "partners"; the exports are affiliatefile, parserfile, reffile\n'],
+    [
+      ['USDTTRC20', 'CASHRUB', '--city', 'KZN'],
+      'ratefile: USDTTRC20 → CASHRUB has no city KZN: its cities are MSK, SPB, EKB\n',
+    ],
+    [
+      ['BTC', 'SBERRUB', '--export', 'partners'],
+      'ratefile: no export "partners"; the exports are affiliatefile, parserfile, reffile\n',
+    ],
   ])('usage errors exit 2: %j', async (args, message) => {
     const project = await demo();
     const result = await runRatefile(['explain', ...args], project.dir);
@@ -153,7 +195,10 @@ describe('ratefile explain with other formats and tiers', () => {
     const project = await demo({ 'templates/rates.yaml': 'format: json\n' });
     const config = await loadConfig(project.configPath);
     const direction = config.directions[0]!;
-    await writeFile(project.configPath, `${demoFile('ratefile.config.yaml')}`.replace(/(\n {2}- )/, `$1tiers: [{ from: 1000000, margin: 0.5% }]\n    `));
+    await writeFile(
+      project.configPath,
+      `${demoFile('ratefile.config.yaml')}`.replace(/(\n {2}- )/, `$1tiers: [{ from: 1000000, margin: 0.5% }]\n    `),
+    );
     const { files } = await build(await loadConfig(project.configPath), { now: fixedNow });
     const json = files.find((f) => f.file === 'rates.json')!.bytes.toString('utf8');
     const result = await runRatefile(['explain', direction.from.code, direction.to.code], project.dir);
@@ -161,6 +206,8 @@ describe('ratefile explain with other formats and tiers', () => {
     const entry = /^rates\.json:\n(?: {2}.*\n)*? {2}( +"\w+": \{"xr".*)$/m.exec(result.stdout)?.[1];
     expect(entry).toBeDefined();
     expect(json.split('\n').map((line) => line.replace(/,$/, ''))).toContain(entry);
-    expect(result.stdout).toMatch(/^Tiers \(EREF 1\.1 <step>s; every format lists the first, and its range ends below a tier worse for the client\):\n {2}from 1000000 \w+: margin 0\.5% → /m);
+    expect(result.stdout).toMatch(
+      /^Tiers \(EREF 1\.1 <step>s; every format lists the first, and its range ends below a tier worse for the client\):\n {2}from 1000000 \w+: margin 0\.5% → /m,
+    );
   });
 });

@@ -25,7 +25,15 @@ beforeAll(async () => {
 afterAll(() => project.remove());
 
 function template(overrides: Partial<ExportTemplate> = {}): ExportTemplate {
-  return { name: 'test', file: 'test.xml', format: 'classic', excludeTags: [], aliases: {}, markup: new Decimal(0), ...overrides };
+  return {
+    name: 'test',
+    file: 'test.xml',
+    format: 'classic',
+    excludeTags: [],
+    aliases: {},
+    markup: new Decimal(0),
+    ...overrides,
+  };
 }
 
 async function sampleBook() {
@@ -82,12 +90,20 @@ describe('renderExport', () => {
   });
 
   it('renders an empty export as <rates></rates>', () => {
-    expect(renderExport({ name: 'x', file: 'x.xml', items: [] }).toString('utf8')).toBe('<?xml version="1.0" encoding="UTF-8"?>\n<rates></rates>\n');
+    expect(renderExport({ name: 'x', file: 'x.xml', items: [] }).toString('utf8')).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<rates></rates>\n',
+    );
   });
 
   it('writes elements in the monitors’ order whatever order the item has', () => {
-    const full = Object.fromEntries([...itemElements].reverse().map((name) => [name, `v-${name}`])) as unknown as ExportItem;
-    const names = [...renderExport({ name: 'x', file: 'x.xml', items: [full] }).toString('utf8').matchAll(/^ {4}<(\w+)>/gm)].map((m) => m[1]);
+    const full = Object.fromEntries(
+      [...itemElements].reverse().map((name) => [name, `v-${name}`]),
+    ) as unknown as ExportItem;
+    const names = [
+      ...renderExport({ name: 'x', file: 'x.xml', items: [full] })
+        .toString('utf8')
+        .matchAll(/^ {4}<(\w+)>/gm),
+    ].map((m) => m[1]);
     expect(names).toEqual([...itemElements]);
   });
 
@@ -114,10 +130,17 @@ describe('renderExport', () => {
 describe('selectExports: templates', () => {
   it('one export at a time (as a build selects them), in any order, equals all at once and each template alone', async () => {
     const priced = await pricedSample();
-    const templates = [template({ name: 'a', markup: new Decimal('0.005') }), template({ name: 'b', includeTags: ['ref'] }), template({ name: 'c', markup: new Decimal('0.005'), aliases: { USDTTRC20: 'X' } })];
+    const templates = [
+      template({ name: 'a', markup: new Decimal('0.005') }),
+      template({ name: 'b', includeTags: ['ref'] }),
+      template({ name: 'c', markup: new Decimal('0.005'), aliases: { USDTTRC20: 'X' } }),
+    ];
     const together = selectExports(priced, templates);
     const select = exportSelector(priced, templates);
-    const oneByOne = [2, 0, 1].map((index) => [index, select(index)] as const).sort(([a], [b]) => a - b).map(([, selection]) => selection);
+    const oneByOne = [2, 0, 1]
+      .map((index) => [index, select(index)] as const)
+      .sort(([a], [b]) => a - b)
+      .map(([, selection]) => selection);
     expect(oneByOne).toEqual(together);
     expect(templates.map((t) => selectExports(priced, [t])[0])).toEqual(together);
     expect(together.map((s) => s.items.length)).toEqual([5, 4, 5]);
@@ -125,9 +148,21 @@ describe('selectExports: templates', () => {
 
   it('selects by included tags and leaves out excluded ones', async () => {
     const priced = await pricedSample();
-    const [included, excluded] = selectExports(priced, [template({ includeTags: ['ref'] }), template({ excludeTags: ['cash'] })]);
-    expect(included?.items.map((i) => `${i.from}>${i.to}`)).toEqual(['BTC>SBERRUB', 'BTC>USDTTRC20', 'USDTTRC20>CASHRUB', 'USDTTRC20>CASHRUB']);
-    expect(excluded?.items.map((i) => `${i.from}>${i.to}`)).toEqual(['BTC>SBERRUB', 'BTC>USDTTRC20', 'SBERRUB>USDTTRC20']);
+    const [included, excluded] = selectExports(priced, [
+      template({ includeTags: ['ref'] }),
+      template({ excludeTags: ['cash'] }),
+    ]);
+    expect(included?.items.map((i) => `${i.from}>${i.to}`)).toEqual([
+      'BTC>SBERRUB',
+      'BTC>USDTTRC20',
+      'USDTTRC20>CASHRUB',
+      'USDTTRC20>CASHRUB',
+    ]);
+    expect(excluded?.items.map((i) => `${i.from}>${i.to}`)).toEqual([
+      'BTC>SBERRUB',
+      'BTC>USDTTRC20',
+      'SBERRUB>USDTTRC20',
+    ]);
   });
 
   it('publishes aliases in place of codes', async () => {
@@ -162,7 +197,12 @@ describe('selectExports: templates', () => {
     const first = config.directions[0]!;
     const { to } = first;
     // A direction between currencies of the same assets and margin: priced together, it shares the rate object.
-    const twinDirection = { ...first, id: 'twin', to: { ...to, ratePrecision: 0, precision: 0 }, reserve: new Decimal('123456.789') };
+    const twinDirection = {
+      ...first,
+      id: 'twin',
+      to: { ...to, ratePrecision: 0, precision: 0 },
+      reserve: new Decimal('123456.789'),
+    };
     const priced = priceDirections([first, twinDirection, ...config.directions.slice(1)], book).priced;
     expect(priced[1]?.rate).toBe(priced[0]?.rate);
     const templates = [template(), template({ markup: new Decimal('0.005') })];
@@ -171,13 +211,18 @@ describe('selectExports: templates', () => {
     templates.forEach((_, k) => expect(together[k]?.items).toEqual(alone.flatMap((models) => models[k]!.items)));
     expect(together[0]?.items[1]).toMatchObject({ out: '8800810', amount: '123456' });
     // The twin's reserve caps its maximum: 123456 RUB at 8800810 RUB per BTC.
-    expect(together[0]?.items[1]?.maxamount).toBe(formatDecimal(new Decimal(123456).div(8800810).toDecimalPlaces(8, Decimal.ROUND_DOWN)));
+    expect(together[0]?.items[1]?.maxamount).toBe(
+      formatDecimal(new Decimal(123456).div(8800810).toDecimalPlaces(8, Decimal.ROUND_DOWN)),
+    );
     expect(together[0]?.items[1]?.maxamount).not.toBe(together[0]?.items[0]?.maxamount);
   });
 
   it('fills the url pattern with the published codes, URL-encoded, and the city', async () => {
     const [model] = selectExports(await pricedSample(), [
-      template({ aliases: { USDTTRC20: 'USDTTRC' }, url: 'https://exchanger.example/?cur_from={from}&cur_to={to}&city={city}' }),
+      template({
+        aliases: { USDTTRC20: 'USDTTRC' },
+        url: 'https://exchanger.example/?cur_from={from}&cur_to={to}&city={city}',
+      }),
     ]);
     expect(model?.items.map((i) => i.url)).toEqual([
       'https://exchanger.example/?cur_from=BTC&cur_to=SBERRUB&city=',
@@ -193,14 +238,23 @@ describe('selectExports: templates', () => {
     const [btcSber, , sberUsdt, cash] = model?.items ?? [];
     expect(btcSber).toMatchObject({ minamount: '0.001', maxamount: '0.05681295' }); // 500000 RUB / 8800810.33
     // <amount>100000 USDT × the published in 93.76: the most that buys no more than the reserve
-    expect(sberUsdt).toMatchObject({ in: '93.76', minamount: '5000', maxamount: '9376000', param: 'manual', fromfee: '1 %' });
+    expect(sberUsdt).toMatchObject({
+      in: '93.76',
+      minamount: '5000',
+      maxamount: '9376000',
+      param: 'manual',
+      fromfee: '1 %',
+    });
     // <amount>3000000 RUB ÷ the published out 90 (CASHRUB has no decimals), not ÷ the unrounded 90.7185…
     expect(cash).toMatchObject({ out: '90', maxamount: '33333.33' });
     expect(cash?.minamount).toBeUndefined();
   });
 
-  it('publishes each export\'s limits at its own rate, a partner markup included', async () => {
-    const [plain, marked] = selectExports(await pricedSample(), [template(), template({ markup: new Decimal('0.005') })]);
+  it("publishes each export's limits at its own rate, a partner markup included", async () => {
+    const [plain, marked] = selectExports(await pricedSample(), [
+      template(),
+      template({ markup: new Decimal('0.005') }),
+    ]);
     // max 500000 RUB: at the partner's lower out 8756806.28 it takes more BTC, and pays no more than 500000 RUB
     expect(plain?.items[0]).toMatchObject({ out: '8800810.33', maxamount: '0.05681295' });
     expect(marked?.items[0]).toMatchObject({ out: '8756806.28', maxamount: '0.05709844' });
@@ -217,7 +271,9 @@ describe('selectExports: templates', () => {
     try {
       const { files, report } = await build(await loadConfig(crossing.configPath), { now });
       const text = (file: string) => files.find((f) => f.file === file)?.bytes.toString('utf8') ?? '';
-      expect(text('parserfile.xml')).toMatch(/<from>BTC<\/from>\s*<to>SBERRUB<\/to>[\s\S]*?<minamount>0\.05681296<\/minamount>\s*<maxamount>0\.0569<\/maxamount>/);
+      expect(text('parserfile.xml')).toMatch(
+        /<from>BTC<\/from>\s*<to>SBERRUB<\/to>[\s\S]*?<minamount>0\.05681296<\/minamount>\s*<maxamount>0\.0569<\/maxamount>/,
+      );
       expect(text('affiliatefile.xml')).not.toMatch(/<from>BTC<\/from>\s*<to>SBERRUB<\/to>/);
       expect(report.withheld.map((w) => `${w.direction.id}: ${w.reason}`)).toEqual([
         'BTC>SBERRUB: affiliatefile.xml: minimum 0.05709845 BTC is above the maximum 0.0569 BTC',

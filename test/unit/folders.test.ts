@@ -14,18 +14,46 @@ const project = projectsPerTest();
 /** Every file under `dir` (none when it does not exist). */
 async function filesUnder(dir: string): Promise<string[]> {
   if (!existsSync(dir)) return [];
-  return (await readdir(dir, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => entry.name);
+  return (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => entry.name);
 }
 
 const sysfs = existsSync('/sys/kernel');
 
 describe('build refuses unusable output and state folders before writing any export', () => {
   it.each([
-    ['state is a file', 'state: quotes.json\n', [], (dir: string) => `state: expected a folder, got a file (${join(dir, 'quotes.json')})`],
-    ['state is under a file', 'state: quotes.json/state\n', [], (dir: string) => `state: cannot use ${join(dir, 'quotes.json', 'state')}: ENOTDIR`],
-    ['output is a file', 'output: quotes.json\n', [], (dir: string) => `output: expected a folder, got a file (${join(dir, 'quotes.json')})`],
-    ['--out is a file', '', ['--out', 'quotes.json'], (dir: string) => `--out: expected a folder, got a file (${join(dir, 'quotes.json')})`],
-    ['state is inside --out', '', ['--out', '.'], (dir: string) => `state: expected a folder outside the output folder ${dir} (--out), got ${join(dir, '.ratefile')}`],
+    [
+      'state is a file',
+      'state: quotes.json\n',
+      [],
+      (dir: string) => `state: expected a folder, got a file (${join(dir, 'quotes.json')})`,
+    ],
+    [
+      'state is under a file',
+      'state: quotes.json/state\n',
+      [],
+      (dir: string) => `state: cannot use ${join(dir, 'quotes.json', 'state')}: ENOTDIR`,
+    ],
+    [
+      'output is a file',
+      'output: quotes.json\n',
+      [],
+      (dir: string) => `output: expected a folder, got a file (${join(dir, 'quotes.json')})`,
+    ],
+    [
+      '--out is a file',
+      '',
+      ['--out', 'quotes.json'],
+      (dir: string) => `--out: expected a folder, got a file (${join(dir, 'quotes.json')})`,
+    ],
+    [
+      'state is inside --out',
+      '',
+      ['--out', '.'],
+      (dir: string) =>
+        `state: expected a folder outside the output folder ${dir} (--out), got ${join(dir, '.ratefile')}`,
+    ],
   ])('%s: exit 2 naming the key, nothing written', async (_name, extraConfig, args, expected) => {
     const { dir } = await project({ 'ratefile.config.yaml': `${sampleConfig}${extraConfig}` });
     const result = await runRatefile(['build', ...args], dir);
@@ -37,7 +65,9 @@ describe('build refuses unusable output and state folders before writing any exp
   });
 
   it('a NUL in the state or output path is a config problem with its line', async () => {
-    const { dir } = await project({ 'ratefile.config.yaml': `${sampleConfig}state: "st\\0ate"\noutput: "pub\\0lic"\n` });
+    const { dir } = await project({
+      'ratefile.config.yaml': `${sampleConfig}state: "st\\0ate"\noutput: "pub\\0lic"\n`,
+    });
     const result = await runRatefile(['build'], dir);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain('  state: expected a folder path, got one with a NUL character (line 15)\n');
@@ -46,7 +76,9 @@ describe('build refuses unusable output and state folders before writing any exp
   });
 
   it.skipIf(!sysfs)('a folder even root cannot write in (/sys) or create (/sys/…): exit 2', async () => {
-    const { dir } = await project({ 'ratefile.config.yaml': `${sampleConfig}state: /sys\noutput: /sys/ratefile-test-output\n` });
+    const { dir } = await project({
+      'ratefile.config.yaml': `${sampleConfig}state: /sys\noutput: /sys/ratefile-test-output\n`,
+    });
     const result = await runRatefile(['build'], dir);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/^ratefile: cannot use the output and state folders: 2 problems\n/);
@@ -74,6 +106,8 @@ describe('accept and maintenance write only to the state folder, and check it fi
     const { dir } = await project({ 'ratefile.config.yaml': `${sampleConfig}state: quotes.json\n` });
     const result = await runRatefile(args, dir);
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toBe(`ratefile: cannot use the state folder\n  state: expected a folder, got a file (${join(dir, 'quotes.json')})\n`);
+    expect(result.stderr).toBe(
+      `ratefile: cannot use the state folder\n  state: expected a folder, got a file (${join(dir, 'quotes.json')})\n`,
+    );
   });
 });

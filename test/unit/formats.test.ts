@@ -38,12 +38,23 @@ const threeFormats = {
 };
 
 async function buildFormats(files: Record<string, string> = {}) {
-  const made = await project({ 'ratefile.config.yaml': formatsConfig, ...threeFormats, 'templates/reffile.yaml': 'include: { tags: [none] }\n', 'templates/affiliatefile.yaml': 'include: { tags: [none] }\n', ...files });
+  const made = await project({
+    'ratefile.config.yaml': formatsConfig,
+    ...threeFormats,
+    'templates/reffile.yaml': 'include: { tags: [none] }\n',
+    'templates/affiliatefile.yaml': 'include: { tags: [none] }\n',
+    ...files,
+  });
   const config = await loadConfig(made.configPath);
   return build(config, { now });
 }
 
-const xml = new XMLParser({ parseTagValue: false, ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['item', 'step'].includes(name) });
+const xml = new XMLParser({
+  parseTagValue: false,
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  isArray: (name) => ['item', 'step'].includes(name),
+});
 
 interface Published {
   in: Decimal;
@@ -62,7 +73,14 @@ function readXml(bytes: Buffer): Map<string, Published & Record<string, unknown>
   return new Map(
     items.map((item) => [
       key(item.from!, item.to!, item.city),
-      { ...item, in: new Decimal(item.in!), out: new Decimal(item.out!), amount: new Decimal(item.amount!), ...(item.minamount ? { min: new Decimal(item.minamount) } : {}), max: decimal(item.maxamount) } as Published & Record<string, unknown>,
+      {
+        ...item,
+        in: new Decimal(item.in!),
+        out: new Decimal(item.out!),
+        amount: new Decimal(item.amount!),
+        ...(item.minamount ? { min: new Decimal(item.minamount) } : {}),
+        max: decimal(item.maxamount),
+      } as Published & Record<string, unknown>,
     ]),
   );
 }
@@ -70,12 +88,20 @@ function readXml(bytes: Buffer): Map<string, Published & Record<string, unknown>
 describe('three formats from one build', () => {
   it('render as the stored snapshots (real files), the XML ones well-formed per libxml2, all passing the strict check', async () => {
     const { files } = await buildFormats();
-    expect(files.map((file) => file.file).sort()).toEqual(['affiliatefile.xml', 'parserfile.xml', 'rates-1.1.xml', 'rates.json', 'reffile.xml']);
+    expect(files.map((file) => file.file).sort()).toEqual([
+      'affiliatefile.xml',
+      'parserfile.xml',
+      'rates-1.1.xml',
+      'rates.json',
+      'reffile.xml',
+    ]);
     for (const file of files.filter((f) => ['parserfile.xml', 'rates-1.1.xml', 'rates.json'].includes(f.file))) {
       const text = file.bytes.toString('utf8');
       if (file.file.endsWith('.xml')) expect(await xmlErrors(text, file.file)).toEqual([]);
       else expect(() => JSON.parse(text) as unknown).not.toThrow();
-      expect(checkExport(file.bytes, file.file, { strict: true }).findings.filter((f) => f.severity === 'error')).toEqual([]);
+      expect(
+        checkExport(file.bytes, file.file, { strict: true }).findings.filter((f) => f.severity === 'error'),
+      ).toEqual([]);
       await expect(text).toMatchFileSnapshot(`../fixtures/formats/${file.file}`);
     }
   });
@@ -87,18 +113,27 @@ describe('three formats from one build', () => {
     const eref = readXml(byName.get('rates-1.1.xml')!);
     const json = JSON.parse(byName.get('rates.json')!.toString('utf8')) as {
       currencies: { list: Record<string, string> };
-      exchange: Record<string, { to: Record<string, { xr: number; amount: string; min?: number; max?: number; cities?: string[] }> }>;
+      exchange: Record<
+        string,
+        { to: Record<string, { xr: number; amount: string; min?: number; max?: number; cities?: string[] }> }
+      >;
     };
     const list = json.currencies.list;
     const jsonItems = new Map<string, { xr: number; amount: string; min?: number; max?: number }>();
     for (const [from, { to }] of Object.entries(json.exchange)) {
-      for (const [target, entry] of Object.entries(to)) for (const city of entry.cities ?? [undefined]) jsonItems.set(key(list[from]!, list[target]!, city), entry);
+      for (const [target, entry] of Object.entries(to))
+        for (const city of entry.cities ?? [undefined]) jsonItems.set(key(list[from]!, list[target]!, city), entry);
     }
     // The directions with a minfee or a fee in a currency are left out of EREF 1.1 and JSON alone, with a reason.
     const leftOut = ['CASHRUB>USDTTRC20@MSK', 'SBERRUB>CASHRUB@SPB'];
     expect([...classic.keys()].filter((k) => !eref.has(k)).sort()).toEqual(leftOut);
     expect([...classic.keys()].filter((k) => !jsonItems.has(k)).sort()).toEqual(leftOut);
-    expect(report.withheld.map((w) => `${w.kind} ${w.reason}`).filter((reason) => reason.includes(' rates')).sort()).toEqual([
+    expect(
+      report.withheld
+        .map((w) => `${w.kind} ${w.reason}`)
+        .filter((reason) => reason.includes(' rates'))
+        .sort(),
+    ).toEqual([
       'format rates-1.1.xml: fromfee 2 USD names a currency; eref-1.1 takes a plain number in the from currency or a percentage',
       'format rates-1.1.xml: minfee 100 has no element in eref-1.1',
       'format rates.json: fromfee 2 USD names a currency; json takes a plain number in the from currency or a percentage',
@@ -123,7 +158,9 @@ describe('three formats from one build', () => {
       if (xr.isNegative()) {
         // 1 from = X to: X no more than the published out/in, and less than one step below it.
         const exact = base.out.div(base.in);
-        expect(xr.abs().lessThanOrEqualTo(exact) && exact.minus(xr.abs()).lessThan(step), `${k}: ${entry.xr}`).toBe(true);
+        expect(xr.abs().lessThanOrEqualTo(exact) && exact.minus(xr.abs()).lessThan(step), `${k}: ${entry.xr}`).toBe(
+          true,
+        );
       } else {
         // X from = 1 to: X no less than the published in/out, and less than one step above it.
         const exact = base.in.div(base.out);
@@ -143,11 +180,17 @@ describe('EREF 1.1 as its schema types it', () => {
     expect(eref).toContain('<verifying>true</verifying>\n    <reg>true</reg>');
     expect(eref).toContain('<manual>true</manual>');
     expect(eref).not.toMatch(/<(manual|juridical|verifying|cardverify|reg|otherin|otherout)\/>/);
-    expect(checkExport(Buffer.from(eref), 'rates-1.1.xml', { strict: true }).findings.filter((f) => f.rule === 'label')).toEqual([]);
+    expect(
+      checkExport(Buffer.from(eref), 'rates-1.1.xml', { strict: true }).findings.filter((f) => f.rule === 'label'),
+    ).toEqual([]);
   });
 
   it("writes a fee in its side's own currency (tofee: 4 USDT on USDTERC20) as the plain number, in EREF 1.1 and JSON alike", async () => {
-    const config = sampleConfig.replace('  SBERRUB: { reserve: "5000000" }\n', '  SBERRUB: { reserve: "5000000" }\n  USDTERC20: { precision: 2, reserve: "50000" }\n') +
+    const config =
+      sampleConfig.replace(
+        '  SBERRUB: { reserve: "5000000" }\n',
+        '  SBERRUB: { reserve: "5000000" }\n  USDTERC20: { precision: 2, reserve: "50000" }\n',
+      ) +
       '  - { from: BTC, to: USDTERC20, tofee: "4 USDT" }\n  - { from: SBERRUB, to: BTC, fromfee: "100 SBERRUB", tofee: "0.0001 BTC" }\n  - { from: USDTTRC20, to: SBERRUB, tofee: "50 RUB" }\n  - { from: CASHRUB, to: USDTTRC20, cities: [MSK], fromfee: "2 USD" }\n';
     const made = await project({ 'ratefile.config.yaml': config, ...threeFormats });
     const { files, report } = await build(await loadConfig(made.configPath), { now });
@@ -164,20 +207,35 @@ describe('EREF 1.1 as its schema types it', () => {
     expect(json).toContain('"inFee": 100, "outFee": 0.0001');
     expect(json).toContain('"outFee": 50');
     // Only the fee in another currency is still withheld, from those two exports alone.
-    expect(report.withheld.filter((w) => w.kind === 'format').map((w) => w.reason).sort()).toEqual([
+    expect(
+      report.withheld
+        .filter((w) => w.kind === 'format')
+        .map((w) => w.reason)
+        .sort(),
+    ).toEqual([
       'rates-1.1.xml: fromfee 2 USD names a currency; eref-1.1 takes a plain number in the from currency or a percentage',
       'rates.json: fromfee 2 USD names a currency; json takes a plain number in the from currency or a percentage',
     ]);
-    for (const file of ['rates-1.1.xml', 'rates.json']) expect(checkExport(Buffer.from(byName.get(file)!), file, { strict: true }).findings.filter((f) => f.severity === 'error')).toEqual([]);
+    for (const file of ['rates-1.1.xml', 'rates.json'])
+      expect(
+        checkExport(Buffer.from(byName.get(file)!), file, { strict: true }).findings.filter(
+          (f) => f.severity === 'error',
+        ),
+      ).toEqual([]);
   });
 
   it('withholds a direction whose tomax rounds to 0 (a maximum no order can meet) from EREF 1.1 alone, with the reason', async () => {
-    const made = await project({ 'ratefile.config.yaml': `${sampleConfig}  - { from: SBERRUB, to: BTC, max: 0.01 }\n`, ...threeFormats });
+    const made = await project({
+      'ratefile.config.yaml': `${sampleConfig}  - { from: SBERRUB, to: BTC, max: 0.01 }\n`,
+      ...threeFormats,
+    });
     const { files, report } = await build(await loadConfig(made.configPath), { now });
     const text = (name: string) => files.find((file) => file.file === name)!.bytes.toString('utf8');
     expect(readXml(Buffer.from(text('parserfile.xml'))).get('SBERRUB>BTC')).toMatchObject({ maxamount: '0.01' });
     expect(readXml(Buffer.from(text('rates-1.1.xml'))).has('SBERRUB>BTC')).toBe(false);
-    expect(report.withheld.filter((w) => w.direction.id === 'SBERRUB>BTC').map((w) => `${w.kind} ${w.reason}`)).toEqual(['limits rates-1.1.xml: tomax rounds to 0 at 8 decimals']);
+    expect(report.withheld.filter((w) => w.direction.id === 'SBERRUB>BTC').map((w) => `${w.kind} ${w.reason}`)).toEqual(
+      ['limits rates-1.1.xml: tomax rounds to 0 at 8 decimals'],
+    );
   });
 
   const erefFile = (labels: string) =>
@@ -185,14 +243,25 @@ describe('EREF 1.1 as its schema types it', () => {
       `<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n  <item>\n    <from>BTC</from>\n    <to>SBERRUB</to>\n    <in>1</in>\n    <out>8800810.33</out>\n    <amount>5000000</amount>\n` +
         `    <frommin>0.001</frommin>\n    <frommax>0.5</frommax>\n    <tomin>8800.82</tomin>\n    <tomax>4400405.16</tomax>\n${labels}    <minamount>0.001</minamount>\n    <maxamount>0.5</maxamount>\n  </item>\n</rates>\n`,
     );
-  const labelFindings = (labels: string, strict = false) => checkExport(erefFile(labels), 'x.xml', { strict }).findings.map((f) => `${f.severity} ${f.rule}: ${f.message}`);
+  const labelFindings = (labels: string, strict = false) =>
+    checkExport(erefFile(labels), 'x.xml', { strict }).findings.map((f) => `${f.severity} ${f.rule}: ${f.message}`);
 
   it('check takes both label spellings: <manual>true</manual> (and false, 1, 0) silently, the empty <manual/> with a warning', () => {
-    expect(labelFindings('    <manual>true</manual>\n    <verifying>1</verifying>\n    <reg>false</reg>\n    <otherin>0</otherin>\n')).toEqual([]);
-    expect(labelFindings('    <manual/>\n')).toEqual(['warning label: <manual/> is empty; the EREF 1.1 schema types labels as xs:boolean: write <manual>true</manual>']);
+    expect(
+      labelFindings(
+        '    <manual>true</manual>\n    <verifying>1</verifying>\n    <reg>false</reg>\n    <otherin>0</otherin>\n',
+      ),
+    ).toEqual([]);
+    expect(labelFindings('    <manual/>\n')).toEqual([
+      'warning label: <manual/> is empty; the EREF 1.1 schema types labels as xs:boolean: write <manual>true</manual>',
+    ]);
     // Ratefile's own files are judged strictly: it never publishes the form that fails the schema.
-    expect(labelFindings('    <manual/>\n', true)).toEqual(['error label: <manual/> is empty; the EREF 1.1 schema types labels as xs:boolean: write <manual>true</manual>']);
-    expect(labelFindings('    <manual>yes</manual>\n')).toEqual(['warning label: <manual> "yes": expected true or false (the EREF 1.1 schema types labels as xs:boolean)']);
+    expect(labelFindings('    <manual/>\n', true)).toEqual([
+      'error label: <manual/> is empty; the EREF 1.1 schema types labels as xs:boolean: write <manual>true</manual>',
+    ]);
+    expect(labelFindings('    <manual>yes</manual>\n')).toEqual([
+      'warning label: <manual> "yes": expected true or false (the EREF 1.1 schema types labels as xs:boolean)',
+    ]);
   });
 });
 
@@ -200,8 +269,15 @@ describe('amount tiers', () => {
   it('are EREF 1.1 <step>s from the minimum, each ending one step below the next, at the market after each margin', async () => {
     const { files } = await buildFormats();
     const eref = readXml(files.find((f) => f.file === 'rates-1.1.xml')!.bytes);
-    const item = eref.get('SBERRUB>BTC')! as unknown as { step: { frommin: string; frommax: string; in: string; out: string }[]; frommax: string };
-    expect(item.step.map((s) => `${s.frommin}..${s.frommax}`)).toEqual(['10000..199999.99', '200000..999999.99', `1000000..${item.frommax}`]);
+    const item = eref.get('SBERRUB>BTC')! as unknown as {
+      step: { frommin: string; frommax: string; in: string; out: string }[];
+      frommax: string;
+    };
+    expect(item.step.map((s) => `${s.frommin}..${s.frommax}`)).toEqual([
+      '10000..199999.99',
+      '200000..999999.99',
+      `1000000..${item.frommax}`,
+    ]);
     // Better tiers for bigger orders: fewer RUB per BTC.
     const ins = item.step.map((s) => new Decimal(s.in));
     expect(ins[1]!.lessThan(ins[0]!) && ins[2]!.lessThan(ins[1]!)).toBe(true);
@@ -223,7 +299,9 @@ describe('amount tiers', () => {
       'ratefile.config.yaml': `${sampleConfig}  - { from: SBERRUB, to: BTC, min: "100 USDT", tiers: [{ from: 5000, margin: 1% }] }\n`,
     });
     const { report, files } = await build(await loadConfig(made.configPath), { now });
-    expect(report.withheld.map((w) => `${w.direction.id}: ${w.reason}`)).toContain('SBERRUB>BTC: parserfile.xml: tier from 5000 SBERRUB is not above the minimum order 9235 SBERRUB');
+    expect(report.withheld.map((w) => `${w.direction.id}: ${w.reason}`)).toContain(
+      'SBERRUB>BTC: parserfile.xml: tier from 5000 SBERRUB is not above the minimum order 9235 SBERRUB',
+    );
     expect(files.find((f) => f.file === 'parserfile.xml')!.bytes.toString()).not.toContain('<to>BTC</to>');
   });
 });
@@ -245,8 +323,12 @@ describe('jsonRate: X or -X, at most 6 decimals, rounded against the client', ()
   });
 
   it('leaves out a number a double cannot hold, never rounding it through a float', () => {
-    expect(formatRefusal('json', { in: '1', out: '12345678901234.123456' })).toBe('rate -12345678901234.123456 cannot be read back exactly from JSON (more digits than a double holds)');
-    expect(formatRefusal('json', { in: '1', out: '2', maxamount: '123456789012345678' })).toMatch(/^max 123456789012345678 cannot be read back/);
+    expect(formatRefusal('json', { in: '1', out: '12345678901234.123456' })).toBe(
+      'rate -12345678901234.123456 cannot be read back exactly from JSON (more digits than a double holds)',
+    );
+    expect(formatRefusal('json', { in: '1', out: '2', maxamount: '123456789012345678' })).toMatch(
+      /^max 123456789012345678 cannot be read back/,
+    );
     expect(formatRefusal('json', { in: '1', out: '12345678.123456', maxamount: '5.5' })).toBeUndefined();
     expect(formatRefusal('eref-1.1', { in: '1', out: '12345678901234.123456' })).toBeUndefined();
   });
@@ -261,18 +343,25 @@ describe('the format: and file: keys of a template', () => {
     });
     const error = await loadConfig('ratefile.config.yaml', made.dir).catch((caught: unknown) => caught);
     expect(isRatefileError(error, 'E_CONFIG')).toBe(true);
-    expect((error as { details: string[] }).details.filter((line) => !line.startsWith('ratefile.config.yaml'))).toEqual([
-      'templates/eref.yaml: file: expected a name ending in .xml for the eref-1.1 format, got "eref.json" (line 2)',
-      'templates/eref.yaml: url: only the classic format has a <url> element; eref-1.1 has none (line 3)',
-      'templates/odd.yaml: format: expected one of classic, eref-1.1, json, got "yaml" (line 1)',
-      'templates/rates.yaml: file: expected a name ending in .json for the json format, got "rates.xml" (line 2)',
-    ]);
+    expect((error as { details: string[] }).details.filter((line) => !line.startsWith('ratefile.config.yaml'))).toEqual(
+      [
+        'templates/eref.yaml: file: expected a name ending in .xml for the eref-1.1 format, got "eref.json" (line 2)',
+        'templates/eref.yaml: url: only the classic format has a <url> element; eref-1.1 has none (line 3)',
+        'templates/odd.yaml: format: expected one of classic, eref-1.1, json, got "yaml" (line 1)',
+        'templates/rates.yaml: file: expected a name ending in .json for the json format, got "rates.xml" (line 2)',
+      ],
+    );
   });
 
   it('name the file: <template>.json for json by default, and two templates writing one file are refused', async () => {
-    const made = await project({ 'templates/rates.yaml': 'format: json\n', 'templates/other.yaml': 'format: eref-1.1\nfile: RATES.json\n' });
+    const made = await project({
+      'templates/rates.yaml': 'format: json\n',
+      'templates/other.yaml': 'format: eref-1.1\nfile: RATES.json\n',
+    });
     const error = await loadConfig('ratefile.config.yaml', made.dir).catch((caught: unknown) => caught);
-    expect((error as { details: string[] }).details).toContain('templates/rates.yaml: writes rates.json, as templates/other.yaml does; keep one of the two templates');
+    expect((error as { details: string[] }).details).toContain(
+      'templates/rates.yaml: writes rates.json, as templates/other.yaml does; keep one of the two templates',
+    );
     const ok = await project({ 'templates/rates.yaml': 'format: json\n' });
     expect((await loadConfig(ok.configPath)).exports.map((e) => `${e.file} ${e.format}`)).toContain('rates.json json');
   });
@@ -318,10 +407,20 @@ describe('ratefile check on EREF 1.1 and JSON files, told apart by their content
 
   it('reads a classic file as classic still, and a JSON syntax error with its line and column', () => {
     expect(checkExport(Buffer.from('{\n  "exchange": {,}\n}\n'), 'x.json').findings).toEqual([
-      { severity: 'error', rule: 'json', message: expect.stringMatching(/^not JSON: /) as unknown as string, line: 2, column: 16 },
+      {
+        severity: 'error',
+        rule: 'json',
+        message: expect.stringMatching(/^not JSON: /) as unknown as string,
+        line: 2,
+        column: 16,
+      },
     ]);
     const item = '<from>BTC</from><to>SBERRUB</to><in>1</in><out>2</out><amount>3</amount><maxamount>1</maxamount>';
-    const messages = (extra: string) => checkExport(Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n<item>${item}${extra}</item>\n</rates>\n`), 'c.xml').findings.map((f) => f.message);
+    const messages = (extra: string) =>
+      checkExport(
+        Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n<item>${item}${extra}</item>\n</rates>\n`),
+        'c.xml',
+      ).findings.map((f) => f.message);
     expect(messages('')).toEqual(['<minamount> is missing; the current BestChange format requires it']);
     expect(messages('<frommax>1</frommax>')).toEqual([
       '<frommin> is missing; EREF 1.1 gives the order limits in the from currency',
@@ -332,7 +431,15 @@ describe('ratefile check on EREF 1.1 and JSON files, told apart by their content
 
   it('is the publish gate for every format: a JSON export with an error is refused', () => {
     const bad = readFileSync(new URL('../fixtures/formats/broken.json', import.meta.url));
-    const { refused, passing } = gateFiles([{ file: 'rates.json', bytes: bad }, { file: 'ok.json', bytes: Buffer.from('{"version": "1.3", "currencies": {"list": {"1": "BTC", "2": "SBERRUB"}}, "exchange": {"1": {"to": {"2": {"xr": -5, "amount": "10", "max": 1}}}}}\n') }]);
+    const { refused, passing } = gateFiles([
+      { file: 'rates.json', bytes: bad },
+      {
+        file: 'ok.json',
+        bytes: Buffer.from(
+          '{"version": "1.3", "currencies": {"list": {"1": "BTC", "2": "SBERRUB"}}, "exchange": {"1": {"to": {"2": {"xr": -5, "amount": "10", "max": 1}}}}}\n',
+        ),
+      },
+    ]);
     // Strict, as for every file ratefile publishes: the two departures monitors tolerate are errors too.
     expect(refused.map((r) => `${r.file} ${r.errors.length}`)).toEqual(['rates.json 7']);
     expect(passing.map((p) => p.file)).toEqual(['ok.json']);
@@ -347,7 +454,9 @@ describe('tiers: in the config', () => {
   };
 
   it('are amounts of the from currency, above 0 and ascending, each a problem naming its place and line', async () => {
-    const error = (await loadWith('[{ from: "100 USDT", margin: 1% }, { from: 0, margin: 1% }, { from: 50000, margin: 1% }, { from: "40000 SBERRUB", margin: 0.5% }, { from: 1, margin: abc }]')) as { details: string[] };
+    const error = (await loadWith(
+      '[{ from: "100 USDT", margin: 1% }, { from: 0, margin: 1% }, { from: 50000, margin: 1% }, { from: "40000 SBERRUB", margin: 0.5% }, { from: 1, margin: abc }]',
+    )) as { details: string[] };
     expect(error.details).toEqual([
       'directions[3].tiers[4].margin: expected a percentage like "1.5%", got "abc" (line 15)',
       'directions[3].tiers[0].from: expected an amount of the from currency (RUB) or a plain number, got "100 USDT" (line 15)',
@@ -358,8 +467,13 @@ describe('tiers: in the config', () => {
   });
 
   it('load as amounts and fractions; a tier worse for the client than the direction is a warning', async () => {
-    const config = (await loadWith('[{ from: "100000 RUB", margin: 1% }, { from: 200000, margin: 2% }]')) as Awaited<ReturnType<typeof loadConfig>>;
-    expect(config.directions.at(-1)!.tiers!.map((t) => `${t.from.toFixed()} ${t.margin.toFixed()}`)).toEqual(['100000 0.01', '200000 0.02']);
+    const config = (await loadWith('[{ from: "100000 RUB", margin: 1% }, { from: 200000, margin: 2% }]')) as Awaited<
+      ReturnType<typeof loadConfig>
+    >;
+    expect(config.directions.at(-1)!.tiers!.map((t) => `${t.from.toFixed()} ${t.margin.toFixed()}`)).toEqual([
+      '100000 0.01',
+      '200000 0.02',
+    ]);
     expect(config.warnings).toContain(
       "directions[3].tiers[1].margin: 2% is worse for the client than the direction's 1.5%: the published range ends below 200000 while this tier's rate is worse than the listed one (line 15)",
     );
@@ -380,17 +494,28 @@ describe('amount tiers on randomized directions', () => {
         const unit = from === 'BTC' ? 0.05 : from.startsWith('USDT') ? 500 : 50000;
         let at = unit * (0.2 + next());
         const tiers = Array.from({ length: 1 + Math.floor(next() * 4) }, () => {
-          const tier = { from: (at = at + unit * (0.1 + next() * 2)).toFixed(from === 'BTC' ? 4 : 2), margin: percent() };
+          const tier = {
+            from: (at = at + unit * (0.1 + next() * 2)).toFixed(from === 'BTC' ? 4 : 2),
+            margin: percent(),
+          };
           return tier;
         });
         const margin = percent();
         const min = next() < 0.7 ? `, min: ${(unit * 0.1).toFixed(from === 'BTC' ? 4 : 2)}` : '';
         tiersOf.set(`${from}>${to}`, { tiers: tiers.map((t) => ({ from: new Decimal(t.from) })) });
-        lines.push(`  - { from: ${from}, to: ${to}, margin: "${margin}"${min}, tiers: [${tiers.map((t) => `{ from: ${t.from}, margin: "${t.margin}" }`).join(', ')}] }`);
+        lines.push(
+          `  - { from: ${from}, to: ${to}, margin: "${margin}"${min}, tiers: [${tiers.map((t) => `{ from: ${t.from}, margin: "${t.margin}" }`).join(', ')}] }`,
+        );
       }
     }
     const config = `sources:\n  backoffice: { type: file, path: quotes.json }\ncurrencies:\n  BTC: { reserve: "0.8" }\n  USDTTRC20: { precision: 2, reserve: "30000" }\n  USDTERC20: { precision: 2, ratePrecision: 4, reserve: "9000" }\n  SBERRUB: { reserve: "2500000" }\n  TCSBRUB: { reserve: "900000" }\ndirections:\n${lines.join('\n')}\n`;
-    const made = await project({ 'ratefile.config.yaml': config, ...threeFormats, 'templates/marked.yaml': 'format: eref-1.1\nmarkup: 0.7%\n', 'templates/reffile.yaml': 'include: { tags: [none] }\n', 'templates/affiliatefile.yaml': 'include: { tags: [none] }\n' });
+    const made = await project({
+      'ratefile.config.yaml': config,
+      ...threeFormats,
+      'templates/marked.yaml': 'format: eref-1.1\nmarkup: 0.7%\n',
+      'templates/reffile.yaml': 'include: { tags: [none] }\n',
+      'templates/affiliatefile.yaml': 'include: { tags: [none] }\n',
+    });
     const { files } = await build(await loadConfig(made.configPath), { now });
     const classic = readXml(files.find((f) => f.file === 'parserfile.xml')!.bytes);
     let stepped = 0;
@@ -398,12 +523,26 @@ describe('amount tiers on randomized directions', () => {
       const eref = readXml(files.find((f) => f.file === file)!.bytes);
       expect(eref.size, file).toBeGreaterThan(10);
       for (const [k, item] of eref) {
-        const { step: steps = [], frommin, frommax } = item as unknown as { step?: { frommin: string; frommax: string; in: string; out: string }[]; frommin?: string; frommax: string };
+        const {
+          step: steps = [],
+          frommin,
+          frommax,
+        } = item as unknown as {
+          step?: { frommin: string; frommax: string; in: string; out: string }[];
+          frommin?: string;
+          frommax: string;
+        };
         if (file === 'rates-1.1.xml') expect(new Decimal(frommax).equals(classic.get(k)!.max!), k).toBe(true);
         const unit = new Decimal(1).div(new Decimal(10).pow(k.startsWith('BTC') ? 8 : 2));
         // Every tier starting within the published range has its own step: none is silently folded into another rate.
-        const starts = tiersOf.get(k)!.tiers.map((tier) => tier.from).filter((start) => start.lessThanOrEqualTo(frommax) && (frommin === undefined || start.greaterThan(frommin)));
-        expect(starts.every((start) => steps.some((step) => new Decimal(step.frommin).equals(start))), `${file} ${k}: tiers ${starts.join(', ')}`).toBe(true);
+        const starts = tiersOf
+          .get(k)!
+          .tiers.map((tier) => tier.from)
+          .filter((start) => start.lessThanOrEqualTo(frommax) && (frommin === undefined || start.greaterThan(frommin)));
+        expect(
+          starts.every((start) => steps.some((step) => new Decimal(step.frommin).equals(start))),
+          `${file} ${k}: tiers ${starts.join(', ')}`,
+        ).toBe(true);
         if (steps.length === 0) continue;
         stepped += 1;
         expect(steps[0]!.frommin, k).toBe(frommin ?? '0');
@@ -413,8 +552,15 @@ describe('amount tiers on randomized directions', () => {
           // At least as good for the client as the listed rate: out/in no lower.
           expect(sOut.times(item.in).greaterThanOrEqualTo(item.out.times(sIn)), `${file} ${k} step ${i}`).toBe(true);
           // Its largest order is payable from the reserve.
-          expect(new Decimal(step.frommax).times(sOut).lessThanOrEqualTo(item.amount.times(sIn)), `${file} ${k} step ${i} reserve`).toBe(true);
-          if (i > 0) expect(new Decimal(step.frommin).minus(unit).equals(new Decimal(steps[i - 1]!.frommax)), `${file} ${k} step ${i} contiguous`).toBe(true);
+          expect(
+            new Decimal(step.frommax).times(sOut).lessThanOrEqualTo(item.amount.times(sIn)),
+            `${file} ${k} step ${i} reserve`,
+          ).toBe(true);
+          if (i > 0)
+            expect(
+              new Decimal(step.frommin).minus(unit).equals(new Decimal(steps[i - 1]!.frommax)),
+              `${file} ${k} step ${i} contiguous`,
+            ).toBe(true);
         });
       }
     }
@@ -428,7 +574,11 @@ describe('a format export in the output folder', () => {
     const out = join(made.dir, 'public');
     const first = await runCycle(await loadConfig(made.configPath), out, { now, fetch: offlineFetch });
     expect(first.build.report.exports.map((e) => e.file)).toContain('rates.json');
-    expect((await readdir(out)).filter((name) => name.startsWith('rates.json')).sort()).toEqual(['rates.json', 'rates.json.br', 'rates.json.gz']);
+    expect((await readdir(out)).filter((name) => name.startsWith('rates.json')).sort()).toEqual([
+      'rates.json',
+      'rates.json.br',
+      'rates.json.gz',
+    ]);
     await rm(join(made.dir, 'templates', 'rates.yaml'));
     const second = await runCycle(await loadConfig(made.configPath), out, { now, fetch: offlineFetch });
     expect(second.removed).toEqual(['rates.json']);

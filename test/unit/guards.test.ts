@@ -7,7 +7,15 @@ import { build } from '../../src/build.js';
 import { loadConfig } from '../../src/config/load.js';
 import { runCycle } from '../../src/cycle.js';
 import { Decimal } from '../../src/decimal.js';
-import { emptyGuardState, guardDirections, staleHold, withinJump, type GuardInput, type GuardResult, type GuardState } from '../../src/guards.js';
+import {
+  emptyGuardState,
+  guardDirections,
+  staleHold,
+  withinJump,
+  type GuardInput,
+  type GuardResult,
+  type GuardState,
+} from '../../src/guards.js';
 import type { Config, Direction } from '../../src/model.js';
 import { priceDirections } from '../../src/pricing/price.js';
 import type { Quote, QuoteBook } from '../../src/sources/source.js';
@@ -23,7 +31,9 @@ const saturday = new Date('2026-11-21T12:00:00Z');
 const project = projectsPerTest();
 
 /** The sample's quotes stamped 12:00:00, as a back office that dates its quotes writes them. */
-const stampedQuotes = JSON.stringify({ quotes: sampleQuotes.quotes.map((quote) => ({ ...quote, time: '2026-11-21T12:00:00Z' })) });
+const stampedQuotes = JSON.stringify({
+  quotes: sampleQuotes.quotes.map((quote) => ({ ...quote, time: '2026-11-21T12:00:00Z' })),
+});
 
 async function configOf(yaml: string): Promise<Config> {
   const made = await project({ 'ratefile.config.yaml': yaml, 'quotes.json': stampedQuotes });
@@ -40,14 +50,31 @@ interface QuoteSpec {
 
 function quoteOf(spec: QuoteSpec, now: Date): Quote {
   const [base = '', quote = ''] = spec.pair.split('/');
-  return { pair: spec.pair, base, quote, bid: new Decimal(spec.bid), ask: new Decimal(spec.ask), time: spec.time ?? now, source: spec.source ?? 'backoffice' };
+  return {
+    pair: spec.pair,
+    base,
+    quote,
+    bid: new Decimal(spec.bid),
+    ask: new Decimal(spec.ask),
+    time: spec.time ?? now,
+    source: spec.source ?? 'backoffice',
+  };
 }
 
 /** The sample quotes, BTC/USDT scaled by `btc`: every BTC direction's rate moves by exactly that factor. */
-function sampleBook(now: Date, btc = '1', overrides: Partial<Record<'btc' | 'usdt', Partial<QuoteSpec>>> = {}): QuoteBook {
+function sampleBook(
+  now: Date,
+  btc = '1',
+  overrides: Partial<Record<'btc' | 'usdt', Partial<QuoteSpec>>> = {},
+): QuoteBook {
   const factor = new Decimal(btc);
   const specs: QuoteSpec[] = [
-    { pair: 'BTC/USDT', bid: factor.times('97012.30').toFixed(), ask: factor.times('97012.31').toFixed(), ...overrides.btc },
+    {
+      pair: 'BTC/USDT',
+      bid: factor.times('97012.30').toFixed(),
+      ask: factor.times('97012.31').toFixed(),
+      ...overrides.btc,
+    },
     { pair: 'USDT/RUB', bid: '92.10', ask: '92.35', ...overrides.usdt },
   ];
   return new Map(specs.map((spec) => [spec.pair, quoteOf(spec, now)]));
@@ -99,7 +126,10 @@ describe('working hours', () => {
     ['Saturday 12:00 UTC', false, saturday],
   ])('a direction with hours at %s: published %s', async (_name, open, now) => {
     const config = await configOf(withHours);
-    expect(config.directions.find((d) => d.id === 'BTC>SBERRUB')?.hours?.map((h) => h.text)).toEqual(['Mon-Fri 09:00-13:00 UTC', 'Mon-Fri 14:00-18:00 UTC']);
+    expect(config.directions.find((d) => d.id === 'BTC>SBERRUB')?.hours?.map((h) => h.text)).toEqual([
+      'Mon-Fri 09:00-13:00 UTC',
+      'Mon-Fri 14:00-18:00 UTC',
+    ]);
     const result = guard({ priced: priced(config, sampleBook(now)), now });
     for (const id of ['BTC>SBERRUB', 'BTC>USDTTRC20']) {
       if (open) {
@@ -136,18 +166,24 @@ describe('working hours', () => {
 
     const onSaturday = guard({ priced: priced(config, sampleBook(saturday)), now: saturday });
     expect(ids(onSaturday.published)).toEqual(['BTC>SBERRUB', 'BTC>USDTTRC20', 'USDTTRC20>CASHRUB']);
-    expect(onSaturday.withheld.map((w) => [w.direction.id, w.reason])).toEqual([['SBERRUB>USDTTRC20', 'outside working hours (Mon-Fri 09:00-18:00 UTC)']]);
+    expect(onSaturday.withheld.map((w) => [w.direction.id, w.reason])).toEqual([
+      ['SBERRUB>USDTTRC20', 'outside working hours (Mon-Fri 09:00-18:00 UTC)'],
+    ]);
 
     const onFriday = guard({ priced: priced(config, sampleBook(friday)), now: friday });
     expect(ids(onFriday.published)).toEqual(['BTC>SBERRUB', 'BTC>USDTTRC20', 'SBERRUB>USDTTRC20']);
-    expect(onFriday.withheld.map((w) => [w.direction.id, w.reason])).toEqual([['USDTTRC20>CASHRUB', 'outside working hours (Sat 10:00-14:00 UTC)']]);
+    expect(onFriday.withheld.map((w) => [w.direction.id, w.reason])).toEqual([
+      ['USDTTRC20>CASHRUB', 'outside working hours (Sat 10:00-14:00 UTC)'],
+    ]);
   });
 
   it('manualHours follows `manual` given in defaults, and a direction whose own params drop it is not manual', async () => {
-    const yaml = `${sampleConfig.replace('  margin: 1.5%\n', '  margin: 1.5%\n  params: [manual]\n').replace(
-      'params: [manual], fromfee: "1%"',
-      'params: [verifying], fromfee: "1%"',
-    )}manualHours: "Mon-Fri 09:00-18:00 UTC"\n`;
+    const yaml = `${sampleConfig
+      .replace('  margin: 1.5%\n', '  margin: 1.5%\n  params: [manual]\n')
+      .replace(
+        'params: [manual], fromfee: "1%"',
+        'params: [verifying], fromfee: "1%"',
+      )}manualHours: "Mon-Fri 09:00-18:00 UTC"\n`;
     const config = await configOf(yaml);
     const manualIds = config.directions.filter((d) => d.hours !== undefined).map((d) => d.id);
     expect(manualIds).toEqual(['BTC>SBERRUB', 'BTC>USDTTRC20', 'USDTTRC20>CASHRUB']);
@@ -179,12 +215,17 @@ describe('stale quotes', () => {
     const config = await configOf(sampleConfig);
     const old = new Date(friday.getTime() - age);
     const book = sampleBook(friday, '1', { usdt: { time: old } });
-    const result = guard({ priced: priced(config, book), maxAgeMs: (source) => (source === 'backoffice' ? limit : undefined) });
+    const result = guard({
+      priced: priced(config, book),
+      maxAgeMs: (source) => (source === 'backoffice' ? limit : undefined),
+    });
     // Every direction of the sample but BTC>USDTTRC20 needs USDT/RUB.
     if (withheld) {
       expect(ids(result.published)).toEqual(['BTC>USDTTRC20']);
       for (const id of ['BTC>SBERRUB', 'SBERRUB>USDTTRC20', 'USDTTRC20>CASHRUB']) {
-        expect(reasonOf(result, id)).toBe(`quote USDT/RUB from backoffice is ${Math.round(age / 1000)} s old (limit ${Math.round((limit ?? 0) / 1000)} s)`);
+        expect(reasonOf(result, id)).toBe(
+          `quote USDT/RUB from backoffice is ${Math.round(age / 1000)} s old (limit ${Math.round((limit ?? 0) / 1000)} s)`,
+        );
       }
     } else {
       expect(result.withheld).toEqual([]);
@@ -205,7 +246,12 @@ describe('stale quotes', () => {
   });
 
   it('a source’s `maxAge` in the config takes out the directions that use its older quotes', async () => {
-    const config = await configOf(sampleConfig.replace('backoffice: { type: file, path: quotes.json }', 'backoffice: { type: file, path: quotes.json, maxAge: 5m }'));
+    const config = await configOf(
+      sampleConfig.replace(
+        'backoffice: { type: file, path: quotes.json }',
+        'backoffice: { type: file, path: quotes.json, maxAge: 5m }',
+      ),
+    );
     // The sample quotes are stamped 12:00:00.
     const late = await build(config, { now: () => new Date('2026-11-21T12:10:00Z') });
     expect(late.report.priced).toEqual([]);
@@ -219,13 +265,16 @@ describe('stale quotes', () => {
     expect(inTime.report.withheld).toEqual([]);
     // Without maxAge: twice the schedule period (60 s); with `maxAge: "off"`, no limit.
     const byDefault = await build(await configOf(sampleConfig), { now: () => new Date('2026-11-21T12:01:01Z') });
-    expect(byDefault.report.withheld.map((w) => w.reason)).toContain('quote BTC/USDT from backoffice is 61 s old (limit 60 s)');
-    const off = sampleConfig.replace('backoffice: { type: file, path: quotes.json }', 'backoffice: { type: file, path: quotes.json, maxAge: "off" }');
+    expect(byDefault.report.withheld.map((w) => w.reason)).toContain(
+      'quote BTC/USDT from backoffice is 61 s old (limit 60 s)',
+    );
+    const off = sampleConfig.replace(
+      'backoffice: { type: file, path: quotes.json }',
+      'backoffice: { type: file, path: quotes.json, maxAge: "off" }',
+    );
     const unlimited = await build(await configOf(off), { now: () => new Date('2026-12-21T12:00:00Z') });
     expect(unlimited.report.withheld).toEqual([]);
   });
-
-
 });
 
 describe('sanity', () => {
@@ -245,20 +294,35 @@ describe('sanity', () => {
   });
 
   it.each([
-    ['reserve below the minimum order', '{ from: BTC, to: SBERRUB, min: 0.01, reserve: "100" }', /^reserve 100 SBERRUB is below the minimum order 0\.01 BTC$/],
-    ['a minimum above the maximum', '{ from: BTC, to: SBERRUB, min: "600000 RUB", max: "500000 RUB" }', /^minimum 0\.0\d+ BTC is above the maximum 0\.0\d+ BTC$/],
+    [
+      'reserve below the minimum order',
+      '{ from: BTC, to: SBERRUB, min: 0.01, reserve: "100" }',
+      /^reserve 100 SBERRUB is below the minimum order 0\.01 BTC$/,
+    ],
+    [
+      'a minimum above the maximum',
+      '{ from: BTC, to: SBERRUB, min: "600000 RUB", max: "500000 RUB" }',
+      /^minimum 0\.0\d+ BTC is above the maximum 0\.0\d+ BTC$/,
+    ],
     ['no reserve', '{ from: BTC, to: SBERRUB, reserve: "0" }', /^no reserve of SBERRUB \(0 at 2 decimals\)$/],
     ['no quotes leading there', '{ from: BTC, to: CASHUSD }', /^no quotes lead from BTC to USD$/],
   ])('%s: withheld with the reason, the rest published', async (_what, entry, reason) => {
     const yaml = sampleConfig
-      .replace('  CASHRUB: { precision: 0, reserve: "3000000" }\n', '  CASHRUB: { precision: 0, reserve: "3000000" }\n  CASHUSD: { precision: 0, reserve: "3000" }\n')
+      .replace(
+        '  CASHRUB: { precision: 0, reserve: "3000000" }\n',
+        '  CASHRUB: { precision: 0, reserve: "3000000" }\n  CASHUSD: { precision: 0, reserve: "3000" }\n',
+      )
       .replace('directions:\n', `directions:\n  - ${entry}\n`)
       .replace('to: [SBERRUB, USDTTRC20]', 'to: [USDTTRC20]');
     const config = await configOf(yaml);
     const result = await build(config, { now: () => new Date('2026-11-21T12:00:10Z') });
     expect(result.report.withheld.map((w) => w.direction.index)).toEqual([0]);
     expect(result.report.withheld[0]?.reason).toMatch(reason);
-    expect(result.report.priced.map((p) => p.direction.id)).toEqual(['BTC>USDTTRC20', 'SBERRUB>USDTTRC20', 'USDTTRC20>CASHRUB']);
+    expect(result.report.priced.map((p) => p.direction.id)).toEqual([
+      'BTC>USDTTRC20',
+      'SBERRUB>USDTTRC20',
+      'USDTTRC20>CASHRUB',
+    ]);
   });
 });
 
@@ -275,22 +339,43 @@ describe('jump guard', () => {
   }
 
   const cases: JumpCase[] = [
-    { name: '+20% held for 2 builds, published on the 3rd', confirmBuilds: 3, builds: ['1.2', '1.2', '1.2', '1.2'], expected: ['held', 'held', 'published', 'published'] },
+    {
+      name: '+20% held for 2 builds, published on the 3rd',
+      confirmBuilds: 3,
+      builds: ['1.2', '1.2', '1.2', '1.2'],
+      expected: ['held', 'held', 'published', 'published'],
+    },
     { name: '−20% likewise', confirmBuilds: 3, builds: ['0.8', '0.8', '0.8'], expected: ['held', 'held', 'published'] },
     { name: 'confirmBuilds 1 publishes at once', confirmBuilds: 1, builds: ['1.5'], expected: ['published'] },
     { name: 'confirmBuilds 2', confirmBuilds: 2, builds: ['1.5', '1.5'], expected: ['held', 'published'] },
-    { name: 'confirmBuilds 5', confirmBuilds: 5, builds: ['2', '2', '2', '2', '2'], expected: ['held', 'held', 'held', 'held', 'published'] },
+    {
+      name: 'confirmBuilds 5',
+      confirmBuilds: 5,
+      builds: ['2', '2', '2', '2', '2'],
+      expected: ['held', 'held', 'held', 'held', 'published'],
+    },
     { name: 'exactly 10% is not more than 10%', confirmBuilds: 3, builds: ['1.1'], expected: ['published'] },
     { name: 'just over 10%', confirmBuilds: 3, builds: ['1.1001'], expected: ['held'] },
     { name: 'exactly −10%', confirmBuilds: 3, builds: ['0.9'], expected: ['published'] },
-    { name: 'maxJump 5%: 6% held, 4% published', maxJump: '0.05', confirmBuilds: 3, builds: ['1.06', '1.04'], expected: ['held', 'published'] },
+    {
+      name: 'maxJump 5%: 6% held, 4% published',
+      maxJump: '0.05',
+      confirmBuilds: 3,
+      builds: ['1.06', '1.04'],
+      expected: ['held', 'published'],
+    },
     {
       name: 'back within the threshold resets the count',
       confirmBuilds: 3,
       builds: ['1.2', '1.2', '1.05', '1.3', '1.3', '1.3'],
       expected: ['held', 'held', 'published', 'held', 'held', 'published'],
     },
-    { name: 'small steps move the reference along', confirmBuilds: 3, builds: ['1.09', '1.18', '1.28', '1.39'], expected: ['published', 'published', 'published', 'published'] },
+    {
+      name: 'small steps move the reference along',
+      confirmBuilds: 3,
+      builds: ['1.09', '1.18', '1.28', '1.39'],
+      expected: ['published', 'published', 'published', 'published'],
+    },
   ];
 
   it.each(cases)('$name', async ({ maxJump, confirmBuilds, builds, expected }) => {
@@ -356,7 +441,9 @@ describe('jump guard', () => {
     expect(ids(accepted.published)).toContain('BTC>SBERRUB');
     expect(ids(accepted.withheld)).toEqual(['BTC>USDTTRC20']); // only what was accepted
     expect(accepted.acceptedUsed).toEqual(['BTC>SBERRUB']);
-    expect(accepted.state.published['BTC>SBERRUB']?.rate).toBe(jumped.find((p) => p.direction.id === 'BTC>SBERRUB')?.rate.toString());
+    expect(accepted.state.published['BTC>SBERRUB']?.rate).toBe(
+      jumped.find((p) => p.direction.id === 'BTC>SBERRUB')?.rate.toString(),
+    );
     expect(accepted.state.pending['BTC>SBERRUB']).toBeUndefined();
 
     // Consumed: the next jump is held again.
@@ -367,7 +454,11 @@ describe('jump guard', () => {
   it('an accept request with nothing to accept is used up too, and an out-of-hours direction keeps its request', async () => {
     const config = await configOf(sampleConfig);
     const first = guard({ priced: priced(config, sampleBook(friday)) });
-    const quiet = guard({ priced: priced(config, sampleBook(friday)), state: first.state, accepted: new Set(['BTC>SBERRUB']) });
+    const quiet = guard({
+      priced: priced(config, sampleBook(friday)),
+      state: first.state,
+      accepted: new Set(['BTC>SBERRUB']),
+    });
     expect(quiet.acceptedUsed).toEqual(['BTC>SBERRUB']);
     const stale = guard({
       priced: priced(config, sampleBook(friday, '1', { btc: { time: new Date(0) } })),
@@ -393,7 +484,12 @@ describe('guard state across runs (.ratefile/guard.json)', () => {
       'quotes.json',
       JSON.stringify({
         quotes: [
-          { pair: 'BTC/USDT', bid: btc.times('97012.30').toFixed(), ask: btc.times('97012.31').toFixed(), time: now.toISOString() },
+          {
+            pair: 'BTC/USDT',
+            bid: btc.times('97012.30').toFixed(),
+            ask: btc.times('97012.31').toFixed(),
+            time: now.toISOString(),
+          },
           { pair: 'USDT/RUB', bid: '92.10', ask: '92.35', time: now.toISOString() },
         ],
       }),
@@ -413,7 +509,8 @@ describe('guard state across runs (.ratefile/guard.json)', () => {
     return { project: made, outDir: join(made.dir, 'public'), stateDir: join(made.dir, '.ratefile') };
   }
 
-  const readGuard = async (run: Run): Promise<GuardState> => JSON.parse(await readFile(join(run.stateDir, 'guard.json'), 'utf8')) as GuardState;
+  const readGuard = async (run: Run): Promise<GuardState> =>
+    JSON.parse(await readFile(join(run.stateDir, 'guard.json'), 'utf8')) as GuardState;
   const at = (seconds: number) => new Date(friday.getTime() + seconds * 1000);
 
   it('the last published rates and pending confirmations survive restarts', async () => {
@@ -421,7 +518,12 @@ describe('guard state across runs (.ratefile/guard.json)', () => {
     const first = await cycle(run, at(0), '1');
     expect(first.build.report.withheld).toEqual([]);
     const saved = await readGuard(run);
-    expect(Object.keys(saved.published).sort()).toEqual(['BTC>SBERRUB', 'BTC>USDTTRC20', 'SBERRUB>USDTTRC20', 'USDTTRC20>CASHRUB']);
+    expect(Object.keys(saved.published).sort()).toEqual([
+      'BTC>SBERRUB',
+      'BTC>USDTTRC20',
+      'SBERRUB>USDTTRC20',
+      'USDTTRC20>CASHRUB',
+    ]);
     const reference = saved.published['BTC>SBERRUB'];
     expect(reference?.at).toBe(at(0).toISOString());
     const parserfile = await readFile(join(run.outDir, 'parserfile.xml'), 'utf8');
@@ -466,26 +568,37 @@ describe('guard state across runs (.ratefile/guard.json)', () => {
 
     // Used up: the next jump of BTC>SBERRUB waits for confirmations again.
     const next = await cycle(run, at(90), '1');
-    expect(next.build.report.withheld.find((w) => w.direction.id === 'BTC>SBERRUB')?.reason).toMatch(/seen on 1 of 3 builds/);
+    expect(next.build.report.withheld.find((w) => w.direction.id === 'BTC>SBERRUB')?.reason).toMatch(
+      /seen on 1 of 3 builds/,
+    );
   });
 
-  it('a guard.json changed by hand between builds is read again, not taken from the last build\'s memory', async () => {
+  it("a guard.json changed by hand between builds is read again, not taken from the last build's memory", async () => {
     const run = await setUp();
     await cycle(run, at(0), '1');
     expect((await cycle(run, at(30), '1')).build.report.withheld).toEqual([]);
     const state = await readGuard(run);
-    const halved = Object.fromEntries(Object.entries(state.published).map(([id, last]) => [id, { ...last, rate: new Decimal(last.rate).div(2).toString() }]));
+    const halved = Object.fromEntries(
+      Object.entries(state.published).map(([id, last]) => [
+        id,
+        { ...last, rate: new Decimal(last.rate).div(2).toString() },
+      ]),
+    );
     await writeFile(join(run.stateDir, 'guard.json'), `${JSON.stringify({ ...state, published: halved }, null, 2)}\n`);
     const next = await cycle(run, at(60), '1');
     const reasons = next.build.report.withheld.map((w) => w.reason);
     expect(reasons.length).toBe(Object.keys(halved).length);
-    for (const reason of reasons) expect(reason).toMatch(/^rate moved 100% from the last published .*; seen on 1 of 3 builds/);
+    for (const reason of reasons)
+      expect(reason).toMatch(/^rate moved 100% from the last published .*; seen on 1 of 3 builds/);
   });
 
   it('a build that changes no published rate nor confirmation leaves guard.json unwritten, for at most GUARD_AT_LAG_MS', async () => {
     const run = await setUp();
     const path = join(run.stateDir, 'guard.json');
-    const fileOf = async () => ({ text: await readFile(path, 'utf8'), ...(({ ino, ctimeMs }) => ({ ino, ctimeMs }))(await stat(path)) });
+    const fileOf = async () => ({
+      text: await readFile(path, 'utf8'),
+      ...(({ ino, ctimeMs }) => ({ ino, ctimeMs }))(await stat(path)),
+    });
     await cycle(run, at(0), '1');
     const first = await fileOf();
 
@@ -514,7 +627,9 @@ describe('guard state across runs (.ratefile/guard.json)', () => {
     expect(await fileOf()).toEqual(back);
     await cycle(run, at(120 + GUARD_AT_LAG_MS / 1000), '1.01');
     const refreshed = await fileOf();
-    expect((JSON.parse(refreshed.text) as GuardState).published['BTC>SBERRUB']?.at).toBe(at(120 + GUARD_AT_LAG_MS / 1000).toISOString());
+    expect((JSON.parse(refreshed.text) as GuardState).published['BTC>SBERRUB']?.at).toBe(
+      at(120 + GUARD_AT_LAG_MS / 1000).toISOString(),
+    );
   });
 
   it('an unreadable guard.json starts afresh with a warning instead of stopping builds', async () => {
@@ -522,7 +637,9 @@ describe('guard state across runs (.ratefile/guard.json)', () => {
     await cycle(run, at(0), '1');
     await writeFile(join(run.stateDir, 'guard.json'), '{ torn');
     const next = await cycle(run, at(30), '2');
-    expect(next.warnings).toEqual([expect.stringMatching(/guard\.json: unreadable, starting without last published rates/)]);
+    expect(next.warnings).toEqual([
+      expect.stringMatching(/guard\.json: unreadable, starting without last published rates/),
+    ]);
     expect(next.build.report.withheld).toEqual([]);
     expect((await readGuard(run)).published['BTC>SBERRUB']?.at).toBe(at(30).toISOString());
   });
@@ -536,11 +653,18 @@ describe('guards shared between directions (one check per rate, quote chain and 
     let beyond = 0;
     for (let k = 0; k < 4000; k++) {
       const maxJump = new Decimal(['0.1', '0.05', '0.000001', '0.3333333333333333333'][k % 4]!);
-      const previous = new Decimal(`${1 + Math.floor(generator() * 9)}${digits(Math.floor(generator() * 6))}.${digits(1 + Math.floor(generator() * 30))}`);
+      const previous = new Decimal(
+        `${1 + Math.floor(generator() * 9)}${digits(Math.floor(generator() * 6))}.${digits(1 + Math.floor(generator() * 30))}`,
+      );
       // Right at maxJump, a hair (relative 10^-1…10^-39) either side of it, or anywhere around.
       const edge = previous.times(Decimal.add(1, maxJump));
       const hair = new Decimal(`1e-${1 + Math.floor(generator() * 39)}`);
-      const rate = [edge, edge.times(Decimal.add(1, hair)), edge.times(Decimal.sub(1, hair)), previous.times(generator() * 2).toSignificantDigits(20)][Math.floor(generator() * 4)]!;
+      const rate = [
+        edge,
+        edge.times(Decimal.add(1, hair)),
+        edge.times(Decimal.sub(1, hair)),
+        previous.times(generator() * 2).toSignificantDigits(20),
+      ][Math.floor(generator() * 4)]!;
       const moved = rate.minus(previous).abs();
       const divided = !moved.div(previous).greaterThan(maxJump);
       if (withinJump(moved, previous, maxJump)) {
@@ -560,7 +684,10 @@ describe('guards shared between directions (one check per rate, quote chain and 
     // Rates moved a little, a lot, or not; last published rates and pending confirmations for some.
     const factors = ['1', '1.01', '1.3', '0.7', '1.3'];
     const priced = factors.flatMap((factor, k) =>
-      priceDirections(config.directions, sampleBook(now, factor, k === 4 ? { btc: { time: new Date(now.getTime() - 3_600_000), source: 'feed' } } : {})).priced.map((p, j) => ({
+      priceDirections(
+        config.directions,
+        sampleBook(now, factor, k === 4 ? { btc: { time: new Date(now.getTime() - 3_600_000), source: 'feed' } } : {}),
+      ).priced.map((p, j) => ({
         ...p,
         direction: { ...p.direction, id: `${p.direction.id}#${k}${j}` },
       })),
@@ -574,7 +701,13 @@ describe('guards shared between directions (one check per rate, quote chain and 
     }
     state.published['GONE>AWAY'] = { rate: '1', at: 'then' };
     const accepted = new Set(priced.filter(() => generator() < 0.2).map((p) => p.direction.id));
-    const input = { now, state, accepted, guards: { maxJump: new Decimal('0.1'), confirmBuilds: 3 }, maxAgeMs: (source: string) => (source === 'feed' ? 60_000 : undefined) };
+    const input = {
+      now,
+      state,
+      accepted,
+      guards: { maxJump: new Decimal('0.1'), confirmBuilds: 3 },
+      maxAgeMs: (source: string) => (source === 'feed' ? 60_000 : undefined),
+    };
     const together = guardDirections({ ...input, priced });
     expect(together.published.length).toBeGreaterThan(5);
     expect(new Set(together.withheld.map((w) => w.kind))).toEqual(new Set(['jump', 'stale']));
@@ -588,7 +721,10 @@ describe('guards shared between directions (one check per rate, quote chain and 
       expect(together.acceptedUsed.includes(id)).toBe(alone.acceptedUsed.includes(id));
     }
     expect(together.state.published['GONE>AWAY']).toEqual({ rate: '1', at: 'then' });
-    expect(Object.keys(together.state.published).length).toBe(Object.keys({ ...state.published, ...Object.fromEntries(together.published.map((p) => [p.direction.id, 1])) }).length);
+    expect(Object.keys(together.state.published).length).toBe(
+      Object.keys({ ...state.published, ...Object.fromEntries(together.published.map((p) => [p.direction.id, 1])) })
+        .length,
+    );
   });
 });
 
@@ -597,15 +733,26 @@ describe('staleHold: a direction only a stale quote would price (stale quotes ar
   const old = new Date('2026-11-21T11:00:00Z');
   const maxAgeMs = () => 60_000;
 
-  it('is held back for the stale quote in the guards\' words; out of hours first; other reasons stay', async () => {
+  it("is held back for the stale quote in the guards' words; out of hours first; other reasons stay", async () => {
     const config = await configOf(sampleConfig);
     const btc = config.directions.find((d) => d.id === 'BTC>USDTTRC20')!;
     const withStale = sampleBook(now, '1', { btc: { time: old } });
     const unpriced = { direction: btc, kind: 'quote' as const, reason: 'no quotes lead from BTC to USDT' };
-    expect(staleHold(unpriced, withStale, now, maxAgeMs)).toEqual({ direction: btc, kind: 'stale', reason: 'quote BTC/USDT from backoffice is 3630 s old (limit 60 s)' });
+    expect(staleHold(unpriced, withStale, now, maxAgeMs)).toEqual({
+      direction: btc,
+      kind: 'stale',
+      reason: 'quote BTC/USDT from backoffice is 3630 s old (limit 60 s)',
+    });
     // Saturday noon is outside these hours: the guards tell hours before staleness, and so does this.
-    const closed = { ...btc, hours: (await configOf(sampleConfig.replace('tags: [ref] }', 'tags: [ref], hours: "Mon-Fri 09:00-18:00 UTC" }'))).directions[1]!.hours! };
-    expect(staleHold({ ...unpriced, direction: closed }, withStale, now, maxAgeMs)).toMatchObject({ kind: 'hours', reason: 'outside working hours (Mon-Fri 09:00-18:00 UTC)' });
+    const closed = {
+      ...btc,
+      hours: (await configOf(sampleConfig.replace('tags: [ref] }', 'tags: [ref], hours: "Mon-Fri 09:00-18:00 UTC" }')))
+        .directions[1]!.hours!,
+    };
+    expect(staleHold({ ...unpriced, direction: closed }, withStale, now, maxAgeMs)).toMatchObject({
+      kind: 'hours',
+      reason: 'outside working hours (Mon-Fri 09:00-18:00 UTC)',
+    });
     // Fresh quotes everywhere: the stale book is not why it is unpriced.
     expect(staleHold(unpriced, sampleBook(now), now, maxAgeMs)).toBeUndefined();
     // Not a missing quote: left as it is.

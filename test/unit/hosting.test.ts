@@ -66,35 +66,56 @@ describe('publish.s3 in the config', () => {
     );
     expect(lines).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^publish\.s3\.bucket: expected a bucket name like "rates-example" .*, got "Rates_Bucket!" \(line \d+\)$/),
-        expect.stringMatching(/^publish\.s3\.prefix: expected a key prefix like "rates\/" .*, got "\/rates\/\.\.\/x" \(line \d+\)$/),
-        expect.stringMatching(/^publish\.s3\.endpoint: expected an http\(s\) URL like "https:\/\/storage\.example", got "ftp:\/\/storage\.example" \(line \d+\)$/),
+        expect.stringMatching(
+          /^publish\.s3\.bucket: expected a bucket name like "rates-example" .*, got "Rates_Bucket!" \(line \d+\)$/,
+        ),
+        expect.stringMatching(
+          /^publish\.s3\.prefix: expected a key prefix like "rates\/" .*, got "\/rates\/\.\.\/x" \(line \d+\)$/,
+        ),
+        expect.stringMatching(
+          /^publish\.s3\.endpoint: expected an http\(s\) URL like "https:\/\/storage\.example", got "ftp:\/\/storage\.example" \(line \d+\)$/,
+        ),
         expect.stringMatching(/^publish\.s3\.forcePathStyle: expected true or false, got "yes" \(line \d+\)$/),
-        expect.stringMatching(/^publish\.s3\.cacheControll: unknown key \(did you mean "cacheControl"\?\) \(line \d+\)$/),
+        expect.stringMatching(
+          /^publish\.s3\.cacheControll: unknown key \(did you mean "cacheControl"\?\) \(line \d+\)$/,
+        ),
       ]),
     );
     expect(lines).toHaveLength(5);
   });
 
   it('requires a bucket', async () => {
-    expect(await problems('publish:\n  s3: { prefix: rates }\n')).toEqual([expect.stringMatching(/^publish\.s3\.bucket: required/)]);
+    expect(await problems('publish:\n  s3: { prefix: rates }\n')).toEqual([
+      expect.stringMatching(/^publish\.s3\.bucket: required/),
+    ]);
   });
 
   it('is in the JSON Schema for editors, with the credential keys marked as not allowed', () => {
-    const schema = configJsonSchema() as { properties: { publish: { properties: { s3: { properties: Record<string, { not?: unknown }> } } } } };
+    const schema = configJsonSchema() as {
+      properties: { publish: { properties: { s3: { properties: Record<string, { not?: unknown }> } } } };
+    };
     const s3 = schema.properties.publish.properties.s3.properties;
-    expect(Object.keys(s3)).toEqual(expect.arrayContaining(['bucket', 'prefix', 'region', 'endpoint', 'forcePathStyle', 'cacheControl']));
+    expect(Object.keys(s3)).toEqual(
+      expect.arrayContaining(['bucket', 'prefix', 'region', 'endpoint', 'forcePathStyle', 'cacheControl']),
+    );
     expect(s3.secretAccessKey?.not).toEqual({});
   });
 });
 
 describe('describeUploadError', () => {
   it('names the error and HTTP status and takes out credentials from the environment and access key ids', () => {
-    const error = Object.assign(new Error('denied for AKIAABCDEFGHIJKLMNOP using s3cr3t-value-here'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
-    expect(describeUploadError(error, { AWS_SECRET_ACCESS_KEY: 's3cr3t-value-here' })).toBe('AccessDenied: denied for [redacted] using [redacted] (HTTP 403)');
+    const error = Object.assign(new Error('denied for AKIAABCDEFGHIJKLMNOP using s3cr3t-value-here'), {
+      name: 'AccessDenied',
+      $metadata: { httpStatusCode: 403 },
+    });
+    expect(describeUploadError(error, { AWS_SECRET_ACCESS_KEY: 's3cr3t-value-here' })).toBe(
+      'AccessDenied: denied for [redacted] using [redacted] (HTTP 403)',
+    );
   });
 
   it('says a timeout is one', () => {
-    expect(describeUploadError(Object.assign(new Error('Request aborted'), { name: 'AbortError' }), {})).toBe('AbortError: no answer within 20 s');
+    expect(describeUploadError(Object.assign(new Error('Request aborted'), { name: 'AbortError' }), {})).toBe(
+      'AbortError: no answer within 20 s',
+    );
   });
 });

@@ -39,7 +39,11 @@ describe('parseHours: what is refused, and why', () => {
   });
 
   it('accepts days in any case, 24:00 as the end of the day, and surrounding blanks', () => {
-    expect(parsed('mon-FRI 09:00-24:00 Europe/Moscow')).toMatchObject({ start: 9 * 60, end: 24 * 60, timeZone: 'Europe/Moscow' });
+    expect(parsed('mon-FRI 09:00-24:00 Europe/Moscow')).toMatchObject({
+      start: 9 * 60,
+      end: 24 * 60,
+      timeZone: 'Europe/Moscow',
+    });
     expect(parsed('  22:00-06:00 UTC  ')).toMatchObject({ start: 22 * 60, end: 6 * 60, timeZone: 'UTC' });
   });
 

@@ -18,11 +18,21 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-const written = ['quotes.json', 'ratefile.config.yaml', 'templates/affiliatefile.yaml', 'templates/parserfile.yaml', 'templates/reffile.yaml'];
+const written = [
+  'quotes.json',
+  'ratefile.config.yaml',
+  'templates/affiliatefile.yaml',
+  'templates/parserfile.yaml',
+  'templates/reffile.yaml',
+];
 
 async function listFiles(dir: string, prefix = ''): Promise<string[]> {
   const entries = await readdir(join(dir, prefix), { withFileTypes: true });
-  const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? listFiles(dir, join(prefix, e.name)) : Promise.resolve([join(prefix, e.name)]))));
+  const nested = await Promise.all(
+    entries.map((e) =>
+      e.isDirectory() ? listFiles(dir, join(prefix, e.name)) : Promise.resolve([join(prefix, e.name)]),
+    ),
+  );
   return nested.flat().sort();
 }
 
@@ -35,7 +45,8 @@ describe('ratefile init', () => {
     expect(await listFiles(join(cwd, 'shop'))).toEqual(written);
     expect(result.stdout).toContain('created a ratefile project in shop:\n  ratefile.config.yaml\n  quotes.json\n');
     expect(result.stdout).toContain('ratefile build --config shop/ratefile.config.yaml --dry-run');
-    for (const [name, text] of Object.entries(starterFiles())) expect(await readFile(join(cwd, 'shop', name), 'utf8')).toBe(text);
+    for (const [name, text] of Object.entries(starterFiles()))
+      expect(await readFile(join(cwd, 'shop', name), 'utf8')).toBe(text);
   });
 
   it('the starter config listens on 127.0.0.1, and its commands run as written in the folder (no npx of an unpublished package)', async () => {
@@ -45,7 +56,9 @@ describe('ratefile init', () => {
     expect(text).not.toMatch(/npx|npm install/);
     expect((await loadConfig(join(cwd, 'ratefile.config.yaml'), cwd)).server.host).toBe('127.0.0.1');
     const { mtime } = await stat(join(cwd, 'quotes.json'));
-    const commands = [...text.matchAll(/^# \w[\w ]*: +ratefile (validate|build --dry-run|explain BTC SBERRUB) /gm)].map((match) => match[1] ?? '');
+    const commands = [...text.matchAll(/^# \w[\w ]*: +ratefile (validate|build --dry-run|explain BTC SBERRUB) /gm)].map(
+      (match) => match[1] ?? '',
+    );
     expect(commands).toEqual(['validate', 'build --dry-run', 'explain BTC SBERRUB']);
     for (const command of commands) {
       const result = await runRatefile(command.split(' '), cwd, { now: () => new Date(mtime.getTime() + 1000) });
@@ -64,14 +77,21 @@ describe('ratefile init', () => {
 
     // The quotes are as old as the file: take the clock from it, as if the build ran right after init.
     const { mtime } = await stat(join(cwd, 'quotes.json'));
-    const build = await runRatefile(['build', '--config', join(cwd, 'ratefile.config.yaml')], '/', { now: () => new Date(mtime.getTime() + 1000) });
+    const build = await runRatefile(['build', '--config', join(cwd, 'ratefile.config.yaml')], '/', {
+      now: () => new Date(mtime.getTime() + 1000),
+    });
     expect(build.code, build.stderr).toBe(0);
-    expect(build.stderr).toMatch(/info build: published 5 directions, 0 held back; affiliatefile\.xml 5 items \(written\), parserfile\.xml 5 items \(written\), reffile\.xml 2 items \(written\)/);
+    expect(build.stderr).toMatch(
+      /info build: published 5 directions, 0 held back; affiliatefile\.xml 5 items \(written\), parserfile\.xml 5 items \(written\), reffile\.xml 2 items \(written\)/,
+    );
     for (const file of ['parserfile.xml', 'reffile.xml', 'affiliatefile.xml']) {
       const result = checkExport(await readFile(join(cwd, 'public', file)), file);
       expect(result.findings, file).toEqual([]);
     }
-    const check = await runRatefile(['check', 'public/parserfile.xml', 'public/reffile.xml', 'public/affiliatefile.xml'], cwd);
+    const check = await runRatefile(
+      ['check', 'public/parserfile.xml', 'public/reffile.xml', 'public/affiliatefile.xml'],
+      cwd,
+    );
     expect(check.code).toBe(0);
   });
 
@@ -82,10 +102,16 @@ describe('ratefile init', () => {
     const build = await runRatefile(['build'], cwd, { now: () => new Date(mtime.getTime() + 6 * 60_000) });
     // A source that sent a quote too old to use makes the exit code 1 (README, Exit codes; issue 23): files are written all the same.
     expect(build.code, build.stderr).toBe(1);
-    expect(build.stderr).toMatch(/source backoffice: dropped quote BTC\/USDT: 36\d s old, past its maxAge of 300 s: not used/);
-    expect(build.stderr).toMatch(/held back BTC → USDTTRC20 \(directions\[0\]\): quote BTC\/USDT from backoffice is 36\d s old \(limit 300 s\)/);
+    expect(build.stderr).toMatch(
+      /source backoffice: dropped quote BTC\/USDT: 36\d s old, past its maxAge of 300 s: not used/,
+    );
+    expect(build.stderr).toMatch(
+      /held back BTC → USDTTRC20 \(directions\[0\]\): quote BTC\/USDT from backoffice is 36\d s old \(limit 300 s\)/,
+    );
     expect(build.stderr).toContain('published 1 direction, 4 held back');
-    expect(await readFile(join(cwd, 'public', 'parserfile.xml'), 'utf8')).toContain('<from>SBERRUB</from>\n    <to>TCSBRUB</to>');
+    expect(await readFile(join(cwd, 'public', 'parserfile.xml'), 'utf8')).toContain(
+      '<from>SBERRUB</from>\n    <to>TCSBRUB</to>',
+    );
   });
 
   it('refuses to overwrite: exit 2 naming every existing file, and writes nothing', async () => {
@@ -96,7 +122,9 @@ describe('ratefile init', () => {
     const result = await runRatefile(['init'], cwd, { now: fixedNow });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(`ratefile: refusing to overwrite existing files in ${cwd} (nothing was written)\n  ${join(cwd, 'ratefile.config.yaml')}\n  ${join(cwd, 'templates', 'reffile.yaml')}\n`);
+    expect(result.stderr).toBe(
+      `ratefile: refusing to overwrite existing files in ${cwd} (nothing was written)\n  ${join(cwd, 'ratefile.config.yaml')}\n  ${join(cwd, 'templates', 'reffile.yaml')}\n`,
+    );
     expect(await listFiles(cwd)).toEqual(['ratefile.config.yaml', 'templates/reffile.yaml']);
     expect(await readFile(join(cwd, 'ratefile.config.yaml'), 'utf8')).toBe('mine\n');
   });

@@ -14,9 +14,14 @@ const depcruise = join(root, 'node_modules/dependency-cruiser/bin/dependency-cru
 
 function cruise(cwd: string): Promise<{ code: number; output: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [depcruise, 'src', '--config', config, '--output-type', 'err'], { cwd, timeout: 60_000 }, (error, stdout, stderr) => {
-      done({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}${stderr}` });
-    });
+    execFile(
+      process.execPath,
+      [depcruise, 'src', '--config', config, '--output-type', 'err'],
+      { cwd, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        done({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}${stderr}` });
+      },
+    );
   });
 }
 
@@ -28,7 +33,10 @@ afterAll(async () => {
 async function plant(files: Record<string, string>): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'ratefile-layers-'));
   temps.push(dir);
-  const tsconfig = { compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true }, include: ['src'] };
+  const tsconfig = {
+    compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true },
+    include: ['src'],
+  };
   await writeFile(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
   for (const [path, text] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
@@ -46,9 +54,11 @@ describe('layering (.dependency-cruiser.cjs)', () => {
 
   it('catches a circle made of type imports and the model importing a step', async () => {
     const dir = await plant({
-      'src/model.ts': "import type { HealthPolicy } from './health.js';\nexport interface Config { health: HealthPolicy }\n",
+      'src/model.ts':
+        "import type { HealthPolicy } from './health.js';\nexport interface Config { health: HealthPolicy }\n",
       'src/health.ts': "import type { Status } from './status.js';\nexport interface HealthPolicy { s?: Status }\n",
-      'src/status.ts': "import type { HealthPolicy } from './health.js';\nexport interface Status { p?: HealthPolicy }\n",
+      'src/status.ts':
+        "import type { HealthPolicy } from './health.js';\nexport interface Status { p?: HealthPolicy }\n",
     });
     const { code, output } = await cruise(dir);
     expect(code).not.toBe(0);
@@ -59,7 +69,8 @@ describe('layering (.dependency-cruiser.cjs)', () => {
   it('catches a pure step importing I/O, I/O importing the service, the service importing a command, and a module of no layer', async () => {
     const dir = await plant({
       'src/pricing/price.ts': "import type { SourceReport } from '../quotes.js';\nexport type R = SourceReport;\n",
-      'src/quotes.ts': "import { start } from './service.js';\nexport interface SourceReport { name: string }\nexport const go = start;\n",
+      'src/quotes.ts':
+        "import { start } from './service.js';\nexport interface SourceReport { name: string }\nexport const go = start;\n",
       'src/service.ts': "import { run } from './cli.js';\nexport const start = run;\n",
       'src/cli.ts': 'export const run = () => 0;\n',
       'src/stray.ts': "import { run } from './cli.js';\nexport const stray = run;\n",

@@ -22,7 +22,18 @@ const book: QuoteBook = new Map(
     ['EUR/USDT', '1.08437', '1.08519'],
   ].map(([pair, bid, ask]) => {
     const [base = '', quote = ''] = pair!.split('/');
-    return [pair!, { pair: pair!, base, quote, bid: new Decimal(bid!), ask: new Decimal(ask!), time, source: 'test' } satisfies Quote];
+    return [
+      pair!,
+      {
+        pair: pair!,
+        base,
+        quote,
+        bid: new Decimal(bid!),
+        ask: new Decimal(ask!),
+        time,
+        source: 'test',
+      } satisfies Quote,
+    ];
   }),
 );
 
@@ -79,7 +90,8 @@ function randomDirections(count: number, seed: number): Direction[] {
       from,
       to,
       margin: new Decimal(pick(['0', '0.008', '0.015', '-0.002', '0.0333'])),
-      reserve: next() < 0.3 ? new Decimal(pick(amounts[to.asset]!)).times(pick(['1', '1.00000371', '0.999999'])) : to.reserve,
+      reserve:
+        next() < 0.3 ? new Decimal(pick(amounts[to.asset]!)).times(pick(['1', '1.00000371', '0.999999'])) : to.reserve,
       ...(min ? { min } : {}),
       ...(max ? { max } : {}),
       params: [],
@@ -117,7 +129,9 @@ describe('published limits over random directions, read back from the rendered f
         // What `value` of the from currency pays at the published rate, compared without dividing: value × out / in.
         const pays = (value: Decimal) => value.times(rateOut);
         const unit = new Decimal(1).div(new Decimal(10).pow(from.precision));
-        expect(amount.toFixed(), where).toBe(direction.reserve.toDecimalPlaces(to.precision, Decimal.ROUND_DOWN).toFixed());
+        expect(amount.toFixed(), where).toBe(
+          direction.reserve.toDecimalPlaces(to.precision, Decimal.ROUND_DOWN).toFixed(),
+        );
         expect(maxamount.decimalPlaces(), where).toBeLessThanOrEqual(from.precision);
         expect(maxamount.isPositive() && !maxamount.isZero(), where).toBe(true);
         expect(pays(maxamount).lessThanOrEqualTo(amount.times(rateIn)), where).toBe(true);
@@ -157,12 +171,18 @@ describe('published limits over random directions, read back from the rendered f
 
   it('withhold with a reason what fails, and leave a direction out of only the exports whose rate makes its limits cross', () => {
     expect(withheld.length).toBeGreaterThan(100);
-    for (const w of withheld) expect(w.reason).toMatch(/^(minimum .* is above the maximum|reserve .* is below the minimum order|maximum order rounds to 0)/);
+    for (const w of withheld)
+      expect(w.reason).toMatch(
+        /^(minimum .* is above the maximum|reserve .* is below the minimum order|maximum order rounds to 0)/,
+      );
     // Every priced direction is in each export, or left out of it with a reason.
     for (const selection of selections) expect(selection.items.length + selection.withheld.length).toBe(priced.length);
     const leftOut = selections.flatMap((selection) => selection.withheld);
     expect(leftOut.length).toBeGreaterThan(0);
-    for (const w of leftOut) expect(w.reason).toMatch(/^export[1-3]\.xml: (minimum .* is above the maximum|reserve .* is below the minimum order)/);
+    for (const w of leftOut)
+      expect(w.reason).toMatch(
+        /^export[1-3]\.xml: (minimum .* is above the maximum|reserve .* is below the minimum order)/,
+      );
     // Without a markup the export publishes every direction pricing did.
     expect(selections[0]!.withheld).toEqual([]);
   });

@@ -21,7 +21,13 @@ function book(...entries: [pair: string, bid: string, ask: string][]): QuoteBook
   );
 }
 
-function currency(code: string, asset: string, precision: number, reserve = '1000000000', ratePrecision = precision): Currency {
+function currency(
+  code: string,
+  asset: string,
+  precision: number,
+  reserve = '1000000000',
+  ratePrecision = precision,
+): Currency {
   return { code, asset, precision, ratePrecision, reserve: new Decimal(reserve) };
 }
 
@@ -47,7 +53,12 @@ function direction(from: Currency, to: Currency, extra: Partial<Direction> = {})
   };
 }
 
-const market = book(['BTC/USDT', '97000', '97010'], ['USDT/RUB', '92.10', '92.40'], ['ETH/BTC', '0.032', '0.0321'], ['ETH/USDT', '3100', '3101']);
+const market = book(
+  ['BTC/USDT', '97000', '97010'],
+  ['USDT/RUB', '92.10', '92.40'],
+  ['ETH/BTC', '0.032', '0.0321'],
+  ['ETH/USDT', '3100', '3101'],
+);
 
 function priced(result: ReturnType<typeof priceDirection>): PricedDirection {
   if ('reason' in result) throw new Error(`withheld: ${result.reason}`);
@@ -93,13 +104,23 @@ describe('findChain', () => {
   });
 
   it('a book without its stale quote gets its own chains, build after build (books alternating as a build with a stale quote makes them)', () => {
-    const pairs: [string, string, string][] = [['EUR/USD', '1.2', '1.2001'], ['EUR/RUB', '100', '101'], ['USD/RUB', '90', '91']];
+    const pairs: [string, string, string][] = [
+      ['EUR/USD', '1.2', '1.2001'],
+      ['EUR/RUB', '100', '101'],
+      ['USD/RUB', '90', '91'],
+    ];
     for (let build = 0; build < 3; build++) {
       const withStale = book(...pairs);
       const fresh = book(...pairs.slice(1));
       expect(findChain(withStale, 'EUR', 'USD')).toEqual(['EUR/USD']);
       expect(findChain(fresh, 'EUR', 'USD')).toEqual(['EUR/RUB', 'USD/RUB']);
-      expect(formatDecimal(priced(priceDirection(direction(currency('CASHEUR', 'EUR', 4), currency('CASHUSD', 'USD', 4)), fresh)).market.toDecimalPlaces(6))).toBe('1.098901');
+      expect(
+        formatDecimal(
+          priced(
+            priceDirection(direction(currency('CASHEUR', 'EUR', 4), currency('CASHUSD', 'USD', 4)), fresh),
+          ).market.toDecimalPlaces(6),
+        ),
+      ).toBe('1.098901');
       expect(findChain(withStale, 'EUR', 'USD')).toEqual(['EUR/USD']);
     }
   });
@@ -130,23 +151,45 @@ describe('publishedRate: one side 1, the other ≥ 1, rounded against the client
     const usdc = currency('USDCERC20', 'USDC', 2, '1000', 4);
     // a 0.9% margin on a 1:1 swap: 1 / 0.991 = 1.00908…, published as 1.0091 instead of 1.01
     expect(formatDecimal(publishedRate(new Decimal('0.991'), usdt, usdc).in)).toBe('1.0091');
-    expect(formatDecimal(publishedRate(new Decimal('0.991'), currency('A', 'A', 2), currency('B', 'B', 2)).in)).toBe('1.01');
+    expect(formatDecimal(publishedRate(new Decimal('0.991'), currency('A', 'A', 2), currency('B', 'B', 2)).in)).toBe(
+      '1.01',
+    );
   });
 });
 
 describe('priceDirection', () => {
   it.each([
-    { from: BTC, to: SBER, margin: '0.015', chain: undefined, expected: new Decimal('97000').times('92.10').times('0.985') },
-    { from: BTC, to: SBER, margin: '0.015', chain: ['BTC/USDT', 'USDT/RUB'], expected: new Decimal('97000').times('92.10').times('0.985') },
+    {
+      from: BTC,
+      to: SBER,
+      margin: '0.015',
+      chain: undefined,
+      expected: new Decimal('97000').times('92.10').times('0.985'),
+    },
+    {
+      from: BTC,
+      to: SBER,
+      margin: '0.015',
+      chain: ['BTC/USDT', 'USDT/RUB'],
+      expected: new Decimal('97000').times('92.10').times('0.985'),
+    },
     { from: SBER, to: USDT, margin: '0.02', chain: undefined, expected: new Decimal(1).div('92.40').times('0.98') },
     { from: ETH, to: BTC, margin: '0.01', chain: ['ETH/BTC'], expected: new Decimal('0.032').times('0.99') },
-    { from: ETH, to: BTC, margin: '0.01', chain: ['ETH/USDT', 'BTC/USDT'], expected: new Decimal('3100').div('97010').times('0.99') },
+    {
+      from: ETH,
+      to: BTC,
+      margin: '0.01',
+      chain: ['ETH/USDT', 'BTC/USDT'],
+      expected: new Decimal('3100').div('97010').times('0.99'),
+    },
     // same asset: no quote needed
     { from: SBER, to: TCSB, margin: '0.005', chain: undefined, expected: new Decimal('0.995') },
     // a negative margin favours the client
     { from: USDT, to: CASH, margin: '-0.001', chain: undefined, expected: new Decimal('92.10').times('1.001') },
   ])('$from.code → $to.code with margin $margin and chain $chain', ({ from, to, margin, chain, expected }) => {
-    const result = priced(priceDirection(direction(from, to, { margin: new Decimal(margin), ...(chain ? { chain } : {}) }), market));
+    const result = priced(
+      priceDirection(direction(from, to, { margin: new Decimal(margin), ...(chain ? { chain } : {}) }), market),
+    );
     expect(result.rate.toFixed()).toBe(expected.toFixed());
   });
 
@@ -161,53 +204,88 @@ describe('priceDirection', () => {
   });
 
   it('holds back a direction no quotes lead to', () => {
-    expect(priceDirection(direction(BTC, currency('CASHEUR', 'EUR', 2)), market)).toMatchObject({ reason: 'no quotes lead from BTC to EUR' });
+    expect(priceDirection(direction(BTC, currency('CASHEUR', 'EUR', 2)), market)).toMatchObject({
+      reason: 'no quotes lead from BTC to EUR',
+    });
   });
 
   it('holds back a direction without reserve', () => {
-    expect(priceDirection(direction(BTC, SBER, { reserve: new Decimal(0) }), market)).toMatchObject({ reason: 'no reserve of SBERRUB (0 at 2 decimals)' });
+    expect(priceDirection(direction(BTC, SBER, { reserve: new Decimal(0) }), market)).toMatchObject({
+      reason: 'no reserve of SBERRUB (0 at 2 decimals)',
+    });
     // below the last decimal place it would be published as 0
-    expect(priceDirection(direction(BTC, SBER, { reserve: new Decimal('0.004') }), market)).toMatchObject({ reason: 'no reserve of SBERRUB (0.004 at 2 decimals)' });
+    expect(priceDirection(direction(BTC, SBER, { reserve: new Decimal('0.004') }), market)).toMatchObject({
+      reason: 'no reserve of SBERRUB (0.004 at 2 decimals)',
+    });
   });
 
   describe('limits in the from currency, set in any currency, as published (min up, max down)', () => {
     const rate = new Decimal('97000').times('92.10');
 
     it('takes a from-currency limit as it is', () => {
-      const result = priced(priceDirection(direction(BTC, SBER, { min: { value: new Decimal('0.001'), asset: 'BTC' } }), market));
+      const result = priced(
+        priceDirection(direction(BTC, SBER, { min: { value: new Decimal('0.001'), asset: 'BTC' } }), market),
+      );
       expect(result.min?.toFixed()).toBe('0.001');
     });
 
     it('converts a to-currency limit at the direction rate', () => {
-      const result = priced(priceDirection(direction(BTC, SBER, { max: { value: new Decimal('500000'), asset: 'RUB' } }), market));
+      const result = priced(
+        priceDirection(direction(BTC, SBER, { max: { value: new Decimal('500000'), asset: 'RUB' } }), market),
+      );
       // rounded down to BTC's 8 places, as published
-      expect(result.max.toFixed()).toBe(new Decimal('500000').div(rate).toDecimalPlaces(8, Decimal.ROUND_DOWN).toFixed());
+      expect(result.max.toFixed()).toBe(
+        new Decimal('500000').div(rate).toDecimalPlaces(8, Decimal.ROUND_DOWN).toFixed(),
+      );
     });
 
     it('converts a limit in a third asset through the quote book, the higher amount for a minimum', () => {
-      const result = priced(priceDirection(direction(BTC, SBER, { min: { value: new Decimal('100'), asset: 'USDT' } }), market));
+      const result = priced(
+        priceDirection(direction(BTC, SBER, { min: { value: new Decimal('100'), asset: 'USDT' } }), market),
+      );
       // rounded up to BTC's 8 places, as published
-      expect(result.min?.toFixed()).toBe(new Decimal('100').div('97000').toDecimalPlaces(8, Decimal.ROUND_UP).toFixed());
+      expect(result.min?.toFixed()).toBe(
+        new Decimal('100').div('97000').toDecimalPlaces(8, Decimal.ROUND_UP).toFixed(),
+      );
     });
 
     it('converts a third-asset maximum to the lower amount', () => {
-      const result = priced(priceDirection(direction(BTC, SBER, { max: { value: new Decimal('100'), asset: 'USDT' } }), market));
-      expect(result.max.toFixed()).toBe(new Decimal('100').div('97010').toDecimalPlaces(8, Decimal.ROUND_DOWN).toFixed());
+      const result = priced(
+        priceDirection(direction(BTC, SBER, { max: { value: new Decimal('100'), asset: 'USDT' } }), market),
+      );
+      expect(result.max.toFixed()).toBe(
+        new Decimal('100').div('97010').toDecimalPlaces(8, Decimal.ROUND_DOWN).toFixed(),
+      );
     });
 
     it('caps the maximum by what the reserve can pay', () => {
-      const result = priced(priceDirection(direction(BTC, SBER, { reserve: new Decimal('920000'), max: { value: new Decimal('5'), asset: 'BTC' } }), market));
-      expect(result.max.toFixed()).toBe(new Decimal('920000').div(rate).toDecimalPlaces(8, Decimal.ROUND_DOWN).toFixed());
+      const result = priced(
+        priceDirection(
+          direction(BTC, SBER, { reserve: new Decimal('920000'), max: { value: new Decimal('5'), asset: 'BTC' } }),
+          market,
+        ),
+      );
+      expect(result.max.toFixed()).toBe(
+        new Decimal('920000').div(rate).toDecimalPlaces(8, Decimal.ROUND_DOWN).toFixed(),
+      );
     });
 
     it('holds back a direction whose minimum is above its maximum', () => {
-      const result = priceDirection(direction(BTC, SBER, { reserve: new Decimal('9200'), min: { value: new Decimal('0.01'), asset: 'BTC' } }), market);
+      const result = priceDirection(
+        direction(BTC, SBER, { reserve: new Decimal('9200'), min: { value: new Decimal('0.01'), asset: 'BTC' } }),
+        market,
+      );
       expect(result).toMatchObject({ reason: 'reserve 9200 SBERRUB is below the minimum order 0.01 BTC' });
     });
 
     it('holds back a direction whose minimum is above its configured maximum', () => {
-      const limits = { min: { value: new Decimal('0.02'), asset: 'BTC' }, max: { value: new Decimal('0.01'), asset: 'BTC' } };
-      expect(priceDirection(direction(BTC, SBER, limits), market)).toMatchObject({ reason: 'minimum 0.02 BTC is above the maximum 0.01 BTC' });
+      const limits = {
+        min: { value: new Decimal('0.02'), asset: 'BTC' },
+        max: { value: new Decimal('0.01'), asset: 'BTC' },
+      };
+      expect(priceDirection(direction(BTC, SBER, limits), market)).toMatchObject({
+        reason: 'minimum 0.02 BTC is above the maximum 0.01 BTC',
+      });
     });
 
     it('holds back a direction whose limit cannot be converted', () => {
@@ -217,7 +295,10 @@ describe('priceDirection', () => {
   });
 
   it('prices a list, keeping config order and separating the held back', () => {
-    const result = priceDirections([direction(BTC, SBER), direction(BTC, currency('CASHEUR', 'EUR', 2)), direction(SBER, USDT)], market);
+    const result = priceDirections(
+      [direction(BTC, SBER), direction(BTC, currency('CASHEUR', 'EUR', 2)), direction(SBER, USDT)],
+      market,
+    );
     expect(result.priced.map((p) => p.direction.id)).toEqual(['BTC>SBERRUB', 'SBERRUB>USDTTRC20']);
     expect(result.withheld.map((w) => w.direction.id)).toEqual(['BTC>CASHEUR']);
   });
@@ -227,7 +308,11 @@ describe('limits hold at the published rate and amount (defect 14)', () => {
   const LTC = currency('LTC', 'LTC', 8);
   const USDT4 = currency('USDTTRC20', 'USDT', 2, '485000', 4);
   const CARD = currency('CARDRUB', 'RUB', 2, '6500000');
-  const quotes = book(['LTC/USDT', '97.62275', '97.63'], ['USDT/RUB', '92.049', '92.3'], ['ETH/BTC', '0.032', '0.0321']);
+  const quotes = book(
+    ['LTC/USDT', '97.62275', '97.63'],
+    ['USDT/RUB', '92.049', '92.3'],
+    ['ETH/BTC', '0.032', '0.0321'],
+  );
   const unit = (places: number) => new Decimal(1).div(new Decimal(10).pow(places));
 
   it.each([
@@ -235,15 +320,18 @@ describe('limits hold at the published rate and amount (defect 14)', () => {
     { from: LTC, to: USDT4, min: '20', asset: 'USDT', published: '1:97.6227' },
     // USDTTRC20→CARDRUB at 92.049, published as 92.04: the old minimum 108.64 bought 9,999.23 RUB
     { from: USDT4, to: CARD, min: '10000', asset: 'RUB', published: '1:92.04' },
-  ])('a minimum of $min $asset buys at least that at the published $published', ({ from, to, min, asset, published }) => {
-    const result = priced(priceDirection(direction(from, to, { min: { value: new Decimal(min), asset } }), quotes));
-    const form = publishedRate(result.rate, from, to);
-    expect(`${formatDecimal(form.in)}:${formatDecimal(form.out)}`).toBe(published);
-    const bought = (amount: Decimal) => amount.times(form.out).div(form.in);
-    expect(bought(result.min!).greaterThanOrEqualTo(min)).toBe(true);
-    // and it is the smallest such amount at the from precision
-    expect(bought(result.min!.minus(unit(from.precision))).lessThan(min)).toBe(true);
-  });
+  ])(
+    'a minimum of $min $asset buys at least that at the published $published',
+    ({ from, to, min, asset, published }) => {
+      const result = priced(priceDirection(direction(from, to, { min: { value: new Decimal(min), asset } }), quotes));
+      const form = publishedRate(result.rate, from, to);
+      expect(`${formatDecimal(form.in)}:${formatDecimal(form.out)}`).toBe(published);
+      const bought = (amount: Decimal) => amount.times(form.out).div(form.in);
+      expect(bought(result.min!).greaterThanOrEqualTo(min)).toBe(true);
+      // and it is the smallest such amount at the from precision
+      expect(bought(result.min!.minus(unit(from.precision))).lessThan(min)).toBe(true);
+    },
+  );
 
   it('caps the maximum by the published <amount>, not the configured reserve', () => {
     // ETH→BTC at 0.032: a reserve of 4.123456789 BTC is published as 4.12345678; the old maximum 128.85802465 ETH paid 4.1234567888 BTC
@@ -255,15 +343,22 @@ describe('limits hold at the published rate and amount (defect 14)', () => {
   });
 
   it('converts a maximum in the to currency at the published rate, never paying more than it', () => {
-    const result = priced(priceDirection(direction(USDT4, CARD, { max: { value: new Decimal('10000'), asset: 'RUB' } }), quotes));
+    const result = priced(
+      priceDirection(direction(USDT4, CARD, { max: { value: new Decimal('10000'), asset: 'RUB' } }), quotes),
+    );
     expect(formatDecimal(result.max)).toBe('108.64'); // 10000 ÷ 92.04 = 108.6484…, rounded down
     expect(result.max.times('92.04').lessThanOrEqualTo(10000)).toBe(true);
   });
 
   it('withholds a direction whose minimum at the published rate passes its maximum', () => {
     // 10000 RUB is 108.65 USDT at 92.04 (108.64 at the unrounded 92.049), above a max of 108.64 USDT
-    const limits = { min: { value: new Decimal('10000'), asset: 'RUB' }, max: { value: new Decimal('108.64'), asset: 'USDT' } };
-    expect(priceDirection(direction(USDT4, CARD, limits), quotes)).toMatchObject({ reason: 'minimum 108.65 USDTTRC20 is above the maximum 108.64 USDTTRC20' });
+    const limits = {
+      min: { value: new Decimal('10000'), asset: 'RUB' },
+      max: { value: new Decimal('108.64'), asset: 'USDT' },
+    };
+    expect(priceDirection(direction(USDT4, CARD, limits), quotes)).toMatchObject({
+      reason: 'minimum 108.65 USDTTRC20 is above the maximum 108.64 USDTTRC20',
+    });
   });
 });
 
@@ -271,9 +366,24 @@ describe('work shared between directions (one rate per asset pair and margin, on
   function* randomDirections(count: number, seed: number): Generator<Direction> {
     const generator = random(seed);
     const next = (n: number) => Math.floor(generator() * n);
-    const currencies = [BTC, ETH, USDT, SBER, TCSB, CASH, currency('CARDRUB', 'RUB', 2, '5000'), currency('USDTERC', 'USDT', 6, '20', 4)];
+    const currencies = [
+      BTC,
+      ETH,
+      USDT,
+      SBER,
+      TCSB,
+      CASH,
+      currency('CARDRUB', 'RUB', 2, '5000'),
+      currency('USDTERC', 'USDT', 6, '20', 4),
+    ];
     const margins = ['0', '0.015', '0.02', '-0.001'];
-    const limits = [undefined, { value: '0.001', asset: 'BTC' }, { value: '100', asset: 'USDT' }, { value: '500000', asset: 'RUB' }, { value: '3', asset: 'ETH' }];
+    const limits = [
+      undefined,
+      { value: '0.001', asset: 'BTC' },
+      { value: '100', asset: 'USDT' },
+      { value: '500000', asset: 'RUB' },
+      { value: '3', asset: 'ETH' },
+    ];
     for (let index = 0; index < count; index++) {
       const from = currencies[next(currencies.length)]!;
       const to = currencies[next(currencies.length)]!;
@@ -308,7 +418,9 @@ describe('work shared between directions (one rate per asset pair and margin, on
     const together = priceDirections(directions, market);
     expect(together.priced.length).toBeGreaterThan(100);
     expect(together.withheld.length).toBeGreaterThan(10);
-    const sharedResults = [...together.priced, ...together.withheld].sort((a, b) => a.direction.index - b.direction.index).map(shown);
+    const sharedResults = [...together.priced, ...together.withheld]
+      .sort((a, b) => a.direction.index - b.direction.index)
+      .map(shown);
     // A copy of the book per direction: nothing can be shared with another direction.
     const alone = directions.map((d) => shown(priceDirection(d, new Map(market))));
     expect(sharedResults).toEqual(alone);
@@ -317,17 +429,35 @@ describe('work shared between directions (one rate per asset pair and margin, on
   it('prices build after build as alone: groups, explicit chains and tiers, on books of the same pairs with new prices', () => {
     const generator = random(11);
     const moved = (factor: string): QuoteBook =>
-      new Map([...market].map(([pair, quote]) => [pair, { ...quote, bid: quote.bid.times(factor), ask: quote.ask.times(factor).plus(generator() < 0.5 ? '0' : '0.0001') }]));
+      new Map(
+        [...market].map(([pair, quote]) => [
+          pair,
+          {
+            ...quote,
+            bid: quote.bid.times(factor),
+            ask: quote.ask.times(factor).plus(generator() < 0.5 ? '0' : '0.0001'),
+          },
+        ]),
+      );
     const directions = [...randomDirections(600, 13)].map((d, k) => ({
       ...d,
       ...(k % 5 === 0 && d.from.asset === 'BTC' && d.to.asset === 'RUB' ? { chain: ['BTC/USDT', 'USDT/RUB'] } : {}),
-      ...(k % 7 === 0 ? { tiers: [{ from: new Decimal('0.5'), margin: new Decimal('0.01') }, { from: new Decimal('2'), margin: new Decimal('0.005') }] } : {}),
+      ...(k % 7 === 0
+        ? {
+            tiers: [
+              { from: new Decimal('0.5'), margin: new Decimal('0.01') },
+              { from: new Decimal('2'), margin: new Decimal('0.005') },
+            ],
+          }
+        : {}),
     }));
     for (const factor of ['1', '1.013', '0.97', '1.013']) {
       const book = moved(factor);
       const together = priceDirections(directions, book);
       expect(together.priced.some((p) => p.tierRates !== undefined)).toBe(true);
-      const sharedResults = [...together.priced, ...together.withheld].sort((a, b) => a.direction.index - b.direction.index).map(shown);
+      const sharedResults = [...together.priced, ...together.withheld]
+        .sort((a, b) => a.direction.index - b.direction.index)
+        .map(shown);
       // A copy of the book and of the direction: no plan or group of another direction or build is used (chains are
       // shared by books with the same pairs and priorities, by design).
       const alone = directions.map((d) => shown(priceDirection({ ...d }, new Map(book))));

@@ -7,7 +7,32 @@ import { xmlErrors } from '../support/xml.js';
 import { itemElements, type ExportItem, type ExportModel } from '../../src/exports/items.js';
 
 // Text that needs escaping, entity look-alikes, quotes, non-ASCII and astral characters, all legal in XML 1.0.
-const alphabet = ['A', 'z', '0', '9', '.', ' ', '&', '<', '>', '"', "'", '&amp;', '&lt;', '&#38;', '&copy;', ']]>', 'é', 'Ж', '€', '𝄞', '\t', '%', '{', '/'];
+const alphabet = [
+  'A',
+  'z',
+  '0',
+  '9',
+  '.',
+  ' ',
+  '&',
+  '<',
+  '>',
+  '"',
+  "'",
+  '&amp;',
+  '&lt;',
+  '&#38;',
+  '&copy;',
+  ']]>',
+  'é',
+  'Ж',
+  '€',
+  '𝄞',
+  '\t',
+  '%',
+  '{',
+  '/',
+];
 
 function randomText(next: () => number): string {
   const length = 1 + Math.floor(next() * 12);
@@ -29,7 +54,11 @@ const rendered = (model: ExportModel) => renderExport(model).toString('utf8');
 describe('renderExport (fast writer) against renderWithXmlbuilder2 (reference)', () => {
   it('writes the same bytes for 2,500 randomized items (across many of its 128-item chunks), including text that needs escaping', async () => {
     const next = random(20261121);
-    const model: ExportModel = { name: 'r', file: 'r.xml', items: Array.from({ length: 2500 }, () => randomItem(next)) };
+    const model: ExportModel = {
+      name: 'r',
+      file: 'r.xml',
+      items: Array.from({ length: 2500 }, () => randomItem(next)),
+    };
     expect(renderExport(model).equals(Buffer.from(renderWithXmlbuilder2(model), 'utf8'))).toBe(true);
     const fast = rendered(model);
     expect(fast).toBe(renderWithXmlbuilder2(model));
@@ -50,7 +79,11 @@ describe('renderExport (fast writer) against renderWithXmlbuilder2 (reference)',
   });
 
   it('keeps entity look-alikes as text: "&amp;" and "&copy;" read back unchanged (xmlbuilder2 alone would not escape them)', async () => {
-    const model: ExportModel = { name: 'x', file: 'x.xml', items: [{ from: 'A&amp;B', to: 'C&copy;', in: '1', out: '1', amount: '1' }] };
+    const model: ExportModel = {
+      name: 'x',
+      file: 'x.xml',
+      items: [{ from: 'A&amp;B', to: 'C&copy;', in: '1', out: '1', amount: '1' }],
+    };
     const xml = rendered(model);
     expect(xml).toContain('<from>A&amp;amp;B</from>');
     expect(xml).toContain('<to>C&amp;copy;</to>');
@@ -66,7 +99,11 @@ describe('renderExport (fast writer) against renderWithXmlbuilder2 (reference)',
   ])('refuses %s with an error naming the file, item and element; the reference refuses it too', (_, city) => {
     const plain: ExportItem = { from: 'BTC', to: 'CASHRUB', in: '1', out: '2', amount: '3' };
     // In a later chunk of the writer than the first, so the item's number is counted across chunks.
-    const model: ExportModel = { name: 'x', file: 'x.xml', items: [...Array.from({ length: 1500 }, () => plain), { ...plain, city }] };
+    const model: ExportModel = {
+      name: 'x',
+      file: 'x.xml',
+      items: [...Array.from({ length: 1500 }, () => plain), { ...plain, city }],
+    };
     let caught: unknown;
     try {
       rendered(model);

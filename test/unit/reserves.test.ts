@@ -17,27 +17,38 @@ afterEach(async () => {
 
 const token = 'Bearer s3cret-token-0451';
 /** One kind of reserve source serving `document` (undefined: down), built once; what was published and held back. */
-type Harness = (document: unknown) => Promise<{ made: Project; build: Outcome; held: Held[]; amount?: string; min?: string; max?: string }>;
+type Harness = (
+  document: unknown,
+) => Promise<{ made: Project; build: Outcome; held: Held[]; amount?: string; min?: string; max?: string }>;
 
 const parse = async (made: Project, build: Outcome) => {
   const status = JSON.parse(await readFile(join(made.dir, '.ratefile', 'status.json'), 'utf8')) as { heldBack: Held[] };
   const xml = await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8');
   const item = /<item>\s*<from>BTC<\/from>\s*<to>SBERRUB<\/to>[\s\S]*?<\/item>/.exec(xml)?.[0];
   const tag = (name: string) => (item ? new RegExp(`<${name}>([^<]*)</${name}>`).exec(item)?.[1] : undefined);
-  return { made, build, held: status.heldBack, ...(item ? { amount: tag('amount')!, min: tag('minamount')!, max: tag('maxamount')! } : {}) };
+  return {
+    made,
+    build,
+    held: status.heldBack,
+    ...(item ? { amount: tag('amount')!, min: tag('minamount')!, max: tag('maxamount')! } : {}),
+  };
 };
 
 const harnesses: Record<string, Harness> = {
   file: async (document) => {
     const made = await project({ 'ratefile.config.yaml': withReserves('{ type: file, path: reserves.json }') });
-    if (document !== undefined) await made.write('reserves.json', typeof document === 'string' ? document : JSON.stringify(document));
+    if (document !== undefined)
+      await made.write('reserves.json', typeof document === 'string' ? document : JSON.stringify(document));
     return parse(made, await runRatefile(['build'], made.dir));
   },
   http: async (document) => {
     const server = await startReplay([
       document === undefined
         ? { path: '/api/reserves', responses: [{ status: 503, body: '{"error":"engine restarting"}' }] }
-        : { path: '/api/reserves', responses: [{ body: typeof document === 'string' ? document : JSON.stringify(document) }] },
+        : {
+            path: '/api/reserves',
+            responses: [{ body: typeof document === 'string' ? document : JSON.stringify(document) }],
+          },
     ]);
     servers.push(server);
     const source = `{ type: http, url: "${server.url}/api/reserves", auth: { env: OFFICE_TOKEN }, entries: reserves, time: time, retries: 0, timeout: 2s }`;
@@ -48,13 +59,17 @@ const harnesses: Record<string, Harness> = {
   },
 };
 
-const reserveHeld = (reason: RegExp) => [{ direction: 'BTC>SBERRUB', kind: 'reserve', reason: expect.stringMatching(reason) as string }];
+const reserveHeld = (reason: RegExp) => [
+  { direction: 'BTC>SBERRUB', kind: 'reserve', reason: expect.stringMatching(reason) as string },
+];
 
 describe.each(Object.keys(harnesses))('reserves from a %s source', (kind) => {
   const run = harnesses[kind]!;
 
   it('publishes the back office reserve and limits, rounded like configured ones (reserve and max down, min up)', async () => {
-    const { build, held, amount, min, max } = await run({ reserves: { SBERRUB: { reserve: 1234567.899, min: '5000.001', max: '1000000.129', enabled: true }, BTC: '2' } });
+    const { build, held, amount, min, max } = await run({
+      reserves: { SBERRUB: { reserve: 1234567.899, min: '5000.001', max: '1000000.129', enabled: true }, BTC: '2' },
+    });
     expect(build.code, build.stderr).toBe(0);
     expect(held).toEqual([]);
     expect(amount).toBe('1234567.89');
@@ -64,61 +79,104 @@ describe.each(Object.keys(harnesses))('reserves from a %s source', (kind) => {
   });
 
   const faults: [string, unknown, RegExp][] = [
-    ['a null reserve', { reserves: { SBERRUB: { reserve: null } } }, /^reserve of SBERRUB from office: SBERRUB: reserve is null$/],
-    ['a negative reserve', { reserves: { SBERRUB: '-5' } }, /^reserve of SBERRUB from office: SBERRUB: reserve -5 is negative$/],
-    ['a reserve that is not a number', { reserves: { SBERRUB: { reserve: 'lots' } } }, /SBERRUB: reserve "lots" is not a number$/],
+    [
+      'a null reserve',
+      { reserves: { SBERRUB: { reserve: null } } },
+      /^reserve of SBERRUB from office: SBERRUB: reserve is null$/,
+    ],
+    [
+      'a negative reserve',
+      { reserves: { SBERRUB: '-5' } },
+      /^reserve of SBERRUB from office: SBERRUB: reserve -5 is negative$/,
+    ],
+    [
+      'a reserve that is not a number',
+      { reserves: { SBERRUB: { reserve: 'lots' } } },
+      /SBERRUB: reserve "lots" is not a number$/,
+    ],
     ['a missing code', { reserves: { BTC: '2' } }, /^reserve of SBERRUB from office: no entry for SBERRUB$/],
-    ['reserves older than maxAge', { time: '2026-11-21T11:00:00Z', reserves: { SBERRUB: '100' } }, /are older than its maxAge \(60 s\)$/],
+    [
+      'reserves older than maxAge',
+      { time: '2026-11-21T11:00:00Z', reserves: { SBERRUB: '100' } },
+      /are older than its maxAge \(60 s\)$/,
+    ],
     ['a broken document', '{"reserves": {', /not valid JSON/],
     ['the source down', undefined, /^reserve of SBERRUB from office: office: /],
   ];
-  it.each(faults)('withholds the directions that need it for %s, never using the configured number', async (_name, document, reason) => {
-    const { made, build, held, amount } = await run(document);
-    expect(build.code, build.stderr).toBe(0);
-    expect(amount).toBeUndefined();
-    expect(held).toEqual(reserveHeld(reason));
-    expect(build.stderr).toContain('held back BTC → SBERRUB');
-    const status = await runRatefile(['status'], made.dir);
-    expect(status.code).toBe(1);
-    expect(status.stdout).toMatch(/withheld for a fault: BTC → SBERRUB/);
-  });
+  it.each(faults)(
+    'withholds the directions that need it for %s, never using the configured number',
+    async (_name, document, reason) => {
+      const { made, build, held, amount } = await run(document);
+      expect(build.code, build.stderr).toBe(0);
+      expect(amount).toBeUndefined();
+      expect(held).toEqual(reserveHeld(reason));
+      expect(build.stderr).toContain('held back BTC → SBERRUB');
+      const status = await runRatefile(['status'], made.dir);
+      expect(status.code).toBe(1);
+      expect(status.stdout).toMatch(/withheld for a fault: BTC → SBERRUB/);
+    },
+  );
 
   it('enabled: false pauses the directions into that currency (kind paused, not a fault)', async () => {
     const { made, build, held, amount } = await run({ reserves: { SBERRUB: { reserve: '100000', enabled: false } } });
     expect(build.code, build.stderr).toBe(0);
     expect(amount).toBeUndefined();
-    expect(held).toEqual([{ direction: 'BTC>SBERRUB', kind: 'paused', reason: 'switched off by office (SBERRUB enabled: false)' }]);
+    expect(held).toEqual([
+      { direction: 'BTC>SBERRUB', kind: 'paused', reason: 'switched off by office (SBERRUB enabled: false)' },
+    ]);
     expect((await runRatefile(['status'], made.dir)).code).toBe(0);
   });
 });
 
 describe('an http reserve source that does not answer in time', () => {
   it('withholds after its timeout, saying so', async () => {
-    const server = await startReplay([{ path: '/api/reserves', responses: [{ body: '{"SBERRUB": "100"}', delayMs: 5_000 }] }]);
+    const server = await startReplay([
+      { path: '/api/reserves', responses: [{ body: '{"SBERRUB": "100"}', delayMs: 5_000 }] },
+    ]);
     servers.push(server);
-    const made = await project({ 'ratefile.config.yaml': withReserves(`{ type: http, url: "${server.url}/api/reserves", timeout: 300ms, retries: 0 }`) });
+    const made = await project({
+      'ratefile.config.yaml': withReserves(
+        `{ type: http, url: "${server.url}/api/reserves", timeout: 300ms, retries: 0 }`,
+      ),
+    });
     const build = await runRatefile(['build'], made.dir, { fetch: globalThis.fetch });
-    expect(build.stderr).toContain('held back BTC → SBERRUB (directions[0]): reserve of SBERRUB from office: office: GET /api/reserves: timed out after 300 ms');
+    expect(build.stderr).toContain(
+      'held back BTC → SBERRUB (directions[0]): reserve of SBERRUB from office: office: GET /api/reserves: timed out after 300 ms',
+    );
   });
 });
 
 describe('credentials of an http reserve source', () => {
   it('appear in no log line, status or error, even when the server echoes them', async () => {
-    const server = await startReplay([{ path: '/api/reserves', responses: [{ status: 401, body: JSON.stringify({ error: `token ${token.replace('Bearer ', '')} is not valid` }) }] }]);
+    const server = await startReplay([
+      {
+        path: '/api/reserves',
+        responses: [
+          { status: 401, body: JSON.stringify({ error: `token ${token.replace('Bearer ', '')} is not valid` }) },
+        ],
+      },
+    ]);
     servers.push(server);
     const made = await project({
-      'ratefile.config.yaml': withReserves(`{ type: http, url: "${server.url}/api/reserves", auth: { header: X-Api-Key, env: OFFICE_TOKEN }, retries: 0 }`),
+      'ratefile.config.yaml': withReserves(
+        `{ type: http, url: "${server.url}/api/reserves", auth: { header: X-Api-Key, env: OFFICE_TOKEN }, retries: 0 }`,
+      ),
     });
     const build = await runRatefile(['build'], made.dir, { env: { OFFICE_TOKEN: token }, fetch: globalThis.fetch });
     expect(server.requests[0]?.headers['x-api-key']).toBe(token);
     expect(build.stderr).toContain('reserve source office failed: office: GET /api/reserves: HTTP 401');
     const status = await runRatefile(['status', '--json'], made.dir);
-    const explain = await runRatefile(['explain', 'BTC', 'SBERRUB'], made.dir, { env: { OFFICE_TOKEN: token }, fetch: globalThis.fetch });
+    const explain = await runRatefile(['explain', 'BTC', 'SBERRUB'], made.dir, {
+      env: { OFFICE_TOKEN: token },
+      fetch: globalThis.fetch,
+    });
     expect(explain.stdout).toContain('HELD BACK');
     const secret = 's3cret-token-0451';
-    for (const text of [build.stdout, build.stderr, status.stdout, explain.stdout, explain.stderr]) expect(text).not.toContain(secret);
+    for (const text of [build.stdout, build.stderr, status.stdout, explain.stdout, explain.stderr])
+      expect(text).not.toContain(secret);
     for (const name of await readdir(join(made.dir, '.ratefile'))) {
-      if (name.endsWith('.json')) expect(await readFile(join(made.dir, '.ratefile', name), 'utf8')).not.toContain(secret);
+      if (name.endsWith('.json'))
+        expect(await readFile(join(made.dir, '.ratefile', name), 'utf8')).not.toContain(secret);
     }
     expect(status.stdout).toContain('token *** is not valid');
   });
@@ -126,10 +184,16 @@ describe('credentials of an http reserve source', () => {
   it('an unset variable withholds with its name, not a request without credentials', async () => {
     const server = await startReplay([{ path: '/api/reserves', responses: [{ body: '{"SBERRUB": "100"}' }] }]);
     servers.push(server);
-    const made = await project({ 'ratefile.config.yaml': withReserves(`{ type: http, url: "${server.url}/api/reserves", auth: { env: OFFICE_TOKEN } }`) });
+    const made = await project({
+      'ratefile.config.yaml': withReserves(
+        `{ type: http, url: "${server.url}/api/reserves", auth: { env: OFFICE_TOKEN } }`,
+      ),
+    });
     const build = await runRatefile(['build'], made.dir, { fetch: globalThis.fetch });
     expect(server.requests).toEqual([]);
-    expect(build.stderr).toContain('held back BTC → SBERRUB (directions[0]): reserve of SBERRUB from office: office: environment variable OFFICE_TOKEN (the Authorization header) is not set');
+    expect(build.stderr).toContain(
+      'held back BTC → SBERRUB (directions[0]): reserve of SBERRUB from office: office: environment variable OFFICE_TOKEN (the Authorization header) is not set',
+    );
   });
 });
 
@@ -143,8 +207,12 @@ describe('reserves in the config', () => {
     const result = await runRatefile(['validate'], made.dir);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('currencies.BTC.reserveFrom: set reserve or reserveFrom, not both');
-    expect(result.stderr).toContain('currencies.CASHRUB.reserve: required: expected a reserve like "5000", or reserveFrom naming a reserve source');
-    expect(result.stderr).toContain('directions[1].reserveFrom: expected a key of reserves (did you mean "office"?), got "ofice"');
+    expect(result.stderr).toContain(
+      'currencies.CASHRUB.reserve: required: expected a reserve like "5000", or reserveFrom naming a reserve source',
+    );
+    expect(result.stderr).toContain(
+      'directions[1].reserveFrom: expected a key of reserves (did you mean "office"?), got "ofice"',
+    );
   });
 });
 
@@ -159,8 +227,13 @@ describe('applyReserves', () => {
 
   it('rounds a reserve and a maximum down and a minimum up at the to currency places; the source limits replace the configured ones', async () => {
     const { applyReserves, config } = await loaded();
-    const entries = new Map<string, unknown>([['SBERRUB', { reserve: '1234567.899', min: '5000.001', max: '1000000.129' }]]);
-    const { directions, withheld } = applyReserves(config.directions, new Map([['office', { entries, time: new Date() }]]));
+    const entries = new Map<string, unknown>([
+      ['SBERRUB', { reserve: '1234567.899', min: '5000.001', max: '1000000.129' }],
+    ]);
+    const { directions, withheld } = applyReserves(
+      config.directions,
+      new Map([['office', { entries, time: new Date() }]]),
+    );
     expect(withheld).toEqual([]);
     const direction = directions.find((d) => d.id === 'BTC>SBERRUB')!;
     expect(direction.reserve.toFixed()).toBe('1234567.89');
@@ -173,8 +246,15 @@ describe('applyReserves', () => {
   it('gives the same direction object for the same reading, build after build, and a new one when the reading changes', async () => {
     const { applyReserves, config } = await loaded();
     // Each build reads the source anew: equal values in new objects.
-    const reading = (reserve: string, max = '1000000.129') => new Map([['office', { entries: new Map<string, unknown>([['SBERRUB', { reserve, min: '5000.001', max }]]), time: new Date() }]]);
-    const take = (book: ReturnType<typeof reading>) => applyReserves(config.directions, book).directions.find((d) => d.id === 'BTC>SBERRUB')!;
+    const reading = (reserve: string, max = '1000000.129') =>
+      new Map([
+        [
+          'office',
+          { entries: new Map<string, unknown>([['SBERRUB', { reserve, min: '5000.001', max }]]), time: new Date() },
+        ],
+      ]);
+    const take = (book: ReturnType<typeof reading>) =>
+      applyReserves(config.directions, book).directions.find((d) => d.id === 'BTC>SBERRUB')!;
     const first = take(reading('1234567.899'));
     const again = take(reading('1234567.8990'));
     expect(again).toBe(first);
@@ -192,20 +272,39 @@ describe('applyReserves', () => {
 describe('examples/backoffice.yaml', () => {
   it('builds with its file and http reserve sources (the engine replayed on 127.0.0.1 through RATEFILE_HTTP_URL), withholding what its unset databases supply', async () => {
     const example = await readFile(new URL('../../examples/backoffice.yaml', import.meta.url), 'utf8');
-    const config = example.replace('templates: ../templates', 'templates: templates').replace('output: ../public/backoffice', 'output: public').replace('path: ../quotes.json', 'path: quotes.json');
-    const engine = { data: { updatedAt: '2026-11-21T12:00:20Z', reserves: { BTC: '4.25', USDTTRC20: { reserve: '250000', max: '50000' }, USDTERC20: '1000' } } };
+    const config = example
+      .replace('templates: ../templates', 'templates: templates')
+      .replace('output: ../public/backoffice', 'output: public')
+      .replace('path: ../quotes.json', 'path: quotes.json');
+    const engine = {
+      data: {
+        updatedAt: '2026-11-21T12:00:20Z',
+        reserves: { BTC: '4.25', USDTTRC20: { reserve: '250000', max: '50000' }, USDTERC20: '1000' },
+      },
+    };
     const server = await startReplay([{ path: '/api/reserves', responses: [{ body: JSON.stringify(engine) }] }]);
     servers.push(server);
     const made = await project({
       'ratefile.config.yaml': config,
-      'reserves.json': JSON.stringify({ SBERRUB: { reserve: '18000000', min: '5000', enabled: true }, CASHRUB: '3000000', BTC: '1.5' }),
+      'reserves.json': JSON.stringify({
+        SBERRUB: { reserve: '18000000', min: '5000', enabled: true },
+        CASHRUB: '3000000',
+        BTC: '1.5',
+      }),
     });
-    const build = await runRatefile(['build'], made.dir, { env: { ENGINE_TOKEN: token, RATEFILE_HTTP_URL: server.url }, fetch: globalThis.fetch });
+    const build = await runRatefile(['build'], made.dir, {
+      env: { ENGINE_TOKEN: token, RATEFILE_HTTP_URL: server.url },
+      fetch: globalThis.fetch,
+    });
     expect(build.code, build.stderr).toBe(0);
     // Its databases are not reachable here (test/sql builds it against real ones): their directions are withheld, saying why.
     expect(build.stderr).toContain('published 4 directions, 2 held back');
-    expect(build.stderr).toContain('held back SBERRUB → USDTERC20 (directions[2]): reserve of USDTERC20 from ledger: ledger: environment variable LEDGER_DB_URL (the database URL) is not set');
-    expect(build.stderr).toContain('held back USDTTRC20 → CASHRUB (directions[3]): reserve of CASHRUB from cashdesk: cashdesk: environment variable CASHDESK_DB_URL (the database URL) is not set');
+    expect(build.stderr).toContain(
+      'held back SBERRUB → USDTERC20 (directions[2]): reserve of USDTERC20 from ledger: ledger: environment variable LEDGER_DB_URL (the database URL) is not set',
+    );
+    expect(build.stderr).toContain(
+      'held back USDTTRC20 → CASHRUB (directions[3]): reserve of CASHRUB from cashdesk: cashdesk: environment variable CASHDESK_DB_URL (the database URL) is not set',
+    );
     expect(server.requests.map((r) => [r.path, r.headers.authorization])).toEqual([['/api/reserves', token]]);
     const xml = await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8');
     // The same currency from two sources: the direction's own (office) and the currency's (engine).
@@ -222,7 +321,11 @@ describe('reserves kept across builds (the service)', () => {
     const { ReserveCache } = await import('../../src/reserves/fetch.js');
     const server = await startReplay([{ path: '/api/reserves', responses: [{ body: '{"SBERRUB": "700000"}' }] }]);
     servers.push(server);
-    const made = await project({ 'ratefile.config.yaml': withReserves(`{ type: http, url: "${server.url}/api/reserves", refresh: 20s, maxAge: 1m, retries: 0 }`) });
+    const made = await project({
+      'ratefile.config.yaml': withReserves(
+        `{ type: http, url: "${server.url}/api/reserves", refresh: 20s, maxAge: 1m, retries: 0 }`,
+      ),
+    });
     const config = await loadConfig(made.configPath);
     const reserveCache = new ReserveCache();
     const at = (seconds: number) => {
@@ -236,7 +339,11 @@ describe('reserves kept across builds (the service)', () => {
       await utimes(join(made.dir, 'quotes.json'), deps.now(), deps.now());
       const { report } = await build(config, deps);
       const priced = report.priced.find((p) => p.direction.id === 'BTC>SBERRUB');
-      return { reserve: priced?.direction.reserve.toFixed(), held: report.withheld.find((w) => w.direction.id === 'BTC>SBERRUB'), source: report.reserves[0]! };
+      return {
+        reserve: priced?.direction.reserve.toFixed(),
+        held: report.withheld.find((w) => w.direction.id === 'BTC>SBERRUB'),
+        source: report.reserves[0]!,
+      };
     };
     expect((await sberrub(0)).reserve).toBe('700000');
     expect(server.requests).toHaveLength(1);
@@ -249,7 +356,10 @@ describe('reserves kept across builds (the service)', () => {
     expect(standIn.source.error).toMatch(/HTTP 500.*\(using its last good reserves, fetched 2026-11-21T12:00:00Z\)$/);
     const past = await sberrub(61);
     expect(past.reserve).toBeUndefined();
-    expect(past.held).toMatchObject({ kind: 'reserve', reason: expect.stringMatching(/^reserve of SBERRUB from office: office: GET \/api\/reserves: HTTP 500/) as string });
+    expect(past.held).toMatchObject({
+      kind: 'reserve',
+      reason: expect.stringMatching(/^reserve of SBERRUB from office: office: GET \/api\/reserves: HTTP 500/) as string,
+    });
   });
 });
 
@@ -259,7 +369,9 @@ describe('alerts', () => {
     const made = await project({ 'ratefile.config.yaml': withReserves('{ type: file, path: reserves.json }') });
     expect((await runRatefile(['pause', 'BTC', 'USDTTRC20'], made.dir)).code).toBe(0);
     expect((await runRatefile(['build'], made.dir)).code).toBe(0);
-    const status = JSON.parse(await readFile(join(made.dir, '.ratefile', 'status.json'), 'utf8')) as import('../../src/report.js').Status;
+    const status = JSON.parse(
+      await readFile(join(made.dir, '.ratefile', 'status.json'), 'utf8'),
+    ) as import('../../src/report.js').Status;
     const keys = currentProblems(status, new Date('2026-11-21T12:00:30Z')).map((problem) => problem.key);
     // 1 of the 3 directions due (the paused one is not) is withheld for a fault: more than 25%.
     expect(keys).toEqual(['health:failing', 'reserves:office', 'withheld:BTC>SBERRUB']);

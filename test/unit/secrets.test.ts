@@ -4,7 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { quoteValue, RatefileError } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 import { maskedUrl } from '../../src/reserves/sql-target.js';
-import { redact, redactSecrets, redactValue, registerConfigSecrets, registerEnvSecrets, registerSecret } from '../../src/secrets.js';
+import {
+  redact,
+  redactSecrets,
+  redactValue,
+  registerConfigSecrets,
+  registerEnvSecrets,
+  registerSecret,
+} from '../../src/secrets.js';
 import { snippet } from '../../src/sources/http.js';
 import { shown } from '../../src/sources/values.js';
 
@@ -42,7 +49,10 @@ describe('a registered secret', () => {
     const error = new RatefileError('E_SOURCE', `failed: ${token}`, { details: [`echo ${token}`] });
     expect(`${error.message} ${error.details.join(' ')}`).not.toContain(token);
     let out = '';
-    for (const format of ['text', 'json'] as const) createLogger({ write: (line: string) => (out += line) }, { format: () => format }).warn(`echo ${token}`, { body: { nested: [token] } });
+    for (const format of ['text', 'json'] as const)
+      createLogger({ write: (line: string) => (out += line) }, { format: () => format }).warn(`echo ${token}`, {
+        body: { nested: [token] },
+      });
     expect(out).not.toContain(token);
     expect(out.match(/\*\*\*/g)).toHaveLength(3);
   });
@@ -75,16 +85,19 @@ describe('what looks like a credential in an answer', () => {
 
   it('redactValue reaches every string of a status-like value and keeps its shape and keys', () => {
     const value = { sources: [{ name: 'a', lastError: 'Bearer xyz123456', quotes: 2, ok: false }], token: 'n/a' };
-    expect(redactValue(value)).toEqual({ sources: [{ name: 'a', lastError: 'Bearer ***', quotes: 2, ok: false }], token: 'n/a' });
+    expect(redactValue(value)).toEqual({
+      sources: [{ name: 'a', lastError: 'Bearer ***', quotes: 2, ok: false }],
+      token: 'n/a',
+    });
   });
 
-  it('redact takes a source\'s own secrets on top, even short ones', () => {
+  it("redact takes a source's own secrets on top, even short ones", () => {
     expect(redact('user pw1 and pw2', 'pw1', undefined, 'pw2')).toBe('user *** and ***');
   });
 });
 
 describe('registration from a config and its environment', () => {
-  it('registers every variable the config names, credential-named variables, a database URL\'s password and URL keys', () => {
+  it("registers every variable the config names, credential-named variables, a database URL's password and URL keys", () => {
     const env = {
       MY_HEADER_VALUE: 'hdr-value-0001',
       SMTP_PASSWORD: 'smtp-pass-0002',
@@ -94,18 +107,24 @@ describe('registration from a config and its environment', () => {
     };
     registerConfigSecrets(
       {
-        reserveSources: [{ options: { type: 'http', auth: { env: 'MY_HEADER_VALUE' } } }, { options: { type: 'sql', url: { env: 'DB_URL' } } }],
+        reserveSources: [
+          { options: { type: 'http', auth: { env: 'MY_HEADER_VALUE' } } },
+          { options: { type: 'sql', url: { env: 'DB_URL' } } },
+        ],
         sources: [{ options: { type: 'json', url: 'https://venue.example/t?apikey=url-key-0005&pair=btcusdt' } }],
         alerts: { telegram: { chatIdEnv: 'OPS_CHAT' } },
       },
       env,
     );
     registerEnvSecrets({ OTHER_TOKEN: 'other-token-0006' });
-    const text = 'hdr-value-0001 smtp-pass-0002 db-pass-0003 chat-id-0004 url-key-0005 other-token-0006 btcusdt /home/not-a-secret';
+    const text =
+      'hdr-value-0001 smtp-pass-0002 db-pass-0003 chat-id-0004 url-key-0005 other-token-0006 btcusdt /home/not-a-secret';
     expect(redactSecrets(text)).toBe('*** *** *** *** *** *** btcusdt /home/not-a-secret');
   });
 
   it('a literal database URL shown in a config error masks a password in its query too', () => {
-    expect(maskedUrl(new URL('postgres://r@h/db?sslmode=require&password=p4ss'))).toBe('postgres://r@h/db?sslmode=require&password=***');
+    expect(maskedUrl(new URL('postgres://r@h/db?sslmode=require&password=p4ss'))).toBe(
+      'postgres://r@h/db?sslmode=require&password=***',
+    );
   });
 });

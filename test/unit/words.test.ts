@@ -40,7 +40,9 @@ describe('words', () => {
     expect(show(new Decimal('8942034.1428'))).toBe('8942034.1428');
     expect(show(new Decimal('18500000').div('8942034.1428'))).toBe('2.0688804923537…');
     expect(show(new Decimal('0.000000108753619345123'))).toBe('0.00000010875361934512…');
-    expect(show(new Decimal('123456789012345678901234567890123456789'))).toBe('123456789012350000000000000000000000000…');
+    expect(show(new Decimal('123456789012345678901234567890123456789'))).toBe(
+      '123456789012350000000000000000000000000…',
+    );
   });
 
   it('a direction is named "FROM → TO", from its codes or its id', () => {

@@ -9,7 +9,14 @@ import { readYamlFile } from '../../src/config/yaml.js';
 import { isRatefileError } from '../../src/errors.js';
 import { makeProject, type Project } from '../support/project.js';
 
-const repoFiles = ['ratefile.config.yaml', 'examples/live.yaml', 'templates/parserfile.yaml', 'templates/reffile.yaml', 'templates/affiliatefile.yaml', 'test/fixtures/configs/broken.yaml'];
+const repoFiles = [
+  'ratefile.config.yaml',
+  'examples/live.yaml',
+  'templates/parserfile.yaml',
+  'templates/reffile.yaml',
+  'templates/affiliatefile.yaml',
+  'test/fixtures/configs/broken.yaml',
+];
 
 /** YAML 1.1 leftovers, 1.2 core forms, anchors and the rest of what a hand-written config may hold. */
 const snippets = [
@@ -35,7 +42,10 @@ const snippets = [
   'a: !custom 1',
 ];
 
-function bothReadings(text: string): { jsYaml: { ok: true; data: unknown } | { ok: false }; yaml: { ok: true; data: unknown } | { ok: false } } {
+function bothReadings(text: string): {
+  jsYaml: { ok: true; data: unknown } | { ok: false };
+  yaml: { ok: true; data: unknown } | { ok: false };
+} {
   let jsYaml: { ok: true; data: unknown } | { ok: false };
   try {
     jsYaml = { ok: true, data: load(text, { schema: CORE_SCHEMA }) ?? null };
@@ -60,7 +70,9 @@ afterAll(() => project.remove());
 
 describe('js-yaml and yaml read configs alike', () => {
   it('on the repo files and on every edge case js-yaml accepts (texts with explicit `!` tags never go to js-yaml)', async () => {
-    const texts = [...(await Promise.all(repoFiles.map((file) => readFile(file, 'utf8')))), ...snippets].filter((text) => !text.includes('!'));
+    const texts = [...(await Promise.all(repoFiles.map((file) => readFile(file, 'utf8')))), ...snippets].filter(
+      (text) => !text.includes('!'),
+    );
     let agreed = 0;
     for (const text of texts) {
       const { jsYaml, yaml } = bothReadings(text);
@@ -71,7 +83,7 @@ describe('js-yaml and yaml read configs alike', () => {
     expect(agreed).toBeGreaterThan(12);
   });
 
-  it('readYamlFile gives the same data as yaml, and yaml\'s error lines when the text is not valid', async () => {
+  it("readYamlFile gives the same data as yaml, and yaml's error lines when the text is not valid", async () => {
     for (const [index, text] of snippets.entries()) {
       const path = join(project.dir, `snippet-${index}.yaml`);
       await writeFile(path, text);
