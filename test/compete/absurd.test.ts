@@ -11,7 +11,7 @@ import type { CompeteRule, Currency, Direction } from '../../src/model.js';
 import { priceDirection } from '../../src/pricing/price.js';
 import { publishedRate } from '../../src/pricing/published.js';
 import type { Quote, QuoteBook } from '../../src/sources/source.js';
-import { competeRule } from '../support/compete.js';
+import { competeCurrency, competeRule, competingDirection } from '../support/compete.js';
 import { base, dump } from '../support/bestchange.js';
 
 const time = new Date('2026-11-21T12:00:00Z');
@@ -22,31 +22,14 @@ const quote = (pair: string, bid: string, ask: string): [string, Quote] => {
 // 1 BTC = 5,000,000 RUB; 1 USDT = 100 RUB.
 const quotes: QuoteBook = new Map([quote('BTC/RUB', '5000000', '5000100'), quote('USDT/RUB', '100', '100')]);
 
-const currency = (code: string, asset: string, precision: number): Currency => ({
-  code,
-  asset,
-  precision,
-  ratePrecision: precision,
-  reserve: new Decimal('100000000'),
-});
+const currency = competeCurrency;
 const BTC = currency('BTC', 'BTC', 8);
 const SBER = currency('SBERRUB', 'RUB', 2);
 const USDT = currency('USDTTRC20', 'USDT', 4);
 
 const rule = (worst: number): CompeteRule => competeRule({ worst });
 
-const direction = (from: Currency, to: Currency, worst: number): Direction => ({
-  id: `${from.code}>${to.code}`,
-  index: 0,
-  from,
-  to,
-  margin: new Decimal('0.02'),
-  reserve: to.reserve,
-  params: [],
-  cities: [],
-  tags: [],
-  compete: rule(worst),
-});
+const direction = (from: Currency, to: Currency, worst: number): Direction => competingDirection(from, to, rule(worst));
 
 /** from;to;exchanger;give;get;reserve;reviews;unused;min;max;city — currency 1 SBERRUB, 2 BTC, 4 USDTTRC20. */
 function feedOf(rows: string[]): BestChangeFeed {

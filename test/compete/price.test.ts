@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { parseFeed, type BestChangeFeed } from '../../src/bestchange/feed.js';
 import { competeDirections, type FeedState } from '../../src/compete/price.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
-import type { CompeteRule, Currency, Direction } from '../../src/model.js';
+import type { CompeteRule, Direction } from '../../src/model.js';
 import { priceDirection } from '../../src/pricing/price.js';
 import { publishedRate } from '../../src/pricing/published.js';
 import type { Quote, QuoteBook } from '../../src/sources/source.js';
-import { competeRule } from '../support/compete.js';
+import { competeCurrency, competeRule, competingDirection } from '../support/compete.js';
 import { base, competeDump, dump } from '../support/bestchange.js';
 import type { PricedDirection } from '../../src/priced.js';
 
@@ -33,34 +33,14 @@ function book(...entries: [pair: string, bid: string, ask: string][]): QuoteBook
   );
 }
 
-const currency = (code: string, asset: string, precision: number): Currency => ({
-  code,
-  asset,
-  precision,
-  ratePrecision: precision,
-  reserve: new Decimal('100000000'),
-});
+const currency = competeCurrency;
 const BTC = currency('BTC', 'BTC', 8);
 const SBER = currency('SBERRUB', 'RUB', 2);
 const CASH = currency('CASHUSD', 'USD', 2);
 
 const rule = competeRule;
 
-function direction(from: Currency, to: Currency, compete: CompeteRule, extra: Partial<Direction> = {}): Direction {
-  return {
-    id: `${from.code}>${to.code}`,
-    index: 0,
-    from,
-    to,
-    margin: new Decimal('0.02'),
-    reserve: to.reserve,
-    params: [],
-    cities: [],
-    tags: [],
-    compete,
-    ...extra,
-  };
-}
+const direction = competingDirection;
 
 // Market: 1 BTC = 5,000,000 RUB (the bid); floor 0.5% → 4,975,000, ceiling 3% → 4,850,000.
 const quotes = book(['BTC/RUB', '5000000', '5000100'], ['USDT/RUB', '100', '100'], ['USD/RUB', '90', '90']);

@@ -22,6 +22,7 @@ import type { CompeteRule, Currency, Direction } from '../../src/model.js';
 import { priceDirection } from '../../src/pricing/price.js';
 import type { Quote, QuoteBook } from '../../src/sources/source.js';
 import { base, dump } from '../support/bestchange.js';
+import { competingDirection } from '../support/compete.js';
 import { random, type Next } from '../support/random.js';
 import type { PricedDirection, PublishedRate } from '../../src/priced.js';
 
@@ -121,20 +122,7 @@ describe(`the compete step across builds of one feed (seed ${seed})`, () => {
         to: Currency,
         compete: CompeteRule,
         extra: Partial<Direction> = {},
-      ): Direction => ({
-        id,
-        index: 0,
-        from,
-        to,
-        margin: new Decimal('0.02'),
-        reserve: to.reserve,
-        params: [],
-        cities: [],
-        tags: [],
-        compete,
-        ...limit(),
-        ...extra,
-      });
+      ): Direction => competingDirection(from, to, compete, { id, ...limit(), ...extra });
       const shared = ruleOf(next);
       const directions = [
         plain('BTC>SBERRUB', BTC, RUB, shared),

@@ -1,7 +1,7 @@
 // A `compete:` rule as the config loader makes it, for the compete tests: place 2 (or `worst`) on source `bc`,
 // floor 0.5%, ceiling 3%, a 10% deviation limit; `extra` overrides any field.
 import { Decimal } from '../../src/decimal.js';
-import type { CompeteRule } from '../../src/model.js';
+import type { CompeteRule, Currency, Direction } from '../../src/model.js';
 
 export const competeRule = (extra: Partial<CompeteRule> = {}): CompeteRule => ({
   source: 'bc',
@@ -15,5 +15,34 @@ export const competeRule = (extra: Partial<CompeteRule> = {}): CompeteRule => ({
   ignore: [],
   ignoreNames: new Set(),
   ignoreIds: new Set(),
+  ...extra,
+});
+
+/** A currency with its rate precision equal to its amount precision and a reserve no test runs out of. */
+export const competeCurrency = (code: string, asset: string, precision: number): Currency => ({
+  code,
+  asset,
+  precision,
+  ratePrecision: precision,
+  reserve: new Decimal('100000000'),
+});
+
+/** A direction at a 2% margin competing by `compete`; `extra` overrides any field (id, cities, limits…). */
+export const competingDirection = (
+  from: Currency,
+  to: Currency,
+  compete: CompeteRule,
+  extra: Partial<Direction> = {},
+): Direction => ({
+  id: `${from.code}>${to.code}`,
+  index: 0,
+  from,
+  to,
+  margin: new Decimal('0.02'),
+  reserve: to.reserve,
+  params: [],
+  cities: [],
+  tags: [],
+  compete,
   ...extra,
 });
