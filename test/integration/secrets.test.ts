@@ -181,17 +181,20 @@ async function filesUnder(dir: string): Promise<{ path: string; text: string }[]
   );
 }
 
+/** The environment of the leaky config: each credential, and CoinGecko pointed at the echo server. */
+const secretEnv = (echo: string) => ({
+  BACKOFFICE_TOKEN: reserveHeader,
+  RATEFILE_COINGECKO_KEY: coingeckoKey,
+  RATEFILE_COINGECKO_URL: echo,
+  HOOK_SECRET: hookSecret,
+});
+
 describe('secrets', () => {
   it('no surface shows a credential echoed back by a third party, in any form', async () => {
     const echo = await echoServer();
     const hook = await webhook();
     const made = await project({ 'ratefile.config.yaml': leakyConfig(echo, hook.url) });
-    const env = {
-      BACKOFFICE_TOKEN: reserveHeader,
-      RATEFILE_COINGECKO_KEY: coingeckoKey,
-      RATEFILE_COINGECKO_URL: echo,
-      HOOK_SECRET: hookSecret,
-    };
+    const env = secretEnv(echo);
     const logs = bothFormats();
     const service: Service = await startService({
       config: await loadConfig(made.configPath),
@@ -252,12 +255,7 @@ describe('secrets in the real binary', () => {
     const echo = await echoServer();
     const hook = await webhook();
     const made = await project({ 'ratefile.config.yaml': leakyConfig(echo, hook.url) });
-    const env = {
-      BACKOFFICE_TOKEN: reserveHeader,
-      RATEFILE_COINGECKO_KEY: coingeckoKey,
-      RATEFILE_COINGECKO_URL: echo,
-      HOOK_SECRET: hookSecret,
-    };
+    const env = secretEnv(echo);
     const service = spawnRatefile(['start', '--port', '0', '--host', '127.0.0.1', '--log-format', 'json'], {
       cwd: made.dir,
       env,
