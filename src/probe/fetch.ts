@@ -5,6 +5,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
+import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { networkFailure, type Fetched, type Hop } from './classify.js';
 
@@ -70,10 +71,9 @@ function requestOnce(url: URL, options: FetchOptions, redirecting: boolean, canc
         ...options.headers,
       },
     });
-    const stop = () => req.destroy(cancel.reason as Error);
-    cancel.addEventListener('abort', stop, { once: true });
     let settled = false;
     let answered: IncomingMessage | undefined;
+    let decoder: Transform | undefined;
     let wireBytes = 0;
     const settle = (done: () => void) => {
       if (settled) return;
@@ -81,6 +81,14 @@ function requestOnce(url: URL, options: FetchOptions, redirecting: boolean, canc
       cancel.removeEventListener('abort', stop);
       done();
     };
+    // Settled here and now, whatever the connection and the decompressor still have in flight.
+    const failWith = (failure: FetchFailure) => {
+      settle(() => reject(failure));
+      req.destroy();
+      decoder?.destroy();
+    };
+    const stop = () => failWith(cancel.reason as FetchFailure);
+    cancel.addEventListener('abort', stop, { once: true });
     req.on('error', (error: NodeJS.ErrnoException) =>
       settle(() =>
         reject(error instanceof FetchFailure ? error : new FetchFailure(networkFailure(error.code, error.message))),
@@ -115,22 +123,21 @@ function requestOnce(url: URL, options: FetchOptions, redirecting: boolean, canc
       }
       const declared = Number(headers['content-length'] ?? Number.NaN);
       if (!headers['content-encoding'] && declared > options.maxBytes) {
-        req.destroy(tooLarge(options.maxBytes, `Content-Length says ${declared}`));
+        failWith(tooLarge(options.maxBytes, `Content-Length says ${declared}`));
         return;
       }
-      const decoder = decoderFor(headers['content-encoding']);
+      decoder = decoderFor(headers['content-encoding']);
       const chunks: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => (wireBytes += chunk.length));
       const decoded = decoder ? response.pipe(decoder) : response;
       decoded.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > options.maxBytes)
-          req.destroy(tooLarge(options.maxBytes, `more than ${options.maxBytes} bytes came`));
+        if (size > options.maxBytes) failWith(tooLarge(options.maxBytes, `more than ${options.maxBytes} bytes came`));
         else chunks.push(chunk);
       });
       decoder?.on('error', (error) =>
-        req.destroy(
+        failWith(
           new FetchFailure({
             kind: 'not-a-rate-file',
             message: `Content-Encoding ${headers['content-encoding']}, but the body does not decompress: ${error.message}`,

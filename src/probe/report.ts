@@ -82,13 +82,17 @@ export function formatSummary(summary: ProbeSummary): string {
       ? plural(summary.items.min, 'item')
       : `${summary.items.min}–${summary.items.max} items`
     : '';
-  if (plainFailures === 0)
+  const conditional = summary.validators.conditional;
+  const failedConditional = conditional.filter((outcome) => outcome.outcome === 'failed').length;
+  const conditionalFailures =
+    failedConditional === 0 ? '' : `, nor ${failedConditional} of the ${conditional.length} conditional re-fetches`;
+  if (plainFailures === 0 && failedConditional === 0)
     lines.push(
       `Result: ${summary.readable}/${summary.fetches} sequential fetches were a readable rate file (${formats}, ${items}, no errors in \`ratefile check\`): no timeouts, no empty responses, no challenge or error pages.`,
     );
   else
     lines.push(
-      `Result: ${summary.readable}/${summary.fetches} sequential fetches were a readable rate file; ${plainFailures} ${plainFailures === 1 ? 'was' : 'were'} not:`,
+      `Result: ${summary.readable}/${summary.fetches} sequential fetches were a readable rate file; ${plainFailures} ${plainFailures === 1 ? 'was' : 'were'} not${conditionalFailures}:`,
     );
   for (const failure of summary.failures) {
     lines.push(
@@ -107,7 +111,7 @@ export function formatSummary(summary: ProbeSummary): string {
     .map(([status, count]) => `${status} × ${count}`)
     .join(', ');
   if (statuses) lines.push(`Statuses: ${statuses}; Content-Type: ${summary.contentTypes.join(', ') || 'none'}.`);
-  const { etag, lastModified, conditional } = summary.validators;
+  const { etag, lastModified } = summary.validators;
   if (etag !== undefined || lastModified !== undefined) {
     const sent = [
       etag === undefined ? '' : `ETag ${etag}`,
