@@ -173,8 +173,12 @@ export function networkFailure(
   if (
     /^(ERR_TLS_|ERR_SSL_|ERR_OSSL|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/.test(code ?? '') ||
     /\b(SSL|TLS)\b|certificate/i.test(message)
-  )
-    return { kind: 'tls-error', message: code ? `${code}: ${message}` : message };
+  ) {
+    // OpenSSL's line (`…:SSL routines:ssl3_get_record:wrong version number:../deps/…`): its reason is what people read.
+    const reason = /SSL routines:[^:]*:([^:\n]+)/.exec(message)?.[1];
+    const words = reason ? `the TLS handshake failed: ${reason}` : message.split('\n')[0]!.trim();
+    return { kind: 'tls-error', message: code ? `${code}: ${words}` : words };
+  }
   if (code === 'ETIMEDOUT') return { kind: 'timeout', message: 'the connection timed out' };
   return { kind: 'connection-error', message: (code && known[code]) ?? (code ? `${code}: ${message}` : message) };
 }
