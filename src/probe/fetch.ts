@@ -59,6 +59,8 @@ function decoderFor(encoding: string | undefined) {
 /** One request, no redirect followed; rejects with a FetchFailure, or with whatever `abort` was called with. */
 function requestOnce(url: URL, options: FetchOptions, redirecting: boolean, cancel: AbortSignal): Promise<Answer> {
   return new Promise((resolve, reject) => {
+    // A deadline or timeout that passed between two hops: an abort event does not come twice.
+    if (cancel.aborted) return reject(cancel.reason as FetchFailure);
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(url, {
       method: 'GET',

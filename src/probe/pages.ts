@@ -37,14 +37,23 @@ const antibotVendors: readonly [RegExp, string][] = [
   [/Checking your browser|Проверка (вашего )?браузера/i, '"Checking your browser"'],
 ];
 
-const maintenanceMarkers: readonly [RegExp, string][] = [
+const engineMarkers: readonly [RegExp, string][] = [
   [/<error>[^<]*<\/error>/i, 'an <error> document'],
   [/Briefly unavailable for scheduled maintenance/i, "WordPress's maintenance page"],
   [/Error establishing a database connection/i, "WordPress's database error"],
   [/<b>(Fatal|Parse) error<\/b>:|\b(Fatal|Parse) error: .* on line \d+/i, 'a PHP error'],
-  [/\b(maintenance|temporarily unavailable|service unavailable)\b/i, 'a maintenance notice'],
-  [/технические работы|техническое обслуживание|ведутся работы|временно недоступ/i, 'a maintenance notice'],
 ];
+
+// Words that say "down for now": in a page's title or headline, or anywhere in a short page, not in any site's footer.
+const maintenanceWords =
+  /\b(maintenance|temporarily unavailable|service unavailable)\b|технические работы|техническое обслуживание|ведутся работы|временно недоступ/i;
+
+function maintenanceNotice(text: string): string | undefined {
+  const headlines = [...text.matchAll(/<(title|h1|h2)[^>]*>([^<]{1,300})</gi)].map((match) => match[2]).join('\n');
+  return maintenanceWords.test(headlines) || (text.length < 8192 && maintenanceWords.test(text))
+    ? 'a maintenance notice'
+    : undefined;
+}
 
 const first = (text: string, markers: readonly [RegExp, string][]) =>
   markers.find(([pattern]) => pattern.test(text))?.[1];
@@ -81,10 +90,10 @@ export function recognisePage(facts: PageFacts): Page | undefined {
   if (/<noscript>[^]*?(enable|включите)\s+JavaScript/i.test(text) && /<script/i.test(text) && text.length < 20_000)
     return { kind: 'antibot-page', detail: 'a page that needs JavaScript' };
   if (redirect && (html || text.length < 4096)) return { kind: 'redirect-page', detail: redirect };
-  const maintenance = first(text, maintenanceMarkers);
-  // An <error> root is an engine's word (Premium Exchanger: <error>Maintenance</error>); elsewhere the words count only in a page.
-  if (maintenance && (html || /^\s*(<\?xml[^>]*\?>\s*)?<error[\s>]/i.test(text) || maintenance === 'a PHP error'))
-    return { kind: 'engine-error', detail: maintenance };
+  // An <error> root is an engine's word (Premium Exchanger: <error>Maintenance</error>); a notice counts only in a page.
+  const errorRoot = /^\s*(<\?xml[^>]*\?>\s*)?<error[\s>]/i.test(text);
+  const engine = first(text, engineMarkers) ?? (html || errorRoot ? maintenanceNotice(text) : undefined);
+  if (engine && (html || errorRoot || engine === 'a PHP error')) return { kind: 'engine-error', detail: engine };
   if (html) return { kind: 'html', detail: title(text) ?? 'an HTML document' };
   return undefined;
 }

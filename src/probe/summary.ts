@@ -152,6 +152,8 @@ function notesOn(plain: readonly ProbeFetch[], readable: readonly ProbeFetch[]):
       break;
     }
   }
+  if (readable.length > 0 && readable.every((fetch) => fetch.items === 0))
+    notes.push('the file has no items: monitors read it and list nothing');
   if (readable.length > 0 && readable.every((fetch) => fetch.etag === undefined && fetch.lastModified === undefined))
     notes.push('no ETag or Last-Modified: monitors cannot ask for changes only, every poll downloads the whole file');
   for (let i = 1; i < readable.length; i++) {

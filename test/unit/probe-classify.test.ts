@@ -47,6 +47,33 @@ describe('a body that is not a rate file is named', () => {
   });
 
   it.each([
+    [
+      '<html><head><title>Технические работы</title></head><body>Скоро вернёмся</body></html>',
+      'engine-error',
+      'notice',
+    ],
+    ['<html><body><h1>Сайт временно недоступен</h1></body></html>', 'engine-error', 'notice'],
+    [
+      '<br />\n<b>Fatal error</b>:  Uncaught Error: Call to undefined function in /var/www/x.php:12',
+      'engine-error',
+      'PHP',
+    ],
+    [
+      '<html><head><title>DDoS-Guard</title></head><body><script src="/.well-known/ddos-guard/js-challenge/index.js"></script></body></html>',
+      'antibot-page',
+      'DDoS-Guard',
+    ],
+    ['<script>document.cookie="a=1"; window.location.href="/export.xml";</script>', 'antibot-page', 'cookie'],
+  ])('%j → %s', (body, kind, detail) => {
+    expect(judgeFetch(answer(body)).failure).toEqual({ kind, detail: expect.stringContaining(detail) });
+  });
+
+  it('a long page that mentions maintenance in passing is an HTML page, not a maintenance notice', () => {
+    const page = `<!DOCTYPE html><html><head><title>Example Exchange</title></head><body>${'<p>Обмен валют.</p>'.repeat(600)}<footer><a href="/maintenance-schedule">Scheduled maintenance</a></footer></body></html>`;
+    expect(judgeFetch(answer(page)).failure).toEqual({ kind: 'html', detail: '<title>Example Exchange</title>' });
+  });
+
+  it.each([
     ['', 'empty-body', '0 bytes'],
     ['  \n\t', 'empty-body', '4 bytes of white space'],
     ['Internal error', 'not-a-rate-file', 'starts with "Internal error"'],
@@ -166,6 +193,15 @@ describe('the summary', () => {
     ]);
     expect(summary.rates).toEqual({ distinct: 2, bodies: 2, changedAt: [4] });
     expect(summary.validators.etag).toBe('"b"');
+  });
+
+  it('notes a rate file without items: readable, and listing nothing', () => {
+    const empty = answer('<?xml version="1.0" encoding="UTF-8"?>\n<rates></rates>\n', 200, {
+      'content-type': 'application/xml',
+    });
+    const summary = summarise('http://x/', '2026-11-26T00:00:00Z', 'ua', [describeFetch(1, empty, undefined)]);
+    expect(summary).toMatchObject({ readable: 1, ok: true });
+    expect(summary.notes).toContain('the file has no items: monitors read it and list nothing');
   });
 
   it('notes an ETag that stays while the body changes, and one that changes while the body stays', () => {
