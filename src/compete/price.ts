@@ -7,14 +7,16 @@ import { type Decimal, formatDecimal } from '../decimal.js';
 import { findChain } from '../pricing/chains.js';
 import { convertAlong } from '../pricing/convert.js';
 import { publishedForm, publishedLimits } from '../pricing/published.js';
-import { rateFor, rateOf } from './grid.js';
+import { compareForms, rateFor, rateOf } from './grid.js';
+import { type Cap, cappedNeed } from './cap.js';
+import { warAfter, warBefore, type WarBefore, type WarEntry, type WarMemory } from './war.js';
 import { boundsOf } from './bounds.js';
 import { approxOf, cityField, compareQuick, distrust, placeIn, type CityField } from './field.js';
 import { directionName, percent, plural, show } from '../words.js';
 import { limitsAtNeed, standingOf, type Need } from './standing.js';
 import type { QuoteBook } from '../sources/source.js';
 import type { CompeteRule } from '../model.js';
-import type { CompeteOutcome, PricedDirection, PublishedRate, WithheldDirection } from '../priced.js';
+import type { CompeteOutcome, CompeteWar, PricedDirection, PublishedRate, WithheldDirection } from '../priced.js';
 
 export type { CityField, FieldEntry } from './field.js';
 
@@ -22,8 +24,9 @@ export type { CityField, FieldEntry } from './field.js';
 export interface FeedState {
   /** The parsed feed in use (fresh, or the last good one standing in); absent when there is none. */
   feed?: BestChangeFeed;
-  /** Seconds since the feed in use was fetched. */
+  /** Seconds since the feed in use was fetched, and when (the war detection reads answers by it). */
   ageSeconds?: number;
+  fetchedAt?: Date;
   /** The source's maxAge in seconds; absent: no limit. */
   maxAgeSeconds?: number;
   /** Why the source failed this build. */
@@ -48,6 +51,13 @@ export interface CompeteDetail {
   outcome: CompeteOutcome;
   /** The direction as the compete step priced it, before the guards (so `explain` can show a held-back one). */
   priced?: PricedDirection;
+  /** The caps that bound the rate (one per city whose need went past its cap). */
+  caps?: Cap[];
+  /** A war held out, and the rate held. */
+  war?: CompeteWar;
+  hold?: PublishedRate;
+  /** The war memory of the direction once this build's feed was read (before this build's move). */
+  warEntry?: WarEntry;
 }
 
 /** minReserve in the to currency, or why it cannot be had. */
@@ -67,6 +77,9 @@ export interface CompeteInput {
   book: QuoteBook;
   /** bestchange sources by name. */
   feeds: ReadonlyMap<string, FeedState>;
+  /** The build's clock and the war memory of the last build; without a clock, no war detection. */
+  now?: Date;
+  memory?: Readonly<WarMemory>;
 }
 
 export interface CompeteResult {
@@ -75,24 +88,50 @@ export interface CompeteResult {
   withheld: WithheldDirection[];
   /** By direction id. */
   details: Map<string, CompeteDetail>;
+  /** The war memory for the next build: directions with war detection on. */
+  memory: WarMemory;
 }
 
 export function competeDirections(input: CompeteInput): CompeteResult {
   const priced: PricedDirection[] = [];
   const withheld: WithheldDirection[] = [];
   const details = new Map<string, CompeteDetail>();
+  const memory: WarMemory = {};
+  const { now } = input;
   for (const p of input.priced) {
     const rule = p.direction.compete;
     if (!rule) {
       priced.push(p);
       continue;
     }
-    const result = competeDirection(p, rule, input.feeds.get(rule.source) ?? {}, input.book);
-    details.set(p.direction.id, result.detail);
+    const { id } = p.direction;
+    const known = input.memory && Object.hasOwn(input.memory, id) ? input.memory[id] : undefined;
+    const war = rule.war && now ? { now, ...(known ? { entry: known } : {}) } : undefined;
+    const result = competeDirection(p, rule, input.feeds.get(rule.source) ?? {}, input.book, war);
+    details.set(id, result.detail);
     if ('reason' in result.priced) withheld.push(result.priced);
     else priced.push(result.priced);
+    if (war) {
+      const { detail } = result;
+      // At the normal margin the field is unused: the memory stays as it was.
+      const entry =
+        detail.outcome.basis === 'fallback'
+          ? (detail.warEntry ?? known)
+          : warAfter(detail.warEntry, detail.chosen, rivalOf(detail.fields), war.now);
+      if (entry) memory[id] = entry;
+    }
   }
-  return { priced, withheld, details };
+  return { priced, withheld, details, memory };
+}
+
+/** The competitor at the place in the city that decides (the worst place), for the war memory. */
+function rivalOf(fields: readonly CityField[]) {
+  const decisive = fields.reduce<CityField | undefined>(
+    (worst, field) => (field.rival && (!worst || field.place > worst.place) ? field : worst),
+    undefined,
+  );
+  const rival = decisive?.rival;
+  return rival && { id: rival.row.exchangerId, name: rival.row.exchanger, rate: rival.rate };
 }
 
 /** One direction against its field. */
@@ -101,6 +140,7 @@ export function competeDirection(
   rule: CompeteRule,
   state: FeedState,
   book: QuoteBook,
+  war?: { now: Date; entry?: WarEntry },
 ): { priced: PricedDirection | WithheldDirection; detail: CompeteDetail } {
   const { direction, market } = priced;
   const { from, to } = direction;
@@ -112,6 +152,8 @@ export function competeDirection(
       ? standingOf(state.feed, from, to, direction.cities, rule, reserve)
       : undefined;
   const cores = standing?.cores ?? [];
+  /** Read once the field is trusted: the memory after this feed, and a war's hold. */
+  let read: WarBefore | undefined;
 
   /** The chosen step (and its rate when known) with why: places counted per city, limits at the new rate. */
   const settle = (
@@ -137,6 +179,7 @@ export function competeDirection(
     };
     if (reason !== undefined) outcome.reason = reason;
     if (state.ageSeconds !== undefined) outcome.feedAgeSeconds = state.ageSeconds;
+    if (read?.war && basis !== 'fallback') outcome.war = read.war;
     const detail: CompeteDetail = {
       rule,
       market,
@@ -150,6 +193,7 @@ export function competeDirection(
       outcome,
     };
     if (typeof reserve !== 'string' && reserve !== undefined) detail.minReserve = reserve;
+    if (read) addWar(detail, read, caps);
     if (basis === 'fallback') {
       detail.priced = { ...priced, compete: outcome };
       return { priced: detail.priced, detail };
@@ -185,6 +229,8 @@ export function competeDirection(
   if (untrusted) return fallback(untrusted);
   if (standing?.unbeatable !== undefined) return fallback(standing.unbeatable);
 
+  if (war) read = warBefore(war.entry, rule, cores, state.fetchedAt, war.now);
+  let caps: Cap[] | undefined;
   const need = standing?.need;
   if (bounds.squeezed) {
     return settle(
@@ -212,7 +258,14 @@ export function competeDirection(
       `${plural(counted, 'competitor')} counted, fewer than place ${rule.worst}: the ceiling`,
     );
   }
-  if (compareQuick(need.form, need.approx, floorForm, bounds.floorApprox) > 0) {
+  // The cap against outliers and a war's hold: each may only make the rate less generous than the place needs.
+  const capped = cappedNeed(cores, rule, from, to, need);
+  if (capped) caps = capped.caps;
+  const bound = capped?.need ?? need;
+  const hold = read?.hold;
+  const held = hold && compareForms(bound.form, hold) > 0 ? { form: hold, approx: approxOf(hold) } : undefined;
+  const limit = held ?? bound;
+  if (compareQuick(limit.form, limit.approx, floorForm, bounds.floorApprox) > 0) {
     return settle(
       floorForm,
       bounds.floorApprox,
@@ -220,7 +273,7 @@ export function competeDirection(
       `the field is cheaper than the floor: place ${rule.worst} needs ${show(rateOf(need.form))}, the floor allows ${show(rateOf(floorForm))} (market × (1 − ${percent(rule.floor)}))`,
     );
   }
-  if (compareQuick(need.form, need.approx, ceilingForm, bounds.ceilingApprox) < 0) {
+  if (compareQuick(limit.form, limit.approx, ceilingForm, bounds.ceilingApprox) < 0) {
     return settle(
       ceilingForm,
       bounds.ceilingApprox,
@@ -228,5 +281,31 @@ export function competeDirection(
       `place ${rule.worst} needs only ${show(rateOf(need.form))}, less than the ceiling's ${show(rateOf(ceilingForm))} (market × (1 − ${percent(rule.ceiling)}))`,
     );
   }
+  if (held && read?.war)
+    return settle(
+      held.form,
+      held.approx,
+      'war',
+      `price war with ${read.war.rival} (#${read.war.rivalId}): ${read.war.rounds} of our moves answered in a row; holding ${show(rateOf(held.form))} (place ${rule.worst} needs ${show(rateOf(bound.form))}) until ${read.war.until}`,
+    );
+  if (capped)
+    return settle(
+      capped.need.form,
+      capped.need.approx,
+      'cap',
+      capped.caps
+        .map(
+          (cap) =>
+            `place ${rule.worst} needs ${show(rateOf(need.form))}, more than ${formatDecimal(rule.cap!)} typical steps (${show(cap.typicalStep)}) past ${cap.rest.row.exchanger}, the best of the rest (${show(cap.rest.rate)})${cap.city === undefined ? '' : ` in ${cap.city}`}: capped at ${show(cap.rate)}`,
+        )
+        .join('; '),
+    );
   return settle(need.form, need.approx, 'place', undefined, need);
+}
+
+function addWar(detail: CompeteDetail, read: WarBefore, caps: Cap[] | undefined): void {
+  if (read.entry) detail.warEntry = read.entry;
+  if (read.war) detail.war = read.war;
+  if (read.hold) detail.hold = read.hold;
+  if (caps) detail.caps = caps;
 }

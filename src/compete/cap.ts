@@ -1,0 +1,94 @@
+// The cap against outliers: a competing direction never goes past the best counted competitor behind its place by
+// more than `cap` typical steps, so one broken competitor far ahead cannot pull the rate to the floor (Premium
+// Exchanger's "security step" does the same with two steps). Pure; made once per field core like the rest of it.
+import type { Decimal } from '../decimal.js';
+import type { RankedCompetitor } from '../bestchange/feed.js';
+import type { CompeteRule, Currency } from '../model.js';
+import type { PublishedRate } from '../priced.js';
+import { approxOf, type FieldCore } from './field.js';
+import { atOrBelow, compareForms, rateFor } from './grid.js';
+import type { Need } from './standing.js';
+
+/** How many of the best counted competitors the typical step is measured on. */
+export const TOP = 10;
+
+/** The cap of one city's field. */
+export interface Cap {
+  city?: string;
+  /** The median gap between consecutive distinct rates of the top ten counted (of an even number, the smaller middle one). */
+  typicalStep: Decimal;
+  /** The best counted competitor behind the place: the best of the rest once the one at the place is set aside. */
+  rest: RankedCompetitor;
+  /** rest + cap × typical step, and the most generous published step at or below it. */
+  rate: Decimal;
+  form: PublishedRate;
+}
+
+/**
+ * The typical step of a field: the gaps between consecutive distinct rates among its best ten counted, sorted, and
+ * the middle one (the smaller of the two middle ones of an even number, so three competitors are guarded too: with
+ * one outlier among them, the mean of the two gaps would reach the outlier). Undefined with fewer than two rates.
+ */
+export function typicalStep(counted: readonly RankedCompetitor[]): Decimal | undefined {
+  const gaps: Decimal[] = [];
+  const top = counted.slice(0, TOP);
+  for (let i = 1; i < top.length; i++) {
+    const gap = top[i - 1]!.rate.minus(top[i]!.rate);
+    if (gap.greaterThan(0)) gaps.push(gap);
+  }
+  if (gaps.length === 0) return undefined;
+  gaps.sort((a, b) => a.comparedTo(b));
+  return gaps[Math.floor((gaps.length - 1) / 2)]!;
+}
+
+/** Per core (a feed's, kept with it), per cap and rate precisions. */
+const made = new WeakMap<FieldCore, Map<string, Cap | null>>();
+
+/** The cap of one core, or undefined: no competitor behind the place, or no two distinct rates to measure a step on. */
+export function capOf(core: FieldCore, rule: CompeteRule, from: Currency, to: Currency): Cap | undefined {
+  if (!rule.cap) return undefined;
+  let byKey = made.get(core);
+  if (!byKey) made.set(core, (byKey = new Map()));
+  const key = `${rule.cap.toString()}/${rule.worst}/${from.ratePrecision}/${to.ratePrecision}`;
+  let cap = byKey.get(key);
+  if (cap === undefined) {
+    const rest = core.counted[rule.worst];
+    const step = typicalStep(core.counted);
+    if (!rest || !step) cap = null;
+    else {
+      const rate = rest.rate.plus(step.times(rule.cap));
+      cap = { typicalStep: step, rest, rate, form: atOrBelow(rate, from, to) };
+      if (core.city !== undefined) cap.city = core.city;
+    }
+    byKey.set(key, cap);
+  }
+  return cap ?? undefined;
+}
+
+/**
+ * The need once each city's is capped: per city the less generous of its need and its cap, then the most generous
+ * of the cities (one rate for all of them). Undefined when no cap binds: the need stands as it is.
+ */
+export function cappedNeed(
+  cores: readonly FieldCore[],
+  rule: CompeteRule,
+  from: Currency,
+  to: Currency,
+  need: Need,
+): { need: Need; caps: Cap[] } | undefined {
+  if (!rule.cap) return undefined;
+  let most: PublishedRate | undefined;
+  const caps: Cap[] = [];
+  for (const core of cores) {
+    if (!core.needed) continue;
+    const cap = capOf(core, rule, from, to);
+    let form = core.needed;
+    if (cap && compareForms(form, cap.form) > 0) {
+      form = cap.form;
+      caps.push(cap);
+    }
+    if (!most || compareForms(form, most) > 0) most = form;
+  }
+  if (!most || compareForms(most, need.form) >= 0) return undefined;
+  return { need: { form: most, rate: rateFor(most, from, to), approx: approxOf(most) }, caps };
+}
