@@ -11,6 +11,8 @@ import { closest, type Problem } from '../config/problems.js';
 const expected = (what: string) => (issue: { input?: unknown }) =>
   `expected ${what}, got ${describeValue(issue.input)}`;
 const placeWhat = 'a place like 3 or a range like "1-3" (1 is the best)';
+const capWhat = 'a number of typical steps like 2, or "off"';
+const warWhat = '"off" or a mapping like { rounds: 3, within: 2m, coolDown: 15m }';
 
 /** 3, "3" or "1-3": a place or a range of places, the better first. */
 const place = z
@@ -70,8 +72,8 @@ export const competeSchema = z
       .optional()
       .describe('Competitors with a smaller reserve do not count: "1000 USDT", or a plain amount of the to currency.'),
     cap: z
-      .union([z.number().positive().max(1000), z.literal('off')], {
-        error: expected('a number of typical steps like 2, or "off"'),
+      .union([z.number().positive().max(1000), z.literal('off', { error: expected(capWhat) })], {
+        error: expected(capWhat),
       })
       .default(defaultCap)
       .describe(
@@ -80,7 +82,6 @@ export const competeSchema = z
     war: z
       .union(
         [
-          z.literal('off'),
           z.strictObject({
             rounds: z
               .int({ error: expected('a whole number of rounds from 2 to 100') })
@@ -95,8 +96,9 @@ export const competeSchema = z
               .prefault(defaultWar.coolDown)
               .describe('How long the rate is held (never more generous) once a war is seen.'),
           }),
+          z.literal('off', { error: expected(warWhat) }),
         ],
-        { error: expected('"off" or { rounds, within, coolDown }') },
+        { error: expected(warWhat) },
       )
       .prefault({})
       .describe(

@@ -154,6 +154,8 @@ export function competeDirection(
   const cores = standing?.cores ?? [];
   /** Read once the field is trusted: the memory after this feed, and a war's hold. */
   let read: WarBefore | undefined;
+  /** The caps that bound the need, once it is known. */
+  let caps: Cap[] | undefined;
 
   /** The chosen step (and its rate when known) with why: places counted per city, limits at the new rate. */
   const settle = (
@@ -193,7 +195,8 @@ export function competeDirection(
       outcome,
     };
     if (typeof reserve !== 'string' && reserve !== undefined) detail.minReserve = reserve;
-    if (read) addWar(detail, read, caps);
+    if (caps) detail.caps = caps;
+    if (read) addWar(detail, read);
     if (basis === 'fallback') {
       detail.priced = { ...priced, compete: outcome };
       return { priced: detail.priced, detail };
@@ -230,7 +233,6 @@ export function competeDirection(
   if (standing?.unbeatable !== undefined) return fallback(standing.unbeatable);
 
   if (war) read = warBefore(war.entry, rule, cores, state.fetchedAt, war.now);
-  let caps: Cap[] | undefined;
   const need = standing?.need;
   if (bounds.squeezed) {
     return settle(
@@ -303,9 +305,8 @@ export function competeDirection(
   return settle(need.form, need.approx, 'place', undefined, need);
 }
 
-function addWar(detail: CompeteDetail, read: WarBefore, caps: Cap[] | undefined): void {
+function addWar(detail: CompeteDetail, read: WarBefore): void {
   if (read.entry) detail.warEntry = read.entry;
   if (read.war) detail.war = read.war;
   if (read.hold) detail.hold = read.hold;
-  if (caps) detail.caps = caps;
 }

@@ -152,7 +152,10 @@ describe('a price war between two exchangers feeding each other', () => {
     const at = new Date(clock());
     const text = await runRatefile(['status'], dirs[0]!, { now: () => at });
     expect(text.stdout).toMatch(/^ {2}BTC → SBERRUB: place 2 of 5 \(target 1, war\): price war with Bravo \(#200\)/m);
-    const explain = await runRatefile(['explain', 'BTC', 'SBERRUB'], dirs[0]!, { now: () => at, fetch: globalThis.fetch });
+    const explain = await runRatefile(['explain', 'BTC', 'SBERRUB'], dirs[0]!, {
+      now: () => at,
+      fetch: globalThis.fetch,
+    });
     expect(explain.stdout).toMatch(/^ {4}Alfa \(#100\): 1:4934403\.04 = .*; not counted: our own listing \(self\)$/m);
     expect(explain.stdout).toMatch(
       /^ {2}PRICE WAR with Bravo \(#200\) since 2026-11-21T12:03:00\.000Z: 3 of our moves answered in a row; never more generous than 1:4934403\.04 until 2026-11-21T12:18:00\.000Z$/m,
