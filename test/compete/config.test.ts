@@ -207,5 +207,12 @@ describe('examples/compete.yaml', () => {
       ['SBERRUB>USDTERC20', null],
     ]);
     expect(config.directions[0]!.compete?.minReserve).toEqual({ value: expect.anything() as unknown, asset: 'USDT' });
+    // The war settings it shows are the defaults the others get: our own id from the source, cap 2, 3 rounds in 2m, 15m.
+    for (const direction of config.directions.filter((d) => d.compete)) {
+      const rule = direction.compete!;
+      expect([...rule.selfIds!], direction.id).toEqual([40]);
+      expect(String(rule.cap), direction.id).toBe('2');
+      expect(rule.war, direction.id).toEqual({ rounds: 3, withinMs: 120_000, coolDownMs: 900_000 });
+    }
   });
 });

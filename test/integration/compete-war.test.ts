@@ -127,6 +127,12 @@ describe('a price war between two exchangers feeding each other', () => {
   it('with war detection off (and no cap), both chase each other to the floor as before', async () => {
     const { history, status, dirs } = await war(', war: off, cap: off', 8);
     expect(history).toEqual(chase(8));
+    // The worked example of docs/compete.md ("a war"): both on the floor by round 6.
+    expect(history.slice(3, 6)).toEqual([
+      ['4934403.04', '4939337.44'],
+      ['4944276.77', '4949221.04'],
+      ['4950000', '4950000'],
+    ]);
     // One step each per round, until both sit on the floor: the whole margin given away.
     expect(history.at(-1)).toEqual(['4950000', '4950000']);
     expect((await status(dirs[0]!)).competing[0]).toMatchObject({ basis: 'floor' });
@@ -137,6 +143,14 @@ describe('a price war between two exchangers feeding each other', () => {
     const classic = chase(8);
     // A's moves are answered by B on rounds 2, 3 and 4: the third answer in a row is a war, and A holds from round 5.
     expect(history.slice(0, 4)).toEqual(classic.slice(0, 4));
+    // The worked example of docs/compete.md ("a war"), round by round.
+    expect(history.slice(0, 5)).toEqual([
+      ['4904900', '4909804.9'],
+      ['4914714.7', '4919629.41'],
+      ['4924549.03', '4929473.57'],
+      ['4934403.04', '4939337.44'],
+      ['4934403.04', '4939337.44'],
+    ]);
     expect(history[4]).toEqual([classic[3]![0], classic[3]![1]]);
     // From then on nothing moves: B holds place 1 one step ahead of A's held rate, and has no reason to move.
     for (const rates of history.slice(4)) expect(rates).toEqual(history[4]);
