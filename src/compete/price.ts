@@ -121,6 +121,11 @@ export function competeDirections(input: CompeteInput): CompeteResult {
       if (entry) memory[id] = entry;
     }
   }
+  // A direction not priced this build (paused, a stale quote) keeps its memory: a war's hold outlives a pause.
+  // The I/O reading the memory keeps only the config's directions with war detection on, so this stays bounded.
+  for (const id in input.memory) {
+    if (id !== '__proto__' && Object.hasOwn(input.memory, id) && !details.has(id)) memory[id] = input.memory[id]!;
+  }
   return { priced, withheld, details, memory };
 }
 

@@ -56,7 +56,7 @@ function build(rows: [number, string][], seconds: number, memory: WarMemory, r: 
   return { rate: formatDecimal(result.priced[0]!.rate), outcome: result.priced[0]!.compete!, memory: result.memory };
 }
 
-const pending = (seconds: number, rivalRate: string): WarEntry['pending'] => ({
+const pending = (seconds: number, rivalRate: string): NonNullable<WarEntry['pending']> => ({
   at: at(seconds).toISOString(),
   rivalId: 2,
   rival: 'Bravo',
@@ -133,6 +133,29 @@ describe('war detection', () => {
     expect(after.rate).toBe(formatDecimal(bravo.plus('0.01')));
     expect(after.outcome.war).toBeUndefined();
     expect(after.memory['BTC>SBERRUB']).toMatchObject({ rounds: 0, pending: { rivalId: 2 } });
+  });
+
+  it('a direction not priced this build (paused, a stale quote) keeps its memory, a war in it too', () => {
+    const kept: WarEntry = {
+      rate: '1:4900000.01',
+      rounds: 3,
+      war: {
+        rival: 'Bravo',
+        rivalId: 2,
+        rounds: 3,
+        since: at(0).toISOString(),
+        until: at(900).toISOString(),
+        hold: '1:4900000.01',
+      },
+    };
+    const result = competeDirections({
+      priced: [],
+      book,
+      feeds: new Map(),
+      now: at(60),
+      memory: { 'BTC>SBERRUB': kept },
+    });
+    expect(result.memory).toEqual({ 'BTC>SBERRUB': kept });
   });
 
   it('with war detection off the memory stays empty and every answer is chased', () => {

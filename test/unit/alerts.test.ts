@@ -68,7 +68,7 @@ describe('currentProblems', () => {
 describe('a price war', () => {
   it('starts an alert naming the rival for its cool-down, and ends it when the war is over', () => {
     const war = { rival: 'Bravo', rivalId: 200, rounds: 3, since: at, until: '2026-11-21T12:15:00.000Z' };
-    const competing = (withWar: boolean): Status['competing'] => [
+    const competing = (withWar: boolean): NonNullable<Status['competing']> => [
       {
         direction: 'BTC>SBERRUB',
         target: '1',
