@@ -1,12 +1,13 @@
 // The cap against outliers: a competing direction never goes past the best counted competitor behind its place by
 // more than `cap` typical steps, so one broken competitor far ahead cannot pull the rate to the floor (Premium
 // Exchanger's "security step" does the same with two steps). Pure; made once per field core like the rest of it.
-import type { Decimal } from '../decimal.js';
+import { type Decimal, formatDecimal } from '../decimal.js';
 import type { RankedCompetitor } from '../bestchange/feed.js';
 import type { CompeteRule, Currency } from '../model.js';
 import type { PublishedRate } from '../priced.js';
 import { approxOf, type FieldCore } from './field.js';
-import { atOrBelow, compareForms, rateFor } from './grid.js';
+import { atOrBelow, compareForms, rateFor, rateOf } from './grid.js';
+import { show } from '../words.js';
 import type { Need } from './standing.js';
 
 /** How many of the best counted competitors the typical step is measured on. */
@@ -92,3 +93,12 @@ export function cappedNeed(
   if (!most || compareForms(most, need.form) >= 0) return undefined;
   return { need: { form: most, rate: rateFor(most, from, to), approx: approxOf(most) }, caps };
 }
+
+/** Why the rate is the cap's: per city capped, the need, the typical step and the best of the rest. */
+export const capReason = (caps: readonly Cap[], need: PublishedRate, rule: CompeteRule): string =>
+  caps
+    .map(
+      (cap) =>
+        `place ${rule.worst} needs ${show(rateOf(need))}, more than ${rule.cap ? formatDecimal(rule.cap) : '0'} typical steps (${show(cap.typicalStep)}) past ${cap.rest.row.exchanger}, the best of the rest (${show(cap.rest.rate)})${cap.city === undefined ? '' : ` in ${cap.city}`}: capped at ${show(cap.rate)}`,
+    )
+    .join('; ');

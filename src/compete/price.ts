@@ -8,8 +8,8 @@ import { findChain } from '../pricing/chains.js';
 import { convertAlong } from '../pricing/convert.js';
 import { publishedForm, publishedLimits } from '../pricing/published.js';
 import { compareForms, rateFor, rateOf } from './grid.js';
-import { type Cap, cappedNeed } from './cap.js';
-import { warAfter, warBefore, type WarBefore, type WarEntry, type WarMemory } from './war.js';
+import { type Cap, cappedNeed, capReason } from './cap.js';
+import { keepUnpriced, warAfter, warBefore, warReason, type WarBefore, type WarEntry, type WarMemory } from './war.js';
 import { boundsOf } from './bounds.js';
 import { approxOf, cityField, compareQuick, distrust, placeIn, type CityField } from './field.js';
 import { directionName, percent, plural, show } from '../words.js';
@@ -112,31 +112,14 @@ export function competeDirections(input: CompeteInput): CompeteResult {
     if ('reason' in result.priced) withheld.push(result.priced);
     else priced.push(result.priced);
     if (war) {
-      const { detail } = result;
+      const { outcome, warEntry, chosen, fields } = result.detail;
       // At the normal margin the field is unused: the memory stays as it was.
       const entry =
-        detail.outcome.basis === 'fallback'
-          ? (detail.warEntry ?? known)
-          : warAfter(detail.warEntry, detail.chosen, rivalOf(detail.fields), war.now);
+        outcome.basis === 'fallback' ? (warEntry ?? known) : warAfter(warEntry, chosen, outcome.basis, fields, war.now);
       if (entry) memory[id] = entry;
     }
   }
-  // A direction not priced this build (paused, a stale quote) keeps its memory: a war's hold outlives a pause.
-  // The I/O reading the memory keeps only the config's directions with war detection on, so this stays bounded.
-  for (const id in input.memory) {
-    if (id !== '__proto__' && Object.hasOwn(input.memory, id) && !details.has(id)) memory[id] = input.memory[id]!;
-  }
-  return { priced, withheld, details, memory };
-}
-
-/** The competitor at the place in the city that decides (the worst place), for the war memory. */
-function rivalOf(fields: readonly CityField[]) {
-  const decisive = fields.reduce<CityField | undefined>(
-    (worst, field) => (field.rival && (!worst || field.place > worst.place) ? field : worst),
-    undefined,
-  );
-  const rival = decisive?.rival;
-  return rival && { id: rival.row.exchangerId, name: rival.row.exchanger, rate: rival.rate };
+  return { priced, withheld, details, memory: keepUnpriced(memory, input.memory, details) };
 }
 
 /** One direction against its field. */
@@ -288,25 +271,8 @@ export function competeDirection(
       `place ${rule.worst} needs only ${show(rateOf(need.form))}, less than the ceiling's ${show(rateOf(ceilingForm))} (market × (1 − ${percent(rule.ceiling)}))`,
     );
   }
-  if (held && read?.war)
-    return settle(
-      held.form,
-      held.approx,
-      'war',
-      `price war with ${read.war.rival} (#${read.war.rivalId}): ${read.war.rounds} of our moves answered in a row; holding ${show(rateOf(held.form))} (place ${rule.worst} needs ${show(rateOf(bound.form))}) until ${read.war.until}`,
-    );
-  if (capped)
-    return settle(
-      capped.need.form,
-      capped.need.approx,
-      'cap',
-      capped.caps
-        .map(
-          (cap) =>
-            `place ${rule.worst} needs ${show(rateOf(need.form))}, more than ${formatDecimal(rule.cap!)} typical steps (${show(cap.typicalStep)}) past ${cap.rest.row.exchanger}, the best of the rest (${show(cap.rest.rate)})${cap.city === undefined ? '' : ` in ${cap.city}`}: capped at ${show(cap.rate)}`,
-        )
-        .join('; '),
-    );
+  if (held && read?.war) return settle(held.form, held.approx, 'war', warReason(read.war, held.form, bound.form, rule));
+  if (capped) return settle(capped.need.form, capped.need.approx, 'cap', capReason(capped.caps, need.form, rule));
   return settle(need.form, need.approx, 'place', undefined, need);
 }
 

@@ -3,9 +3,10 @@
 // Pure: the memory of moves (kept in .ratefile/ by src/war-state.ts) and the clock come in, the next memory goes out.
 import { Decimal } from '../decimal.js';
 import type { CompeteRule, WarRule } from '../model.js';
-import type { CompeteWar, PublishedRate } from '../priced.js';
-import type { FieldCore } from './field.js';
-import { compareForms, compareToRow } from './grid.js';
+import type { CompeteOutcome, CompeteWar, PublishedRate } from '../priced.js';
+import { show } from '../words.js';
+import type { CityField, FieldCore } from './field.js';
+import { compareForms, compareToRow, rateOf } from './grid.js';
 
 /** What a build remembers of one competing direction for the next. */
 export interface WarEntry {
@@ -109,26 +110,53 @@ function startWar(
 }
 
 /**
- * The memory after this build: the rate chosen, and a move when it is more generous than the last (the competitor
- * at the place now is the one whose answer the next feeds are read for). A new move while the last one still
- * waits for its answer ends the count. No memory of a direction priced at its normal margin (the field unused).
+ * The memory after this build: the rate chosen, and a move when it is more generous than the last to hold the
+ * place (`basis: place`; the floor, the ceiling and a cap follow the market, not a rival): the competitor at the
+ * place now, in the city that decides, is the one whose answer the next feeds are read for. A new move while the
+ * last one still waits for its answer ends the count. (At the normal margin the caller keeps the memory as it was.)
  */
 export function warAfter(
   before: WarEntry | undefined,
   chosen: PublishedRate,
-  rival: { id: number; name: string; rate: Decimal } | undefined,
+  basis: CompeteOutcome['basis'],
+  fields: readonly CityField[],
   now: Date,
 ): WarEntry {
   const rate = formText(chosen);
   if (!before) return { rate, rounds: 0 };
   if (before.war) return { ...before, rate };
   const last = formOf(before.rate);
-  if (!last || compareForms(chosen, last) <= 0) return { ...before, rate };
+  if (basis !== 'place' || !last || compareForms(chosen, last) <= 0) return { ...before, rate };
   const rounds = before.pending ? 0 : before.rounds;
+  const decisive = fields.reduce<CityField | undefined>(
+    (worst, field) => (field.rival && (!worst || field.place > worst.place) ? field : worst),
+    undefined,
+  );
+  const rival = decisive?.rival;
   if (!rival) return { rate, rounds };
+  const { exchangerId, exchanger } = rival.row;
   return {
     rate,
     rounds,
-    pending: { at: now.toISOString(), rivalId: rival.id, rival: rival.name, rivalRate: rival.rate.toString() },
+    pending: { at: now.toISOString(), rivalId: exchangerId, rival: exchanger, rivalRate: rival.rate.toString() },
   };
 }
+
+/**
+ * A direction not priced this build (paused, a stale quote) keeps its memory: a war's hold outlives a pause. The
+ * I/O reading the memory keeps only the config's directions with war detection on, so this stays bounded.
+ */
+export function keepUnpriced(
+  memory: WarMemory,
+  previous: Readonly<WarMemory> | undefined,
+  priced: ReadonlyMap<string, unknown>,
+): WarMemory {
+  for (const id in previous) {
+    if (id !== '__proto__' && Object.hasOwn(previous, id) && !priced.has(id)) memory[id] = previous[id]!;
+  }
+  return memory;
+}
+
+/** Why the rate is held. */
+export const warReason = (war: CompeteWar, held: PublishedRate, needed: PublishedRate, rule: CompeteRule) =>
+  `price war with ${war.rival} (#${war.rivalId}): ${war.rounds} of our moves answered in a row; holding ${show(rateOf(held))} (place ${rule.worst} needs ${show(rateOf(needed))}) until ${war.until}`;

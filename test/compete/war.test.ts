@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parseFeed, type BestChangeFeed } from '../../src/bestchange/feed.js';
 import { competeDirections } from '../../src/compete/price.js';
 import { warAfter, warBefore, type WarEntry, type WarMemory } from '../../src/compete/war.js';
-import { fieldCore } from '../../src/compete/field.js';
+import { type CityField, fieldCore } from '../../src/compete/field.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
 import type { CompeteRule } from '../../src/model.js';
 import { priceDirection } from '../../src/pricing/price.js';
@@ -95,14 +95,30 @@ describe('war detection', () => {
   });
 
   it('a move records the competitor at the place; a second move before its answer ends the count', () => {
-    const rival = { id: 2, name: 'Bravo', rate: new Decimal('4900000') };
+    // The decisive city is the one with the worst place: Bravo's (place 2), not Charlie's.
+    const field = (id: number, name: string, rate: string, place: number): CityField => ({
+      entries: [],
+      counted: [],
+      place,
+      rival: { row: { exchangerId: id, exchanger: name, give: '1', get: rate, reserve: '1' }, rate: new Decimal(rate) },
+    });
+    const fields = [field(3, 'Charlie', '4800000', 1), field(2, 'Bravo', '4900000', 2)];
     const form = (out: string) => ({ in: new Decimal(1), out: new Decimal(out) });
-    expect(warAfter(undefined, form('4900000.01'), rival, at(0))).toEqual({ rate: '1:4900000.01', rounds: 0 });
-    const moved = warAfter({ rate: '1:4890000', rounds: 2 }, form('4900000.01'), rival, at(10));
+    expect(warAfter(undefined, form('4900000.01'), 'place', fields, at(0))).toEqual({
+      rate: '1:4900000.01',
+      rounds: 0,
+    });
+    const moved = warAfter({ rate: '1:4890000', rounds: 2 }, form('4900000.01'), 'place', fields, at(10));
     expect(moved).toEqual({ rate: '1:4900000.01', rounds: 2, pending: pending(10, '4900000') });
     // Not a move (the same rate or less generous): the move still waits for its answer.
-    expect(warAfter(moved, form('4899000'), rival, at(20))).toEqual({ ...moved, rate: '1:4899000' });
-    expect(warAfter(moved, form('4900000.02'), rival, at(20))).toMatchObject({ rounds: 0 });
+    expect(warAfter(moved, form('4899000'), 'place', fields, at(20))).toEqual({ ...moved, rate: '1:4899000' });
+    expect(warAfter(moved, form('4900000.02'), 'place', fields, at(20))).toMatchObject({ rounds: 0 });
+    // The floor, the ceiling and a cap follow the market: a rise there is no move.
+    for (const basis of ['floor', 'ceiling', 'cap'] as const)
+      expect(warAfter(moved, form('4900000.02'), basis, fields, at(20)), basis).toEqual({
+        ...moved,
+        rate: '1:4900000.02',
+      });
   });
 
   it('through builds: three answered moves make a war, held through the cool-down, then chasing resumes', () => {
