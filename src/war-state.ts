@@ -11,8 +11,15 @@ const warFile = (dir: string) => join(dir, 'wars.json');
 /** A few hundred bytes per competing direction: a file larger than this is not ratefile's, and is not read. */
 const maxBytes = 4 * 1024 * 1024;
 
-/** The file's text as this process last wrote or read it, by path: an unchanged memory is not written again. */
-const lastText = new Map<string, string>();
+/** The file's text as this process last wrote or read it, by path, the memory in it and when it was written. */
+const last = new Map<string, { text: string; memory?: WarMemory; writtenAt?: number }>();
+
+/**
+ * How long a memory whose moves, answers and wars did not change may stay unwritten: only the last rates moved
+ * (a floor or ceiling following the market, every build). A restart within it reads a rate that lags: at worst a
+ * rise from it is taken for a move, which counts only once the same competitor answers it in time.
+ */
+export const WAR_RATE_LAG_MS = 5 * 60_000;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -55,7 +62,7 @@ export async function readWarMemory(
     if ((await stat(path)).size > maxBytes)
       return { memory, problem: `${path}: larger than ${maxBytes} bytes, starting without the memory of price wars` };
     const text = await readFile(path, 'utf8');
-    lastText.set(path, text);
+    last.set(path, { text });
     const data = JSON.parse(text) as unknown;
     const directions = isRecord(data) && isRecord(data.directions) ? data.directions : {};
     for (const id of ids) {
@@ -72,13 +79,40 @@ export async function readWarMemory(
   }
 }
 
-/** Written (atomically) only when it differs from what this process last read or wrote there. */
-export async function writeWarMemory(dir: string, memory: WarMemory): Promise<void> {
+/**
+ * Written (atomically) when it differs from what this process last read or wrote there, except when only the
+ * last rates moved and the last write is less than WAR_RATE_LAG_MS old. `now`: the build's clock.
+ */
+export async function writeWarMemory(dir: string, memory: WarMemory, now: Date): Promise<void> {
   const path = warFile(dir);
+  const known = last.get(path);
+  if (Object.keys(memory).length === 0 && !known) return;
+  if (
+    known?.memory &&
+    known.writtenAt !== undefined &&
+    Math.abs(now.getTime() - known.writtenAt) < WAR_RATE_LAG_MS &&
+    sameDecisions(known.memory, memory)
+  )
+    return;
   const text = `${JSON.stringify({ version: 1, directions: memory }, null, 2)}\n`;
-  if (lastText.get(path) === text) return;
-  if (Object.keys(memory).length === 0 && !lastText.has(path)) return;
+  if (known?.text === text) return;
   await mkdir(dir, { recursive: true });
   await writeFileAtomic(path, text);
-  lastText.set(path, text);
+  last.set(path, { text, memory, writtenAt: now.getTime() });
+}
+
+/** The same directions with the same rounds, pending moves and wars: only their last rates may differ. */
+function sameDecisions(a: WarMemory, b: WarMemory): boolean {
+  const ids = Object.keys(b);
+  if (ids.length !== Object.keys(a).length) return false;
+  return ids.every((id) => {
+    const [x, y] = [a[id], b[id]];
+    return (
+      x !== undefined &&
+      y !== undefined &&
+      x.rounds === y.rounds &&
+      JSON.stringify(x.pending) === JSON.stringify(y.pending) &&
+      JSON.stringify(x.war) === JSON.stringify(y.war)
+    );
+  });
 }

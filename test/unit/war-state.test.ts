@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WarMemory } from '../../src/compete/war.js';
-import { readWarMemory, writeWarMemory } from '../../src/war-state.js';
+import { readWarMemory, WAR_RATE_LAG_MS, writeWarMemory } from '../../src/war-state.js';
+
+const t0 = new Date('2026-11-21T12:00:00Z');
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -41,7 +43,7 @@ const memory: WarMemory = {
 describe('the war memory file', () => {
   it('is read back as written, for the directions asked for only', async () => {
     const dir = await stateDir();
-    await writeWarMemory(dir, memory);
+    await writeWarMemory(dir, memory, t0);
     expect((await readWarMemory(dir, new Set(Object.keys(memory)))).memory).toEqual(memory);
     expect((await readWarMemory(dir, new Set(['BTC>SBERRUB', 'GONE>AWAY']))).memory).toEqual({
       'BTC>SBERRUB': memory['BTC>SBERRUB'],
@@ -80,12 +82,28 @@ describe('the war memory file', () => {
 
   it('is not written again while it is unchanged, nor at all while empty', async () => {
     const dir = await stateDir();
-    await writeWarMemory(dir, {});
+    await writeWarMemory(dir, {}, t0);
     await expect(readFile(join(dir, 'wars.json'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
-    await writeWarMemory(dir, memory);
+    await writeWarMemory(dir, memory, t0);
     // Changed behind its back: an unchanged memory is not written over it.
     await writeFile(join(dir, 'wars.json'), 'edited');
-    await writeWarMemory(dir, structuredClone(memory));
+    await writeWarMemory(dir, structuredClone(memory), t0);
     expect(await readFile(join(dir, 'wars.json'), 'utf8')).toBe('edited');
+  });
+
+  it('only the last rates moved: written again after WAR_RATE_LAG_MS; a move, an answer or a war at once', async () => {
+    const dir = await stateDir();
+    const file = () => readFile(join(dir, 'wars.json'), 'utf8');
+    await writeWarMemory(dir, memory, t0);
+    const moved = structuredClone(memory);
+    moved['USDTTRC20>SBERRUB']!.rate = '1:92.4';
+    await writeWarMemory(dir, moved, new Date(t0.getTime() + WAR_RATE_LAG_MS - 1));
+    expect(await file()).not.toContain('1:92.4');
+    await writeWarMemory(dir, moved, new Date(t0.getTime() + WAR_RATE_LAG_MS));
+    expect(await file()).toContain('1:92.4');
+    const answered = structuredClone(moved);
+    answered['USDTTRC20>SBERRUB']!.rounds = 2;
+    await writeWarMemory(dir, answered, new Date(t0.getTime() + WAR_RATE_LAG_MS + 1));
+    expect(JSON.parse(await file())).toEqual({ version: 1, directions: answered });
   });
 });
