@@ -42,15 +42,23 @@ export function typicalStep(counted: readonly RankedCompetitor[]): Decimal | und
   return gaps[Math.floor((gaps.length - 1) / 2)]!;
 }
 
-/** Per core (a feed's, kept with it), per cap and rate precisions. */
+/** Per core (a feed's, kept with it), per cap, place and rate precisions. */
 const made = new WeakMap<FieldCore, Map<string, Cap | null>>();
+
+/** The part of the keys a rule decides, per rule (immutable config; WeakMap: a reloaded config frees its rules). */
+const ruleKeys = new WeakMap<CompeteRule, string>();
+function keyOf(rule: CompeteRule, from: Currency, to: Currency): string {
+  let key = ruleKeys.get(rule);
+  if (key === undefined) ruleKeys.set(rule, (key = `${rule.cap?.toString()}/${rule.worst}`));
+  return `${key}/${from.ratePrecision}/${to.ratePrecision}`;
+}
 
 /** The cap of one core, or undefined: no competitor behind the place, or no two distinct rates to measure a step on. */
 export function capOf(core: FieldCore, rule: CompeteRule, from: Currency, to: Currency): Cap | undefined {
   if (!rule.cap) return undefined;
   let byKey = made.get(core);
   if (!byKey) made.set(core, (byKey = new Map()));
-  const key = `${rule.cap.toString()}/${rule.worst}/${from.ratePrecision}/${to.ratePrecision}`;
+  const key = keyOf(rule, from, to);
   let cap = byKey.get(key);
   if (cap === undefined) {
     const rest = core.counted[rule.worst];
@@ -76,8 +84,31 @@ export function cappedNeed(
   from: Currency,
   to: Currency,
   need: Need,
-): { need: Need; caps: Cap[] } | undefined {
+): Capped | undefined {
   if (!rule.cap) return undefined;
+  // The cores of one feed and rule are one array (standing.ts), and the need is made of them: one answer per feed.
+  let byKey = cappedMade.get(cores);
+  if (!byKey) cappedMade.set(cores, (byKey = new Map()));
+  const key = keyOf(rule, from, to);
+  let known = byKey.get(key);
+  if (known === undefined) byKey.set(key, (known = capNeed(cores, rule, from, to, need) ?? null));
+  return known ?? undefined;
+}
+
+interface Capped {
+  need: Need;
+  caps: Cap[];
+}
+
+const cappedMade = new WeakMap<readonly FieldCore[], Map<string, Capped | null>>();
+
+function capNeed(
+  cores: readonly FieldCore[],
+  rule: CompeteRule,
+  from: Currency,
+  to: Currency,
+  need: Need,
+): Capped | undefined {
   let most: PublishedRate | undefined;
   const caps: Cap[] = [];
   for (const core of cores) {

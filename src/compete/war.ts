@@ -23,7 +23,14 @@ export interface WarEntry {
 /** By direction id. */
 export type WarMemory = Record<string, WarEntry>;
 
-export const formText = (form: PublishedRate) => `${form.in.toString()}:${form.out.toString()}`;
+/** Forms are shared by the builds of one feed or market (standing.ts, bounds.ts): their text is made once. */
+const texts = new WeakMap<PublishedRate, string>();
+
+export function formText(form: PublishedRate): string {
+  let text = texts.get(form);
+  if (text === undefined) texts.set(form, (text = `${form.in.toString()}:${form.out.toString()}`));
+  return text;
+}
 
 export function formOf(text: string): PublishedRate | undefined {
   const match = /^(\d{1,40}(?:\.\d{1,40})?):(\d{1,40}(?:\.\d{1,40})?)$/.exec(text);
@@ -124,6 +131,8 @@ export function warAfter(
 ): WarEntry {
   const rate = formText(chosen);
   if (!before) return { rate, rounds: 0 };
+  // Most builds: the same rate as the last one, nothing to remember anew.
+  if (rate === before.rate) return before;
   if (before.war) return { ...before, rate };
   const last = formOf(before.rate);
   if (basis !== 'place' || !last || compareForms(chosen, last) <= 0) return { ...before, rate };
