@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { competitors, parseFeed, type BestChangeFeed } from '../../src/bestchange/feed.js';
 import { typicalStep } from '../../src/compete/cap.js';
+import { competeLines } from '../../src/compete/explain.js';
 import { competeDirections } from '../../src/compete/price.js';
 import { Decimal, formatDecimal, roundDown } from '../../src/decimal.js';
 import type { CompeteRule } from '../../src/model.js';
@@ -89,6 +90,15 @@ describe('the cap against outliers', () => {
       );
       expect(detail.caps?.[0]?.rest.row.exchangerId).toBe(2);
     }
+    // explain shows the cap and what set the rate.
+    const { detail } = compete(competeRule({ worst: 1, cap: new Decimal(2) }), feed);
+    const lines = competeLines(detail, competingDirection(BTC, SBER, detail.rule));
+    expect(lines).toContain(
+      '  Cap: the best of the rest, X2, gives 4900000; typical step 1000 (median gap of the top ten); at most 4900000 + 2 × 1000 = 4902000 → step 1:4902000',
+    );
+    expect(lines).toContain(
+      '  capped against an outlier: place 1 needs 4990000.01, more than 2 typical steps (1000) past X2, the best of the rest (4900000): capped at 4902000',
+    );
   });
 
   it('a field without an outlier is priced as before, and place 2 caps on the one behind it', () => {
