@@ -103,6 +103,8 @@ export interface Config {
   readonly file: string;
   readonly dir: string;
   readonly schedule: string;
+  /** The build log of `start` (`log:`): the most time between two lines while builds change nothing. */
+  readonly log: { readonly heartbeatMs: number };
   readonly server: { readonly port: number; readonly host: string };
   readonly output: string;
   readonly templatesDir: string;

@@ -156,6 +156,7 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
     file,
     dir,
     schedule: data.schedule,
+    log: { heartbeatMs: data.log.heartbeat },
     server: data.server,
     output: resolve(dir, data.output),
     stateDir: resolve(dir, data.state),
