@@ -31,9 +31,9 @@ function parseMoney(
 }
 
 /**
- * One object per distinct value among the loaded directions: a config of 50,000 directions repeats a few margins,
- * reserves, limits and tag lists, and one object each (instead of one per direction) keeps the model a third of
- * the size. Safe to share because nothing changes them in place: Decimals are immutable, and the lists and money
+ * One object per distinct value among the loaded directions: a large config repeats a few margins, reserves,
+ * limits and tag lists across its directions, so one object each (instead of one per direction) makes the model
+ * grow with the distinct values, not with the directions. Safe to share because nothing changes them in place: Decimals are immutable, and the lists and money
  * objects are frozen, so a write would throw rather than reach every direction.
  */
 class SharedValues {
@@ -110,7 +110,7 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
         const from = currencies.get(fromCode)!;
         const to = currencies.get(toCode)!;
         // The keys every direction has first, then the optional ones by assignment: a literal with a dozen
-        // conditional spreads makes an object of slow (dictionary) properties, twice the size at 50,000 directions.
+        // conditional spreads makes an object of dictionary properties, larger and slower to read than a fixed shape.
         const direction: Writable<Direction> = {
           id: `${fromCode}>${toCode}`,
           index,

@@ -1,5 +1,5 @@
-// The service reloads its config before every build. Parsing and validating 10,000 directions costs more than
-// the build itself, so the last config is kept while the files it was read from are unchanged; and a config
+// The service reloads its config before every build. Parsing and validating a large config costs more than
+// building from it, so the last config is kept while the files it was read from are unchanged; and a config
 // saved in place (truncated, then written) must never be built from half-written, so a change is adopted only
 // once it has settled.
 import { createHash } from 'node:crypto';
