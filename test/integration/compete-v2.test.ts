@@ -188,7 +188,9 @@ describe('ratefile build competing on BestChange API v2', () => {
       /^ {2}Order: by rankrate \(API v2\), the rate with fees at \$300 = 27000 RUB; ours with fromfee 0\.5%, tofee none, minfee 100$/m,
     );
     expect(explain).toMatch(/^ {4}Beta \(#20\): rankrate 5050000 \(= .*\), rate 5050000:1, reserve 8 BTC/m);
-    expect(explain).toMatch(/^ {4}→ ours 5044895\.52:1 = .* BTC per SBERRUB, rankrate 5070119\.9976 with our fees: place 2$/m);
+    expect(explain).toMatch(
+      /^ {4}→ ours 5044895\.52:1 = .* BTC per SBERRUB, rankrate 5070119\.9976 with our fees: place 2$/m,
+    );
     expect(printed + (await everything(dir))).not.toContain(testKey);
   }, 60_000);
 
