@@ -55,9 +55,7 @@ async function webhook(): Promise<{ url: string; bodies: string[] }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies };
 }
 
-async function serve(
-  key: string,
-): Promise<{
+async function serve(key: string): Promise<{
   v2: V2Server;
   service: Service;
   base: string;

@@ -1,7 +1,12 @@
 // The `bestchange` source with `api: v2` against a loopback server in the v2 shape (test/support/bestchange-v2.ts):
 // exactly the competing pairs asked, in batches of at most 490 tokens; the catalogues kept; the faults — a refused
 // key (never shown), 429 with Retry-After, truncated JSON, one batch failing, a mirror down, broken rows.
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import type { RatefileError } from '../../src/errors.js';
 import { competitors, directionKey } from '../../src/bestchange/feed.js';
 import { maxTokensPerRequest } from '../../src/bestchange/v2.js';
 import type { FeedPair, SourceConfig } from '../../src/model.js';
@@ -10,6 +15,7 @@ import { bestChangeFeed } from '../../src/sources/bestchange.js';
 import { sourceDefinition } from '../../src/sources/index.js';
 import { startV2, testKey, v2Data, type V2Server } from '../support/bestchange-v2.js';
 import { freePort } from '../support/ports.js';
+import { repoRoot } from '../support/process.js';
 
 const pairs: FeedPair[] = [
   { from: 'SBERRUB', to: 'BTC', cities: [] },
@@ -248,5 +254,60 @@ describe('bestchange source, api: v2', () => {
     );
     expect(reports[0]?.ok).toBe(true);
     expect(reports[0]?.rejected).toEqual(["SBERRUB>XMR: XMR not in the API's currencies list"]);
+  });
+});
+
+describe('bestchange api: v2 in a config', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ratefile-v2-config-'));
+    await cp(join(repoRoot, 'templates'), join(dir, 'templates'), { recursive: true });
+    await mkdir(join(dir, 'examples'));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  /** examples/compete.yaml with its `bc:` lines as given, loaded from a copy beside the shipped templates. */
+  async function example(replace: (text: string) => string) {
+    const text = replace(await readFile(join(repoRoot, 'examples/compete.yaml'), 'utf8'));
+    await writeFile(join(dir, 'examples/compete.yaml'), text);
+    return loadConfig(join(dir, 'examples/compete.yaml'));
+  }
+
+  it("examples/compete.yaml's commented API v2 setup loads: directions compete on the v2 source, info.zip stands in", async () => {
+    const config = await example((text) => {
+      const v2 = text.replace(/^ {2}bc: \{ type: bestchange, refresh: 30s, maxAge: 2m \}\n/m, '');
+      expect(v2).not.toBe(text);
+      return v2.replace(/^ {2}# (bc(-zip)?: \{ type: bestchange.*)$/gm, '  $1');
+    });
+    const bc = config.sources.find((source) => source.name === 'bc')!;
+    expect(bc.options).toMatchObject({ api: 'v2', keyEnv: 'BESTCHANGE_API_KEY', fallback: 'bc-zip' });
+    expect(config.directions.filter((d) => d.compete).map((d) => d.compete?.source)).toEqual(['bc', 'bc', 'bc']);
+    // The pairs v2 is asked for: each competing direction's codes, a cash one with its cities.
+    expect(bc.competes).toEqual([
+      { from: 'BTC', to: 'SBERRUB', cities: [] },
+      { from: 'USDTTRC20', to: 'SBERRUB', cities: [] },
+      { from: 'USDTTRC20', to: 'CASHRUB', cities: ['MSK', 'SPB'] },
+    ]);
+  });
+
+  it.each([
+    ['bc: { type: bestchange, keyEnv: MY_KEY }', /sources\.bc\.keyEnv: only with api: v2/],
+    ['bc: { type: bestchange, api: v3 }', /sources\.bc\.api: expected "v2"/],
+    [
+      'bc: { type: bestchange, api: v2, fallback: nothing }',
+      /sources\.bc\.fallback: expected the name of another bestchange source reading info\.zip/,
+    ],
+    [
+      'bc: { type: bestchange, api: v2, catalogueRefresh: 1m }',
+      /sources\.bc\.catalogueRefresh: expected at least "10m"/,
+    ],
+  ])('%s is refused', async (line, says) => {
+    const problems = await example((text) =>
+      text.replace('bc: { type: bestchange, refresh: 30s, maxAge: 2m }', line),
+    ).then(
+      () => 'loaded',
+      (error: RatefileError) => error.details.join('\n'),
+    );
+    expect(problems).toMatch(says);
   });
 });
