@@ -1,4 +1,5 @@
-// The `bestchange` source: BestChange's public feed, GET /info.zip. A feed source: it provides no quotes but
+// The `bestchange` source: BestChange's public feed, GET /info.zip, or with `api: v2` its keyed JSON API
+// (bestchange-v2.ts). A feed source: it provides no quotes but
 // the competitors' rates (src/bestchange/feed.ts), kept across builds like quotes. Conditional requests
 // (ETag / Last-Modified) keep the last parsed feed on a 304; a feed with far fewer rows than the last fails
 // while the last can still stand in. Only a feed that was used is the yardstick: a refused one never is.
