@@ -43,6 +43,12 @@ export interface V2State {
   catalogueAt: number;
 }
 
+/**
+ * The last catalogue read per source options object (the loaded config's, frozen: a reload brings a new one and
+ * starts afresh), also when the fetch failed after it; the feed's own `BestChangeState.v2` covers the rest.
+ */
+const catalogues = new WeakMap<object, V2State>();
+
 /** The hosts asked, in order: RATEFILE_BESTCHANGE_URL or `baseUrl` or www.bestchange.app, then the mirrors. */
 export function v2Hosts(options: V2Options, context: SourceContext): string[] {
   const first = httpTarget('bestchange', v2Host, options, context).baseUrl.replace(/\/+$/, '');
@@ -110,12 +116,15 @@ export async function fetchV2(
 
   const now = context.now().getTime();
   const refresh = options.catalogueRefresh ?? defaultCatalogueRefreshMs;
-  let state = previous;
+  const kept = catalogues.get(options);
+  let state = kept && (!previous || kept.catalogueAt > previous.catalogueAt) ? kept : previous;
   if (!state || now - state.catalogueAt >= refresh) {
     const currencies = await ask(`currencies/${lang}`, `currencies/${lang}`, parseCurrencies);
     const cities = await ask(`cities/${lang}`, `cities/${lang}`, (body) => parseCities(body, options.cities ?? {}));
     const changers = await ask(`changers/${lang}`, `changers/${lang}`, parseChangers);
     state = { catalogue: { currencies, cities, changers }, catalogueAt: now };
+    // Kept at once: a `rates` batch failing after it must not cost another read of the catalogues next time.
+    catalogues.set(options, state);
   }
   const { catalogue } = state;
   const { tokens, problems } = ratesTokens(context.competes ?? [], catalogue);

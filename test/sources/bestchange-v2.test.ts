@@ -121,6 +121,25 @@ describe('bestchange source, api: v2', () => {
     expect([server.count('currencies'), server.count('rates')]).toEqual([2, 3]);
   });
 
+  it('a rates batch failing: the catalogues just read are not asked again before catalogueRefresh', async () => {
+    const cache = new QuoteCache();
+    const bc = source({ baseUrl: server.url, refresh: '30s' });
+    server.fault = (endpoint, n) => (endpoint === 'rates' && n === 1 ? { status: 500, body: '{}' } : undefined);
+    expect((await fetchQuotes([bc], deps({ cache }))).reports[0]?.error).toMatch(/HTTP 500/);
+    now = new Date(now.getTime() + 30_000);
+    expect((await fetchQuotes([bc], deps({ cache }))).reports[0]?.error).toBeUndefined();
+    expect(['currencies', 'cities', 'changers', 'rates'].map((endpoint) => server.count(endpoint))).toEqual([
+      1, 1, 1, 2,
+    ]);
+  });
+
+  it('RATEFILE_BESTCHANGE_URL replaces the host (and the default mirrors), as for every source', async () => {
+    const bc = source({});
+    const { reports } = await fetchQuotes([bc], deps({ env: { ...env, RATEFILE_BESTCHANGE_URL: server.url } }));
+    expect(reports[0]?.error).toBeUndefined();
+    expect(server.count('rates')).toBe(1);
+  });
+
   it('401: a configuration error naming the variable, never the key; not asked again in a loop', async () => {
     const cache = new QuoteCache();
     const bad = { RATEFILE_BESTCHANGE_KEY: 'Wrong0Key1Wrong2Key3Wrong4Key5Xx' };
