@@ -62,6 +62,15 @@ export interface SourceConfig {
   readonly name: string;
   readonly type: string;
   readonly options: { readonly type: string } & Readonly<Record<string, unknown>>;
+  /** A bestchange source: the pairs the config's directions compete in (what BestChange's API v2 is asked for). */
+  readonly competes?: readonly FeedPair[];
+}
+
+/** A pair a competitor feed is asked for: a competing direction's monitor codes, and its cities when cash. */
+export interface FeedPair {
+  readonly from: string;
+  readonly to: string;
+  readonly cities: readonly string[];
 }
 
 /** One export file, declared by a template in templates/. */

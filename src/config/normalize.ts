@@ -6,7 +6,7 @@ import { knownCurrencies } from '../codes.js';
 import { parseHours, type HoursWindow } from '../hours.js';
 import { percentToFraction } from '../exports/template.js';
 import { normalizePublish } from '../hosting/config.js';
-import type { Config, Currency, Direction, Money } from '../model.js';
+import type { Config, Currency, Direction, FeedPair, Money } from '../model.js';
 import type { ConfigFile } from './schema.js';
 import type { Writable } from '../freeze.js';
 import { bestchangeSources, normalizeCompete } from '../compete/config.js';
@@ -172,7 +172,10 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
     templatesDir: resolve(dir, data.templates),
     sources: Object.entries(data.sources).map(([name, entry]) => {
       const options = entry as Config['sources'][number]['options'];
-      return { name, type: options.type, options };
+      const competes = feedPairs(directions, name);
+      return competes.length === 0
+        ? { name, type: options.type, options }
+        : { name, type: options.type, options, competes };
     }),
     reserveSources: Object.entries(data.reserves).map(([name, entry]) => {
       const options = entry as Config['reserveSources'][number]['options'];
@@ -181,4 +184,13 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
     currencies,
     directions,
   };
+}
+
+/** The pairs the directions compete in on one feed source, each once (for BestChange's API v2). */
+function feedPairs(directions: readonly Direction[], source: string): FeedPair[] {
+  const pairs = new Map<string, FeedPair>();
+  for (const { compete, from, to, cities } of directions)
+    if (compete?.source === source)
+      pairs.set(`${from.code}>${to.code}@${cities.join(',')}`, { from: from.code, to: to.code, cities });
+  return [...pairs.values()];
 }
