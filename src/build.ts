@@ -191,5 +191,18 @@ function feedStates(
       ...(report?.error ? { error: report.error } : {}),
     });
   }
+  // A v2 source with no usable data: its `fallback` (an info.zip source) stands in, ranked by the bare rate.
+  for (const source of config.sources) {
+    const fallback = source.options.fallback;
+    const own = states.get(source.name);
+    const stand = typeof fallback === 'string' ? states.get(fallback) : undefined;
+    if (!own || !stand?.feed || (own.feed && !tooOld(own))) continue;
+    if (tooOld(stand)) continue;
+    const why = own.feed ? `is ${own.ageSeconds ?? '?'} s old` : `has no data${own.error ? `: ${own.error}` : ''}`;
+    states.set(source.name, { ...stand, standIn: `${String(fallback)} (info.zip) stands in: ${source.name} ${why}` });
+  }
   return states;
 }
+
+const tooOld = (state: FeedState) =>
+  state.ageSeconds !== undefined && state.maxAgeSeconds !== undefined && state.ageSeconds > state.maxAgeSeconds;

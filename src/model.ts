@@ -62,6 +62,15 @@ export interface SourceConfig {
   readonly name: string;
   readonly type: string;
   readonly options: { readonly type: string } & Readonly<Record<string, unknown>>;
+  /** A bestchange source: the pairs the config's directions compete in (what BestChange's API v2 is asked for). */
+  readonly competes?: readonly FeedPair[];
+}
+
+/** A pair a competitor feed is asked for: a competing direction's monitor codes, and its cities when cash. */
+export interface FeedPair {
+  readonly from: string;
+  readonly to: string;
+  readonly cities: readonly string[];
 }
 
 /** One export file, declared by a template in templates/. */
@@ -103,6 +112,8 @@ export interface Config {
   readonly file: string;
   readonly dir: string;
   readonly schedule: string;
+  /** The build log of `start` (`log:`): the most time between two lines while builds change nothing. */
+  readonly log: { readonly heartbeatMs: number };
   readonly server: { readonly port: number; readonly host: string };
   readonly output: string;
   readonly templatesDir: string;

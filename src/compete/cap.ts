@@ -1,14 +1,17 @@
 // The cap against outliers: a competing direction never goes past the best counted competitor behind its place by
 // more than `cap` typical steps, so one broken competitor far ahead cannot pull the rate to the floor (Premium
 // Exchanger's "security step" does the same with two steps). Pure; made once per field core like the rest of it.
-import { type Decimal, formatDecimal } from '../decimal.js';
+import { Decimal, formatDecimal } from '../decimal.js';
 import type { RankedCompetitor } from '../bestchange/feed.js';
 import type { CompeteRule, Currency } from '../model.js';
 import type { PublishedRate } from '../priced.js';
 import { approxOf, type FieldCore } from './field.js';
 import { atOrBelow, compareForms, rateFor, rateOf } from './grid.js';
 import { show } from '../words.js';
+import { rateForRankrate, type RankTerms } from './rankrate.js';
 import type { Need } from './standing.js';
+
+const ONE = new Decimal(1);
 
 /** How many of the best counted competitors the typical step is measured on. */
 export const TOP = 10;
@@ -54,7 +57,17 @@ function keyOf(rule: CompeteRule, from: Currency, to: Currency): string {
 }
 
 /** The cap of one core, or undefined: no competitor behind the place, or no two distinct rates to measure a step on. */
-export function capOf(core: FieldCore, rule: CompeteRule, from: Currency, to: Currency): Cap | undefined {
+/**
+ * `ranked`: by rankrate (API v2) the field's rates are 1 ÷ rankrate, and the cap's is turned into the published rate
+ * whose rankrate it is (our fees at $300). Such cores are made per build, so nothing kept goes stale with the quotes.
+ */
+export function capOf(
+  core: FieldCore,
+  rule: CompeteRule,
+  from: Currency,
+  to: Currency,
+  ranked?: RankTerms,
+): Cap | undefined {
   if (!rule.cap) return undefined;
   let byKey = made.get(core);
   if (!byKey) made.set(core, (byKey = new Map()));
@@ -63,10 +76,11 @@ export function capOf(core: FieldCore, rule: CompeteRule, from: Currency, to: Cu
   if (cap === undefined) {
     const rest = core.counted[rule.worst];
     const step = typicalStep(core.counted);
-    if (!rest || !step) cap = null;
+    const rate = rest && step ? rest.rate.plus(step.times(rule.cap)) : undefined;
+    const own = rate && (ranked ? rateForRankrate(ONE.div(rate), ranked.fees, ranked.amount) : rate);
+    if (!rest || !step || !rate || !own) cap = null;
     else {
-      const rate = rest.rate.plus(step.times(rule.cap));
-      cap = { typicalStep: step, rest, rate, form: atOrBelow(rate, from, to) };
+      cap = { typicalStep: step, rest, rate, form: atOrBelow(own, from, to) };
       if (core.city !== undefined) cap.city = core.city;
     }
     byKey.set(key, cap);
@@ -84,6 +98,7 @@ export function cappedNeed(
   from: Currency,
   to: Currency,
   need: Need,
+  ranked?: RankTerms,
 ): Capped | undefined {
   if (!rule.cap) return undefined;
   // The cores of one feed and rule are one array (standing.ts), and the need is made of them: one answer per feed.
@@ -91,7 +106,7 @@ export function cappedNeed(
   if (!byKey) cappedMade.set(cores, (byKey = new Map()));
   const key = keyOf(rule, from, to);
   let known = byKey.get(key);
-  if (known === undefined) byKey.set(key, (known = capNeed(cores, rule, from, to, need) ?? null));
+  if (known === undefined) byKey.set(key, (known = capNeed(cores, rule, from, to, need, ranked) ?? null));
   return known ?? undefined;
 }
 
@@ -108,12 +123,13 @@ function capNeed(
   from: Currency,
   to: Currency,
   need: Need,
+  ranked: RankTerms | undefined,
 ): Capped | undefined {
   let most: PublishedRate | undefined;
   const caps: Cap[] = [];
   for (const core of cores) {
     if (!core.needed) continue;
-    const cap = capOf(core, rule, from, to);
+    const cap = capOf(core, rule, from, to, ranked);
     let form = core.needed;
     if (cap && compareForms(form, cap.form) > 0) {
       form = cap.form;

@@ -123,13 +123,12 @@ export type CompeteEntry = z.output<typeof competeSchema>;
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The bestchange sources of a raw config, by name. */
+/** The bestchange sources of a raw config to compete in, by name: not one that only stands in for another (`fallback:`). */
 export function bestchangeSources(rawSources: unknown): string[] {
-  return isRecord(rawSources)
-    ? Object.entries(rawSources)
-        .filter(([, entry]) => isRecord(entry) && entry.type === 'bestchange')
-        .map(([name]) => name)
-    : [];
+  if (!isRecord(rawSources)) return [];
+  const entries = Object.entries(rawSources).filter(([, entry]) => isRecord(entry) && entry.type === 'bestchange');
+  const standIns = new Set(entries.map(([, entry]) => (entry as Record<string, unknown>).fallback));
+  return entries.filter(([name]) => !standIns.has(name)).map(([name]) => name);
 }
 
 /** The feed a compete block competes in: its `source` or the config's only bestchange source; a problem otherwise. */

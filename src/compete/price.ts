@@ -3,7 +3,7 @@
 // The published rate is the least generous step that still holds the place, clamped between the ceiling
 // and the floor; when the field is not trusted (no feed, too old, too far from the market) the normal margin.
 import type { BestChangeFeed } from '../bestchange/feed.js';
-import { type Decimal, formatDecimal } from '../decimal.js';
+import { Decimal, formatDecimal } from '../decimal.js';
 import { findChain } from '../pricing/chains.js';
 import { convertAlong } from '../pricing/convert.js';
 import { publishedForm, publishedLimits } from '../pricing/published.js';
@@ -14,6 +14,7 @@ import { boundsOf } from './bounds.js';
 import { approxOf, cityField, compareQuick, distrust, placeIn, type CityField } from './field.js';
 import { directionName, percent, plural, show } from '../words.js';
 import { limitsAtNeed, standingOf, type Need } from './standing.js';
+import { rankForm, rankrateOf, rankStanding, rankTerms, rankView } from './rankrate.js';
 import type { QuoteBook } from '../sources/source.js';
 import type { CompeteRule } from '../model.js';
 import type { CompeteOutcome, CompeteWar, PricedDirection, PublishedRate, WithheldDirection } from '../priced.js';
@@ -31,6 +32,8 @@ export interface FeedState {
   maxAgeSeconds?: number;
   /** Why the source failed this build. */
   error?: string;
+  /** The feed is another source's standing in (a v2 source's `fallback`): which, and why. */
+  standIn?: string;
 }
 
 /** Everything `explain` shows of one competing direction. */
@@ -51,6 +54,13 @@ export interface CompeteDetail {
   outcome: CompeteOutcome;
   /** The direction as the compete step priced it, before the guards (so `explain` can show a held-back one). */
   priced?: PricedDirection;
+  /** Ranked by rankrate (API v2; `fields` then hold rows by rankrate); absent: by the bare rate. */
+  order?: 'rankrate';
+  /** Our rankrate (give form) at the chosen rate, with our fees at $300, and those $300 in the from asset. */
+  rankrate?: Decimal;
+  referenceAmount?: Decimal;
+  /** The feed is another source's standing in: which, and why. */
+  standIn?: string;
   /** The caps that bound the rate (one per city whose need went past its cap). */
   caps?: Cap[];
   /** A war held out, and the rate held. */
@@ -135,10 +145,15 @@ export function competeDirection(
   const bounds = boundsOf(market, rule, from, to);
   const { floorRate, ceilingRate, floorForm, ceilingForm } = bounds;
   const reserve = minReserveIn(rule, priced, book);
-  const standing =
-    state.feed && typeof reserve !== 'string'
-      ? standingOf(state.feed, from, to, direction.cities, rule, reserve)
+  // API v2: ranked by rankrate, ours made with our fees at $300 (rankrate.ts); info.zip: by the bare rate.
+  const terms = state.feed?.order === 'rankrate' ? rankTerms(direction, book) : undefined;
+  const ranked = terms !== undefined && typeof terms !== 'string' ? terms : undefined;
+  const feed = state.feed && ranked ? rankView(state.feed) : state.feed;
+  const bare =
+    feed && typeof reserve !== 'string' && typeof terms !== 'string'
+      ? standingOf(feed, from, to, direction.cities, rule, reserve)
       : undefined;
+  const standing = bare && ranked ? rankStanding(bare, ranked, rule, from, to) : bare;
   const cores = standing?.cores ?? [];
   /** Read once the field is trusted: the memory after this feed, and a war's hold. */
   let read: WarBefore | undefined;
@@ -153,8 +168,11 @@ export function competeDirection(
     reason: string | undefined,
     need?: Need,
   ) => {
-    const approx = cores.length === 0 ? 0 : (chosenApprox ?? approxOf(chosen));
-    const fields = cores.map((core) => cityField(core, placeIn(core, chosen, approx)));
+    // By rankrate, the place is our rankrate's among theirs (fees taking everything: behind every row).
+    const own = ranked ? rankrateOf(chosen, ranked.fees, ranked.amount) : undefined;
+    const placed = ranked ? rankForm(own ?? new Decimal('1e100')) : chosen;
+    const approx = cores.length === 0 ? 0 : ranked ? approxOf(placed) : (chosenApprox ?? approxOf(chosen));
+    const fields = cores.map((core) => cityField(core, placeIn(core, placed, approx)));
     // The worst city decides the place reported (a cash direction publishes one rate in every city).
     const decisive = fields.reduce<CityField | undefined>(
       (worst, field) => (!worst || field.place > worst.place ? field : worst),
@@ -183,6 +201,10 @@ export function competeDirection(
       outcome,
     };
     if (typeof reserve !== 'string' && reserve !== undefined) detail.minReserve = reserve;
+    if (state.feed?.order === 'rankrate') detail.order = 'rankrate';
+    if (own) detail.rankrate = own;
+    if (ranked) detail.referenceAmount = ranked.amount;
+    if (state.standIn !== undefined) detail.standIn = state.standIn;
     if (caps) detail.caps = caps;
     if (read) addWar(detail, read);
     if (basis === 'fallback') {
@@ -216,11 +238,12 @@ export function competeDirection(
     return fallback(`feed ${rule.source} is ${state.ageSeconds} s old (limit ${state.maxAgeSeconds} s)`);
   }
   if (typeof reserve === 'string') return fallback(reserve);
+  if (typeof terms === 'string') return fallback(terms);
   const untrusted = distrust(cores, market, bounds.marketApprox, rule);
   if (untrusted) return fallback(untrusted);
   if (standing?.unbeatable !== undefined) return fallback(standing.unbeatable);
 
-  if (war) read = warBefore(war.entry, rule, cores, state.fetchedAt, war.now);
+  if (war) read = warBefore(war.entry, rule, cores, state.fetchedAt, war.now, ranked);
   const need = standing?.need;
   if (bounds.squeezed) {
     return settle(
@@ -249,7 +272,7 @@ export function competeDirection(
     );
   }
   // The cap against outliers and a war's hold: each may only make the rate less generous than the place needs.
-  const capped = cappedNeed(cores, rule, from, to, need);
+  const capped = cappedNeed(cores, rule, from, to, need, ranked);
   if (capped) caps = capped.caps;
   const bound = capped?.need ?? need;
   const hold = read?.hold;

@@ -7,6 +7,7 @@ import type { CompeteOutcome, CompeteWar, PublishedRate } from '../priced.js';
 import { show } from '../words.js';
 import type { CityField, FieldCore } from './field.js';
 import { compareForms, compareToRow, rateOf } from './grid.js';
+import { rankForm, rankrateOf, type RankTerms } from './rankrate.js';
 
 /** What a build remembers of one competing direction for the next. */
 export interface WarEntry {
@@ -61,6 +62,7 @@ export function warBefore(
   cores: readonly FieldCore[],
   feedAt: Date | undefined,
   now: Date,
+  ranked?: RankTerms,
 ): WarBefore {
   const war = rule.war;
   if (!war || !entry) return entry ? { entry } : {};
@@ -78,7 +80,10 @@ export function warBefore(
   const movedAt = Date.parse(pending.at);
   if (!(feedAt.getTime() > movedAt)) return { entry };
   const late = feedAt.getTime() - movedAt > war.withinMs;
-  const ours = formOf(entry.rate);
+  // By rankrate (API v2) the rows' give is their rankrate: ours is compared as our rankrate.
+  const last = formOf(entry.rate);
+  const rankrate = last && ranked ? rankrateOf(last, ranked.fees, ranked.amount) : undefined;
+  const ours = ranked ? rankrate && rankForm(rankrate) : last;
   const answered = !late && ours !== undefined && cores.some((core) => answers(core, rule, pending, ours));
   if (!answered) return late ? { entry: { rate: entry.rate, rounds: 0 } } : { entry };
   const rounds = entry.rounds + 1;
