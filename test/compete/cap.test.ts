@@ -23,7 +23,12 @@ const quote: Quote = {
   time,
   source: 'test',
 };
-const book: QuoteBook = new Map([['BTC/RUB', quote]]);
+const plainBook: QuoteBook = new Map([['BTC/RUB', quote]]);
+/** With USDT too: BestChange's rankrate is taken at $300, through the quotes. */
+const usdtBook: QuoteBook = new Map([
+  ['BTC/RUB', quote],
+  ['USDT/RUB', { ...quote, pair: 'USDT/RUB', base: 'USDT', bid: new Decimal(90), ask: new Decimal(90) }],
+]);
 const BTC = competeCurrency('BTC', 'BTC', 8);
 const SBER = competeCurrency('SBERRUB', 'RUB', 2);
 
@@ -38,7 +43,7 @@ function feedOf(rows: [number, string][]): BestChangeFeed {
   );
 }
 
-function compete(rule: CompeteRule, feed: BestChangeFeed) {
+function compete(rule: CompeteRule, feed: BestChangeFeed, book = plainBook) {
   const margined = priceDirection(competingDirection(BTC, SBER, rule), book);
   if ('reason' in margined) throw new Error(margined.reason);
   const result = competeDirections({ priced: [margined], book, feeds: new Map([['bc', { feed, ageSeconds: 1 }]]) });
@@ -126,6 +131,25 @@ describe('the cap against outliers', () => {
       rate: '4975000',
       outcome: { basis: 'floor' },
     });
+  });
+});
+
+describe('the cap by rankrate (API v2)', () => {
+  it('caps in rankrate terms: the best of the rest + k typical steps, turned into our rate', () => {
+    // The same field as rankrates (give form, BTC per 1 RUB) with no fees anywhere: our rankrate is 1 ÷ our rate.
+    const bare = feedOf(broken);
+    const key = 'BTC>SBERRUB';
+    const rows = bare.directions.get(key)!.map((row) => ({
+      ...row,
+      rankrate: new Decimal(row.give).div(row.get).toFixed(30),
+    }));
+    const feed: BestChangeFeed = { ...bare, order: 'rankrate', directions: new Map([[key, rows]]) };
+    const { rate, outcome, detail } = compete(competeRule({ worst: 1, cap: new Decimal(2) }), feed, usdtBook);
+    expect(detail.order).toBe('rankrate');
+    expect(outcome).toMatchObject({ basis: 'cap', place: 2 });
+    // 1 ÷ (1 ÷ x) loses a digit at Decimal's 40: the cap lands on 4,902,000 or the step below it.
+    expect(['4902000', '4901999.99']).toContain(rate);
+    expect(compete(competeRule({ worst: 1 }), feed, usdtBook).outcome.basis).toBe('floor');
   });
 });
 

@@ -81,6 +81,32 @@ describe('war detection', () => {
     expect(warBefore(entry, off, answered, at(30), at(30))).toEqual({ entry });
   });
 
+  it('by rankrate (API v2): our last rate is compared as its rankrate with the rows’ rankrates', () => {
+    const zero = new Decimal(0);
+    // 1% fromfee: our rankrate at 4,900,000.01 is 1.01 ÷ 4,900,000.01 — worse than a feeless row at 4,900,000.02's.
+    const ranked = {
+      fees: { fromShare: new Decimal('0.01'), fromFixed: zero, toShare: zero, toFixed: zero, min: zero },
+      amount: new Decimal('0.003'),
+    };
+    const entry: WarEntry = { rate: '1:4900000.01', rounds: 0, pending: pending(0, '4880000') };
+    const view = (rate: string) => {
+      const bare = feedOf([[2, rate]]);
+      const rows = bare.directions.get('BTC>SBERRUB')!.map((row) => ({
+        ...row,
+        give: new Decimal(1).div(rate).toFixed(30),
+        get: '1',
+      }));
+      return cores({ ...bare, directions: new Map([['BTC>SBERRUB', rows]]) });
+    };
+    // Bravo moved from 4,880,000 to 4,890,000: less than our bare rate, but ahead of our rankrate: an answer.
+    expect(warBefore(entry, rule, view('4890000'), at(30), at(30), ranked).entry).toEqual({
+      rate: '1:4900000.01',
+      rounds: 1,
+    });
+    // Compared bare, the same row is behind us: no answer yet.
+    expect(warBefore(entry, rule, view('4890000'), at(30), at(30)).entry).toBe(entry);
+  });
+
   it('the third answer in a row is a war: the rate is held, never more generous, for the cool-down', () => {
     const entry: WarEntry = { rate: '1:4900000.01', rounds: 2, pending: pending(0, '4900000') };
     const seen = warBefore(entry, rule, cores(feedOf([[2, '4900000.02']])), at(30), at(30));
