@@ -100,7 +100,8 @@ ENV NODE_VERSION=${node_version#v} NODE_EXTRA_CA_CERTS=/usr/local/share/ratefile
 LABEL $stand_in=node
 CMD ["node"]
 EOF
-podman build --quiet --layers=false --pull=never --network host -t docker.io/library/node:22-bookworm-slim "$work/node" > /dev/null
+podman build --layers=false --pull=never --network host -t docker.io/library/node:22-bookworm-slim "$work/node" \
+  > "$work/node.log" 2>&1 || { tail -n 40 "$work/node.log"; fail "podman build of the node stand-in"; }
 
 step "nginx:stable from Debian's nginx"
 mkdir -p "$work/nginx"
@@ -117,7 +118,8 @@ EXPOSE 80
 STOPSIGNAL SIGQUIT
 CMD ["nginx", "-g", "daemon off;"]
 EOF
-podman build --quiet --layers=false --pull=never --network host -t docker.io/library/nginx:stable "$work/nginx" > /dev/null
+podman build --layers=false --pull=never --network host -t docker.io/library/nginx:stable "$work/nginx" \
+  > "$work/nginx.log" 2>&1 || { tail -n 40 "$work/nginx.log"; fail "podman build of the nginx stand-in"; }
 
 step "the Dockerfile, unchanged (podman build --format docker: the HEALTHCHECK is kept)"
 git -C "$repo" diff --quiet HEAD -- Dockerfile .dockerignore compose.yaml deploy/nginx.conf ||
@@ -181,6 +183,8 @@ if grep -qv '^node ' <<< "$users"; then fail "a process runs as another user tha
 for path in /opt/ratefile/x /tmp/x /etc/ratefile/x; do
   if podman exec "$run" touch "$path" 2> /dev/null; then fail "$path could be written"; fi
 done
+# The command on PATH, on the image's RATEFILE_CONFIG, as operators run it beside the service.
+podman exec "$run" ratefile status > "$work/status.txt" 2>&1 || { cat "$work/status.txt"; fail "ratefile status in the container"; }
 podman exec "$run" sh -c 'ls -ln /var/lib/ratefile/public' | grep -q ' 1000 1000 .* parserfile.xml$' ||
   fail "parserfile.xml in the output volume is not owned by uid 1000"
 begin=$(date +%s%N)
