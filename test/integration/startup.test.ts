@@ -32,7 +32,6 @@ const heavyModules = [
 const heavyPackages = [
   'nodemailer',
   'prom-client',
-  'xmlbuilder2',
   '@aws-sdk',
   'zod',
   'yaml',
