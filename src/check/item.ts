@@ -1,4 +1,5 @@
-// The rules for one <item>: elements present, known and in order; each value in its standard form; limits and reserve consistent.
+// The rules for one <item>: elements present, known and in order, and what value each takes, as the rule table
+// (rules.ts) has them; each value in its standard form; limits and reserve consistent.
 import { knownCities, knownCurrencies } from '../codes.js';
 import { closest } from '../config/problems.js';
 import { labels } from '../config/fields.js';
@@ -16,15 +17,9 @@ import {
   rateFormProblem,
   type Limit,
 } from './values.js';
-import { itemElements } from '../exports/items.js';
+import { itemRules, type ItemRules } from './rules.js';
 import { show } from '../words.js';
 
-const required = ['from', 'to', 'in', 'out', 'amount'] as const;
-/** Elements that may repeat: one limit per unit (the standard's rule for several minimums). */
-const repeatable = new Set(['minamount', 'maxamount']);
-const limitNames = ['minamount', 'maxamount'] as const;
-const rank = new Map<string, number>(itemElements.map((name, index) => [name, index]));
-const standardOrder = itemElements.join(', ');
 const knownLabels: readonly string[] = labels;
 
 /** Codes a limit or fee may be given in: every known currency code and every asset they are priced as. */
@@ -66,15 +61,15 @@ function hasKeys(object: Record<string, unknown>): boolean {
   return false;
 }
 
-function checkStructure(item: XmlElement, report: Report): void {
+function checkStructure(item: XmlElement, report: Report, rules: ItemRules): void {
   if (item.text.trim() !== '')
     report('error', 'structure', `text directly inside <item>: "${item.text.trim().slice(0, 40)}"`);
   const seen = new Map<string, XmlElement>();
-  let highest: XmlElement | undefined;
+  let highest: number | undefined;
   for (const child of item.children) {
-    const position = rank.get(child.name);
-    if (position === undefined) {
-      const hint = closest(child.name, itemElements);
+    const rule = rules.byName.get(child.name);
+    if (rule === undefined) {
+      const hint = closest(child.name, rules.byName.keys());
       report(
         'warning',
         'element-unknown',
@@ -83,19 +78,19 @@ function checkStructure(item: XmlElement, report: Report): void {
       );
       continue;
     }
-    if (seen.has(child.name) && !repeatable.has(child.name))
+    if (seen.has(child.name) && !rule.repeatable)
       report('error', 'element-repeated', `<${child.name}> appears more than once`, child);
     seen.set(child.name, child);
-    if (highest && position < rank.get(highest.name)!) {
+    if (highest !== undefined && rule.rank < highest) {
       // Monitors read elements by name; only the written standard (and EREF 1.1's XSD) fixes an order.
       report(
         'tolerated',
         'element-order',
-        `<${child.name}> comes after <${highest.name}>; the standard order is ${standardOrder}`,
+        `<${child.name}> comes after <${rules.elements[highest]!.name}>; the standard order is ${rules.order}`,
         child,
       );
     } else {
-      highest = child;
+      highest = rule.rank;
     }
     if (child.children.length > 0)
       report(
@@ -114,11 +109,8 @@ function checkStructure(item: XmlElement, report: Report): void {
     if (child.text !== child.text.trim())
       report('warning', 'element-content', `<${child.name}> has spaces around its value`, child);
   }
-  for (const name of required) if (!seen.has(name)) report('error', 'element-missing', `<${name}> is missing`);
-  for (const name of limitNames) {
-    if (!seen.has(name))
-      report('warning', 'element-missing', `<${name}> is missing; the current BestChange format requires it`);
-  }
+  for (const { name, missing } of rules.elements)
+    if (missing !== undefined && !seen.has(name)) report(missing.level, 'element-missing', missing.message);
 }
 
 export function checkCurrency(element: XmlElement, report: Report, codes?: ReadonlySet<string>): string | undefined {
@@ -194,9 +186,14 @@ function checkUnit(unit: string | undefined, element: XmlElement, report: Report
   );
 }
 
-/** Check one item against the standard's rules, reporting each finding. */
-export function checkItem(item: XmlElement, report: Report, codes?: ReadonlySet<string>): void {
-  checkStructure(item, report);
+/** Check one item against the standard's rules (`rules`: the table, rules.ts), reporting each finding. */
+export function checkItem(
+  item: XmlElement,
+  report: Report,
+  codes?: ReadonlySet<string>,
+  rules: ItemRules = itemRules(),
+): void {
+  checkStructure(item, report, rules);
   // Numbers as plain text (plain.ts): Decimal only to word a finding.
   const numbers = new Map<string, string>();
   const limits: { min: Limit[]; max: Limit[] } = { min: [], max: [] };
@@ -207,19 +204,19 @@ export function checkItem(item: XmlElement, report: Report, codes?: ReadonlySet<
     if (element.children.length > 0) continue;
     const text = element.text.trim();
     const invalid = (problem: string) => report('error', 'number', `<${element.name}> "${text}" ${problem}`, element);
-    switch (element.name) {
-      case 'from':
-        from = checkCurrency(element, report, codes);
+    const kind = rules.byName.get(element.name)?.value;
+    switch (kind) {
+      case 'currency': {
+        const code = checkCurrency(element, report, codes);
+        if (element.name === 'from') from = code;
+        else if (element.name === 'to') to = code;
         break;
-      case 'to':
-        to = checkCurrency(element, report, codes);
-        break;
-      case 'in':
-      case 'out':
-      case 'amount': {
+      }
+      case 'number':
+      case 'reserve': {
         // A negative reserve is read as written, as a zero one is: unusable, not misread (same level as zero).
-        if (element.name === 'amount' && negativeNumber(text) !== undefined) {
-          report('tolerated', 'reserve', negativeMessage('<amount> (the reserve)', text), element);
+        if (kind === 'reserve' && negativeNumber(text) !== undefined) {
+          report('tolerated', 'reserve', negativeMessage(`<${element.name}> (the reserve)`, text), element);
           break;
         }
         const problem = numberProblem(text);
@@ -227,13 +224,13 @@ export function checkItem(item: XmlElement, report: Report, codes?: ReadonlySet<
         else numbers.set(element.name, text);
         break;
       }
-      case 'minamount':
-      case 'maxamount': {
+      case 'minimum':
+      case 'maximum': {
         const parsed = parseLimit(text);
         if (!parsed.ok) {
           // A negative maximum is read as written, as a zero one is: no order can be made (same level as zero).
-          if (element.name === 'maxamount' && text.startsWith('-') && parseLimit(text.slice(1)).ok) {
-            report('tolerated', 'limit', negativeMessage('<maxamount>', text), element);
+          if (kind === 'maximum' && text.startsWith('-') && parseLimit(text.slice(1)).ok) {
+            report('tolerated', 'limit', negativeMessage(`<${element.name}>`, text), element);
           } else invalid(parsed.problem);
           break;
         }
@@ -247,14 +244,12 @@ export function checkItem(item: XmlElement, report: Report, codes?: ReadonlySet<
           );
         }
         // Read as written; it only means no order can be made.
-        if (element.name === 'maxamount' && isZero(parsed.value.value))
-          report('tolerated', 'limit', '<maxamount> is zero: leave the direction out instead', element);
-        limits[element.name === 'minamount' ? 'min' : 'max'].push(parsed.value);
+        if (kind === 'maximum' && isZero(parsed.value.value))
+          report('tolerated', 'limit', `<${element.name}> is zero: leave the direction out instead`, element);
+        limits[kind === 'minimum' ? 'min' : 'max'].push(parsed.value);
         break;
       }
-      case 'minfee':
-      case 'fromfee':
-      case 'tofee': {
+      case 'fee': {
         const parsed = parseFee(text);
         if (!parsed.ok) report('error', 'fee', `<${element.name}> ${parsed.problem}`, element);
         else for (const part of parsed.value) checkUnit(part.unit, element, report);
@@ -262,19 +257,20 @@ export function checkItem(item: XmlElement, report: Report, codes?: ReadonlySet<
       }
       case 'floating': {
         const parsed = parseFloating(text);
-        if (!parsed.ok) report('error', 'number', `<floating> "${text}" ${parsed.problem}`, element);
+        if (!parsed.ok) report('error', 'number', `<${element.name}> "${text}" ${parsed.problem}`, element);
         break;
       }
       case 'delay': {
         const problem = numberProblem(text);
         if (problem !== undefined) invalid(problem);
-        else if (!isWhole(text)) report('warning', 'number', `<delay> "${text}" is not whole minutes`, element);
+        else if (!isWhole(text))
+          report('warning', 'number', `<${element.name}> "${text}" is not whole minutes`, element);
         break;
       }
-      case 'param':
+      case 'labels':
         checkLabels(element, report);
         break;
-      case 'city':
+      case 'cities':
         checkCities(element, report);
         break;
       case 'url': {
@@ -285,7 +281,7 @@ export function checkItem(item: XmlElement, report: Report, codes?: ReadonlySet<
           url = undefined;
         }
         if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
-          report('warning', 'url', `<url> "${text}" is not an http(s) address`, element);
+          report('warning', 'url', `<${element.name}> "${text}" is not an http(s) address`, element);
         break;
       }
     }

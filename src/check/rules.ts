@@ -1,0 +1,106 @@
+// The classic item's rule table (https://www.bestchange.com/wiki/rates.html): per element, in the standard order,
+// whether an item must have it (and the finding when it does not), whether it may repeat, and what value it takes.
+// Every reading of an item is derived from it: the full rules (item.ts), the standard form the scanner matches in
+// one go (simple.ts's pattern, built from it here) and the quick test that clears an item (clean.ts).
+import type { Level } from './findings.js';
+import { standardItemPattern, type StandardForm } from './simple.js';
+
+/** What an element's text holds; item.ts has the rule for each, clean.ts a quick test for some. */
+export type ValueKind =
+  | 'currency'
+  | 'number'
+  | 'reserve'
+  | 'minimum'
+  | 'maximum'
+  | 'fee'
+  | 'floating'
+  | 'delay'
+  | 'labels'
+  | 'cities'
+  | 'url';
+
+export interface ElementRule {
+  name: string;
+  /** The finding when an item lacks the element; absent: the element is optional. */
+  missing?: { level: Level; message: string };
+  /** May appear more than once (one limit per unit: the standard's rule for several minimums). */
+  repeatable: boolean;
+  value: ValueKind;
+}
+
+const required = (name: string) => ({ level: 'error' as const, message: `<${name}> is missing` });
+const current = (name: string) => ({
+  level: 'warning' as const,
+  message: `<${name}> is missing; the current BestChange format requires it`,
+});
+
+/** The elements of a classic item in the standard order (estandards / Premium), plus our `url` last. */
+export const classicRules: readonly ElementRule[] = [
+  { name: 'from', missing: required('from'), repeatable: false, value: 'currency' },
+  { name: 'to', missing: required('to'), repeatable: false, value: 'currency' },
+  { name: 'in', missing: required('in'), repeatable: false, value: 'number' },
+  { name: 'out', missing: required('out'), repeatable: false, value: 'number' },
+  { name: 'amount', missing: required('amount'), repeatable: false, value: 'reserve' },
+  { name: 'minfee', repeatable: false, value: 'fee' },
+  { name: 'fromfee', repeatable: false, value: 'fee' },
+  { name: 'tofee', repeatable: false, value: 'fee' },
+  { name: 'minamount', missing: current('minamount'), repeatable: true, value: 'minimum' },
+  { name: 'maxamount', missing: current('maxamount'), repeatable: true, value: 'maximum' },
+  { name: 'floating', repeatable: false, value: 'floating' },
+  { name: 'delay', repeatable: false, value: 'delay' },
+  { name: 'param', repeatable: false, value: 'labels' },
+  { name: 'city', repeatable: false, value: 'cities' },
+  { name: 'url', repeatable: false, value: 'url' },
+];
+
+/** The form of each kind's value that the scanner's pattern takes; anything else gets the full rules. */
+const standardForms: Record<ValueKind, StandardForm> = {
+  currency: 'code',
+  cities: 'code',
+  number: 'number',
+  reserve: 'number',
+  minimum: 'number',
+  maximum: 'number',
+  delay: 'number',
+  fee: 'text',
+  floating: 'text',
+  labels: 'text',
+  url: 'text',
+};
+
+/** A rule table with what is derived from it, made once per table. */
+export interface ItemRules {
+  elements: readonly ElementRule[];
+  /** Each element's rule and its place in the standard order, by name. */
+  byName: ReadonlyMap<string, ElementRule & { rank: number }>;
+  /** `from, to, in, …`, for findings. */
+  order: string;
+  /**
+   * An item in the standard form (simple.ts): the elements in the table's order, each at most once, those an item
+   * must have (else there is a finding) always there, each value in its kind's standard form. Capture `1 + rank`
+   * holds an element's text.
+   */
+  pattern: RegExp;
+}
+
+const derived = new WeakMap<readonly ElementRule[], ItemRules>();
+
+export function itemRules(elements: readonly ElementRule[] = classicRules): ItemRules {
+  let rules = derived.get(elements);
+  if (!rules) {
+    rules = {
+      elements,
+      byName: new Map(elements.map((rule, rank) => [rule.name, { ...rule, rank }])),
+      order: elements.map((rule) => rule.name).join(', '),
+      pattern: standardItemPattern(
+        elements.map((rule) => ({
+          name: rule.name,
+          form: standardForms[rule.value],
+          always: rule.missing !== undefined,
+        })),
+      ),
+    };
+    derived.set(elements, rules);
+  }
+  return rules;
+}
