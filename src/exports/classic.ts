@@ -84,7 +84,7 @@ export function renderClassic(model: ExportModel): Buffer {
   const { items } = model;
   for (const item of items) {
     file.parts.push(itemStart + file.elements(item, itemElements) + itemEnd);
-    file.itemDone(file.items / items.length);
+    file.itemDone((file.items + 1) / items.length);
   }
   return file.bytes();
 }
