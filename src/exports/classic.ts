@@ -20,19 +20,28 @@ const itemStart = '\n  <item>';
 const itemEnd = '\n  </item>';
 
 /**
- * The text of the elements `names` (in `itemElements`' order) of an item: each set value as `\n    <name>value</name>`,
- * escaped; or the first of them whose value holds a character XML 1.0 forbids.
+ * The text of the elements `names` (in `itemElements`' order) of an item, between `before` and `after`: each set value
+ * as `\n    <name>value</name>`, escaped; or the first of them whose value holds a character XML 1.0 forbids.
+ * Made by one join, which gives one flat string: `+` would give a rope (V8 keeps a concatenation as a tree of its
+ * parts), walked part by part again each time it is joined into a chunk, and a build joins the text a direction
+ * keeps into every build's file.
  */
-function elementsText(values: ItemValues, names: readonly ItemElement[]): string | { refused: ItemElement } {
-  let text = '';
+function elementsText(
+  values: ItemValues,
+  names: readonly ItemElement[],
+  before = '',
+  after = '',
+): string | { refused: ItemElement } {
+  const parts = [before];
   for (const name of names) {
     const value = values[name];
     if (value === undefined) continue;
     const escaped = elementText(value);
     if (escaped === undefined) return { refused: name };
-    text += `\n    <${name}>${escaped}</${name}>`;
+    parts.push('\n    <', name, '>', escaped, '</', name, '>');
   }
-  return text;
+  parts.push(after);
+  return parts.join('');
 }
 
 /** Where each run of elements a build writes apart starts: from | to | in, out | amount | fees | limits | floating … url. */
@@ -49,14 +58,14 @@ const [fromRun, toRun, rateRun, amountRun, feeRun, limitRun, tailRun] = runStart
 class ClassicFile {
   private readonly sink = new ByteSink();
   /** The text of the items since the last chunk; an item's text may be in several parts. */
-  parts: string[] = [`${declaration}<rates>`];
+  readonly parts: string[] = [`${declaration}<rates>`];
   items = 0;
 
   constructor(readonly file: string) {}
 
   /** `elementsText`, or the refusal naming the item about to be written. */
-  elements(values: ItemValues, names: readonly ItemElement[]): string {
-    const text = elementsText(values, names);
+  elements(values: ItemValues, names: readonly ItemElement[], before?: string, after?: string): string {
+    const text = elementsText(values, names, before, after);
     if (typeof text !== 'string') throw refusal(this.file, this.items, text.refused);
     return text;
   }
@@ -66,7 +75,7 @@ class ClassicFile {
     this.items += 1;
     if (this.items % chunkItems === 0) {
       this.sink.write(this.parts.join(''), done);
-      this.parts = [];
+      this.parts.length = 0;
     }
   }
 
@@ -83,7 +92,7 @@ export function renderClassic(model: ExportModel): Buffer {
   const file = new ClassicFile(model.file);
   const { items } = model;
   for (const item of items) {
-    file.parts.push(itemStart + file.elements(item, itemElements) + itemEnd);
+    file.parts.push(file.elements(item, itemElements, itemStart, itemEnd));
     file.itemDone((file.items + 1) / items.length);
   }
   return file.bytes();
@@ -107,17 +116,14 @@ interface ConstantText {
   refused?: readonly (ItemElement | undefined)[];
 }
 
-/**
- * `text` as one flat string, decoded from its UTF-8 bytes (exact: it is checked element text and ASCII markup,
- * without a lone surrogate). V8 keeps a concatenation as a tree of its parts (a rope) and walks the tree each time
- * the rope is joined into a chunk; the text kept here is joined into every item that shares it, build after build,
- * so it is copied flat once, when made (bench/README.md has the measurement).
- */
-const flatCopy = (text: string): string => Buffer.from(text, 'utf8').toString('utf8');
-
 /** `elementsText` with a refusal kept as the element's name, for text made before any item is written. */
-function constantText(values: ItemValues, names: readonly ItemElement[]): { text: string; refused?: ItemElement } {
-  const text = elementsText(values, names);
+function constantText(
+  values: ItemValues,
+  names: readonly ItemElement[],
+  before?: string,
+  after?: string,
+): { text: string; refused?: ItemElement } {
+  const text = elementsText(values, names, before, after);
   return typeof text === 'string' ? { text } : { text: '', refused: text.refused };
 }
 
@@ -147,9 +153,7 @@ class TemplateText {
 
   /** The shared copy of `text`. */
   private one(text: string): string {
-    let kept = this.shared.get(text);
-    if (kept === undefined) this.shared.set(text, (kept = flatCopy(text)));
-    return kept;
+    return this.shared.get(text) ?? (this.shared.set(text, text), text);
   }
 
   private made(direction: Direction): ConstantText {
@@ -158,24 +162,22 @@ class TemplateText {
     const to = aliases[direction.to.code] ?? direction.to.code;
     const fields = directionFields(direction);
     const reserve = formatDecimal(roundDown(direction.reserve, direction.to.precision));
-    const [fromText, toText] = [constantText({ from }, fromRun), constantText({ to }, toRun)];
+    const [fromText, toText] = [constantText({ from }, fromRun, itemStart), constantText({ to }, toRun)];
     const amount = constantText({ amount: reserve }, amountRun);
     const fees = constantText(fields, feeRun);
     const tails = (direction.cities.length > 0 ? direction.cities : [undefined]).map((city) =>
-      constantText({ ...fields, city, url: this.url?.(from, to, city ?? '') }, tailRun),
+      constantText({ ...fields, city, url: this.url?.(from, to, city ?? '') }, tailRun, '', itemEnd),
     );
     const constant: ConstantText = {
       direction,
       // Each code's text is shared by every direction with that code.
-      from: this.one(itemStart + fromText.text),
+      from: this.one(fromText.text),
       to: this.one(toText.text),
       // A reserve read from a source is new at every build: only the config's own (the currency's) is shared.
-      amount: direction.reserve === direction.to.reserve ? this.one(amount.text) : flatCopy(amount.text),
+      amount: direction.reserve === direction.to.reserve ? this.one(amount.text) : amount.text,
       fees: this.one(fees.text),
       // With a url every tail is the direction's own: sharing it would only fill `shared`.
-      tails: tails.map((tail) =>
-        this.url === undefined ? this.one(tail.text + itemEnd) : flatCopy(tail.text + itemEnd),
-      ),
+      tails: tails.map((tail) => (this.url === undefined ? this.one(tail.text) : tail.text)),
     };
     // The first refused element in the item's order, as renderClassic finds it.
     const head = fromText.refused ?? toText.refused ?? amount.refused ?? fees.refused;
@@ -202,7 +204,7 @@ class NumberText {
   rate(rate: RateEntry): string {
     let text = this.rates.get(rate);
     if (text === undefined) {
-      text = flatCopy(this.file.elements(rate, rateRun));
+      text = this.file.elements(rate, rateRun);
       this.rates.set(rate, text);
     }
     return text;
@@ -213,7 +215,7 @@ class NumberText {
     let text = this.limits.get(limits);
     if (text === undefined) {
       const minamount = limits.min === undefined ? undefined : formatDecimal(limits.min);
-      text = flatCopy(this.file.elements({ minamount, maxamount: formatDecimal(limits.max) }, limitRun));
+      text = this.file.elements({ minamount, maxamount: formatDecimal(limits.max) }, limitRun);
       this.limits.set(limits, text);
     }
     return text;
@@ -233,6 +235,7 @@ export function writeClassic(
   if (!texts) templateTexts.set(template, (texts = new TemplateText(template)));
   const file = new ClassicFile(template.file);
   const numbers = new NumberText(file);
+  const { parts } = file;
   const withheld = walk((p, rate, limits, _steps, position) => {
     const constant = texts.of(p.direction);
     const { tails } = constant;
@@ -242,7 +245,7 @@ export function writeClassic(
     for (let k = 0; k < tails.length; k++) {
       const refused = constant.refused?.[k];
       if (refused !== undefined) throw refusal(file.file, file.items, refused);
-      file.parts.push(constant.from, constant.to, rated, constant.amount, constant.fees, bounds, tails[k]!);
+      parts.push(constant.from, constant.to, rated, constant.amount, constant.fees, bounds, tails[k]!);
       file.itemDone((position + 1) / directions);
     }
     return undefined;
