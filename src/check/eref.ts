@@ -3,7 +3,8 @@
 import { labels } from '../config/fields.js';
 import { Decimal } from '../decimal.js';
 import { closest } from '../config/problems.js';
-import { checkCities, checkCurrency, type Report } from './item.js';
+import type { Report } from './findings.js';
+import { checkCities, checkCurrency } from './item.js';
 import { atLeastOne, compare, isOne, isWhole, isZero, paysMoreThan } from './plain.js';
 import type { XmlElement } from './tree.js';
 import { negativeMessage, negativeNumber, numberProblem, rateFormProblem } from './values.js';

@@ -7,12 +7,12 @@
 import { CleanItems } from './clean.js';
 import { decodeExport } from './decode.js';
 import { DocumentChecks } from './document.js';
-import { positions, type CheckOptions, type CheckResult, type Finding } from './findings.js';
+import { positions, type CheckOptions, type CheckResult, type Finding, type Report } from './findings.js';
 import { scanSimple, type StandardTexts } from './simple.js';
 import { parseDocument, type XmlElement } from './tree.js';
 import { checkWellFormedText } from './xml.js';
 import { checkErefItem, looksLikeEref } from './eref.js';
-import { checkItem, type Report } from './item.js';
+import { checkItem } from './item.js';
 import { checkJsonExport, looksLikeJson } from './json.js';
 import { itemRules, type ItemRules } from './rules.js';
 
