@@ -64,22 +64,32 @@ export class CleanItems {
   /** The scheme and authority of the last good address (see `httpUrl`), or empty. */
   private authority = '';
   /** Where each role's text is in StandardTexts (`1 + rank` in the table). */
-  private readonly slot: Record<keyof typeof roles, number>;
+  private readonly slot: Readonly<Record<keyof typeof roles, number>>;
   /** Every other element of the table: where its text is, and its kind. */
-  private readonly others: readonly { slot: number; kind: ValueKind }[];
+  private readonly otherSlots: readonly number[];
+  private readonly otherKinds: readonly ValueKind[];
   /** Whether the table has the roles as this test knows them; if not, no item is cleared. */
   private readonly usable: boolean;
 
   constructor(rules: ItemRules = itemRules()) {
     const slot = (name: string) => 1 + (rules.byName.get(name)?.rank ?? -1);
-    this.slot = Object.fromEntries(Object.keys(roles).map((name) => [name, slot(name)])) as typeof this.slot;
+    this.slot = {
+      from: slot('from'),
+      to: slot('to'),
+      in: slot('in'),
+      out: slot('out'),
+      amount: slot('amount'),
+      minamount: slot('minamount'),
+      maxamount: slot('maxamount'),
+      city: slot('city'),
+    };
     this.usable = Object.entries(roles).every(([name, kind]) => {
       const rule = rules.byName.get(name);
       return rule?.value === kind && (rule.missing !== undefined || !always.includes(name as keyof typeof roles));
     });
-    this.others = rules.elements
-      .filter((rule) => !Object.hasOwn(roles, rule.name))
-      .map((rule) => ({ slot: slot(rule.name), kind: rule.value }));
+    const others = rules.elements.filter((rule) => !Object.hasOwn(roles, rule.name));
+    this.otherSlots = others.map((rule) => slot(rule.name));
+    this.otherKinds = others.map((rule) => rule.value);
   }
 
   /** The item's direction when it has nothing to report; undefined when it may have. */
@@ -108,9 +118,10 @@ export class CleanItems {
     }
 
     if (!this.numbersClean(texts)) return undefined;
-    for (const { slot, kind } of this.others) {
-      const text = texts[slot];
-      if (text !== undefined && !this.valueClean(kind, text)) return undefined;
+    const { otherSlots, otherKinds } = this;
+    for (let k = 0; k < otherSlots.length; k++) {
+      const text = texts[otherSlots[k]!];
+      if (text !== undefined && !this.valueClean(otherKinds[k]!, text)) return undefined;
     }
     return cityCode === undefined
       ? { from: fromNumber, to: toNumber }
