@@ -19,40 +19,53 @@ type ItemValues = Partial<Pick<ExportItem, ItemElement>>;
 const itemStart = '\n  <item>';
 const itemEnd = '\n  </item>';
 
-/**
- * The text of the elements `names` (in `itemElements`' order) of an item, between `before` and `after`: each set value
- * as `\n    <name>value</name>`, escaped; or the first of them whose value holds a character XML 1.0 forbids.
- * Made by one join, which gives one flat string: `+` would give a rope (V8 keeps a concatenation as a tree of its
- * parts), walked part by part again each time it is joined into a chunk, and a build joins the text a direction
- * keeps into every build's file.
- */
-function elementsText(
-  values: ItemValues,
-  names: readonly ItemElement[],
-  before = '',
-  after = '',
-): string | { refused: ItemElement } {
-  const parts = [before];
-  for (const name of names) {
-    const value = values[name];
-    if (value === undefined) continue;
-    const escaped = elementText(value);
-    if (escaped === undefined) return { refused: name };
-    parts.push('\n    <', name, '>', escaped, '</', name, '>');
-  }
-  parts.push(after);
-  return parts.join('');
+/** Elements of an item in `itemElements`' order, with each one's start and end tag made once. */
+interface Run {
+  names: readonly ItemElement[];
+  starts: readonly string[];
+  ends: readonly string[];
 }
 
+const run = (names: readonly ItemElement[]): Run => ({
+  names,
+  starts: names.map((name) => `\n    <${name}>`),
+  ends: names.map((name) => `</${name}>`),
+});
+
+/** Every element of an item. */
+const wholeItem = run(itemElements);
 /** Where each run of elements a build writes apart starts: from | to | in, out | amount | fees | limits | floating … url. */
 const runStarts: readonly ItemElement[] = ['from', 'to', 'in', 'amount', 'minfee', 'minamount', 'floating'];
 /** The runs, split from `itemElements` at their starts, so that together they are the whole item in its order. */
 const [fromRun, toRun, rateRun, amountRun, feeRun, limitRun, tailRun] = runStarts.map((name, k) =>
-  itemElements.slice(
-    itemElements.indexOf(name),
-    k + 1 < runStarts.length ? itemElements.indexOf(runStarts[k + 1]!) : itemElements.length,
+  run(
+    itemElements.slice(
+      itemElements.indexOf(name),
+      k + 1 < runStarts.length ? itemElements.indexOf(runStarts[k + 1]!) : itemElements.length,
+    ),
   ),
-) as [ItemElement[], ItemElement[], ItemElement[], ItemElement[], ItemElement[], ItemElement[], ItemElement[]];
+) as [Run, Run, Run, Run, Run, Run, Run];
+
+/**
+ * The text of the elements of `run` in an item, between `before` and `after`: each set value as
+ * `\n    <name>value</name>`, escaped; or the first of them whose value holds a character XML 1.0 forbids.
+ * Made by one join, which gives one flat string: `+` would give a rope (V8 keeps a concatenation as a tree of its
+ * parts), walked part by part again each time it is joined into a chunk, and a build joins the text a direction
+ * keeps into every build's file.
+ */
+function elementsText(values: ItemValues, run: Run, before = '', after = ''): string | { refused: ItemElement } {
+  const { names, starts, ends } = run;
+  const parts = [before];
+  for (let k = 0; k < names.length; k++) {
+    const value = values[names[k]!];
+    if (value === undefined) continue;
+    const escaped = elementText(value);
+    if (escaped === undefined) return { refused: names[k]! };
+    parts.push(starts[k]!, escaped, ends[k]!);
+  }
+  parts.push(after);
+  return parts.join('');
+}
 
 /** A classic file as it is written: items' text joined `chunkItems` at a time into one buffer. */
 class ClassicFile {
@@ -64,8 +77,8 @@ class ClassicFile {
   constructor(readonly file: string) {}
 
   /** `elementsText`, or the refusal naming the item about to be written. */
-  elements(values: ItemValues, names: readonly ItemElement[], before?: string, after?: string): string {
-    const text = elementsText(values, names, before, after);
+  elements(values: ItemValues, run: Run, before?: string, after?: string): string {
+    const text = elementsText(values, run, before, after);
     if (typeof text !== 'string') throw refusal(this.file, this.items, text.refused);
     return text;
   }
@@ -92,7 +105,7 @@ export function renderClassic(model: ExportModel): Buffer {
   const file = new ClassicFile(model.file);
   const { items } = model;
   for (const item of items) {
-    file.parts.push(file.elements(item, itemElements, itemStart, itemEnd));
+    file.parts.push(file.elements(item, wholeItem, itemStart, itemEnd));
     file.itemDone((file.items + 1) / items.length);
   }
   return file.bytes();
@@ -119,11 +132,11 @@ interface ConstantText {
 /** `elementsText` with a refusal kept as the element's name, for text made before any item is written. */
 function constantText(
   values: ItemValues,
-  names: readonly ItemElement[],
+  run: Run,
   before?: string,
   after?: string,
 ): { text: string; refused?: ItemElement } {
-  const text = elementsText(values, names, before, after);
+  const text = elementsText(values, run, before, after);
   return typeof text === 'string' ? { text } : { text: '', refused: text.refused };
 }
 
