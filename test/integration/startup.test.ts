@@ -33,7 +33,6 @@ const heavyModules = [
 const heavyPackages = [
   'nodemailer',
   'prom-client',
-  'xmlbuilder2',
   '@aws-sdk',
   'zod',
   'yaml',
