@@ -6,12 +6,12 @@ import type { BestChangeFeed } from '../bestchange/feed.js';
 import { type Decimal, formatDecimal } from '../decimal.js';
 import { findChain } from '../pricing/chains.js';
 import { convertAlong } from '../pricing/convert.js';
-import { publishedForm, publishedLimits } from '../pricing/published.js';
+import { publicationAt } from '../pricing/published.js';
 import { rateFor, rateOf } from './grid.js';
 import { boundsOf } from './bounds.js';
 import { approxOf, cityField, compareQuick, distrust, placeIn, type CityField } from './field.js';
 import { directionName, percent, plural, show } from '../words.js';
-import { limitsAtNeed, standingOf, type Need } from './standing.js';
+import { standingOf, type Need } from './standing.js';
 import type { QuoteBook } from '../sources/source.js';
 import type { CompeteRule } from '../model.js';
 import type { CompeteOutcome, PricedDirection, PublishedRate, WithheldDirection } from '../priced.js';
@@ -113,15 +113,9 @@ export function competeDirection(
       : undefined;
   const cores = standing?.cores ?? [];
 
-  /** The chosen step (and its rate when known) with why: places counted per city, limits at the new rate. */
-  const settle = (
-    chosen: PublishedRate,
-    chosenApprox: number | undefined,
-    basis: CompeteOutcome['basis'],
-    reason: string | undefined,
-    need?: Need,
-  ) => {
-    const approx = cores.length === 0 ? 0 : (chosenApprox ?? approxOf(chosen));
+  /** The chosen step (and the need when it holds the place) with why: places counted per city, what it publishes. */
+  const settle = (chosen: PublishedRate, basis: CompeteOutcome['basis'], reason: string | undefined, need?: Need) => {
+    const approx = cores.length === 0 ? 0 : (need?.approx ?? approxOf(chosen));
     const fields = cores.map((core) => cityField(core, placeIn(core, chosen, approx)));
     // The worst city decides the place reported (a cash direction publishes one rate in every city).
     const decisive = fields.reduce<CityField | undefined>(
@@ -154,27 +148,23 @@ export function competeDirection(
       detail.priced = { ...priced, compete: outcome };
       return { priced: detail.priced, detail };
     }
+    // What the direction publishes at the chosen rate: the exports publish this, as they do a priced direction's own.
     const rate = need ? need.rate : rateFor(chosen, from, to);
-    const limits = need
-      ? limitsAtNeed(need, direction, priced.terms)
-      : publishedLimits(direction, priced.terms, publishedForm(rate, from, to));
-    if ('reason' in limits)
+    const published = publicationAt(direction, priced.terms, rate);
+    if ('reason' in published)
       return {
         priced: {
           direction,
-          kind: limits.kind,
-          reason: `at the compete rate ${show(rateOf(chosen))}: ${limits.reason}`,
+          kind: published.kind,
+          reason: `at the compete rate ${show(rateOf(chosen))}: ${published.reason}`,
         },
         detail,
       };
-    // Object.assign, not a spread with a rest: a third of the time. `min` comes from the same terms as the priced one's.
-    const next: PricedDirection = Object.assign({}, priced, { rate, max: limits.max, compete: outcome });
-    if (limits.min !== undefined) next.min = limits.min;
-    else delete next.min;
+    const next: PricedDirection = { ...priced, rate, published, compete: outcome };
     detail.priced = next;
     return { priced: next, detail };
   };
-  const fallback = (reason: string) => settle(publishedForm(priced.rate, from, to), undefined, 'fallback', reason);
+  const fallback = (reason: string) => settle(priced.published.rate.form, 'fallback', reason);
 
   if (!state.feed) return fallback(`feed ${rule.source} has no data${state.error ? `: ${state.error}` : ''}`);
   if (state.ageSeconds !== undefined && state.maxAgeSeconds !== undefined && state.ageSeconds > state.maxAgeSeconds) {
@@ -189,7 +179,6 @@ export function competeDirection(
   if (bounds.squeezed) {
     return settle(
       floorForm,
-      bounds.floorApprox,
       'floor',
       `no published step lies between the ceiling ${show(ceilingRate)} and the floor ${show(floorRate)} at these rate precisions: the floor's, rounded against the client`,
     );
@@ -199,7 +188,6 @@ export function competeDirection(
     if (cores.every((core) => core.entries.length === 0)) {
       return settle(
         ceilingForm,
-        bounds.ceilingApprox,
         'ceiling',
         `the feed has no rows for ${directionName(from.code, to.code)}${direction.cities.length > 0 ? ` in ${direction.cities.join(', ')}` : ''} (codes as in bm_cycodes.dat): the ceiling`,
       );
@@ -207,7 +195,6 @@ export function competeDirection(
     const counted = Math.min(...cores.map((core) => core.counted.length));
     return settle(
       ceilingForm,
-      bounds.ceilingApprox,
       'ceiling',
       `${plural(counted, 'competitor')} counted, fewer than place ${rule.worst}: the ceiling`,
     );
@@ -215,7 +202,6 @@ export function competeDirection(
   if (compareQuick(need.form, need.approx, floorForm, bounds.floorApprox) > 0) {
     return settle(
       floorForm,
-      bounds.floorApprox,
       'floor',
       `the field is cheaper than the floor: place ${rule.worst} needs ${show(rateOf(need.form))}, the floor allows ${show(rateOf(floorForm))} (market × (1 − ${percent(rule.floor)}))`,
     );
@@ -223,10 +209,9 @@ export function competeDirection(
   if (compareQuick(need.form, need.approx, ceilingForm, bounds.ceilingApprox) < 0) {
     return settle(
       ceilingForm,
-      bounds.ceilingApprox,
       'ceiling',
       `place ${rule.worst} needs only ${show(rateOf(need.form))}, less than the ceiling's ${show(rateOf(ceilingForm))} (market × (1 − ${percent(rule.ceiling)}))`,
     );
   }
-  return settle(need.form, need.approx, 'place', undefined, need);
+  return settle(need.form, 'place', undefined, need);
 }
