@@ -60,7 +60,11 @@ export function publisherAt(markup: Decimal): (priced: PricedDirection) => Publi
     return made;
   };
   return (priced) => {
-    if (priced.tierRates === undefined && marked === undefined) return priced.published;
+    if (priced.tierRates === undefined) {
+      if (marked === undefined) return priced.published;
+      const shared = alike.get(priced.published);
+      if (shared !== undefined) return shared;
+    }
     const known = own.get(priced);
     if (known !== undefined) return known;
     let made: Published | Refusal = atMarkup(priced);
