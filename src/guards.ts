@@ -169,7 +169,8 @@ export function staleHold(
 }
 
 export function guardDirections(input: GuardInput): GuardResult {
-  // Filled as directions are published, then the rest copied: spreading 10,000 keys first costs more than the build's guards.
+  // Filled as directions are published, then the rest copied: spreading the last state first would write every
+  // published direction's key twice.
   const state: GuardState = { published: {}, pending: {} };
   const published: PricedDirection[] = [];
   const withheld: WithheldDirection[] = [];

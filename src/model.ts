@@ -62,6 +62,15 @@ export interface SourceConfig {
   readonly name: string;
   readonly type: string;
   readonly options: { readonly type: string } & Readonly<Record<string, unknown>>;
+  /** A bestchange source: the pairs the config's directions compete in (what BestChange's API v2 is asked for). */
+  readonly competes?: readonly FeedPair[];
+}
+
+/** A pair a competitor feed is asked for: a competing direction's monitor codes, and its cities when cash. */
+export interface FeedPair {
+  readonly from: string;
+  readonly to: string;
+  readonly cities: readonly string[];
 }
 
 /** One export file, declared by a template in templates/. */
@@ -103,6 +112,8 @@ export interface Config {
   readonly file: string;
   readonly dir: string;
   readonly schedule: string;
+  /** The build log of `start` (`log:`): the most time between two lines while builds change nothing. */
+  readonly log: { readonly heartbeatMs: number };
   readonly server: { readonly port: number; readonly host: string };
   readonly output: string;
   readonly templatesDir: string;
@@ -169,6 +180,22 @@ export interface CompeteRule {
   readonly ignoreIds: ReadonlySet<number>;
   /** Competitors with a smaller reserve do not count; in the direction's to asset or converted through the quotes. */
   readonly minReserve?: Money;
+  /** Never more generous than the best counted competitor behind the place by more than this many typical steps; absent: no cap. */
+  readonly cap?: Decimal;
+  /** War detection (src/compete/war.ts); absent: off. */
+  readonly war?: WarRule;
+  /** The exchanger's own BestChange ids (its source's `self`): never counted. */
+  readonly selfIds?: ReadonlySet<number>;
+}
+
+/** When answered moves make a price war, and how long the rate is held then. */
+export interface WarRule {
+  /** Our moves answered in a row that make a war. */
+  readonly rounds: number;
+  /** An answer counts when the feed showing it was fetched at most this long after our move. */
+  readonly withinMs: number;
+  /** How long the rate is held once a war is seen. */
+  readonly coolDownMs: number;
 }
 
 /** One export file as a build returns it, before anything writes it (publish.ts, the S3 upload, the check gate). */

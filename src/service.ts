@@ -5,7 +5,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createProbe } from 'node:net';
 import { join } from 'node:path';
 import type { BuildDeps } from './build.js';
-import { buildFields, readStatus, runCycle, summarize } from './cycle.js';
+import { readStatus, runCycle } from './cycle.js';
+import { createBuildLog } from './build-log.js';
 import { reasonLog } from './reasons.js';
 import { scheduleBuilds } from './schedule.js';
 import { describeError, RatefileError } from './errors.js';
@@ -80,6 +81,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   await options.checkFolders?.();
   let running: Promise<void> | undefined;
   const logReasons = reasonLog(log);
+  const buildLog = createBuildLog(log);
   let status = await readStatus(options.config.stateDir);
   // The dashboard at `/`: the latest build that published and the history of the last 24 hours (read back now).
   const dashboard = await openDashboard({
@@ -169,17 +171,20 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       status = result.status;
       firstReport ??= { report: result.build.report, config };
       const files = await fileStats(result.build.report.exports.map((e) => e.file));
-      metrics.recordBuild(result, new Map([...files].map(([file, stats]) => [file, stats.mtime])));
+      const changedAt = new Map([...files].map(([file, stats]) => [file, stats.mtime]));
+      metrics.recordBuild(result, changedAt);
       dashboard.built(result.build.report, config, result.durationMs, files);
       for (const warning of result.warnings) log.warn(warning);
       // Each reason when it starts and when it ends, so a 30-second schedule does not repeat the same lines forever.
       logReasons(result.build);
-      log.info(`build: ${summarize(result)}`, buildFields(result));
+      // A line when something changed, else a heartbeat now and then: not 2,880 alike lines a day.
+      await buildLog.built(result, config, changedAt, options.deps.now());
     } catch (error) {
       metrics.recordFailedBuild(performance.now() - started);
       const details =
         error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
       log.error(`build failed, last good files kept: ${describeError(error)}${details}`);
+      buildLog.failed(options.deps.now());
       // runCycle records its own failures in the state folder.
       status = await readStatus(options.config.stateDir);
     }

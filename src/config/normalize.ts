@@ -6,10 +6,10 @@ import { knownCurrencies } from '../codes.js';
 import { parseHours, type HoursWindow } from '../hours.js';
 import { percentToFraction } from '../exports/template.js';
 import { normalizePublish } from '../hosting/config.js';
-import type { Config, Currency, Direction, Money } from '../model.js';
+import type { Config, Currency, Direction, FeedPair, Money } from '../model.js';
 import type { ConfigFile } from './schema.js';
 import type { Writable } from '../freeze.js';
-import { bestchangeSources, normalizeCompete } from '../compete/config.js';
+import { bestchangeSources, normalizeCompete, selfIdsOf } from '../compete/config.js';
 import { asList, assetOf } from './cross-check.js';
 import { toTiers } from './tiers.js';
 
@@ -31,9 +31,9 @@ function parseMoney(
 }
 
 /**
- * One object per distinct value among the loaded directions: a config of 50,000 directions repeats a few margins,
- * reserves, limits and tag lists, and one object each (instead of one per direction) keeps the model a third of
- * the size. Safe to share because nothing changes them in place: Decimals are immutable, and the lists and money
+ * One object per distinct value among the loaded directions: a large config repeats a few margins, reserves,
+ * limits and tag lists across its directions, so one object each (instead of one per direction) makes the model
+ * grow with the distinct values, not with the directions. Safe to share because nothing changes them in place: Decimals are immutable, and the lists and money
  * objects are frozen, so a write would throw rather than reach every direction.
  */
 class SharedValues {
@@ -110,7 +110,7 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
         const from = currencies.get(fromCode)!;
         const to = currencies.get(toCode)!;
         // The keys every direction has first, then the optional ones by assignment: a literal with a dozen
-        // conditional spreads makes an object of slow (dictionary) properties, twice the size at 50,000 directions.
+        // conditional spreads makes an object of dictionary properties, larger and slower to read than a fixed shape.
         const direction: Writable<Direction> = {
           id: `${fromCode}>${toCode}`,
           index,
@@ -146,7 +146,12 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
             entry.compete.minReserve === undefined
               ? undefined
               : parseMoney(entry.compete.minReserve, to.asset, currencies, shared);
-          direction.compete = normalizeCompete(entry.compete, feeds, minReserve);
+          direction.compete = normalizeCompete(
+            entry.compete,
+            feeds,
+            minReserve,
+            selfIdsOf(data.sources, entry.compete.source ?? feeds[0]!),
+          );
         }
         directions.push(direction);
       }
@@ -156,6 +161,7 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
     file,
     dir,
     schedule: data.schedule,
+    log: { heartbeatMs: data.log.heartbeat },
     server: data.server,
     output: resolve(dir, data.output),
     stateDir: resolve(dir, data.state),
@@ -171,7 +177,10 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
     templatesDir: resolve(dir, data.templates),
     sources: Object.entries(data.sources).map(([name, entry]) => {
       const options = entry as Config['sources'][number]['options'];
-      return { name, type: options.type, options };
+      const competes = feedPairs(directions, name);
+      return competes.length === 0
+        ? { name, type: options.type, options }
+        : { name, type: options.type, options, competes };
     }),
     reserveSources: Object.entries(data.reserves).map(([name, entry]) => {
       const options = entry as Config['reserveSources'][number]['options'];
@@ -180,4 +189,13 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
     currencies,
     directions,
   };
+}
+
+/** The pairs the directions compete in on one feed source, each once (for BestChange's API v2). */
+function feedPairs(directions: readonly Direction[], source: string): FeedPair[] {
+  const pairs = new Map<string, FeedPair>();
+  for (const { compete, from, to, cities } of directions)
+    if (compete?.source === source)
+      pairs.set(`${from.code}>${to.code}@${cities.join(',')}`, { from: from.code, to: to.code, cities });
+  return [...pairs.values()];
 }

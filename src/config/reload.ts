@@ -1,8 +1,9 @@
-// The service reloads its config before every build. Parsing and validating 10,000 directions costs more than
-// the build itself, so the last config is kept while the files it was read from are unchanged; and a config
+// The service reloads its config before every build. Parsing and validating a large config costs more than
+// building from it, so the last config is kept while the files it was read from are unchanged; and a config
 // saved in place (truncated, then written) must never be built from half-written, so a change is adopted only
 // once it has settled.
-import { readdir, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../model.js';
 import { plural } from '../words.js';
@@ -107,4 +108,22 @@ export function configReloader(
     adopted = { config, stamp: folder === config.templatesDir ? before.text : undefined };
     return config;
   };
+}
+
+/**
+ * The bytes of the config file and of every file in its templates folder, hashed. A config adopted again with the
+ * same digest is the same config: the reloader reads a config anew when its files were touched or first seen, which
+ * `start` does not report as a reload.
+ */
+export async function configDigest(config: Pick<Config, 'file' | 'templatesDir'>): Promise<string> {
+  const hash = createHash('sha256');
+  const add = async (path: string) => {
+    const bytes = await readFile(path).catch(() => undefined);
+    hash.update(`${path}\0${bytes === undefined ? 'missing' : bytes.length}\0`);
+    if (bytes !== undefined) hash.update(bytes);
+  };
+  await add(config.file);
+  for (const name of (await readdir(config.templatesDir).catch(() => [] as string[])).sort())
+    await add(join(config.templatesDir, name));
+  return hash.digest('hex');
 }

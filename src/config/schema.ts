@@ -13,6 +13,7 @@ import {
   cityCode,
   currencyCode,
   assetCode,
+  duration,
   fee,
   floating,
   hours,
@@ -164,6 +165,19 @@ export const configSchema = z
       .string()
       .default('*/30 * * * * *')
       .describe('Cron expression for rebuilds (node-cron, seconds field allowed).'),
+    log: z
+      .strictObject({
+        heartbeat: duration
+          .refine((ms) => ms >= 1_000, { error: 'expected a duration of 1s or more, like "10m"' })
+          .default(600_000)
+          .describe(
+            'While builds change nothing, one line at most this often says how many ran and how old the files are (default 10m).',
+          ),
+      })
+      .default({ heartbeat: 600_000 })
+      .describe(
+        'The build log of `ratefile start`: a build line only when something changed, and a heartbeat between.',
+      ),
     server: z
       .strictObject({
         port: z

@@ -99,7 +99,7 @@ export class S3Publisher {
   readonly target: S3Target;
   private readonly stateDir: string;
   private readonly deadlineMs: number;
-  /** The SDK and its client, loaded on the first upload: 24 MB and half a second that a config without S3 never pays. */
+  /** The SDK and its client, loaded on the first upload: the SDK is large, and a config without S3 never loads it. */
   private connection?: Promise<{ sdk: typeof import('@aws-sdk/client-s3'); client: S3Client }>;
   /** Kept in memory too, so a state folder that cannot be written costs re-uploads only after a restart. */
   private readonly memory = new Map<string, Uploaded>();

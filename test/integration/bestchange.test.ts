@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { base, bigFeed, dump, realDump } from '../support/bestchange.js';
-import { pollUntil, rawRequest } from '../support/http.js';
-import { spawnRatefile, stopAll, waitForServing, type RatefileProcess } from '../support/process.js';
+import { buildsRun, buildTimes, waitForBuildsRun } from '../support/builds.js';
+import { rawRequest } from '../support/http.js';
+import { spawnRatefile, stopAll, waitForServing } from '../support/process.js';
 import { projectsPerTest } from '../support/project.js';
 import { startReplay, type ReplayServer } from '../support/replay.js';
 
@@ -113,10 +114,6 @@ directions:
     expect(stderr).toMatch(/published 1 direction/);
   });
 
-  /** The times of the `build:` log lines of a `ratefile start`, in ms. */
-  const buildTimes = (proc: RatefileProcess) =>
-    [...proc.stderr().matchAll(/^(\S+) info build: /gm)].map((match) => Date.parse(match[1]!));
-
   it('ratefile start keeps its schedule while the feed host never answers, and /healthz answers', async () => {
     // The default timeout and retries (10 s × 3 attempts): a build that waited for the feed would take 30 s.
     replay.setRoutes([{ path: '/info.zip', responses: [{ body: Buffer.from(dump(base)), delayMs: 600_000 }] }]);
@@ -125,15 +122,16 @@ directions:
     });
     const proc = spawnRatefile(['start', '--port', '0', '--host', '127.0.0.1'], { cwd: dir });
     const port = Number(new URL(await waitForServing(proc)).port);
+    const stateDir = join(dir, '.ratefile');
     const deadline = Date.now() + 40_000;
-    while (buildTimes(proc).length < 5) {
+    while ((await buildTimes(stateDir)).length < 5) {
       if (Date.now() > deadline)
-        throw new Error(`${buildTimes(proc).length} builds within 40 s; stderr:\n${proc.stderr()}`);
+        throw new Error(`${(await buildTimes(stateDir)).length} builds within 40 s; stderr:\n${proc.stderr()}`);
       const health = await rawRequest({ port, path: '/healthz', timeoutMs: 5_000 });
       expect(health.status, health.body.toString('utf8')).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    const times = buildTimes(proc);
+    const times = await buildTimes(stateDir);
     // On a 2 s schedule: no gap near the 30 s a waiting build would take (a generous bound for a loaded machine).
     const gaps = times.slice(1).map((time, index) => time - times[index]!);
     for (const gap of gaps) expect(gap, `gaps ${gaps.join(', ')} ms`).toBeLessThan(6_000);
@@ -145,12 +143,12 @@ directions:
     replay.setRoutes([{ path: '/info.zip', responses: [{ body: Buffer.from(dump(base)), delayMs: 300 }] }]);
     const { dir } = await project({ 'ratefile.config.yaml': config(replay.url) });
     const proc = spawnRatefile(['start', '--port', '0', '--host', '127.0.0.1'], { cwd: dir });
-    await waitForServing(proc);
+    const served = await waitForServing(proc);
     // The status written by the first build, before any scheduled one (every 30 s).
     const status = JSON.parse(await readFile(join(dir, '.ratefile', 'status.json'), 'utf8')) as {
       sources: { name: string; ok: boolean; rows?: number }[];
     };
-    expect(buildTimes(proc)).toHaveLength(1);
+    expect(await buildsRun(served)).toBe(1);
     expect(status.sources.find((source) => source.name === 'bc')).toMatchObject({
       ok: true,
       rows: expect.any(Number) as unknown,
@@ -163,8 +161,7 @@ directions:
     const before = replay.requests.filter((request) => request.path === '/info.zip').length;
     const { dir } = await project({ 'ratefile.config.yaml': `${config(replay.url)}schedule: "*/1 * * * * *"\n` });
     const proc = spawnRatefile(['start', '--port', '0', '--host', '127.0.0.1'], { cwd: dir });
-    await waitForServing(proc);
-    await pollUntil(async () => (buildTimes(proc).length >= 6 ? true : undefined), 30_000);
+    await waitForBuildsRun(await waitForServing(proc), 6, 30_000);
     // refresh is 30 s (BestChange's least): six builds a second apart ask once.
     expect(replay.requests.filter((request) => request.path === '/info.zip').length - before).toBe(1);
     // Logged once, with when the next try is; the status says it too, build after build.
