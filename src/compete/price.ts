@@ -6,14 +6,14 @@ import type { BestChangeFeed } from '../bestchange/feed.js';
 import { Decimal, formatDecimal } from '../decimal.js';
 import { findChain } from '../pricing/chains.js';
 import { convertAlong } from '../pricing/convert.js';
-import { publishedForm, publishedLimits } from '../pricing/published.js';
+import { publicationAt } from '../pricing/published.js';
 import { compareForms, rateFor, rateOf } from './grid.js';
 import { type Cap, cappedNeed, capReason } from './cap.js';
 import { keepUnpriced, warAfter, warBefore, warReason, type WarBefore, type WarEntry, type WarMemory } from './war.js';
 import { boundsOf } from './bounds.js';
 import { approxOf, cityField, compareQuick, distrust, placeIn, type CityField } from './field.js';
 import { directionName, percent, plural, show } from '../words.js';
-import { limitsAtNeed, standingOf, type Need } from './standing.js';
+import { standingOf, type Need } from './standing.js';
 import { rankForm, rankrateOf, rankStanding, rankTerms, rankView } from './rankrate.js';
 import type { QuoteBook } from '../sources/source.js';
 import type { CompeteRule } from '../model.js';
@@ -160,7 +160,7 @@ export function competeDirection(
   /** The caps that bound the need, once it is known. */
   let caps: Cap[] | undefined;
 
-  /** The chosen step (and its rate when known) with why: places counted per city, limits at the new rate. */
+  /** The chosen step (and its rate when known) with why: places counted per city, what it publishes. */
   const settle = (
     chosen: PublishedRate,
     chosenApprox: number | undefined,
@@ -211,27 +211,23 @@ export function competeDirection(
       detail.priced = { ...priced, compete: outcome };
       return { priced: detail.priced, detail };
     }
+    // What the direction publishes at the chosen rate: the exports publish this, as they do a priced direction's own.
     const rate = need ? need.rate : rateFor(chosen, from, to);
-    const limits = need
-      ? limitsAtNeed(need, direction, priced.terms)
-      : publishedLimits(direction, priced.terms, publishedForm(rate, from, to));
-    if ('reason' in limits)
+    const published = publicationAt(direction, priced.terms, rate);
+    if ('reason' in published)
       return {
         priced: {
           direction,
-          kind: limits.kind,
-          reason: `at the compete rate ${show(rateOf(chosen))}: ${limits.reason}`,
+          kind: published.kind,
+          reason: `at the compete rate ${show(rateOf(chosen))}: ${published.reason}`,
         },
         detail,
       };
-    // Object.assign, not a spread with a rest: a third of the time. `min` comes from the same terms as the priced one's.
-    const next: PricedDirection = Object.assign({}, priced, { rate, max: limits.max, compete: outcome });
-    if (limits.min !== undefined) next.min = limits.min;
-    else delete next.min;
+    const next: PricedDirection = { ...priced, rate, published, compete: outcome };
     detail.priced = next;
     return { priced: next, detail };
   };
-  const fallback = (reason: string) => settle(publishedForm(priced.rate, from, to), undefined, 'fallback', reason);
+  const fallback = (reason: string) => settle(priced.published.rate.form, undefined, 'fallback', reason);
 
   if (!state.feed) return fallback(`feed ${rule.source} has no data${state.error ? `: ${state.error}` : ''}`);
   if (state.ageSeconds !== undefined && state.maxAgeSeconds !== undefined && state.ageSeconds > state.maxAgeSeconds) {

@@ -226,7 +226,7 @@ describe('priceDirection', () => {
       const result = priced(
         priceDirection(direction(BTC, SBER, { min: { value: new Decimal('0.001'), asset: 'BTC' } }), market),
       );
-      expect(result.min?.toFixed()).toBe('0.001');
+      expect(result.published.limits.min?.toFixed()).toBe('0.001');
     });
 
     it('converts a to-currency limit at the direction rate', () => {
@@ -234,7 +234,7 @@ describe('priceDirection', () => {
         priceDirection(direction(BTC, SBER, { max: { value: new Decimal('500000'), asset: 'RUB' } }), market),
       );
       // rounded down to BTC's 8 places, as published
-      expect(result.max.toFixed()).toBe(
+      expect(result.published.limits.max.toFixed()).toBe(
         new Decimal('500000').div(rate).toDecimalPlaces(8, Decimal.ROUND_DOWN).toFixed(),
       );
     });
@@ -244,7 +244,7 @@ describe('priceDirection', () => {
         priceDirection(direction(BTC, SBER, { min: { value: new Decimal('100'), asset: 'USDT' } }), market),
       );
       // rounded up to BTC's 8 places, as published
-      expect(result.min?.toFixed()).toBe(
+      expect(result.published.limits.min?.toFixed()).toBe(
         new Decimal('100').div('97000').toDecimalPlaces(8, Decimal.ROUND_UP).toFixed(),
       );
     });
@@ -253,7 +253,7 @@ describe('priceDirection', () => {
       const result = priced(
         priceDirection(direction(BTC, SBER, { max: { value: new Decimal('100'), asset: 'USDT' } }), market),
       );
-      expect(result.max.toFixed()).toBe(
+      expect(result.published.limits.max.toFixed()).toBe(
         new Decimal('100').div('97010').toDecimalPlaces(8, Decimal.ROUND_DOWN).toFixed(),
       );
     });
@@ -265,7 +265,7 @@ describe('priceDirection', () => {
           market,
         ),
       );
-      expect(result.max.toFixed()).toBe(
+      expect(result.published.limits.max.toFixed()).toBe(
         new Decimal('920000').div(rate).toDecimalPlaces(8, Decimal.ROUND_DOWN).toFixed(),
       );
     });
@@ -327,9 +327,9 @@ describe('limits hold at the published rate and amount (defect 14)', () => {
       const form = publishedRate(result.rate, from, to);
       expect(`${formatDecimal(form.in)}:${formatDecimal(form.out)}`).toBe(published);
       const bought = (amount: Decimal) => amount.times(form.out).div(form.in);
-      expect(bought(result.min!).greaterThanOrEqualTo(min)).toBe(true);
+      expect(bought(result.published.limits.min!).greaterThanOrEqualTo(min)).toBe(true);
       // and it is the smallest such amount at the from precision
-      expect(bought(result.min!.minus(unit(from.precision))).lessThan(min)).toBe(true);
+      expect(bought(result.published.limits.min!.minus(unit(from.precision))).lessThan(min)).toBe(true);
     },
   );
 
@@ -338,16 +338,16 @@ describe('limits hold at the published rate and amount (defect 14)', () => {
     const result = priced(priceDirection(direction(ETH, BTC, { reserve: new Decimal('4.123456789') }), quotes));
     const form = publishedRate(result.rate, ETH, BTC);
     const paid = (amount: Decimal) => amount.times(form.out).div(form.in);
-    expect(paid(result.max).lessThanOrEqualTo('4.12345678')).toBe(true);
-    expect(paid(result.max.plus(unit(8))).greaterThan('4.12345678')).toBe(true);
+    expect(paid(result.published.limits.max).lessThanOrEqualTo('4.12345678')).toBe(true);
+    expect(paid(result.published.limits.max.plus(unit(8))).greaterThan('4.12345678')).toBe(true);
   });
 
   it('converts a maximum in the to currency at the published rate, never paying more than it', () => {
     const result = priced(
       priceDirection(direction(USDT4, CARD, { max: { value: new Decimal('10000'), asset: 'RUB' } }), quotes),
     );
-    expect(formatDecimal(result.max)).toBe('108.64'); // 10000 ÷ 92.04 = 108.6484…, rounded down
-    expect(result.max.times('92.04').lessThanOrEqualTo(10000)).toBe(true);
+    expect(formatDecimal(result.published.limits.max)).toBe('108.64'); // 10000 ÷ 92.04 = 108.6484…, rounded down
+    expect(result.published.limits.max.times('92.04').lessThanOrEqualTo(10000)).toBe(true);
   });
 
   it('withholds a direction whose minimum at the published rate passes its maximum', () => {
@@ -407,8 +407,8 @@ describe('work shared between directions (one rate per asset pair and margin, on
           index: result.direction.index,
           market: result.market.toString(),
           rate: result.rate.toString(),
-          min: result.min?.toString(),
-          max: result.max.toString(),
+          min: result.published.limits.min?.toString(),
+          max: result.published.limits.max.toString(),
           steps: result.steps.map((step) => `${step.pair} ${step.side}`),
           tiers: result.tierRates?.map(String),
         };
