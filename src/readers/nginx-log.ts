@@ -1,7 +1,7 @@
 // nginx's access log read incrementally: from the offset reached last time (kept in the state folder across restarts),
 // complete lines only, each at most MAX_LINE long, at most MAX_READ bytes a call. A rotated log (a new file under the
 // name) is finished through the descriptor still open, then the new one read from its start; a truncated one
-// (copytruncate) is read again from its start. A first start reads only the last INITIAL_TAIL bytes.
+// (copytruncate: shorter than the offset, or no newline where the last line ended) is read again from its start. A first start reads only the last INITIAL_TAIL bytes.
 import type { FileHandle } from 'node:fs/promises';
 import { open, stat } from 'node:fs/promises';
 import { MAX_LINE } from './combined.js';
@@ -88,7 +88,7 @@ export class AccessLogReader {
   /** Reads from the offset to the end (at most `budget` bytes); returns the bytes read. */
   private async drain(handle: FileHandle, budget: number, onLine: (line: string) => void): Promise<number> {
     const { size } = await handle.stat();
-    if (size < this.offset) {
+    if (size < this.offset || !(await this.atLineEnd(handle))) {
       // Truncated in place: everything in it is new.
       this.offset = 0;
       this.partial = [];
@@ -105,6 +105,15 @@ export class AccessLogReader {
       this.split(buffer.subarray(0, bytesRead), onLine);
     }
     return read;
+  }
+
+  /** Whether the byte before the last complete line's end is still a newline: not, when the log was truncated and written past it. */
+  private async atLineEnd(handle: FileHandle): Promise<boolean> {
+    const end = this.offset - this.partialLength;
+    if (end === 0 || this.skipping) return true;
+    const byte = Buffer.alloc(1);
+    const { bytesRead } = await handle.read(byte, 0, 1, end - 1);
+    return bytesRead === 1 && byte[0] === 10;
   }
 
   private split(chunk: Buffer, onLine: (line: string) => void): void {
