@@ -19,7 +19,9 @@ afterEach(async () => {
 });
 
 // Quotes without a time are as old as their file: off, so the clock can move on without the source going stale.
-const config = `${sampleConfig.replace('path: quotes.json }', 'path: quotes.json, maxAge: "off" }')}monitors:
+// Builds once a day: only the test's rebuild() runs them, so none started before a fetch judges it.
+const config = `${sampleConfig.replace('path: quotes.json }', 'path: quotes.json, maxAge: "off" }')}schedule: "0 0 * * *"
+monitors:
   bestchange: { agent: BestChangeBot, window: 10m }
   sumo: { agent: "/^Sumo\\\\//", address: 127.0.0.0/8, window: 10m, exports: [reffile.xml] }
 `;
