@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename } from 'node:path';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '../log.js';
+import { redactSecrets } from '../secrets.js';
 import type { Config } from '../model.js';
 import { monitorMatcher, plainAddress } from './addresses.js';
 import { parseCombinedLine } from './combined.js';
@@ -156,10 +157,12 @@ export async function openReaders(options: {
     if (!reader) return Promise.resolve();
     reading = reading.then(async () => {
       try {
+        const before = reader.position()?.offset;
         await reader.read(fromLine);
+        // Saved when the offset moved (a rotation to an equal offset is saved with the next fetch).
+        if (reader.position()?.offset !== before) dirty = true;
         if (logProblem !== undefined) log.info(`access log ${accessLog} is read again`, { event: 'readers', ok: true });
         logProblem = undefined;
-        dirty = true;
       } catch (error) {
         const text = `${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
         if (logProblem === undefined)
@@ -260,7 +263,8 @@ export async function openReaders(options: {
             failed: t.failed,
             ...(t.lastAt === undefined ? {} : { lastAt: iso(t.lastAt) }),
             ...(t.lastFailure ? { lastFailure: { ...t.lastFailure, at: iso(t.lastFailure.at) } } : {}),
-            ...(t.monitor !== undefined && last ? { agent: last.agent } : {}),
+            // A user agent is anyone's text: nothing in it that looks like a credential is shown.
+            ...(t.monitor !== undefined && last ? { agent: redactSecrets(last.agent) } : {}),
           };
         }),
       };
