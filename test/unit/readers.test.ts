@@ -278,3 +278,41 @@ describe('the access log read incrementally', () => {
     await expect(reader.read(() => undefined)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
+
+describe('the dashboard section', () => {
+  it("escapes what clients send: a user agent is anyone's text", async () => {
+    const { readersSection } = await import('../../src/dashboard/readers.js');
+    const html = readersSection(
+      {
+        since: '2026-11-26T10:00:00.000Z',
+        sources: ['server'],
+        monitors: [
+          {
+            name: 'bestchange',
+            state: 'failing',
+            windowSeconds: 600,
+            failure: { at: '2026-11-26T10:01:00.000Z', status: 404, why: 'HTTP 404', export: 'parserfile.xml' },
+          },
+        ],
+        fetches: [
+          {
+            monitor: 'bestchange',
+            export: 'parserfile.xml',
+            fetches: 3,
+            notModifiedShare: 2 / 3,
+            failed: 1,
+            lastAt: '2026-11-26T10:01:00.000Z',
+            lastFailure: { at: '2026-11-26T10:01:00.000Z', status: 404, why: 'HTTP 404' },
+            agent: '<script>alert(1)</script>',
+          },
+        ],
+      },
+      '2026-11-26T10:02:00.000Z',
+    );
+    expect(html).not.toContain('<script>');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).toContain('NOT GETTING THE FILE');
+    expect(html).toContain('HTTP 404 for parserfile.xml, 60 s ago');
+    expect(html).toMatch(/<div>67%<\/div>/);
+  });
+});
