@@ -20,6 +20,7 @@ import {
 } from './state.js';
 import { failedStatus, successStatus, type StatusContext } from './status.js';
 import { writeLiveCodes } from './live-codes.js';
+import { readWarMemory, warDirections, writeWarMemory } from './war-state.js';
 import type { Status } from './report.js';
 import { directionName, plural } from './words.js';
 
@@ -84,17 +85,18 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     ...(deps.configError === undefined ? {} : { configError: deps.configError }),
   };
   try {
-    const [guardFile, accepted, maintenance, published, pauses] = await Promise.all([
+    const [guardFile, accepted, maintenance, published, pauses, warFile] = await Promise.all([
       readGuardState(config.stateDir),
       acceptRequests(config.stateDir),
       maintenanceFlag(config.stateDir),
       readPublishedExports(config.stateDir, outDir),
       readPauses(config.stateDir),
+      readWarMemory(config.stateDir, warDirections(config)),
     ]);
     const result = await build(config, {
       ...deps,
       now: () => at,
-      guard: { state: guardFile.state, accepted, maintenance, pauses },
+      guard: { state: guardFile.state, accepted, maintenance, pauses, wars: warFile.memory },
     });
     const publishStarted = elapsed();
     // Recorded before they are written, so a build killed mid-publish still leaves them to be removed one day.
@@ -124,6 +126,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     const publishMs = elapsed() - publishStarted;
     // Kept only once the files are out, so the state always describes what was published.
     await writeGuardState(config.stateDir, result.report.guardState, at);
+    if (result.report.warMemory) await writeWarMemory(config.stateDir, result.report.warMemory, at);
     await clearAcceptRequests(config.stateDir, result.report.acceptedUsed);
     // Never throws: a failed upload is a warning, the local files stay, and the next build retries it.
     const upload = config.publish.s3
@@ -141,6 +144,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     await writeStatusFile(config.stateDir, status);
     const warnings = [
       ...(guardFile.problem ? [guardFile.problem] : []),
+      ...(warFile.problem ? [warFile.problem] : []),
       ...(published.problem ? [published.problem] : []),
       ...(codesProblem ? [codesProblem] : []),
       ...(upload ? uploadProblems(upload) : []),

@@ -185,6 +185,22 @@ export interface CompeteRule {
   readonly ignoreIds: ReadonlySet<number>;
   /** Competitors with a smaller reserve do not count; in the direction's to asset or converted through the quotes. */
   readonly minReserve?: Money;
+  /** Never more generous than the best counted competitor behind the place by more than this many typical steps; absent: no cap. */
+  readonly cap?: Decimal;
+  /** War detection (src/compete/war.ts); absent: off. */
+  readonly war?: WarRule;
+  /** The exchanger's own BestChange ids (its source's `self`): never counted. */
+  readonly selfIds?: ReadonlySet<number>;
+}
+
+/** When answered moves make a price war, and how long the rate is held then. */
+export interface WarRule {
+  /** Our moves answered in a row that make a war. */
+  readonly rounds: number;
+  /** An answer counts when the feed showing it was fetched at most this long after our move. */
+  readonly withinMs: number;
+  /** How long the rate is held once a war is seen. */
+  readonly coolDownMs: number;
 }
 
 /** One export file as a build returns it, before anything writes it (publish.ts, the S3 upload, the check gate). */

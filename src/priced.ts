@@ -38,11 +38,24 @@ export interface CompeteOutcome {
   /** Competitors counted (after `ignore` and `minReserve`). */
   competitors: number;
   /** What set the rate: holding the place, clamped at the floor or ceiling, or the normal margin when the field is not trusted. */
-  basis: 'place' | 'floor' | 'ceiling' | 'fallback';
+  basis: 'place' | 'floor' | 'ceiling' | 'fallback' | 'cap' | 'war';
   /** Why the rate is not simply the place's: the fallback's cause, or the clamp. */
   reason?: string;
   /** Age of the feed in seconds at the build. */
   feedAgeSeconds?: number;
+  /** A price war being held out (src/compete/war.ts): the rate is held, never more generous, until `until`. */
+  war?: CompeteWar;
+}
+
+/** A price war: the competitor that answered our moves, how many in a row, and the cool-down. */
+export interface CompeteWar {
+  /** Its name as the feed's exchanger list has it, and its BestChange id. */
+  rival: string;
+  rivalId: number;
+  rounds: number;
+  /** ISO times: when the war was seen, and the end of the cool-down. */
+  since: string;
+  until: string;
 }
 
 /**

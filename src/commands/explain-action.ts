@@ -12,6 +12,7 @@ import { priceDirection } from '../pricing/price.js';
 import { publishedRate } from '../pricing/published.js';
 import { fetchQuotes } from '../quotes.js';
 import { acceptRequests, maintenanceFlag, readGuardState, readPauses } from '../state.js';
+import { readWarMemory, warDirections } from '../war-state.js';
 import type { CommandContext } from './context.js';
 import { competeLines } from '../compete/explain.js';
 import type { CompeteDetail } from '../compete/price.js';
@@ -271,18 +272,19 @@ export async function explainDirection(
       `${directionName(direction.from.code, direction.to.code)} has no city ${options.city}: ${cities}`,
     );
   }
-  const [guardFile, accepted, maintenance, pauses] = await Promise.all([
+  const [guardFile, accepted, maintenance, pauses, warFile] = await Promise.all([
     readGuardState(config.stateDir),
     acceptRequests(config.stateDir),
     maintenanceFlag(config.stateDir),
     readPauses(config.stateDir),
+    readWarMemory(config.stateDir, warDirections(config)),
   ]);
   const at = deps.now();
   const result = await build(config, {
     now: () => at,
     fetch: deps.fetch,
     env: deps.env,
-    guard: { state: guardFile.state, accepted, maintenance, pauses },
+    guard: { state: guardFile.state, accepted, maintenance, pauses, wars: warFile.memory },
   });
   const { report } = result;
   const out: string[] = [

@@ -78,6 +78,7 @@ export function competeLines(detail: CompeteDetail, direction: Direction): strin
   const { rule, outcome } = detail;
   const feedAge = outcome.feedAgeSeconds === undefined ? 'age unknown' : `${age(outcome.feedAgeSeconds)} old`;
   const counted = [
+    rule.selfIds && rule.selfIds.size > 0 ? `our own listing (self) #${[...rule.selfIds].join(', #')}` : undefined,
     rule.ignore.length > 0 ? `ignoring ${rule.ignore.join(', ')}` : undefined,
     detail.minReserve ? `reserve at least ${show(detail.minReserve)} ${direction.to.code}` : undefined,
   ].filter(Boolean);
@@ -88,6 +89,16 @@ export function competeLines(detail: CompeteDetail, direction: Direction): strin
     `  Ceiling ${percent(rule.ceiling)}: at least ${show(detail.market)} × (1 − ${formatDecimal(rule.ceiling)}) = ${show(detail.ceilingRate)} → step ${form(detail.ceilingForm)}`,
   ];
   for (const field of detail.fields) lines.push(...fieldLines(field, detail, direction));
+  for (const cap of detail.caps ?? []) {
+    lines.push(
+      `  Cap${cap.city === undefined ? '' : ` in ${cap.city}`}: the best of the rest, ${cap.rest.row.exchanger}, gives ${show(cap.rest.rate)}; typical step ${show(cap.typicalStep)} (median gap of the top ten); at most ${show(cap.rest.rate)} + ${rule.cap ? formatDecimal(rule.cap) : '0'} × ${show(cap.typicalStep)} = ${show(cap.rate)} → step ${form(cap.form)}`,
+    );
+  }
+  if (detail.war && detail.hold) {
+    lines.push(
+      `  PRICE WAR with ${detail.war.rival} (#${detail.war.rivalId}) since ${detail.war.since}: ${detail.war.rounds} of our moves answered in a row; never more generous than ${form(detail.hold)} until ${detail.war.until}`,
+    );
+  }
   if (outcome.basis === 'fallback') {
     lines.push(
       `  NOT TRUSTED: ${outcome.reason ?? ''}; priced at the normal margin ${percent(direction.margin)}: ${show(detail.marginRate)}`,
@@ -98,7 +109,11 @@ export function competeLines(detail: CompeteDetail, direction: Direction): strin
         ? `clamped to the floor: ${outcome.reason}`
         : outcome.basis === 'ceiling'
           ? `clamped to the ceiling: ${outcome.reason}`
-          : 'no clamp: the target lies between the ceiling and the floor';
+          : outcome.basis === 'cap'
+            ? `capped against an outlier: ${outcome.reason}`
+            : outcome.basis === 'war'
+              ? `held in a price war: ${outcome.reason}`
+              : 'no clamp: the target lies between the ceiling and the floor';
     lines.push(`  ${clamp}`);
     lines.push(
       `  Rate ${form(detail.chosen)} = ${show(rateOf(detail.chosen))} ${direction.to.code} per ${direction.from.code} (published as is by exports without a markup), place ${outcome.place} of ${outcome.competitors + 1}`,

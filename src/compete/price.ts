@@ -7,7 +7,9 @@ import { Decimal, formatDecimal } from '../decimal.js';
 import { findChain } from '../pricing/chains.js';
 import { convertAlong } from '../pricing/convert.js';
 import { publishedForm, publishedLimits } from '../pricing/published.js';
-import { rateFor, rateOf } from './grid.js';
+import { compareForms, rateFor, rateOf } from './grid.js';
+import { type Cap, cappedNeed, capReason } from './cap.js';
+import { keepUnpriced, warAfter, warBefore, warReason, type WarBefore, type WarEntry, type WarMemory } from './war.js';
 import { boundsOf } from './bounds.js';
 import { approxOf, cityField, compareQuick, distrust, placeIn, type CityField } from './field.js';
 import { directionName, percent, plural, show } from '../words.js';
@@ -15,7 +17,7 @@ import { limitsAtNeed, standingOf, type Need } from './standing.js';
 import { rankForm, rankrateOf, rankStanding, rankTerms, rankView } from './rankrate.js';
 import type { QuoteBook } from '../sources/source.js';
 import type { CompeteRule } from '../model.js';
-import type { CompeteOutcome, PricedDirection, PublishedRate, WithheldDirection } from '../priced.js';
+import type { CompeteOutcome, CompeteWar, PricedDirection, PublishedRate, WithheldDirection } from '../priced.js';
 
 export type { CityField, FieldEntry } from './field.js';
 
@@ -23,8 +25,9 @@ export type { CityField, FieldEntry } from './field.js';
 export interface FeedState {
   /** The parsed feed in use (fresh, or the last good one standing in); absent when there is none. */
   feed?: BestChangeFeed;
-  /** Seconds since the feed in use was fetched. */
+  /** Seconds since the feed in use was fetched, and when (the war detection reads answers by it). */
   ageSeconds?: number;
+  fetchedAt?: Date;
   /** The source's maxAge in seconds; absent: no limit. */
   maxAgeSeconds?: number;
   /** Why the source failed this build. */
@@ -58,6 +61,13 @@ export interface CompeteDetail {
   referenceAmount?: Decimal;
   /** The feed is another source's standing in: which, and why. */
   standIn?: string;
+  /** The caps that bound the rate (one per city whose need went past its cap). */
+  caps?: Cap[];
+  /** A war held out, and the rate held. */
+  war?: CompeteWar;
+  hold?: PublishedRate;
+  /** The war memory of the direction once this build's feed was read (before this build's move). */
+  warEntry?: WarEntry;
 }
 
 /** minReserve in the to currency, or why it cannot be had. */
@@ -77,6 +87,9 @@ export interface CompeteInput {
   book: QuoteBook;
   /** bestchange sources by name. */
   feeds: ReadonlyMap<string, FeedState>;
+  /** The build's clock and the war memory of the last build; without a clock, no war detection. */
+  now?: Date;
+  memory?: Readonly<WarMemory>;
 }
 
 export interface CompeteResult {
@@ -85,24 +98,38 @@ export interface CompeteResult {
   withheld: WithheldDirection[];
   /** By direction id. */
   details: Map<string, CompeteDetail>;
+  /** The war memory for the next build: directions with war detection on. */
+  memory: WarMemory;
 }
 
 export function competeDirections(input: CompeteInput): CompeteResult {
   const priced: PricedDirection[] = [];
   const withheld: WithheldDirection[] = [];
   const details = new Map<string, CompeteDetail>();
+  const memory: WarMemory = {};
+  const { now } = input;
   for (const p of input.priced) {
     const rule = p.direction.compete;
     if (!rule) {
       priced.push(p);
       continue;
     }
-    const result = competeDirection(p, rule, input.feeds.get(rule.source) ?? {}, input.book);
-    details.set(p.direction.id, result.detail);
+    const { id } = p.direction;
+    const known = input.memory && Object.hasOwn(input.memory, id) ? input.memory[id] : undefined;
+    const war = rule.war && now ? { now, ...(known ? { entry: known } : {}) } : undefined;
+    const result = competeDirection(p, rule, input.feeds.get(rule.source) ?? {}, input.book, war);
+    details.set(id, result.detail);
     if ('reason' in result.priced) withheld.push(result.priced);
     else priced.push(result.priced);
+    if (war) {
+      const { outcome, warEntry, chosen, fields } = result.detail;
+      // At the normal margin the field is unused: the memory stays as it was.
+      const entry =
+        outcome.basis === 'fallback' ? (warEntry ?? known) : warAfter(warEntry, chosen, outcome.basis, fields, war.now);
+      if (entry) memory[id] = entry;
+    }
   }
-  return { priced, withheld, details };
+  return { priced, withheld, details, memory: keepUnpriced(memory, input.memory, details) };
 }
 
 /** One direction against its field. */
@@ -111,6 +138,7 @@ export function competeDirection(
   rule: CompeteRule,
   state: FeedState,
   book: QuoteBook,
+  war?: { now: Date; entry?: WarEntry },
 ): { priced: PricedDirection | WithheldDirection; detail: CompeteDetail } {
   const { direction, market } = priced;
   const { from, to } = direction;
@@ -127,6 +155,10 @@ export function competeDirection(
       : undefined;
   const standing = bare && ranked ? rankStanding(bare, ranked, rule, from, to) : bare;
   const cores = standing?.cores ?? [];
+  /** Read once the field is trusted: the memory after this feed, and a war's hold. */
+  let read: WarBefore | undefined;
+  /** The caps that bound the need, once it is known. */
+  let caps: Cap[] | undefined;
 
   /** The chosen step (and its rate when known) with why: places counted per city, limits at the new rate. */
   const settle = (
@@ -155,6 +187,7 @@ export function competeDirection(
     };
     if (reason !== undefined) outcome.reason = reason;
     if (state.ageSeconds !== undefined) outcome.feedAgeSeconds = state.ageSeconds;
+    if (read?.war && basis !== 'fallback') outcome.war = read.war;
     const detail: CompeteDetail = {
       rule,
       market,
@@ -172,6 +205,8 @@ export function competeDirection(
     if (own) detail.rankrate = own;
     if (ranked) detail.referenceAmount = ranked.amount;
     if (state.standIn !== undefined) detail.standIn = state.standIn;
+    if (caps) detail.caps = caps;
+    if (read) addWar(detail, read);
     if (basis === 'fallback') {
       detail.priced = { ...priced, compete: outcome };
       return { priced: detail.priced, detail };
@@ -208,6 +243,7 @@ export function competeDirection(
   if (untrusted) return fallback(untrusted);
   if (standing?.unbeatable !== undefined) return fallback(standing.unbeatable);
 
+  if (war) read = warBefore(war.entry, rule, cores, state.fetchedAt, war.now, ranked);
   const need = standing?.need;
   if (bounds.squeezed) {
     return settle(
@@ -235,7 +271,14 @@ export function competeDirection(
       `${plural(counted, 'competitor')} counted, fewer than place ${rule.worst}: the ceiling`,
     );
   }
-  if (compareQuick(need.form, need.approx, floorForm, bounds.floorApprox) > 0) {
+  // The cap against outliers and a war's hold: each may only make the rate less generous than the place needs.
+  const capped = cappedNeed(cores, rule, from, to, need, ranked);
+  if (capped) caps = capped.caps;
+  const bound = capped?.need ?? need;
+  const hold = read?.hold;
+  const held = hold && compareForms(bound.form, hold) > 0 ? { form: hold, approx: approxOf(hold) } : undefined;
+  const limit = held ?? bound;
+  if (compareQuick(limit.form, limit.approx, floorForm, bounds.floorApprox) > 0) {
     return settle(
       floorForm,
       bounds.floorApprox,
@@ -243,7 +286,7 @@ export function competeDirection(
       `the field is cheaper than the floor: place ${rule.worst} needs ${show(rateOf(need.form))}, the floor allows ${show(rateOf(floorForm))} (market × (1 − ${percent(rule.floor)}))`,
     );
   }
-  if (compareQuick(need.form, need.approx, ceilingForm, bounds.ceilingApprox) < 0) {
+  if (compareQuick(limit.form, limit.approx, ceilingForm, bounds.ceilingApprox) < 0) {
     return settle(
       ceilingForm,
       bounds.ceilingApprox,
@@ -251,5 +294,13 @@ export function competeDirection(
       `place ${rule.worst} needs only ${show(rateOf(need.form))}, less than the ceiling's ${show(rateOf(ceilingForm))} (market × (1 − ${percent(rule.ceiling)}))`,
     );
   }
+  if (held && read?.war) return settle(held.form, held.approx, 'war', warReason(read.war, held.form, bound.form, rule));
+  if (capped) return settle(capped.need.form, capped.need.approx, 'cap', capReason(capped.caps, need.form, rule));
   return settle(need.form, need.approx, 'place', undefined, need);
+}
+
+function addWar(detail: CompeteDetail, read: WarBefore): void {
+  if (read.entry) detail.warEntry = read.entry;
+  if (read.war) detail.war = read.war;
+  if (read.hold) detail.hold = read.hold;
 }

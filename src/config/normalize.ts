@@ -9,7 +9,7 @@ import { normalizePublish } from '../hosting/config.js';
 import type { Config, Currency, Direction, FeedPair, Money } from '../model.js';
 import type { ConfigFile } from './schema.js';
 import type { Writable } from '../freeze.js';
-import { bestchangeSources, normalizeCompete } from '../compete/config.js';
+import { bestchangeSources, normalizeCompete, selfIdsOf } from '../compete/config.js';
 import { asList, assetOf } from './cross-check.js';
 import { toTiers } from './tiers.js';
 import { normalizeMonitors } from '../readers/config.js';
@@ -147,7 +147,12 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
             entry.compete.minReserve === undefined
               ? undefined
               : parseMoney(entry.compete.minReserve, to.asset, currencies, shared);
-          direction.compete = normalizeCompete(entry.compete, feeds, minReserve);
+          direction.compete = normalizeCompete(
+            entry.compete,
+            feeds,
+            minReserve,
+            selfIdsOf(data.sources, entry.compete.source ?? feeds[0]!),
+          );
         }
         directions.push(direction);
       }

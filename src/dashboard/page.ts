@@ -149,6 +149,8 @@ const basisText = {
   floor: 'pinned at the floor',
   ceiling: 'at the ceiling',
   fallback: 'NORMAL MARGIN: field not trusted',
+  cap: 'capped against an outlier',
+  war: 'PRICE WAR: holding the rate',
 } as const;
 
 /** Where a competing direction stands: its place (none when the field was not used), the target, what set the rate and why, the feed's age. */
@@ -157,6 +159,9 @@ function competeCell(compete: NonNullable<DirectionView['compete']>): Cell {
   return lines([
     `${place} of ${compete.competitors} (target ${compete.target})`,
     compete.reason ? `${basisText[compete.basis]}: ${compete.reason}` : basisText[compete.basis],
+    ...(compete.war && compete.basis !== 'war'
+      ? [`price war with ${compete.war.rival}: never more generous until ${compete.war.until}`]
+      : []),
     ...(compete.feedAgeSeconds === undefined
       ? []
       : [html(`<span class="muted">feed ${escapeHtml(age(compete.feedAgeSeconds))} old</span>`)]),

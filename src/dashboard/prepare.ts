@@ -37,7 +37,11 @@ export interface DirectionFacts {
   market?: { in: string; out: string };
   /** Against the market, markup of that export included. */
   margin?: string;
-  compete?: Pick<CompeteOutcome, 'place' | 'target' | 'basis' | 'competitors' | 'feedAgeSeconds'> & { reason?: string };
+  compete?: Pick<CompeteOutcome, 'place' | 'target' | 'basis' | 'competitors' | 'feedAgeSeconds'> & {
+    reason?: string;
+    /** A price war held out: the rival's name (public text) and the end of the cool-down. */
+    war?: { rival: string; until: string };
+  };
   quotes: { pair: string; side: 'bid' | 'ask'; source: string; at: number }[];
   reserve?: string;
   /** `config`, or the reserve source it was read from. */
@@ -261,6 +265,7 @@ function competeFacts(
     competitors: outcome.competitors,
     ...(outcome.feedAgeSeconds === undefined ? {} : { feedAgeSeconds: outcome.feedAgeSeconds }),
     ...(outcome.reason === undefined ? {} : { reason: text(outcome.reason) }),
+    ...(outcome.war === undefined ? {} : { war: { rival: text(outcome.war.rival), until: outcome.war.until } }),
   };
 }
 

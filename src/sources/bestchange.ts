@@ -45,6 +45,10 @@ const bestchangeOptions = z
       })
       .optional()
       .describe('Fetch info.zip at most this often (default and least: 30s, as BestChange asks).'),
+    self: z
+      .union([z.int().min(0), z.array(z.int().min(0)).max(100)])
+      .optional()
+      .describe('The exchanger’s own BestChange id(s) (bm_exch.dat): its rows are never counted as competitors.'),
     cities: z
       .record(z.string().min(1).max(100), cityCode)
       .optional()

@@ -294,12 +294,12 @@ describe('bestchange api: v2 in a config', () => {
 
   it("examples/compete.yaml's commented API v2 setup loads: directions compete on the v2 source, info.zip stands in", async () => {
     const config = await example((text) => {
-      const v2 = text.replace(/^ {2}bc: \{ type: bestchange, refresh: 30s, maxAge: 2m \}\n/m, '');
+      const v2 = text.replace(/^ {2}bc: \{ type: bestchange, refresh: 30s, maxAge: 2m, self: 40 \}\n/m, '');
       expect(v2).not.toBe(text);
       return v2.replace(/^ {2}# (bc(-zip)?: \{ type: bestchange.*)$/gm, '  $1');
     });
     const bc = config.sources.find((source) => source.name === 'bc')!;
-    expect(bc.options).toMatchObject({ api: 'v2', keyEnv: 'BESTCHANGE_API_KEY', fallback: 'bc-zip' });
+    expect(bc.options).toMatchObject({ api: 'v2', keyEnv: 'BESTCHANGE_API_KEY', fallback: 'bc-zip', self: 40 });
     expect(config.directions.filter((d) => d.compete).map((d) => d.compete?.source)).toEqual(['bc', 'bc', 'bc']);
     // The pairs v2 is asked for: each competing direction's codes, a cash one with its cities.
     expect(bc.competes).toEqual([
@@ -322,7 +322,7 @@ describe('bestchange api: v2 in a config', () => {
     ],
   ])('%s is refused', async (line, says) => {
     const problems = await example((text) =>
-      text.replace('bc: { type: bestchange, refresh: 30s, maxAge: 2m }', line),
+      text.replace('bc: { type: bestchange, refresh: 30s, maxAge: 2m, self: 40 }', line),
     ).then(
       () => 'loaded',
       (error: RatefileError) => error.details.join('\n'),
