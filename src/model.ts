@@ -3,6 +3,7 @@ import type { Decimal } from './decimal.js';
 import type { Label } from './config/fields.js';
 import type { HoursWindow } from './hours.js';
 import type { AlertsConfig } from './alerts/config.js';
+import type { MonitorConfig } from './readers/config.js';
 import type { ExportFormat } from './exports/formats.js';
 
 export interface Currency {
@@ -132,6 +133,10 @@ export interface Config {
   readonly health: HealthPolicy;
   /** Alert channels and the reminder interval (`alerts:`); absent: no alerts. */
   readonly alerts?: Readonly<AlertsConfig>;
+  /** The monitors expected to read the exports (`monitors:`), in config order. */
+  readonly monitors?: readonly MonitorConfig[];
+  /** nginx's access log (`accessLog:`), absolute: `start` reads the exports' fetches from it. */
+  readonly accessLog?: string;
   /** Longest gap between two scheduled builds, in milliseconds. */
   readonly schedulePeriodMs: number;
   /** Uploads after each build (`publish.s3`). */

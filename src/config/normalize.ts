@@ -12,6 +12,7 @@ import type { Writable } from '../freeze.js';
 import { bestchangeSources, normalizeCompete, selfIdsOf } from '../compete/config.js';
 import { asList, assetOf } from './cross-check.js';
 import { toTiers } from './tiers.js';
+import { normalizeMonitors } from '../readers/config.js';
 
 /** Precision when the config gives none: satoshi-like for crypto, cents for everything else. */
 function defaultPrecision(code: string): number {
@@ -168,6 +169,8 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
     maintenance: data.maintenance,
     guards: { maxJump: percentToFraction(data.guards.maxJump), confirmBuilds: data.guards.confirmBuilds },
     ...(data.alerts ? { alerts: data.alerts } : {}),
+    monitors: normalizeMonitors(data.monitors),
+    ...(data.accessLog === undefined ? {} : { accessLog: resolve(dir, data.accessLog) }),
     health: {
       failAfterPeriods: data.health.failAfterPeriods,
       maxWithheldShare: percentToFraction(data.health.maxWithheld).toNumber(),
