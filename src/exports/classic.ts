@@ -8,10 +8,9 @@ import { formatDecimal, roundDown } from '../decimal.js';
 import type { Direction, ExportTemplate } from '../model.js';
 import { directionFields } from './direction-fields.js';
 import { itemElements, type ExportItem, type ExportModel } from './items.js';
-import type { RateEntry } from '../priced.js';
 import { urlWriter, type PublishedVisit } from './select.js';
 import { ByteSink, chunkItems, declaration, elementText, emptyExport, refusal } from './xml-text.js';
-import type { PublishedLimits, WithheldDirection } from '../priced.js';
+import type { PublishedLimits, RateEntry, WithheldDirection } from '../priced.js';
 
 type ItemElement = (typeof itemElements)[number];
 type ItemValues = Partial<Pick<ExportItem, ItemElement>>;
