@@ -1,8 +1,6 @@
 // `ratefile start` (the service, in-process) competing on BestChange's API v2 served on loopback: the feed fetched
 // beside the builds, the rankrate place published; with a refused key the directions fall back, and the key is in
 // no log line, page (/, /dashboard.json, /healthz, /metrics), status file or alert, while the variable is named.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,6 +9,7 @@ import { createLogger } from '../../src/log.js';
 import { startService, type Service } from '../../src/service.js';
 import { startV2, testKey, type V2Server } from '../support/bestchange-v2.js';
 import { projectsPerTest } from '../support/project.js';
+import { webhook as startWebhook, type Webhook } from '../support/webhook.js';
 
 const project = projectsPerTest();
 const closers: (() => Promise<void>)[] = [];
@@ -40,19 +39,11 @@ alerts:
   webhook: { url: "${hook}" }
 `;
 
-async function webhook(): Promise<{ url: string; bodies: string[] }> {
-  const bodies: string[] = [];
-  const server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => {
-      bodies.push(body);
-      response.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies };
+/** A webhook receiver (test/support/webhook.ts), closed after each test. */
+async function webhook(): Promise<Webhook> {
+  const hook = await startWebhook();
+  closers.push(hook.close);
+  return hook;
 }
 
 async function serve(key: string): Promise<{

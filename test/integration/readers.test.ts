@@ -1,8 +1,6 @@
 // Who reads the exports, on the real server on loopback: fetches with chosen user agents are recorded by monitor and
 // export, shown on the dashboard, counted in /metrics and kept over a restart; a monitor that stops fetching, or is
 // answered with something other than the file, starts an alert on a real webhook receiver, and its next good fetch ends it.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,6 +8,7 @@ import type { ReadersView } from '../../src/readers/tracker.js';
 import { rawRequest } from '../support/http.js';
 import { projectsPerTest, sampleConfig } from '../support/project.js';
 import { servicesPerTest } from '../support/service.js';
+import { webhook as startWebhook, type Webhook } from '../support/webhook.js';
 
 const project = projectsPerTest();
 const start = servicesPerTest();
@@ -32,28 +31,11 @@ async function readersView(port: number): Promise<ReadersView> {
   return (JSON.parse(response.body.toString()) as { readers: ReadersView }).readers;
 }
 
-async function webhook(): Promise<{ url: string; events: () => string[] }> {
-  const bodies: string[] = [];
-  const server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => {
-      bodies.push(body);
-      response.writeHead(200).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    // The monitors' events, in order: the rest (health) is not this test's business.
-    events: () =>
-      bodies.flatMap((body) =>
-        (JSON.parse(body) as { events: { kind: string; key: string }[] }).events
-          .filter((e) => e.key.startsWith('monitor'))
-          .map((e) => `${e.kind} ${e.key}`),
-      ),
-  };
+/** A webhook receiver (test/support/webhook.ts), closed after each test. */
+async function webhook(): Promise<Webhook> {
+  const hook = await startWebhook();
+  closers.push(hook.close);
+  return hook;
 }
 
 describe('fetch records of the built-in server', () => {
@@ -163,17 +145,17 @@ describe('the silent-monitor alert', () => {
 
     // Within the window nobody is missed yet.
     await step(5 * 60_000);
-    expect(hook.events()).toEqual([]);
+    expect(hook.events('monitor')).toEqual([]);
     await fetchAs(bestchange);
     await step(6 * 60_000);
-    expect(hook.events()).toEqual(['start monitor-silent:sumo:reffile.xml']);
+    expect(hook.events('monitor')).toEqual(['start monitor-silent:sumo:reffile.xml']);
     // bestchange fetched at 5 min: silent after 15.
     await step(5 * 60_000);
-    expect(hook.events().slice(1)).toEqual(['start monitor-silent:bestchange']);
+    expect(hook.events('monitor').slice(1)).toEqual(['start monitor-silent:bestchange']);
     await fetchAs(bestchange);
     await fetchAs('Sumo/2.1', '/reffile.xml');
     await step(1_000);
-    expect(hook.events().slice(2).sort()).toEqual([
+    expect(hook.events('monitor').slice(2).sort()).toEqual([
       'end monitor-silent:bestchange',
       'end monitor-silent:sumo:reffile.xml',
     ]);
@@ -182,7 +164,7 @@ describe('the silent-monitor alert', () => {
     await rm(join(made.dir, 'public', 'parserfile.xml'));
     expect((await fetchAs(bestchange)).status).toBe(404);
     await step(1_000);
-    expect(hook.events().slice(4)).toEqual(['start monitor-answer:bestchange']);
+    expect(hook.events('monitor').slice(4)).toEqual(['start monitor-answer:bestchange']);
     const view = await readersView(port);
     expect(view.monitors[0]).toMatchObject({
       state: 'failing',
@@ -193,10 +175,10 @@ describe('the silent-monitor alert', () => {
     // The build republished it: the next fetch gets it, and the alert ends.
     expect((await fetchAs(bestchange)).status).toBe(200);
     await step(1_000);
-    expect(hook.events().slice(5)).toEqual(['end monitor-answer:bestchange']);
+    expect(hook.events('monitor').slice(5)).toEqual(['end monitor-answer:bestchange']);
     expect((await fetchAs(bestchange, '/parserfile.xml.bak')).status).toBe(404);
     await step(1_000);
-    expect(hook.events().slice(6)).toEqual(['start monitor-answer:bestchange']);
+    expect(hook.events('monitor').slice(6)).toEqual(['start monitor-answer:bestchange']);
     const metrics = (await rawRequest({ port, path: '/metrics' })).body.toString();
     expect(metrics).toContain('ratefile_export_fetches_total{file="other",monitor="bestchange",class="4xx"} 1');
     expect(metrics).toContain('ratefile_monitor_ok{monitor="bestchange"} 0');

@@ -2,8 +2,6 @@
 // `start` (in-process, `accessLog:` naming that log) reads it into the fetch records: by monitor and export on the
 // dashboard and in /metrics, through a rotation (nginx reopening its log on SIGUSR1), over a restart without counting
 // a line twice; a monitor gone silent, or answered 404, starts an alert on a real webhook receiver and a good fetch ends it.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { chmod, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +11,7 @@ import { pollUntil, rawRequest } from '../support/http.js';
 import { makeProject, sampleConfig, type Project } from '../support/project.js';
 import { servicesPerTest } from '../support/service.js';
 import { findNginx, startNginx, type Nginx } from './nginx.js';
+import { webhook as startWebhook, type Webhook } from '../support/webhook.js';
 
 const start = servicesPerTest();
 const closers: (() => Promise<void>)[] = [];
@@ -56,27 +55,11 @@ const accessLog = () => join(scratch, 'nginx', 'ratefile.access.log');
 const viaNginx = (agent: string, headers: Record<string, string> = {}, path = '/parserfile.xml') =>
   rawRequest({ port: nginx.port, path, headers: { 'user-agent': agent, ...headers } });
 
-async function webhook(): Promise<{ url: string; events: () => string[] }> {
-  const bodies: string[] = [];
-  const server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => {
-      bodies.push(body);
-      response.writeHead(200).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    events: () =>
-      bodies.flatMap((body) =>
-        (JSON.parse(body) as { events: { kind: string; key: string }[] }).events
-          .filter((e) => e.key.startsWith('monitor'))
-          .map((e) => `${e.kind} ${e.key}`),
-      ),
-  };
+/** A webhook receiver (test/support/webhook.ts), closed after each test. */
+async function webhook(): Promise<Webhook> {
+  const hook = await startWebhook();
+  closers.push(hook.close);
+  return hook;
 }
 
 async function readersView(port: number): Promise<ReadersView> {
@@ -141,23 +124,23 @@ alerts:
     await new Promise((resolve) => setTimeout(resolve, windowMs + 500));
     await service.rebuild();
     await service.alertsIdle();
-    expect(hook.events()).toEqual(['start monitor-silent:bestchange']);
+    expect(hook.events('monitor')).toEqual(['start monitor-silent:bestchange']);
     expect((await viaNginx(bestchange)).status).toBe(200);
     await service.rebuild();
     await service.alertsIdle();
-    expect(hook.events().slice(1)).toEqual(['end monitor-silent:bestchange']);
+    expect(hook.events('monitor').slice(1)).toEqual(['end monitor-silent:bestchange']);
 
     // nginx answers 404 while the file is gone: the monitor gets no rate file.
     await rm(join(project.dir, 'public', 'parserfile.xml'));
     expect((await viaNginx(bestchange)).status).toBe(404);
     await service.rebuild();
     await service.alertsIdle();
-    expect(hook.events().slice(2)).toEqual(['start monitor-answer:bestchange']);
+    expect(hook.events('monitor').slice(2)).toEqual(['start monitor-answer:bestchange']);
     expect((await readersView(port)).monitors[0]).toMatchObject({ state: 'failing', failure: { status: 404 } });
     expect((await viaNginx(bestchange)).status).toBe(200);
     await service.rebuild();
     await service.alertsIdle();
-    expect(hook.events().slice(3)).toEqual(['end monitor-answer:bestchange']);
+    expect(hook.events('monitor').slice(3)).toEqual(['end monitor-answer:bestchange']);
     const before = (await seen(port, 5)).fetches.find((f) => f.monitor === 'bestchange')!.fetches;
     expect(before).toBe(5);
 
