@@ -5,31 +5,16 @@ import { findChain } from '../../src/pricing/chains.js';
 import { convertAlong } from '../../src/pricing/convert.js';
 import { priceDirection, priceDirections } from '../../src/pricing/price.js';
 import { publishedRate } from '../../src/pricing/published.js';
-import type { Quote, QuoteBook } from '../../src/sources/source.js';
+import type { QuoteBook } from '../../src/sources/source.js';
 import { random } from '../support/random.js';
+import { quoteBook, testCurrency, testDirection } from '../support/model.js';
 import type { PricedDirection } from '../../src/priced.js';
 
 const time = new Date('2026-11-21T12:00:00Z');
 
-function book(...entries: [pair: string, bid: string, ask: string][]): QuoteBook {
-  return new Map(
-    entries.map(([pair, bid, ask]) => {
-      const [base = '', quote = ''] = pair.split('/');
-      const entry: Quote = { pair, base, quote, bid: new Decimal(bid), ask: new Decimal(ask), time, source: 'test' };
-      return [pair, entry];
-    }),
-  );
-}
+const book = (...rows: [pair: string, bid: string, ask: string][]): QuoteBook => quoteBook(time, 'test', ...rows);
 
-function currency(
-  code: string,
-  asset: string,
-  precision: number,
-  reserve = '1000000000',
-  ratePrecision = precision,
-): Currency {
-  return { code, asset, precision, ratePrecision, reserve: new Decimal(reserve) };
-}
+const currency = testCurrency;
 
 const BTC = currency('BTC', 'BTC', 8);
 const ETH = currency('ETH', 'ETH', 8);
@@ -38,20 +23,9 @@ const SBER = currency('SBERRUB', 'RUB', 2);
 const TCSB = currency('TCSBRUB', 'RUB', 2);
 const CASH = currency('CASHRUB', 'RUB', 0);
 
-function direction(from: Currency, to: Currency, extra: Partial<Direction> = {}): Direction {
-  return {
-    id: `${from.code}>${to.code}`,
-    index: 0,
-    from,
-    to,
-    margin: new Decimal(0),
-    reserve: to.reserve,
-    params: [],
-    cities: [],
-    tags: [],
-    ...extra,
-  };
-}
+/** Without a margin unless given: these tests read the market rate itself. */
+const direction = (from: Currency, to: Currency, extra: Partial<Direction> = {}): Direction =>
+  testDirection(from, to, { margin: new Decimal(0), ...extra });
 
 const market = book(
   ['BTC/USDT', '97000', '97010'],

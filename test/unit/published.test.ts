@@ -6,52 +6,26 @@ import { parseFeed } from '../../src/bestchange/feed.js';
 import { competeDirections } from '../../src/compete/price.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
 import { exportWalker } from '../../src/exports/select.js';
-import type { Currency, Direction, ExportTemplate } from '../../src/model.js';
+import type { ExportTemplate } from '../../src/model.js';
 import type { PricedDirection, PublishedLimits, RateEntry } from '../../src/priced.js';
 import { priceDirections } from '../../src/pricing/price.js';
 import { limitsAt, publicationAt, publishedRate, publisherAt } from '../../src/pricing/published.js';
-import type { Quote, QuoteBook } from '../../src/sources/source.js';
+import type { QuoteBook } from '../../src/sources/source.js';
 import { base, dump } from '../support/bestchange.js';
 import { competeRule } from '../support/compete.js';
+import { quoteBook, testCurrency, testDirection } from '../support/model.js';
 
 const time = new Date('2026-11-21T12:00:00Z');
 
-function book(...entries: [pair: string, bid: string, ask: string][]): QuoteBook {
-  return new Map(
-    entries.map(([pair, bid, ask]) => {
-      const [b = '', q = ''] = pair.split('/');
-      const quote: Quote = { pair, base: b, quote: q, bid: new Decimal(bid), ask: new Decimal(ask), time, source: 't' };
-      return [pair, quote];
-    }),
-  );
-}
+const book = (...rows: [pair: string, bid: string, ask: string][]): QuoteBook => quoteBook(time, 't', ...rows);
 
-const currency = (code: string, asset: string, precision: number, reserve = '1000000000'): Currency => ({
-  code,
-  asset,
-  precision,
-  ratePrecision: precision,
-  reserve: new Decimal(reserve),
-});
+const currency = testCurrency;
 
 const BTC = currency('BTC', 'BTC', 8);
 const SBER = currency('SBERRUB', 'RUB', 2);
 const TCSB = currency('TCSBRUB', 'RUB', 2);
 
-function direction(from: Currency, to: Currency, extra: Partial<Direction> = {}): Direction {
-  return {
-    id: `${from.code}>${to.code}`,
-    index: 0,
-    from,
-    to,
-    margin: new Decimal('0.02'),
-    reserve: to.reserve,
-    params: [],
-    cities: [],
-    tags: [],
-    ...extra,
-  };
-}
+const direction = testDirection;
 
 const template = (file: string, markup: string): ExportTemplate => ({
   name: file,
