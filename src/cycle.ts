@@ -3,7 +3,8 @@
 import { build, type BuildDeps, type BuildResult } from './build.js';
 import { gateFiles, refusedError } from './check/gate.js';
 import { describeError, RatefileError } from './errors.js';
-import { s3Publisher, uploadProblems, type UploadResult } from './hosting/s3.js';
+import { s3Publisher } from './hosting/s3.js';
+import { uploadProblems, type UploadResult } from './hosting/s3-report.js';
 import type { Config } from './model.js';
 import { publishFiles, removeExports, type PublishResult } from './publish.js';
 import {

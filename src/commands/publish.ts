@@ -52,7 +52,8 @@ export function registerPublish(program: Command, context: CommandContext): void
         context.shown,
       );
       // The AWS SDK is loaded only here and by a build that publishes to S3.
-      const { describeTarget, S3Publisher, uploadProblems } = await import('../hosting/s3.js');
+      const { S3Publisher } = await import('../hosting/s3.js');
+      const { describeTarget, uploadProblems } = await import('../hosting/s3-report.js');
       // Its own publisher, closed when done: what was uploaded before is in the state folder.
       const publisher = new S3Publisher(target, config.stateDir);
       try {

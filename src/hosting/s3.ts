@@ -7,27 +7,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { OutputFile, S3Target } from '../model.js';
 import { writeFileAtomic } from '../publish.js';
 import { contentTypeOf, exportFileName } from '../exports/formats.js';
-
-export interface UploadFailure {
-  file: string;
-  /** `s3://bucket/key`. */
-  url: string;
-  error: string;
-  /** What failed: putting the new bytes, or deleting the object of an export no longer declared. */
-  action: 'upload' | 'removal';
-}
-
-export interface UploadResult {
-  /** `s3://bucket/prefix` (and the endpoint when not AWS), for log lines. */
-  target: string;
-  uploaded: string[];
-  unchanged: string[];
-  /** Objects of exports no longer declared, deleted from the bucket. */
-  removed: string[];
-  failed: UploadFailure[];
-  /** Problems that did not stop the uploads: the state file could not be read or kept. */
-  warnings: string[];
-}
+import { describeTarget, describeUploadError, uploadDeadlineMs, type UploadResult } from './s3-report.js';
 
 export interface UploadOptions {
   /** Upload every file even when the state says the bucket already has its bytes. */
@@ -53,40 +33,13 @@ interface StateFile {
   objects: Record<string, Uploaded>;
 }
 
-/** Per object, all of the SDK's attempts included: a store that hangs must not hold the next build back for long. */
-const uploadDeadlineMs = 20_000;
-
 /** The state file, in the state folder: never inside the served output folder. */
 export const s3StateFile = (stateDir: string): string => join(stateDir, 's3.json');
-
-export const describeTarget = (target: S3Target): string =>
-  `s3://${target.bucket}/${target.prefix}${target.endpoint === undefined ? '' : ` at ${target.endpoint}`}`;
 
 /** One object of one store: the key the state file remembers it by. */
 const objectId = (target: S3Target, key: string): string => `${target.endpoint ?? 'aws'} ${target.bucket}/${key}`;
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
-
-/**
- * One line for a failed upload, with anything that looks like a credential taken out: the SDK's
- * messages do not carry secrets, but a log line is the wrong place to find out that one did.
- */
-export function describeUploadError(
-  error: unknown,
-  env: Record<string, string | undefined> = process.env,
-  deadlineMs = uploadDeadlineMs,
-): string {
-  const name = error instanceof Error ? error.name : 'Error';
-  let message = error instanceof Error ? error.message : String(error);
-  if (name === 'AbortError' || name === 'TimeoutError') message = `no answer within ${deadlineMs / 1000} s`;
-  const status = (error as { $metadata?: { httpStatusCode?: number } } | null | undefined)?.$metadata?.httpStatusCode;
-  for (const variable of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN']) {
-    const secret = env[variable];
-    if (secret !== undefined && secret.length >= 4) message = message.split(secret).join('[redacted]');
-  }
-  message = message.replace(/\b(AKIA|ASIA)[A-Z0-9]{16}\b/g, '[redacted]');
-  return `${name === 'Error' ? '' : `${name}: `}${message}${status === undefined ? '' : ` (HTTP ${status})`}`;
-}
 
 function parseState(text: string): Record<string, Uploaded> {
   const data = JSON.parse(text) as Partial<StateFile>;
@@ -316,28 +269,4 @@ export function s3Publisher(target: S3Target, stateDir: string): S3Publisher {
   const publisher = new S3Publisher(target, stateDir);
   publishers.set(stateDir, publisher);
   return publisher;
-}
-
-/**
- * Log lines for an upload that went wrong in part; `retry` says what happens next. Files failing for the same
- * reason (missing credentials fail every file alike) share one line, so a build logs it once, not once per file.
- */
-export function uploadProblems(
-  result: UploadResult,
-  retry = 'local files unaffected, retried on the next build',
-): string[] {
-  const byError = new Map<string, UploadFailure[]>();
-  for (const failure of result.failed)
-    if (failure.action === 'upload') byError.set(failure.error, [...(byError.get(failure.error) ?? []), failure]);
-  const uploads = [...byError].map(([error, failures]) =>
-    failures.length === 1
-      ? `s3 upload of ${failures[0]!.file} to ${failures[0]!.url} failed (${retry}): ${error}`
-      : `s3 upload of ${failures.length} files (${failures.map((f) => f.file).join(', ')}) to ${result.target} failed (${retry}): ${error}`,
-  );
-  const removals = result.failed
-    .filter((f) => f.action !== 'upload')
-    .map(
-      (f) => `s3 removal of ${f.url} (${f.file} is no longer declared) failed (retried on the next build): ${f.error}`,
-    );
-  return [...result.warnings, ...uploads, ...removals];
 }

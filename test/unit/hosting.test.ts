@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { configJsonSchema } from '../../src/config/schema.js';
 import { isRatefileError } from '../../src/errors.js';
-import { describeUploadError } from '../../src/hosting/s3.js';
+import { describeUploadError } from '../../src/hosting/s3-report.js';
 import { makeProject, sampleConfig, type Project } from '../support/project.js';
 
 const projects: Project[] = [];

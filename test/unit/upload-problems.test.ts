@@ -1,6 +1,6 @@
 // uploadProblems: files failing alike (missing S3 credentials fail every file the same way) are one log line.
 import { describe, expect, it } from 'vitest';
-import { uploadProblems, type UploadResult } from '../../src/hosting/s3.js';
+import { uploadProblems, type UploadResult } from '../../src/hosting/s3-report.js';
 
 const result = (failed: UploadResult['failed']): UploadResult => ({
   target: 's3://rates/exports/',
