@@ -21,6 +21,7 @@ import {
 import { failedStatus, successStatus, type StatusContext } from './status.js';
 import { writeLiveCodes } from './live-codes.js';
 import { readWarMemory, warDirections, writeWarMemory } from './war-state.js';
+import { readListingMemory, writeListingMemory } from './listing-state.js';
 import type { Status } from './report.js';
 import { directionName, plural } from './words.js';
 
@@ -85,18 +86,26 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     ...(deps.configError === undefined ? {} : { configError: deps.configError }),
   };
   try {
-    const [guardFile, accepted, maintenance, published, pauses, warFile] = await Promise.all([
+    const [guardFile, accepted, maintenance, published, pauses, warFile, listingFile] = await Promise.all([
       readGuardState(config.stateDir),
       acceptRequests(config.stateDir),
       maintenanceFlag(config.stateDir),
       readPublishedExports(config.stateDir, outDir),
       readPauses(config.stateDir),
       readWarMemory(config.stateDir, warDirections(config)),
+      readListingMemory(config.stateDir, new Set(config.directions.filter((d) => d.compete).map((d) => d.id))),
     ]);
     const result = await build(config, {
       ...deps,
       now: () => at,
-      guard: { state: guardFile.state, accepted, maintenance, pauses, wars: warFile.memory },
+      guard: {
+        state: guardFile.state,
+        accepted,
+        maintenance,
+        pauses,
+        wars: warFile.memory,
+        listing: listingFile.memory,
+      },
     });
     const publishStarted = elapsed();
     // Recorded before they are written, so a build killed mid-publish still leaves them to be removed one day.
@@ -127,6 +136,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     // Kept only once the files are out, so the state always describes what was published.
     await writeGuardState(config.stateDir, result.report.guardState, at);
     if (result.report.warMemory) await writeWarMemory(config.stateDir, result.report.warMemory, at);
+    if (result.report.listingMemory) await writeListingMemory(config.stateDir, result.report.listingMemory);
     await clearAcceptRequests(config.stateDir, result.report.acceptedUsed);
     // Never throws: a failed upload is a warning, the local files stay, and the next build retries it.
     const upload = config.publish.s3
@@ -145,6 +155,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     const warnings = [
       ...(guardFile.problem ? [guardFile.problem] : []),
       ...(warFile.problem ? [warFile.problem] : []),
+      ...(listingFile.problem ? [listingFile.problem] : []),
       ...(published.problem ? [published.problem] : []),
       ...(codesProblem ? [codesProblem] : []),
       ...(upload ? uploadProblems(upload) : []),
