@@ -16,7 +16,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const isTime = (value: unknown): value is string =>
   typeof value === 'string' && value.length <= 40 && !Number.isNaN(Date.parse(value));
-const isRate = (value: unknown): value is string => typeof value === 'string' && /^\d{1,60}(\.\d{1,40})?:\d{1,60}(\.\d{1,40})?$/.test(value);
+const isRate = (value: unknown): value is string =>
+  typeof value === 'string' && /^\d{1,60}(\.\d{1,40})?:\d{1,60}(\.\d{1,40})?$/.test(value);
 
 /** One entry as written, or undefined: a hand-edited or foreign entry is dropped, never trusted in part. */
 function entryOf(value: unknown): ListingEntry | undefined {
@@ -34,7 +35,8 @@ function entryOf(value: unknown): ListingEntry | undefined {
   }
   const entry: ListingEntry = { versions };
   if (isTime(value.since)) entry.since = value.since;
-  if (Number.isInteger(value.lagSeconds) && (value.lagSeconds as number) >= 0) entry.lagSeconds = value.lagSeconds as number;
+  if (Number.isInteger(value.lagSeconds) && (value.lagSeconds as number) >= 0)
+    entry.lagSeconds = value.lagSeconds as number;
   return entry;
 }
 

@@ -156,7 +156,10 @@ export function createMetrics(status: () => Status | undefined, now: () => Date)
           listingStates.set({ state }, report.listing.views.filter((view) => view.state === state).length);
         for (const view of report.listing.views)
           if (view.lagSeconds !== undefined)
-            listingLast.set({ direction: view.city ? `${view.direction}@${view.city}` : view.direction }, view.lagSeconds);
+            listingLast.set(
+              { direction: view.city ? `${view.direction}@${view.city}` : view.direction },
+              view.lagSeconds,
+            );
       }
       for (const [file, at] of changedAt) exportChanged.set({ file }, at.getTime() / 1000);
     },

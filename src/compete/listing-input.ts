@@ -35,18 +35,20 @@ export function listingOf(
       name: source.name,
       selfIds: new Set(ids),
       alertAfterMs: options.alertAfter ?? 600_000,
-      amountTolerance: options.tolerance === undefined ? new Decimal('0.01') : new Decimal(options.tolerance.replace('%', '').trim()).dividedBy(100),
+      amountTolerance:
+        options.tolerance === undefined
+          ? new Decimal('0.01')
+          : new Decimal(options.tolerance.replace('%', '').trim()).dividedBy(100),
       ...(state?.feed ? { feed: state.feed } : {}),
       ...(state?.fetchedAt ? { fetchedAt: state.fetchedAt } : {}),
     });
   }
   const primary = config.exports.find((template) => template.markup.isZero());
   if (sources.length === 0 || !primary) return undefined;
-  const leftOut = new Set(
-    tally.leftOut.filter((o) => o.files.includes(primary.file)).map((o) => o.direction.id),
-  );
+  const leftOut = new Set(tally.leftOut.filter((o) => o.files.includes(primary.file)).map((o) => o.direction.id));
   const published = new Map<string, PricedDirection>();
-  for (const priced of tally.published) if (!leftOut.has(priced.direction.id)) published.set(priced.direction.id, priced);
+  for (const priced of tally.published)
+    if (!leftOut.has(priced.direction.id)) published.set(priced.direction.id, priced);
   return compareListings({
     sources,
     directions: config.directions.filter((d) => d.compete),

@@ -233,7 +233,12 @@ function compareOne(
     delete entry.since;
     // Out of date since the rate it shows was replaced.
     const replaced = entry.versions[matched + 1]!.at;
-    return { state: 'lagging', ...values, differences: [`rate: listed ${listed.rate}, published ${ours.rate}`], since: replaced };
+    return {
+      state: 'lagging',
+      ...values,
+      differences: [`rate: listed ${listed.rate}, published ${ours.rate}`],
+      since: replaced,
+    };
   }
   const differences: string[] = [];
   const amounts = [

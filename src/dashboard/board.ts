@@ -13,6 +13,7 @@ import { prepare } from './prepare.js';
 import { publicValue, secretValues, type Redaction } from './redact.js';
 import { dashboardRoutes } from './route.js';
 import { openHistory } from './store.js';
+import { CompeteHistory } from './compete-chart.js';
 import type { BuildReport, Status } from '../report.js';
 
 export interface Dashboard {
@@ -44,6 +45,7 @@ export async function openDashboard(options: {
     secrets: secretValues(options.env, authVariables),
   };
   let latest: LatestBuild | undefined;
+  const competeHistory = new CompeteHistory();
   let recording = Promise.resolve();
   return {
     built(report, current, durationMs, files) {
@@ -63,6 +65,7 @@ export async function openDashboard(options: {
       recording = new Promise((resolve) =>
         setImmediate(() => {
           try {
+            competeHistory.record(report);
             const { rates } = prepare(report, exports, redaction);
             history.record(
               report.startedAt,
@@ -81,7 +84,14 @@ export async function openDashboard(options: {
       );
     },
     routes: (status) =>
-      dashboardRoutes(() => ({ latest, status: status(), history: history.history, now: options.now(), redaction })),
+      dashboardRoutes(() => ({
+        latest,
+        status: status(),
+        history: history.history,
+        competeHistory,
+        now: options.now(),
+        redaction,
+      })),
     shown: (value) => publicValue(value, redaction),
     async idle() {
       await recording;
