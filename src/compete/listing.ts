@@ -104,9 +104,9 @@ export function sameRate(give: string, get: string, published: { in: Decimal; ou
   const tolerance = [g, G]
     .map((side, i) => (side.equals(ONE) ? ZERO : unitOf(i === 0 ? give : get).dividedBy(side)))
     .reduce((a, b) => a.plus(b), ZERO);
-  // |G/g − out/in| ≤ tolerance × out/in, multiplied through by g × in.
+  // |G/g − out/in| ≤ tolerance × G/g (relative to what the feed shows), multiplied through by g × in.
   const gap = G.times(published.in).minus(published.out.times(g)).abs();
-  return gap.lessThanOrEqualTo(tolerance.times(published.out).times(g));
+  return gap.lessThanOrEqualTo(tolerance.times(G).times(published.in));
 }
 
 /** An amount as listed against ours: within the relative tolerance, or one unit of the listed text's last digit. */

@@ -6,7 +6,7 @@ import type { CompeteDetail } from '../compete/price.js';
 import type { ListingView } from '../compete/listing.js';
 import type { Decimal } from '../decimal.js';
 import type { BuildReport } from '../report.js';
-import { directionName, plural } from '../words.js';
+import { age, directionName, plural } from '../words.js';
 import { lineChart } from './chart.js';
 import { escapeHtml } from './html.js';
 
@@ -152,8 +152,8 @@ function competeChart(chart: CompeteChartView, window: { from: number; to: numbe
 function listingTable(listing: readonly ListingView[], now: number): string {
   if (listing.length === 0) return '';
   const rows = listing.map((view) => {
-    const since = view.since === undefined ? '' : `${Math.round((now - Date.parse(view.since)) / 1000)} s`;
-    return `<tr><td>${escapeHtml(nameOf(view.direction))}${view.city ? ` (${escapeHtml(view.city)})` : ''}</td><td class="listing-${view.state}">${escapeHtml(view.state)}</td><td>${escapeHtml(view.differences.join('; '))}</td><td class="num">${since}</td><td class="num">${view.lagSeconds === undefined ? '—' : `${view.lagSeconds} s`}</td></tr>`;
+    const since = view.since === undefined ? '' : age(Math.max(0, Math.round((now - Date.parse(view.since)) / 1000)));
+    return `<tr><td>${escapeHtml(nameOf(view.direction))}${view.city ? ` (${escapeHtml(view.city)})` : ''}</td><td class="listing-${view.state}">${escapeHtml(view.state)}</td><td>${escapeHtml(view.differences.join('; '))}</td><td class="num">${since}</td><td class="num">${view.lagSeconds === undefined ? '—' : age(view.lagSeconds)}</td></tr>`;
   });
   return `<table><caption>As BestChange lists us (self), against what was published</caption><thead><tr><th>Direction</th><th>Listing</th><th>Differences</th><th>For</th><th>Last lag</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
