@@ -164,6 +164,12 @@ alerts:
     expect(metrics).toMatch(/^ratefile_listing_directions\{state="missing"\} 1$/m);
     expect(metrics).toMatch(/^ratefile_listing_directions\{state="differs"\} 1$/m);
     expect(metrics).toMatch(/^ratefile_listing_last_lag_seconds\{direction="BTC>SBERRUB"\} 60$/m);
+    const health = (await (await fetch(`${service.base}healthz`)).json()) as { listing: ListingView[] };
+    expect(health.listing.map((view) => [view.direction, view.state])).toEqual([
+      ['BTC>SBERRUB', 'same'],
+      ['USDTTRC20>SBERRUB', 'differs'],
+      ['BTC>USDTTRC20', 'missing'],
+    ]);
     const page = await (await fetch(service.base)).text();
     expect(page).toContain('id="listing"');
     expect(page).toMatch(/BTC → USDTTRC20<\/td><td[^>]*>missing/);
