@@ -59,7 +59,7 @@ const bestchangeOptions = z
           .default('1%')
           .describe('How far a listed reserve or limit may be from the published one (BestChange rounds them).'),
       })
-      .prefault({})
+      .optional()
       .describe(
         'With self: compare BestChange’s listing of the exchanger with what ratefile published (lag, differences, missing directions).',
       ),
@@ -100,6 +100,12 @@ const bestchangeOptions = z
       ),
   })
   .superRefine((options, context) => {
+    if (options.listing !== undefined && options.self === undefined)
+      context.addIssue({
+        code: 'custom',
+        path: ['listing'],
+        message: 'only with self: (the ids whose listing is compared)',
+      });
     if (options.api === 'v2') return;
     for (const key of ['keyEnv', 'mirrors', 'catalogueRefresh', 'fallback'] as const)
       if (options[key] !== undefined)
