@@ -93,8 +93,8 @@ svg.chart .published { stroke: #1565c0; } svg.chart .market { stroke: #9e9e9e; s
 svg.chart .duration { stroke: #6a1b9a; } svg.chart .count { stroke: #1565c0; }
 svg.chart .floor { stroke: #c62828; stroke-dasharray: 1 2; } svg.chart .ceiling { stroke: #2e7d32; stroke-dasharray: 1 2; }
 svg.chart .target { stroke: #ef6c00; } svg.chart .place { stroke: #1565c0; }
-.k::before { content: ''; display: inline-block; width: 1em; height: 0; border-top: 2px solid; vertical-align: middle; margin-right: .2em; }
-.k.published { color: #1565c0; } .k.market { color: #9e9e9e; } .k.floor { color: #c62828; } .k.ceiling { color: #2e7d32; } .k.target { color: #ef6c00; }
+.k::before { content: ''; display: inline-block; width: 1em; height: 0; border-top: 3px solid; vertical-align: middle; margin-right: .2em; }
+.k.published::before { border-color: #1565c0; } .k.market::before { border-color: #9e9e9e; } .k.floor::before { border-color: #c62828; } .k.ceiling::before { border-color: #2e7d32; } .k.target::before { border-color: #ef6c00; }
 .listing-same { color: var(--good); } .listing-lagging { color: var(--warn); } .listing-differs, .listing-missing, .listing-unpublished { color: var(--bad); }
 svg.chart .axis { font-size: 10px; fill: var(--muted); }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: .8rem; }

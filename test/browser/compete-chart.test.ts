@@ -18,6 +18,16 @@ import { makeProject, type Project } from '../support/project.js';
 
 const executablePath = '/usr/bin/chromium';
 const screenshots = fileURLToPath(new URL('__screenshots__/', import.meta.url));
+const axePath = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
+
+interface Axe {
+  axe: {
+    run(
+      context: unknown,
+      options: unknown,
+    ): Promise<{ violations: { id: string; impact: string | null; help: string }[] }>;
+  };
+}
 
 let project: Project;
 let feed: Server;
@@ -133,6 +143,18 @@ describe("a competing direction's chart in Chromium", () => {
     expect(box?.width).toBeGreaterThan(300);
     expect(box?.height).toBeGreaterThan(150);
     await page.screenshot({ path: join(screenshots, 'compete-dashboard.png'), fullPage: true });
+    // The section keeps the page accessible (axe-core served same-origin, as in dashboard.test.ts).
+    await page.route(new URL('axe.min.js', base).href, (route) =>
+      route.fulfill({ path: axePath, contentType: 'text/javascript' }),
+    );
+    await page.addScriptTag({ url: new URL('axe.min.js', base).href });
+    const result = await page.evaluate(() =>
+      (globalThis as unknown as Axe).axe.run((globalThis as unknown as { document: unknown }).document, {
+        resultTypes: ['violations'],
+      }),
+    );
+    const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     expect(problems).toEqual([]);
   });
 });
