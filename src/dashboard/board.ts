@@ -13,7 +13,7 @@ import { prepare } from './prepare.js';
 import { publicValue, secretValues, type Redaction } from './redact.js';
 import { dashboardRoutes } from './route.js';
 import { openHistory } from './store.js';
-import { CompeteHistory } from './compete-chart.js';
+import { openCompeteStore } from './compete-store.js';
 import type { BuildReport, Status } from '../report.js';
 
 export interface Dashboard {
@@ -45,7 +45,8 @@ export async function openDashboard(options: {
     secrets: secretValues(options.env, authVariables),
   };
   let latest: LatestBuild | undefined;
-  const competeHistory = new CompeteHistory();
+  const compete = await openCompeteStore(config.stateDir, log, options.now());
+  const competeHistory = compete.history;
   let recording = Promise.resolve();
   return {
     built(report, current, durationMs, files) {
@@ -66,6 +67,7 @@ export async function openDashboard(options: {
         setImmediate(() => {
           try {
             competeHistory.record(report);
+            compete.recorded(report.startedAt);
             const { rates } = prepare(report, exports, redaction);
             history.record(
               report.startedAt,
@@ -96,6 +98,7 @@ export async function openDashboard(options: {
     async idle() {
       await recording;
       await history.idle();
+      await compete.flush();
     },
   };
 }

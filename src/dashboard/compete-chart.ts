@@ -1,7 +1,7 @@
 // The competing directions' own 24-hour charts (our published rate, the market, the floor, the ceiling and the
 // rate at the target place, with our place below) and BestChange's listing of us, for the dashboard. Pure: points
 // in, SVG out. Bounded whatever the schedule: one point per minute per direction (the last build of the minute),
-// 24 hours, at most MAX_CHARTED directions. Kept in memory: a restart starts these charts afresh.
+// 24 hours, at most MAX_CHARTED directions. Written to .ratefile/history/compete.json by compete-store.ts.
 import type { CompeteDetail } from '../compete/price.js';
 import type { ListingView } from '../compete/listing.js';
 import type { Decimal } from '../decimal.js';
@@ -50,7 +50,9 @@ export class CompeteHistory {
   uncharted = 0;
 
   /** A build's points: the first MAX_CHARTED competing directions in config order; a point in the same minute replaces the last. */
-  record(report: Pick<BuildReport, 'startedAt' | 'competition' | 'priced'>): void {
+  record(report: Pick<BuildReport, 'startedAt' | 'competition' | 'priced' | 'maintenance'>): void {
+    // In maintenance nothing competes: no point, and the charts keep their past.
+    if (report.maintenance) return;
     const at = report.startedAt.getTime();
     const details = [...(report.competition ?? new Map<string, CompeteDetail>())];
     this.uncharted = Math.max(0, details.length - MAX_CHARTED);
@@ -69,10 +71,61 @@ export class CompeteHistory {
       if (first === -1) this.series.delete(id);
       else if (first > 0) points.splice(0, first);
     }
-    // A direction no longer charted (config reloaded) is dropped with its points.
+    // A direction no longer charted (config reloaded, or read back from an older config) is dropped with its points.
     const charted = new Set(details.slice(0, MAX_CHARTED).map(([id]) => id));
     for (const id of this.series.keys()) if (!charted.has(id)) this.series.delete(id);
   }
+}
+
+/** The file's form: per direction, points as [at, published, market, floor, ceiling, target, place]. */
+export interface CompeteHistoryFile {
+  version: 1;
+  series: Record<string, (number | null)[][]>;
+}
+
+const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
+/** The history as written (compete-store.ts). */
+export function competeHistoryFile(history: CompeteHistory): CompeteHistoryFile {
+  const series: CompeteHistoryFile['series'] = {};
+  for (const [id, points] of history.series)
+    series[id] = points.map((p) => [p.at, p.published, p.market, p.floor, p.ceiling, p.target, p.place]);
+  return { version: 1, series };
+}
+
+/**
+ * Points read back into `history`: at most MAX_CHARTED directions and one point per minute of the 24 hours before
+ * `now`; a malformed point is skipped, so a hand-edited file costs its own points only. Returns how many were skipped.
+ */
+export function loadCompeteHistory(history: CompeteHistory, data: unknown, now: Date): number {
+  const series = typeof data === 'object' && data !== null ? (data as { series?: unknown }).series : undefined;
+  if (typeof series !== 'object' || series === null) return 0;
+  let skipped = 0;
+  const cut = now.getTime() - DAY_MS;
+  for (const [id, raw] of Object.entries(series).slice(0, MAX_CHARTED)) {
+    if (!Array.isArray(raw) || id.length > 100) continue;
+    const points: CompetePoint[] = [];
+    for (const item of raw.slice(-(DAY_MS / MINUTE_MS))) {
+      const [at, published, market, floor, ceiling, target, place] = Array.isArray(item) ? item : [];
+      const ok =
+        isNumber(at) &&
+        at >= cut &&
+        at > (points.at(-1)?.at ?? -Infinity) &&
+        (published === null || isNumber(published)) &&
+        isNumber(market) &&
+        isNumber(floor) &&
+        isNumber(ceiling) &&
+        (target === null || isNumber(target)) &&
+        Number.isInteger(place);
+      if (!ok) {
+        skipped++;
+        continue;
+      }
+      points.push({ at, published, market, floor, ceiling, target, place: place as number });
+    }
+    if (points.length > 0) history.series.set(id, points);
+  }
+  return skipped;
 }
 
 export interface CompeteChartView {
@@ -102,6 +155,9 @@ const nameOf = (id: string) => {
   return directionName(from, to);
 };
 
+/** An axis label: 8 significant digits are enough to read a chart by (the table has the exact rates). */
+const label = (value: number) => String(Number(value.toPrecision(8)));
+
 function competeChart(chart: CompeteChartView, window: { from: number; to: number }): string {
   const { points } = chart;
   const key = chart.id.replace(/[^A-Za-z0-9]/g, '-');
@@ -122,7 +178,7 @@ function competeChart(chart: CompeteChartView, window: { from: number; to: numbe
     width: 480,
     height: 140,
     step: true,
-    labels: { high: String(high), low: String(low) },
+    labels: { high: label(high), low: label(low) },
     series: [
       series('ceiling', (p) => p.ceiling),
       series('floor', (p) => p.floor),
@@ -159,8 +215,11 @@ function listingTable(listing: readonly ListingView[], now: number): string {
 }
 
 /** The section: BestChange's listing of us, then one chart per competing direction. Empty with no competing direction. */
-export function competeSection(view: CompeteSectionView, window: { from: number; to: number }): string {
+export function competeSection(view: CompeteSectionView, page: { from: number; to: number }): string {
   if (view.charts.length === 0 && view.listing.length === 0) return '';
+  // From the oldest point kept (read back from the file, they may be older than the builds the page remembers).
+  const first = Math.min(...view.charts.map((chart) => chart.points[0]?.at ?? page.from));
+  const window = { from: Math.min(page.from, first), to: page.to };
   const note =
     view.uncharted > 0
       ? `<p class="muted">${plural(view.uncharted, 'more competing direction')} not charted (the first ${MAX_CHARTED} are).</p>`

@@ -1,9 +1,9 @@
 // A competing direction's own chart in a real headless Chromium: `ratefile start` (the binary) competing in a
-// loopback info.zip with `self:` set, rebuilt every second. The chart of BTC → SBERRUB has its five rate lines and
-// the place line, each drawn with a non-empty box inside the chart; BestChange's listing of us is in the table; a
+// loopback info.zip with `self:` set, rebuilt every second, with a day of chart points left in the state folder.
+// The chart of BTC → SBERRUB has its five rate lines and the place line, each drawn across the day; BestChange's listing of us is in the table; a
 // screenshot of the chart goes to test/browser/__screenshots__/compete-chart.png (a CI artefact).
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -74,6 +74,20 @@ directions:
     'quotes.json': JSON.stringify({ quotes: [{ pair: 'BTC/RUB', bid: '5000000', ask: '5000000' }] }),
     'templates/reffile.yaml': 'include: { tags: [ref] }\n',
   });
+  // The past 24 hours as a service that ran them would have left them: one point per 15 minutes, the market
+  // swinging ±1%, the rival at the target place 1.5% under it, our place 2 (1 and 3 now and then).
+  const now = Date.now();
+  const series = Array.from({ length: 96 }, (_, i) => {
+    const market = 5000000 * (1 + 0.01 * Math.sin(i / 8));
+    const target = Math.round(market * 0.985);
+    const place = i % 24 === 5 ? 1 : i % 24 === 17 ? 3 : 2;
+    return [now - (96 - i) * 15 * 60_000, target + 0.01, market, market * 0.995, market * 0.97, target, place];
+  });
+  await mkdir(join(project.dir, '.ratefile', 'history'), { recursive: true });
+  await writeFile(
+    join(project.dir, '.ratefile', 'history', 'compete.json'),
+    JSON.stringify({ version: 1, series: { 'BTC>SBERRUB': series } }),
+  );
   const port = await freePort();
   const proc = spawnRatefile(['start', '--config', project.configPath, '--port', String(port), '--host', '127.0.0.1'], {
     cwd: project.dir,
@@ -114,6 +128,8 @@ describe("a competing direction's chart in Chromium", () => {
         return { className: path.getAttribute('class'), width: box.width, height: box.height };
       });
     });
+    // The day read back from the file, and the builds since.
+    expect(Number(await figure.locator('svg').first().getAttribute('data-points'))).toBeGreaterThanOrEqual(96 * 5);
     expect(boxes.map((b) => b.className).sort()).toEqual([
       'ceiling',
       'floor',
@@ -123,7 +139,10 @@ describe("a competing direction's chart in Chromium", () => {
       'target',
     ]);
     // Each line spans time (a step held to the end of the window): drawn, not an empty path.
-    for (const box of boxes) expect(box.width, String(box.className)).toBeGreaterThan(0);
+    for (const box of boxes) expect(box.width, String(box.className)).toBeGreaterThan(400);
+    // The market swings: its line has height; the place moves between 1 and 3.
+    expect(boxes.find((b) => b.className === 'market')?.height).toBeGreaterThan(20);
+    expect(boxes.find((b) => b.className === 'place')?.height).toBeGreaterThan(20);
     // Floor 4,975,000 above the published 4,940,000.51 above the ceiling 4,850,000: different heights on the chart.
     const y = await figure.evaluate((element) => {
       const root = element as unknown as {

@@ -1,7 +1,11 @@
 // The competing directions' charts (src/dashboard/compete-chart.ts): points made from the compete step's real
 // result (published, market, floor, ceiling, the competitor at the target place, our place), one per minute, 24
-// hours, at most MAX_CHARTED directions with a note beyond; the SVG has a line for each.
-import { describe, expect, it } from 'vitest';
+// hours, at most MAX_CHARTED directions with a note beyond; the SVG has a line for each; the file written and read back.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { competeHistoryPath, openCompeteStore } from '../../src/dashboard/compete-store.js';
 import { parseFeed } from '../../src/bestchange/feed.js';
 import { competeDirections } from '../../src/compete/price.js';
 import { Decimal } from '../../src/decimal.js';
@@ -45,7 +49,7 @@ function report(ms: number, market: string, directions: Direction[] = [competing
     feeds: new Map([['bc', { feed, ageSeconds: 0, fetchedAt: new Date(t0 + ms) }]]),
     now: new Date(t0 + ms),
   });
-  return { startedAt: new Date(t0 + ms), competition: competed.details, priced: competed.priced };
+  return { startedAt: new Date(t0 + ms), competition: competed.details, priced: competed.priced, maintenance: false };
 }
 
 describe('the competing directions’ charts', () => {
@@ -94,5 +98,49 @@ describe('the competing directions’ charts', () => {
       expect(html).toMatch(new RegExp(`<path class="${name}" d="M[^"]+"/>`));
     expect(html).toContain('<text class="axis" x="6" y="11">place 2</text>');
     expect(competeSection(competeSectionView(new CompeteHistory(), []), { from: 0, to: 1 })).toBe('');
+  });
+
+  it('keeps its past in maintenance (no point, nothing dropped)', () => {
+    const history = new CompeteHistory();
+    history.record(report(0, '5000000'));
+    history.record({ ...report(60_000, '5000000'), competition: new Map(), maintenance: true });
+    expect(history.series.get('BTC>SBERRUB')).toHaveLength(1);
+  });
+});
+
+describe('the compete chart file', () => {
+  const folders: string[] = [];
+  afterEach(async () => {
+    await Promise.all(folders.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+  const warnings: string[] = [];
+  const log = { warn: (text: string) => void warnings.push(text) };
+
+  it('is written on flush and read back on start, malformed and day-old points skipped with one warning', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ratefile-compete-'));
+    folders.push(dir);
+    const store = await openCompeteStore(dir, log, new Date(t0));
+    store.history.record(report(0, '5000000'));
+    store.recorded(new Date(t0));
+    store.history.record(report(60_000, '5010000'));
+    store.recorded(new Date(t0 + 60_000));
+    await store.flush();
+    const written = JSON.parse(await readFile(competeHistoryPath(dir), 'utf8')) as {
+      series: Record<string, unknown[][]>;
+    };
+    expect(written.series['BTC>SBERRUB']).toEqual([
+      [t0, 4940000.51, 5000000, 4975000, 4850000, 4940000.5, 2],
+      [t0 + 60_000, 4940000.51, 5010000, 4984950, 4859700, 4940000.5, 2],
+    ]);
+    const again = await openCompeteStore(dir, log, new Date(t0 + 120_000));
+    expect(again.history.series.get('BTC>SBERRUB')).toEqual(store.history.series.get('BTC>SBERRUB'));
+    expect(warnings).toEqual([]);
+
+    written.series['BTC>SBERRUB']!.unshift([t0 - 25 * 3600_000, 1, 1, 1, 1, 1, 1]);
+    written.series['BTC>SBERRUB']!.push(['x', 1, 1, 1, 1, 1, 1], [t0 + 90_000, 1, 'a', 1, 1, 1, 1]);
+    await writeFile(competeHistoryPath(dir), JSON.stringify(written));
+    const read = await openCompeteStore(dir, log, new Date(t0 + 120_000));
+    expect(read.history.series.get('BTC>SBERRUB')).toHaveLength(2);
+    expect(warnings).toEqual([`history: ${competeHistoryPath(dir)}: 3 malformed or old points skipped`]);
   });
 });
