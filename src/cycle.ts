@@ -136,7 +136,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     // Kept only once the files are out, so the state always describes what was published.
     await writeGuardState(config.stateDir, result.report.guardState, at);
     if (result.report.warMemory) await writeWarMemory(config.stateDir, result.report.warMemory, at);
-    if (result.report.listingMemory) await writeListingMemory(config.stateDir, result.report.listingMemory);
+    if (result.report.listingMemory) await writeListingMemory(config.stateDir, result.report.listingMemory, at);
     await clearAcceptRequests(config.stateDir, result.report.acceptedUsed);
     // Never throws: a failed upload is a warning, the local files stay, and the next build retries it.
     const upload = config.publish.s3

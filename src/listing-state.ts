@@ -11,6 +11,8 @@ const listingFile = (dir: string) => join(dir, 'listing.json');
 const maxBytes = 4 * 1024 * 1024;
 /** What this process last wrote or read, by path: an unchanged memory is not written again. */
 const last = new Map<string, string>();
+/** A memory this process holds but has not written yet (LISTING_WRITE_LAG_MS): the next build reads it, not the file. */
+const unwritten = new Map<string, ListingMemory>();
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -48,6 +50,11 @@ export async function readListingMemory(
   const path = listingFile(dir);
   const memory: ListingMemory = {};
   if (ids.size === 0) return { memory };
+  const held = unwritten.get(path);
+  if (held) {
+    for (const [key, entry] of Object.entries(held)) if (ids.has(key.split('@')[0]!)) memory[key] = entry;
+    return { memory };
+  }
   try {
     if ((await stat(path)).size > maxBytes)
       return { memory, problem: `${path}: larger than ${maxBytes} bytes, starting without the published rates' times` };
@@ -69,13 +76,28 @@ export async function readListingMemory(
   }
 }
 
-/** Written atomically when it differs from what this process last read or wrote there. */
-export async function writeListingMemory(dir: string, memory: ListingMemory): Promise<void> {
+/**
+ * How long a changed memory may stay unwritten: a direction on its floor publishes a new rate every build, and
+ * writing some KB a direction every few seconds buys little. A restart within it forgets the rates of that minute:
+ * a feed showing one of them reads as `differs` until the next feed, and its lag is not measured.
+ */
+export const LISTING_WRITE_LAG_MS = 60_000;
+const writtenAt = new Map<string, number>();
+
+/** Written atomically when it differs from what this process last read or wrote there, at most once a minute. */
+export async function writeListingMemory(dir: string, memory: ListingMemory, now: Date): Promise<void> {
   const path = listingFile(dir);
   if (Object.keys(memory).length === 0 && !last.has(path)) return;
-  const text = `${JSON.stringify({ version: 1, directions: memory }, null, 2)}\n`;
+  const before = writtenAt.get(path);
+  if (before !== undefined && Math.abs(now.getTime() - before) < LISTING_WRITE_LAG_MS) {
+    unwritten.set(path, memory);
+    return;
+  }
+  unwritten.delete(path);
+  const text = `${JSON.stringify({ version: 1, directions: memory })}\n`;
   if (last.get(path) === text) return;
   await mkdir(dir, { recursive: true });
   await writeFileAtomic(path, text);
   last.set(path, text);
+  writtenAt.set(path, now.getTime());
 }

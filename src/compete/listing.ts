@@ -7,6 +7,7 @@ import { Decimal, formatDecimal } from '../decimal.js';
 import type { Direction } from '../model.js';
 import type { PricedDirection } from '../priced.js';
 import { publishedForm } from '../pricing/published.js';
+import { plural } from '../words.js';
 
 /** `same`: listed as published; `lagging`: an earlier published rate; `differs`: a rate, reserve or limit other
  *  than any published; `missing`: published, not listed; `unpublished`: listed while not published. */
@@ -57,8 +58,12 @@ export interface ListingEntry {
 /** Per listing key (`direction id` or `id@city`). */
 export type ListingMemory = Record<string, ListingEntry>;
 
-/** At most this many recent rates are kept per direction, none older than an hour but the newest: the memory is bounded. */
-export const MAX_VERSIONS = 16;
+/**
+ * At most this many recent rates are kept per direction, none older than an hour but the newest: the memory is
+ * bounded (about 6 KB a direction). A direction on its floor follows the market every build: 64 builds of 5 s still
+ * cover five minutes of rates, more than BestChange's usual lag of one or two feeds.
+ */
+export const MAX_VERSIONS = 64;
 const VERSION_MS = 60 * 60_000;
 
 export interface ListingSource {
@@ -227,8 +232,11 @@ function compareOne(
       lags.push(lag);
     }
   }
-  if (matched === -1)
-    return lasting('differs', [`rate: listed ${listed.rate}, published ${ours.rate} (nor any rate of the last hour)`]);
+  if (matched === -1) {
+    const earlier = entry.versions.length - 1;
+    const none = earlier === 0 ? 'no earlier rate' : `nor any of the ${plural(earlier, 'earlier rate')}`;
+    return lasting('differs', [`rate: listed ${listed.rate}, published ${ours.rate} (${none} of the last hour)`]);
+  }
   if (matched < entry.versions.length - 1) {
     delete entry.since;
     // Out of date since the rate it shows was replaced.

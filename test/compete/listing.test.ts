@@ -113,7 +113,7 @@ describe('compareListings', () => {
     expect(result.views[0]).toMatchObject({
       state: 'differs',
       since: at(5).toISOString(),
-      differences: ['rate: listed 1:4000000, published 1:4940000.51 (nor any rate of the last hour)'],
+      differences: ['rate: listed 1:4000000, published 1:4940000.51 (no earlier rate of the last hour)'],
     });
     result = compare(result.memory, '4940000.51', feedOf('4940000.51', '49600000'), 30, 35);
     expect(result.views[0]).toMatchObject({ state: 'same' }); // 0.8% off: within 1%
@@ -133,12 +133,12 @@ describe('compareListings', () => {
 
   it('keeps at most MAX_VERSIONS rates per direction, none older than an hour but the newest', () => {
     let memory: ListingMemory = {};
-    for (let i = 0; i < 40; i++)
-      memory = compare(memory, String(4900000 + i), feedOf('4900000'), i * 30, i * 30 + 1).memory;
+    const feed = feedOf('4900000');
+    for (let i = 0; i < 100; i++) memory = compare(memory, String(4900000 + i), feed, i * 10, i * 10 + 1).memory;
     expect(memory[direction.id]?.versions).toHaveLength(MAX_VERSIONS);
-    expect(memory[direction.id]?.versions.at(-1)?.rate).toBe('1:4900039');
-    memory = compare(memory, '4900039', feedOf('4900039'), 7200, 7201).memory;
-    expect(memory[direction.id]?.versions.map((v) => v.rate)).toEqual(['1:4900039']);
+    expect(memory[direction.id]?.versions.at(-1)?.rate).toBe('1:4900099');
+    memory = compare(memory, '4900099', feedOf('4900099'), 7200, 7201).memory;
+    expect(memory[direction.id]?.versions.map((v) => v.rate)).toEqual(['1:4900099']);
   });
 
   it('compares nothing without a feed, keeping the memory', () => {
