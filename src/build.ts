@@ -11,6 +11,8 @@ import { applyReserves } from './reserves/apply.js';
 import { fetchReserves, type ReserveCache } from './reserves/fetch.js';
 import { competeDirections, type FeedState } from './compete/price.js';
 import type { WarMemory } from './compete/war.js';
+import type { ListingMemory } from './compete/listing.js';
+import { listingOf } from './compete/listing-input.js';
 import { bestChangeFeed } from './sources/bestchange.js';
 import type { SourceFeed } from './sources/source.js';
 import { registerConfigSecrets } from './secrets.js';
@@ -28,6 +30,8 @@ export interface GuardContext {
   pauses?: readonly Pause[];
   /** The competing directions' memory of moves and wars (src/compete/war.ts); absent: none yet. */
   wars?: Readonly<WarMemory>;
+  /** The published rates BestChange's listing of us is compared with (src/compete/listing.ts); absent: none yet. */
+  listing?: Readonly<ListingMemory>;
 }
 
 export interface BuildDeps {
@@ -97,11 +101,12 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   const maxAge = new Map(
     config.sources.map((source) => [source.name, sourceMaxAgeMs(source, config.schedulePeriodMs)]),
   );
+  const feedsInUse = feedStates(config, feeds, reports, maxAge, startedAt);
   // Competing directions take their rate from the field before the guards, so jumps, limits and rounding apply to it.
   const competed = competeDirections({
     priced: margined,
     book,
-    feeds: feedStates(config, feeds, reports, maxAge, startedAt),
+    feeds: feedsInUse,
     now: startedAt,
     ...(guard.wars ? { memory: guard.wars } : {}),
   });
@@ -142,6 +147,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
     (a, b) => a.direction.index - b.direction.index,
   );
   const directions = tallyDirections(guarded.published, before, config.exports, leftOut);
+  const listing = maintenance ? undefined : listingOf(config, feedsInUse, directions, guard.listing ?? {}, startedAt);
   const t3 = performance.now();
   return {
     files,
@@ -158,6 +164,8 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
       guardState: maintenance ? guard.state : guarded.state,
       // In maintenance nothing competes: the memory is kept as it was.
       ...(maintenance ? (guard.wars ? { warMemory: { ...guard.wars } } : {}) : { warMemory: competed.memory }),
+      ...(listing ? { listing: { views: listing.views, lags: listing.lags }, listingMemory: listing.memory } : {}),
+      ...(maintenance && guard.listing ? { listingMemory: { ...guard.listing } } : {}),
       acceptedUsed: guarded.acceptedUsed,
       timings: { fetchMs: t1 - t0, priceMs: t2 - t1, renderMs: t3 - t2 },
       ...liveCodes(feeds.values()),

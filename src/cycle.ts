@@ -22,6 +22,7 @@ import {
 import { failedStatus, successStatus, type StatusContext } from './status.js';
 import { writeLiveCodes } from './live-codes.js';
 import { readWarMemory, warDirections, writeWarMemory } from './war-state.js';
+import { readListingMemory, writeListingMemory } from './listing-state.js';
 import type { Status } from './report.js';
 import { directionName, plural } from './words.js';
 
@@ -86,18 +87,26 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     ...(deps.configError === undefined ? {} : { configError: deps.configError }),
   };
   try {
-    const [guardFile, accepted, maintenance, published, pauses, warFile] = await Promise.all([
+    const [guardFile, accepted, maintenance, published, pauses, warFile, listingFile] = await Promise.all([
       readGuardState(config.stateDir),
       acceptRequests(config.stateDir),
       maintenanceFlag(config.stateDir),
       readPublishedExports(config.stateDir, outDir),
       readPauses(config.stateDir),
       readWarMemory(config.stateDir, warDirections(config)),
+      readListingMemory(config.stateDir, new Set(config.directions.filter((d) => d.compete).map((d) => d.id))),
     ]);
     const result = await build(config, {
       ...deps,
       now: () => at,
-      guard: { state: guardFile.state, accepted, maintenance, pauses, wars: warFile.memory },
+      guard: {
+        state: guardFile.state,
+        accepted,
+        maintenance,
+        pauses,
+        wars: warFile.memory,
+        listing: listingFile.memory,
+      },
     });
     const publishStarted = elapsed();
     // Recorded before they are written, so a build killed mid-publish still leaves them to be removed one day.
@@ -128,6 +137,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     // Kept only once the files are out, so the state always describes what was published.
     await writeGuardState(config.stateDir, result.report.guardState, at);
     if (result.report.warMemory) await writeWarMemory(config.stateDir, result.report.warMemory, at);
+    if (result.report.listingMemory) await writeListingMemory(config.stateDir, result.report.listingMemory, at);
     await clearAcceptRequests(config.stateDir, result.report.acceptedUsed);
     // Never throws: a failed upload is a warning, the local files stay, and the next build retries it.
     const upload = config.publish.s3
@@ -146,6 +156,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     const warnings = [
       ...(guardFile.problem ? [guardFile.problem] : []),
       ...(warFile.problem ? [warFile.problem] : []),
+      ...(listingFile.problem ? [listingFile.problem] : []),
       ...(published.problem ? [published.problem] : []),
       ...(codesProblem ? [codesProblem] : []),
       ...(upload ? uploadProblems(upload) : []),

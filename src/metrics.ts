@@ -84,6 +84,26 @@ export function createMetrics(status: () => Status | undefined, now: () => Date)
     labelNames: ['file'],
     registers,
   });
+  // The monitor's view of us (docs/compete.md): how long BestChange takes to show a new rate, and how many
+  // competing directions it lists other than published.
+  const listingLag = new Histogram({
+    name: 'ratefile_listing_lag_seconds',
+    help: 'Seconds from publishing a rate to the first BestChange feed that showed it (self:).',
+    buckets: [15, 30, 60, 120, 300, 600, 1800],
+    registers,
+  });
+  const listingLast = new Gauge({
+    name: 'ratefile_listing_last_lag_seconds',
+    help: 'The last lag measured per competing direction (self:).',
+    labelNames: ['direction'],
+    registers,
+  });
+  const listingStates = new Gauge({
+    name: 'ratefile_listing_directions',
+    help: 'Competing directions by how BestChange lists them: same, lagging, differs, missing, unpublished.',
+    labelNames: ['state'],
+    registers,
+  });
   const requests = new Counter({
     name: 'ratefile_http_requests_total',
     help: 'HTTP requests answered, by route and status.',
@@ -128,6 +148,19 @@ export function createMetrics(status: () => Status | undefined, now: () => Date)
       }
       for (const entry of report.exports) exportItems.set({ file: entry.file }, entry.items);
       for (const file of files) exportBytes.set({ file: file.file }, file.bytes.length);
+      if (report.listing) {
+        for (const lag of report.listing.lags) listingLag.observe(lag);
+        listingLast.reset();
+        listingStates.reset();
+        for (const state of ['same', 'lagging', 'differs', 'missing', 'unpublished'])
+          listingStates.set({ state }, report.listing.views.filter((view) => view.state === state).length);
+        for (const view of report.listing.views)
+          if (view.lagSeconds !== undefined)
+            listingLast.set(
+              { direction: view.city ? `${view.direction}@${view.city}` : view.direction },
+              view.lagSeconds,
+            );
+      }
       for (const [file, at] of changedAt) exportChanged.set({ file }, at.getTime() / 1000);
     },
     recordFailedBuild(durationMs) {

@@ -3,6 +3,7 @@
 // status and tally read them without importing the build or each other.
 import type { CompeteDetail } from './compete/price.js';
 import type { WarMemory } from './compete/war.js';
+import type { ListingMemory, ListingView } from './compete/listing.js';
 import type { GuardState } from './guards.js';
 import type { Direction, Health, HealthPolicy } from './model.js';
 import type { CompeteOutcome, PricedDirection, WithheldDirection, WithheldKind } from './priced.js';
@@ -27,6 +28,10 @@ export interface BuildReport {
   guardState: GuardState;
   /** The war memory of the competing directions after this build (src/compete/war.ts), kept like the guard state. */
   warMemory?: WarMemory;
+  /** BestChange's listing of us (`self:`) against what was published, and the lags (s) measured this build. */
+  listing?: { views: ListingView[]; lags: number[] };
+  /** The memory of recently published rates after this build, kept like the war memory (`.ratefile/listing.json`). */
+  listingMemory?: ListingMemory;
   /** Accept requests this build used up. */
   acceptedUsed: string[];
   /** The currency codes of the BestChange feeds this build read (bm_cycodes.dat): known besides the shipped list. */
@@ -129,6 +134,8 @@ export interface Status {
   published: string[];
   /** Published directions with a `compete:` block: the place each holds, or why it is at its floor, ceiling or normal margin. */
   competing?: CompetingStatus[];
+  /** Competing directions as BestChange lists us (`self:` set), one per direction (and city). */
+  listing?: ListingView[];
   /** One entry per direction no export publishes. */
   heldBack: { direction: string; kind?: WithheldKind; reason: string }[];
   /** Published directions left out of some exports only (absent when none): never counted as held back. */

@@ -4,6 +4,7 @@ import { assessHealth } from './health.js';
 import { redactValue } from './secrets.js';
 import type { HealthPolicy } from './model.js';
 import type { BuildReport, CompetingStatus, SourceStatus, Status } from './report.js';
+import type { ListingView } from './compete/listing.js';
 import { age, ago, directionNameOfId, plural } from './words.js';
 
 /** What a build adds to its status besides the report: the health thresholds and a rejected config reload. */
@@ -73,6 +74,7 @@ export function successStatus(
       exports: report.exports,
       published: directions.published.map((priced) => priced.direction.id),
       ...competing(report),
+      ...(report.listing && report.listing.views.length > 0 ? { listing: report.listing.views } : {}),
       heldBack: directions.withheld.map((withheld) => ({
         direction: withheld.direction.id,
         kind: withheld.kind,
@@ -153,6 +155,12 @@ const competingLine = (c: CompetingStatus) =>
   `  ${directionNameOfId(c.direction)}: ${c.basis === 'fallback' ? 'NORMAL MARGIN' : `place ${c.place} of ${c.competitors + 1}`} (target ${c.target}, ${c.basis})${c.reason ? `: ${c.reason}` : ''}` +
   (c.war && c.basis !== 'war' ? `; price war with ${c.war.rival} (#${c.war.rivalId}), held until ${c.war.until}` : '');
 
+const listingLine = (view: ListingView, now: Date) =>
+  `  ${directionNameOfId(view.direction)}${view.city ? ` in ${view.city}` : ''}: ${view.state}` +
+  (view.differences.length > 0 ? ` (${view.differences.join('; ')})` : '') +
+  (view.since ? ` since ${ago(view.since, now)}` : '') +
+  (view.lagSeconds === undefined ? '' : `; last lag ${age(view.lagSeconds)}`);
+
 const agoOrNever = (iso: string | undefined, now: Date) => (iso === undefined ? 'never' : ago(iso, now));
 
 /** The human form of `ratefile status`. */
@@ -195,6 +203,9 @@ export function formatStatus(status: Status | undefined, now: Date): string {
       : []),
     ...(status.competing && status.competing.length > 0
       ? ['competing on BestChange:', ...status.competing.map(competingLine)]
+      : []),
+    ...(status.listing && status.listing.length > 0
+      ? ['as BestChange lists us:', ...status.listing.map((view) => listingLine(view, now))]
       : []),
     // Paused on purpose is listed apart from what is held back for a fault or out of hours.
     ...(paused.length > 0

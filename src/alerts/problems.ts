@@ -64,6 +64,16 @@ export function currentProblems(status: Status, now: Date): Problem[] {
         text: `${directionNameOfId(c.direction)} pinned at its floor, place ${c.place} (target ${c.target}): ${c.reason ?? 'the field is cheaper'}`,
       });
   }
+  // BestChange lists a direction other than published (or not at all) for longer than the source allows.
+  for (const view of status.listing ?? []) {
+    if (view.since === undefined || now.getTime() - Date.parse(view.since) < view.alertAfterSeconds * 1000) continue;
+    const key = view.city ? `${view.direction}@${view.city}` : view.direction;
+    const where = view.city ? ` in ${view.city}` : '';
+    problems.push({
+      key: `listing:${key}`,
+      text: `BestChange lists ${directionNameOfId(view.direction)}${where} as ${view.state} since ${view.since}: ${view.differences.join('; ')}`,
+    });
+  }
   if (!status.lastBuild.ok)
     problems.push({ key: 'build', text: `build failing: ${status.lastBuild.error ?? 'unknown error'}` });
   if (status.configError !== undefined)

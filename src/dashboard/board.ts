@@ -13,6 +13,7 @@ import { prepare } from './prepare.js';
 import { publicValue, secretValues, type Redaction } from './redact.js';
 import { dashboardRoutes } from './route.js';
 import { openHistory } from './store.js';
+import { openCompeteStore } from './compete-store.js';
 import type { BuildReport, Status } from '../report.js';
 import type { ReadersView } from '../readers/tracker.js';
 
@@ -45,6 +46,8 @@ export async function openDashboard(options: {
     secrets: secretValues(options.env, authVariables),
   };
   let latest: LatestBuild | undefined;
+  const compete = await openCompeteStore(config.stateDir, log, options.now());
+  const competeHistory = compete.history;
   let recording = Promise.resolve();
   return {
     built(report, current, durationMs, files) {
@@ -64,6 +67,8 @@ export async function openDashboard(options: {
       recording = new Promise((resolve) =>
         setImmediate(() => {
           try {
+            competeHistory.record(report);
+            compete.recorded(report.startedAt);
             const { rates } = prepare(report, exports, redaction);
             history.record(
               report.startedAt,
@@ -84,12 +89,21 @@ export async function openDashboard(options: {
     routes: (status, readers) =>
       dashboardRoutes(() => {
         const now = options.now();
-        return { latest, status: status(), history: history.history, now, redaction, readers: readers?.(now) };
+        return {
+          latest,
+          status: status(),
+          history: history.history,
+          competeHistory,
+          now,
+          redaction,
+          readers: readers?.(now),
+        };
       }),
     shown: (value) => publicValue(value, redaction),
     async idle() {
       await recording;
       await history.idle();
+      await compete.flush();
     },
   };
 }

@@ -91,6 +91,11 @@ svg.chart .frame { fill: none; stroke: var(--line); }
 svg.chart path { fill: none; stroke-width: 1.5; }
 svg.chart .published { stroke: #1565c0; } svg.chart .market { stroke: #9e9e9e; stroke-dasharray: 3 2; }
 svg.chart .duration { stroke: #6a1b9a; } svg.chart .count { stroke: #1565c0; }
+svg.chart .floor { stroke: #c62828; stroke-dasharray: 1 2; } svg.chart .ceiling { stroke: #2e7d32; stroke-dasharray: 1 2; }
+svg.chart .target { stroke: #ef6c00; } svg.chart .place { stroke: #1565c0; }
+.k::before { content: ''; display: inline-block; width: 1em; height: 0; border-top: 3px solid; vertical-align: middle; margin-right: .2em; }
+.k.published::before { border-color: #1565c0; } .k.market::before { border-color: #9e9e9e; } .k.floor::before { border-color: #c62828; } .k.ceiling::before { border-color: #2e7d32; } .k.target::before { border-color: #ef6c00; }
+.listing-same { color: var(--good); } .listing-lagging { color: var(--warn); } .listing-differs, .listing-missing, .listing-unpublished { color: var(--bad); }
 svg.chart .axis { font-size: 10px; fill: var(--muted); }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: .8rem; }
 nav { display: flex; flex-wrap: wrap; gap: .3rem 1rem; margin: .5rem 0; }

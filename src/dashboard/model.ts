@@ -3,6 +3,7 @@
 import { assessHealth } from '../health.js';
 import type { ExportTemplate, HealthLevel } from '../model.js';
 import { HISTORY_MS, type History } from './history.js';
+import { competeSectionView, type CompeteHistory, type CompeteSectionView } from './compete-chart.js';
 import { prepare, type DirectionFacts, type ExportFacts } from './prepare.js';
 import { publicText, type Redaction } from './redact.js';
 import type { BuildReport, Status } from '../report.js';
@@ -34,6 +35,8 @@ export interface DashboardInput {
   latest?: LatestBuild | undefined;
   status?: Status | undefined;
   history?: History | undefined;
+  /** The competing directions' charts (compete-chart.ts). */
+  competeHistory?: CompeteHistory | undefined;
   now: Date;
   filter?: Partial<Filter>;
   redaction: Redaction;
@@ -93,6 +96,8 @@ export interface DashboardView {
   matching: number;
   total: number;
   builds: [number, number, number][];
+  /** BestChange's listing of us and the competing directions' charts. */
+  compete: CompeteSectionView;
   window: { from: number; to: number };
   readers?: ReadersView;
 }
@@ -197,6 +202,7 @@ export function dashboardModel(input: DashboardInput): DashboardView {
     builds: (input.history?.builds ?? [])
       .filter((b) => b.at >= window.from)
       .map((b) => [b.at, b.durationMs, b.published]),
+    compete: competeSectionView(input.competeHistory, status?.listing),
     window,
     ...(input.readers ? { readers: input.readers } : {}),
   };

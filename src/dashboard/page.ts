@@ -1,5 +1,6 @@
 // The dashboard at `/`: the view model as HTML, complete without script (dashboard.js only refreshes it and applies filters in place).
 import { lineChart } from './chart.js';
+import { competeSection } from './compete-chart.js';
 import { escapeHtml, html, lines, style, table, type Cell } from './html.js';
 import { ROW_LIMIT, type DashboardView, type DirectionView, type SourceView } from './model.js';
 import { age, ago, directionName, plural } from '../words.js';
@@ -283,11 +284,11 @@ export function renderLive(view: DashboardView): { top: string; rows: string } {
 ${headline(view.head)}
 ${buildLine(view)}
 <p id="counts">${plural(counts.published, 'direction')} published, ${counts.withheld} withheld, ${counts.hours} out of hours, ${counts.paused} paused.</p>
-<nav aria-label="Sections"><a href="#sources">Sources</a><a href="#exports">Exports</a>${view.readers ? '<a href="#readers">Readers</a>' : ''}<a href="#directions">Directions</a><a href="#history">Last 24 hours</a></nav>
+<nav aria-label="Sections"><a href="#sources">Sources</a><a href="#exports">Exports</a>${view.readers ? '<a href="#readers">Readers</a>' : ''}<a href="#directions">Directions</a>${view.compete.charts.length + view.compete.listing.length > 0 ? '<a href="#competing">Competing</a>' : ''}<a href="#history">Last 24 hours</a></nav>
 ${built ? `${sourcesSection(view)}\n${exportsSection(view)}` : ''}${view.readers ? `\n${readersSection(view.readers, view.head.now)}` : ''}
 </div>`;
   const rows = `<div id="live-rows">
-${built ? `${directionsSection(view)}\n${historySection(view)}` : ''}
+${built ? `${directionsSection(view)}\n${competeSection(view.compete, view.window)}\n${historySection(view)}` : ''}
 <p class="muted">Page made ${escapeHtml(view.head.now)}.</p><noscript><p>Script is off: reload the page for the latest build.</p></noscript>
 </div>`;
   return { top, rows };

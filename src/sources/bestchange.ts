@@ -4,7 +4,7 @@
 // (ETag / Last-Modified) keep the last parsed feed on a 304; a feed with far fewer rows than the last fails
 // while the last can still stand in. Only a feed that was used is the yardstick: a refused one never is.
 import { z } from 'zod';
-import { cityCode, duration } from '../config/fields.js';
+import { cityCode, duration, percentage } from '../config/fields.js';
 import { isRatefileError } from '../errors.js';
 import { parseFeed, type BestChangeFeed } from '../bestchange/feed.js';
 import { fetchWithRetries, httpTarget, looksLikeHtml, SourceError } from './http.js';
@@ -49,6 +49,20 @@ const bestchangeOptions = z
       .union([z.int().min(0), z.array(z.int().min(0)).max(100)])
       .optional()
       .describe('The exchanger’s own BestChange id(s) (bm_exch.dat): its rows are never counted as competitors.'),
+    listing: z
+      .strictObject({
+        alertAfter: duration
+          .prefault('10m')
+          .describe('Alert when a direction stays listed other than published (or missing) for longer than this.'),
+        tolerance: percentage
+          .refine((value) => !value.trim().startsWith('-'), { error: 'expected a tolerance of 0% or more like "1%"' })
+          .default('1%')
+          .describe('How far a listed reserve or limit may be from the published one (BestChange rounds them).'),
+      })
+      .optional()
+      .describe(
+        'With self: compare BestChange’s listing of the exchanger with what ratefile published (lag, differences, missing directions).',
+      ),
     cities: z
       .record(z.string().min(1).max(100), cityCode)
       .optional()
@@ -86,6 +100,12 @@ const bestchangeOptions = z
       ),
   })
   .superRefine((options, context) => {
+    if (options.listing !== undefined && options.self === undefined)
+      context.addIssue({
+        code: 'custom',
+        path: ['listing'],
+        message: 'only with self: (the ids whose listing is compared)',
+      });
     if (options.api === 'v2') return;
     for (const key of ['keyEnv', 'mirrors', 'catalogueRefresh', 'fallback'] as const)
       if (options[key] !== undefined)

@@ -181,6 +181,16 @@ describe('compete: in the config', () => {
     );
   });
 
+  it('listing: only with self, its tolerance not negative', async () => {
+    const compete = '{ place: 1, floor: 1%, ceiling: 2% }';
+    expect(await problems(compete, '  bc: { type: bestchange, listing: { alertAfter: 5m } }\n')).toContain(
+      'sources.bc.listing: only with self: (the ids whose listing is compared)',
+    );
+    expect(await problems(compete, '  bc: { type: bestchange, self: 1, listing: { tolerance: -1% } }\n')).toContain(
+      'sources.bc.listing.tolerance: expected a tolerance of 0% or more like "1%"',
+    );
+  });
+
   it('no bestchange source, or several without naming one', async () => {
     expect(await problems('{ place: 1, floor: 1%, ceiling: 2% }', '')).toContain(
       'directions[0].compete: needs a source of type bestchange in sources (the feed to compete in), found none',
