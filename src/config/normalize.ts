@@ -163,6 +163,7 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
     maintenance: data.maintenance,
     guards: { maxJump: percentToFraction(data.guards.maxJump), confirmBuilds: data.guards.confirmBuilds },
     ...(data.alerts ? { alerts: data.alerts } : {}),
+    ...(data.ha ? { ha: data.ha } : {}),
     health: {
       failAfterPeriods: data.health.failAfterPeriods,
       maxWithheldShare: percentToFraction(data.health.maxWithheld).toNumber(),

@@ -1,6 +1,7 @@
 // The shape of ratefile.config.yaml: one schema, used to validate the file and to emit JSON Schema for editors.
 import { z } from 'zod';
 import { alertsSchema } from '../alerts/config.js';
+import { haSchema } from '../ha/config.js';
 import { competeSchema } from '../compete/config.js';
 import { publishSchema } from '../hosting/config.js';
 import { reserveDefinitions } from '../reserves/index.js';
@@ -267,6 +268,7 @@ export const configSchema = z
       .describe('Exchange directions.'),
     publish: publishSchema,
     alerts: alertsSchema,
+    ha: haSchema,
   })
   .describe('ratefile configuration');
 
