@@ -159,8 +159,9 @@ export function testStandby(dialect: HaDialect): void {
     instance: string,
     lockUrl: string,
     lock: string,
+    change: (config: string) => string = (config) => config,
   ): Promise<{ made: Project; run: RatefileProcess }> => {
-    const made = await makeProject({ 'ratefile.config.yaml': configFor(quotes.url, instance, lock) });
+    const made = await makeProject({ 'ratefile.config.yaml': change(configFor(quotes.url, instance, lock)) });
     projects.push(made);
     const run = spawnRatefile(['--log-format', 'json', 'start', '--port', '0'], {
       cwd: made.dir,
@@ -173,6 +174,10 @@ export function testStandby(dialect: HaDialect): void {
       heldBack: { direction: string; kind?: string }[];
       ha?: { role: string; holder?: string; takeover?: { from: string } };
     };
+
+  /** The address an instance logged that it serves at. */
+  const base = async (run: RatefileProcess) =>
+    (await run.waitForLog(/serving \S+ at (http:\/\/127\.0\.0\.1:\d+\/)/))[1]!;
 
   /** Two instances, `a` leading; `fault` hits it; then the log of every publish is checked. */
   let tests = 0;
@@ -189,6 +194,19 @@ export function testStandby(dialect: HaDialect): void {
     await a.run.waitForLog(/"msg":"ha: took the lock[^"]*: this instance publishes"/, 30_000);
     const b = await start('b', url, lock);
     await b.run.waitForLog(/"msg":"ha: standby: a holds the lock"/, 30_000);
+    // What a load balancer and a scraper see: the standby answers 503 for /healthz and the exports.
+    const [baseA, baseB] = await Promise.all([base(a.run), base(b.run)]);
+    expect((await fetch(`${baseA}healthz`)).status).toBe(200);
+    const health = await fetch(`${baseB}healthz`);
+    expect(health.status).toBe(503);
+    expect(((await health.json()) as { ha: unknown }).ha).toMatchObject({
+      role: 'standby',
+      instance: 'b',
+      holder: 'a',
+    });
+    expect((await fetch(`${baseB}parserfile.xml`)).status).toBe(503);
+    expect((await fetch(`${baseA}parserfile.xml`)).status).toBe(200);
+    expect(await (await fetch(`${baseB}metrics`)).text()).toContain('ratefile_ha_leader{instance="b",holder="a"} 0');
     // Two more publishes by a while b is warm.
     const before = publishes('a', a.run.stderr()).length;
     await expect.poll(() => publishes('a', a.run.stderr()).length, { timeout: 4 * PERIOD }).toBeGreaterThan(before + 1);
@@ -225,6 +243,12 @@ export function testStandby(dialect: HaDialect): void {
     expect(takeover).toBeLessThanOrEqual(2 * PERIOD);
     const after = await status(b.made);
     expect(after.ha).toMatchObject({ role: 'leader', holder: 'b', takeover: { from: 'a' } });
+    const healthAfter = await fetch(`${baseB}healthz`);
+    // With the jump held back, half the directions are withheld: failing (503) for that, not for the role.
+    expect(healthAfter.status).toBe(jump ? 503 : 200);
+    expect(((await healthAfter.json()) as { ha: unknown }).ha).toMatchObject({ role: 'leader', holder: 'b' });
+    expect((await fetch(`${baseB}parserfile.xml`)).status).toBe(200);
+    expect(await (await fetch(`${baseB}metrics`)).text()).toContain('ratefile_ha_leader{instance="b",holder="b"} 1');
     return { a, b, after, takeover };
   };
 
@@ -249,5 +273,26 @@ export function testStandby(dialect: HaDialect): void {
     const { a, takeover } = await failover(async (_a, proxy) => proxy.stall());
     await a.run.waitForLog(/"msg":"ha: lost the lock/, 1_000);
     console.info(`${dialect.name}: stall, takeover after ${takeover} ms`);
+  }, 120_000);
+
+  it('a standby whose config differs does not take over, and says why', async () => {
+    const lock = `failover-${++tests}`;
+    quotes = await startQuotes();
+    const a = await start('a', url, lock);
+    await a.run.waitForLog(/"msg":"ha: took the lock[^"]*: this instance publishes"/, 30_000);
+    const b = await start('b', url, lock, (config) => config.replace('margin: 1.5%', 'margin: 1.6%'));
+    await b.run.waitForLog(
+      /"msg":"ha: the config differs from a's \(hash [0-9a-f]{16}, this one [0-9a-f]{16}\)"/,
+      30_000,
+    );
+    a.run.child.kill('SIGKILL');
+    await a.run.exited;
+    await b.run.waitForLog(
+      /"msg":"ha: standby: not taking over from a: its config \(hash [0-9a-f]{16}\) differs/,
+      3 * PERIOD,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2 * PERIOD));
+    expect(publishes('b', b.run.stderr())).toEqual([]);
+    expect((await status(b.made)).ha).toMatchObject({ role: 'standby', holder: 'a' });
   }, 120_000);
 }
