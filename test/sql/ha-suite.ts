@@ -249,6 +249,14 @@ export function testStandby(dialect: HaDialect): void {
     expect(((await healthAfter.json()) as { ha: unknown }).ha).toMatchObject({ role: 'leader', holder: 'b' });
     expect((await fetch(`${baseB}parserfile.xml`)).status).toBe(200);
     expect(await (await fetch(`${baseB}metrics`)).text()).toContain('ratefile_ha_leader{instance="b",holder="b"} 1');
+    // The lock URL's password is in no log line and no state file of either instance.
+    for (const [made, run] of [
+      [a.made, a.run],
+      [b.made, b.run],
+    ] as const) {
+      expect(run.stderr()).not.toContain(locker.password);
+      expect(await readFile(join(made.dir, '.ratefile', 'status.json'), 'utf8')).not.toContain(locker.password);
+    }
     return { a, b, after, takeover };
   };
 
