@@ -183,7 +183,7 @@ export function testStandby(dialect: HaDialect): void {
   let tests = 0;
   const failover = async (
     fault: (a: RatefileProcess, proxy: StallProxy, lock: string) => Promise<void>,
-    jump = false,
+    { jump = false, offset = 0 }: { jump?: boolean; offset?: number } = {},
   ) => {
     // A lock of its own per test: the record of the last test's holder does not carry over.
     const lock = `failover-${++tests}`;
@@ -216,6 +216,10 @@ export function testStandby(dialect: HaDialect): void {
         .poll(async () => (await status(a.made)).heldBack.some((h) => h.kind === 'jump'), { timeout: 4 * PERIOD })
         .toBe(true);
     }
+    // The fault lands `offset` ms after one of a's publishes: right after it, or well into the period.
+    const published = publishes('a', a.run.stderr()).length;
+    await expect.poll(() => publishes('a', a.run.stderr()).length, { timeout: 2 * PERIOD }).toBeGreaterThan(published);
+    await new Promise((resolve) => setTimeout(resolve, offset));
     const faultAt = Date.now();
     await fault(a.run, proxy, lock);
     await b.run.waitForLog(/"msg":"ha: took the lock[^"]*: this instance publishes \(took over from a\)"/, 3 * PERIOD);
@@ -261,24 +265,29 @@ export function testStandby(dialect: HaDialect): void {
   };
 
   it('SIGKILL of the leader: the standby takes over within two periods, and the held jump stays held', async () => {
-    const { after, takeover } = await failover(async (a) => {
-      a.child.kill('SIGKILL');
-      await a.exited;
-    }, true);
+    const { after, takeover } = await failover(
+      async (a) => {
+        a.child.kill('SIGKILL');
+        await a.exited;
+      },
+      { jump: true },
+    );
     // The jump a was holding back is still held back by b, which never published the old rate itself.
     expect(after.heldBack).toContainEqual(expect.objectContaining({ direction: 'BTC>SBERRUB', kind: 'jump' }));
     console.info(`${dialect.name}: SIGKILL takeover after ${takeover} ms`);
   }, 120_000);
 
   it("the database ends the leader's lock session: it stops, the standby takes over", async () => {
-    const { a, takeover } = await failover(async (_a, _proxy, lock) => dialect.killHolder(server, url, lock));
+    const { a, takeover } = await failover(async (_a, _proxy, lock) => dialect.killHolder(server, url, lock), {
+      offset: PERIOD / 2,
+    });
     await a.run.waitForLog(/"msg":"ha: lost the lock/, 1_000);
     expect(a.run.child.exitCode).toBeNull();
     console.info(`${dialect.name}: session ended, takeover after ${takeover} ms`);
   }, 120_000);
 
   it("the leader's lock connection stalls: it stops publishing, the server frees the lock, the standby takes over", async () => {
-    const { a, takeover } = await failover(async (_a, proxy) => proxy.stall());
+    const { a, takeover } = await failover(async (_a, proxy) => proxy.stall(), { offset: (PERIOD * 3) / 4 });
     await a.run.waitForLog(/"msg":"ha: lost the lock/, 1_000);
     console.info(`${dialect.name}: stall, takeover after ${takeover} ms`);
   }, 120_000);
