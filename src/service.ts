@@ -24,7 +24,7 @@ import { boundUrl, createExportServer, listen, requestPath, type Route } from '.
 import { openDashboard } from './dashboard/board.js';
 import type { BuildReport, Status } from './report.js';
 import { createStandby } from './ha/standby.js';
-import { isStandby, standbyRefusal } from './ha/serve.js';
+import { standbyRefusal } from './ha/serve.js';
 
 export interface ServiceOptions {
   /** Loads the config afresh for each build, so edits apply without a restart. */
@@ -239,16 +239,19 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       // 200 for ok and degraded (what is published is right), 503 for failing; no absolute paths or secrets in it.
       const health = assessHealth(status, options.deps.now());
       // A standby answers 503 too (with `role: "standby"`): a load balancer routes readers to the leader.
-      response.writeHead(health.level === 'failing' || (standby && isStandby(status)) ? 503 : 200, {
+      const ha = standby?.status();
+      response.writeHead(health.level === 'failing' || (ha && ha.role !== 'leader') ? 503 : 200, {
         'Content-Type': 'application/json; charset=utf-8',
         'Cache-Control': 'no-cache',
       });
-      response.end(`${JSON.stringify(dashboard.shown({ ...healthBody(health), ...status, health }), null, 2)}\n`);
+      response.end(
+        `${JSON.stringify(dashboard.shown({ ...healthBody(health), ...status, ...(ha ? { ha } : {}), health }), null, 2)}\n`,
+      );
     },
     '/metrics': metrics.route,
   };
   const server = serve
-    ? createExportServer(outDir, routes, standby ? standbyRefusal(() => status) : undefined)
+    ? createExportServer(outDir, routes, standby ? standbyRefusal(() => standby.status()) : undefined)
     : undefined;
   // Requests counted by route: the pages, each export file by name, everything else as `other`.
   const exportPaths = new Set(options.config.exports.map((e) => `/${e.file}`));

@@ -261,7 +261,7 @@ export function testStandby(dialect: HaDialect): void {
       expect(run.stderr()).not.toContain(locker.password);
       expect(await readFile(join(made.dir, '.ratefile', 'status.json'), 'utf8')).not.toContain(locker.password);
     }
-    return { a, b, after, takeover };
+    return { a, b, after, takeover, baseA };
   };
 
   it('SIGKILL of the leader: the standby takes over within two periods, and the held jump stays held', async () => {
@@ -278,17 +278,23 @@ export function testStandby(dialect: HaDialect): void {
   }, 120_000);
 
   it("the database ends the leader's lock session: it stops, the standby takes over", async () => {
-    const { a, takeover } = await failover(async (_a, _proxy, lock) => dialect.killHolder(server, url, lock), {
+    const { a, takeover, baseA } = await failover(async (_a, _proxy, lock) => dialect.killHolder(server, url, lock), {
       offset: PERIOD / 2,
     });
     await a.run.waitForLog(/"msg":"ha: lost the lock/, 1_000);
     expect(a.run.child.exitCode).toBeNull();
+    // At once, not at its next build: the old leader's server turns its readers away.
+    const health = await fetch(`${baseA}healthz`);
+    expect(health.status).toBe(503);
+    expect(((await health.json()) as { ha: unknown }).ha).toMatchObject({ role: 'standby', holder: 'b' });
+    expect((await fetch(`${baseA}parserfile.xml`)).status).toBe(503);
     console.info(`${dialect.name}: session ended, takeover after ${takeover} ms`);
   }, 120_000);
 
   it("the leader's lock connection stalls: it stops publishing, the server frees the lock, the standby takes over", async () => {
-    const { a, takeover } = await failover(async (_a, proxy) => proxy.stall(), { offset: (PERIOD * 3) / 4 });
+    const { a, takeover, baseA } = await failover(async (_a, proxy) => proxy.stall(), { offset: (PERIOD * 3) / 4 });
     await a.run.waitForLog(/"msg":"ha: lost the lock/, 1_000);
+    expect((await fetch(`${baseA}healthz`)).status).toBe(503);
     console.info(`${dialect.name}: stall, takeover after ${takeover} ms`);
   }, 120_000);
 

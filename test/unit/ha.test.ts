@@ -8,6 +8,8 @@ import type { RatefileError } from '../../src/errors.js';
 import { configHash } from '../../src/ha/fingerprint.js';
 import { decidePublish, lockTiming, type LockRecord, type PublishAsk } from '../../src/ha/role.js';
 import { standbyRefusal } from '../../src/ha/serve.js';
+import { dashboardModel } from '../../src/dashboard/model.js';
+import { renderDashboard } from '../../src/dashboard/page.js';
 import type { HaStatus, Status } from '../../src/report.js';
 import { createExportServer, listen } from '../../src/server.js';
 import { formatStatus } from '../../src/status.js';
@@ -222,9 +224,21 @@ describe('what a role looks like', () => {
     );
   });
 
+  it('the dashboard shows the role and who publishes, escaped', () => {
+    const page = (ha: HaStatus) =>
+      renderDashboard(dashboardModel({ now, status: status(ha), redaction: { roots: [], secrets: [] } }));
+    expect(page(leader)).toContain('Warm standby: this instance (b) is the leader and publishes.');
+    expect(page({ ...standby, holder: 'a<b>' })).toContain(
+      'Warm standby: this instance (b) is the standby; a&lt;b&gt; publishes.',
+    );
+    expect(renderDashboard(dashboardModel({ now, redaction: { roots: [], secrets: [] } }))).not.toContain(
+      'Warm standby',
+    );
+  });
+
   it("a standby's server answers 503 for the exports, naming the publisher; the leader's serves them", async () => {
     const made = await project({ 'public/parserfile.xml': '<rates></rates>\n' });
-    let current = status(standby);
+    let current = standby;
     const server = createExportServer(
       `${made.dir}/public`,
       {},
@@ -235,7 +249,7 @@ describe('what a role looks like', () => {
       const refused = await fetch(`http://127.0.0.1:${port}/parserfile.xml`);
       expect(refused.status).toBe(503);
       expect(await refused.json()).toEqual({ role: 'standby', holder: 'a', reason: 'a holds the lock' });
-      current = status(leader);
+      current = leader;
       const served = await fetch(`http://127.0.0.1:${port}/parserfile.xml`);
       expect(served.status).toBe(200);
       expect(await served.text()).toBe('<rates></rates>\n');
