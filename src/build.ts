@@ -10,6 +10,7 @@ import { applyPauses, type Pause } from './switches.js';
 import { applyReserves } from './reserves/apply.js';
 import { fetchReserves, type ReserveCache } from './reserves/fetch.js';
 import { competeDirections, type FeedState } from './compete/price.js';
+import type { WarMemory } from './compete/war.js';
 import { bestChangeFeed } from './sources/bestchange.js';
 import type { SourceFeed } from './sources/source.js';
 import { registerConfigSecrets } from './secrets.js';
@@ -25,6 +26,8 @@ export interface GuardContext {
   maintenance: boolean;
   /** Directions (or cities) paused with `ratefile pause`; absent: none. */
   pauses?: readonly Pause[];
+  /** The competing directions' memory of moves and wars (src/compete/war.ts); absent: none yet. */
+  wars?: Readonly<WarMemory>;
 }
 
 export interface BuildDeps {
@@ -99,6 +102,8 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
     priced: margined,
     book,
     feeds: feedStates(config, feeds, reports, maxAge, startedAt),
+    now: startedAt,
+    ...(guard.wars ? { memory: guard.wars } : {}),
   });
   const guarded = guardDirections({
     priced: competed.priced,
@@ -151,6 +156,8 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
       competition: competed.details,
       exports,
       guardState: maintenance ? guard.state : guarded.state,
+      // In maintenance nothing competes: the memory is kept as it was.
+      ...(maintenance ? (guard.wars ? { warMemory: { ...guard.wars } } : {}) : { warMemory: competed.memory }),
       acceptedUsed: guarded.acceptedUsed,
       timings: { fetchMs: t1 - t0, priceMs: t2 - t1, renderMs: t3 - t2 },
       ...liveCodes(feeds.values()),
@@ -174,10 +181,28 @@ function feedStates(
     const limit = maxAge.get(source.name);
     states.set(source.name, {
       ...(feed ? { feed } : {}),
-      ...(report?.fetchedAt ? { ageSeconds: Math.round((now.getTime() - report.fetchedAt.getTime()) / 1000) } : {}),
+      ...(report?.fetchedAt
+        ? {
+            ageSeconds: Math.round((now.getTime() - report.fetchedAt.getTime()) / 1000),
+            fetchedAt: report.fetchedAt,
+          }
+        : {}),
       ...(limit === undefined || !Number.isFinite(limit) ? {} : { maxAgeSeconds: Math.round(limit / 1000) }),
       ...(report?.error ? { error: report.error } : {}),
     });
   }
+  // A v2 source with no usable data: its `fallback` (an info.zip source) stands in, ranked by the bare rate.
+  for (const source of config.sources) {
+    const fallback = source.options.fallback;
+    const own = states.get(source.name);
+    const stand = typeof fallback === 'string' ? states.get(fallback) : undefined;
+    if (!own || !stand?.feed || (own.feed && !tooOld(own))) continue;
+    if (tooOld(stand)) continue;
+    const why = own.feed ? `is ${own.ageSeconds ?? '?'} s old` : `has no data${own.error ? `: ${own.error}` : ''}`;
+    states.set(source.name, { ...stand, standIn: `${String(fallback)} (info.zip) stands in: ${source.name} ${why}` });
+  }
   return states;
 }
+
+const tooOld = (state: FeedState) =>
+  state.ageSeconds !== undefined && state.maxAgeSeconds !== undefined && state.ageSeconds > state.maxAgeSeconds;

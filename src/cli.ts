@@ -8,6 +8,7 @@ import { registerExplain } from './commands/explain.js';
 import { registerInit } from './commands/init.js';
 import { applyConfigEnv, createContext, type CliDeps } from './commands/context.js';
 import { registerOperate } from './commands/operate.js';
+import { registerProbe } from './commands/probe.js';
 import { registerPublish } from './commands/publish.js';
 import { registerSchema } from './commands/schema.js';
 import { registerServe, registerStart } from './commands/serve.js';
@@ -98,6 +99,7 @@ export function createProgram(deps: CliDeps, setExitCode: (code: number) => void
   ])
     register(program, context);
   registerCheck(program, context);
+  registerProbe(program, context);
   registerExplain(program, context);
   registerInit(program, context);
   registerValidate(program, context);

@@ -21,6 +21,7 @@ import {
 import type { PublishGate } from './ha/standby.js';
 import { failedStatus, successStatus, type StatusContext } from './status.js';
 import { writeLiveCodes } from './live-codes.js';
+import { readWarMemory, warDirections, writeWarMemory } from './war-state.js';
 import type { Status } from './report.js';
 import { directionName, plural } from './words.js';
 
@@ -89,19 +90,20 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     ...(deps.configError === undefined ? {} : { configError: deps.configError }),
   };
   try {
-    const [guardFile, accepted, maintenance, published, pauses] = await Promise.all([
+    const [guardFile, accepted, maintenance, published, pauses, warFile] = await Promise.all([
       readGuardState(config.stateDir),
       acceptRequests(config.stateDir),
       maintenanceFlag(config.stateDir),
       readPublishedExports(config.stateDir, outDir),
       readPauses(config.stateDir),
+      readWarMemory(config.stateDir, warDirections(config)),
     ]);
     // A standby builds from the guard state the holder last published, so a jump it held back stays held back.
     const shared = await deps.ha?.sharedGuard();
     const result = await build(config, {
       ...deps,
       now: () => at,
-      guard: { state: shared ?? guardFile.state, accepted, maintenance, pauses },
+      guard: { state: shared ?? guardFile.state, accepted, maintenance, pauses, wars: warFile.memory },
     });
     if (deps.ha && !(await deps.ha.mayPublish(config, at))) {
       const durationMs = Math.round(elapsed() - started);
@@ -147,6 +149,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     const publishMs = elapsed() - publishStarted;
     // Kept only once the files are out, so the state always describes what was published.
     await writeGuardState(config.stateDir, result.report.guardState, at);
+    if (result.report.warMemory) await writeWarMemory(config.stateDir, result.report.warMemory, at);
     await clearAcceptRequests(config.stateDir, result.report.acceptedUsed);
     const guardProblem = await deps.ha?.published(result.report.guardState);
     // Never throws: a failed upload is a warning, the local files stay, and the next build retries it.
@@ -169,6 +172,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
       ...(guardProblem ? [guardProblem] : []),
       ...(lostLock ? ['ha: the lock was lost after the local publish: the S3 upload was left to the new holder'] : []),
       ...(guardFile.problem ? [guardFile.problem] : []),
+      ...(warFile.problem ? [warFile.problem] : []),
       ...(published.problem ? [published.problem] : []),
       ...(codesProblem ? [codesProblem] : []),
       ...(upload ? uploadProblems(upload) : []),

@@ -4,6 +4,7 @@ import type { Label } from './config/fields.js';
 import type { HoursWindow } from './hours.js';
 import type { AlertsConfig } from './alerts/config.js';
 import type { HaConfig } from './ha/config.js';
+import type { MonitorConfig } from './readers/config.js';
 import type { ExportFormat } from './exports/formats.js';
 
 export interface Currency {
@@ -63,6 +64,15 @@ export interface SourceConfig {
   readonly name: string;
   readonly type: string;
   readonly options: { readonly type: string } & Readonly<Record<string, unknown>>;
+  /** A bestchange source: the pairs the config's directions compete in (what BestChange's API v2 is asked for). */
+  readonly competes?: readonly FeedPair[];
+}
+
+/** A pair a competitor feed is asked for: a competing direction's monitor codes, and its cities when cash. */
+export interface FeedPair {
+  readonly from: string;
+  readonly to: string;
+  readonly cities: readonly string[];
 }
 
 /** One export file, declared by a template in templates/. */
@@ -126,6 +136,10 @@ export interface Config {
   readonly alerts?: Readonly<AlertsConfig>;
   /** The lock that lets one of several instances publish (`ha:`); absent: this instance always publishes. */
   readonly ha?: Readonly<HaConfig>;
+  /** The monitors expected to read the exports (`monitors:`), in config order. */
+  readonly monitors?: readonly MonitorConfig[];
+  /** nginx's access log (`accessLog:`), absolute: `start` reads the exports' fetches from it. */
+  readonly accessLog?: string;
   /** Longest gap between two scheduled builds, in milliseconds. */
   readonly schedulePeriodMs: number;
   /** Uploads after each build (`publish.s3`). */
@@ -174,6 +188,22 @@ export interface CompeteRule {
   readonly ignoreIds: ReadonlySet<number>;
   /** Competitors with a smaller reserve do not count; in the direction's to asset or converted through the quotes. */
   readonly minReserve?: Money;
+  /** Never more generous than the best counted competitor behind the place by more than this many typical steps; absent: no cap. */
+  readonly cap?: Decimal;
+  /** War detection (src/compete/war.ts); absent: off. */
+  readonly war?: WarRule;
+  /** The exchanger's own BestChange ids (its source's `self`): never counted. */
+  readonly selfIds?: ReadonlySet<number>;
+}
+
+/** When answered moves make a price war, and how long the rate is held then. */
+export interface WarRule {
+  /** Our moves answered in a row that make a war. */
+  readonly rounds: number;
+  /** An answer counts when the feed showing it was fetched at most this long after our move. */
+  readonly withinMs: number;
+  /** How long the rate is held once a war is seen. */
+  readonly coolDownMs: number;
 }
 
 /** One export file as a build returns it, before anything writes it (publish.ts, the S3 upload, the check gate). */

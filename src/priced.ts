@@ -18,11 +18,10 @@ export interface PricedDirection {
   market: Decimal;
   /** The market rate after the direction's margin. */
   rate: Decimal;
-  /** What the limits are made of; each export publishes them at its own published rate (see publishedLimits). */
+  /** What the limits are made of; each export publishes them at its own published rate (src/pricing/published.ts). */
   terms: LimitTerms;
-  /** Limits in the from currency as published at the rate without markup: `min` rounded up, `max` capped by the reserve and rounded down. */
-  min?: Decimal;
-  max: Decimal;
+  /** What it publishes without a markup: `rate` in its published form and the limits at it (src/pricing/published.ts). */
+  published: Publication;
   /** Rates of the direction's amount tiers (`tiers:`), in their order: the same market after each tier's margin. */
   tierRates?: Decimal[];
   /** Set for a direction with a `compete:` block: how it stands against BestChange's field. */
@@ -38,11 +37,24 @@ export interface CompeteOutcome {
   /** Competitors counted (after `ignore` and `minReserve`). */
   competitors: number;
   /** What set the rate: holding the place, clamped at the floor or ceiling, or the normal margin when the field is not trusted. */
-  basis: 'place' | 'floor' | 'ceiling' | 'fallback';
+  basis: 'place' | 'floor' | 'ceiling' | 'fallback' | 'cap' | 'war';
   /** Why the rate is not simply the place's: the fallback's cause, or the clamp. */
   reason?: string;
   /** Age of the feed in seconds at the build. */
   feedAgeSeconds?: number;
+  /** A price war being held out (src/compete/war.ts): the rate is held, never more generous, until `until`. */
+  war?: CompeteWar;
+}
+
+/** A price war: the competitor that answered our moves, how many in a row, and the cool-down. */
+export interface CompeteWar {
+  /** Its name as the feed's exchanger list has it, and its BestChange id. */
+  rival: string;
+  rivalId: number;
+  rounds: number;
+  /** ISO times: when the war was seen, and the end of the cool-down. */
+  since: string;
+  until: string;
 }
 
 /**
@@ -77,4 +89,37 @@ export interface LimitTerms {
 /** A rate in its published form: `in` of the from currency buys `out` of the to currency. */
 export type PublishedRate = { in: Decimal; out: Decimal };
 
+/** Limits in the from currency as published at a rate: `min` rounded up, `max` capped by the reserve and rounded down. */
 export type PublishedLimits = { min?: Decimal; max: Decimal };
+
+/** A published rate as numbers and as the text every export prints. */
+export interface RateEntry {
+  in: string;
+  out: string;
+  form: PublishedRate;
+}
+
+/** What a direction publishes at one rate: that rate's published form and text, and the limits that hold at it. */
+export interface Publication {
+  rate: RateEntry;
+  limits: PublishedLimits;
+}
+
+/** One amount tier as published: orders from `min` to `max` (from currency) at `form`. */
+export interface LadderStep {
+  min: Decimal;
+  max: Decimal;
+  form: PublishedRate;
+}
+
+/** What a direction publishes in an export: its publication at the export's markup, with tiers capped and stepped. */
+export interface Published extends Publication {
+  /** The tier steps, when more than one tier is left. */
+  steps?: LadderStep[];
+}
+
+/** Why a direction cannot be published at some rate (its limits cross there), named for health and alerts. */
+export interface Refusal {
+  reason: string;
+  kind: WithheldKind;
+}

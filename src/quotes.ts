@@ -15,7 +15,9 @@ import { sourceMaxAgeMs, sourceRefreshMs } from './source-options.js';
 export { QuoteCache };
 
 function fingerprint(source: SourceConfig, env: FetchDeps['env']): string {
-  return JSON.stringify([source.type, source.options, env?.[baseUrlVariable(source.type)] ?? null]);
+  // The pairs a feed competes in are what v2 is asked for: other pairs are another fetch.
+  const pairs = source.competes === undefined ? [] : [source.competes];
+  return JSON.stringify([source.type, source.options, env?.[baseUrlVariable(source.type)] ?? null, ...pairs]);
 }
 
 function quoteTimes(quotes: readonly Quote[]): Pick<SourceReport, 'quoteTimes'> {

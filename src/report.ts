@@ -2,6 +2,7 @@
 // status file kept between builds (Status). Types only: they sit below the steps that fill them in, so health,
 // status and tally read them without importing the build or each other.
 import type { CompeteDetail } from './compete/price.js';
+import type { WarMemory } from './compete/war.js';
 import type { GuardState } from './guards.js';
 import type { Direction, Health, HealthPolicy } from './model.js';
 import type { CompeteOutcome, PricedDirection, WithheldDirection, WithheldKind } from './priced.js';
@@ -24,6 +25,8 @@ export interface BuildReport {
   exports: { name: string; file: string; items: number }[];
   /** Guard state after this build, for the caller to keep if it publishes. */
   guardState: GuardState;
+  /** The war memory of the competing directions after this build (src/compete/war.ts), kept like the guard state. */
+  warMemory?: WarMemory;
   /** Accept requests this build used up. */
   acceptedUsed: string[];
   /** The currency codes of the BestChange feeds this build read (bm_cycodes.dat): known besides the shipped list. */

@@ -100,6 +100,11 @@ function urlSecrets(text: string): string[] {
   return found;
 }
 
+/** Register the credentials written into a URL given on the command line (`ratefile probe URL`): never shown again. */
+export function registerUrlSecrets(text: string): void {
+  for (const secret of urlSecrets(text)) registerSecret(secret);
+}
+
 function decodeSafely(text: string): string {
   try {
     return decodeURIComponent(text);

@@ -22,6 +22,7 @@ import { freshnessNotes } from './freshness.js';
 import { ReserveCache } from './reserves/fetch.js';
 import { boundUrl, createExportServer, listen, requestPath, type Route } from './server.js';
 import { openDashboard } from './dashboard/board.js';
+import { openReaders } from './readers/tracker.js';
 import type { BuildReport, Status } from './report.js';
 import { createStandby } from './ha/standby.js';
 import { standbyRefusal } from './ha/serve.js';
@@ -144,6 +145,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     () => status,
     () => options.deps.now(),
   );
+  // Who fetches the exports (this server, nginx's access log) and whether the expected monitors do, as the config at start-up says.
+  const readers = await openReaders({
+    config: options.config,
+    log,
+    now: options.deps.now,
+    registry: metrics.registry,
+    serving: serve,
+  });
   // Alerts as the config at start-up says: a channel is not added or dropped by a reload.
   const alerts = options.config.alerts;
   const notifier = alerts
@@ -207,7 +216,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       status = await readStatus(options.config.stateDir);
     }
     // Queued, never awaited: a channel that is down does not slow a build.
-    if (notifier && status) await notifier.observe(status, options.deps.now());
+    if (notifier && status) {
+      const more = await readers.problems(options.deps.now());
+      await notifier.observe(status, options.deps.now(), more);
+    }
   };
 
   const rebuild = (): Promise<void> => {
@@ -234,7 +246,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   await settledWithin(quoteCache, FIRST_FEED_WAIT_MS);
   await rebuild();
   const routes: Record<string, Route> = {
-    ...dashboard.routes(() => status),
+    ...dashboard.routes(() => status, readers.view),
     '/healthz': (_request, response) => {
       // 200 for ok and degraded (what is published is right), 503 for failing; no absolute paths or secrets in it.
       const health = assessHealth(status, options.deps.now());
@@ -259,6 +271,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const path = requestPath(request.url ?? '');
     const route = Object.hasOwn(routes, path) || exportPaths.has(path) ? path : 'other';
     response.once('finish', () => metrics.recordRequest(route, response.statusCode));
+    if (route === 'other' || exportPaths.has(path))
+      readers.served(request, response, path, route === 'other' ? undefined : path.slice(1));
   });
   const port = server ? await listen(server, options.port, options.host) : undefined;
   const task = scheduleBuilds(options.config.schedule, () => void rebuild(), log);
@@ -303,6 +317,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
           server.closeAllConnections();
         });
       }
+      await readers.stop();
     },
   };
 }

@@ -77,6 +77,7 @@ export async function askSource(
   const context: SourceContext = {
     ...sourceContext(source.name, deps),
     ...(previous ? { previous } : {}),
+    ...(source.competes ? { competes: source.competes } : {}),
     ...(previousStale ? { previousStale } : {}),
   };
   const result = await definition.fetchQuotes(source.options, context);

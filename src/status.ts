@@ -153,7 +153,8 @@ export function failedStatus(
 }
 
 const competingLine = (c: CompetingStatus) =>
-  `  ${directionNameOfId(c.direction)}: ${c.basis === 'fallback' ? 'NORMAL MARGIN' : `place ${c.place} of ${c.competitors + 1}`} (target ${c.target}, ${c.basis})${c.reason ? `: ${c.reason}` : ''}`;
+  `  ${directionNameOfId(c.direction)}: ${c.basis === 'fallback' ? 'NORMAL MARGIN' : `place ${c.place} of ${c.competitors + 1}`} (target ${c.target}, ${c.basis})${c.reason ? `: ${c.reason}` : ''}` +
+  (c.war && c.basis !== 'war' ? `; price war with ${c.war.rival} (#${c.war.rivalId}), held until ${c.war.until}` : '');
 
 const agoOrNever = (iso: string | undefined, now: Date) => (iso === undefined ? 'never' : ago(iso, now));
 

@@ -13,7 +13,14 @@ import type { Logger } from '../log.js';
 import { writeFileAtomic } from '../publish.js';
 import { RejectedAlert, type Channel, type ChannelName } from './channels.js';
 import { enqueue, nextFor, restoreOutbox, settle, type Dropped, type PendingMessage } from './outbox.js';
-import { compareProblems, currentProblems, messageText, type AlertEvent, type AlertState } from './problems.js';
+import {
+  compareProblems,
+  currentProblems,
+  messageText,
+  type AlertEvent,
+  type AlertState,
+  type Problem,
+} from './problems.js';
 import type { Status } from '../report.js';
 
 export interface NotifierOptions {
@@ -30,8 +37,11 @@ export interface NotifierOptions {
 }
 
 export interface Notifier {
-  /** Compare this build's status with the known problems and queue a message if anything changed; never throws. */
-  observe(status: Status, now: Date): Promise<void>;
+  /**
+   * Compare this build's status (and `more` problems, e.g. silent monitors) with the known problems and queue a
+   * message if anything changed; never throws.
+   */
+  observe(status: Status, now: Date, more?: readonly Problem[]): Promise<void>;
   /** Resolves once the outbox is empty (tests): never while a channel stays down. */
   idle(): Promise<void>;
   /** Stop delivering (an attempt under way is abandoned); what is undelivered stays in the outbox for the next start. */
@@ -220,10 +230,11 @@ export function createNotifier(options: NotifierOptions): Notifier {
   });
 
   return {
-    async observe(status, now) {
+    async observe(status, now, more = []) {
       try {
         await loaded;
-        const compared = compareProblems(stored, currentProblems(status, now), now, options.reminderMs);
+        const problems = [...currentProblems(status, now), ...more];
+        const compared = compareProblems(stored, problems, now, options.reminderMs);
         let outbox = stored.outbox;
         if (compared.events.length > 0) {
           const message = {

@@ -52,6 +52,12 @@ export function currentProblems(status: Status, now: Date): Problem[] {
         key: `compete:${c.direction}`,
         text: `${directionNameOfId(c.direction)} at its normal margin: ${c.reason ?? 'the field is not trusted'}`,
       });
+    // A war starts an alert for its cool-down, whatever sets the rate meanwhile.
+    if (c.war)
+      problems.push({
+        key: `war:${c.direction}`,
+        text: `${directionNameOfId(c.direction)} in a price war with ${c.war.rival} (#${c.war.rivalId}): ${c.war.rounds} of our moves answered in a row; rate held until ${c.war.until}`,
+      });
     if (c.basis === 'floor')
       problems.push({
         key: `floor:${c.direction}`,

@@ -18,6 +18,10 @@ export interface CompetitorRow {
   /** Amount limits, 11-field layout only. */
   min?: string;
   max?: string;
+  /** API v2 only: BestChange's rate with the exchanger's fees at $300, in v2's give form (from per 1 to). */
+  rankrate?: string;
+  /** In a view ranked by rankrate (give = rankrate, get = 1): the row's own rate as `give:get`. */
+  bare?: string;
 }
 
 export interface FeedCity {
@@ -33,6 +37,8 @@ export interface BestChangeFeed {
   rows: number;
   /** Fields per bm_rates.dat row: 8 (format 2.01) or 11 (2.02 and later: min, max, city). */
   layout: 8 | 11;
+  /** How BestChange ranks the rows: `rankrate` (API v2); absent: by the bare rate (info.zip has no rankrate). */
+  order?: 'rankrate';
   /** Export codes of bm_cycodes.dat (for `check`). */
   currencies: ReadonlySet<string>;
   exchangers: ReadonlyMap<number, string>;
@@ -105,7 +111,7 @@ function checkLineCount(bytes: Uint8Array): void {
 
 const cp1251 = new TextDecoder('windows-1251');
 
-/** windows-1251 text; plain ASCII (all of bm_rates.dat in practice) is read as latin1, ten times faster. */
+/** windows-1251 text. Plain ASCII (all of bm_rates.dat in practice) is the same in latin1, which Node decodes natively. */
 function decode(bytes: Uint8Array): string {
   for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) return cp1251.decode(bytes);
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');

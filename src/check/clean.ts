@@ -1,7 +1,9 @@
-// A quick test that an item in the standard form (simple.ts: elements in order, the required ones there, codes
-// alphanumeric, numbers plain, no value empty or with space around it) has nothing to report. It is conservative:
-// "clean" means checkItem (item.ts) would report nothing at all for the item; whenever it is not sure it says no,
-// and the item gets the full rules. Numbers are read as digits (never Decimal) and compared as doubles when clearly
+// A quick test that an item in the standard form (the rule table's pattern, rules.ts: elements in order, those an
+// item must have there, codes alphanumeric, numbers plain, no value empty or with space around it) has nothing to
+// report. It is conservative: "clean" means checkItem (item.ts) would report nothing at all for the item; whenever
+// it is not sure it says no, and the item gets the full rules. It finds the elements by the table: the ones whose
+// values it weighs together (codes, rate, reserve, limits, city) by name, only while the table gives them the kinds
+// it knows, and every other element by its kind; an element of a kind it has no quick test for is never cleared. Numbers are read as digits (never Decimal) and compared as doubles when clearly
 // apart, and else exactly from the same digits (plain.ts: doubles below 2^53, BigInt past it); what repeats from
 // item to item (codes, labels, the address's host) is looked at once.
 import { knownCities } from '../codes.js';
@@ -9,9 +11,9 @@ import { labels } from '../config/fields.js';
 import { isKnownUnit } from './item.js';
 import { numberedCurrencies } from './numbered.js';
 import { compare, compareScaled, exactLimit, exceedsScaled, paysMoreThan } from './plain.js';
+import { itemRules, type ItemRules, type ValueKind } from './rules.js';
 import { decodeText, type StandardTexts } from './simple.js';
 import { parseFee, parseFloating } from './values.js';
-import { itemElements } from '../exports/items.js';
 
 /** The direction of a clean item, for the duplicates check: its currencies by number (numbered.ts), and its city. */
 export interface Direction {
@@ -20,12 +22,19 @@ export interface Direction {
   city?: string;
 }
 
-/** Where the text of an item element is in StandardTexts. */
-const slot = (name: (typeof itemElements)[number]): number => 1 + itemElements.indexOf(name);
-const [from, to, inSlot, outSlot, amount, minamount, maxamount, floating, delay, param, city, url] = (
-  ['from', 'to', 'in', 'out', 'amount', 'minamount', 'maxamount', 'floating', 'delay', 'param', 'city', 'url'] as const
-).map(slot) as [number, number, number, number, number, number, number, number, number, number, number, number];
-const fees = (['minfee', 'fromfee', 'tofee'] as const).map(slot);
+/** The elements whose values the quick test weighs together, with the kind it knows each as. */
+const roles = {
+  from: 'currency',
+  to: 'currency',
+  in: 'number',
+  out: 'number',
+  amount: 'reserve',
+  minamount: 'minimum',
+  maxamount: 'maximum',
+  city: 'cities',
+} as const satisfies Record<string, ValueKind>;
+/** Those every item of the standard form has (the rest, the city, may be absent). */
+const always: readonly (keyof typeof roles)[] = ['from', 'to', 'in', 'out', 'amount', 'minamount', 'maxamount'];
 const knownLabels: ReadonlySet<string> = new Set(labels);
 
 /** Relative distance below which doubles do not decide (their error here stays below 1e-13). */
@@ -54,9 +63,39 @@ export class CleanItems {
   private readonly labelVerdicts = new Map<string, boolean>();
   /** The scheme and authority of the last good address (see `httpUrl`), or empty. */
   private authority = '';
+  /** Where each role's text is in StandardTexts (`1 + rank` in the table). */
+  private readonly slot: Readonly<Record<keyof typeof roles, number>>;
+  /** Every other element of the table: where its text is, and its kind. */
+  private readonly otherSlots: readonly number[];
+  private readonly otherKinds: readonly ValueKind[];
+  /** Whether the table has the roles as this test knows them; if not, no item is cleared. */
+  private readonly usable: boolean;
+
+  constructor(rules: ItemRules = itemRules()) {
+    const slot = (name: string) => 1 + (rules.byName.get(name)?.rank ?? -1);
+    this.slot = {
+      from: slot('from'),
+      to: slot('to'),
+      in: slot('in'),
+      out: slot('out'),
+      amount: slot('amount'),
+      minamount: slot('minamount'),
+      maxamount: slot('maxamount'),
+      city: slot('city'),
+    };
+    this.usable = Object.entries(roles).every(([name, kind]) => {
+      const rule = rules.byName.get(name);
+      return rule?.value === kind && (rule.missing !== undefined || !always.includes(name as keyof typeof roles));
+    });
+    const others = rules.elements.filter((rule) => !Object.hasOwn(roles, rule.name));
+    this.otherSlots = others.map((rule) => slot(rule.name));
+    this.otherKinds = others.map((rule) => rule.value);
+  }
 
   /** The item's direction when it has nothing to report; undefined when it may have. */
   test(texts: StandardTexts): Direction | undefined {
+    if (!this.usable) return undefined;
+    const { from, to, city } = this.slot;
     // Codes are letters and digits in the standard form, so they read as written. Items come sorted by from.
     const { numbers, list } = numberedCurrencies();
     const fromCode = texts[from]!;
@@ -79,19 +118,37 @@ export class CleanItems {
     }
 
     if (!this.numbersClean(texts)) return undefined;
-    for (const k of fees) if (texts[k] !== undefined && !feeClean(decodeText(texts[k]))) return undefined;
-    if (texts[floating] !== undefined && !parseFloating(decodeText(texts[floating])).ok) return undefined;
-    if (texts[delay] !== undefined && (!this.number(texts[delay], delayPlace) || this.fractions[delayPlace] === 1))
-      return undefined;
-    if (texts[param] !== undefined && !this.labelsClean(texts[param])) return undefined;
-    if (texts[url] !== undefined && !this.httpUrl(texts[url])) return undefined;
+    const { otherSlots, otherKinds } = this;
+    for (let k = 0; k < otherSlots.length; k++) {
+      const text = texts[otherSlots[k]!];
+      if (text !== undefined && !this.valueClean(otherKinds[k]!, text)) return undefined;
+    }
     return cityCode === undefined
       ? { from: fromNumber, to: toNumber }
       : { from: fromNumber, to: toNumber, city: cityCode };
   }
 
+  /** Whether an element of `kind` holding `text` (as written) has nothing to report; false for kinds weighed as roles. */
+  private valueClean(kind: ValueKind, text: string): boolean {
+    switch (kind) {
+      case 'fee':
+        return feeClean(decodeText(text));
+      case 'floating':
+        return parseFloating(decodeText(text)).ok;
+      case 'delay':
+        return this.number(text, delayPlace) && this.fractions[delayPlace] === 0;
+      case 'labels':
+        return this.labelsClean(text);
+      case 'url':
+        return this.httpUrl(text);
+      default:
+        return false;
+    }
+  }
+
   /** in, out, amount and the limits: the rate 1:X or X:1 with X ≥ 1, no zero reserve or maximum, min ≤ max, the reserve pays both limits. */
   private numbersClean(texts: StandardTexts): boolean {
+    const { in: inSlot, out: outSlot, amount, minamount, maxamount } = this.slot;
     if (
       !this.number(texts[inSlot]!, inPlace) ||
       !this.number(texts[outSlot]!, outPlace) ||
@@ -115,6 +172,7 @@ export class CleanItems {
   /** Whether the minimum is above the maximum, exactly (their doubles are too close to tell). */
   private minAboveMax(texts: StandardTexts): boolean {
     const { digits, scales } = this;
+    const { minamount, maxamount } = this.slot;
     const sign =
       this.exact(minPlace) && this.exact(maxPlace)
         ? compareScaled(digits[minPlace]!, scales[minPlace]!, digits[maxPlace]!, scales[maxPlace]!)
@@ -142,6 +200,7 @@ export class CleanItems {
         scales[amountPlace]!,
       );
     }
+    const { in: inSlot, out: outSlot, amount } = this.slot;
     return !paysMoreThan(texts[k]!, texts[inSlot]!, texts[outSlot]!, texts[amount]!);
   }
 

@@ -3,49 +3,20 @@
 import { labels } from '../config/fields.js';
 import { Decimal } from '../decimal.js';
 import { closest } from '../config/problems.js';
-import { checkCities, checkCurrency, type Report } from './item.js';
+import type { Report } from './findings.js';
+import { checkCities, checkCurrency } from './item.js';
 import { atLeastOne, compare, isOne, isWhole, isZero, paysMoreThan } from './plain.js';
 import type { XmlElement } from './tree.js';
 import { negativeMessage, negativeNumber, numberProblem, rateFormProblem } from './values.js';
+import { erefRules, itemRules } from './rules.js';
 import { show } from '../words.js';
 
-/** The schema sequence as the format's description gives it; labels sit between <floating> and <city>. */
-const order = [
-  'from',
-  'to',
-  'in',
-  'out',
-  'amount',
-  'frommin',
-  'frommax',
-  'tomin',
-  'tomax',
-  'fromfee',
-  'tofee',
-  'step',
-  'delay',
-  'floating',
-  'label',
-  'city',
-  'minamount',
-  'maxamount',
-];
-const rank = new Map(order.map((name, index) => [name, index]));
+const rules = itemRules(erefRules);
 const knownLabels: readonly string[] = labels;
-const numberElements = new Set([
-  'in',
-  'out',
-  'amount',
-  'frommin',
-  'frommax',
-  'tomin',
-  'tomax',
-  'minamount',
-  'maxamount',
-  'delay',
-]);
-/** The maximums: zero or negative, no order can be made (read as written: tolerated, as the classic <maxamount>). */
-const maximums = new Set(['frommax', 'tomax', 'maxamount']);
+/** What an unknown element may have been meant as: the elements and every label. */
+const elementNames = [...[...rules.byName.keys()].filter((name) => name !== 'label'), ...knownLabels];
+/** An element's rule: a label element is the table's `label`. */
+const ruleOf = (name: string) => rules.byName.get(knownLabels.includes(name) ? 'label' : name);
 /** xs:boolean's lexical forms (the 1.1 XSD's type for labels), after white space is collapsed. */
 const booleans = new Set(['true', 'false', '1', '0']);
 
@@ -67,15 +38,11 @@ function checkStructure(item: XmlElement, report: Report): Map<string, XmlElemen
   if (item.text.trim() !== '')
     report('error', 'structure', `text directly inside <item>: "${item.text.trim().slice(0, 40)}"`);
   const seen = new Map<string, XmlElement>();
-  let highest: XmlElement | undefined;
+  let highest: { name: string; rank: number } | undefined;
   for (const child of item.children) {
-    const kind = knownLabels.includes(child.name) ? 'label' : child.name;
-    const position = rank.get(kind);
-    if (position === undefined) {
-      const hint =
-        child.name === 'param'
-          ? undefined
-          : closest(child.name, [...order.filter((name) => name !== 'label'), ...knownLabels]);
+    const rule = ruleOf(child.name);
+    if (rule === undefined) {
+      const hint = child.name === 'param' ? undefined : closest(child.name, elementNames);
       const why =
         child.name === 'param'
           ? '; EREF 1.1 gives each label its own element, like <manual>true</manual>'
@@ -85,18 +52,18 @@ function checkStructure(item: XmlElement, report: Report): Map<string, XmlElemen
       report('warning', 'element-unknown', `unknown element <${child.name}>${why}; monitors ignore it`, child);
       continue;
     }
-    if (seen.has(child.name) && child.name !== 'step')
+    if (seen.has(child.name) && !rule.repeatable)
       report('error', 'element-repeated', `<${child.name}> appears more than once`, child);
     seen.set(child.name, child);
-    if (highest && position < rank.get(knownLabels.includes(highest.name) ? 'label' : highest.name)!) {
+    if (highest && rule.rank < highest.rank) {
       report(
         'tolerated',
         'element-order',
-        `<${child.name}> comes after <${highest.name}>; the EREF 1.1 order is ${order.join(', ')}`,
+        `<${child.name}> comes after <${highest.name}>; the EREF 1.1 order is ${rules.order}`,
         child,
       );
-    } else highest = child;
-    if (child.name !== 'step' && child.children.length > 0)
+    } else highest = { name: child.name, rank: rule.rank };
+    if (rule.value !== 'step' && child.children.length > 0)
       report(
         'error',
         'element-content',
@@ -104,26 +71,16 @@ function checkStructure(item: XmlElement, report: Report): Map<string, XmlElemen
         child,
       );
   }
-  for (const name of ['from', 'to', 'in', 'out', 'amount'])
-    if (!seen.has(name)) report('error', 'element-missing', `<${name}> is missing`);
-  for (const name of ['frommin', 'frommax'])
-    if (!seen.has(name))
-      report(
-        'warning',
-        'element-missing',
-        `<${name}> is missing; EREF 1.1 gives the order limits in the from currency`,
-      );
-  for (const name of ['minamount', 'maxamount'])
-    if (!seen.has(name))
-      report('warning', 'element-missing', `<${name}> is missing; monitor cabinets still read the legacy limits`);
+  for (const { name, missing } of rules.elements)
+    if (missing !== undefined && !seen.has(name)) report(missing.level, 'element-missing', missing.message);
   return seen;
 }
 
 function checkValue(element: XmlElement, report: Report): string | undefined {
   const text = element.text.trim();
-  switch (element.name) {
-    case 'fromfee':
-    case 'tofee': {
+  const kind = ruleOf(element.name)?.value;
+  switch (kind) {
+    case 'side-fee': {
       const number = text.endsWith('%') ? text.slice(0, -1) : text;
       const problem = /^\S+ [A-Z][A-Z0-9]*$/.test(text) ? 'names a currency' : numberProblem(number);
       if (problem !== undefined)
@@ -135,7 +92,7 @@ function checkValue(element: XmlElement, report: Report): string | undefined {
         );
       return undefined;
     }
-    case 'floating': {
+    case 'floating-attributes': {
       const { minutes, percent } = element.attributes;
       if (text !== '')
         report(
@@ -152,11 +109,12 @@ function checkValue(element: XmlElement, report: Report): string | undefined {
         report('error', 'floating', `<floating percent="${percent}">: ${numberProblem(percent)!}`, element);
       return undefined;
     }
-    case 'city':
+    case 'cities':
       checkCities(element, report);
       return undefined;
   }
-  if (knownLabels.includes(element.name)) {
+  // The table's `label` stands for the label elements; an element named <label> is none of them.
+  if (kind === 'flag' && element.name !== 'label') {
     // Engines validating against the 1.1 XSD (xs:boolean) refuse the empty element; monitors read both.
     if (text === '')
       report(
@@ -174,13 +132,14 @@ function checkValue(element: XmlElement, report: Report): string | undefined {
       );
     return undefined;
   }
-  if (!numberElements.has(element.name)) return undefined;
-  if (negativeNumber(text) !== undefined && (element.name === 'amount' || maximums.has(element.name))) {
-    // Read as written, as a zero one is: the same level as zero.
+  if (kind !== 'number' && kind !== 'reserve' && kind !== 'minimum' && kind !== 'maximum' && kind !== 'delay')
+    return undefined;
+  // A reserve or a maximum, zero or negative: no order can be made (read as written: tolerated, as the classic ones).
+  if (negativeNumber(text) !== undefined && (kind === 'reserve' || kind === 'maximum')) {
     report(
       'tolerated',
-      element.name === 'amount' ? 'reserve' : 'limit',
-      negativeMessage(element.name === 'amount' ? '<amount> (the reserve)' : `<${element.name}>`, text),
+      kind === 'reserve' ? 'reserve' : 'limit',
+      negativeMessage(kind === 'reserve' ? `<${element.name}> (the reserve)` : `<${element.name}>`, text),
       element,
     );
     return undefined;
@@ -190,9 +149,9 @@ function checkValue(element: XmlElement, report: Report): string | undefined {
     report('error', 'number', `<${element.name}> "${text}" ${problem}`, element);
     return undefined;
   }
-  if (element.name === 'delay' && !isWhole(text))
-    report('warning', 'number', `<delay> "${text}" is not whole minutes`, element);
-  if (maximums.has(element.name) && isZero(text))
+  if (kind === 'delay' && !isWhole(text))
+    report('warning', 'number', `<${element.name}> "${text}" is not whole minutes`, element);
+  if (kind === 'maximum' && isZero(text))
     report('tolerated', 'limit', `<${element.name}> is zero: leave the direction out instead`, element);
   return text;
 }

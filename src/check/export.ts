@@ -2,17 +2,19 @@
 // Classic and EREF 1.1 XML (eref.ts's item rules) and jsons.info JSON (json.ts), told apart by their content.
 // Two ways to read an XML file, same findings: the files ratefile renders (and most others) are scanned item by item
 // by simple.ts, without a tree of the document; whatever that scanner does not take is read by the general path
-// (xml.ts's well-formedness checks and tree.ts's fast-xml-parser tree).
+// (xml.ts's well-formedness checks and tree.ts's fast-xml-parser tree). Neither reader holds a rule: a classic
+// item's rules, its standard form and the quick test that clears it all come from one table (rules.ts).
 import { CleanItems } from './clean.js';
 import { decodeExport } from './decode.js';
 import { DocumentChecks } from './document.js';
-import { positions, type CheckOptions, type CheckResult, type Finding } from './findings.js';
+import { positions, type CheckOptions, type CheckResult, type Finding, type Report } from './findings.js';
 import { scanSimple, type StandardTexts } from './simple.js';
 import { parseDocument, type XmlElement } from './tree.js';
 import { checkWellFormedText } from './xml.js';
 import { checkErefItem, looksLikeEref } from './eref.js';
 import { checkItem } from './item.js';
 import { checkJsonExport, looksLikeJson } from './json.js';
+import { itemRules, type ItemRules } from './rules.js';
 
 /** How a file was read: by the subset scanner, by the general path, or not at all (its bytes are not UTF-8 text). */
 export type CheckPath = 'fast' | 'general' | 'bytes';
@@ -34,11 +36,18 @@ export interface TracedCheck {
   cleared: number;
 }
 
-/** `checkExport`, saying which way the file was read; `general` forces the general path. */
+/** The rules of one item of a file's format. */
+type ItemCheck = (item: XmlElement, report: Report, codes?: ReadonlySet<string>) => void;
+
+/**
+ * `checkExport`, saying which way the file was read; `general` forces the general path. `rules`: the classic
+ * item's rule table, which both paths derive what they do from (another table only in tests, to show it).
+ */
 export function checkExportTraced(
   bytes: Uint8Array,
   target: string,
   options: CheckOptions & { general?: boolean } = {},
+  rules: ItemRules = itemRules(),
 ): TracedCheck {
   const decoded = decodeExport(bytes);
   if (decoded.text === undefined) return { result: { target, findings: decoded.findings }, path: 'bytes', cleared: 0 };
@@ -47,8 +56,12 @@ export function checkExportTraced(
     return { result: checkJsonExport(decoded.text, target, decoded.findings, options), path: 'general', cleared: 0 };
   // EREF 1.1 items are scanned too (labels hold true or are empty, both of which the scanner takes; a <step> or <floating>'s
   // attributes send the file the general way), each with the full EREF rules: the quick test knows classic items only.
-  const checkItems = looksLikeEref(decoded.text) ? checkErefItem : checkItem;
-  const fast = options.general ? undefined : checkSimple(decoded.text, target, decoded.findings, options, checkItems);
+  const eref = looksLikeEref(decoded.text);
+  const checkItems: ItemCheck = eref ? checkErefItem : (item, report, codes) => checkItem(item, report, codes, rules);
+  const classic = eref ? undefined : rules;
+  const fast = options.general
+    ? undefined
+    : checkSimple(decoded.text, target, decoded.findings, options, checkItems, classic);
   if (fast) return { ...fast, path: 'fast' };
   return {
     result: checkGeneral(decoded.text, target, decoded.findings, options, checkItems),
@@ -63,32 +76,37 @@ function checkSimple(
   target: string,
   findings: readonly Finding[],
   options: CheckOptions,
-  checkItems: typeof checkItem,
+  checkItems: ItemCheck,
+  classic: ItemRules | undefined,
 ): { result: CheckResult; cleared: number } | undefined {
   const checks = new DocumentChecks(positions(text), findings, options, checkItems);
-  const clean = new CleanItems();
-  const classic = checkItems === checkItem;
   let root: XmlElement | undefined;
   let cleared = 0;
   const scanned = scanSimple(text, {
     declaration: (declaration) => checks.declaration(declaration),
     // Any other root goes the general way, which reports it.
     root: (element) => (root = element).name === 'rates' && checks.root(element),
-    // A classic item the quick test finds clean needs no element; anything else gets the full rules.
-    ...(classic
-      ? {
-          standardItem: (texts: StandardTexts, index: number) => {
-            const direction = clean.test(texts);
-            if (direction === undefined) return false;
-            checks.cleanItem(index, direction);
-            cleared += 1;
-            return true;
-          },
-        }
-      : {}),
+    // A classic item in the table's standard form that the quick test finds clean needs no element; anything else
+    // gets the full rules.
+    ...(classic ? { standardItem: standardItems(classic, checks, () => (cleared += 1)) } : {}),
     child: (child) => checks.child(child),
   });
   return scanned && root ? { result: checks.finish(target, root), cleared } : undefined;
+}
+
+/** The scanner's handler of items in the standard form: the table's pattern, and the quick test made from the table. */
+function standardItems(rules: ItemRules, checks: DocumentChecks, counted: () => void) {
+  const clean = new CleanItems(rules);
+  return {
+    pattern: rules.pattern,
+    take: (texts: StandardTexts, index: number) => {
+      const direction = clean.test(texts);
+      if (direction === undefined) return false;
+      checks.cleanItem(index, direction);
+      counted();
+      return true;
+    },
+  };
 }
 
 function checkGeneral(
@@ -96,7 +114,7 @@ function checkGeneral(
   target: string,
   decodingFindings: readonly Finding[],
   options: CheckOptions,
-  checkItems = checkItem,
+  checkItems: ItemCheck,
 ): CheckResult {
   const wellFormed = checkWellFormedText(text, decodingFindings);
   if (wellFormed.text === undefined) return { target, findings: wellFormed.findings };

@@ -1,4 +1,5 @@
 // What `ratefile check` reports: findings (errors and warnings), each tied to a place in the file and, inside an item, to that item.
+import type { XmlElement } from './tree.js';
 import { directionName } from '../words.js';
 
 /**
@@ -13,6 +14,9 @@ export type Severity = 'error' | 'warning';
  * ratefile judges its own files before publishing (`CheckOptions.strict`), as it did before monitors were the measure.
  */
 export type Level = Severity | 'tolerated';
+
+/** A finding of one item, at its level (`tolerated` is a warning or, for ratefile's own files, an error). */
+export type Report = (level: Level, rule: string, message: string, element?: XmlElement) => void;
 
 export interface CheckOptions {
   /** Judge as ratefile's own file (the publish gate): tolerated departures from the standard are errors. */

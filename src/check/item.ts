@@ -1,11 +1,11 @@
-// The rules for one <item>: elements present, known and in order; each value in its standard form; limits and reserve consistent.
+// The rules for one <item>: elements present, known and in order, and what value each takes, as the rule table
+// (rules.ts) has them; each value in its standard form; limits and reserve consistent.
 import { knownCities, knownCurrencies } from '../codes.js';
 import { closest } from '../config/problems.js';
 import { labels } from '../config/fields.js';
-import { Decimal, formatDecimal } from '../decimal.js';
-import type { ItemRef, Level } from './findings.js';
+import type { ItemRef, Report } from './findings.js';
 import type { XmlElement } from './tree.js';
-import { atLeastOne, compare, isOne, isWhole, isZero, paysMoreThan } from './plain.js';
+import { isWhole, isZero } from './plain.js';
 import {
   negativeMessage,
   negativeNumber,
@@ -13,18 +13,11 @@ import {
   parseFee,
   parseFloating,
   parseLimit,
-  rateFormProblem,
   type Limit,
 } from './values.js';
-import { itemElements } from '../exports/items.js';
-import { show } from '../words.js';
+import { checkConsistency } from './consistency.js';
+import { itemRules, type ItemRules } from './rules.js';
 
-const required = ['from', 'to', 'in', 'out', 'amount'] as const;
-/** Elements that may repeat: one limit per unit (the standard's rule for several minimums). */
-const repeatable = new Set(['minamount', 'maxamount']);
-const limitNames = ['minamount', 'maxamount'] as const;
-const rank = new Map<string, number>(itemElements.map((name, index) => [name, index]));
-const standardOrder = itemElements.join(', ');
 const knownLabels: readonly string[] = labels;
 
 /** Codes a limit or fee may be given in: every known currency code and every asset they are priced as. */
@@ -50,9 +43,6 @@ function closestKnown(kind: 'currency' | 'city' | 'unit', code: string): string 
   return hints.get(key);
 }
 
-/** A finding of one item, at its level (findings.ts: `tolerated` is a warning or, for ratefile's own files, an error). */
-export type Report = (level: Level, rule: string, message: string, element?: XmlElement) => void;
-
 /** The text of each element, trimmed, and the item's reference (index and direction). */
 export function itemRef(item: XmlElement, index: number): ItemRef {
   const value = (name: string) => item.children.find((child) => child.name === name)?.text.trim();
@@ -66,15 +56,15 @@ function hasKeys(object: Record<string, unknown>): boolean {
   return false;
 }
 
-function checkStructure(item: XmlElement, report: Report): void {
+function checkStructure(item: XmlElement, report: Report, rules: ItemRules): void {
   if (item.text.trim() !== '')
     report('error', 'structure', `text directly inside <item>: "${item.text.trim().slice(0, 40)}"`);
   const seen = new Map<string, XmlElement>();
-  let highest: XmlElement | undefined;
+  let highest: number | undefined;
   for (const child of item.children) {
-    const position = rank.get(child.name);
-    if (position === undefined) {
-      const hint = closest(child.name, itemElements);
+    const rule = rules.byName.get(child.name);
+    if (rule === undefined) {
+      const hint = closest(child.name, rules.byName.keys());
       report(
         'warning',
         'element-unknown',
@@ -83,19 +73,19 @@ function checkStructure(item: XmlElement, report: Report): void {
       );
       continue;
     }
-    if (seen.has(child.name) && !repeatable.has(child.name))
+    if (seen.has(child.name) && !rule.repeatable)
       report('error', 'element-repeated', `<${child.name}> appears more than once`, child);
     seen.set(child.name, child);
-    if (highest && position < rank.get(highest.name)!) {
+    if (highest !== undefined && rule.rank < highest) {
       // Monitors read elements by name; only the written standard (and EREF 1.1's XSD) fixes an order.
       report(
         'tolerated',
         'element-order',
-        `<${child.name}> comes after <${highest.name}>; the standard order is ${standardOrder}`,
+        `<${child.name}> comes after <${rules.elements[highest]!.name}>; the standard order is ${rules.order}`,
         child,
       );
     } else {
-      highest = child;
+      highest = rule.rank;
     }
     if (child.children.length > 0)
       report(
@@ -114,11 +104,8 @@ function checkStructure(item: XmlElement, report: Report): void {
     if (child.text !== child.text.trim())
       report('warning', 'element-content', `<${child.name}> has spaces around its value`, child);
   }
-  for (const name of required) if (!seen.has(name)) report('error', 'element-missing', `<${name}> is missing`);
-  for (const name of limitNames) {
-    if (!seen.has(name))
-      report('warning', 'element-missing', `<${name}> is missing; the current BestChange format requires it`);
-  }
+  for (const { name, missing } of rules.elements)
+    if (missing !== undefined && !seen.has(name)) report(missing.level, 'element-missing', missing.message);
 }
 
 export function checkCurrency(element: XmlElement, report: Report, codes?: ReadonlySet<string>): string | undefined {
@@ -194,9 +181,14 @@ function checkUnit(unit: string | undefined, element: XmlElement, report: Report
   );
 }
 
-/** Check one item against the standard's rules, reporting each finding. */
-export function checkItem(item: XmlElement, report: Report, codes?: ReadonlySet<string>): void {
-  checkStructure(item, report);
+/** Check one item against the standard's rules (`rules`: the table, rules.ts), reporting each finding. */
+export function checkItem(
+  item: XmlElement,
+  report: Report,
+  codes?: ReadonlySet<string>,
+  rules: ItemRules = itemRules(),
+): void {
+  checkStructure(item, report, rules);
   // Numbers as plain text (plain.ts): Decimal only to word a finding.
   const numbers = new Map<string, string>();
   const limits: { min: Limit[]; max: Limit[] } = { min: [], max: [] };
@@ -207,19 +199,19 @@ export function checkItem(item: XmlElement, report: Report, codes?: ReadonlySet<
     if (element.children.length > 0) continue;
     const text = element.text.trim();
     const invalid = (problem: string) => report('error', 'number', `<${element.name}> "${text}" ${problem}`, element);
-    switch (element.name) {
-      case 'from':
-        from = checkCurrency(element, report, codes);
+    const kind = rules.byName.get(element.name)?.value;
+    switch (kind) {
+      case 'currency': {
+        const code = checkCurrency(element, report, codes);
+        if (element.name === 'from') from = code;
+        else if (element.name === 'to') to = code;
         break;
-      case 'to':
-        to = checkCurrency(element, report, codes);
-        break;
-      case 'in':
-      case 'out':
-      case 'amount': {
+      }
+      case 'number':
+      case 'reserve': {
         // A negative reserve is read as written, as a zero one is: unusable, not misread (same level as zero).
-        if (element.name === 'amount' && negativeNumber(text) !== undefined) {
-          report('tolerated', 'reserve', negativeMessage('<amount> (the reserve)', text), element);
+        if (kind === 'reserve' && negativeNumber(text) !== undefined) {
+          report('tolerated', 'reserve', negativeMessage(`<${element.name}> (the reserve)`, text), element);
           break;
         }
         const problem = numberProblem(text);
@@ -227,13 +219,13 @@ export function checkItem(item: XmlElement, report: Report, codes?: ReadonlySet<
         else numbers.set(element.name, text);
         break;
       }
-      case 'minamount':
-      case 'maxamount': {
+      case 'minimum':
+      case 'maximum': {
         const parsed = parseLimit(text);
         if (!parsed.ok) {
           // A negative maximum is read as written, as a zero one is: no order can be made (same level as zero).
-          if (element.name === 'maxamount' && text.startsWith('-') && parseLimit(text.slice(1)).ok) {
-            report('tolerated', 'limit', negativeMessage('<maxamount>', text), element);
+          if (kind === 'maximum' && text.startsWith('-') && parseLimit(text.slice(1)).ok) {
+            report('tolerated', 'limit', negativeMessage(`<${element.name}>`, text), element);
           } else invalid(parsed.problem);
           break;
         }
@@ -247,14 +239,12 @@ export function checkItem(item: XmlElement, report: Report, codes?: ReadonlySet<
           );
         }
         // Read as written; it only means no order can be made.
-        if (element.name === 'maxamount' && isZero(parsed.value.value))
-          report('tolerated', 'limit', '<maxamount> is zero: leave the direction out instead', element);
-        limits[element.name === 'minamount' ? 'min' : 'max'].push(parsed.value);
+        if (kind === 'maximum' && isZero(parsed.value.value))
+          report('tolerated', 'limit', `<${element.name}> is zero: leave the direction out instead`, element);
+        limits[kind === 'minimum' ? 'min' : 'max'].push(parsed.value);
         break;
       }
-      case 'minfee':
-      case 'fromfee':
-      case 'tofee': {
+      case 'fee': {
         const parsed = parseFee(text);
         if (!parsed.ok) report('error', 'fee', `<${element.name}> ${parsed.problem}`, element);
         else for (const part of parsed.value) checkUnit(part.unit, element, report);
@@ -262,19 +252,20 @@ export function checkItem(item: XmlElement, report: Report, codes?: ReadonlySet<
       }
       case 'floating': {
         const parsed = parseFloating(text);
-        if (!parsed.ok) report('error', 'number', `<floating> "${text}" ${parsed.problem}`, element);
+        if (!parsed.ok) report('error', 'number', `<${element.name}> "${text}" ${parsed.problem}`, element);
         break;
       }
       case 'delay': {
         const problem = numberProblem(text);
         if (problem !== undefined) invalid(problem);
-        else if (!isWhole(text)) report('warning', 'number', `<delay> "${text}" is not whole minutes`, element);
+        else if (!isWhole(text))
+          report('warning', 'number', `<${element.name}> "${text}" is not whole minutes`, element);
         break;
       }
-      case 'param':
+      case 'labels':
         checkLabels(element, report);
         break;
-      case 'city':
+      case 'cities':
         checkCities(element, report);
         break;
       case 'url': {
@@ -285,96 +276,10 @@ export function checkItem(item: XmlElement, report: Report, codes?: ReadonlySet<
           url = undefined;
         }
         if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
-          report('warning', 'url', `<url> "${text}" is not an http(s) address`, element);
+          report('warning', 'url', `<${element.name}> "${text}" is not an http(s) address`, element);
         break;
       }
     }
   }
   checkConsistency(item, { from, to, numbers, limits }, report);
-}
-
-interface Values {
-  from: string | undefined;
-  to: string | undefined;
-  numbers: Map<string, string>;
-  limits: { min: Limit[]; max: Limit[] };
-}
-
-/** 1:X or X:1 with X ≥ 1, neither side zero: what rateFormProblem passes. */
-const publishedForm = (inValue: string, outValue: string): boolean =>
-  (isOne(inValue) && atLeastOne(outValue)) || (isOne(outValue) && atLeastOne(inValue));
-
-function checkConsistency(item: XmlElement, { from, to, numbers, limits }: Values, report: Report): void {
-  const element = (name: string) => item.children.find((child) => child.name === name);
-  if (from !== undefined && from === to)
-    report('error', 'currency', `from and to are the same currency (${from})`, element('to'));
-  const [inValue, outValue, amount] = [numbers.get('in'), numbers.get('out'), numbers.get('amount')];
-  // A zero reserve is read as a reserve of 0 (nothing to give now), not misread: tolerated.
-  if (amount !== undefined && isZero(amount))
-    report(
-      'tolerated',
-      'reserve',
-      '<amount> (the reserve) is zero: leave the direction out instead',
-      element('amount'),
-    );
-  let rate = false;
-  if (inValue !== undefined && outValue !== undefined) {
-    // 1:X or X:1 with X ≥ 1 needs no Decimal; anything else gets rateFormProblem's wording (or passes it).
-    if (!publishedForm(inValue, outValue)) {
-      const problem = rateFormProblem(new Decimal(inValue), new Decimal(outValue));
-      // Monitors divide out by in, so 1:0.96 or 2:3 reads right; a zero side cannot be read as a rate.
-      const zero = isZero(inValue) || isZero(outValue);
-      if (problem) report(zero ? 'error' : 'tolerated', 'rate-form', problem, element('in'));
-    }
-    rate = !isZero(inValue) && !isZero(outValue);
-  }
-  for (const min of limits.min) {
-    for (const max of limits.max) {
-      if (min.unit === max.unit && compare(min.value, max.value) > 0) {
-        const unit = min.unit ?? from;
-        const suffix = unit === undefined ? '' : ` ${unit}`;
-        report(
-          'tolerated',
-          'min-max',
-          `minimum ${formatDecimal(new Decimal(min.value))}${suffix} is above the maximum ${formatDecimal(new Decimal(max.value))}${suffix}`,
-          element('minamount'),
-        );
-      }
-    }
-  }
-  if (
-    rate &&
-    inValue !== undefined &&
-    outValue !== undefined &&
-    amount !== undefined &&
-    !isZero(amount) &&
-    to !== undefined
-  ) {
-    const pays = (limit: Limit) =>
-      show(new Decimal(limit.value).times(new Decimal(outValue).div(new Decimal(inValue))));
-    const exceeds = (limit: Limit) => paysMoreThan(limit.value, inValue, outValue, amount);
-    for (const min of limits.min) {
-      if (min.unit === undefined && exceeds(min)) {
-        report(
-          'tolerated',
-          'reserve',
-          `the reserve ${formatDecimal(new Decimal(amount))} ${to} cannot pay the minimum order ${formatDecimal(new Decimal(min.value))}${from ? ` ${from}` : ''} (${pays(min)} ${to})`,
-          element('amount'),
-        );
-      }
-    }
-    for (const max of limits.max) {
-      if (max.unit === undefined && exceeds(max)) {
-        report(
-          'warning',
-          'reserve',
-          `the maximum order ${formatDecimal(new Decimal(max.value))}${from ? ` ${from}` : ''} pays ${pays(max)} ${to}, more than the reserve ${formatDecimal(new Decimal(amount))} ${to}`,
-          element('maxamount'),
-        );
-      }
-    }
-  }
-  const cash = [from, to].find((code) => code !== undefined && knownCurrencies().get(code)?.kind === 'cash');
-  if (cash && !element('city'))
-    report('warning', 'city', `cash currency ${cash} without a <city>: monitors list cash directions by city`);
 }

@@ -1,4 +1,4 @@
-// A strict scanner for the XML that ratefile renders (exports/render.ts) and most exporters write: an optional
+// A strict scanner for the XML that ratefile renders (exports/classic.ts) and most exporters write: an optional
 // XML declaration, a root element whose children hold elements with text, white space between elements, no
 // attributes, text with the five predefined entity references. It hands on each child of the root as soon as it
 // is read, so a big file is checked item by item, never as a whole tree.
@@ -6,13 +6,13 @@
 // references, deeper nesting, text beside elements, names fast-xml-parser treats specially, anything malformed)
 // makes it give up: the caller then checks the document the general way. What it accepts is well-formed XML 1.0
 // and reads as tree.ts reads it (the root apart: it is handed on without its text and end).
+// It carries no rule of the standard: what an item in the standard form is comes from the rule table (rules.ts),
+// as a pattern built by `standardItemPattern` from the forms this scanner can read in one go.
 import type { XmlElement } from './tree.js';
-import { itemElements } from '../exports/items.js';
 
 /**
- * The texts of an item in the standard form (see `standardItem` below for the values it takes), as written:
- * references not decoded, line ends not normalized. `texts[1 + rank]` is the text of the item element of that
- * rank in `itemElements`, undefined when the item does not have it.
+ * The texts of an item matched by a `standardItemPattern`, as written: references not decoded, line ends not
+ * normalized. `texts[1 + k]` is the text of the pattern's element `k`, undefined when the item does not have it.
  */
 export type StandardTexts = RegExpExecArray;
 
@@ -22,10 +22,10 @@ export interface SimpleHandlers {
   /** The root element at its start tag, without children or text (those go to the calls below); false gives up. */
   root(root: XmlElement): boolean;
   /**
-   * An <item> in the standard form (see `standardItem` below), its `<` at `index`. True when the handler is done
-   * with it; false hands it to `child` as an element. Without this handler every child goes to `child`.
+   * An <item> matched by `pattern` (a `standardItemPattern`) and handed to `take`, its `<` at `index`: true when
+   * the handler is done with it; false hands it to `child` as an element. Without it every child goes to `child`.
    */
-  standardItem?(texts: StandardTexts, index: number): boolean;
+  standardItem?: { pattern: RegExp; take(texts: StandardTexts, index: number): boolean };
   /** Each other child of the root, with its children, in document order. */
   child(child: XmlElement): void;
 }
@@ -64,41 +64,34 @@ export function decodeText(raw: string): string {
     : lines;
 }
 
-/**
- * An item in the standard form, matched natively in one go (the regular expression engine reads the characters
- * of a big file several times faster than a loop over them here): its elements in the standard order, each at
- * most once, those every good item has (item.ts reports an item without them) always there, holding the values
- * a good export writes. Codes (from, to, city) are ASCII letters and digits, numbers (in, out, amount, the
- * limits, delay) plain dot-decimal, any other text non-empty with printable ASCII (or a reference) at both ends
- * and no `>` (exporters escape it, and without it there can be no `]]>`). Every character is one leafText takes,
- * so the scanner would read the item the same way.
- */
+/** The forms of text the pattern reads: codes (ASCII letters and digits), plain dot-decimal numbers, other text. */
+export type StandardForm = 'code' | 'number' | 'text';
+
 const white = '[\\t\\n\\r ]*';
 const textChar = '[^<>&\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\uD800-\\uDFFF\\uFFFE\\uFFFF]';
 const reference = '&(?:amp|lt|gt|quot|apos);';
 const anyText = `${textChar}*(?:(?:${reference}|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])${textChar}*)*`;
 const printable = `(?:[!-%'-;=?-~]|${reference})`;
-const valuePatterns = {
+/** Other text: non-empty, printable ASCII (or a reference) at both ends, no `>` (exporters escape it, and without it there can be no `]]>`). */
+const formPatterns: Record<StandardForm, string> = {
   code: '[0-9A-Za-z]+',
   number: '\\d+(?:\\.\\d+)?',
   text: `${printable}(?:${anyText}${printable})?`,
 };
-const valueOf: Record<string, keyof typeof valuePatterns> = {
-  from: 'code',
-  to: 'code',
-  city: 'code',
-  in: 'number',
-  out: 'number',
-  amount: 'number',
-  minamount: 'number',
-  maxamount: 'number',
-  delay: 'number',
-};
-const always = new Set(['from', 'to', 'in', 'out', 'amount', 'minamount', 'maxamount']);
-const standardItem = new RegExp(
-  `<item>${white}${itemElements.map((name) => `(?:<${name}>(${valuePatterns[valueOf[name] ?? 'text']})</${name}>${white})${always.has(name) ? '' : '?'}`).join('')}</item>`,
-  'y',
-);
+
+/**
+ * An <item> whose elements come in the given order, each at most once, those marked `always` always there, each
+ * holding text of its form, matched in one go by the regular expression engine, whose compiled code reads the
+ * characters without a call per character as a loop here makes. Every character it takes is one leafText takes,
+ * so the scanner would read the item the same way.
+ */
+export function standardItemPattern(
+  elements: readonly { name: string; form: StandardForm; always: boolean }[],
+): RegExp {
+  const element = ({ name, form, always }: (typeof elements)[number]) =>
+    `(?:<${name}>(${formPatterns[form]})</${name}>${white})${always ? '' : '?'}`;
+  return new RegExp(`<item>${white}${elements.map(element).join('')}</item>`, 'y');
+}
 
 const declarationForms = {
   version: /^1\.0$/,
@@ -130,14 +123,15 @@ class Scanner {
     if (root === undefined || !handlers.root(root.element)) return false;
     if (!root.empty) {
       const name = root.element.name;
+      const standard = handlers.standardItem;
       for (;;) {
         this.skipSpace();
         if (this.endTag(name)) break;
-        if (handlers.standardItem) {
-          standardItem.lastIndex = this.pos;
-          const texts = standardItem.exec(text);
-          if (texts !== null && handlers.standardItem(texts, this.pos)) {
-            this.pos = standardItem.lastIndex;
+        if (standard) {
+          standard.pattern.lastIndex = this.pos;
+          const texts = standard.pattern.exec(text);
+          if (texts !== null && standard.take(texts, this.pos)) {
+            this.pos = standard.pattern.lastIndex;
             continue;
           }
         }

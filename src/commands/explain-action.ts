@@ -9,9 +9,10 @@ import { escapeControls, RatefileError } from '../errors.js';
 import { redactSecrets } from '../secrets.js';
 import type { Config, Direction, ExportTemplate, Money } from '../model.js';
 import { priceDirection } from '../pricing/price.js';
-import { publishedRate } from '../pricing/published.js';
+import { publishedRate, rateAtMarkup } from '../pricing/published.js';
 import { fetchQuotes } from '../quotes.js';
 import { acceptRequests, maintenanceFlag, readGuardState, readPauses } from '../state.js';
+import { readWarMemory, warDirections } from '../war-state.js';
 import type { CommandContext } from './context.js';
 import { competeLines } from '../compete/explain.js';
 import type { CompeteDetail } from '../compete/price.js';
@@ -114,7 +115,8 @@ function pricingLines(priced: PricedDirection, at: Date, compete?: CompeteDetail
         ? `${to.code}'s reserve`
         : 'set on the direction';
   // Limits hold at the rate as published (in:out), not the unrounded one; each export's at its own.
-  const form = publishedRate(rate, from, to);
+  const { form } = priced.published.rate;
+  const { limits } = priced.published;
   const published = form.out.div(form.in);
   const amount = roundDown(direction.reserve, to.precision);
   lines.push(
@@ -124,8 +126,8 @@ function pricingLines(priced: PricedDirection, at: Date, compete?: CompeteDetail
     `Limits, in ${from.code} at the published rate ${formatDecimal(form.in)}:${formatDecimal(form.out)} (${from.precision} places; minimum rounded up, maximum down; an export with a markup at its own rate):`,
   );
   lines.push(
-    direction.min && priced.min !== undefined
-      ? `  min ${describeLimit(direction.min, direction, published)} → <minamount>${formatDecimal(priced.min)}</minamount>`
+    direction.min && limits.min !== undefined
+      ? `  min ${describeLimit(direction.min, direction, published)} → <minamount>${formatDecimal(limits.min)}</minamount>`
       : '  min: none set, so no <minamount>',
   );
   const capacity = amount.div(published);
@@ -134,8 +136,8 @@ function pricingLines(priced: PricedDirection, at: Date, compete?: CompeteDetail
   );
   lines.push(
     direction.max
-      ? `  max ${describeLimit(direction.max, direction, published)}; the smaller of the two → <maxamount>${formatDecimal(priced.max)}</maxamount>`
-      : `  max: none set, so the reserve's → <maxamount>${formatDecimal(priced.max)}</maxamount>`,
+      ? `  max ${describeLimit(direction.max, direction, published)}; the smaller of the two → <maxamount>${formatDecimal(limits.max)}</maxamount>`
+      : `  max: none set, so the reserve's → <maxamount>${formatDecimal(limits.max)}</maxamount>`,
   );
   const extras = [
     direction.params.length > 0 ? `labels ${direction.params.join(', ')}` : undefined,
@@ -221,7 +223,7 @@ function exportLines(
     return { lines: [`${template.file}: not in this export: ${why}`], published: false };
   }
   const { from, to } = direction;
-  const rate = priced.rate.times(ONE.minus(template.markup));
+  const rate = rateAtMarkup(priced.rate, template.markup);
   const form = publishedRate(rate, from, to);
   const lines = [`${template.file}:`];
   if (!template.markup.isZero())
@@ -271,18 +273,19 @@ export async function explainDirection(
       `${directionName(direction.from.code, direction.to.code)} has no city ${options.city}: ${cities}`,
     );
   }
-  const [guardFile, accepted, maintenance, pauses] = await Promise.all([
+  const [guardFile, accepted, maintenance, pauses, warFile] = await Promise.all([
     readGuardState(config.stateDir),
     acceptRequests(config.stateDir),
     maintenanceFlag(config.stateDir),
     readPauses(config.stateDir),
+    readWarMemory(config.stateDir, warDirections(config)),
   ]);
   const at = deps.now();
   const result = await build(config, {
     now: () => at,
     fetch: deps.fetch,
     env: deps.env,
-    guard: { state: guardFile.state, accepted, maintenance, pauses },
+    guard: { state: guardFile.state, accepted, maintenance, pauses, wars: warFile.memory },
   });
   const { report } = result;
   const out: string[] = [

@@ -2,14 +2,17 @@
 // (floor and ceiling margins) the rate stays inside. Schema, cross-checks on the raw config, normalization.
 import { z } from 'zod';
 import { quoteValue } from '../errors.js';
-import { amountWithUnit, describeValue, percentage } from '../config/fields.js';
+import { amountWithUnit, describeValue, duration, percentage } from '../config/fields.js';
 import { percentToFraction } from '../exports/template.js';
 import type { CompeteRule, Money } from '../model.js';
+import { Decimal } from '../decimal.js';
 import { closest, type Problem } from '../config/problems.js';
 
 const expected = (what: string) => (issue: { input?: unknown }) =>
   `expected ${what}, got ${describeValue(issue.input)}`;
 const placeWhat = 'a place like 3 or a range like "1-3" (1 is the best)';
+const capWhat = 'a number of typical steps like 2, or "off"';
+const warWhat = '"off" or a mapping like { rounds: 3, within: 2m, coolDown: 15m }';
 
 /** 3, "3" or "1-3": a place or a range of places, the better first. */
 const place = z
@@ -24,6 +27,16 @@ const place = z
         message: `expected a range from the better place to the worse like "${worst}-${best}", got ${describeValue(value)}`,
       });
   });
+
+/** Premium Exchanger's "security step" never goes past the best rate by more than two steps: the same here. */
+export const defaultCap = 2;
+/**
+ * Three answers in a row: one or two can be the market moving everyone; a third answer landing within two minutes
+ * of each of our moves is a bot reacting to us. Two minutes: BestChange reads our file, the rival's bot reads
+ * BestChange (30 s at the least) and publishes, BestChange reads theirs, and we fetch the feed again (30 s).
+ * Fifteen minutes of holding: long enough for the rival's bot to settle, short enough to lose little place.
+ */
+export const defaultWar = { rounds: 3, within: '2m', coolDown: '15m' } as const;
 
 const nonNegative = (what: string) =>
   percentage.refine((value) => !value.trim().startsWith('-'), { error: expected(`${what} of 0% or more like "0.5%"`) });
@@ -58,6 +71,39 @@ export const competeSchema = z
     minReserve: amountWithUnit
       .optional()
       .describe('Competitors with a smaller reserve do not count: "1000 USDT", or a plain amount of the to currency.'),
+    cap: z
+      .union([z.number().positive().max(1000), z.literal('off', { error: expected(capWhat) })], {
+        error: expected(capWhat),
+      })
+      .default(defaultCap)
+      .describe(
+        'Never more generous than the best counted competitor behind the place by more than this many typical steps (the median gap between consecutive distinct rates of the top ten counted), so one broken competitor far ahead cannot pull the rate to the floor; "off": no cap.',
+      ),
+    war: z
+      .union(
+        [
+          z.strictObject({
+            rounds: z
+              .int({ error: expected('a whole number of rounds from 2 to 100') })
+              .min(2, { error: expected('a whole number of rounds from 2 to 100') })
+              .max(100, { error: expected('a whole number of rounds from 2 to 100') })
+              .default(defaultWar.rounds)
+              .describe('Our moves answered in a row by the same competitor that make a price war.'),
+            within: duration
+              .prefault(defaultWar.within)
+              .describe('An answer counts when the feed showing it was fetched at most this long after our move.'),
+            coolDown: duration
+              .prefault(defaultWar.coolDown)
+              .describe('How long the rate is held (never more generous) once a war is seen.'),
+          }),
+          z.literal('off', { error: expected(warWhat) }),
+        ],
+        { error: expected(warWhat) },
+      )
+      .prefault({})
+      .describe(
+        'Price-war detection (on by default): when the competitor ahead answers each of our moves, hold the rate for a cool-down instead of chasing it to the floor; "off": always chase.',
+      ),
   })
   .superRefine((block, context) => {
     if (percentToFraction(block.floor).greaterThan(percentToFraction(block.ceiling))) {
@@ -77,13 +123,12 @@ export type CompeteEntry = z.output<typeof competeSchema>;
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The bestchange sources of a raw config, by name. */
+/** The bestchange sources of a raw config to compete in, by name: not one that only stands in for another (`fallback:`). */
 export function bestchangeSources(rawSources: unknown): string[] {
-  return isRecord(rawSources)
-    ? Object.entries(rawSources)
-        .filter(([, entry]) => isRecord(entry) && entry.type === 'bestchange')
-        .map(([name]) => name)
-    : [];
+  if (!isRecord(rawSources)) return [];
+  const entries = Object.entries(rawSources).filter(([, entry]) => isRecord(entry) && entry.type === 'bestchange');
+  const standIns = new Set(entries.map(([, entry]) => (entry as Record<string, unknown>).fallback));
+  return entries.filter(([name]) => !standIns.has(name)).map(([name]) => name);
 }
 
 /** The feed a compete block competes in: its `source` or the config's only bestchange source; a problem otherwise. */
@@ -139,11 +184,19 @@ export function competeMarginWarning(block: unknown, margin: unknown, path: (str
   return undefined;
 }
 
+/** The `self` ids of a raw config's bestchange source `name`: the exchanger's own listing. */
+export function selfIdsOf(rawSources: unknown, name: string): number[] {
+  const entry = isRecord(rawSources) ? rawSources[name] : undefined;
+  const self = isRecord(entry) ? entry.self : undefined;
+  return (Array.isArray(self) ? self : [self]).filter((id): id is number => typeof id === 'number');
+}
+
 /** The normalized rule; `parseMoney` reads minReserve like a limit (a plain amount is of the to currency). */
 export function normalizeCompete(
   entry: CompeteEntry,
   feeds: readonly string[],
   minReserve: Money | undefined,
+  selfIds: readonly number[] = [],
 ): CompeteRule {
   const [best, worst] = String(entry.place).split('-').map(Number) as [number, number?];
   const ids = entry.ignore.filter((item) => typeof item === 'number' || /^\d+$/.test(item)).map(Number);
@@ -163,5 +216,10 @@ export function normalizeCompete(
     ignoreNames: new Set(names),
     ignoreIds: new Set(ids),
     ...(minReserve ? { minReserve } : {}),
+    ...(entry.cap === 'off' ? {} : { cap: new Decimal(entry.cap) }),
+    ...(entry.war === 'off'
+      ? {}
+      : { war: { rounds: entry.war.rounds, withinMs: entry.war.within, coolDownMs: entry.war.coolDown } }),
+    ...(selfIds.length > 0 ? { selfIds: new Set(selfIds) } : {}),
   };
 }

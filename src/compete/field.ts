@@ -13,7 +13,7 @@ const ONE = new Decimal(1);
 
 /** One row of the field: counted, or why not. */
 export interface FieldEntry extends RankedCompetitor {
-  excluded?: 'ignored' | 'reserve below minReserve';
+  excluded?: 'ignored' | 'reserve below minReserve' | 'our own listing (self)';
 }
 
 /** The field of one city (or of a direction without cities) and where the chosen rate stands in it. */
@@ -142,7 +142,8 @@ export function fieldCore(
   const numbers: RowNumbers[] = [];
   ranked.forEach((entry, i) => {
     const { row, rate } = entry;
-    if (rule.ignoreIds.has(row.exchangerId) || rule.ignoreNames.has(row.exchanger.toLowerCase()))
+    if (rule.selfIds?.has(row.exchangerId)) entries.push({ ...entry, excluded: 'our own listing (self)' });
+    else if (rule.ignoreIds.has(row.exchangerId) || rule.ignoreNames.has(row.exchanger.toLowerCase()))
       entries.push({ ...entry, excluded: 'ignored' });
     else if (minReserve && new Decimal(row.reserve).lessThan(minReserve))
       entries.push({ ...entry, excluded: 'reserve below minReserve' });

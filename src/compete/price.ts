@@ -3,18 +3,21 @@
 // The published rate is the least generous step that still holds the place, clamped between the ceiling
 // and the floor; when the field is not trusted (no feed, too old, too far from the market) the normal margin.
 import type { BestChangeFeed } from '../bestchange/feed.js';
-import { type Decimal, formatDecimal } from '../decimal.js';
+import { Decimal, formatDecimal } from '../decimal.js';
 import { findChain } from '../pricing/chains.js';
 import { convertAlong } from '../pricing/convert.js';
-import { publishedForm, publishedLimits } from '../pricing/published.js';
-import { rateFor, rateOf } from './grid.js';
+import { publicationAt } from '../pricing/published.js';
+import { compareForms, rateFor, rateOf } from './grid.js';
+import { type Cap, cappedNeed, capReason } from './cap.js';
+import { keepUnpriced, warAfter, warBefore, warReason, type WarBefore, type WarEntry, type WarMemory } from './war.js';
 import { boundsOf } from './bounds.js';
 import { approxOf, cityField, compareQuick, distrust, placeIn, type CityField } from './field.js';
 import { directionName, percent, plural, show } from '../words.js';
-import { limitsAtNeed, standingOf, type Need } from './standing.js';
+import { standingOf, type Need } from './standing.js';
+import { rankForm, rankrateOf, rankStanding, rankTerms, rankView } from './rankrate.js';
 import type { QuoteBook } from '../sources/source.js';
 import type { CompeteRule } from '../model.js';
-import type { CompeteOutcome, PricedDirection, PublishedRate, WithheldDirection } from '../priced.js';
+import type { CompeteOutcome, CompeteWar, PricedDirection, PublishedRate, WithheldDirection } from '../priced.js';
 
 export type { CityField, FieldEntry } from './field.js';
 
@@ -22,12 +25,15 @@ export type { CityField, FieldEntry } from './field.js';
 export interface FeedState {
   /** The parsed feed in use (fresh, or the last good one standing in); absent when there is none. */
   feed?: BestChangeFeed;
-  /** Seconds since the feed in use was fetched. */
+  /** Seconds since the feed in use was fetched, and when (the war detection reads answers by it). */
   ageSeconds?: number;
+  fetchedAt?: Date;
   /** The source's maxAge in seconds; absent: no limit. */
   maxAgeSeconds?: number;
   /** Why the source failed this build. */
   error?: string;
+  /** The feed is another source's standing in (a v2 source's `fallback`): which, and why. */
+  standIn?: string;
 }
 
 /** Everything `explain` shows of one competing direction. */
@@ -48,6 +54,20 @@ export interface CompeteDetail {
   outcome: CompeteOutcome;
   /** The direction as the compete step priced it, before the guards (so `explain` can show a held-back one). */
   priced?: PricedDirection;
+  /** Ranked by rankrate (API v2; `fields` then hold rows by rankrate); absent: by the bare rate. */
+  order?: 'rankrate';
+  /** Our rankrate (give form) at the chosen rate, with our fees at $300, and those $300 in the from asset. */
+  rankrate?: Decimal;
+  referenceAmount?: Decimal;
+  /** The feed is another source's standing in: which, and why. */
+  standIn?: string;
+  /** The caps that bound the rate (one per city whose need went past its cap). */
+  caps?: Cap[];
+  /** A war held out, and the rate held. */
+  war?: CompeteWar;
+  hold?: PublishedRate;
+  /** The war memory of the direction once this build's feed was read (before this build's move). */
+  warEntry?: WarEntry;
 }
 
 /** minReserve in the to currency, or why it cannot be had. */
@@ -67,6 +87,9 @@ export interface CompeteInput {
   book: QuoteBook;
   /** bestchange sources by name. */
   feeds: ReadonlyMap<string, FeedState>;
+  /** The build's clock and the war memory of the last build; without a clock, no war detection. */
+  now?: Date;
+  memory?: Readonly<WarMemory>;
 }
 
 export interface CompeteResult {
@@ -75,24 +98,38 @@ export interface CompeteResult {
   withheld: WithheldDirection[];
   /** By direction id. */
   details: Map<string, CompeteDetail>;
+  /** The war memory for the next build: directions with war detection on. */
+  memory: WarMemory;
 }
 
 export function competeDirections(input: CompeteInput): CompeteResult {
   const priced: PricedDirection[] = [];
   const withheld: WithheldDirection[] = [];
   const details = new Map<string, CompeteDetail>();
+  const memory: WarMemory = {};
+  const { now } = input;
   for (const p of input.priced) {
     const rule = p.direction.compete;
     if (!rule) {
       priced.push(p);
       continue;
     }
-    const result = competeDirection(p, rule, input.feeds.get(rule.source) ?? {}, input.book);
-    details.set(p.direction.id, result.detail);
+    const { id } = p.direction;
+    const known = input.memory && Object.hasOwn(input.memory, id) ? input.memory[id] : undefined;
+    const war = rule.war && now ? { now, ...(known ? { entry: known } : {}) } : undefined;
+    const result = competeDirection(p, rule, input.feeds.get(rule.source) ?? {}, input.book, war);
+    details.set(id, result.detail);
     if ('reason' in result.priced) withheld.push(result.priced);
     else priced.push(result.priced);
+    if (war) {
+      const { outcome, warEntry, chosen, fields } = result.detail;
+      // At the normal margin the field is unused: the memory stays as it was.
+      const entry =
+        outcome.basis === 'fallback' ? (warEntry ?? known) : warAfter(warEntry, chosen, outcome.basis, fields, war.now);
+      if (entry) memory[id] = entry;
+    }
   }
-  return { priced, withheld, details };
+  return { priced, withheld, details, memory: keepUnpriced(memory, input.memory, details) };
 }
 
 /** One direction against its field. */
@@ -101,19 +138,29 @@ export function competeDirection(
   rule: CompeteRule,
   state: FeedState,
   book: QuoteBook,
+  war?: { now: Date; entry?: WarEntry },
 ): { priced: PricedDirection | WithheldDirection; detail: CompeteDetail } {
   const { direction, market } = priced;
   const { from, to } = direction;
   const bounds = boundsOf(market, rule, from, to);
   const { floorRate, ceilingRate, floorForm, ceilingForm } = bounds;
   const reserve = minReserveIn(rule, priced, book);
-  const standing =
-    state.feed && typeof reserve !== 'string'
-      ? standingOf(state.feed, from, to, direction.cities, rule, reserve)
+  // API v2: ranked by rankrate, ours made with our fees at $300 (rankrate.ts); info.zip: by the bare rate.
+  const terms = state.feed?.order === 'rankrate' ? rankTerms(direction, book) : undefined;
+  const ranked = terms !== undefined && typeof terms !== 'string' ? terms : undefined;
+  const feed = state.feed && ranked ? rankView(state.feed) : state.feed;
+  const bare =
+    feed && typeof reserve !== 'string' && typeof terms !== 'string'
+      ? standingOf(feed, from, to, direction.cities, rule, reserve)
       : undefined;
+  const standing = bare && ranked ? rankStanding(bare, ranked, rule, from, to) : bare;
   const cores = standing?.cores ?? [];
+  /** Read once the field is trusted: the memory after this feed, and a war's hold. */
+  let read: WarBefore | undefined;
+  /** The caps that bound the need, once it is known. */
+  let caps: Cap[] | undefined;
 
-  /** The chosen step (and its rate when known) with why: places counted per city, limits at the new rate. */
+  /** The chosen step (and its rate when known) with why: places counted per city, what it publishes. */
   const settle = (
     chosen: PublishedRate,
     chosenApprox: number | undefined,
@@ -121,8 +168,11 @@ export function competeDirection(
     reason: string | undefined,
     need?: Need,
   ) => {
-    const approx = cores.length === 0 ? 0 : (chosenApprox ?? approxOf(chosen));
-    const fields = cores.map((core) => cityField(core, placeIn(core, chosen, approx)));
+    // By rankrate, the place is our rankrate's among theirs (fees taking everything: behind every row).
+    const own = ranked ? rankrateOf(chosen, ranked.fees, ranked.amount) : undefined;
+    const placed = ranked ? rankForm(own ?? new Decimal('1e100')) : chosen;
+    const approx = cores.length === 0 ? 0 : ranked ? approxOf(placed) : (chosenApprox ?? approxOf(chosen));
+    const fields = cores.map((core) => cityField(core, placeIn(core, placed, approx)));
     // The worst city decides the place reported (a cash direction publishes one rate in every city).
     const decisive = fields.reduce<CityField | undefined>(
       (worst, field) => (!worst || field.place > worst.place ? field : worst),
@@ -137,6 +187,7 @@ export function competeDirection(
     };
     if (reason !== undefined) outcome.reason = reason;
     if (state.ageSeconds !== undefined) outcome.feedAgeSeconds = state.ageSeconds;
+    if (read?.war && basis !== 'fallback') outcome.war = read.war;
     const detail: CompeteDetail = {
       rule,
       market,
@@ -150,41 +201,45 @@ export function competeDirection(
       outcome,
     };
     if (typeof reserve !== 'string' && reserve !== undefined) detail.minReserve = reserve;
+    if (state.feed?.order === 'rankrate') detail.order = 'rankrate';
+    if (own) detail.rankrate = own;
+    if (ranked) detail.referenceAmount = ranked.amount;
+    if (state.standIn !== undefined) detail.standIn = state.standIn;
+    if (caps) detail.caps = caps;
+    if (read) addWar(detail, read);
     if (basis === 'fallback') {
       detail.priced = { ...priced, compete: outcome };
       return { priced: detail.priced, detail };
     }
+    // What the direction publishes at the chosen rate: the exports publish this, as they do a priced direction's own.
     const rate = need ? need.rate : rateFor(chosen, from, to);
-    const limits = need
-      ? limitsAtNeed(need, direction, priced.terms)
-      : publishedLimits(direction, priced.terms, publishedForm(rate, from, to));
-    if ('reason' in limits)
+    const published = publicationAt(direction, priced.terms, rate);
+    if ('reason' in published)
       return {
         priced: {
           direction,
-          kind: limits.kind,
-          reason: `at the compete rate ${show(rateOf(chosen))}: ${limits.reason}`,
+          kind: published.kind,
+          reason: `at the compete rate ${show(rateOf(chosen))}: ${published.reason}`,
         },
         detail,
       };
-    // Object.assign, not a spread with a rest: a third of the time. `min` comes from the same terms as the priced one's.
-    const next: PricedDirection = Object.assign({}, priced, { rate, max: limits.max, compete: outcome });
-    if (limits.min !== undefined) next.min = limits.min;
-    else delete next.min;
+    const next: PricedDirection = { ...priced, rate, published, compete: outcome };
     detail.priced = next;
     return { priced: next, detail };
   };
-  const fallback = (reason: string) => settle(publishedForm(priced.rate, from, to), undefined, 'fallback', reason);
+  const fallback = (reason: string) => settle(priced.published.rate.form, undefined, 'fallback', reason);
 
   if (!state.feed) return fallback(`feed ${rule.source} has no data${state.error ? `: ${state.error}` : ''}`);
   if (state.ageSeconds !== undefined && state.maxAgeSeconds !== undefined && state.ageSeconds > state.maxAgeSeconds) {
     return fallback(`feed ${rule.source} is ${state.ageSeconds} s old (limit ${state.maxAgeSeconds} s)`);
   }
   if (typeof reserve === 'string') return fallback(reserve);
+  if (typeof terms === 'string') return fallback(terms);
   const untrusted = distrust(cores, market, bounds.marketApprox, rule);
   if (untrusted) return fallback(untrusted);
   if (standing?.unbeatable !== undefined) return fallback(standing.unbeatable);
 
+  if (war) read = warBefore(war.entry, rule, cores, state.fetchedAt, war.now, ranked);
   const need = standing?.need;
   if (bounds.squeezed) {
     return settle(
@@ -212,7 +267,14 @@ export function competeDirection(
       `${plural(counted, 'competitor')} counted, fewer than place ${rule.worst}: the ceiling`,
     );
   }
-  if (compareQuick(need.form, need.approx, floorForm, bounds.floorApprox) > 0) {
+  // The cap against outliers and a war's hold: each may only make the rate less generous than the place needs.
+  const capped = cappedNeed(cores, rule, from, to, need, ranked);
+  if (capped) caps = capped.caps;
+  const bound = capped?.need ?? need;
+  const hold = read?.hold;
+  const held = hold && compareForms(bound.form, hold) > 0 ? { form: hold, approx: approxOf(hold) } : undefined;
+  const limit = held ?? bound;
+  if (compareQuick(limit.form, limit.approx, floorForm, bounds.floorApprox) > 0) {
     return settle(
       floorForm,
       bounds.floorApprox,
@@ -220,7 +282,7 @@ export function competeDirection(
       `the field is cheaper than the floor: place ${rule.worst} needs ${show(rateOf(need.form))}, the floor allows ${show(rateOf(floorForm))} (market × (1 − ${percent(rule.floor)}))`,
     );
   }
-  if (compareQuick(need.form, need.approx, ceilingForm, bounds.ceilingApprox) < 0) {
+  if (compareQuick(limit.form, limit.approx, ceilingForm, bounds.ceilingApprox) < 0) {
     return settle(
       ceilingForm,
       bounds.ceilingApprox,
@@ -228,5 +290,13 @@ export function competeDirection(
       `place ${rule.worst} needs only ${show(rateOf(need.form))}, less than the ceiling's ${show(rateOf(ceilingForm))} (market × (1 − ${percent(rule.ceiling)}))`,
     );
   }
+  if (held && read?.war) return settle(held.form, held.approx, 'war', warReason(read.war, held.form, bound.form, rule));
+  if (capped) return settle(capped.need.form, capped.need.approx, 'cap', capReason(capped.caps, need.form, rule));
   return settle(need.form, need.approx, 'place', undefined, need);
+}
+
+function addWar(detail: CompeteDetail, read: WarBefore): void {
+  if (read.entry) detail.warEntry = read.entry;
+  if (read.war) detail.war = read.war;
+  if (read.hold) detail.hold = read.hold;
 }

@@ -3,13 +3,12 @@
 // (30 s) while builds run every few seconds, so this is made once per feed and direction, and each build only
 // prices the market-dependent part (floor, ceiling, deviation, place) against it.
 import type { BestChangeFeed } from '../bestchange/feed.js';
-import { Decimal } from '../decimal.js';
-import type { CompeteRule, Currency, Direction } from '../model.js';
-import { publishedForm, publishedLimits } from '../pricing/published.js';
+import type { Decimal } from '../decimal.js';
+import type { CompeteRule, Currency } from '../model.js';
 import { approxOf, fieldCore, type FieldCore } from './field.js';
 import { show } from '../words.js';
 import { compareForms, rateFor } from './grid.js';
-import type { LimitTerms, PublishedLimits, PublishedRate, WithheldKind } from '../priced.js';
+import type { PublishedRate } from '../priced.js';
 
 /** The step that holds the place in every city: the most generous of the cities' needs. */
 export interface Need {
@@ -89,35 +88,4 @@ function makeStanding(
   return needed
     ? { cores, need: { form: needed, rate: rateFor(needed, from, to), approx: approxOf(needed) } }
     : { cores };
-}
-
-/**
- * Limits at the need's rate. The rate is one object for every build of a feed, but the terms are made per
- * quote book, so pricing's own cache (by terms object) misses each build; their values change only with a limit
- * converted through the quotes. So the last limits are kept per need with the terms (compared by value,
- * every field: a field this code does not know differs unless identical) and the from precision they were made
- * at; anything else is made afresh. Only limits are kept: a reason names currencies.
- */
-const limitsMade = new WeakMap<Need, { terms: LimitTerms; precision: number; limits: PublishedLimits }>();
-
-export function limitsAtNeed(
-  need: Need,
-  direction: Direction,
-  terms: LimitTerms,
-): PublishedLimits | { reason: string; kind: WithheldKind } {
-  const known = limitsMade.get(need);
-  if (known && known.precision === direction.from.precision && sameTerms(known.terms, terms)) return known.limits;
-  const limits = publishedLimits(direction, terms, publishedForm(need.rate, direction.from, direction.to));
-  if (!('reason' in limits)) limitsMade.set(need, { terms, precision: direction.from.precision, limits });
-  return limits;
-}
-
-function sameTerms(a: LimitTerms, b: LimitTerms): boolean {
-  if (a === b) return true;
-  const keys = Object.keys(a) as (keyof LimitTerms)[];
-  if (keys.length !== Object.keys(b).length) return false;
-  return keys.every((key) => {
-    const [x, y] = [a[key], b[key]];
-    return x === y || (x instanceof Decimal && y instanceof Decimal && x.equals(y));
-  });
 }

@@ -39,6 +39,7 @@ export function crossCheck(raw: unknown, liveCodes: ReadonlySet<string>): { prob
       message: `expected a cron expression like "*/30 * * * * *", got ${quoteValue(raw.schedule)}`,
     });
   }
+  problems.push(...fallbackProblems(raw.sources));
   for (const code of codes) {
     if (!knownCurrencies().has(code)) {
       if (assetOf(code, currencies[code]) === undefined) {
@@ -197,6 +198,22 @@ export function crossCheck(raw: unknown, liveCodes: ReadonlySet<string>): { prob
     }
   });
   return { problems, warnings };
+}
+
+/** A bestchange source's `fallback` names another bestchange source that reads info.zip (no `api`). */
+function fallbackProblems(sources: unknown): Problem[] {
+  if (!isRecord(sources)) return [];
+  const problems: Problem[] = [];
+  for (const [name, entry] of Object.entries(sources)) {
+    if (!isRecord(entry) || entry.type !== 'bestchange' || entry.fallback === undefined) continue;
+    const other = typeof entry.fallback === 'string' ? sources[entry.fallback] : undefined;
+    if (!isRecord(other) || other.type !== 'bestchange' || other.api !== undefined || entry.fallback === name)
+      problems.push({
+        path: ['sources', name, 'fallback'],
+        message: `expected the name of another bestchange source reading info.zip (no api:), got ${quoteValue(String(entry.fallback))}`,
+      });
+  }
+  return problems;
 }
 
 /** Why a chain does not lead from `start` to `end`, step by step, or undefined when it does. */

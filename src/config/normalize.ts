@@ -6,12 +6,13 @@ import { knownCurrencies } from '../codes.js';
 import { parseHours, type HoursWindow } from '../hours.js';
 import { percentToFraction } from '../exports/template.js';
 import { normalizePublish } from '../hosting/config.js';
-import type { Config, Currency, Direction, Money } from '../model.js';
+import type { Config, Currency, Direction, FeedPair, Money } from '../model.js';
 import type { ConfigFile } from './schema.js';
 import type { Writable } from '../freeze.js';
-import { bestchangeSources, normalizeCompete } from '../compete/config.js';
+import { bestchangeSources, normalizeCompete, selfIdsOf } from '../compete/config.js';
 import { asList, assetOf } from './cross-check.js';
 import { toTiers } from './tiers.js';
+import { normalizeMonitors } from '../readers/config.js';
 
 /** Precision when the config gives none: satoshi-like for crypto, cents for everything else. */
 function defaultPrecision(code: string): number {
@@ -146,7 +147,12 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
             entry.compete.minReserve === undefined
               ? undefined
               : parseMoney(entry.compete.minReserve, to.asset, currencies, shared);
-          direction.compete = normalizeCompete(entry.compete, feeds, minReserve);
+          direction.compete = normalizeCompete(
+            entry.compete,
+            feeds,
+            minReserve,
+            selfIdsOf(data.sources, entry.compete.source ?? feeds[0]!),
+          );
         }
         directions.push(direction);
       }
@@ -164,6 +170,8 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
     guards: { maxJump: percentToFraction(data.guards.maxJump), confirmBuilds: data.guards.confirmBuilds },
     ...(data.alerts ? { alerts: data.alerts } : {}),
     ...(data.ha ? { ha: data.ha } : {}),
+    monitors: normalizeMonitors(data.monitors),
+    ...(data.accessLog === undefined ? {} : { accessLog: resolve(dir, data.accessLog) }),
     health: {
       failAfterPeriods: data.health.failAfterPeriods,
       maxWithheldShare: percentToFraction(data.health.maxWithheld).toNumber(),
@@ -173,7 +181,10 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
     templatesDir: resolve(dir, data.templates),
     sources: Object.entries(data.sources).map(([name, entry]) => {
       const options = entry as Config['sources'][number]['options'];
-      return { name, type: options.type, options };
+      const competes = feedPairs(directions, name);
+      return competes.length === 0
+        ? { name, type: options.type, options }
+        : { name, type: options.type, options, competes };
     }),
     reserveSources: Object.entries(data.reserves).map(([name, entry]) => {
       const options = entry as Config['reserveSources'][number]['options'];
@@ -182,4 +193,13 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
     currencies,
     directions,
   };
+}
+
+/** The pairs the directions compete in on one feed source, each once (for BestChange's API v2). */
+function feedPairs(directions: readonly Direction[], source: string): FeedPair[] {
+  const pairs = new Map<string, FeedPair>();
+  for (const { compete, from, to, cities } of directions)
+    if (compete?.source === source)
+      pairs.set(`${from.code}>${to.code}@${cities.join(',')}`, { from: from.code, to: to.code, cities });
+  return [...pairs.values()];
 }

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { alertsSchema } from '../alerts/config.js';
 import { haSchema } from '../ha/config.js';
+import { accessLogSchema, monitorsSchema } from '../readers/config.js';
 import { competeSchema } from '../compete/config.js';
 import { publishSchema } from '../hosting/config.js';
 import { reserveDefinitions } from '../reserves/index.js';
@@ -269,6 +270,8 @@ export const configSchema = z
     publish: publishSchema,
     alerts: alertsSchema,
     ha: haSchema,
+    monitors: monitorsSchema,
+    accessLog: accessLogSchema,
   })
   .describe('ratefile configuration');
 

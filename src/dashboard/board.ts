@@ -14,12 +14,13 @@ import { publicValue, secretValues, type Redaction } from './redact.js';
 import { dashboardRoutes } from './route.js';
 import { openHistory } from './store.js';
 import type { BuildReport, Status } from '../report.js';
+import type { ReadersView } from '../readers/tracker.js';
 
 export interface Dashboard {
   /** After a build that published: keep it for the page, and queue its history line (made after this returns). */
   built(report: BuildReport, config: Config, durationMs: number, files: ReadonlyMap<string, Stats>): void;
-  /** `/`, `/dashboard.json`, `/dashboard.js`; `status` is read at each request. */
-  routes(status: () => Status | undefined): Record<string, Route>;
+  /** `/`, `/dashboard.json`, `/dashboard.js`; `status` and `readers` (who fetches the exports) are read at each request. */
+  routes(status: () => Status | undefined, readers?: (now: Date) => ReadersView): Record<string, Route>;
   /** A value for anyone who reaches the server (the body of /healthz): no absolute paths, URL paths or secrets. */
   shown<T>(value: T): T;
   /** Resolves once the queued history lines are written. */
@@ -80,8 +81,11 @@ export async function openDashboard(options: {
         }),
       );
     },
-    routes: (status) =>
-      dashboardRoutes(() => ({ latest, status: status(), history: history.history, now: options.now(), redaction })),
+    routes: (status, readers) =>
+      dashboardRoutes(() => {
+        const now = options.now();
+        return { latest, status: status(), history: history.history, now, redaction, readers: readers?.(now) };
+      }),
     shown: (value) => publicValue(value, redaction),
     async idle() {
       await recording;

@@ -6,6 +6,7 @@ import { HISTORY_MS, type History } from './history.js';
 import { prepare, type DirectionFacts, type ExportFacts } from './prepare.js';
 import { publicText, type Redaction } from './redact.js';
 import type { BuildReport, Status } from '../report.js';
+import type { ReadersView } from '../readers/tracker.js';
 import { age, plural } from '../words.js';
 
 export type { DirectionFacts, DirectionState } from './prepare.js';
@@ -36,6 +37,8 @@ export interface DashboardInput {
   now: Date;
   filter?: Partial<Filter>;
   redaction: Redaction;
+  /** Who fetches the exports (readers/tracker.ts); absent outside `start`. */
+  readers?: ReadersView | undefined;
 }
 
 export interface SourceView {
@@ -93,6 +96,7 @@ export interface DashboardView {
   total: number;
   builds: [number, number, number][];
   window: { from: number; to: number };
+  readers?: ReadersView;
 }
 
 /** Rows sent at once: a page of 10,000 directions is unreadable; the filters narrow it. */
@@ -205,6 +209,7 @@ export function dashboardModel(input: DashboardInput): DashboardView {
       .filter((b) => b.at >= window.from)
       .map((b) => [b.at, b.durationMs, b.published]),
     window,
+    ...(input.readers ? { readers: input.readers } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import { lineChart } from './chart.js';
 import { escapeHtml, html, lines, style, table, type Cell } from './html.js';
 import { ROW_LIMIT, type DashboardView, type DirectionView, type SourceView } from './model.js';
 import { age, ago, directionName, plural } from '../words.js';
+import { readersSection } from './readers.js';
 
 const levelText = { ok: 'OK', degraded: 'DEGRADED', failing: 'FAILING' } as const;
 const stateText = { published: 'published', withheld: 'withheld', hours: 'out of hours', paused: 'paused' } as const;
@@ -152,6 +153,8 @@ const basisText = {
   floor: 'pinned at the floor',
   ceiling: 'at the ceiling',
   fallback: 'NORMAL MARGIN: field not trusted',
+  cap: 'capped against an outlier',
+  war: 'PRICE WAR: holding the rate',
 } as const;
 
 /** Where a competing direction stands: its place (none when the field was not used), the target, what set the rate and why, the feed's age. */
@@ -160,6 +163,9 @@ function competeCell(compete: NonNullable<DirectionView['compete']>): Cell {
   return lines([
     `${place} of ${compete.competitors} (target ${compete.target})`,
     compete.reason ? `${basisText[compete.basis]}: ${compete.reason}` : basisText[compete.basis],
+    ...(compete.war && compete.basis !== 'war'
+      ? [`price war with ${compete.war.rival}: never more generous until ${compete.war.until}`]
+      : []),
     ...(compete.feedAgeSeconds === undefined
       ? []
       : [html(`<span class="muted">feed ${escapeHtml(age(compete.feedAgeSeconds))} old</span>`)]),
@@ -281,8 +287,8 @@ export function renderLive(view: DashboardView): { top: string; rows: string } {
 ${headline(view.head)}
 ${buildLine(view)}
 <p id="counts">${plural(counts.published, 'direction')} published, ${counts.withheld} withheld, ${counts.hours} out of hours, ${counts.paused} paused.</p>
-<nav aria-label="Sections"><a href="#sources">Sources</a><a href="#exports">Exports</a><a href="#directions">Directions</a><a href="#history">Last 24 hours</a></nav>
-${built ? `${sourcesSection(view)}\n${exportsSection(view)}` : ''}
+<nav aria-label="Sections"><a href="#sources">Sources</a><a href="#exports">Exports</a>${view.readers ? '<a href="#readers">Readers</a>' : ''}<a href="#directions">Directions</a><a href="#history">Last 24 hours</a></nav>
+${built ? `${sourcesSection(view)}\n${exportsSection(view)}` : ''}${view.readers ? `\n${readersSection(view.readers, view.head.now)}` : ''}
 </div>`;
   const rows = `<div id="live-rows">
 ${built ? `${directionsSection(view)}\n${historySection(view)}` : ''}

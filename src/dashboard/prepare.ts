@@ -2,7 +2,7 @@
 // its published form (the primary export's items, from select.ts), worked out once per build and kept per report.
 import { Decimal, formatDecimal } from '../decimal.js';
 import { formatFee, formatFloating } from '../exports/direction-fields.js';
-import { exportRate } from '../exports/rates.js';
+import { publishedRate, rateAtMarkup } from '../pricing/published.js';
 import { selectExports } from '../exports/select.js';
 import type { Direction, ExportTemplate } from '../model.js';
 import type { RatePair } from './history.js';
@@ -37,7 +37,11 @@ export interface DirectionFacts {
   market?: { in: string; out: string };
   /** Against the market, markup of that export included. */
   margin?: string;
-  compete?: Pick<CompeteOutcome, 'place' | 'target' | 'basis' | 'competitors' | 'feedAgeSeconds'> & { reason?: string };
+  compete?: Pick<CompeteOutcome, 'place' | 'target' | 'basis' | 'competitors' | 'feedAgeSeconds'> & {
+    reason?: string;
+    /** A price war held out: the rival's name (public text) and the end of the cool-down. */
+    war?: { rival: string; until: string };
+  };
   quotes: { pair: string; side: 'bid' | 'ask'; source: string; at: number }[];
   reserve?: string;
   /** `config`, or the reserve source it was read from. */
@@ -125,7 +129,7 @@ export function prepare(report: BuildReport, templates: readonly ExportTemplate[
     const inExports = items.get(direction.id) ?? [];
     const first = inExports[0];
     const item = first?.items[0];
-    const market = form(exportRate(priced.market, direction.from, direction.to, ZERO));
+    const market = form(publishedRate(priced.market, direction.from, direction.to));
     const rate = item && first ? { in: item.in, out: item.out, export: first.file } : undefined;
     const row: DirectionFacts = {
       ...common(direction),
@@ -261,6 +265,7 @@ function competeFacts(
     competitors: outcome.competitors,
     ...(outcome.feedAgeSeconds === undefined ? {} : { feedAgeSeconds: outcome.feedAgeSeconds }),
     ...(outcome.reason === undefined ? {} : { reason: text(outcome.reason) }),
+    ...(outcome.war === undefined ? {} : { war: { rival: text(outcome.war.rival), until: outcome.war.until } }),
   };
 }
 
@@ -291,4 +296,4 @@ function inPublishedForm(reason: string, rate: string, shown: { in: string; out:
 
 /** A rate the guard state keeps (full precision, internal) as the primary export would publish it. */
 const shownRate = (rate: string, direction: Direction, markup: Decimal) =>
-  form(exportRate(new Decimal(rate), direction.from, direction.to, markup));
+  form(publishedRate(rateAtMarkup(new Decimal(rate), markup), direction.from, direction.to));

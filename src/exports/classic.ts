@@ -1,70 +1,153 @@
-// writeClassic: a classic export's bytes written straight from the selection, without item objects. Pure.
-// What no build changes about a direction in one export (codes after aliases, fees, labels, cities, url) is
-// escaped and joined once and kept across builds; a build splices in only its rate, reserve and limits text.
-// Byte-identical to renderExport over selectExports' items (test/exports/classic.test.ts, on randomized builds).
+// The classic XML writer, the only one: an item's elements written once (`elementsText`), for two callers that give
+// the same bytes by construction. `renderClassic` writes an export model's items (the dashboard, tests);
+// `writeClassic` is what a build writes, straight from the selection without item objects: what no build changes
+// about a direction in one export (codes after aliases, fees, labels, cities, url) is written once and kept across
+// builds, and a build adds only its rate, reserve and limits text, each made once per value. Pure.
+// test/exports/classic.test.ts compares both with each other, with xmlbuilder2 and libxml2 on randomized builds.
 import { formatDecimal, roundDown } from '../decimal.js';
 import type { Direction, ExportTemplate } from '../model.js';
-import { ByteSink, chunkItems, declaration, elementText, emptyExport, refusal } from './render.js';
 import { directionFields } from './direction-fields.js';
-import type { RateEntry } from './rates.js';
+import { itemElements, type ExportItem, type ExportModel } from './items.js';
 import { urlWriter, type PublishedVisit } from './select.js';
-import type { PublishedLimits, WithheldDirection } from '../priced.js';
+import { ByteSink, chunkItems, declaration, elementText, emptyExport, refusal } from './xml-text.js';
+import type { PublishedLimits, RateEntry, WithheldDirection } from '../priced.js';
+
+type ItemElement = (typeof itemElements)[number];
+type ItemValues = Partial<Pick<ExportItem, ItemElement>>;
+
+const itemStart = '\n  <item>';
+const itemEnd = '\n  </item>';
+
+/** Elements of an item in `itemElements`' order, with each one's start and end tag made once. */
+interface Run {
+  names: readonly ItemElement[];
+  starts: readonly string[];
+  ends: readonly string[];
+}
+
+const run = (names: readonly ItemElement[]): Run => ({
+  names,
+  starts: names.map((name) => `\n    <${name}>`),
+  ends: names.map((name) => `</${name}>`),
+});
+
+/** Every element of an item. */
+const wholeItem = run(itemElements);
+/** Where each run of elements a build writes apart starts: from | to | in, out | amount | fees | limits | floating … url. */
+const runStarts: readonly ItemElement[] = ['from', 'to', 'in', 'amount', 'minfee', 'minamount', 'floating'];
+/** The runs, split from `itemElements` at their starts, so that together they are the whole item in its order. */
+const [fromRun, toRun, rateRun, amountRun, feeRun, limitRun, tailRun] = runStarts.map((name, k) =>
+  run(
+    itemElements.slice(
+      itemElements.indexOf(name),
+      k + 1 < runStarts.length ? itemElements.indexOf(runStarts[k + 1]!) : itemElements.length,
+    ),
+  ),
+) as [Run, Run, Run, Run, Run, Run, Run];
+
+/**
+ * The text of the elements of `run` in an item, between `before` and `after`: each set value as
+ * `\n    <name>value</name>`, escaped; or the first of them whose value holds a character XML 1.0 forbids.
+ * Made by one join, which gives one flat string: `+` would give a rope (V8 keeps a concatenation as a tree of its
+ * parts), walked part by part again each time it is joined into a chunk, and a build joins the text a direction
+ * keeps into every build's file.
+ */
+function elementsText(values: ItemValues, run: Run, before = '', after = ''): string | { refused: ItemElement } {
+  const { names, starts, ends } = run;
+  const parts = [before];
+  for (let k = 0; k < names.length; k++) {
+    const value = values[names[k]!];
+    if (value === undefined) continue;
+    const escaped = elementText(value);
+    if (escaped === undefined) return { refused: names[k]! };
+    parts.push(starts[k]!, escaped, ends[k]!);
+  }
+  parts.push(after);
+  return parts.join('');
+}
+
+/** A classic file as it is written: items' text joined `chunkItems` at a time into one buffer. */
+class ClassicFile {
+  private readonly sink = new ByteSink();
+  /** The text of the items since the last chunk; an item's text may be in several parts. */
+  readonly parts: string[] = [`${declaration}<rates>`];
+  items = 0;
+
+  constructor(readonly file: string) {}
+
+  /** `elementsText`, or the refusal naming the item about to be written. */
+  elements(values: ItemValues, run: Run, before?: string, after?: string): string {
+    const text = elementsText(values, run, before, after);
+    if (typeof text !== 'string') throw refusal(this.file, this.items, text.refused);
+    return text;
+  }
+
+  /** The item whose parts were pushed is whole; `done`: the share of the file's work done, to size the buffer. */
+  itemDone(done: number): void {
+    this.items += 1;
+    if (this.items % chunkItems === 0) {
+      this.sink.write(this.parts.join(''), done);
+      this.parts.length = 0;
+    }
+  }
+
+  bytes(): Buffer {
+    if (this.items === 0) return emptyExport();
+    this.parts.push('\n</rates>\n');
+    this.sink.write(this.parts.join(''), 1);
+    return this.sink.bytes();
+  }
+}
+
+/** One export model's items to the bytes of its classic file (UTF-8). */
+export function renderClassic(model: ExportModel): Buffer {
+  const file = new ClassicFile(model.file);
+  const { items } = model;
+  for (const item of items) {
+    file.parts.push(file.elements(item, wholeItem, itemStart, itemEnd));
+    file.itemDone((file.items + 1) / items.length);
+  }
+  return file.bytes();
+}
 
 /** A direction's text in one export that no build changes; alike values share one string (see `TemplateText`). */
 interface ConstantText {
   /** The direction it was made for: a hit must be the very same object. */
   direction: Direction;
-  /** `\n  <item>\n    <from>…</from>\n    <to>`. */
+  /** The item's start and <from>. */
   from: string;
-  /** `…</to>\n    <in>`. */
+  /** <to>. */
   to: string;
-  /** `…</amount>`: the reserve, rounded down to the to currency's places. */
+  /** <amount>: the reserve, rounded down to the to currency's places. */
   amount: string;
-  /** The fee elements that follow `</amount>`, or ''. */
+  /** The fee elements, or ''. */
   fees: string;
   /** One per city (one for a direction without cities): floating … url and the item's end. */
   tails: readonly string[];
   /** Per city: the first element of that item holding a character XML 1.0 forbids; absent when none does. */
-  refused?: readonly (string | undefined)[];
+  refused?: readonly (ItemElement | undefined)[];
+}
+
+/** `elementsText` with a refusal kept as the element's name, for text made before any item is written. */
+function constantText(
+  values: ItemValues,
+  run: Run,
+  before?: string,
+  after?: string,
+): { text: string; refused?: ItemElement } {
+  const text = elementsText(values, run, before, after);
+  return typeof text === 'string' ? { text } : { text: '', refused: text.refused };
 }
 
 /**
- * `text` as one flat string. V8 keeps a concatenation as a tree of its parts (a rope) until something reads it; a
- * fragment joined into every build's file would be walked part by part at every join (several times slower at
- * 30,000 items), so each kept fragment is flattened once, when made: reading a character flattens a rope in place.
- * The character goes into `lastRead` so that the optimizing compiler cannot drop the read.
- */
-function flat(text: string): string {
-  lastRead ^= text.charCodeAt(0);
-  return text;
-}
-
-let lastRead = 0;
-
-/** Elements joined into one string, remembering the first whose value XML 1.0 cannot carry. */
-class Elements {
-  text = '';
-  refused: string | undefined;
-
-  add(name: string, value: string | undefined): this {
-    if (value === undefined) return this;
-    const escaped = elementText(value);
-    if (escaped === undefined) this.refused ??= name;
-    else this.text += `\n    <${name}>${escaped}</${name}>`;
-    return this;
-  }
-}
-
-/**
- * One template's constant text per direction. Safe across builds: the template and the directions of a loaded
- * config are never changed in place (a reload makes new template objects, and `templateTexts`, a WeakMap, lets the
- * old ones go with their text). Entries are keyed by the direction's id (unique in a config; an index is not: a
- * list entry `to: [A, B]` makes several directions of one index) and hold the direction they were made for: a
- * direction a build copies (a city paused, a reserve read from a source) is another object, so its entry is made
- * again and replaces the last one (one entry per id at most). A Map by id, not a WeakMap per direction: at 50,000
- * directions a WeakMap's entries alone make every garbage collection slower. Text shared by many directions
- * (a code, fees, labels and city without a url, a currency's reserve) is kept once in `shared`, which only ever
- * holds values of the config.
+ * One template's constant text per direction. Safe across builds: the loaded config is deeply frozen (a reload
+ * makes new template objects, and `templateTexts`, a WeakMap, lets the old ones go with their text). Entries are
+ * keyed by the direction's id (unique in a config; an index is not: a list entry `to: [A, B]` makes several
+ * directions of one index) and hold the direction they were made for: a direction a build copies (a city paused, a
+ * reserve read from a source) is another object, so its entry is made again and replaces the last one (one entry
+ * per id at most). A Map by id, not a WeakMap per direction: at 50,000 directions a WeakMap's entries alone make
+ * every garbage collection slower. Text shared by many directions (a code, fees, labels and city without a url, a
+ * currency's reserve) is kept once in `shared`, which only ever holds values of the config.
  */
 class TemplateText {
   private readonly byId = new Map<string, ConstantText>();
@@ -80,8 +163,9 @@ class TemplateText {
     return known !== undefined && known.direction === direction ? known : this.made(direction);
   }
 
+  /** The shared copy of `text`. */
   private one(text: string): string {
-    return this.shared.get(text) ?? (this.shared.set(text, flat(text)), text);
+    return this.shared.get(text) ?? (this.shared.set(text, text), text);
   }
 
   private made(direction: Direction): ConstantText {
@@ -89,37 +173,27 @@ class TemplateText {
     const from = aliases[direction.from.code] ?? direction.from.code;
     const to = aliases[direction.to.code] ?? direction.to.code;
     const fields = directionFields(direction);
-    // In the monitors' order (itemElements): from, to | in, out, amount | fees | limits | floating … url.
-    const [fromText, toText] = [elementText(from), elementText(to)];
-    const fees = new Elements().add('minfee', fields.minfee).add('fromfee', fields.fromfee).add('tofee', fields.tofee);
-    const cities = direction.cities.length > 0 ? direction.cities : [undefined];
-    const tails = cities.map((city) =>
-      new Elements()
-        .add('floating', fields.floating)
-        .add('delay', fields.delay)
-        .add('param', fields.param)
-        .add('city', city)
-        .add('url', this.url?.(from, to, city ?? '')),
-    );
     const reserve = formatDecimal(roundDown(direction.reserve, direction.to.precision));
+    const [fromText, toText] = [constantText({ from }, fromRun, itemStart), constantText({ to }, toRun)];
+    const amount = constantText({ amount: reserve }, amountRun);
+    const fees = constantText(fields, feeRun);
+    const tails = (direction.cities.length > 0 ? direction.cities : [undefined]).map((city) =>
+      constantText({ ...fields, city, url: this.url?.(from, to, city ?? '') }, tailRun, '', itemEnd),
+    );
     const constant: ConstantText = {
       direction,
-      // The item's start up to <in>, in two parts so each code's part is shared by every direction with that code.
-      from: this.one(`\n  <item>\n    <from>${fromText ?? ''}</from>\n    <to>`),
-      to: this.one(`${toText ?? ''}</to>\n    <in>`),
+      // Each code's text is shared by every direction with that code.
+      from: this.one(fromText.text),
+      to: this.one(toText.text),
       // A reserve read from a source is new at every build: only the config's own (the currency's) is shared.
-      amount:
-        direction.reserve === direction.to.reserve ? this.one(`${reserve}</amount>`) : flat(`${reserve}</amount>`),
+      amount: direction.reserve === direction.to.reserve ? this.one(amount.text) : amount.text,
       fees: this.one(fees.text),
       // With a url every tail is the direction's own: sharing it would only fill `shared`.
-      tails: tails.map((tail) =>
-        this.url === undefined ? this.one(`${tail.text}\n  </item>`) : flat(`${tail.text}\n  </item>`),
-      ),
+      tails: tails.map((tail) => (this.url === undefined ? this.one(tail.text) : tail.text)),
     };
-    const head = fromText === undefined ? 'from' : toText === undefined ? 'to' : undefined;
-    // Decimal text needs no escaping; checked anyway, so that no value reaches a file unchecked.
-    const amount = elementText(reserve) === reserve ? undefined : 'amount';
-    const refused = tails.map((tail) => head ?? amount ?? fees.refused ?? tail.refused);
+    // The first refused element in the item's order, as renderClassic finds it.
+    const head = fromText.refused ?? toText.refused ?? amount.refused ?? fees.refused;
+    const refused = tails.map((tail) => head ?? tail.refused);
     if (refused.some((name) => name !== undefined)) constant.refused = refused;
     this.byId.set(direction.id, constant);
     return constant;
@@ -136,44 +210,33 @@ class NumberText {
   private readonly rates = new Map<RateEntry, string>();
   private readonly limits = new Map<PublishedLimits, string>();
 
-  constructor(private readonly file: string) {}
+  constructor(private readonly file: ClassicFile) {}
 
-  /** `in</in>…<amount>`; `index`: the item about to be written, for a refusal. */
-  rate(rate: RateEntry, index: number): string {
+  /** <in> and <out>. */
+  rate(rate: RateEntry): string {
     let text = this.rates.get(rate);
     if (text === undefined) {
-      text = flat(
-        `${this.checked(index, 'in', rate.in)}</in>\n    <out>${this.checked(index, 'out', rate.out)}</out>\n    <amount>`,
-      );
+      text = this.file.elements(rate, rateRun);
       this.rates.set(rate, text);
     }
     return text;
   }
 
-  /** The <minamount> and <maxamount> elements. */
-  bounds(limits: PublishedLimits, index: number): string {
+  /** <minamount> and <maxamount>. */
+  bounds(limits: PublishedLimits): string {
     let text = this.limits.get(limits);
     if (text === undefined) {
-      const min =
-        limits.min === undefined
-          ? ''
-          : `\n    <minamount>${this.checked(index, 'minamount', formatDecimal(limits.min))}</minamount>`;
-      text = flat(`${min}\n    <maxamount>${this.checked(index, 'maxamount', formatDecimal(limits.max))}</maxamount>`);
+      const minamount = limits.min === undefined ? undefined : formatDecimal(limits.min);
+      text = this.file.elements({ minamount, maxamount: formatDecimal(limits.max) }, limitRun);
       this.limits.set(limits, text);
     }
     return text;
-  }
-
-  /** Decimal text needs no escaping (digits, a point, a sign); checked anyway, once per value, so none goes unchecked. */
-  private checked(index: number, name: string, value: string): string {
-    if (elementText(value) !== value) throw refusal(this.file, index, name);
-    return value;
   }
 }
 
 /**
  * A classic export's bytes, its item count and the directions left out of it, from `walk` (one export's walk of
- * exportWalker over `directions` priced directions). Items are joined `chunkItems` at a time into one buffer.
+ * exportWalker over `directions` priced directions).
  */
 export function writeClassic(
   template: ExportTemplate,
@@ -182,30 +245,22 @@ export function writeClassic(
 ): { bytes: Buffer; items: number; withheld: WithheldDirection[] } {
   let texts = templateTexts.get(template);
   if (!texts) templateTexts.set(template, (texts = new TemplateText(template)));
-  const { file } = template;
+  const file = new ClassicFile(template.file);
   const numbers = new NumberText(file);
-  const sink = new ByteSink();
-  let parts: string[] = [`${declaration}<rates>`];
-  let items = 0;
+  const { parts } = file;
   const withheld = walk((p, rate, limits, _steps, position) => {
-    const { direction } = p;
-    const constant = texts.of(direction);
-    const rated = numbers.rate(rate, items);
-    const bounds = numbers.bounds(limits, items);
-    for (let k = 0; k < constant.tails.length; k++) {
+    const constant = texts.of(p.direction);
+    const { tails } = constant;
+    // Decimal text needs no escaping; checked anyway (once per value), so that no value reaches a file unchecked.
+    const rated = numbers.rate(rate);
+    const bounds = numbers.bounds(limits);
+    for (let k = 0; k < tails.length; k++) {
       const refused = constant.refused?.[k];
-      if (refused !== undefined) throw refusal(file, items, refused);
-      parts.push(constant.from, constant.to, rated, constant.amount, constant.fees, bounds, constant.tails[k]!);
-      items += 1;
-      if (items % chunkItems === 0) {
-        sink.write(parts.join(''), (position + 1) / directions);
-        parts = [];
-      }
+      if (refused !== undefined) throw refusal(file.file, file.items, refused);
+      parts.push(constant.from, constant.to, rated, constant.amount, constant.fees, bounds, tails[k]!);
+      file.itemDone((position + 1) / directions);
     }
     return undefined;
   });
-  if (items === 0) return { bytes: emptyExport(), items, withheld };
-  parts.push('\n</rates>\n');
-  sink.write(parts.join(''), 1);
-  return { bytes: sink.bytes(), items, withheld };
+  return { bytes: file.bytes(), items: file.items, withheld };
 }

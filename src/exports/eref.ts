@@ -2,7 +2,7 @@
 // Limits as frommin/frommax and tomin/tomax, with the legacy minamount/maxamount kept last (monitor cabinets
 // still read them); fees as a number or N%; <floating minutes=…/> or percent=…; each label <manual>true</manual>;
 // amount tiers as <step> elements. Where the format's description is silent it follows the classic file.
-import { declaration, elementText, emptyExport, refusal } from './render.js';
+import { declaration, elementText, emptyExport, refusal } from './xml-text.js';
 import type { ExportItem, ExportModel } from './items.js';
 
 /** A classic fee (`0.0005`, `1.5 %`) as EREF writes it (`0.0005`, `1.5%`); format-fields.ts has left out fees with a currency. */

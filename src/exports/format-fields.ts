@@ -4,19 +4,50 @@ import type { ExportFormat } from './formats.js';
 import type { ExportItem } from './items.js';
 import { formatRefusal, sideFee } from './refusals.js';
 import type { CommonFields } from './direction-fields.js';
-import type { RateEntry } from './rates.js';
-import type { LadderStep } from './tiers.js';
-import type { PricedDirection, PublishedLimits, PublishedRate, WithheldKind } from '../priced.js';
+import type { LadderStep, PricedDirection, PublishedLimits, PublishedRate, RateEntry, Refusal } from '../priced.js';
 
-/** What an EREF 1.1 or JSON item has beyond the classic one, or why the direction cannot be written in that format. */
-export function formatFields(
+type ToLimits = Pick<ExportItem, 'tomin' | 'tomax'> | Refusal;
+
+/**
+ * What EREF 1.1 and JSON items have beyond the classic ones. One per selection of a build: it keeps tomin/tomax per
+ * published limits object (shared by directions alike at one markup, see publisherAt) and to precision.
+ */
+export class FormatFields {
+  private readonly toLimitTexts = new WeakMap<PublishedLimits, Map<number, ToLimits>>();
+
+  /** What an EREF 1.1 or JSON item has beyond the classic one, or why the direction cannot be written in that format. */
+  of(
+    format: Exclude<ExportFormat, 'classic'>,
+    priced: PricedDirection,
+    rate: RateEntry,
+    limits: PublishedLimits,
+    texts: CommonFields & Pick<ExportItem, 'minamount' | 'maxamount'>,
+    steps: readonly LadderStep[] | undefined,
+  ): Pick<ExportItem, 'fromfee' | 'tofee' | 'tomin' | 'tomax' | 'steps'> | Refusal {
+    return formatFields(format, priced, rate, limits, texts, steps, (places) =>
+      this.toLimits(limits, rate.form, places),
+    );
+  }
+
+  /** tomin/tomax of limits without tiers: tomin rounded up, tomax down, so any amount within them is within the limits. */
+  private toLimits(limits: PublishedLimits, form: PublishedRate, places: number): ToLimits {
+    let byPlaces = this.toLimitTexts.get(limits);
+    if (!byPlaces) this.toLimitTexts.set(limits, (byPlaces = new Map()));
+    let known = byPlaces.get(places);
+    if (!known) byPlaces.set(places, (known = toLimits(limits, form, places)));
+    return known;
+  }
+}
+
+function formatFields(
   format: Exclude<ExportFormat, 'classic'>,
   priced: PricedDirection,
   rate: RateEntry,
   limits: PublishedLimits,
   texts: CommonFields & Pick<ExportItem, 'minamount' | 'maxamount'>,
   steps: readonly LadderStep[] | undefined,
-): Pick<ExportItem, 'fromfee' | 'tofee' | 'tomin' | 'tomax' | 'steps'> | { reason: string; kind: WithheldKind } {
+  toLimitsAt: (places: number) => ToLimits,
+): Pick<ExportItem, 'fromfee' | 'tofee' | 'tomin' | 'tomax' | 'steps'> | Refusal {
   // A fee in the side's own currency (`4 USDT` on USDTERC20) is the plain number these formats take.
   const { from, to } = priced.direction;
   const fromfee = texts.fromfee === undefined ? undefined : sideFee(texts.fromfee, from);
@@ -28,7 +59,7 @@ export function formatFields(
   if (format === 'json') return fees ?? {};
   const places = to.precision;
   if (steps === undefined) {
-    const bounds = toLimits(limits, rate.form, places);
+    const bounds = toLimitsAt(places);
     return fees === undefined || 'reason' in bounds ? bounds : { ...fees, ...bounds };
   }
   // tomin up and tomax down: any amount within them is within frommin..frommax at the rates published.
@@ -54,38 +85,16 @@ export function formatFields(
   return { ...fees, tomin: formatDecimal(tomin), tomax: formatDecimal(tomax), ...published };
 }
 
-/**
- * tomin/tomax of limits without tiers, per limits object (shared by directions alike at one published rate, see
- * publishedLimits) and to precision: tomin rounded up, tomax down, so any amount within them is within the limits.
- */
-const toLimitTexts = new WeakMap<
-  PublishedLimits,
-  Map<number, Pick<ExportItem, 'tomin' | 'tomax'> | { reason: string; kind: WithheldKind }>
->();
-
-function toLimits(
-  limits: PublishedLimits,
-  form: PublishedRate,
-  places: number,
-): Pick<ExportItem, 'tomin' | 'tomax'> | { reason: string; kind: WithheldKind } {
-  let byPlaces = toLimitTexts.get(limits);
-  if (!byPlaces) toLimitTexts.set(limits, (byPlaces = new Map()));
-  let known = byPlaces.get(places);
-  if (!known) {
-    const tomax = roundDown(limits.max.times(form.out).div(form.in), places);
-    const tomin = limits.min === undefined ? undefined : roundUp(limits.min.times(form.out).div(form.in), places);
-    // A zero tomax is a maximum no order can meet (the check's `limit` rule): withheld, never published.
-    known = tomax.isZero()
-      ? { reason: `tomax rounds to 0 at ${places} decimals`, kind: 'limits' }
-      : tomin === undefined
-        ? { tomax: formatDecimal(tomax) }
-        : tomin.greaterThan(tomax)
-          ? {
-              reason: `tomin ${formatDecimal(tomin)} is above tomax ${formatDecimal(tomax)} at ${places} decimals`,
-              kind: 'limits',
-            }
-          : { tomin: formatDecimal(tomin), tomax: formatDecimal(tomax) };
-    byPlaces.set(places, known);
-  }
-  return known;
+function toLimits(limits: PublishedLimits, form: PublishedRate, places: number): ToLimits {
+  const tomax = roundDown(limits.max.times(form.out).div(form.in), places);
+  const tomin = limits.min === undefined ? undefined : roundUp(limits.min.times(form.out).div(form.in), places);
+  // A zero tomax is a maximum no order can meet (the check's `limit` rule): withheld, never published.
+  if (tomax.isZero()) return { reason: `tomax rounds to 0 at ${places} decimals`, kind: 'limits' };
+  if (tomin === undefined) return { tomax: formatDecimal(tomax) };
+  if (tomin.greaterThan(tomax))
+    return {
+      reason: `tomin ${formatDecimal(tomin)} is above tomax ${formatDecimal(tomax)} at ${places} decimals`,
+      kind: 'limits',
+    };
+  return { tomin: formatDecimal(tomin), tomax: formatDecimal(tomax) };
 }

@@ -1,17 +1,16 @@
 // One renderer per export format, each a pure function from the selected export model to the file's bytes; and the
-// writer a build uses, which writes classic files straight from the selection (classic.ts) with the same bytes.
+// writer a build uses, which writes classic files straight from the selection with the same writer (classic.ts).
 import type { ExportTemplate } from '../model.js';
-import { writeClassic } from './classic.js';
+import { renderClassic, writeClassic } from './classic.js';
 import { renderEref } from './eref.js';
 import type { ExportFormat } from './formats.js';
 import { renderJson } from './json.js';
-import { renderExport } from './render.js';
 import { exportSelector, exportWalker } from './select.js';
 import type { ExportModel } from './items.js';
 import type { PricedDirection, WithheldDirection } from '../priced.js';
 
 const renderers: Record<ExportFormat, (model: ExportModel) => Buffer> = {
-  classic: renderExport,
+  classic: renderClassic,
   'eref-1.1': renderEref,
   json: renderJson,
 };
@@ -31,8 +30,8 @@ export interface WrittenExport {
 }
 
 /**
- * Writes one export at a time, each export's garbage gone before the next. Classic files skip item objects (most
- * of the cost of selecting and rendering 30,000 items); the other formats render `exportSelector`'s items. Both
+ * Writes one export at a time, each export's garbage gone before the next. Classic files skip item objects (an object
+ * per item and city, made and dropped at every build); the other formats render `exportSelector`'s items. Both
  * walk the same selection, which shares the rate text between exports with the same markup.
  */
 export function exportWriter(

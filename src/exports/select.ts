@@ -1,13 +1,20 @@
 // selectExports: from priced directions to each export's items (selection, aliases, markup, rounding, url); exportWalker: the selection alone, which every writer shares. Pure.
 import { type Decimal, formatDecimal, roundDown } from '../decimal.js';
 import type { ExportTemplate } from '../model.js';
-import { tierLadder, type LadderStep } from './tiers.js';
 import type { ExportItem, ExportModel } from './items.js';
 import { directionFields, type CommonFields } from './direction-fields.js';
-import { formatFields } from './format-fields.js';
-import { RateText, type RateEntry } from './rates.js';
-import { publishedLimits } from '../pricing/published.js';
-import type { PricedDirection, PublishedLimits, WithheldDirection, WithheldKind } from '../priced.js';
+import { FormatFields } from './format-fields.js';
+import { publisherAt } from '../pricing/published.js';
+import type {
+  LadderStep,
+  PricedDirection,
+  Published,
+  PublishedLimits,
+  RateEntry,
+  Refusal,
+  WithheldDirection,
+  WithheldKind,
+} from '../priced.js';
 
 /** An export as selected: its model, and the directions left out of it alone because their limits fail at its rate. */
 export interface ExportSelection extends ExportModel {
@@ -81,39 +88,28 @@ export type PublishedVisit = (
 export type ExportWalk = (index: number, visit: PublishedVisit) => WithheldDirection[];
 
 /**
- * The selection every format shares: tags, the rate at the export's markup, limits at that rate (a direction whose
- * limits cross there is left out of this export alone) and tiers. Rate text is made once per markup across exports.
+ * The selection every format shares: tags, and what each direction publishes at the export's markup (published.ts:
+ * its rate, the limits at that rate, its tiers); a direction whose limits cross there is left out of this export
+ * alone. Exports with one markup share one publisher, so each direction's is worked out once per markup.
  */
 export function exportWalker(priced: readonly PricedDirection[], templates: readonly ExportTemplate[]): ExportWalk {
-  const byMarkup = new Map<string, RateText>();
+  const byMarkup = new Map<string, (p: PricedDirection) => Published | Refusal>();
   return (index, visit) => {
     const template = templates[index]!;
     const markup = template.markup.toString();
-    const rates = byMarkup.get(markup) ?? byMarkup.set(markup, new RateText(template.markup)).get(markup)!;
+    const publish = byMarkup.get(markup) ?? byMarkup.set(markup, publisherAt(template.markup)).get(markup)!;
     const withheld: WithheldDirection[] = [];
     const leaveOut = (p: PricedDirection, kind: WithheldKind, reason: string) =>
       withheld.push({ direction: p.direction, kind, reason: `${template.file}: ${reason}` });
     for (let position = 0; position < priced.length; position++) {
       const p = priced[position]!;
       if (!selects(template, p.direction.tags)) continue;
-      const rate = rates.of(p);
-      // Limits hold at the rate this export publishes: a markup moves them, and may make them cross.
-      let limits = publishedLimits(p.direction, p.terms, rate.form);
-      if ('reason' in limits) {
-        leaveOut(p, limits.kind, limits.reason);
+      const published = publish(p);
+      if ('reason' in published) {
+        leaveOut(p, published.kind, published.reason);
         continue;
       }
-      let steps: LadderStep[] | undefined;
-      if (p.tierRates !== undefined) {
-        const { from, to } = p.direction;
-        const ladder = tierLadder(p, rate.form, limits, (tierRate) => rates.formOf(tierRate, from, to));
-        if ('reason' in ladder) {
-          leaveOut(p, 'limits', ladder.reason);
-          continue;
-        }
-        ({ limits, steps } = ladder);
-      }
-      const refused = visit(p, rate, limits, steps, position);
+      const refused = visit(p, published.rate, published.limits, published.steps, position);
       if (refused !== undefined) leaveOut(p, refused.kind, refused.reason);
     }
     return withheld;
@@ -122,7 +118,7 @@ export function exportWalker(priced: readonly PricedDirection[], templates: read
 
 /**
  * Every export's items, directions in config order, cities in the order given. What every export shares is
- * computed once per direction, the rate text once per markup. All exports at once: for the dashboard and tests;
+ * computed once per direction, what it publishes once per markup. All exports at once: for the dashboard and tests;
  * a build writes them one by one (`exportWriter` in renderers.ts).
  */
 export function selectExports(
@@ -136,7 +132,7 @@ export function selectExports(
 /**
  * Selects one export at a time, so a caller can render each and let its items die before the next is selected
  * (at 50,000 directions the items of all exports at once are tens of megabytes). The text every export shares
- * (reserve, fees, limits' decimal text, rate text per markup) is cached by value object across the calls.
+ * (reserve, fees, limits' decimal text, tomin/tomax) is kept by value object across the calls.
  */
 export function exportSelector(
   priced: readonly PricedDirection[],
@@ -144,6 +140,7 @@ export function exportSelector(
   walk: ExportWalk = exportWalker(priced, templates),
 ): (index: number) => ExportSelection {
   const text = new DecimalText();
+  const formatFields = new FormatFields();
   // One per direction, made by the first export that selects it.
   const shared = new Map<PricedDirection, CommonFields>();
   return (index) => {
@@ -161,7 +158,7 @@ export function exportSelector(
       const extra =
         template.format === 'classic'
           ? undefined
-          : formatFields(template.format, p, rate, limits, { ...common, minamount, maxamount }, steps);
+          : formatFields.of(template.format, p, rate, limits, { ...common, minamount, maxamount }, steps);
       if (extra !== undefined && 'reason' in extra) return extra;
       for (const city of cities.length > 0 ? cities : [undefined]) {
         const item: ExportItem = {
@@ -181,7 +178,8 @@ export function exportSelector(
           city,
           url: url?.(codes.from, codes.to, city ?? ''),
         };
-        // Every classic item has every key (undefined when unset) so all items share one shape: 30,000 items build fast.
+        // Every classic item has every key (undefined when unset): items of one shape share V8's hidden class, so
+        // the renderers' reads of them stay monomorphic.
         items.push(extra === undefined ? item : Object.assign(item, extra));
       }
       return undefined;

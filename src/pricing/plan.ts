@@ -4,7 +4,6 @@ import type { Direction, Money } from '../model.js';
 import type { LimitTerms, WithheldKind } from '../priced.js';
 import type { QuoteBook } from '../sources/source.js';
 import { limitThroughBook } from './convert.js';
-import { Memo } from './memo.js';
 
 const ONE = new Decimal(1);
 
@@ -26,10 +25,6 @@ interface DirectionPlan {
   reserveShown: boolean;
 }
 const plans = new WeakMap<Direction, DirectionPlan>();
-/** Reserves as published, by reserve object and places (Memo: weak by the reserve, one places nearly always). */
-const amounts = new Memo<Decimal, number, Decimal>();
-/** 1 − margin by the margin's text: a value of the text alone, and configs have a few margins. */
-const keeps = new Map<string, Decimal>();
 
 export function planOf(direction: Direction): DirectionPlan {
   let plan = plans.get(direction);
@@ -46,17 +41,14 @@ export function planOf(direction: Direction): DirectionPlan {
       money(max),
     ].join('|');
     const margin = direction.margin.toString();
-    // Shared by every direction with the same reserve object (a currency's) and places, the factor by margin.
-    const amount =
-      amounts.get(direction.reserve, to.precision) ??
-      amounts.set(direction.reserve, to.precision, roundDown(direction.reserve, to.precision));
+    const amount = roundDown(direction.reserve, to.precision);
     plan = {
       // An explicit chain by its pairs (directions found their chain by assets, which `limits` names).
       group: [chain ? chain.join(',') : '*', margin, from.ratePrecision, to.ratePrecision, limits].join('|'),
       limits,
       amount,
       margin,
-      keep: keeps.get(margin) ?? keeps.set(margin, ONE.minus(direction.margin)).get(margin)!,
+      keep: ONE.minus(direction.margin),
       // Compared as published: a reserve below the last decimal place would be printed as 0.
       reserveShown: !amount.isZero(),
     };
@@ -65,12 +57,17 @@ export function planOf(direction: Direction): DirectionPlan {
   return plan;
 }
 
-/** The market rate after a margin, one object per conversion and margin: directions that share them share it. */
-const marginRates = new Memo<object, string, Decimal>();
+/**
+ * The market rate after a margin, one object per conversion (made once per book and chain) and margin: the groups
+ * that share them share one rate object, so the guards check it and the exports print it once.
+ */
+const marginRates = new WeakMap<object, Map<string, Decimal>>();
 
 export function marginRate(converted: { factor: Decimal }, direction: Direction): Decimal {
   const { margin, keep } = planOf(direction);
-  return marginRates.get(converted, margin) ?? marginRates.set(converted, margin, converted.factor.times(keep));
+  let byMargin = marginRates.get(converted);
+  if (!byMargin) marginRates.set(converted, (byMargin = new Map()));
+  return byMargin.get(margin) ?? byMargin.set(margin, converted.factor.times(keep)).get(margin)!;
 }
 
 /** Terms per quote book and everything else they depend on (the direction's limits key): shared by directions alike. */

@@ -1,4 +1,4 @@
-// priceDirections: market rate through a chain of quotes, the margin, and the published in:out form; priced by groups. Pure.
+// priceDirections: market rate through a chain of quotes, the margin, and what it publishes (published.ts); priced by groups. Pure.
 import { Decimal } from '../decimal.js';
 import type { Direction } from '../model.js';
 import type { PricedDirection, WithheldDirection, WithheldKind } from '../priced.js';
@@ -6,12 +6,12 @@ import type { QuoteBook } from '../sources/source.js';
 import { findChain } from './chains.js';
 import { conversion } from './convert.js';
 import { marginRate, planOf, termsOf } from './plan.js';
-import { publishedForm, publishedLimits } from './published.js';
+import { publicationAt } from './published.js';
 
 const ONE = new Decimal(1);
 
 /** What every direction of a group gets from one book: the work of its first direction, shared. */
-type GroupPrice = Pick<PricedDirection, 'steps' | 'market' | 'rate' | 'terms' | 'min' | 'max'>;
+type GroupPrice = Pick<PricedDirection, 'steps' | 'market' | 'rate' | 'terms' | 'published'>;
 
 /**
  * Group prices per quote book (a book is a new Map per build, never changed once priced), by plan group.
@@ -40,11 +40,8 @@ function priceInGroup(
   const known = byGroup.get(group);
   if (known === null) return priceAlone(direction, book);
   if (known !== undefined) {
-    const { steps, market, rate, terms, min, max } = known;
-    const priced: PricedDirection =
-      min === undefined
-        ? { direction, steps, market, rate, terms, max }
-        : { direction, steps, market, rate, terms, min, max };
+    const { steps, market, rate, terms, published } = known;
+    const priced: PricedDirection = { direction, steps, market, rate, terms, published };
     if (direction.tiers !== undefined) priced.tierRates = tierRates(direction.tiers, market);
     return priced;
   }
@@ -70,22 +67,14 @@ function priceAlone(direction: Direction, book: QuoteBook): PricedDirection | Wi
   const terms = termsOf(direction, book);
   if ('reason' in terms) return withhold(terms.kind, terms.reason);
   // Withheld when its limits fail at its own published rate; an export with a markup checks again at its rate.
-  const limits = publishedLimits(direction, terms, publishedForm(rate, from, to));
-  if ('reason' in limits) return withhold(limits.kind, limits.reason);
-  const priced: PricedDirection = {
-    direction,
-    steps: converted.steps,
-    market,
-    rate,
-    terms,
-    ...(limits.min === undefined ? {} : { min: limits.min }),
-    max: limits.max,
-  };
+  const published = publicationAt(direction, terms, rate);
+  if ('reason' in published) return withhold(published.kind, published.reason);
+  const priced: PricedDirection = { direction, steps: converted.steps, market, rate, terms, published };
   if (direction.tiers !== undefined) priced.tierRates = tierRates(direction.tiers, market);
   return priced;
 }
 
-/** The rates of a direction's amount tiers: the market after each tier's margin (src/exports/tiers.ts publishes them). */
+/** The rates of a direction's amount tiers: the market after each tier's margin (tiers.ts publishes them). */
 function tierRates(tiers: NonNullable<Direction['tiers']>, market: Decimal): Decimal[] {
   return tiers.map((tier) => market.times(ONE.minus(tier.margin)));
 }

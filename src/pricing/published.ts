@@ -1,8 +1,19 @@
-// The published in/out form of a rate (rounded against the client) and the limits that hold at a published rate. Pure.
-import { Decimal, roundDown, roundUp } from '../decimal.js';
+// What a direction publishes at a rate, worked out in this one place: the rate's published form (rounded against the
+// client) and its text, the limits that hold at that form or why none do, and, in an export, its tier steps. Pricing
+// makes each direction's publication without a markup, compete remakes it at the rate it chooses, and every export
+// reads it through `publisherAt` (one per markup and build: exports with one markup share it). Pure.
+import { Decimal, formatDecimal, roundDown, roundUp } from '../decimal.js';
 import type { Currency, Direction } from '../model.js';
-import type { LimitTerms, PublishedLimits, PublishedRate, WithheldKind } from '../priced.js';
-import { Memo } from './memo.js';
+import type {
+  LimitTerms,
+  PricedDirection,
+  Publication,
+  Published,
+  PublishedLimits,
+  PublishedRate,
+  Refusal,
+} from '../priced.js';
+import { tierLadder } from './tiers.js';
 
 const ONE = new Decimal(1);
 
@@ -10,51 +21,71 @@ const ONE = new Decimal(1);
  * The published form of a rate (to units per from unit): one side exactly 1, the other ≥ 1, rounded against
  * the client to the rate precision of the currency that side counts: `out` down, `in` up.
  */
-export function publishedRate(rate: Decimal, from: Currency, to: Currency): { in: Decimal; out: Decimal } {
+export function publishedRate(rate: Decimal, from: Currency, to: Currency): PublishedRate {
   // Decimals are immutable: every form shares the one 1.
   if (rate.greaterThanOrEqualTo(ONE)) return { in: ONE, out: roundDown(rate, to.ratePrecision) };
   return { in: roundUp(ONE.div(rate), from.ratePrecision), out: ONE };
 }
 
-/** Published forms per rate object and rate precisions: directions sharing a rate share its form, and the limits at it. */
-const publishedForms = new Memo<Decimal, number, PublishedRate>();
+/** A direction rate as an export with `markup` offers it to the client, before rounding: rate × (1 − markup). */
+export function rateAtMarkup(rate: Decimal, markup: Decimal): Decimal {
+  return markup.isZero() ? rate : rate.times(ONE.minus(markup));
+}
 
-/** publishedRate, remembered per rate object and pair of rate precisions. */
-export function publishedForm(rate: Decimal, from: Currency, to: Currency): PublishedRate {
-  // Precisions are 0..18: one number names the pair.
-  const key = from.ratePrecision * 32 + to.ratePrecision;
-  return publishedForms.get(rate, key) ?? publishedForms.set(rate, key, publishedRate(rate, from, to));
+/** What a direction publishes at `rate` (its own, a compete rate, or one after a markup), or why its limits fail there. */
+export function publicationAt(direction: Direction, terms: LimitTerms, rate: Decimal): Publication | Refusal {
+  const form = publishedRate(rate, direction.from, direction.to);
+  const limits = limitsAt(direction, terms, form);
+  if ('reason' in limits) return limits;
+  return { rate: { in: formatDecimal(form.in), out: formatDecimal(form.out), form }, limits };
 }
 
 /**
- * Published limits per published rate and terms (terms are shared per limits key, which names the from
- * precision): computed once per distinct pair. Reasons name currency codes, so only limits are shared.
+ * What each priced direction publishes at `markup`: its publication at its rate after the markup, with its tiers.
+ * Without a markup and tiers that is the direction's own publication (made by pricing or compete); otherwise it is
+ * made on the first call for a direction and kept for the publisher's life, one build. Directions alike share one
+ * publication (see priceDirections): they share the one at the markup as well, so each is made once per group; a
+ * refusal is the direction's own, since its reason names currency codes.
  */
-const sharedLimits = new Memo<PublishedRate, LimitTerms, PublishedLimits>();
+export function publisherAt(markup: Decimal): (priced: PricedDirection) => Published | Refusal {
+  const marked = markup.isZero() ? undefined : markup;
+  const alike = new Map<Publication, Publication>();
+  const own = new Map<PricedDirection, Published | Refusal>();
+  const atMarkup = (priced: PricedDirection): Publication | Refusal => {
+    if (marked === undefined) return priced.published;
+    const known = alike.get(priced.published);
+    if (known !== undefined) return known;
+    const made = publicationAt(priced.direction, priced.terms, rateAtMarkup(priced.rate, marked));
+    if (!('reason' in made)) alike.set(priced.published, made);
+    return made;
+  };
+  return (priced) => {
+    if (priced.tierRates === undefined) {
+      if (marked === undefined) return priced.published;
+      const shared = alike.get(priced.published);
+      if (shared !== undefined) return shared;
+    }
+    const known = own.get(priced);
+    if (known !== undefined) return known;
+    let made: Published | Refusal = atMarkup(priced);
+    if (!('reason' in made) && priced.tierRates !== undefined) {
+      const { from, to } = priced.direction;
+      const formOf = (rate: Decimal) => publishedRate(marked ? rateAtMarkup(rate, marked) : rate, from, to);
+      const ladder = tierLadder(priced, made, formOf, (form) => limitsAt(priced.direction, priced.terms, form));
+      made = 'reason' in ladder ? { reason: ladder.reason, kind: 'limits' } : { rate: made.rate, ...ladder };
+    }
+    // A direction without tiers that its limits publish is already shared by its group: kept only when refused.
+    if (priced.tierRates !== undefined || 'reason' in made) own.set(priced, made);
+    return made;
+  };
+}
 
 /**
  * The limits to publish with a rate in its published form, or why there are none. They hold at that rate:
  * the minimum buys at least a minimum set in the to asset, the maximum pays no more than a maximum set in it
  * nor than the published `<amount>`; the minimum rounded up, the maximum down, in the from precision.
  */
-export function publishedLimits(
-  direction: Direction,
-  terms: LimitTerms,
-  rate: PublishedRate,
-): PublishedLimits | { reason: string; kind: WithheldKind } {
-  const known = sharedLimits.get(rate, terms);
-  if (known) return known;
-  const limits = limitsAt(direction, terms, rate);
-  // Terms live as long as their book, forms as long as their rate: held by the form, they die together.
-  if (!('reason' in limits)) sharedLimits.set(rate, terms, limits);
-  return limits;
-}
-
-function limitsAt(
-  direction: Direction,
-  terms: LimitTerms,
-  rate: PublishedRate,
-): PublishedLimits | { reason: string; kind: WithheldKind } {
+export function limitsAt(direction: Direction, terms: LimitTerms, rate: PublishedRate): PublishedLimits | Refusal {
   const { from, to } = direction;
   const places = from.precision;
   const capacity = fromUnits(terms.amount, rate, places, false);

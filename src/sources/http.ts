@@ -81,6 +81,8 @@ export interface RequestSpec {
   envelope?: (body: unknown) => EnvelopeProblem | undefined;
   /** A conditional request (If-None-Match / If-Modified-Since): a 304 goes to `read`, not an error. */
   conditional?: boolean;
+  /** How messages name the request instead of `GET <path>`: a path that holds a key (BestChange v2) never shows. */
+  label?: string;
 }
 
 export interface Fetched {
@@ -207,7 +209,7 @@ export async function fetchWithRetries<T>(
   read: (fetched: Fetched) => T,
 ): Promise<T> {
   const url = urlFor(target, spec);
-  const where = `GET ${url.pathname}`;
+  const where = spec.label ?? `GET ${url.pathname}`;
   const sleep = context.sleep ?? defaultSleep;
   const fail = (problem: string, extra: ErrorExtra = {}) =>
     new SourceError(`${context.name}: ${where}: ${problem}`, extra);

@@ -1,6 +1,7 @@
 // The one interface every rate source implements, and the quote shape they all return.
 import type { z } from 'zod';
 import type { Decimal } from '../decimal.js';
+import type { FeedPair } from '../model.js';
 
 /** A market quote as a source reports it: prices still as decimal text, checked by `checkQuote`. */
 export interface RawQuote {
@@ -43,6 +44,8 @@ export interface SourceContext {
    * kept across builds by the service's QuoteCache, absent in `ratefile build`.
    */
   previous?: SourceFeed;
+  /** A bestchange source: the pairs the config competes in (`SourceConfig.competes`). */
+  competes?: readonly FeedPair[];
   /** `previous` is older than the source's maxAge: still good for a conditional request, no yardstick for the row count. */
   previousStale?: boolean;
 }

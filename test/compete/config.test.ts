@@ -47,6 +47,31 @@ describe('compete: in the config', () => {
     expect([...rule.ignoreIds]).toEqual([1042, 77]);
   });
 
+  it('cap and war are on by default (2 typical steps; 3 rounds within 2m, 15m cool-down); self comes from the source', async () => {
+    const load = async (compete: string, sources?: string) => {
+      const { dir } = await project({ 'ratefile.config.yaml': config(compete, sources) });
+      return (await loadConfig('ratefile.config.yaml', dir)).directions[0]!.compete!;
+    };
+    const defaults = await load('{ place: 2, floor: 0%, ceiling: 1% }');
+    expect(String(defaults.cap)).toBe('2');
+    expect(defaults.war).toEqual({ rounds: 3, withinMs: 120_000, coolDownMs: 900_000 });
+    expect(defaults.selfIds).toBeUndefined();
+    const set = await load(
+      '{ place: 2, floor: 0%, ceiling: 1%, cap: 1.5, war: { rounds: 4, coolDown: 1h } }',
+      '  bc: { type: bestchange, self: [501, 502] }\n',
+    );
+    expect(String(set.cap)).toBe('1.5');
+    expect(set.war).toEqual({ rounds: 4, withinMs: 120_000, coolDownMs: 3_600_000 });
+    expect([...set.selfIds!]).toEqual([501, 502]);
+    const off = await load(
+      '{ place: 2, floor: 0%, ceiling: 1%, cap: off, war: off }',
+      '  bc: { type: bestchange, self: 7 }\n',
+    );
+    expect(off.cap).toBeUndefined();
+    expect(off.war).toBeUndefined();
+    expect([...off.selfIds!]).toEqual([7]);
+  });
+
   it('a plain minReserve is of the to currency; step defaults to 0%, deviation to 10%', async () => {
     const { dir } = await project({
       'ratefile.config.yaml': config('{ place: 2, floor: 0%, ceiling: 1%, minReserve: 1000 }'),
@@ -107,6 +132,26 @@ describe('compete: in the config', () => {
       'directions[0].compete.minReserve: unknown unit "XYZQ"',
     ],
     ['no floor', '{ place: 1, ceiling: 2% }', 'directions[0].compete.floor: required'],
+    [
+      'a cap in words',
+      '{ place: 1, floor: 1%, ceiling: 2%, cap: two }',
+      'directions[0].compete.cap: expected a number of typical steps like 2, or "off", got "two"',
+    ],
+    [
+      'a war in words',
+      '{ place: 1, floor: 1%, ceiling: 2%, war: maybe }',
+      'directions[0].compete.war: expected "off" or a mapping like { rounds: 3, within: 2m, coolDown: 15m }, got "maybe"',
+    ],
+    [
+      'war rounds of one',
+      '{ place: 1, floor: 1%, ceiling: 2%, war: { rounds: 1 } }',
+      'directions[0].compete.war.rounds: expected a whole number of rounds from 2 to 100, got 1',
+    ],
+    [
+      'a war cool-down that is not a duration',
+      '{ place: 1, floor: 1%, ceiling: 2%, war: { coolDown: soon } }',
+      'directions[0].compete.war.coolDown: expected a duration like "10s", "5m" or "1h", got "soon"',
+    ],
     ['an unknown key', '{ place: 1, floor: 1%, ceiling: 2%, celing: 3% }', 'directions[0].compete.celing: unknown key'],
     [
       'an unknown source',
@@ -162,5 +207,12 @@ describe('examples/compete.yaml', () => {
       ['SBERRUB>USDTERC20', null],
     ]);
     expect(config.directions[0]!.compete?.minReserve).toEqual({ value: expect.anything() as unknown, asset: 'USDT' });
+    // The war settings it shows are the defaults the others get: our own id from the source, cap 2, 3 rounds in 2m, 15m.
+    for (const direction of config.directions.filter((d) => d.compete)) {
+      const rule = direction.compete!;
+      expect([...rule.selfIds!], direction.id).toEqual([40]);
+      expect(String(rule.cap), direction.id).toBe('2');
+      expect(rule.war, direction.id).toEqual({ rounds: 3, withinMs: 120_000, coolDownMs: 900_000 });
+    }
   });
 });

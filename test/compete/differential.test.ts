@@ -111,7 +111,7 @@ describe(`competeDirections on random fields (seed ${seed})`, () => {
       const result = competeDirections({ priced: [margined], book, feeds: new Map([['bc', { feed, ageSeconds: 1 }]]) });
       const priced = result.priced[0]!;
       const outcome = priced.compete!;
-      seen[outcome.basis]++;
+      seen[outcome.basis as keyof typeof seen]++;
       const context = `case ${n}: ${JSON.stringify({ market, fromPlaces, toPlaces, rows, rule: { ...rule, ignoreIds: ignored } })} → ${JSON.stringify(outcome)}`;
 
       const form = publishedRate(priced.rate, from, to);

@@ -159,8 +159,8 @@ describe('competeDirections: BTC → SBERRUB against a synthetic field', () => {
     const d = direction(BTC, SBER, rule(), { max: { value: new Decimal('1000000'), asset: 'RUB' } });
     const { priced, margined } = compete(d, fresh);
     // 1,000,000 RUB at 4,950,000.01 RUB per BTC is 0.20202020… BTC, rounded down.
-    expect(formatDecimal(priced!.max)).toBe('0.2020202');
-    expect(formatDecimal(margined.max)).toBe('0.20408163'); // at the 2% margin's 4,900,000
+    expect(formatDecimal(priced!.published.limits.max)).toBe('0.2020202');
+    expect(formatDecimal(margined.published.limits.max)).toBe('0.20408163'); // at the 2% margin's 4,900,000
   });
 });
 

@@ -167,7 +167,7 @@ describe(`the compete step across builds of one feed (seed ${seed})`, () => {
         expect(warm.priced, context).toEqual(cold.flatMap((c) => c.priced));
         expect(warm.withheld, context).toEqual(cold.flatMap((c) => c.withheld));
         expect([...warm.details], context).toEqual(cold.flatMap((c) => [...c.details]));
-        for (const detail of warm.details.values()) seen[detail.outcome.basis]++;
+        for (const detail of warm.details.values()) seen[detail.outcome.basis as keyof typeof seen]++;
         seen.withheld += warm.withheld.length;
       }
     }

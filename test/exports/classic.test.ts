@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Label } from '../../src/config/fields.js';
 import { Decimal } from '../../src/decimal.js';
 import { isRatefileError } from '../../src/errors.js';
-import { renderWithXmlbuilder2 } from '../../src/exports/render.js';
+import { renderWithXmlbuilder2 } from '../support/xmlbuilder2.js';
 import { exportWriter, renderModel } from '../../src/exports/renderers.js';
 import { selectExports } from '../../src/exports/select.js';
 import type { Currency, Direction, ExportTemplate } from '../../src/model.js';

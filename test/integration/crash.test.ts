@@ -14,7 +14,7 @@ import { XMLValidator } from 'fast-xml-parser';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { runCycle, summarize } from '../../src/cycle.js';
-import { renderExport } from '../../src/exports/render.js';
+import { renderClassic } from '../../src/exports/classic.js';
 import { createExportServer, listen } from '../../src/server.js';
 import { rawRequest, type RawResponse } from '../support/http.js';
 import { assertBuilt, spawnRatefile, stopAll, waitForServing } from '../support/process.js';
@@ -215,7 +215,7 @@ describe('SIGKILL while publishing', () => {
           maxamount: (5 + version).toFixed(8),
           param: 'manual, verifying',
         }));
-        return { file, text: renderExport({ name: file.replace('.xml', ''), file, items }).toString('utf8') };
+        return { file, text: renderClassic({ name: file.replace('.xml', ''), file, items }).toString('utf8') };
       }),
     );
   }

@@ -46,6 +46,8 @@ describe('/metrics', () => {
         'ratefile_export_bytes{file="reffile.xml"}': expect.any(Number),
         'ratefile_http_requests_total{route="/parserfile.xml",status="200"}': 1,
         'ratefile_http_requests_total{route="other",status="404"}': 1,
+        // The export's fetch, by no configured monitor (the 404 of a path that is no export is nobody's fetch).
+        'ratefile_export_fetches_total{file="parserfile.xml",monitor="other",class="2xx"}': 1,
         'ratefile_health{level="ok"}': 1,
         'ratefile_health{level="degraded"}': 0,
         'ratefile_health{level="failing"}': 0,

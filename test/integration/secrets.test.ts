@@ -18,6 +18,7 @@ import { projectsPerTest, sampleConfig } from '../support/project.js';
 import { pollUntil } from '../support/http.js';
 import { spawnRatefile, stopAll, waitForServing } from '../support/process.js';
 import { runRatefile } from '../support/run-cli.js';
+import { webhook as startWebhook, type Webhook } from '../support/webhook.js';
 
 const project = projectsPerTest();
 const closers: (() => Promise<void>)[] = [];
@@ -110,26 +111,11 @@ async function echoServer(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** A webhook receiver keeping every body. */
-async function webhook(): Promise<{ url: string; bodies: string[] }> {
-  const bodies: string[] = [];
-  const server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => {
-      bodies.push(body);
-      response.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(
-    () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies };
+/** A webhook receiver (test/support/webhook.ts), closed after each test. */
+async function webhook(): Promise<Webhook> {
+  const hook = await startWebhook();
+  closers.push(hook.close);
+  return hook;
 }
 
 function leakyConfig(echo: string, hook: string): string {

@@ -13,7 +13,7 @@ const moduleLog = fileURLToPath(new URL('../fixtures/module-log.mjs', import.met
 const dist = new URL('../../dist/', import.meta.url).href;
 
 // What the commands' actions need and a bare start must not: the config loader (zod, both YAML readers), the pipeline,
-// the server and the service, the checker, and the packages behind alerts, metrics, rendering and S3.
+// the server and the service, the checker, the probe, and the packages behind alerts, metrics, rendering and S3.
 const heavyModules = [
   'config/load.js',
   'config/schema.js',
@@ -28,11 +28,11 @@ const heavyModules = [
   'check/',
   'hosting/',
   'exports/',
+  'probe/',
 ].map((path) => dist + path);
 const heavyPackages = [
   'nodemailer',
   'prom-client',
-  'xmlbuilder2',
   '@aws-sdk',
   'zod',
   'yaml',
@@ -73,7 +73,7 @@ const heavyIn = (modules: readonly string[]) =>
   );
 
 describe('a bare start', () => {
-  it.each([[['--version']], [['--help']], [['build', '--help']], [['start', '--help']]])(
+  it.each([[['--version']], [['--help']], [['build', '--help']], [['start', '--help']], [['probe', '--help']]])(
     'ratefile %j loads none of the heavy modules',
     async (args) => {
       const { stdout, modules } = await loaded(args);

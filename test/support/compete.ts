@@ -2,6 +2,7 @@
 // floor 0.5%, ceiling 3%, a 10% deviation limit; `extra` overrides any field.
 import { Decimal } from '../../src/decimal.js';
 import type { CompeteRule, Currency, Direction } from '../../src/model.js';
+import { testDirection } from './model.js';
 
 export const competeRule = (extra: Partial<CompeteRule> = {}): CompeteRule => ({
   source: 'bc',
@@ -33,16 +34,4 @@ export const competingDirection = (
   to: Currency,
   compete: CompeteRule,
   extra: Partial<Direction> = {},
-): Direction => ({
-  id: `${from.code}>${to.code}`,
-  index: 0,
-  from,
-  to,
-  margin: new Decimal('0.02'),
-  reserve: to.reserve,
-  params: [],
-  cities: [],
-  tags: [],
-  compete,
-  ...extra,
-});
+): Direction => testDirection(from, to, { compete, ...extra });

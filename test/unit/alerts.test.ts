@@ -65,6 +65,40 @@ describe('currentProblems', () => {
   });
 });
 
+describe('a price war', () => {
+  it('starts an alert naming the rival for its cool-down, and ends it when the war is over', () => {
+    const war = { rival: 'Bravo', rivalId: 200, rounds: 3, since: at, until: '2026-11-21T12:15:00.000Z' };
+    const competing = (withWar: boolean): NonNullable<Status['competing']> => [
+      {
+        direction: 'BTC>SBERRUB',
+        target: '1',
+        place: 2,
+        competitors: 4,
+        basis: withWar ? 'war' : 'place',
+        ...(withWar ? { war } : {}),
+      },
+    ];
+    const during = currentProblems(status({ competing: competing(true) }), now);
+    expect(during).toContainEqual({
+      key: 'war:BTC>SBERRUB',
+      text: 'BTC → SBERRUB in a price war with Bravo (#200): 3 of our moves answered in a row; rate held until 2026-11-21T12:15:00.000Z',
+    });
+    const started = compareProblems({ active: {} }, during, now, 3_600_000);
+    expect(started.events.map((e) => `${e.kind} ${e.key}`)).toEqual(['start war:BTC>SBERRUB']);
+    const later = new Date('2026-11-21T12:16:00.000Z');
+    const over = compareProblems(
+      started.state,
+      currentProblems(status({ competing: competing(false) }), later),
+      later,
+      3_600_000,
+    );
+    // (The status is a minute older by then: health has its own alert.)
+    expect(over.events.filter((e) => e.key.startsWith('war:')).map((e) => `${e.kind} ${e.key}`)).toEqual([
+      'end war:BTC>SBERRUB',
+    ]);
+  });
+});
+
 describe('compareProblems', () => {
   const problem = { key: 'source:x', text: 'source x failing' };
   it('start once, nothing while it lasts, a reminder after the interval, end once', () => {

@@ -171,6 +171,39 @@ describe('the dashboard page', () => {
     expect(textOf(html)).toContain('feed 4 s old');
   });
 
+  it('a price war shows the rival (escaped) and the end of the cool-down, whatever sets the rate meanwhile', () => {
+    const war = {
+      rival: 'Br<avo>',
+      rivalId: 200,
+      rounds: 3,
+      since: '2026-11-21T12:00:00.000Z',
+      until: '2026-11-21T12:15:00.000Z',
+    };
+    const at = (basis: 'war' | 'place') =>
+      report.priced.map((p, i) =>
+        i === 0
+          ? {
+              ...p,
+              compete: {
+                target: '1',
+                place: 2,
+                competitors: 4,
+                basis,
+                ...(basis === 'war'
+                  ? { reason: 'price war with Br<avo> (#200): 3 of our moves answered in a row' }
+                  : {}),
+                war,
+              },
+            }
+          : p,
+      );
+    const held = page({ latest: latestOf({ ...report, priced: at('war') }) });
+    expect(held).toContain('PRICE WAR: holding the rate: price war with Br&lt;avo&gt; (#200)');
+    const followed = page({ latest: latestOf({ ...report, priced: at('place') }) });
+    expect(textOf(followed)).toContain('holds the place');
+    expect(followed).toContain('price war with Br&lt;avo&gt;: never more generous until 2026-11-21T12:15:00.000Z');
+  });
+
   it('escapes the five characters that matter in HTML', () => {
     expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe(
       '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;',

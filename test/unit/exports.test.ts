@@ -3,7 +3,8 @@ import { build } from '../../src/build.js';
 import { loadConfig } from '../../src/config/load.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
 import { isRatefileError } from '../../src/errors.js';
-import { renderExport, renderWithXmlbuilder2 } from '../../src/exports/render.js';
+import { renderClassic } from '../../src/exports/classic.js';
+import { renderWithXmlbuilder2 } from '../support/xmlbuilder2.js';
 import { formatFee } from '../../src/exports/direction-fields.js';
 import { exportSelector, selectExports } from '../../src/exports/select.js';
 import type { Config, ExportTemplate } from '../../src/model.js';
@@ -58,7 +59,7 @@ describe('the three sample exports', () => {
   it('are written byte for byte as xmlbuilder2 writes them', async () => {
     const models = selectExports(await pricedSample(), config.exports);
     expect(models.map((model) => model.items.length)).toEqual([3, 5, 4]);
-    for (const model of models) expect(renderExport(model).toString('utf8')).toBe(renderWithXmlbuilder2(model));
+    for (const model of models) expect(renderClassic(model).toString('utf8')).toBe(renderWithXmlbuilder2(model));
   });
 
   it('are byte-identical for the same input and clock', async () => {
@@ -68,11 +69,11 @@ describe('the three sample exports', () => {
   });
 });
 
-describe('renderExport', () => {
+describe('renderClassic', () => {
   const item: ExportItem = { from: 'BTC', to: 'SBERRUB', in: '1', out: '8800810.33', amount: '5000000' };
 
   it('writes the XML 1.0 declaration, root <rates> and each element on its own line', () => {
-    expect(renderExport({ name: 'x', file: 'x.xml', items: [item] }).toString('utf8')).toBe(
+    expect(renderClassic({ name: 'x', file: 'x.xml', items: [item] }).toString('utf8')).toBe(
       [
         '<?xml version="1.0" encoding="UTF-8"?>',
         '<rates>',
@@ -90,7 +91,7 @@ describe('renderExport', () => {
   });
 
   it('renders an empty export as <rates></rates>', () => {
-    expect(renderExport({ name: 'x', file: 'x.xml', items: [] }).toString('utf8')).toBe(
+    expect(renderClassic({ name: 'x', file: 'x.xml', items: [] }).toString('utf8')).toBe(
       '<?xml version="1.0" encoding="UTF-8"?>\n<rates></rates>\n',
     );
   });
@@ -100,7 +101,7 @@ describe('renderExport', () => {
       [...itemElements].reverse().map((name) => [name, `v-${name}`]),
     ) as unknown as ExportItem;
     const names = [
-      ...renderExport({ name: 'x', file: 'x.xml', items: [full] })
+      ...renderClassic({ name: 'x', file: 'x.xml', items: [full] })
         .toString('utf8')
         .matchAll(/^ {4}<(\w+)>/gm),
     ].map((m) => m[1]);
@@ -110,7 +111,7 @@ describe('renderExport', () => {
   it('escapes & < > in every element, and libxml2 reads the text back intact', async () => {
     const nasty = 'A&B <C> "D"';
     const full = Object.fromEntries(itemElements.map((name) => [name, nasty])) as unknown as ExportItem;
-    const xml = renderExport({ name: 'x', file: 'x.xml', items: [full] }).toString('utf8');
+    const xml = renderClassic({ name: 'x', file: 'x.xml', items: [full] }).toString('utf8');
     expect(await xmlErrors(xml)).toEqual([]);
     for (const name of itemElements) expect(xml).toContain(`<${name}>A&amp;B &lt;C&gt; "D"</${name}>`);
   });
@@ -118,7 +119,7 @@ describe('renderExport', () => {
   it('refuses characters XML 1.0 forbids instead of writing them', () => {
     let caught: unknown;
     try {
-      renderExport({ name: 'x', file: 'x.xml', items: [{ ...item, city: 'M\u0001SK' }] });
+      renderClassic({ name: 'x', file: 'x.xml', items: [{ ...item, city: 'M\u0001SK' }] });
     } catch (error) {
       caught = error;
     }

@@ -2,7 +2,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/decimal.js';
-import { renderExport } from '../../src/exports/render.js';
+import { renderClassic } from '../../src/exports/classic.js';
 import { selectExports } from '../../src/exports/select.js';
 import type { Currency, Direction, ExportTemplate, Money } from '../../src/model.js';
 import { priceDirection, priceDirections } from '../../src/pricing/price.js';
@@ -119,7 +119,7 @@ describe('published limits over random directions, read back from the rendered f
   it('hold at each export’s published rate and amount', () => {
     const counts = { items: 0, toMin: 0, fromMin: 0, toMax: 0, fromMax: 0, reserveBound: 0 };
     for (const [k, selection] of selections.entries()) {
-      for (const item of readItems(renderExport(selection))) {
+      for (const item of readItems(renderClassic(selection))) {
         counts.items++;
         const direction = directions[Number(item.city!.slice(1))]!;
         const { from, to, min, max } = direction;

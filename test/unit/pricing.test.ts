@@ -5,31 +5,16 @@ import { findChain } from '../../src/pricing/chains.js';
 import { convertAlong } from '../../src/pricing/convert.js';
 import { priceDirection, priceDirections } from '../../src/pricing/price.js';
 import { publishedRate } from '../../src/pricing/published.js';
-import type { Quote, QuoteBook } from '../../src/sources/source.js';
+import type { QuoteBook } from '../../src/sources/source.js';
 import { random } from '../support/random.js';
+import { quoteBook, testCurrency, testDirection } from '../support/model.js';
 import type { PricedDirection } from '../../src/priced.js';
 
 const time = new Date('2026-11-21T12:00:00Z');
 
-function book(...entries: [pair: string, bid: string, ask: string][]): QuoteBook {
-  return new Map(
-    entries.map(([pair, bid, ask]) => {
-      const [base = '', quote = ''] = pair.split('/');
-      const entry: Quote = { pair, base, quote, bid: new Decimal(bid), ask: new Decimal(ask), time, source: 'test' };
-      return [pair, entry];
-    }),
-  );
-}
+const book = (...rows: [pair: string, bid: string, ask: string][]): QuoteBook => quoteBook(time, 'test', ...rows);
 
-function currency(
-  code: string,
-  asset: string,
-  precision: number,
-  reserve = '1000000000',
-  ratePrecision = precision,
-): Currency {
-  return { code, asset, precision, ratePrecision, reserve: new Decimal(reserve) };
-}
+const currency = testCurrency;
 
 const BTC = currency('BTC', 'BTC', 8);
 const ETH = currency('ETH', 'ETH', 8);
@@ -38,20 +23,9 @@ const SBER = currency('SBERRUB', 'RUB', 2);
 const TCSB = currency('TCSBRUB', 'RUB', 2);
 const CASH = currency('CASHRUB', 'RUB', 0);
 
-function direction(from: Currency, to: Currency, extra: Partial<Direction> = {}): Direction {
-  return {
-    id: `${from.code}>${to.code}`,
-    index: 0,
-    from,
-    to,
-    margin: new Decimal(0),
-    reserve: to.reserve,
-    params: [],
-    cities: [],
-    tags: [],
-    ...extra,
-  };
-}
+/** Without a margin unless given: these tests read the market rate itself. */
+const direction = (from: Currency, to: Currency, extra: Partial<Direction> = {}): Direction =>
+  testDirection(from, to, { margin: new Decimal(0), ...extra });
 
 const market = book(
   ['BTC/USDT', '97000', '97010'],
@@ -226,7 +200,7 @@ describe('priceDirection', () => {
       const result = priced(
         priceDirection(direction(BTC, SBER, { min: { value: new Decimal('0.001'), asset: 'BTC' } }), market),
       );
-      expect(result.min?.toFixed()).toBe('0.001');
+      expect(result.published.limits.min?.toFixed()).toBe('0.001');
     });
 
     it('converts a to-currency limit at the direction rate', () => {
@@ -234,7 +208,7 @@ describe('priceDirection', () => {
         priceDirection(direction(BTC, SBER, { max: { value: new Decimal('500000'), asset: 'RUB' } }), market),
       );
       // rounded down to BTC's 8 places, as published
-      expect(result.max.toFixed()).toBe(
+      expect(result.published.limits.max.toFixed()).toBe(
         new Decimal('500000').div(rate).toDecimalPlaces(8, Decimal.ROUND_DOWN).toFixed(),
       );
     });
@@ -244,7 +218,7 @@ describe('priceDirection', () => {
         priceDirection(direction(BTC, SBER, { min: { value: new Decimal('100'), asset: 'USDT' } }), market),
       );
       // rounded up to BTC's 8 places, as published
-      expect(result.min?.toFixed()).toBe(
+      expect(result.published.limits.min?.toFixed()).toBe(
         new Decimal('100').div('97000').toDecimalPlaces(8, Decimal.ROUND_UP).toFixed(),
       );
     });
@@ -253,7 +227,7 @@ describe('priceDirection', () => {
       const result = priced(
         priceDirection(direction(BTC, SBER, { max: { value: new Decimal('100'), asset: 'USDT' } }), market),
       );
-      expect(result.max.toFixed()).toBe(
+      expect(result.published.limits.max.toFixed()).toBe(
         new Decimal('100').div('97010').toDecimalPlaces(8, Decimal.ROUND_DOWN).toFixed(),
       );
     });
@@ -265,7 +239,7 @@ describe('priceDirection', () => {
           market,
         ),
       );
-      expect(result.max.toFixed()).toBe(
+      expect(result.published.limits.max.toFixed()).toBe(
         new Decimal('920000').div(rate).toDecimalPlaces(8, Decimal.ROUND_DOWN).toFixed(),
       );
     });
@@ -327,9 +301,9 @@ describe('limits hold at the published rate and amount (defect 14)', () => {
       const form = publishedRate(result.rate, from, to);
       expect(`${formatDecimal(form.in)}:${formatDecimal(form.out)}`).toBe(published);
       const bought = (amount: Decimal) => amount.times(form.out).div(form.in);
-      expect(bought(result.min!).greaterThanOrEqualTo(min)).toBe(true);
+      expect(bought(result.published.limits.min!).greaterThanOrEqualTo(min)).toBe(true);
       // and it is the smallest such amount at the from precision
-      expect(bought(result.min!.minus(unit(from.precision))).lessThan(min)).toBe(true);
+      expect(bought(result.published.limits.min!.minus(unit(from.precision))).lessThan(min)).toBe(true);
     },
   );
 
@@ -338,16 +312,16 @@ describe('limits hold at the published rate and amount (defect 14)', () => {
     const result = priced(priceDirection(direction(ETH, BTC, { reserve: new Decimal('4.123456789') }), quotes));
     const form = publishedRate(result.rate, ETH, BTC);
     const paid = (amount: Decimal) => amount.times(form.out).div(form.in);
-    expect(paid(result.max).lessThanOrEqualTo('4.12345678')).toBe(true);
-    expect(paid(result.max.plus(unit(8))).greaterThan('4.12345678')).toBe(true);
+    expect(paid(result.published.limits.max).lessThanOrEqualTo('4.12345678')).toBe(true);
+    expect(paid(result.published.limits.max.plus(unit(8))).greaterThan('4.12345678')).toBe(true);
   });
 
   it('converts a maximum in the to currency at the published rate, never paying more than it', () => {
     const result = priced(
       priceDirection(direction(USDT4, CARD, { max: { value: new Decimal('10000'), asset: 'RUB' } }), quotes),
     );
-    expect(formatDecimal(result.max)).toBe('108.64'); // 10000 ÷ 92.04 = 108.6484…, rounded down
-    expect(result.max.times('92.04').lessThanOrEqualTo(10000)).toBe(true);
+    expect(formatDecimal(result.published.limits.max)).toBe('108.64'); // 10000 ÷ 92.04 = 108.6484…, rounded down
+    expect(result.published.limits.max.times('92.04').lessThanOrEqualTo(10000)).toBe(true);
   });
 
   it('withholds a direction whose minimum at the published rate passes its maximum', () => {
@@ -407,8 +381,8 @@ describe('work shared between directions (one rate per asset pair and margin, on
           index: result.direction.index,
           market: result.market.toString(),
           rate: result.rate.toString(),
-          min: result.min?.toString(),
-          max: result.max.toString(),
+          min: result.published.limits.min?.toString(),
+          max: result.published.limits.max.toString(),
           steps: result.steps.map((step) => `${step.pair} ${step.side}`),
           tiers: result.tierRates?.map(String),
         };

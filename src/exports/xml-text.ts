@@ -1,9 +1,6 @@
-// renderExport: one export model to the bytes of an XML 1.0 file. Pure: same model, same bytes.
-// xmlbuilder2 is the reference (renderWithXmlbuilder2); renderExport writes the same bytes about
-// ten times faster, which tests prove on fixtures and on randomized items.
-import { create } from 'xmlbuilder2';
+// The XML text the XML formats share (classic.ts, eref.ts): the declaration, the empty file, element text escaped
+// or refused, and the byte sink a file is written into chunk by chunk. Pure.
 import { RatefileError } from '../errors.js';
-import { itemElements, type ExportModel } from './items.js';
 
 export const declaration = '<?xml version="1.0" encoding="UTF-8"?>\n';
 
@@ -17,10 +14,6 @@ const forbidden = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
  * paired or not, and U+FFFE/U+FFFF). One test per value; most values have none of these.
  */
 const special = /[&<>\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF]/;
-
-/** Each element's opening and closing text, made once. */
-const opening = itemElements.map((name) => `\n    <${name}>`);
-const closing = itemElements.map((name) => `</${name}>`);
 
 /** A value as element text; undefined when it holds a character XML 1.0 forbids. */
 export function elementText(value: string): string | undefined {
@@ -39,9 +32,8 @@ export function refusal(file: string, index: number, name: string): RatefileErro
 
 /**
  * Items joined per chunk: about 50 KB of text, below V8's large-object size (128 KB), so each chunk string is born
- * and dies in the young generation. Chunks of 1,024 items (400 KB) went to the large-object space, counted toward
- * the old generation and set off full collections of the whole heap: at 50,000 directions they cost more than the
- * writing itself.
+ * and dies in the young generation. A chunk in the large-object space counts toward the old generation and sets off
+ * full collections of the whole heap, which at 50,000 directions would cost more than the writing itself.
  */
 export const chunkItems = 128;
 
@@ -73,57 +65,5 @@ export class ByteSink {
   bytes(): Buffer {
     const written = this.buffer.subarray(0, this.length);
     return this.buffer.length > this.length * 1.25 + 4096 ? Buffer.from(written) : written;
-  }
-}
-
-/** One export model to the bytes of its file (UTF-8). */
-export function renderExport(model: ExportModel): Buffer {
-  const { items } = model;
-  if (items.length === 0) return emptyExport();
-  const sink = new ByteSink();
-  let parts: string[] = [`${declaration}<rates>`];
-  let written = 0;
-  const flush = () => {
-    sink.write(parts.join(''), written / items.length);
-    parts = [];
-  };
-  for (const item of items) {
-    let text = '\n  <item>';
-    for (let k = 0; k < itemElements.length; k++) {
-      const value = item[itemElements[k]!];
-      if (value === undefined) continue;
-      const escaped = elementText(value);
-      if (escaped === undefined) throw refusal(model.file, written, itemElements[k]!);
-      text += opening[k]! + escaped + closing[k]!;
-    }
-    parts.push(`${text}\n  </item>`);
-    written += 1;
-    if (parts.length === chunkItems) flush();
-  }
-  parts.push('\n</rates>\n');
-  flush();
-  return sink.bytes();
-}
-
-/**
- * The reference rendering with xmlbuilder2's DOM. `&` is escaped before xmlbuilder2 sees the text: it
- * leaves an `&` that starts something entity-like (`&amp;`, `&copy;`) as it is, which would change
- * the text or, for an entity XML does not define, make the document ill-formed.
- */
-export function renderWithXmlbuilder2(model: ExportModel): string {
-  const rates = create({ version: '1.0', encoding: 'UTF-8' }).ele('rates');
-  for (const item of model.items) {
-    const element = rates.ele('item');
-    for (const name of itemElements) {
-      const value = item[name];
-      if (value !== undefined) element.ele(name).txt(value.replace(/&/g, '&amp;'));
-    }
-  }
-  try {
-    // wellFormed rejects characters XML 1.0 forbids instead of writing them; allowEmptyTags keeps
-    // an empty export as <rates></rates>, which naive monitor parsers handle better than <rates/>.
-    return `${rates.end({ prettyPrint: true, indent: '  ', newline: '\n', wellFormed: true, allowEmptyTags: true })}\n`;
-  } catch (cause) {
-    throw new RatefileError('E_RENDER', `${model.file}: cannot render: ${(cause as Error).message}`, { cause });
   }
 }

@@ -1,16 +1,7 @@
-// Amount tiers per export: each tier's published rate and order range, and the range every format can honestly
-// publish at the direction's own (first) rate. Pure.
-import { Decimal } from '../decimal.js';
-import { publishedLimits } from '../pricing/published.js';
-import { roundUp } from '../decimal.js';
-import type { PricedDirection, PublishedLimits, PublishedRate } from '../priced.js';
-
-/** One tier as published: orders from `min` to `max` (from currency) at `form`. */
-export interface LadderStep {
-  min: Decimal;
-  max: Decimal;
-  form: PublishedRate;
-}
+// Amount tiers at one export's rates: each tier's published rate and order range, and the range every format can
+// honestly publish at the direction's own (first) rate. Pure; published.ts calls it once per direction and markup.
+import { Decimal, roundUp } from '../decimal.js';
+import type { LadderStep, PricedDirection, Publication, PublishedLimits, PublishedRate, Refusal } from '../priced.js';
 
 /**
  * The tiers of a priced direction at one export's rates. The first step is the direction's own rate, from its
@@ -21,11 +12,13 @@ export interface LadderStep {
  */
 export function tierLadder(
   priced: PricedDirection,
-  base: PublishedRate,
-  limits: PublishedLimits,
+  publication: Publication,
   formOf: (rate: Decimal) => PublishedRate,
+  limitsAt: (form: PublishedRate) => PublishedLimits | Refusal,
 ): { limits: PublishedLimits; steps?: LadderStep[] } | { reason: string } {
   const { direction, tierRates = [] } = priced;
+  const { limits } = publication;
+  const base = publication.rate.form;
   const tiers = direction.tiers ?? [];
   const places = direction.from.precision;
   const unit = new Decimal(1).div(new Decimal(10).pow(places));
@@ -43,7 +36,7 @@ export function tierLadder(
     const form = formOf(tierRates[i]!);
     // Worse for the client: less out per in than the listed rate.
     const worse = form.out.times(base.in).lessThan(base.out.times(form.in));
-    const own = worse ? undefined : publishedLimits(direction, priced.terms, form);
+    const own = worse ? undefined : limitsAt(form);
     if (own === undefined || 'reason' in own || own.max.lessThan(start)) {
       max = Decimal.min(max, start.minus(unit));
       break;

@@ -1,0 +1,129 @@
+// `ratefile probe URL`: fetch a public export as a monitor's robot does, N times in a row, and report what each fetch got
+// and a summary fit to send to a monitor's support; exit 0 when every fetch was a readable rate file, 1 otherwise.
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { quoteValue, RatefileError } from '../errors.js';
+import { redactValue, registerUrlSecrets } from '../secrets.js';
+import type { CommandContext } from './context.js';
+
+const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
+
+function wholeNumber(min: number, max: number) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (!/^\d+$/.test(value) || number < min || number > max)
+      throw new InvalidArgumentError(`expected a whole number ${min}..${max}`);
+    return number;
+  };
+}
+
+/** Seconds up to `max`; zero only where it means "none" (`--pause 0`). */
+function seconds(max: number, zero: boolean) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (!/^\d+(\.\d+)?$/.test(value) || number > max || (number === 0 && !zero))
+      throw new InvalidArgumentError(`expected a number of seconds, ${zero ? '0' : 'more than 0'} to ${max}`);
+    return number;
+  };
+}
+
+function defaultUserAgent(): string {
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return `ratefile-probe/${version} (a monitor-like check of an exchange-rates export file)`;
+}
+
+interface ProbeFlags {
+  count: number;
+  pause: number;
+  timeout: number;
+  deadline: number;
+  maxBytes: number;
+  maxRedirects: number;
+  format?: 'classic' | 'eref' | 'json';
+  userAgent?: string;
+  json?: boolean;
+}
+
+export function registerProbe(program: Command, context: CommandContext): void {
+  const { deps } = context;
+  program
+    .command('probe')
+    .description(
+      "fetch a public export as a monitor's robot does, N times in a row: what each fetch got (a rate file, a challenge page, an empty body, an error…), ETag/304 behaviour, a summary for a monitor's support",
+    )
+    .argument('<url>', 'the export as the monitors fetch it: an http(s) URL')
+    .option('-n, --count <n>', 'fetches one after another', wholeNumber(1, 1000), 20)
+    .option('--pause <seconds>', 'pause between fetches', seconds(600, true), 0)
+    .option('--timeout <seconds>', 'give up on one fetch after this long, body included', seconds(300, false), 20)
+    .option(
+      '--deadline <seconds>',
+      'stop the whole probe after this long; fetches not made by then count as failed',
+      seconds(3600, false),
+      300,
+    )
+    .option(
+      '--max-bytes <bytes>',
+      'stop reading a body beyond this many bytes (decompressed)',
+      wholeNumber(1, 1_000_000_000),
+      DEFAULT_MAX_BYTES,
+    )
+    .option(
+      '--max-redirects <n>',
+      'redirects followed in one fetch (0: none, like a robot that does not follow them)',
+      wholeNumber(0, 20),
+      5,
+    )
+    .addOption(
+      new Option(
+        '--format <format>',
+        'the format the monitor reads (default: any of the three, told by content)',
+      ).choices(['classic', 'eref', 'json']),
+    )
+    .option(
+      '--user-agent <text>',
+      "the User-Agent to send, e.g. a monitor's own as your access log shows it (default: ratefile-probe/VERSION, saying what it is)",
+    )
+    .option('--json', 'print every fetch and the summary as JSON')
+    .action(async (target: string, options: ProbeFlags) => {
+      registerUrlSecrets(target);
+      let url: URL;
+      try {
+        url = new URL(target);
+      } catch {
+        throw new RatefileError('E_USAGE', `probe: ${quoteValue(target)} is not a URL; expected http(s)://host/path`);
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw new RatefileError('E_USAGE', `probe: ${quoteValue(target)}: expected an http or https URL`);
+      const { runProbe } = await import('../probe/run.js');
+      const { summarise } = await import('../probe/summary.js');
+      const { formatFetch, formatHeader, formatSummary } = await import('../probe/report.js');
+      const userAgent = options.userAgent ?? defaultUserAgent();
+      const at = deps.now().toISOString();
+      if (!options.json)
+        deps.stdout.write(`${formatHeader(target, at, userAgent, options.count, options.timeout * 1000)}\n`);
+      const fetches = await runProbe(
+        url,
+        {
+          count: options.count,
+          pauseMs: options.pause * 1000,
+          timeoutMs: options.timeout * 1000,
+          deadlineMs: options.deadline * 1000,
+          maxBytes: options.maxBytes,
+          maxRedirects: options.maxRedirects,
+          userAgent,
+          ...(options.format ? { format: options.format } : {}),
+        },
+        (fetch) => {
+          if (!options.json) deps.stdout.write(`${formatFetch(fetch)}\n`);
+        },
+      );
+      const summary = summarise(target, at, userAgent, fetches);
+      // Digests stay in the data (they tell fetches apart); a URL's credentials never leave the process.
+      deps.stdout.write(
+        options.json ? `${JSON.stringify(redactValue({ summary, fetches }), null, 2)}\n` : formatSummary(summary),
+      );
+      context.setExitCode(summary.ok ? 0 : 1);
+    });
+}

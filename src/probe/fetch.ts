@@ -1,0 +1,207 @@
+// One fetch as a monitor's robot makes it: node:http(s) with only the headers a plain client sends (no cookies, no
+// browser headers), a new connection each time, gzip asked for, redirects followed by hand (each one recorded) up
+// to a limit. Bounded: one timer for the whole fetch, redirects and body included (a server that trickles bytes
+// is cut off), a cap on the body's size counted after decompression (a gzip bomb stops at the cap too).
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { performance } from 'node:perf_hooks';
+import type { Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { networkFailure, type Fetched, type Hop } from './classify.js';
+
+export interface FetchOptions {
+  userAgent: string;
+  /** Extra request headers (If-None-Match, If-Modified-Since). */
+  headers?: Record<string, string>;
+  timeoutMs: number;
+  maxBytes: number;
+  maxRedirects: number;
+  /** Aborted when the overall deadline passes: the fetch ends at once. */
+  signal?: AbortSignal;
+}
+
+type Failure = NonNullable<Fetched['error']>;
+
+class FetchFailure extends Error {
+  constructor(readonly failure: Failure) {
+    super(failure.message);
+  }
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array;
+  wireBytes: number;
+}
+
+function headersOf(response: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers))
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  return headers;
+}
+
+function decoderFor(encoding: string | undefined) {
+  switch ((encoding ?? '').trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip();
+    case 'deflate':
+      return createInflate();
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      return undefined;
+  }
+}
+
+/** One request, no redirect followed; rejects with a FetchFailure, or with whatever `abort` was called with. */
+function requestOnce(url: URL, options: FetchOptions, redirecting: boolean, cancel: AbortSignal): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    // A deadline or timeout that passed between two hops: an abort event does not come twice.
+    if (cancel.aborted) return reject(cancel.reason as FetchFailure);
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(url, {
+      method: 'GET',
+      agent: false,
+      headers: {
+        'User-Agent': options.userAgent,
+        Accept: '*/*',
+        'Accept-Encoding': 'gzip',
+        Connection: 'close',
+        ...options.headers,
+      },
+    });
+    let settled = false;
+    let answered: IncomingMessage | undefined;
+    let decoder: Transform | undefined;
+    let wireBytes = 0;
+    const settle = (done: () => void) => {
+      if (settled) return;
+      settled = true;
+      cancel.removeEventListener('abort', stop);
+      done();
+    };
+    // Settled here and now, whatever the connection and the decompressor still have in flight.
+    const failWith = (failure: FetchFailure) => {
+      settle(() => reject(failure));
+      req.destroy();
+      decoder?.destroy();
+    };
+    const stop = () => failWith(cancel.reason as FetchFailure);
+    cancel.addEventListener('abort', stop, { once: true });
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      settle(() =>
+        reject(error instanceof FetchFailure ? error : new FetchFailure(networkFailure(error.code, error.message))),
+      ),
+    );
+    // Whatever ends the connection without an error event, the promise still settles (a decompressed body ends later).
+    req.on('close', () => {
+      if (!answered?.complete)
+        settle(() =>
+          reject(
+            new FetchFailure({
+              kind: 'connection-error',
+              message: answered
+                ? `the connection closed before the whole body came (${wireBytes} bytes)`
+                : 'the connection closed before an answer came',
+            }),
+          ),
+        );
+    });
+    req.on('response', (response) => {
+      answered = response;
+      // Errors of the response follow a destroy of the request, which reports them: this only keeps them from being unhandled.
+      response.on('error', () => {});
+      const status = response.statusCode ?? 0;
+      const headers = headersOf(response);
+      // A redirect's body is not read: only where it points matters.
+      if (redirecting && status >= 300 && status < 400 && headers.location) {
+        response.resume();
+        settle(() => resolve({ status, headers, body: new Uint8Array(), wireBytes: 0 }));
+        req.destroy();
+        return;
+      }
+      const declared = Number(headers['content-length'] ?? Number.NaN);
+      if (!headers['content-encoding'] && declared > options.maxBytes) {
+        failWith(tooLarge(options.maxBytes, `Content-Length says ${declared}`));
+        return;
+      }
+      decoder = decoderFor(headers['content-encoding']);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => (wireBytes += chunk.length));
+      const decoded = decoder ? response.pipe(decoder) : response;
+      decoded.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > options.maxBytes) failWith(tooLarge(options.maxBytes, `more than ${options.maxBytes} bytes came`));
+        else chunks.push(chunk);
+      });
+      decoder?.on('error', (error) =>
+        failWith(
+          new FetchFailure({
+            kind: 'not-a-rate-file',
+            message: `Content-Encoding ${headers['content-encoding']}, but the body does not decompress: ${error.message}`,
+          }),
+        ),
+      );
+      decoded.on('end', () => {
+        if (!response.complete) return;
+        settle(() => resolve({ status, headers, body: Buffer.concat(chunks), wireBytes }));
+      });
+    });
+    req.end();
+  });
+}
+
+const tooLarge = (maxBytes: number, what: string) =>
+  new FetchFailure({ kind: 'too-large', message: `${what}; the cap is ${maxBytes} bytes (--max-bytes)` });
+
+/** Fetch `url` once, following redirects by hand; never throws: an error is part of what it returns. */
+export async function fetchOnce(url: URL, options: FetchOptions): Promise<Fetched> {
+  const started = performance.now();
+  const redirects: Hop[] = [];
+  const cancel = new AbortController();
+  const elapsed = () => Math.round(performance.now() - started);
+  const timer = setTimeout(
+    () =>
+      cancel.abort(
+        new FetchFailure({ kind: 'timeout', message: `no complete answer within ${options.timeoutMs / 1000} s` }),
+      ),
+    options.timeoutMs,
+  );
+  const onDeadline = () =>
+    cancel.abort(new FetchFailure({ kind: 'not-made', message: 'the overall deadline passed during this fetch' }));
+  if (options.signal?.aborted) onDeadline();
+  options.signal?.addEventListener('abort', onDeadline, { once: true });
+  let current = url;
+  try {
+    for (;;) {
+      const answer = await requestOnce(current, options, redirects.length < options.maxRedirects, cancel.signal);
+      const location = answer.headers.location;
+      if (answer.status >= 300 && answer.status < 400 && location && redirects.length < options.maxRedirects) {
+        const next = URL.canParse(location, current.href) ? new URL(location, current) : undefined;
+        if (!next)
+          throw new FetchFailure({ kind: 'redirect', message: `HTTP ${answer.status} to an invalid Location` });
+        redirects.push({ status: answer.status, location: next.href });
+        if (next.protocol !== 'http:' && next.protocol !== 'https:')
+          throw new FetchFailure({ kind: 'redirect', message: `a redirect to ${next.protocol} cannot be followed` });
+        current = next;
+        continue;
+      }
+      if (answer.status >= 300 && answer.status < 400 && location && options.maxRedirects > 0)
+        throw new FetchFailure({ kind: 'redirect', message: `more than ${options.maxRedirects} redirects` });
+      return { ms: elapsed(), redirects, ...answer };
+    }
+  } catch (error) {
+    const failure =
+      error instanceof FetchFailure
+        ? error.failure
+        : { kind: 'connection-error' as const, message: error instanceof Error ? error.message : String(error) };
+    return { ms: elapsed(), redirects, error: failure };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onDeadline);
+  }
+}

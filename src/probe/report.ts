@@ -1,0 +1,143 @@
+// `ratefile probe`'s words: a line per fetch as it ends, then a short summary fit to send to a monitor's support
+// ("20/20 sequential fetches were a readable rate file …" with the figures). Pure: data in, lines out; every line
+// is redacted and stripped of control characters, since headers, titles and URLs come from the server.
+import { escapeControls, quoteValue } from '../errors.js';
+import { redactSecrets } from '../secrets.js';
+import { age, plural } from '../words.js';
+import { failureNames, formatNames, type FailureKind } from './classify.js';
+import type { ConditionalOutcome, ProbeFetch, ProbeSummary } from './summary.js';
+
+const safe = (text: string) => escapeControls(redactSecrets(text));
+
+/** What to do about each kind, in a few words. */
+const hints: Record<FailureKind, string> = {
+  'cloudflare-challenge':
+    "a monitor's robot runs no JavaScript: add a WAF skip rule for the export's path (or allow Cloudflare's verified bots)",
+  'antibot-page':
+    "exempt the export path from the host's or the DDoS filter's browser check: robots run no scripts and keep no cookies",
+  'redirect-page': 'serve the file itself at this URL, or give the monitors the URL the page points to',
+  'engine-error': 'the engine or the site answered with an error or maintenance page instead of the file',
+  html: 'the URL serves a web page, not the export: check the path and any rewrite that sends unknown paths to the site',
+  'empty-body': 'a 200 with nothing in it: a file read while being rewritten, or a script that failed',
+  redirect: 'register the final URL with the monitors: not every robot follows redirects',
+  timeout: "the whole file must come within the monitors' timeout (about 20 s)",
+  'connection-error': 'the server refused or dropped the connection',
+  'tls-error': 'check the certificate (full chain, not expired, matching the host name) and the TLS versions offered',
+  'http-status': 'monitors read only a 200 with the file',
+  'too-large': 'an export file is kilobytes; raise --max-bytes only if yours really is this large',
+  'not-a-rate-file': 'the body is neither classic XML, EREF 1.1 nor JSON rates',
+  'wrong-format': 'give this monitor the URL of the export in the format it reads',
+  'invalid-rate-file': '`ratefile check URL` lists every finding',
+  'not-made': 'raise --deadline, or lower --count or --pause',
+};
+
+export const duration = (ms: number): string => (ms < 10_000 ? `${ms} ms` : age(ms / 1000));
+
+/** One fetch, one line: number, status, content type, time, size, what it was. */
+export function formatFetch(fetch: ProbeFetch): string {
+  const status = fetch.status === undefined ? '-' : String(fetch.status);
+  const type = fetch.conditional?.header ?? fetch.contentType?.split(';')[0]?.trim() ?? '-';
+  const wire = fetch.contentEncoding ? ` (${fetch.wireBytes} ${fetch.contentEncoding})` : '';
+  const size = fetch.status === undefined ? '-' : `${fetch.bytes} B${wire}`;
+  const redirected = fetch.redirects.length > 0 ? `, after ${plural(fetch.redirects.length, 'redirect')}` : '';
+  let what: string;
+  if (fetch.notModified) what = 'not modified';
+  else if (fetch.failure) what = `FAIL ${failureNames[fetch.failure.kind]}: ${fetch.failure.detail}`;
+  else
+    what = `${formatNames[fetch.format!]}, ${plural(fetch.items ?? 0, 'item')}${fetch.warnings ? `, ${plural(fetch.warnings, 'warning')}` : ''}`;
+  return safe(
+    `${String(fetch.index).padStart(4)}  ${status.padEnd(3)}  ${type.padEnd(20)} ${duration(fetch.ms).padStart(8)}  ${size.padEnd(18)} ${what}${redirected}`,
+  );
+}
+
+export function formatHeader(url: string, at: string, userAgent: string, count: number, timeoutMs: number): string {
+  return [
+    safe(`Probe of ${quoteValue(url)}, ${at.slice(0, 16).replace('T', ' ')} UTC`),
+    safe(
+      `${plural(count, 'fetch', 'fetches')} one after another, as a monitor makes them: no cookies, a new connection each, Accept-Encoding: gzip, User-Agent ${quoteValue(userAgent)}, timeout ${duration(timeoutMs)}`,
+    ),
+    '',
+    `   #  st.  content type         time      size               result`,
+  ].join('\n');
+}
+
+const list = (numbers: readonly number[]) =>
+  numbers.length > 8 ? `${numbers.slice(0, 8).join(', ')}, …` : numbers.join(', ');
+
+function conditionalLine(outcome: ConditionalOutcome): string {
+  const asked = `${outcome.header}: ${outcome.value}`;
+  if (outcome.outcome === 'not-modified') return `${asked} → 304 Not Modified`;
+  if (outcome.outcome === 'full-body')
+    return `${asked} → ${outcome.status} with the whole file again (the validator is ignored)`;
+  return `${asked} → ${outcome.detail}`;
+}
+
+/** The summary, a few lines a monitor's support can read. */
+export function formatSummary(summary: ProbeSummary): string {
+  const lines: string[] = [''];
+  const plainFailures = summary.fetches - summary.readable;
+  const formats = summary.formats.map((format) => formatNames[format]).join(' and ');
+  const items = summary.items
+    ? summary.items.min === summary.items.max
+      ? plural(summary.items.min, 'item')
+      : `${summary.items.min}–${summary.items.max} items`
+    : '';
+  const conditional = summary.validators.conditional;
+  const failedConditional = conditional.filter((outcome) => outcome.outcome === 'failed').length;
+  const conditionalFailures =
+    failedConditional === 0 ? '' : `, nor ${failedConditional} of the ${conditional.length} conditional re-fetches`;
+  if (plainFailures === 0 && failedConditional === 0)
+    lines.push(
+      `Result: ${summary.readable}/${summary.fetches} sequential fetches were a readable rate file (${formats}, ${items}, no errors in \`ratefile check\`): no timeouts, no empty responses, no challenge or error pages.`,
+    );
+  else
+    lines.push(
+      `Result: ${summary.readable}/${summary.fetches} sequential fetches were a readable rate file; ${plainFailures} ${plainFailures === 1 ? 'was' : 'were'} not${conditionalFailures}:`,
+    );
+  for (const failure of summary.failures) {
+    lines.push(
+      `  ${failure.count} × ${failure.name} (${failure.kind}), ${failure.count === 1 ? 'fetch' : 'fetches'} ${list(failure.fetches)}: ${failure.detail}`,
+    );
+    lines.push(`      → ${hints[failure.kind]}`);
+  }
+  if (summary.timeMs) {
+    const { min, median, max } = summary.timeMs;
+    const size = summary.bytes
+      ? ` Size: ${summary.bytes.max} bytes${summary.compressed && summary.wireBytes ? ` (${summary.wireBytes.max} on the wire, compressed)` : ''}.`
+      : '';
+    lines.push(`Time: ${duration(min)} min, ${duration(median)} median, ${duration(max)} max.${size}`);
+  }
+  const statuses = Object.entries(summary.statuses)
+    .map(([status, count]) => `${status} × ${count}`)
+    .join(', ');
+  if (statuses) lines.push(`Statuses: ${statuses}; Content-Type: ${summary.contentTypes.join(', ') || 'none'}.`);
+  const { etag, lastModified } = summary.validators;
+  if (etag !== undefined || lastModified !== undefined) {
+    const sent = [
+      etag === undefined ? '' : `ETag ${etag}`,
+      lastModified === undefined ? '' : `Last-Modified ${lastModified}`,
+    ]
+      .filter(Boolean)
+      .join(', ');
+    lines.push(
+      `Validators: ${sent}. Conditional re-fetch: ${conditional.map(conditionalLine).join('; ') || 'not made'}.`,
+    );
+  }
+  if (summary.readable > 1) {
+    const { distinct, changedAt, bodies } = summary.rates;
+    lines.push(
+      distinct === 1
+        ? `Rates: the same in all ${summary.readable} readable fetches${bodies > 1 ? ` (${bodies} different bodies)` : ''}.`
+        : `Rates: ${distinct} different sets; they changed at ${changedAt.length === 1 ? 'fetch' : 'fetches'} ${list(changedAt)} (expected while rates move).`,
+    );
+  }
+  if (summary.redirected.fetches > 0) {
+    const chain = summary.redirected.chain.map((hop) => `${hop.status} → ${quoteValue(hop.location)}`).join(', ');
+    lines.push(
+      `Redirects: ${summary.redirected.fetches} of ${summary.fetches} fetches were redirected (${chain}); register the final URL with the monitors.`,
+    );
+  }
+  for (const note of summary.notes) lines.push(`Note: ${note}.`);
+  lines.push(summary.ok ? 'Every fetch was readable.' : 'Not every fetch was readable (exit 1).');
+  return `${lines.map(safe).join('\n')}\n`;
+}
