@@ -19,6 +19,7 @@ import {
   writePublishedExports,
   writeStatusFile,
 } from './state.js';
+import type { PublishGate } from './ha/standby.js';
 import { failedStatus, successStatus, type StatusContext } from './status.js';
 import { writeLiveCodes } from './live-codes.js';
 import { readWarMemory, warDirections, writeWarMemory } from './war-state.js';
@@ -38,12 +39,16 @@ export interface CycleResult {
   upload?: UploadResult;
   /** Problems with the state folder worth a log line (an unreadable guard file), and failed uploads. */
   warnings: string[];
+  /** True when another instance holds the `ha:` lock: this build published nothing. */
+  standby?: true;
 }
 
 export type CycleDeps = Omit<BuildDeps, 'guard'> & {
   elapsed?: () => number;
   /** Why the config file was rejected on reload, when `config` is the last good one (kept in the status). */
   configError?: string;
+  /** With an `ha:` block: asked right before publishing; only the lock's holder publishes. */
+  ha?: PublishGate;
 };
 
 export async function readStatus(stateDir: string): Promise<Status | undefined> {
@@ -96,11 +101,13 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
       readWarMemory(config.stateDir, warDirections(config)),
       readListingMemory(config.stateDir, new Set(config.directions.filter((d) => d.compete).map((d) => d.id))),
     ]);
+    // A standby builds from the guard state the holder last published, so a jump it held back stays held back.
+    const shared = await deps.ha?.sharedGuard();
     const result = await build(config, {
       ...deps,
       now: () => at,
       guard: {
-        state: guardFile.state,
+        state: shared ?? guardFile.state,
         accepted,
         maintenance,
         pauses,
@@ -108,6 +115,22 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
         listing: listingFile.memory,
       },
     });
+    if (deps.ha && !(await deps.ha.mayPublish(config, at))) {
+      const durationMs = Math.round(elapsed() - started);
+      const status = successStatus(
+        await readStatus(config.stateDir),
+        result.report,
+        durationMs,
+        config.schedulePeriodMs,
+        {
+          ...context,
+          ha: deps.ha.status(),
+        },
+      );
+      await writeStatusFile(config.stateDir, status);
+      const publish = { written: [], unchanged: [] };
+      return { build: result, publish, removed: [], durationMs, publishMs: 0, status, warnings: [], standby: true };
+    }
     const publishStarted = elapsed();
     // Recorded before they are written, so a build killed mid-publish still leaves them to be removed one day.
     const declared = config.exports.map((e) => e.file);
@@ -139,10 +162,13 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     if (result.report.warMemory) await writeWarMemory(config.stateDir, result.report.warMemory, at);
     if (result.report.listingMemory) await writeListingMemory(config.stateDir, result.report.listingMemory, at);
     await clearAcceptRequests(config.stateDir, result.report.acceptedUsed);
+    const guardProblem = await deps.ha?.published(result.report.guardState);
     // Never throws: a failed upload is a warning, the local files stay, and the next build retries it.
-    const upload = config.publish.s3
-      ? await s3Publisher(config.publish.s3, config.stateDir).upload(gate.passing, { declared })
-      : undefined;
+    const lostLock = config.publish.s3 && deps.ha && !(await deps.ha.stillHolds());
+    const upload =
+      config.publish.s3 && !lostLock
+        ? await s3Publisher(config.publish.s3, config.stateDir).upload(gate.passing, { declared })
+        : undefined;
     if (gate.refused.length > 0) throw refusedError(gate.refused);
     const durationMs = Math.round(elapsed() - started);
     const status = successStatus(
@@ -150,10 +176,12 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
       result.report,
       durationMs,
       config.schedulePeriodMs,
-      context,
+      { ...context, ...(deps.ha ? { ha: deps.ha.status() } : {}) },
     );
     await writeStatusFile(config.stateDir, status);
     const warnings = [
+      ...(guardProblem ? [guardProblem] : []),
+      ...(lostLock ? ['ha: the lock was lost after the local publish: the S3 upload was left to the new holder'] : []),
       ...(guardFile.problem ? [guardFile.problem] : []),
       ...(warFile.problem ? [warFile.problem] : []),
       ...(listingFile.problem ? [listingFile.problem] : []),
@@ -163,7 +191,10 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     ];
     return { build: result, publish, removed, durationMs, publishMs, status, ...(upload ? { upload } : {}), warnings };
   } catch (error) {
-    await recordFailure(config, at, Math.round(elapsed() - started), error, context);
+    await recordFailure(config, at, Math.round(elapsed() - started), error, {
+      ...context,
+      ...(deps.ha ? { ha: deps.ha.status() } : {}),
+    });
     throw error;
   }
 }

@@ -121,6 +121,18 @@ export function createMetrics(status: () => Status | undefined, now: () => Date)
     },
   });
 
+  new Gauge({
+    name: 'ratefile_ha_leader',
+    help: 'With ha: 1 while this instance holds the lock and publishes, 0 while standby; `holder` names the publisher.',
+    labelNames: ['instance', 'holder'],
+    registers,
+    collect() {
+      this.reset();
+      const ha = status()?.ha;
+      if (ha) this.set({ instance: ha.instance, holder: ha.holder ?? '' }, ha.role === 'leader' ? 1 : 0);
+    },
+  });
+
   return {
     registry,
     recordBuild(cycle, changedAt) {

@@ -3,6 +3,7 @@ import type { Decimal } from './decimal.js';
 import type { Label } from './config/fields.js';
 import type { HoursWindow } from './hours.js';
 import type { AlertsConfig } from './alerts/config.js';
+import type { HaConfig } from './ha/config.js';
 import type { MonitorConfig } from './readers/config.js';
 import type { ExportFormat } from './exports/formats.js';
 
@@ -133,6 +134,8 @@ export interface Config {
   readonly health: HealthPolicy;
   /** Alert channels and the reminder interval (`alerts:`); absent: no alerts. */
   readonly alerts?: Readonly<AlertsConfig>;
+  /** The lock that lets one of several instances publish (`ha:`); absent: this instance always publishes. */
+  readonly ha?: Readonly<HaConfig>;
   /** The monitors expected to read the exports (`monitors:`), in config order. */
   readonly monitors?: readonly MonitorConfig[];
   /** nginx's access log (`accessLog:`), absolute: `start` reads the exports' fetches from it. */

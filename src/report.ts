@@ -140,6 +140,8 @@ export interface Status {
   heldBack: { direction: string; kind?: WithheldKind; reason: string }[];
   /** Published directions left out of some exports only (absent when none): never counted as held back. */
   leftOut?: LeftOutStatus[];
+  /** Present with an `ha:` block: leader or standby, and who holds the lock. */
+  ha?: HaStatus;
 }
 
 export interface LeftOutStatus {
@@ -151,4 +153,21 @@ export interface LeftOutStatus {
 
 export interface CompetingStatus extends CompeteOutcome {
   direction: string;
+}
+
+/** This instance's part in a warm standby (`ha:`), kept in the status after every build. */
+export interface HaStatus {
+  role: 'leader' | 'standby';
+  /** This instance's name (`ha.instance`, or the host name). */
+  instance: string;
+  /** The instance the lock's record names as the last to publish (this one while leader); absent before any did. */
+  holder?: string;
+  /** Why this instance does not publish now (standby only). */
+  reason?: string;
+  /** The first 16 hex digits of the SHA-256 of this instance's config (paths relative to its folder). */
+  configHash: string;
+  /** The holder's config hash, when it differs from this one. */
+  holderConfigHash?: string;
+  /** When this instance last took the publishing over from another, and from which. */
+  takeover?: { from: string; at: string };
 }

@@ -233,9 +233,18 @@ export function exportRequestHandler(folder: string, routes: Readonly<Record<str
   };
 }
 
-export function createExportServer(dir: string, routes: Readonly<Record<string, Route>> = {}): Server {
+/** `refuse`: an answer in place of a file of the folder (a standby's 503); the routes are always served. */
+export function createExportServer(
+  dir: string,
+  routes: Readonly<Record<string, Route>> = {},
+  refuse?: (path: string) => Route | undefined,
+): Server {
   const handle = exportRequestHandler(dir, routes);
-  return createServer((request, response) => void handle(request, response));
+  return createServer((request, response) => {
+    const path = requestPath(request.url ?? '');
+    const refusal = Object.hasOwn(routes, path) ? undefined : refuse?.(path);
+    void (refusal ? refusal(request, response) : handle(request, response));
+  });
 }
 
 /** Listen and resolve with the port actually bound (0 asks the system for a free one). */

@@ -24,6 +24,8 @@ import { boundUrl, createExportServer, listen, requestPath, type Route } from '.
 import { openDashboard } from './dashboard/board.js';
 import { openReaders } from './readers/tracker.js';
 import type { BuildReport, Status } from './report.js';
+import { createStandby } from './ha/standby.js';
+import { standbyRefusal } from './ha/serve.js';
 
 export interface ServiceOptions {
   /** Loads the config afresh for each build, so edits apply without a restart. */
@@ -109,6 +111,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     quoteCache,
     reserveCache: options.deps.reserveCache ?? new ReserveCache(),
   };
+  // With `ha:`, every build runs and only the lock's holder publishes (src/ha/standby.ts).
+  const standby = options.config.ha
+    ? createStandby(options.config, { env: options.deps.env ?? process.env, log, now: options.deps.now })
+    : undefined;
+  let standbyReason: string | undefined;
 
   // The last config that loaded: when an edit breaks the file, builds go on with it (health is degraded).
   let good = options.config;
@@ -176,18 +183,29 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       const result = await runCycle({ ...config, stateDir: options.config.stateDir }, outDir, {
         ...deps,
         ...(configError === undefined ? {} : { configError }),
+        ...(standby ? { ha: standby } : {}),
       });
       status = result.status;
-      firstReport ??= { report: result.build.report, config };
-      const files = await fileStats(result.build.report.exports.map((e) => e.file));
-      const changedAt = new Map([...files].map(([file, stats]) => [file, stats.mtime]));
-      metrics.recordBuild(result, changedAt);
-      dashboard.built(result.build.report, config, result.durationMs, files);
-      for (const warning of result.warnings) log.warn(warning);
-      // Each reason when it starts and when it ends, so a 30-second schedule does not repeat the same lines forever.
-      logReasons(result.build);
-      // A line when something changed, else a heartbeat now and then: not 2,880 alike lines a day.
-      await buildLog.built(result, config, changedAt, options.deps.now());
+      if (result.standby) {
+        // A standby publishes nothing: one line when its reason changes, none per build.
+        const reason = result.status.ha?.reason;
+        if (reason !== standbyReason)
+          log.info(`ha: standby: ${reason ?? 'not the holder'}`, { event: 'ha', role: 'standby' });
+        standbyReason = reason;
+        metrics.recordBuild(result, new Map());
+      } else {
+        standbyReason = undefined;
+        firstReport ??= { report: result.build.report, config };
+        const files = await fileStats(result.build.report.exports.map((e) => e.file));
+        const changedAt = new Map([...files].map(([file, stats]) => [file, stats.mtime]));
+        metrics.recordBuild(result, changedAt);
+        dashboard.built(result.build.report, config, result.durationMs, files);
+        for (const warning of result.warnings) log.warn(warning);
+        // Each reason when it starts and when it ends, so a 30-second schedule does not repeat the same lines forever.
+        logReasons(result.build);
+        // A line when something changed, else a heartbeat now and then: not 2,880 alike lines a day.
+        await buildLog.built(result, config, changedAt, options.deps.now());
+      }
     } catch (error) {
       metrics.recordFailedBuild(performance.now() - started);
       const details =
@@ -232,15 +250,21 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     '/healthz': (_request, response) => {
       // 200 for ok and degraded (what is published is right), 503 for failing; no absolute paths or secrets in it.
       const health = assessHealth(status, options.deps.now());
-      response.writeHead(health.level === 'failing' ? 503 : 200, {
+      // A standby answers 503 too (with `role: "standby"`): a load balancer routes readers to the leader.
+      const ha = standby?.status();
+      response.writeHead(health.level === 'failing' || (ha && ha.role !== 'leader') ? 503 : 200, {
         'Content-Type': 'application/json; charset=utf-8',
         'Cache-Control': 'no-cache',
       });
-      response.end(`${JSON.stringify(dashboard.shown({ ...healthBody(health), ...status, health }), null, 2)}\n`);
+      response.end(
+        `${JSON.stringify(dashboard.shown({ ...healthBody(health), ...status, ...(ha ? { ha } : {}), health }), null, 2)}\n`,
+      );
     },
     '/metrics': metrics.route,
   };
-  const server = serve ? createExportServer(outDir, routes) : undefined;
+  const server = serve
+    ? createExportServer(outDir, routes, standby ? standbyRefusal(() => standby.status()) : undefined)
+    : undefined;
   // Requests counted by route: the pages, each export file by name, everything else as `other`.
   const exportPaths = new Set(options.config.exports.map((e) => `/${e.file}`));
   server?.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -281,6 +305,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       await task.stop();
       await task.destroy();
       if (running) await running;
+      // The lock goes with the session: the standby takes it at its next build.
+      standby?.close();
       quoteCache.close();
       // Undelivered alerts stay in the state folder for the next start.
       await notifier?.stop();

@@ -3,7 +3,7 @@
 import { assessHealth } from './health.js';
 import { redactValue } from './secrets.js';
 import type { HealthPolicy } from './model.js';
-import type { BuildReport, CompetingStatus, SourceStatus, Status } from './report.js';
+import type { BuildReport, CompetingStatus, HaStatus, SourceStatus, Status } from './report.js';
 import type { ListingView } from './compete/listing.js';
 import { age, ago, directionNameOfId, plural } from './words.js';
 
@@ -11,6 +11,8 @@ import { age, ago, directionNameOfId, plural } from './words.js';
 export interface StatusContext {
   healthPolicy?: HealthPolicy;
   configError?: string;
+  /** This instance's role in a warm standby (`ha:`). */
+  ha?: HaStatus;
 }
 
 /** The status with its health assessed at `at`; no credential in its texts (they quote sources' answers). */
@@ -22,6 +24,7 @@ function withHealth(status: Status, at: Date): Status {
 const contextFields = (context: StatusContext) => ({
   ...(context.healthPolicy ? { healthPolicy: context.healthPolicy } : {}),
   ...(context.configError === undefined ? {} : { configError: context.configError }),
+  ...(context.ha ? { ha: context.ha } : {}),
 });
 
 export function successStatus(
@@ -163,6 +166,20 @@ const listingLine = (view: ListingView, now: Date) =>
 
 const agoOrNever = (iso: string | undefined, now: Date) => (iso === undefined ? 'never' : ago(iso, now));
 
+/** `role: standby (host-b); host-a publishes — host-a holds the lock`, and a config that differs. */
+function haLines(status: Status): string[] {
+  const { ha } = status;
+  if (!ha) return [];
+  const holder = ha.role === 'leader' ? 'this instance publishes' : `${ha.holder ?? 'no instance'} publishes`;
+  return [
+    `role: ${ha.role} (${ha.instance}); ${holder}${ha.reason ? ` — ${ha.reason}` : ''}`,
+    ...(ha.takeover ? [`  took over from ${ha.takeover.from} at ${ha.takeover.at}`] : []),
+    ...(ha.holderConfigHash !== undefined && ha.role === 'standby'
+      ? [`  config hash ${ha.configHash} differs from the holder's ${ha.holderConfigHash}`]
+      : []),
+  ];
+}
+
 /** The human form of `ratefile status`. */
 export function formatStatus(status: Status | undefined, now: Date): string {
   if (!status) return 'no build has run yet (no status file)\n';
@@ -174,6 +191,7 @@ export function formatStatus(status: Status | undefined, now: Date): string {
     `last build: ${status.lastBuild.at} (${ago(status.lastBuild.at, now)}), ${status.lastBuild.ok ? 'ok' : 'FAILED'}, ${status.lastBuild.durationMs} ms`,
     ...(status.lastBuild.error ? [`  error: ${status.lastBuild.error}`] : []),
     `last good build: ${status.lastSuccessAt ?? 'never'}`,
+    ...haLines(status),
     ...(status.maintenance ? ['maintenance: ON — every export is published empty (ratefile maintenance off)'] : []),
     'sources:',
     ...status.sources.map(

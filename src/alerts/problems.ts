@@ -80,8 +80,30 @@ export function currentProblems(status: Status, now: Date): Problem[] {
     problems.push({ key: 'config', text: `config reload rejected: ${status.configError}` });
   if (status.maintenance)
     problems.push({ key: 'maintenance', text: 'maintenance on: every export is published empty' });
+  problems.push(...haProblems(status, now));
   // What an alert says (and alerts.json keeps) quotes sources' answers: no credential in it, whatever status it came from.
   return problems.map((problem) => ({ ...problem, text: redactSecrets(problem.text) }));
+}
+
+/** How long a takeover stays an open problem: it starts an alert, which ends by itself. */
+export const TAKEOVER_ALERT_MS = 15 * 60_000;
+
+/** A failover (on the instance that took over) and a config that differs from the holder's (on either). */
+function haProblems(status: Status, now: Date): Problem[] {
+  const { ha } = status;
+  if (!ha) return [];
+  const problems: Problem[] = [];
+  if (ha.role === 'leader' && ha.takeover && now.getTime() - Date.parse(ha.takeover.at) < TAKEOVER_ALERT_MS)
+    problems.push({
+      key: 'ha:takeover',
+      text: `failover: ${ha.instance} took over publishing from ${ha.takeover.from} at ${ha.takeover.at}`,
+    });
+  if (ha.holderConfigHash !== undefined && ha.holder !== ha.instance)
+    problems.push({
+      key: 'ha:config',
+      text: `the config of ${ha.instance} (hash ${ha.configHash}) differs from that of ${ha.holder ?? 'the holder'} (hash ${ha.holderConfigHash}): it will not take over`,
+    });
+  return problems;
 }
 
 export type AlertKind = 'start' | 'end' | 'reminder';

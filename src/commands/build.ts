@@ -35,7 +35,21 @@ export function registerBuild(program: Command, context: CommandContext): void {
           { key: options.out ? '--out' : 'output', path: dir },
           { key: 'state', path: config.stateDir },
         );
-        const cycle = await runCycle(config, dir, { now: deps.now, fetch: deps.fetch, env: deps.env });
+        // With `ha:`, a one-off build publishes only when it can take the lock (never beside a running leader).
+        const standby = config.ha
+          ? (await import('../ha/standby.js')).createStandby(config, { env: deps.env, log, now: deps.now })
+          : undefined;
+        const cycle = await runCycle(config, dir, {
+          now: deps.now,
+          fetch: deps.fetch,
+          env: deps.env,
+          ...(standby ? { ha: standby } : {}),
+        }).finally(() => standby?.close());
+        if (cycle.standby) {
+          log.warn(`not published: ${cycle.status.ha?.reason ?? 'another instance holds the ha: lock'}`);
+          context.setExitCode(1);
+          return;
+        }
         for (const line of problemLines(cycle.build)) log.warn(line);
         for (const warning of cycle.warnings) log.warn(warning);
         log.info(`build: ${summarize(cycle)} → ${context.shown(dir)}`, buildFields(cycle));

@@ -169,6 +169,7 @@ export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports
     maintenance: data.maintenance,
     guards: { maxJump: percentToFraction(data.guards.maxJump), confirmBuilds: data.guards.confirmBuilds },
     ...(data.alerts ? { alerts: data.alerts } : {}),
+    ...(data.ha ? { ha: data.ha } : {}),
     monitors: normalizeMonitors(data.monitors),
     ...(data.accessLog === undefined ? {} : { accessLog: resolve(dir, data.accessLog) }),
     health: {

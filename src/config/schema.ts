@@ -1,6 +1,7 @@
 // The shape of ratefile.config.yaml: one schema, used to validate the file and to emit JSON Schema for editors.
 import { z } from 'zod';
 import { alertsSchema } from '../alerts/config.js';
+import { haSchema } from '../ha/config.js';
 import { accessLogSchema, monitorsSchema } from '../readers/config.js';
 import { competeSchema } from '../compete/config.js';
 import { publishSchema } from '../hosting/config.js';
@@ -268,6 +269,7 @@ export const configSchema = z
       .describe('Exchange directions.'),
     publish: publishSchema,
     alerts: alertsSchema,
+    ha: haSchema,
     monitors: monitorsSchema,
     accessLog: accessLogSchema,
   })

@@ -85,6 +85,8 @@ export interface DashboardView {
     build?: { at: string; ok: boolean; durationMs: number; error?: string; shownAt?: string };
     counts: { published: number; withheld: number; paused: number; hours: number };
     maintenance: boolean;
+    /** With `ha:`: this instance's role and who publishes. */
+    ha?: { role: 'leader' | 'standby'; instance: string; holder?: string };
   };
   sources: SourceView[];
   reserveSources: SourceView[];
@@ -143,6 +145,15 @@ export function dashboardHead(input: DashboardInput): DashboardView['head'] {
       : {}),
     counts,
     maintenance: report?.maintenance ?? false,
+    ...(status?.ha
+      ? {
+          ha: {
+            role: status.ha.role,
+            instance: status.ha.instance,
+            ...(status.ha.holder === undefined ? {} : { holder: status.ha.holder }),
+          },
+        }
+      : {}),
   };
 }
 

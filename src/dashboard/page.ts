@@ -93,7 +93,11 @@ function exportsSection(view: DashboardView): string {
   const empty = view.head.maintenance
     ? '<p class="banner">Maintenance is on: every export is published empty (<code>ratefile maintenance off</code> to end it).</p>\n'
     : '';
-  return `<h2 id="exports">Exports</h2>\n${empty}${table(['File', 'Items', 'Size', 'Changed', 'Markup', 'About'], rows, { numeric: new Set([1, 2]), caption: 'Exports' })}`;
+  const { ha } = view.head;
+  const role = ha
+    ? `<p class="banner">Warm standby: this instance (${escapeHtml(ha.instance)}) is the ${ha.role}${ha.role === 'leader' ? ' and publishes' : `; ${escapeHtml(ha.holder ?? 'another instance')} publishes`}.</p>\n`
+    : '';
+  return `<h2 id="exports">Exports</h2>\n${role}${empty}${table(['File', 'Items', 'Size', 'Changed', 'Markup', 'About'], rows, { numeric: new Set([1, 2]), caption: 'Exports' })}`;
 }
 
 const pair = (rate: { in: string; out: string } | undefined) => (rate ? `${rate.in} : ${rate.out}` : '—');

@@ -19,7 +19,7 @@ function known(error: unknown): string | undefined {
 }
 
 /** Connection options from the URL by hand: mysql2's own `uri` lets URL parameters override ours. */
-function connectionOptions(url: URL, timeoutMs: number): mysql.ConnectionOptions {
+export function connectionOptions(url: URL, timeoutMs: number): mysql.ConnectionOptions {
   for (const [key, value] of url.searchParams) {
     if (!(key === 'ssl' && value === 'true'))
       throw new SqlProblem(

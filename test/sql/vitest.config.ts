@@ -1,4 +1,4 @@
-// `npm run test:sql`: the sql reserve source against a real PostgreSQL and MariaDB (kept out of `npm test`, which
+// `npm run test:sql`: the sql reserve source and the warm standby's lock (ha-*.test.ts) against a real PostgreSQL and MariaDB (kept out of `npm test`, which
 // needs only Node.js); each test file starts its own server on loopback.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';

@@ -1,0 +1,41 @@
+// The lock of a warm standby, one session per instance on a dedicated connection (never pooled: a session lock
+// lives as long as its connection, so "the connection is alive" is "the lock is held"). Drivers: postgres.ts
+// (pg_try_advisory_lock), mysql.ts (GET_LOCK); each also keeps the lock's record and the shared guard state in a
+// table `ratefile_ha` of the same database. Every query has a deadline: one that passes ends the session.
+import { RatefileError } from '../errors.js';
+import { redactCredentials, sqlTarget, type SqlTarget } from '../reserves/sql-target.js';
+import type { LockTiming } from './role.js';
+import type { LockDriver, LockSession } from './session.js';
+
+export type { LockSession } from './session.js';
+
+const drivers: Record<SqlTarget['dialect'], () => Promise<LockDriver>> = {
+  postgres: async () => (await import('./postgres.js')).openPostgresLock,
+  mysql: async () => (await import('./mysql.js')).openMysqlLock,
+};
+
+export interface LockStore {
+  /** `postgres db.internal:5432/ratefile`: what messages name. */
+  where: string;
+  open(): Promise<LockSession>;
+  /** A driver's error in words without credentials. */
+  describe(error: unknown): string;
+}
+
+/** The store named by `ha.lock`: the URL read from the environment variable now, its password registered as a secret. */
+export function lockStore(
+  envName: string,
+  env: Record<string, string | undefined>,
+  name: string,
+  timing: LockTiming,
+): LockStore {
+  const text = env[envName];
+  if (!text)
+    throw new RatefileError('E_CONFIG', `ha.lock: environment variable ${envName} (the lock database URL) is not set`);
+  const target = sqlTarget(text, `ha.lock: environment variable ${envName}`);
+  return {
+    where: target.where,
+    open: async () => (await drivers[target.dialect]())(target, name, timing),
+    describe: (error) => redactCredentials(error instanceof Error ? error.message : String(error), target.secrets),
+  };
+}
