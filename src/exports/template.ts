@@ -84,6 +84,7 @@ export async function loadTemplates(
   dir: string,
   currencyCodes: ReadonlySet<string>,
   baseDir: string,
+  profilesDir?: string,
 ): Promise<{ templates: ExportTemplate[]; problems: string[] }> {
   const folder = relative(baseDir, dir) || dir;
   let entries: string[];
@@ -159,7 +160,7 @@ export async function loadTemplates(
     }
     const name = fileName.replace(yamlExtension, '');
     const given = (raw as { format?: unknown } | undefined)?.format;
-    const monitor = data?.monitor === undefined ? undefined : await monitorOf(data.monitor, file, lines);
+    const monitor = data?.monitor === undefined ? undefined : await monitorOf(data.monitor, file, lines, profilesDir);
     let format: ExportFormat = data?.format ?? 'classic';
     if (monitor !== undefined && given === undefined) format = monitor.formats[0]!;
     else if (monitor !== undefined && !monitor.formats.includes(format))
@@ -210,8 +211,13 @@ export async function loadTemplates(
 }
 
 /** The shipped profile a template names, or a problem line naming the profiles there are. */
-async function monitorOf(name: string, file: YamlFile, lines: string[]): Promise<MonitorProfile | undefined> {
-  const profiles = await loadProfiles();
+async function monitorOf(
+  name: string,
+  file: YamlFile,
+  lines: string[],
+  profilesDir: string | undefined,
+): Promise<MonitorProfile | undefined> {
+  const profiles = await loadProfiles(profilesDir);
   const profile = profiles.get(name);
   if (profile === undefined) {
     const hint = closest(name, profiles.keys());

@@ -1,9 +1,10 @@
 // What a monitor's profile changes after pricing (src/exports/monitor-fields.ts), and the shipped profiles themselves.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { monitorFields, type MonitorInput } from '../../src/exports/monitor-fields.js';
+import { loadTemplates } from '../../src/exports/template.js';
 import { loadProfiles, profileNamed } from '../../src/monitors/load.js';
 
 const sides = { from: { code: 'USDTTRC20', asset: 'USDT' }, to: { code: 'CARDRUB', asset: 'RUB' } };
@@ -22,6 +23,7 @@ describe('the shipped profiles', () => {
       'bestchange-eref',
       'bestchange',
       'exchangesumo',
+      'exnode',
       'getrate',
       'kurses',
       'moneyswap',
@@ -101,5 +103,47 @@ describe('getrate.cc: minfee means the gap to the market rate', () => {
     const getrate = await profileNamed('getrate');
     expect(monitorFields(getrate, item({ tofee: '40 RUB' }), sides)).toEqual({ fromfee: undefined, tofee: '40' });
     expect(monitorFields(getrate, item({ tofee: '1 USD' }), sides)).toMatchObject({ kind: 'format' });
+  });
+});
+
+describe("a profile's currency-code map", () => {
+  it("applies under the template's own aliases", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ratefile-codes-'));
+    try {
+      await mkdir(join(dir, 'profiles'));
+      await mkdir(join(dir, 'templates'));
+      await writeFile(
+        join(dir, 'profiles', 'renamed.yaml'),
+        [
+          'title: Renamed',
+          'parser: documented',
+          'formats: [classic]',
+          'codes: { USDTTRC20: TRC20USDT, SBERRUB: SBER }',
+          'fees: as-written',
+          'minfee: fixed',
+          'limits: recommended',
+          'minBelowMax: false',
+          'labels: all',
+          'order: any',
+          'sources: { codes: https://monitor.example/codes }',
+          '',
+        ].join('\n'),
+      );
+      await writeFile(join(dir, 'templates', 'renamed.yaml'), 'monitor: renamed\naliases: { SBERRUB: SBRF }\n');
+      const { templates, problems } = await loadTemplates(
+        join(dir, 'templates'),
+        new Set(['USDTTRC20', 'SBERRUB']),
+        dir,
+        join(dir, 'profiles'),
+      );
+      expect(problems).toEqual([]);
+      expect(templates[0]).toMatchObject({
+        file: 'renamed.xml',
+        format: 'classic',
+        aliases: { USDTTRC20: 'TRC20USDT', SBERRUB: 'SBRF' },
+      });
+    } finally {
+      await rm(dir, { recursive: true });
+    }
   });
 });

@@ -26,6 +26,7 @@ const files = {
   getrate: 'getrate.xml',
   kurses: 'kurses.json',
   exchangesumo: 'exchangesumo.xml',
+  exnode: 'exnode.xml',
 };
 
 async function built() {
