@@ -100,7 +100,7 @@ function oneSided(
   if (item.in === '1' || item.out !== '1') {
     const base = new Decimal(item.in);
     const out = roundDown(rateOut.times(base).div(rateIn), decimals ?? Math.max(places(item.out), 8));
-    if (out.isZero()) return { reason: `the rate rounds to 0 at ${decimals} decimals` };
+    if (out.isZero()) return { reason: 'the rate rounds to 0 at the decimals it is read with' };
     return { in: item.in, out: formatDecimal(out) };
   }
   const paid = roundUp(rateIn.div(rateOut), decimals ?? Math.max(places(item.in), 8));
