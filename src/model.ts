@@ -5,6 +5,7 @@ import type { HoursWindow } from './hours.js';
 import type { AlertsConfig } from './alerts/config.js';
 import type { HaConfig } from './ha/config.js';
 import type { MonitorConfig } from './readers/config.js';
+import type { MonitorProfile } from './monitors/profile.js';
 import type { ExportFormat } from './exports/formats.js';
 
 export interface Currency {
@@ -91,6 +92,8 @@ export interface ExportTemplate {
   readonly markup: Decimal;
   /** Pattern of a per-item <url>, with {from}, {to} and {city} placeholders. */
   readonly url?: string;
+  /** The monitor this export is written for (`monitor:`): its profile adapts the items (exports/monitor-fields.ts). */
+  readonly monitor?: MonitorProfile;
 }
 
 /** An S3 bucket (AWS or S3-compatible) the exports are uploaded to; credentials come from the AWS SDK chain, never from here. */

@@ -58,12 +58,23 @@ export interface Finding {
   element?: string;
 }
 
+/** How many items the monitor reads as written, drops, or reads as something else. */
+export interface MonitorReading {
+  monitor: string;
+  items: number;
+  read: number;
+  dropped: number;
+  misread: number;
+}
+
 export interface CheckResult {
   /** The file path or URL as given. */
   target: string;
   /** Items found; undefined when the file could not be read or parsed that far. */
   items?: number;
   findings: Finding[];
+  /** `check --monitor`: how many items that monitor reads, drops and misreads (check/monitor.ts). */
+  monitor?: MonitorReading;
 }
 
 export const errorCount = (result: CheckResult): number => result.findings.filter((f) => f.severity === 'error').length;

@@ -1,6 +1,14 @@
 // The report of `ratefile check`: readable lines per file, or one JSON document for scripts.
 import { escapeControls } from '../errors.js';
-import { describeItem, errorCount, passes, warningCount, type CheckResult, type Finding } from './findings.js';
+import {
+  describeItem,
+  errorCount,
+  passes,
+  warningCount,
+  type CheckResult,
+  type Finding,
+  type MonitorReading,
+} from './findings.js';
 import { plural } from '../words.js';
 
 export function formatFinding(finding: Finding): string {
@@ -26,9 +34,19 @@ export function formatResult(result: CheckResult): string {
   // Findings quote what a file (anyone's) holds: control characters are escaped, never sent to the terminal.
   const lines = [
     `${result.target}: ${counts.join(', ')}`,
+    ...(result.monitor === undefined ? [] : [`  ${monitorLine(result.monitor)}`]),
     ...result.findings.map((finding) => `  ${formatFinding(finding)}`),
   ];
   return `${lines.map(escapeControls).join('\n')}\n`;
+}
+
+/** `moneyswap reads 10 of 12 items: 1 dropped, 1 misread`. */
+function monitorLine(reading: MonitorReading): string {
+  const lost = [
+    ...(reading.dropped > 0 ? [`${reading.dropped} dropped`] : []),
+    ...(reading.misread > 0 ? [`${reading.misread} misread`] : []),
+  ];
+  return `${reading.monitor} reads ${reading.read} of ${plural(reading.items, 'item')}${lost.length > 0 ? `: ${lost.join(', ')}` : ' as written'}`;
 }
 
 export function formatResults(results: readonly CheckResult[]): string {
@@ -49,6 +67,7 @@ export function resultsJson(results: readonly CheckResult[]): string {
         ...(result.items === undefined ? {} : { items: result.items }),
         errors: errorCount(result),
         warnings: warningCount(result),
+        ...(result.monitor === undefined ? {} : { monitor: result.monitor }),
         findings: result.findings,
       })),
     },

@@ -5,6 +5,9 @@ import { checkExport } from './export.js';
 import { looksLikeEref } from './eref.js';
 import { looksLikeJson } from './json.js';
 import type { CheckOptions, CheckResult, Finding } from './findings.js';
+import { decodeExport } from './decode.js';
+import { predictMonitor } from './monitor.js';
+import type { MonitorProfile } from '../monitors/profile.js';
 
 export interface TargetDeps extends CheckOptions {
   fetch: typeof globalThis.fetch;
@@ -13,6 +16,8 @@ export interface TargetDeps extends CheckOptions {
   timeoutMs?: number;
   /** Refuse bodies larger than this: an export file is kilobytes, not megabytes. */
   maxBytes?: number;
+  /** Also predict what this monitor's parser does with the file (`check --monitor`). */
+  monitor?: MonitorProfile;
 }
 
 const isUrl = (target: string) => /^https?:\/\//i.test(target);
@@ -116,7 +121,7 @@ export async function checkTarget(target: string, deps: TargetDeps): Promise<Che
   if (isUrl(target)) {
     const fetched = await fetchTarget(target, deps);
     if (!fetched.bytes) return { target, findings: fetched.findings };
-    const result = checkExport(fetched.bytes, target, deps);
+    const result = withMonitor(checkExport(fetched.bytes, target, deps), fetched.bytes, deps.monitor);
     return { ...result, findings: [...fetched.findings, ...result.findings] };
   }
   let bytes: Uint8Array;
@@ -127,5 +132,13 @@ export async function checkTarget(target: string, deps: TargetDeps): Promise<Che
     const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : describeCause(cause);
     return { target, findings: [{ severity: 'error', rule: 'read', message: `cannot read: ${reason}` }] };
   }
-  return checkExport(bytes, target, deps);
+  return withMonitor(checkExport(bytes, target, deps), bytes, deps.monitor);
+}
+
+/** The standard's check, plus the monitor's reading when one is asked for: its findings after the standard's. */
+function withMonitor(result: CheckResult, bytes: Uint8Array, monitor: MonitorProfile | undefined): CheckResult {
+  if (monitor === undefined) return result;
+  const { text } = decodeExport(bytes);
+  const { reading, findings } = predictMonitor(text ?? '', monitor);
+  return { ...result, monitor: reading, findings: [...result.findings, ...findings] };
 }

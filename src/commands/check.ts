@@ -50,17 +50,28 @@ export function registerCheck(program: Command, context: CommandContext): void {
       '--strict',
       'for your own files: every warning is an error (departures from the standard monitors tolerate too)',
     )
+    .option(
+      '--monitor <name>',
+      "also predict what that monitor's parser does with each file: items it reads, drops or misreads, and why (profiles in data/monitors/)",
+    )
     .option('--timeout <seconds>', 'give up on a URL after this long', parseSeconds, 20)
     .option(
       '--codes-from <info.zip>',
       "a BestChange info.zip: its currency codes (bm_cycodes.dat) count as known besides ratefile's list",
     )
     .action(
-      async (targets: string[], options: { json?: boolean; strict?: boolean; timeout: number; codesFrom?: string }) => {
+      async (
+        targets: string[],
+        options: { json?: boolean; strict?: boolean; timeout: number; codesFrom?: string; monitor?: string },
+      ) => {
         const { checkTarget, everyWarningFails, formatResults, passes, resultsJson } = await import(
           '../check/index.js'
         );
         const codes = options.codesFrom === undefined ? undefined : await codesFrom(options.codesFrom, deps.cwd);
+        const monitor =
+          options.monitor === undefined
+            ? undefined
+            : await (await import('../monitors/load.js')).profileNamed(options.monitor);
         const checked = await Promise.all(
           targets.map((target) =>
             checkTarget(target, {
@@ -68,6 +79,7 @@ export function registerCheck(program: Command, context: CommandContext): void {
               cwd: deps.cwd,
               timeoutMs: options.timeout * 1000,
               ...(codes ? { codes } : {}),
+              ...(monitor ? { monitor } : {}),
             }),
           ),
         );

@@ -42,7 +42,8 @@ export function exportWriter(
   const select = exportSelector(priced, templates, walk);
   return (index) => {
     const { name, file, format } = templates[index]!;
-    if (format === 'classic')
+    // A monitor's classic file goes through the items too: its profile adapts them (select.ts).
+    if (format === 'classic' && templates[index]!.monitor === undefined)
       return { name, file, ...writeClassic(templates[index]!, (visit) => walk(index, visit), priced.length) };
     const model = select(index);
     return { name, file, bytes: renderModel(model), items: model.items.length, withheld: model.withheld };

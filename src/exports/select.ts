@@ -4,6 +4,7 @@ import type { ExportTemplate } from '../model.js';
 import type { ExportItem, ExportModel } from './items.js';
 import { directionFields, type CommonFields } from './direction-fields.js';
 import { FormatFields } from './format-fields.js';
+import { monitorFields } from './monitor-fields.js';
 import { publisherAt } from '../pricing/published.js';
 import type {
   LadderStep,
@@ -160,6 +161,16 @@ export function exportSelector(
           ? undefined
           : formatFields.of(template.format, p, rate, limits, { ...common, minamount, maxamount }, steps);
       if (extra !== undefined && 'reason' in extra) return extra;
+      // A monitor's profile adapts the item after pricing (fees folded, its rate decimals) or leaves the direction out.
+      const adapted =
+        template.monitor === undefined
+          ? undefined
+          : monitorFields(
+              template.monitor,
+              { ...common, ...extra, in: rate.in, out: rate.out, minamount, maxamount },
+              p.direction,
+            );
+      if (adapted !== undefined && 'reason' in adapted) return adapted;
       for (const city of cities.length > 0 ? cities : [undefined]) {
         const item: ExportItem = {
           from: codes.from,
@@ -180,7 +191,8 @@ export function exportSelector(
         };
         // Every classic item has every key (undefined when unset): items of one shape share V8's hidden class, so
         // the renderers' reads of them stay monomorphic.
-        items.push(extra === undefined ? item : Object.assign(item, extra));
+        if (extra !== undefined) Object.assign(item, extra);
+        items.push(adapted === undefined ? item : Object.assign(item, adapted));
       }
       return undefined;
     });

@@ -8,7 +8,9 @@ import { currencyCode, describeValue, percentage, tag, text } from '../config/fi
 import { formatProblem, readYamlFile, validateYaml, type YamlFile } from '../config/yaml.js';
 import { closest } from '../config/problems.js';
 import type { ExportTemplate } from '../model.js';
-import { exportFormats, formatExtension } from './formats.js';
+import { exportFormats, formatExtension, type ExportFormat } from './formats.js';
+import { loadProfiles } from '../monitors/load.js';
+import type { MonitorProfile } from '../monitors/profile.js';
 
 const placeholders = ['from', 'to', 'city'] as const;
 
@@ -29,6 +31,11 @@ export const templateSchema = z
     )
       .optional()
       .describe('Name of the file written; default <template name>.xml, or .json for the json format.'),
+    monitor: text(/^[a-z0-9][a-z0-9-]*$/, 'a monitor profile name like "moneyswap" (data/monitors/<name>.yaml)')
+      .optional()
+      .describe(
+        'Write this export for one monitor: its profile (data/monitors/<name>.yaml) sets the format (unless format: names another it reads), maps its codes and adapts fees, rates and limits to what it reads.',
+      ),
     include: z
       .strictObject({ tags: z.array(tag).min(1).describe('Only directions carrying at least one of these tags.') })
       .optional(),
@@ -77,6 +84,7 @@ export async function loadTemplates(
   dir: string,
   currencyCodes: ReadonlySet<string>,
   baseDir: string,
+  profilesDir?: string,
 ): Promise<{ templates: ExportTemplate[]; problems: string[] }> {
   const folder = relative(baseDir, dir) || dir;
   let entries: string[];
@@ -151,7 +159,17 @@ export async function loadTemplates(
         );
     }
     const name = fileName.replace(yamlExtension, '');
-    const format = data?.format ?? 'classic';
+    const given = (raw as { format?: unknown } | undefined)?.format;
+    const monitor = data?.monitor === undefined ? undefined : await monitorOf(data.monitor, file, lines, profilesDir);
+    let format: ExportFormat = data?.format ?? 'classic';
+    if (monitor !== undefined && given === undefined) format = monitor.formats[0]!;
+    else if (monitor !== undefined && !monitor.formats.includes(format))
+      lines.push(
+        formatProblem(file, {
+          path: ['format'],
+          message: `${monitor.title} reads ${monitor.formats.join(' or ')}, not ${format}`,
+        }),
+      );
     const extension = formatExtension(format);
     const output = data?.file ?? `${name}.${extension}`;
     if (!output.endsWith(`.${extension}`)) {
@@ -182,10 +200,33 @@ export async function loadTemplates(
       ...(data.description === undefined ? {} : { description: data.description }),
       ...(data.include ? { includeTags: data.include.tags } : {}),
       excludeTags: data.exclude?.tags ?? [],
-      aliases: data.aliases,
+      // The monitor's code map under the template's own aliases.
+      aliases: monitor === undefined ? data.aliases : { ...monitor.codes, ...data.aliases },
       markup: percentToFraction(data.markup),
       ...(data.url === undefined ? {} : { url: data.url }),
+      ...(monitor === undefined ? {} : { monitor }),
     });
   }
   return { templates, problems };
+}
+
+/** The shipped profile a template names, or a problem line naming the profiles there are. */
+async function monitorOf(
+  name: string,
+  file: YamlFile,
+  lines: string[],
+  profilesDir: string | undefined,
+): Promise<MonitorProfile | undefined> {
+  const profiles = await loadProfiles(profilesDir);
+  const profile = profiles.get(name);
+  if (profile === undefined) {
+    const hint = closest(name, profiles.keys());
+    lines.push(
+      formatProblem(file, {
+        path: ['monitor'],
+        message: `unknown monitor ${quoteValue(name)}${hint ? ` (did you mean "${hint}"?)` : ''}; expected one of ${[...profiles.keys()].join(', ')}`,
+      }),
+    );
+  }
+  return profile;
 }

@@ -224,6 +224,11 @@ export const goldenCases: GoldenCase[] = [
     build: async () => buildConfig(join(await shippedTree(), 'examples/live.yaml'), await liveEnv()),
   },
   {
+    name: 'examples-monitors',
+    bytes: true,
+    build: async () => buildConfig(join(await shippedTree(), 'examples/monitors.yaml')),
+  },
+  {
     name: 'examples-compete',
     bytes: true,
     build: async () =>
