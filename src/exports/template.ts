@@ -21,14 +21,16 @@ export const templateSchema = z
       })
       .default('classic')
       .describe(
-        'File format: classic (the estandards XML every monitor reads), eref-1.1 (BestChange EREF 1.1 XML) or json (jsons.info).',
+        "File format: classic (the estandards XML every monitor reads), eref-1.1 (BestChange EREF 1.1 XML), json (jsons.info), or premium-rates / premium-reserves (Premium Exchanger's rate and reserve from file).",
       ),
     file: text(
-      /^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*\.(xml|json)$/,
-      'a file name like "rates-1.1.xml" or "rates.json" (letters, digits, "-", "_", "."; no folder)',
+      /^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*\.(xml|json|txt)$/,
+      'a file name like "rates-1.1.xml", "rates.json" or "premium-rates.txt" (letters, digits, "-", "_", "."; no folder)',
     )
       .optional()
-      .describe('Name of the file written; default <template name>.xml, or .json for the json format.'),
+      .describe(
+        'Name of the file written; default <template name>.xml, .json for the json format, .txt for the premium ones.',
+      ),
     include: z
       .strictObject({ tags: z.array(tag).min(1).describe('Only directions carrying at least one of these tags.') })
       .optional(),
