@@ -56,6 +56,12 @@ export const templateSchema = z
       )
       .optional()
       .describe('Pattern of a <url> element added to every item.'),
+    private: z
+      .boolean()
+      .optional()
+      .describe(
+        'The file name is a secret (e.g. a Premium file only your engine fetches): shown as *** on the dashboard, /healthz, /metrics and in the status; file: must then carry a random token of 16 or more letters and digits.',
+      ),
   })
   .describe('ratefile export template');
 
@@ -65,6 +71,8 @@ export function percentToFraction(text: string): Decimal {
 }
 
 const yamlExtension = /\.ya?ml$/i;
+/** A private export's name: a run of 16+ letters and digits with a digit in it, a token no one guesses. */
+const unguessable = /(?=[A-Za-z0-9]*[0-9])[A-Za-z0-9]{16,}/;
 /**
  * A template's file name: its name (the file minus `.yaml`/`.yml`, dots allowed: `rates.v2`, `aff-eref-1.1`) plus
  * `.xml` or `.json` is its export's default file, so the name takes what `exportFileName` takes.
@@ -172,6 +180,14 @@ export async function loadTemplates(
         }),
       );
     }
+    if (data?.private === true && !unguessable.test(data.file ?? '')) {
+      lines.push(
+        formatProblem(file, {
+          path: ['file'],
+          message: `a private export needs a file name with a random token of 16 or more letters and digits (e.g. from "openssl rand -hex 16"), got ${quoteValue(data.file ?? output)}`,
+        }),
+      );
+    }
     const other = writers.get(output.toLowerCase());
     if (other === undefined) writers.set(output.toLowerCase(), label);
     else lines.push(`writes ${output}, as ${other} does; keep one of the two templates`);
@@ -187,6 +203,7 @@ export async function loadTemplates(
       aliases: data.aliases,
       markup: percentToFraction(data.markup),
       ...(data.url === undefined ? {} : { url: data.url }),
+      ...(data.private === true ? { private: true } : {}),
     });
   }
   return { templates, problems };
