@@ -112,6 +112,13 @@ describe('premium-rates and premium-reserves', () => {
       USDTTRC20CASHRUB : 1 = 90
       "
     `);
+    expect(built.get('premium-reserves.txt')).toMatchInlineSnapshot(`
+      "BTCSBERRUB = 5000000
+      BTCUSDTTRC20 = 100000
+      SBERRUBUSDTTRC20 = 100000
+      USDTTRC20CASHRUB = 3000000
+      "
+    `);
   });
 
   it("keep a direction's line when it is not published: zeros Premium skips, a zero reserve, no line moved", async () => {
@@ -169,6 +176,33 @@ describe('premium-rates and premium-reserves', () => {
     expect(premiumReadsExactly('0.0000000000001', 12)).toBe(false);
     expect(premiumReadsExactly('1234567890123456', 12)).toBe(false);
     for (const text of ['93.752510387132', '0.000000000001', '123456789012345']) expect(isSum(text)).toBe(text);
+  });
+});
+
+describe('examples/premium/', () => {
+  it('holds two private templates that build the rates and reserves files of the same lines', async () => {
+    const examples = new URL('../../examples/premium/', import.meta.url);
+    const texts = await Promise.all(
+      ['premium-rates.yaml', 'premium-reserves.yaml'].map((name) => readFile(new URL(name, examples), 'utf8')),
+    );
+    const made = await makeProject({ 'templates/rates.yaml': texts[0]!, 'templates/reserves.yaml': texts[1]! });
+    try {
+      const loaded = await loadConfig(made.configPath);
+      expect(loaded.exports.filter((t) => t.private).map((t) => t.format)).toEqual([
+        'premium-rates',
+        'premium-reserves',
+      ]);
+      const result = await build(loaded, { now });
+      expect(gateFiles(result.files).refused).toEqual([]);
+      const [rates, reserves] = loaded.exports
+        .filter((t) => t.private)
+        .map((t) => result.files.find((file) => file.file === t.file)!.bytes.toString('utf8'));
+      expect([...parseRateFile(rates!).values()].map((line) => line.title)).toEqual(
+        [...parseReserveFile(reserves!).values()].map((line) => line.title.trim()),
+      );
+    } finally {
+      await made.remove();
+    }
   });
 });
 
