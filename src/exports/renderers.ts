@@ -41,7 +41,7 @@ export interface WrittenExport {
 export function exportWriter(
   priced: readonly PricedDirection[],
   templates: readonly ExportTemplate[],
-  directions: readonly Direction[] = [],
+  directions: readonly Direction[],
 ): (index: number) => WrittenExport {
   const walk = exportWalker(priced, templates);
   const select = exportSelector(priced, templates, walk);
