@@ -126,7 +126,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
     (withStale && staleHold(w, withStale, startedAt, (source) => maxAge.get(source))) || explain(w);
   const t2 = performance.now();
   // One export at a time: each export's text is written and dropped before the next is selected.
-  const write = exportWriter(guarded.published, config.exports);
+  const write = exportWriter(guarded.published, config.exports, config.directions);
   const files: OutputFile[] = [];
   const exports: BuildReport['exports'] = [];
   // A direction whose limits fail only at one export's rate (its markup) is left out of that export alone.

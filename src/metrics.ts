@@ -6,6 +6,7 @@ import type { CycleResult } from './cycle.js';
 import { assessHealth } from './health.js';
 import type { HealthLevel } from './model.js';
 import type { Status } from './report.js';
+import { redactSecrets } from './secrets.js';
 
 const levels: readonly HealthLevel[] = ['ok', 'degraded', 'failing'];
 
@@ -158,8 +159,8 @@ export function createMetrics(status: () => Status | undefined, now: () => Date)
           quoteAge.set({ source: source.name }, source.oldestQuoteAgeSeconds);
         else quoteAge.remove({ source: source.name });
       }
-      for (const entry of report.exports) exportItems.set({ file: entry.file }, entry.items);
-      for (const file of files) exportBytes.set({ file: file.file }, file.bytes.length);
+      for (const entry of report.exports) exportItems.set({ file: redactSecrets(entry.file) }, entry.items);
+      for (const file of files) exportBytes.set({ file: redactSecrets(file.file) }, file.bytes.length);
       if (report.listing) {
         for (const lag of report.listing.lags) listingLag.observe(lag);
         listingLast.reset();
@@ -173,7 +174,7 @@ export function createMetrics(status: () => Status | undefined, now: () => Date)
               view.lagSeconds,
             );
       }
-      for (const [file, at] of changedAt) exportChanged.set({ file }, at.getTime() / 1000);
+      for (const [file, at] of changedAt) exportChanged.set({ file: redactSecrets(file) }, at.getTime() / 1000);
     },
     recordFailedBuild(durationMs) {
       builds.inc();
@@ -181,7 +182,7 @@ export function createMetrics(status: () => Status | undefined, now: () => Date)
       duration.observe({ phase: 'build' }, durationMs / 1000);
     },
     recordRequest(route, status) {
-      requests.inc({ route, status: String(status) });
+      requests.inc({ route: redactSecrets(route), status: String(status) });
     },
     async route(request, response) {
       const text = await registry.metrics();

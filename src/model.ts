@@ -81,7 +81,7 @@ export interface ExportTemplate {
   /** Template name; the file it renders is `file:`, else `<name>.xml` (`<name>.json` for json). */
   readonly name: string;
   readonly file: string;
-  /** How the file is written: classic XML, EREF 1.1 XML or jsons.info JSON. */
+  /** How the file is written: classic XML, EREF 1.1 XML, jsons.info JSON or Premium Exchanger's text files. */
   readonly format: ExportFormat;
   readonly description?: string;
   readonly includeTags?: readonly string[];
@@ -94,6 +94,8 @@ export interface ExportTemplate {
   readonly url?: string;
   /** The monitor this export is written for (`monitor:`): its profile adapts the items (exports/monitor-fields.ts). */
   readonly monitor?: MonitorProfile;
+  /** The file name is a secret (`private: true`): shown as *** wherever ratefile shows exports. */
+  readonly private?: boolean;
 }
 
 /** An S3 bucket (AWS or S3-compatible) the exports are uploaded to; credentials come from the AWS SDK chain, never from here. */

@@ -142,6 +142,11 @@ export function registerConfigSecrets(config: unknown, env: Readonly<Record<stri
     const { sources, reserveSources, alerts, publish } = config as Record<string, unknown>;
     walk({ sources, reserveSources, alerts, publish }, '', 0);
   }
+  // A private export's file name (a template's `private: true`): the name is what keeps the file from strangers.
+  const exports = (config as { exports?: unknown } | null)?.exports;
+  if (Array.isArray(exports))
+    for (const entry of exports as { private?: unknown; file?: unknown }[])
+      if (entry?.private === true && typeof entry.file === 'string') registerSecret(entry.file);
   registerEnvSecrets(env, named);
   // A database URL from the environment: its password alone may be echoed by the server.
   for (const name of named) for (const secret of urlSecrets(env[name] ?? '')) registerSecret(secret);

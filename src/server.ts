@@ -1,4 +1,4 @@
-// The built-in server: only the export files of the output folder, as application/xml or application/json, with ETag and 304.
+// The built-in server: only the export files of the output folder, as application/xml, application/json or text/plain (Premium's files), with ETag and 304.
 import { constants } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import serveHandler from 'serve-handler';
 import { contentTypeOf, exportFileName } from './exports/formats.js';
 
-/** Export file names: no folders, no dotfiles (temporary files are dotfiles), nothing but `.xml` and `.json` (compressed copies are sent by content negotiation, not by name). */
+/** Export file names: no folders, no dotfiles (temporary files are dotfiles), nothing but `.xml`, `.json` and `.txt` (compressed copies are sent by content negotiation, not by name). */
 const exportPath = new RegExp(`^/${exportFileName.source.slice(1)}`);
 
 type HandlerConfig = NonNullable<Parameters<typeof serveHandler>[2]>;
@@ -24,7 +24,7 @@ const handlerConfig = (dir: string): HandlerConfig => ({
   symlinks: false,
   etag: false,
   headers: [
-    ...(['xml', 'json'] as const).map((extension) => ({
+    ...(['xml', 'json', 'txt'] as const).map((extension) => ({
       source: `**/*.${extension}`,
       headers: [
         { key: 'Content-Type', value: contentTypeOf(`.${extension}`) },

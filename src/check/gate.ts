@@ -2,6 +2,7 @@
 import { RatefileError } from '../errors.js';
 import { checkExport } from './export.js';
 import type { Finding } from './findings.js';
+import { checkPremiumFile } from './premium.js';
 import { formatFinding } from './report.js';
 import type { OutputFile } from '../model.js';
 import { plural } from '../words.js';
@@ -21,9 +22,11 @@ export function gateFiles(
   const refused: RefusedFile[] = [];
   for (const file of files) {
     // Strict: ratefile's own files keep to the written standard, not just to what monitors tolerate.
-    const errors = checkExport(file.bytes, file.file, { strict: true, ...(codes ? { codes } : {}) }).findings.filter(
-      (finding) => finding.severity === 'error',
-    );
+    const errors = file.file.endsWith('.txt')
+      ? checkPremiumFile(file.bytes)
+      : checkExport(file.bytes, file.file, { strict: true, ...(codes ? { codes } : {}) }).findings.filter(
+          (finding) => finding.severity === 'error',
+        );
     if (errors.length === 0) passing.push(file);
     else refused.push({ file: file.file, errors });
   }

@@ -8,6 +8,7 @@ import { Decimal, formatDecimal, roundDown } from '../decimal.js';
 import { escapeControls, RatefileError } from '../errors.js';
 import { redactSecrets } from '../secrets.js';
 import type { Config, Direction, ExportTemplate, Money } from '../model.js';
+import { isPremiumFormat } from '../exports/formats.js';
 import { priceDirection } from '../pricing/price.js';
 import { publishedRate, rateAtMarkup } from '../pricing/published.js';
 import { fetchQuotes } from '../quotes.js';
@@ -190,6 +191,7 @@ function itemsIn(
     to: template.aliases[direction.to.code] ?? direction.to.code,
   };
   if (template.format === 'json') return entryIn(text, codes);
+  if (isPremiumFormat(template.format)) return premiumLineIn(text, `${codes.from}${codes.to}`);
   const value = (item: XmlElement, name: string) => item.children.find((c) => c.name === name)?.text;
   return (
     (parseDocument(text).root?.children ?? [])
@@ -202,6 +204,15 @@ function itemsIn(
       // From the start of the item's line, so the item keeps its indentation.
       .map((item) => text.slice(text.lastIndexOf('\n', item.index) + 1, item.end))
   );
+}
+
+/** A direction's line in a Premium file, with its number (what Premium's admin maps), when it carries a rate. */
+function premiumLineIn(text: string, title: string): string[] {
+  const lines = text.split('\n');
+  const index = lines.findIndex((line) => line.startsWith(`${title} `));
+  const line = lines[index];
+  if (line === undefined || / (: 0 = 0|= 0)$/.test(line)) return [];
+  return [`line ${index + 1}: ${line}`];
 }
 
 function exportLines(

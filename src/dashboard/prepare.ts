@@ -89,7 +89,8 @@ const form = (rate: { in: Decimal; out: Decimal }) => ({ in: formatDecimal(rate.
 export function prepare(report: BuildReport, templates: readonly ExportTemplate[], redaction: Redaction): Prepared {
   const known = cache.get(report);
   if (known) return known;
-  const ordered = orderExports(templates);
+  // A private export's name is its lock (`private: true`): the public page neither lists nor links it.
+  const ordered = orderExports(templates.filter((template) => template.private !== true));
   const selections = selectExports(report.priced, ordered);
   // Items back to their direction: an export's aliases undone, so `USDTTRC` in reffile.xml is USDTTRC20 again.
   const items = new Map<string, { file: string; markup: Decimal; items: ExportItem[] }[]>();

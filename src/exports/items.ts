@@ -53,10 +53,20 @@ export const itemElements = [
   'url',
 ] as const satisfies readonly (keyof ExportItem)[];
 
+/** One line of a Premium file (premium.ts): its title, and the rate and reserve when the direction is published. */
+export interface PremiumLine {
+  title: string;
+  in?: string;
+  out?: string;
+  amount?: string;
+}
+
 export interface ExportModel {
   name: string;
   file: string;
   /** Absent: classic. */
   format?: ExportFormat;
   items: ExportItem[];
+  /** Premium formats only: a line per direction the template selects, in config order, published or not. */
+  lines?: PremiumLine[];
 }

@@ -5,6 +5,7 @@ import type { ExportItem, ExportModel } from './items.js';
 import { directionFields, type CommonFields } from './direction-fields.js';
 import { FormatFields } from './format-fields.js';
 import { monitorFields } from './monitor-fields.js';
+import { isPremiumFormat } from './formats.js';
 import { publisherAt } from '../pricing/published.js';
 import type {
   LadderStep,
@@ -157,7 +158,7 @@ export function exportSelector(
       const codes = { from: template.aliases[from.code] ?? from.code, to: template.aliases[to.code] ?? to.code };
       // The other formats cannot say everything the classic one can: such a direction is left out of them alone.
       const extra =
-        template.format === 'classic'
+        template.format === 'classic' || isPremiumFormat(template.format)
           ? undefined
           : formatFields.of(template.format, p, rate, limits, { ...common, minamount, maxamount }, steps);
       if (extra !== undefined && 'reason' in extra) return extra;

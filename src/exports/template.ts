@@ -23,14 +23,16 @@ export const templateSchema = z
       })
       .default('classic')
       .describe(
-        'File format: classic (the estandards XML every monitor reads), eref-1.1 (BestChange EREF 1.1 XML) or json (jsons.info).',
+        "File format: classic (the estandards XML every monitor reads), eref-1.1 (BestChange EREF 1.1 XML), json (jsons.info), or premium-rates / premium-reserves (Premium Exchanger's rate and reserve from file).",
       ),
     file: text(
-      /^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*\.(xml|json)$/,
-      'a file name like "rates-1.1.xml" or "rates.json" (letters, digits, "-", "_", "."; no folder)',
+      /^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*\.(xml|json|txt)$/,
+      'a file name like "rates-1.1.xml", "rates.json" or "premium-rates.txt" (letters, digits, "-", "_", "."; no folder)',
     )
       .optional()
-      .describe('Name of the file written; default <template name>.xml, or .json for the json format.'),
+      .describe(
+        'Name of the file written; default <template name>.xml, .json for the json format, .txt for the premium ones.',
+      ),
     monitor: text(/^[a-z0-9][a-z0-9-]*$/, 'a monitor profile name like "moneyswap" (data/monitors/<name>.yaml)')
       .optional()
       .describe(
@@ -61,6 +63,12 @@ export const templateSchema = z
       )
       .optional()
       .describe('Pattern of a <url> element added to every item.'),
+    private: z
+      .boolean()
+      .optional()
+      .describe(
+        'The file name is a secret (e.g. a Premium file only your engine fetches): shown as *** on the dashboard, /healthz, /metrics and in the status; file: must then carry a random token of 16 or more letters and digits.',
+      ),
   })
   .describe('ratefile export template');
 
@@ -70,6 +78,8 @@ export function percentToFraction(text: string): Decimal {
 }
 
 const yamlExtension = /\.ya?ml$/i;
+/** A private export's name: a run of 16+ letters and digits with a digit in it, a token no one guesses. */
+const unguessable = /(?=[A-Za-z0-9]*[0-9])[A-Za-z0-9]{16,}/;
 /**
  * A template's file name: its name (the file minus `.yaml`/`.yml`, dots allowed: `rates.v2`, `aff-eref-1.1`) plus
  * `.xml` or `.json` is its export's default file, so the name takes what `exportFileName` takes.
@@ -188,6 +198,14 @@ export async function loadTemplates(
         }),
       );
     }
+    if (data?.private === true && !unguessable.test(data.file ?? '')) {
+      lines.push(
+        formatProblem(file, {
+          path: ['file'],
+          message: `a private export needs a file name with a random token of 16 or more letters and digits (e.g. from "openssl rand -hex 16"), got ${quoteValue(data.file ?? output)}`,
+        }),
+      );
+    }
     const other = writers.get(output.toLowerCase());
     if (other === undefined) writers.set(output.toLowerCase(), label);
     else lines.push(`writes ${output}, as ${other} does; keep one of the two templates`);
@@ -205,6 +223,7 @@ export async function loadTemplates(
       markup: percentToFraction(data.markup),
       ...(data.url === undefined ? {} : { url: data.url }),
       ...(monitor === undefined ? {} : { monitor }),
+      ...(data.private === true ? { private: true } : {}),
     });
   }
   return { templates, problems };

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename } from 'node:path';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '../log.js';
-import { redactSecrets } from '../secrets.js';
+import { redactSecrets, redactValue } from '../secrets.js';
 import type { Config } from '../model.js';
 import { monitorMatcher, plainAddress } from './addresses.js';
 import { parseCombinedLine } from './combined.js';
@@ -128,7 +128,11 @@ export async function openReaders(options: {
   const record = (fetch: Fetch) => {
     if (!fetches.record(fetch)) return;
     dirty = true;
-    counted.inc({ file: fetch.export, monitor: fetch.monitor ?? 'other', class: statusClass(fetch.status) });
+    counted.inc({
+      file: redactSecrets(fetch.export),
+      monitor: fetch.monitor ?? 'other',
+      class: statusClass(fetch.status),
+    });
   };
 
   const exportsByPath = new Set(files);
@@ -240,7 +244,8 @@ export async function openReaders(options: {
             (order.get(a.monitor ?? '') ?? monitors.length) - (order.get(b.monitor ?? '') ?? monitors.length) ||
             a.export.localeCompare(b.export),
         );
-      return {
+      // A private export's name (a secret) and anything credential-like in a user agent are shown as ***.
+      return redactValue({
         since: iso(since),
         sources: [...(options.serving ? ['server'] : []), ...(reader ? ['nginx'] : [])],
         ...(logProblem === undefined || !accessLog ? {} : { logProblem: `${basename(accessLog)}: ${logProblem}` }),
@@ -263,11 +268,10 @@ export async function openReaders(options: {
             failed: t.failed,
             ...(t.lastAt === undefined ? {} : { lastAt: iso(t.lastAt) }),
             ...(t.lastFailure ? { lastFailure: { ...t.lastFailure, at: iso(t.lastFailure.at) } } : {}),
-            // A user agent is anyone's text: nothing in it that looks like a credential is shown.
-            ...(t.monitor !== undefined && last ? { agent: redactSecrets(last.agent) } : {}),
+            ...(t.monitor !== undefined && last ? { agent: last.agent } : {}),
           };
         }),
-      };
+      });
     },
     readLog,
     async stop() {

@@ -141,7 +141,7 @@ const templates: ExportTemplate[] = [
 
 /** What a build publishes through each path: bytes as text (a difference reads better), items, withheld reasons. */
 function bothPaths(priced: readonly PricedDirection[], chosen: readonly ExportTemplate[]) {
-  const write = exportWriter(priced, chosen);
+  const write = exportWriter(priced, chosen, directionsOf(priced));
   const written = chosen.map((_, index) => write(index));
   const selected = selectExports(priced, chosen);
   return chosen.map((t, k) => ({
@@ -223,8 +223,8 @@ describe('exportWriter against selectExports + renderModel', () => {
     const { priced } = priceDirections([odd], bookAt('1'));
     const aliased = template('odd', { aliases: { [odd.from.code]: 'F&<>' }, url: 'https://x.example/?a={from}&b=1' });
     const [written, empty] = [
-      exportWriter(priced, [aliased])(0),
-      exportWriter(priced, [template('none', { includeTags: ['nothing'] })])(0),
+      exportWriter(priced, [aliased], directionsOf(priced))(0),
+      exportWriter(priced, [template('none', { includeTags: ['nothing'] })], directionsOf(priced))(0),
     ];
     const text = written.bytes.toString('utf8');
     expect(text).toContain('<param>a&amp;b&lt;c&gt;</param>');
@@ -260,7 +260,7 @@ describe('exportWriter against selectExports + renderModel', () => {
       for (let build = 0; build < 2; build++) {
         let caught: unknown;
         try {
-          exportWriter(priced, [templates[0]!])(0);
+          exportWriter(priced, [templates[0]!], directionsOf(priced))(0);
         } catch (error) {
           caught = error;
         }
@@ -270,3 +270,8 @@ describe('exportWriter against selectExports + renderModel', () => {
     },
   );
 });
+
+/** The config's directions of a priced list, in its order: what a build hands the writer for the line formats. */
+function directionsOf(priced: readonly PricedDirection[]): Direction[] {
+  return priced.map((p) => p.direction);
+}

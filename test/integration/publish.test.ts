@@ -125,12 +125,12 @@ describe('publishFiles', () => {
   it('removeExports takes an export and its copies away, nothing else, and refuses names that are not exports', async () => {
     const out = join(root, 'public');
     await publishFiles(files('<item/>', ''), out);
-    await writeFile(join(out, 'notes.txt'), 'unrelated\n');
+    await writeFile(join(out, 'notes.md'), 'unrelated\n');
     await removeExports(['reffile.xml', 'never-published.xml'], out);
-    expect((await readdir(out)).sort()).toEqual(['notes.txt', ...withCompressed(['parserfile.xml'])].sort());
-    for (const name of ['../x.xml', 'notes.txt'])
+    expect((await readdir(out)).sort()).toEqual(['notes.md', ...withCompressed(['parserfile.xml'])].sort());
+    for (const name of ['../x.xml', 'notes.md'])
       expect((await rejection(removeExports([name], out))).code).toBe('E_PUBLISH');
-    expect(await readFile(join(out, 'notes.txt'), 'utf8')).toBe('unrelated\n');
+    expect(await readFile(join(out, 'notes.md'), 'utf8')).toBe('unrelated\n');
   });
 
   it('leaves no temporary dotfiles behind after many publishes', async () => {
@@ -156,16 +156,16 @@ describe('publishFiles', () => {
     await rm(join(out, 'parserfile.xml'));
     await mkdir(join(out, 'parserfile.xml'));
     await writeFile(join(out, 'parserfile.xml', 'keep.txt'), 'inside\n');
-    await writeFile(join(out, 'notes.txt'), 'unrelated\n');
+    await writeFile(join(out, 'notes.md'), 'unrelated\n');
 
     const error = await rejection(publishFiles(files('<item/><item/>', ''), out));
     expect(error.code).toBe('E_PUBLISH');
     expect(error.message).toContain(join(out, 'parserfile.xml'));
     expect((await readdir(out)).sort()).toEqual(
-      ['notes.txt', ...withCompressed(['parserfile.xml', 'reffile.xml'])].sort(),
+      ['notes.md', ...withCompressed(['parserfile.xml', 'reffile.xml'])].sort(),
     );
     expect(await readFile(join(out, 'parserfile.xml', 'keep.txt'), 'utf8')).toBe('inside\n');
-    expect(await readFile(join(out, 'notes.txt'), 'utf8')).toBe('unrelated\n');
+    expect(await readFile(join(out, 'notes.md'), 'utf8')).toBe('unrelated\n');
     expect(await identity(join(out, 'reffile.xml'))).toEqual(ref);
   });
 });
@@ -185,11 +185,11 @@ describe('an export no longer declared', () => {
     const out = join(made.dir, 'public');
     // Files beside the exports that ratefile did not write, one of them looking just like an export.
     await mkdir(out, { recursive: true });
-    await writeFile(join(out, 'notes.txt'), 'unrelated\n');
+    await writeFile(join(out, 'notes.md'), 'unrelated\n');
     await writeFile(join(out, 'legacy.xml'), '<rates/>\n');
     await cycle(made);
     expect((await readdir(out)).sort()).toEqual(
-      ['legacy.xml', 'notes.txt', ...withCompressed(['affiliatefile.xml', 'parserfile.xml', 'reffile.xml'])].sort(),
+      ['legacy.xml', 'notes.md', ...withCompressed(['affiliatefile.xml', 'parserfile.xml', 'reffile.xml'])].sort(),
     );
 
     await rm(join(made.dir, 'templates', 'reffile.yaml'));
@@ -197,7 +197,7 @@ describe('an export no longer declared', () => {
     expect(outcome.code, outcome.stderr).toBe(0);
     expect(outcome.stderr).toMatch(/info build: .*; removed reffile\.xml \(no template declares it any more\);/);
     expect((await readdir(out)).sort()).toEqual(
-      ['legacy.xml', 'notes.txt', ...withCompressed(['affiliatefile.xml', 'parserfile.xml'])].sort(),
+      ['legacy.xml', 'notes.md', ...withCompressed(['affiliatefile.xml', 'parserfile.xml'])].sort(),
     );
     expect(await readFile(join(out, 'legacy.xml'), 'utf8')).toBe('<rates/>\n');
 

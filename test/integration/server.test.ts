@@ -56,7 +56,7 @@ beforeAll(async () => {
   await mkdir(join(out, 'folder.xml'));
   await writeFile(join(root, 'secret.xml'), `<secret>${marker}</secret>\n`);
   await writeFile(join(out, 'parserfile.xml'), parserfile);
-  await writeFile(join(out, 'notes.txt'), `notes ${marker}\n`);
+  await writeFile(join(out, 'notes.md'), `notes ${marker}\n`);
   await writeFile(join(out, 'index.html'), `<html>${marker}</html>\n`);
   await writeFile(join(out, '.parserfile.xml.abc.tmp'), `<rates>${marker}</rates>\n`);
   await writeFile(join(out, 'sub', 'x.xml'), `<rates>${marker}</rates>\n`);
@@ -122,7 +122,7 @@ describe('the export server: what it serves', () => {
 });
 
 describe('the export server: every format with its content type', () => {
-  it('serves .json as application/json (no charset: JSON is UTF-8) and an EREF 1.1 .xml as application/xml, plain and precompressed', async () => {
+  it('serves .json as application/json (no charset: JSON is UTF-8), an EREF 1.1 .xml as application/xml and a Premium .txt as UTF-8 text, plain and precompressed', async () => {
     const dir = await tempDir();
     const json = Buffer.from(
       `{"version": "1.3", "currencies": {"list": {"1": "BTC", "2": "SBERRUB"}}, "exchange": {"1": {"to": {"2": {"xr": -5, "amount": "${'1'.repeat(400)}"}}}}}\n`,
@@ -131,6 +131,10 @@ describe('the export server: every format with its content type', () => {
       [
         { file: 'rates.json', bytes: json },
         { file: 'rates-1.1.xml', bytes: exportDocument(20, 'EREF') },
+        {
+          file: 'premium-rates.txt',
+          bytes: Buffer.from(Array.from({ length: 40 }, (_, k) => `BTCCARD${k} : 1 = ${9000000 + k}\n`).join('')),
+        },
       ],
       dir,
     );
@@ -138,6 +142,7 @@ describe('the export server: every format with its content type', () => {
     for (const [path, type] of [
       ['/rates.json', 'application/json'],
       ['/rates-1.1.xml', 'application/xml'],
+      ['/premium-rates.txt', 'text/plain; charset=utf-8'],
     ] as const) {
       for (const encoding of [undefined, 'gzip', 'br']) {
         const response = await rawRequest({
@@ -159,7 +164,7 @@ describe('the export server: what it refuses', () => {
   it.each([
     ['the root, no listing', '/'],
     ['a missing export', '/nothing.xml'],
-    ['an existing non-xml file', '/notes.txt'],
+    ['an existing file of no export format', '/notes.md'],
     ['an existing html file', '/index.html'],
     ['a temporary dotfile of publish', '/.parserfile.xml.abc.tmp'],
     ['a file in a subfolder', '/sub/x.xml'],
@@ -175,7 +180,7 @@ describe('the export server: what it refuses', () => {
     expect(response.status).toBe(404);
     const body = response.body.toString('utf8');
     expect(body).not.toContain(marker);
-    for (const name of ['parserfile.xml', 'notes.txt', 'inner.xml', 'x.xml', 'link.xml'])
+    for (const name of ['parserfile.xml', 'notes.md', 'inner.xml', 'x.xml', 'link.xml'])
       expect(body).not.toContain(name);
   });
 

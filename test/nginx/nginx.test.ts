@@ -35,10 +35,11 @@ async function workerUser(): Promise<string | undefined> {
 beforeAll(async () => {
   const binary = findNginx();
   expect(nginxVersion(binary)).toMatch(/nginx version: nginx\/\d+\.\d+/);
-  // Beside the three classic exports, an EREF 1.1 and a JSON one (format: in their templates).
+  // Beside the three classic exports, an EREF 1.1, a JSON and a Premium one (format: in their templates).
   project = await makeProject({
     'templates/rates11.yaml': 'format: eref-1.1\nfile: rates-1.1.xml\n',
     'templates/rates.yaml': 'format: json\n',
+    'templates/premium.yaml': 'format: premium-rates\n',
   });
   scratch = await mkdtemp(join(tmpdir(), 'ratefile-nginx-'));
   // Folders as a deployment has them (0755), not mkdtemp's 0700, so unprivileged workers can reach the files.
@@ -62,7 +63,7 @@ beforeAll(async () => {
   await writeFile(join(project.dir, 'secret.xml'), `<secret>${marker}</secret>\n`);
   await mkdir(join(out, 'sub'));
   await mkdir(join(out, 'folder.xml'));
-  await writeFile(join(out, 'notes.txt'), `notes ${marker}\n`);
+  await writeFile(join(out, 'notes.md'), `notes ${marker}\n`);
   await writeFile(join(out, 'index.html'), `<html>${marker}</html>\n`);
   await writeFile(join(out, '.parserfile.xml.0123456789ab.tmp'), `<rates>${marker}</rates>\n`);
   await writeFile(join(out, '.hidden.xml'), `<rates>${marker}</rates>\n`);
@@ -178,7 +179,8 @@ describe('nginx serving the other formats', () => {
   it.each([
     ['rates.json', 'application/json'],
     ['rates-1.1.xml', 'application/xml'],
-  ])('%s: 200, exactly %s (no charset), no-cache, the bytes of the build, gzip on request', async (file, type) => {
+    ['premium.txt', 'text/plain; charset=utf-8'],
+  ])('%s: 200, exactly %s, no-cache, the bytes of the build, gzip on request', async (file, type) => {
     const bytes = await readFile(join(out, file));
     const response = await get(`/${file}`);
     expect(response.status).toBe(200);
@@ -198,7 +200,7 @@ describe('nginx refusing everything else', () => {
   it.each([
     ['the root, no listing', '/'],
     ['a missing export', '/nothing.xml'],
-    ['an existing non-xml file', '/notes.txt'],
+    ['an existing file of no export format', '/notes.md'],
     ['an existing html file', '/index.html'],
     ['a temporary dotfile of publish', '/.parserfile.xml.0123456789ab.tmp'],
     ['a dotfile named like an export', '/.hidden.xml'],
@@ -217,7 +219,7 @@ describe('nginx refusing everything else', () => {
     expect(response.status).toBe(404);
     const body = response.body.toString('utf8');
     expect(body).not.toContain(marker);
-    for (const name of ['parserfile.xml', 'notes.txt', 'inner.xml', 'x.xml', 'link.xml', 'Index of'])
+    for (const name of ['parserfile.xml', 'notes.md', 'inner.xml', 'x.xml', 'link.xml', 'Index of'])
       expect(body).not.toContain(name);
   });
 

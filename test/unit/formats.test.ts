@@ -340,6 +340,7 @@ describe('the format: and file: keys of a template', () => {
       'templates/rates.yaml': 'format: json\nfile: rates.xml\n',
       'templates/eref.yaml': 'format: eref-1.1\nfile: eref.json\nurl: "https://x.example/?f={from}"\n',
       'templates/odd.yaml': 'format: yaml\n',
+      'templates/premium.yaml': 'format: premium-rates\nfile: premium.xml\n',
     });
     const error = await loadConfig('ratefile.config.yaml', made.dir).catch((caught: unknown) => caught);
     expect(isRatefileError(error, 'E_CONFIG')).toBe(true);
@@ -347,7 +348,8 @@ describe('the format: and file: keys of a template', () => {
       [
         'templates/eref.yaml: file: expected a name ending in .xml for the eref-1.1 format, got "eref.json" (line 2)',
         'templates/eref.yaml: url: only the classic format has a <url> element; eref-1.1 has none (line 3)',
-        'templates/odd.yaml: format: expected one of classic, eref-1.1, json, got "yaml" (line 1)',
+        'templates/odd.yaml: format: expected one of classic, eref-1.1, json, premium-rates, premium-reserves, got "yaml" (line 1)',
+        'templates/premium.yaml: file: expected a name ending in .txt for the premium-rates format, got "premium.xml" (line 2)',
         'templates/rates.yaml: file: expected a name ending in .json for the json format, got "rates.xml" (line 2)',
       ],
     );
