@@ -1,7 +1,10 @@
 // The export formats a template may name (`format:`), their file extensions and the content type they are served with.
 
-export const exportFormats = ['classic', 'eref-1.1', 'json', 'premium-rates', 'premium-reserves'] as const;
+/** The formats monitors read (a monitor profile names these); the premium ones are for the exchanger's own engine. */
+export const monitorFormats = ['classic', 'eref-1.1', 'json'] as const;
+export const exportFormats = [...monitorFormats, 'premium-rates', 'premium-reserves'] as const;
 export type ExportFormat = (typeof exportFormats)[number];
+export type MonitorFormat = (typeof monitorFormats)[number];
 
 /** The files Premium Exchanger's "rate from file" and "reserve from file" modules read: a line per direction. */
 export type PremiumFormat = Extract<ExportFormat, 'premium-rates' | 'premium-reserves'>;

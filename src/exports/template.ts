@@ -173,7 +173,7 @@ export async function loadTemplates(
     const monitor = data?.monitor === undefined ? undefined : await monitorOf(data.monitor, file, lines, profilesDir);
     let format: ExportFormat = data?.format ?? 'classic';
     if (monitor !== undefined && given === undefined) format = monitor.formats[0]!;
-    else if (monitor !== undefined && !monitor.formats.includes(format))
+    else if (monitor !== undefined && !(monitor.formats as readonly ExportFormat[]).includes(format))
       lines.push(
         formatProblem(file, {
           path: ['format'],

@@ -7,7 +7,7 @@ import { currencyCode, describeValue } from '../config/fields.js';
 import { configError, formatProblem, readYamlFile, validateYaml } from '../config/yaml.js';
 import { closest } from '../config/problems.js';
 import { quoteValue, RatefileError } from '../errors.js';
-import { exportFormats } from '../exports/formats.js';
+import { monitorFormats } from '../exports/formats.js';
 import type { MonitorProfile } from './profile.js';
 
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
@@ -17,7 +17,7 @@ export const profileSchema = z
   .strictObject({
     title: z.string().min(1),
     parser: oneOf(['public', 'documented'] as const),
-    formats: z.array(oneOf(exportFormats)).min(1),
+    formats: z.array(oneOf(monitorFormats)).min(1),
     codes: z.record(currencyCode, currencyCode).default({}),
     fees: oneOf(['as-written', 'plain', 'percent-folded'] as const),
     minfee: oneOf(['fixed', 'market-gap', 'ignored'] as const),

@@ -1,7 +1,7 @@
 // A monitor profile: what one monitor's parser reads of an export file, as shipped data (data/monitors/<name>.yaml).
 // The export layer writes a file that monitor reads in full from it (adapt.ts); the checker predicts what the
 // monitor does with any file from it (predict.ts). No code per monitor: each field's values are the behaviours seen.
-import type { ExportFormat } from '../exports/formats.js';
+import type { MonitorFormat } from '../exports/formats.js';
 
 /**
  * How the parser reads `<fromfee>`/`<tofee>`:
@@ -22,7 +22,7 @@ export interface MonitorProfile {
   /** The monitor as people know it. */
   readonly title: string;
   /** The formats its parser reads; the first is the one its export is written in. */
-  readonly formats: readonly ExportFormat[];
+  readonly formats: readonly MonitorFormat[];
   /** Monitor code ← ratefile code, applied under the template's own aliases. */
   readonly codes: Readonly<Record<string, string>>;
   readonly fees: FeeReading;
