@@ -1,26 +1,22 @@
 // What `ratefile explain FROM TO` runs (registered in explain.ts, imported only when it runs): how a direction's published
 // rate comes about (quotes, chain, margin, markup, rounding, reserve, limits), or why it is held back. Builds in memory
 // with the state as it is; writes nothing.
-import { build, type BuildResult } from '../build.js';
-import { parseDocument, type XmlElement } from '../check/tree.js';
+import { build } from '../build.js';
 import { closest } from '../config/problems.js';
-import { Decimal, formatDecimal, roundDown } from '../decimal.js';
+import { type Decimal, formatDecimal, roundDown } from '../decimal.js';
 import { escapeControls, RatefileError } from '../errors.js';
 import { redactSecrets } from '../secrets.js';
 import type { Config, Direction, ExportTemplate, Money } from '../model.js';
-import { isPremiumFormat } from '../exports/formats.js';
 import { priceDirection } from '../pricing/price.js';
-import { publishedRate, rateAtMarkup } from '../pricing/published.js';
 import { fetchQuotes } from '../quotes.js';
 import { acceptRequests, maintenanceFlag, readGuardState, readPauses } from '../state.js';
 import { readWarMemory, warDirections } from '../war-state.js';
 import type { CommandContext } from './context.js';
+import { exportLines } from './explain-exports.js';
 import { competeLines } from '../compete/explain.js';
 import type { CompeteDetail } from '../compete/price.js';
 import type { PricedDirection } from '../priced.js';
 import { age, directionName, percent, plural, show } from '../words.js';
-
-const ONE = new Decimal(1);
 
 /** The direction FROM>TO, also by a code an export publishes in its place (an alias), or a usage error with a hint. */
 export function findDirection(config: Config, from: string, to: string, shownFile = config.file): Direction {
@@ -161,102 +157,6 @@ function pricingLines(priced: PricedDirection, at: Date, compete?: CompeteDetail
     );
   }
   return lines;
-}
-
-/** A JSON export's entry of this direction, as its line in the file (json.ts writes one entry per line). */
-function entryIn(text: string, codes: { from: string; to: string }): string[] {
-  const { currencies } = JSON.parse(text) as { currencies: { list: Record<string, string> } };
-  const number = (code: string) => Object.entries(currencies.list).find(([, listed]) => listed === code)?.[0];
-  const [from, to] = [number(codes.from), number(codes.to)];
-  let block: string | undefined;
-  for (const line of text.split('\n')) {
-    block = /^ {4}"(\w+)": \{$/.exec(line)?.[1] ?? block;
-    if (block === from && line.startsWith(`        "${to}": {`)) return [line.replace(/,$/, '')];
-  }
-  return [];
-}
-
-/** The items of this direction in one rendered export (published codes, optionally one city), with their XML text. */
-function itemsIn(
-  result: BuildResult,
-  template: ExportTemplate,
-  direction: Direction,
-  city: string | undefined,
-): string[] {
-  const file = result.files.find((f) => f.file === template.file);
-  if (!file) return [];
-  const text = file.bytes.toString('utf8');
-  const codes = {
-    from: template.aliases[direction.from.code] ?? direction.from.code,
-    to: template.aliases[direction.to.code] ?? direction.to.code,
-  };
-  if (template.format === 'json') return entryIn(text, codes);
-  if (isPremiumFormat(template.format)) return premiumLineIn(text, `${codes.from}${codes.to}`);
-  const value = (item: XmlElement, name: string) => item.children.find((c) => c.name === name)?.text;
-  return (
-    (parseDocument(text).root?.children ?? [])
-      .filter(
-        (item) =>
-          value(item, 'from') === codes.from &&
-          value(item, 'to') === codes.to &&
-          (city === undefined || value(item, 'city') === city),
-      )
-      // From the start of the item's line, so the item keeps its indentation.
-      .map((item) => text.slice(text.lastIndexOf('\n', item.index) + 1, item.end))
-  );
-}
-
-/** A direction's line in a Premium file, with its number (what Premium's admin maps), when it carries a rate. */
-function premiumLineIn(text: string, title: string): string[] {
-  const lines = text.split('\n');
-  const index = lines.findIndex((line) => line.startsWith(`${title} `));
-  const line = lines[index];
-  if (line === undefined || / (: 0 = 0|= 0)$/.test(line)) return [];
-  return [`line ${index + 1}: ${line}`];
-}
-
-function exportLines(
-  result: BuildResult,
-  template: ExportTemplate,
-  priced: PricedDirection,
-  city: string | undefined,
-): { lines: string[]; published: boolean } {
-  const { direction } = priced;
-  const items = itemsIn(result, template, direction, city);
-  if (items.length === 0) {
-    const tags = direction.tags.length > 0 ? direction.tags.join(', ') : 'none';
-    const why =
-      template.includeTags && !template.includeTags.some((t) => direction.tags.includes(t))
-        ? `it takes only directions tagged ${template.includeTags.join(' or ')} (this one: ${tags})`
-        : template.excludeTags.some((t) => direction.tags.includes(t))
-          ? `it leaves out directions tagged ${template.excludeTags.join(' or ')} (this one: ${tags})`
-          : 'not found in the rendered file';
-    return { lines: [`${template.file}: not in this export: ${why}`], published: false };
-  }
-  const { from, to } = direction;
-  const rate = rateAtMarkup(priced.rate, template.markup);
-  const form = publishedRate(rate, from, to);
-  const lines = [`${template.file}:`];
-  if (!template.markup.isZero())
-    lines.push(
-      `  partner markup ${percent(template.markup)}: ${show(priced.rate)} × (1 − ${formatDecimal(template.markup)}) = ${show(rate)}`,
-    );
-  lines.push(
-    rate.greaterThanOrEqualTo(1)
-      ? `  ${show(rate)} ≥ 1, so in = 1 and out = the rate rounded down to ${to.ratePrecision} places (${to.code}): ${formatDecimal(form.out)}`
-      : `  ${show(rate)} < 1, so out = 1 and in = 1 ÷ the rate = ${show(ONE.div(rate))}, rounded up to ${from.ratePrecision} places (${from.code}): ${formatDecimal(form.in)}`,
-  );
-  const effective = form.out.div(form.in);
-  const below = ONE.minus(effective.div(priced.market)).times(100).toDecimalPlaces(4);
-  lines.push(
-    `  published ${formatDecimal(form.in)}:${formatDecimal(form.out)}, ${formatDecimal(below)}% below the market rate`,
-  );
-  const aliased = [from.code, to.code]
-    .filter((code) => template.aliases[code] !== undefined)
-    .map((code) => `${code} as ${template.aliases[code]}`);
-  if (aliased.length > 0) lines.push(`  codes published under this export's aliases: ${aliased.join(', ')}`);
-  for (const item of items) lines.push(...item.split('\n').map((line) => `  ${line}`));
-  return { lines, published: true };
 }
 
 export interface ExplainOptions {
