@@ -197,6 +197,29 @@ const startup = execFileSync(process.execPath, [new URL('./startup.js', import.m
   .split('\n');
 console.log(`\n${startup.slice(0, -1).join('\n')}`);
 
+// Where the memory goes, stage by stage, at 50k and 100k (BENCH_MEMORY=1; minutes, so off by default).
+if (process.env.BENCH_MEMORY === '1' && !process.env.BENCH_CHECK_ONLY) {
+  for (const count of [50000, 100000]) {
+    const memory = JSON.parse(
+      execFileSync(process.execPath, ['--expose-gc', new URL('./memory.js', import.meta.url).pathname, String(count)], {
+        encoding: 'utf8',
+      })
+        .trim()
+        .split('\n')
+        .pop(),
+    );
+    console.log(`\nmemory by stage, ${count / 1000}k directions (MB; a full collection after each stage):`);
+    console.log(
+      '| stage | live heap | heap with garbage | V8 heap total | buffers outside the heap | RSS | peak RSS |',
+    );
+    console.log('|---|---|---|---|---|---|---|');
+    for (const s of memory.stages)
+      console.log(
+        `| ${[s.stage, s.heapMb, s.heapWithGarbageMb, s.heapTotalMb, s.outsideHeapMb, s.rssMb, s.peakRssMb].join(' | ')} |`,
+      );
+  }
+}
+
 // Whether the figures count: a machine busy with other work stretches every figure above (the 10k ratio was 2.48
 // on a quiet machine and 5.50 with another job running).
 noteLoad('at the end', busy.after);
