@@ -67,6 +67,10 @@ function bareWriter(items) {
   return `${text}\n</rates>\n`;
 }
 
+const spread = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return [sorted[0], median(sorted), sorted.at(-1)].map((v) => Number(v.toFixed(2)));
+};
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const rows = {
   cycle: [],
@@ -84,9 +88,29 @@ const cpuSince = (from) => {
   const { user, system } = process.cpuUsage(from);
   return (user + system) / 1000;
 };
+// The floor: a cycle's final bytes, written as the three files and their .gz/.br copies made with publish's own
+// compress() (the configured levels, on libuv's pool as publish does), into a folder of its own. Measured right
+// after each cycle on that cycle's bytes, so each cycle / floor ratio is taken under the same load as its cycle.
+const floorDir = join(dir, 'floor');
+await import('node:fs/promises').then((fs) => fs.mkdir(floorDir));
+async function floor(files) {
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  await Promise.all(
+    files.map(async ({ file, bytes }) => {
+      const { gzipped, brotli } = await compress(bytes);
+      const path = join(floorDir, file);
+      await Promise.all([writeBytes(path, bytes), writeBytes(`${path}.gz`, gzipped), writeBytes(`${path}.br`, brotli)]);
+    }),
+  );
+  return { ms: performance.now() - started, cpu: cpuSince(cpu) };
+}
+
 // Guards off: every cycle's quotes move, and the bench measures the work, not the jump guard holding items back.
 const benchConfig = { ...config, guards: { ...config.guards, maxJump: config.guards.maxJump.plus(1) } };
 let last;
+const ratios = [];
+const cpuRatios = [];
 const cyclesStarted = performance.now();
 for (let cycle = -2; cycle < cycles; cycle++) {
   await moveQuotes(cycle + 10);
@@ -95,7 +119,12 @@ for (let cycle = -2; cycle < cycles; cycle++) {
   const cpu = process.cpuUsage();
   last = await runCycle(benchConfig, join(dir, 'public'), { now: () => new Date(), env, quoteCache });
   const cycleCpu = cpuSince(cpu);
+  const floored = await floor(last.build.files);
   if (cycle < 0) continue; // warm-up
+  rows.floor.push(floored.ms);
+  rows.floorCpu.push(floored.cpu);
+  ratios.push(last.durationMs / floored.ms);
+  cpuRatios.push(cycleCpu / floored.cpu);
   const t = last.build.report.timings;
   rows.cycle.push(last.durationMs);
   rows.cycleCpu.push(cycleCpu);
@@ -111,7 +140,8 @@ const feed = {
   competing: last.build.report.competition?.size ?? 0,
 };
 feedServer.close();
-// Peak RSS of the cycles alone: the bare writer's own garbage below is not ratefile's.
+// Peak RSS of the cycles (and their floors, which hold no more than a cycle's publish) alone: the bare writer's
+// own garbage below is not ratefile's.
 const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
 // The limit, after the cycles so that its garbage is not collected inside a measured cycle: the last
 // cycle's items written by the bare writer, as many times as there were cycles.
@@ -120,25 +150,6 @@ for (let round = -2; round < cycles; round++) {
   const started = performance.now();
   for (const model of models) Buffer.from(bareWriter(model.items), 'utf8');
   if (round >= 0) rows.limit.push(performance.now() - started);
-}
-// The floor: the last cycle's final bytes, written as the three files and their .gz/.br copies made with
-// publish's own compress() (the configured levels, on libuv's pool as publish does), into a folder of its own.
-const floorDir = join(dir, 'floor');
-await import('node:fs/promises').then((fs) => fs.mkdir(floorDir));
-for (let round = -2; round < cycles; round++) {
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  await Promise.all(
-    last.build.files.map(async ({ file, bytes }) => {
-      const { gzipped, brotli } = await compress(bytes);
-      const path = join(floorDir, file);
-      await Promise.all([writeBytes(path, bytes), writeBytes(`${path}.gz`, gzipped), writeBytes(`${path}.br`, brotli)]);
-    }),
-  );
-  if (round >= 0) {
-    rows.floor.push(performance.now() - started);
-    rows.floorCpu.push(cpuSince(cpu));
-  }
 }
 const items = last.build.report.exports.map((e) => e.items);
 await rm(dir, { recursive: true, force: true });
@@ -152,6 +163,9 @@ console.log(
     ),
     peakRssMb,
     configRssMb,
+    // Each cycle against its own floor: min, median, max over the cycles.
+    ratio: spread(ratios),
+    cpuRatio: spread(cpuRatios),
     feed,
   }),
 );

@@ -33,6 +33,22 @@ export const HISTORY_MS = 24 * 60 * 60 * 1000;
 const RECENT_MS = 10 * 60 * 1000;
 const MINUTE_MS = 60 * 1000;
 const BUCKET_MS = 15 * 60 * 1000;
+/** Builds within RECENT_MS stay one per second (the finest schedule), older ones one per 30 seconds. */
+const SECOND_MS = 1000;
+const BUILD_BUCKET_MS = 30 * 1000;
+/** The history is compacted in memory after this much build time or this many lines, whichever comes first. */
+const COMPACT_AFTER_MS = 60 * 1000;
+const COMPACT_AFTER_LINES = 120;
+
+/**
+ * What the history holds at most, whatever the schedule: builds one per 30 s for the day, one per second for
+ * the recent ten minutes, plus what is added between two compactions in memory; a direction's series one per
+ * 15 minutes for the day, one per minute for the recent ten, the cut, and what is added between compactions.
+ */
+export const HISTORY_BOUND = {
+  builds: HISTORY_MS / BUILD_BUCKET_MS + RECENT_MS / SECOND_MS + COMPACT_AFTER_LINES + 2,
+  pointsPerDirection: HISTORY_MS / BUCKET_MS + RECENT_MS / MINUTE_MS + COMPACT_AFTER_LINES + 2,
+} as const;
 
 const same = (a: RatePair | null | undefined, b: RatePair | null | undefined) =>
   a === b || (!!a && !!b && a[0] === b[0] && a[1] === b[1]);
@@ -40,6 +56,22 @@ const same = (a: RatePair | null | undefined, b: RatePair | null | undefined) =>
 export class History {
   readonly builds: BuildPoint[] = [];
   readonly series = new Map<string, RatePoint[]>();
+  private compactedAt = -Infinity;
+  private linesSinceCompact = 0;
+
+  /**
+   * Take a build's line in as it happens, and compact in memory once a minute of builds or 120 lines have
+   * come in: what the history holds is bounded by HISTORY_BOUND, not by the schedule (the file is compacted
+   * on its own, less often, by the store).
+   */
+  add(line: HistoryLine): void {
+    this.apply(line);
+    const at = Date.parse(line.t);
+    this.linesSinceCompact += 1;
+    if (at - this.compactedAt >= COMPACT_AFTER_MS || this.linesSinceCompact >= COMPACT_AFTER_LINES) {
+      this.compact(new Date(at));
+    }
+  }
 
   /** The line a build adds: its figures, and only the directions whose published or market rate changed. */
   lineFor(
@@ -72,13 +104,24 @@ export class History {
   /**
    * Forget what is older than 24 hours before `now` (a direction's last value before the cut is kept at the
    * cut, so its line starts there), and thin older points: the last value per minute in the recent ten minutes,
-   * per 15 minutes before that. The builds are kept one per build: 2,880 a day at a 30-second schedule.
+   * per 15 minutes before that. The builds are kept one per second in the recent ten minutes and one per 30
+   * seconds before (the slowest of each: 2,880 a day, one per build at a 30-second schedule).
    */
   compact(now: Date): void {
+    this.compactedAt = now.getTime();
+    this.linesSinceCompact = 0;
     const cut = now.getTime() - HISTORY_MS;
-    const firstKept = this.builds.findIndex((build) => build.at >= cut);
-    this.builds.splice(0, firstKept === -1 ? this.builds.length : firstKept);
     const recent = now.getTime() - RECENT_MS;
+    const builds: BuildPoint[] = [];
+    for (const build of this.builds) {
+      if (build.at < cut) continue;
+      const width = build.at >= recent ? SECOND_MS : BUILD_BUCKET_MS;
+      const last = builds.at(-1);
+      if (last && Math.floor(last.at / width) === Math.floor(build.at / width)) {
+        if (build.durationMs > last.durationMs) builds[builds.length - 1] = build;
+      } else builds.push(build);
+    }
+    this.builds.splice(0, this.builds.length, ...builds);
     for (const [id, points] of this.series) {
       // The value the direction had at the cut starts its line there; it is never merged with what follows.
       const before = points.filter((point) => point.at <= cut).at(-1);

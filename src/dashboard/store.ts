@@ -71,7 +71,7 @@ export async function openHistory(stateDir: string, log: Pick<Logger, 'warn'>, n
     history,
     record(at, build, rates) {
       const line = history.lineFor(at, build, rates);
-      history.apply(line);
+      history.add(line);
       const text = `${JSON.stringify(line)}\n`;
       queue = queue
         .then(() => write(text, at))

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lineChart } from '../../src/dashboard/chart.js';
-import { History, HISTORY_MS, parseLine, type RatePair } from '../../src/dashboard/history.js';
+import { History, HISTORY_BOUND, HISTORY_MS, parseLine, type RatePair } from '../../src/dashboard/history.js';
 import { publicText, publicValue, secretValues } from '../../src/dashboard/redact.js';
 import { historyFile, openHistory } from '../../src/dashboard/store.js';
 
@@ -77,6 +77,25 @@ describe('History', () => {
     expect(bytes / directions).toBeLessThan(6 * 1024);
   });
 
+  it('holds at most HISTORY_BOUND whatever the schedule: 26 hours of builds every second, every rate moving', () => {
+    const history = new History();
+    let most = { builds: 0, points: 0 };
+    for (let i = 0; i < 26 * 3600; i++) {
+      const moving = rates({ 'A>B': ['1:1', `1:${1000 + i}`], 'B>A': [`${1000 + i}:1`, '1:1'] });
+      history.add(history.lineFor(at(i * 1000), { durationMs: i % 97, published: 2, withheld: 0 }, moving));
+      const points = Math.max(...[...history.series.values()].map((series) => series.length));
+      most = { builds: Math.max(most.builds, history.builds.length), points: Math.max(most.points, points) };
+    }
+    expect(most.builds).toBeLessThanOrEqual(HISTORY_BOUND.builds);
+    expect(most.points).toBeLessThanOrEqual(HISTORY_BOUND.pointsPerDirection);
+    // The bound is a day at one point per 30 s plus the recent ten minutes, not 93,600 builds.
+    expect(HISTORY_BOUND.builds).toBeLessThan(4000);
+    expect(HISTORY_BOUND.pointsPerDirection).toBeLessThan(250);
+    // The latest value is always there, and the slowest build of an old 30-second bucket is the one kept.
+    expect(history.series.get('A>B')!.at(-1)!.value).toEqual(['1:1', `1:${1000 + 26 * 3600 - 1}`]);
+    expect(history.builds[0]!.durationMs).toBeGreaterThan(60);
+  });
+
   it('reads back what it wrote, skipping a broken line', () => {
     const history = new History();
     history.apply(history.lineFor(at(0), figures, rates({ 'A>B': ['1:10', '1:11'] })));
@@ -112,6 +131,24 @@ describe('the history file', () => {
     expect(log.lines).toEqual([
       `history: ${historyFile(state)}, line 4: expected a JSON object, got text that is not JSON; skipped`,
     ]);
+  });
+
+  it('is bounded in memory at a one-second schedule between the file’s ten-minute rewrites', async () => {
+    const state = await folder();
+    const store = await openHistory(state, quietLog(), at(0));
+    let most = { builds: 0, points: 0 };
+    // Three hours of builds every second, each moving every rate.
+    for (let i = 0; i < 3 * 3600; i++) {
+      store.record(at(i * 1000), figures, rates({ 'A>B': ['1:1', `1:${10 + i}`], 'C>D': [`${5 + i}:1`, '1:1'] }));
+      const points = Math.max(...[...store.history.series.values()].map((series) => series.length));
+      most = { builds: Math.max(most.builds, store.history.builds.length), points: Math.max(most.points, points) };
+    }
+    await store.idle();
+    expect(most.builds).toBeLessThanOrEqual(HISTORY_BOUND.builds);
+    expect(most.points).toBeLessThanOrEqual(HISTORY_BOUND.pointsPerDirection);
+    // What the file holds reads back to the same day.
+    const reopened = await openHistory(state, quietLog(), at(3 * 3600 * 1000));
+    expect(reopened.history.series.get('A>B')!.at(-1)!.value).toEqual(['1:1', `1:${10 + 3 * 3600 - 1}`]);
   });
 
   it('never throws when the file cannot be written: one warning while it lasts, the history goes on in memory', async () => {

@@ -1,0 +1,91 @@
+// Where the memory goes in one build, stage by stage: the stages of src/build.ts and src/cycle.ts run by hand on a
+// generated exchanger (no bestchange source, so compete has nothing to do), a full collection forced after each,
+// then what is live (V8 heap, buffers outside it) and the process's RSS, and its peak so far. Two cycles; the
+// second is the steady state (the first also fills the per-config caches). heap = live after the collection;
+// with garbage = before it; total = what V8 holds.
+// Usage: node --expose-gc bench/memory.js [DIRECTIONS=50000]  → prints one JSON line.
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gateFiles } from '../dist/check/gate.js';
+import { competeDirections } from '../dist/compete/price.js';
+import { loadConfig } from '../dist/config/load.js';
+import { exportWriter } from '../dist/exports/renderers.js';
+import { emptyGuardState, guardDirections } from '../dist/guards.js';
+import { priceDirections } from '../dist/pricing/price.js';
+import { compress, publishFiles } from '../dist/publish.js';
+import { fetchQuotes } from '../dist/quotes.js';
+
+if (typeof globalThis.gc !== 'function') throw new Error('bench/memory.js: run with node --expose-gc');
+const [count = 50000] = process.argv.slice(2).map(Number);
+const dir = await mkdtemp(join(tmpdir(), 'ratefile-memory-'));
+execFileSync(process.execPath, [new URL('./generate.js', import.meta.url).pathname, dir, String(count)]);
+const mb = (bytes) => Math.round(bytes / 2 ** 20);
+const stages = [];
+/** After a stage: a full collection, then what is live and what the process holds. */
+function measure(stage) {
+  const peakRssMb = mb(process.resourceUsage().maxRSS * 1024);
+  // Before the collection: the heap with the stage's garbage, and what V8 has taken from the system for it.
+  const before = process.memoryUsage();
+  globalThis.gc();
+  const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+  stages.push({
+    stage,
+    heapMb: mb(heapUsed),
+    heapWithGarbageMb: mb(before.heapUsed),
+    heapTotalMb: mb(Math.max(before.heapTotal, heapTotal)),
+    outsideHeapMb: mb(external),
+    rssMb: mb(rss),
+    peakRssMb,
+  });
+}
+
+measure('node + modules');
+const config = await loadConfig(join(dir, 'ratefile.config.yaml'));
+measure('load');
+let state = emptyGuardState();
+const now = new Date();
+const io = {
+  configDir: config.dir,
+  fetch,
+  now: () => now,
+  env: process.env,
+  schedulePeriodMs: config.schedulePeriodMs,
+};
+for (let cycle = 1; cycle <= 2; cycle++) {
+  const tag = (stage) => `${stage} (cycle ${cycle})`;
+  const { book } = await fetchQuotes(config.sources, { ...io, dropStale: true });
+  measure(tag('fetch'));
+  const { priced } = priceDirections(config.directions, book);
+  measure(tag('price'));
+  const competed = competeDirections({ priced, book, feeds: new Map(), now });
+  measure(tag('compete'));
+  const guarded = guardDirections({
+    priced: competed.priced,
+    now,
+    state,
+    accepted: new Set(),
+    guards: config.guards,
+    maxAgeMs: () => undefined,
+  });
+  state = guarded.state;
+  measure(tag('guards'));
+  const write = exportWriter(guarded.published, config.exports);
+  const files = [];
+  for (let index = 0; index < config.exports.length; index++) {
+    const written = write(index);
+    files.push({ file: written.file, bytes: written.bytes });
+    measure(tag(`render ${written.file}`));
+  }
+  const compressed = await Promise.all(files.map((file) => compress(file.bytes)));
+  measure(tag('compress'));
+  const gate = gateFiles(files);
+  if (gate.refused.length > 0) throw new Error(`bench/memory.js: refused ${gate.refused.map((r) => r.file)}`);
+  measure(tag('check'));
+  await publishFiles(files, join(dir, 'public'));
+  measure(tag('publish'));
+  compressed.length = 0;
+}
+await rm(dir, { recursive: true, force: true });
+console.log(JSON.stringify({ directions: count, stages }));
