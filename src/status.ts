@@ -160,7 +160,11 @@ const competingLine = (c: CompetingStatus) =>
   (c.war && c.basis !== 'war' ? `; price war with ${c.war.rival} (#${c.war.rivalId}), held until ${c.war.until}` : '');
 
 const listingLine = (view: ListingView, now: Date) =>
-  `  ${directionNameOfId(view.direction)}${view.city ? ` in ${view.city}` : ''}: ${view.state}` +
+  `  ${directionNameOfId(view.direction)}${view.city ? ` in ${view.city}` : ''}: ${listingSummary(view, now)}`;
+
+/** `lagging (rate: listed 1:4900000, published 1:4920000.01) since 40 s ago; last lag 60 s` (status, explain). */
+export const listingSummary = (view: ListingView, now: Date) =>
+  view.state +
   (view.differences.length > 0 ? ` (${view.differences.join('; ')})` : '') +
   (view.since ? ` since ${ago(view.since, now)}` : '') +
   (view.lagSeconds === undefined ? '' : `; last lag ${age(view.lagSeconds)}`);
