@@ -5,6 +5,7 @@ import { redactValue } from './secrets.js';
 import type { HealthPolicy } from './model.js';
 import type { BuildReport, CompetingStatus, HaStatus, SourceStatus, Status } from './report.js';
 import type { ListingView } from './compete/listing.js';
+import type { MonitorState, MonitorWatch } from './readers/watch.js';
 import { age, ago, directionNameOfId, plural } from './words.js';
 
 /** What a build adds to its status besides the report: the health thresholds and a rejected config reload. */
@@ -159,7 +160,11 @@ const competingLine = (c: CompetingStatus) =>
   (c.war && c.basis !== 'war' ? `; price war with ${c.war.rival} (#${c.war.rivalId}), held until ${c.war.until}` : '');
 
 const listingLine = (view: ListingView, now: Date) =>
-  `  ${directionNameOfId(view.direction)}${view.city ? ` in ${view.city}` : ''}: ${view.state}` +
+  `  ${directionNameOfId(view.direction)}${view.city ? ` in ${view.city}` : ''}: ${listingSummary(view, now)}`;
+
+/** `lagging (rate: listed 1:4900000, published 1:4920000.01) since 40 s ago; last lag 60 s` (status, explain). */
+export const listingSummary = (view: ListingView, now: Date) =>
+  view.state +
   (view.differences.length > 0 ? ` (${view.differences.join('; ')})` : '') +
   (view.since ? ` since ${ago(view.since, now)}` : '') +
   (view.lagSeconds === undefined ? '' : `; last lag ${age(view.lagSeconds)}`);
@@ -178,6 +183,53 @@ function haLines(status: Status): string[] {
       ? [`  config hash ${ha.configHash} differs from the holder's ${ha.holderConfigHash}`]
       : []),
   ];
+}
+
+/** An expected monitor in `ratefile status --json`: as the dashboard's Readers section, with the last fetch's age. */
+export interface MonitorStatus {
+  name: string;
+  export?: string;
+  state: MonitorState;
+  windowSeconds: number;
+  lastAt?: string;
+  lastFetchAgeSeconds?: number;
+  failure?: { at: string; status: number; why: string; export: string };
+}
+
+export function monitorStatuses(watches: readonly MonitorWatch[], now: Date): MonitorStatus[] {
+  return watches.map((w) => ({
+    name: w.monitor,
+    ...(w.export === undefined ? {} : { export: w.export }),
+    state: w.state,
+    windowSeconds: Math.round(w.windowMs / 1000),
+    ...(w.lastAt === undefined
+      ? {}
+      : {
+          lastAt: new Date(w.lastAt).toISOString(),
+          lastFetchAgeSeconds: Math.round((now.getTime() - w.lastAt) / 1000),
+        }),
+    ...(w.failure ? { failure: { ...w.failure, at: new Date(w.failure.at).toISOString() } } : {}),
+  }));
+}
+
+const monitorStates: Record<MonitorState, string> = {
+  ok: 'ok',
+  waiting: 'not seen yet',
+  silent: 'SILENT',
+  failing: 'NOT GETTING THE FILE',
+};
+
+/** `  bestchange (parserfile.xml): SILENT, last fetch 2 h ago (window 10 min)`. */
+const monitorLine = (m: MonitorStatus, now: Date) =>
+  `  ${m.name}${m.export === undefined ? '' : ` (${m.export})`}: ${monitorStates[m.state]}` +
+  (m.failure ? ` (${m.failure.why} for ${m.failure.export} ${ago(m.failure.at, now)})` : '') +
+  `, last fetch ${agoOrNever(m.lastAt, now)}` +
+  (m.state === 'silent' ? ` (window ${age(m.windowSeconds)})` : '');
+
+/** The expected monitors' section of `ratefile status`, from what the service saved in `.ratefile/readers.json`. */
+export function formatMonitors(monitors: readonly MonitorStatus[], now: Date): string {
+  if (monitors.length === 0) return '';
+  return `${['expected monitors (fetches the service saved):', ...monitors.map((m) => monitorLine(m, now))].join('\n')}\n`;
 }
 
 /** The human form of `ratefile status`. */

@@ -7,6 +7,7 @@ import { looksLikeJson } from './json.js';
 import type { CheckOptions, CheckResult, Finding } from './findings.js';
 import { decodeExport } from './decode.js';
 import { predictMonitor } from './monitor.js';
+import { checkPremiumExport, looksLikePremium } from './premium.js';
 import type { MonitorProfile } from '../monitors/profile.js';
 
 export interface TargetDeps extends CheckOptions {
@@ -91,6 +92,8 @@ async function fetchTarget(url: string, deps: TargetDeps): Promise<{ bytes?: Uin
 /** The Content-Type against the format of the body: application/xml for the XML formats, application/json for JSON. */
 function contentTypeFindings(type: string | null, bytes: Uint8Array): Finding[] {
   const head = Buffer.from(bytes.subarray(0, 65_536)).toString('utf8');
+  // Premium's parser reads the body whatever its type; text/plain is what a .txt file is served as.
+  if (looksLikePremium(head)) return [];
   const [expected, format] = looksLikeJson(head)
     ? ['application/json', 'JSON']
     : ['application/xml', looksLikeEref(head) ? 'EREF 1.1' : 'XML'];
@@ -121,7 +124,7 @@ export async function checkTarget(target: string, deps: TargetDeps): Promise<Che
   if (isUrl(target)) {
     const fetched = await fetchTarget(target, deps);
     if (!fetched.bytes) return { target, findings: fetched.findings };
-    const result = withMonitor(checkExport(fetched.bytes, target, deps), fetched.bytes, deps.monitor);
+    const result = checkBytes(fetched.bytes, target, deps, false);
     return { ...result, findings: [...fetched.findings, ...result.findings] };
   }
   let bytes: Uint8Array;
@@ -132,6 +135,16 @@ export async function checkTarget(target: string, deps: TargetDeps): Promise<Che
     const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : describeCause(cause);
     return { target, findings: [{ severity: 'error', rule: 'read', message: `cannot read: ${reason}` }] };
   }
+  return checkBytes(bytes, target, deps, /\.txt$/i.test(target));
+}
+
+/**
+ * A Premium Exchanger file (told by its first line, or by a file's `.txt` name) by its own check (premium.ts): no
+ * monitor reads it, Premium's engine does. Any other file against the standard.
+ */
+function checkBytes(bytes: Uint8Array, target: string, deps: TargetDeps, txt: boolean): CheckResult {
+  if (txt || looksLikePremium(Buffer.from(bytes.subarray(0, 65_536)).toString('utf8')))
+    return checkPremiumExport(bytes, target);
   return withMonitor(checkExport(bytes, target, deps), bytes, deps.monitor);
 }
 

@@ -9,14 +9,16 @@ import { redactSecrets } from '../secrets.js';
 import type { Config, Direction, ExportTemplate, Money } from '../model.js';
 import { priceDirection } from '../pricing/price.js';
 import { fetchQuotes } from '../quotes.js';
-import { acceptRequests, maintenanceFlag, readGuardState, readPauses } from '../state.js';
+import { listingSummary } from '../status.js';
+import type { Status } from '../report.js';
+import { acceptRequests, maintenanceFlag, readGuardState, readPauses, readStatusFile } from '../state.js';
 import { readWarMemory, warDirections } from '../war-state.js';
 import type { CommandContext } from './context.js';
 import { exportLines } from './explain-exports.js';
 import { competeLines } from '../compete/explain.js';
 import type { CompeteDetail } from '../compete/price.js';
 import type { PricedDirection } from '../priced.js';
-import { age, directionName, percent, plural, show } from '../words.js';
+import { age, ago, directionName, percent, plural, show } from '../words.js';
 
 /** The direction FROM>TO, also by a code an export publishes in its place (an alias), or a usage error with a hint. */
 export function findDirection(config: Config, from: string, to: string, shownFile = config.file): Direction {
@@ -73,7 +75,12 @@ function describeLimit(limit: Money, direction: Direction, rate: Decimal): strin
   return `${given}, converted to ${direction.from.asset} through the quotes`;
 }
 
-function pricingLines(priced: PricedDirection, at: Date, compete?: CompeteDetail): string[] {
+function pricingLines(
+  priced: PricedDirection,
+  at: Date,
+  compete?: CompeteDetail,
+  listing: readonly string[] = [],
+): string[] {
   const { direction, steps, market, rate } = priced;
   const { from, to } = direction;
   const lines: string[] = [];
@@ -100,7 +107,7 @@ function pricingLines(priced: PricedDirection, at: Date, compete?: CompeteDetail
     }
     lines.push(`Market: 1 ${from.asset} = ${show(market)} ${to.asset} (at every step the side worse for the client)`);
   }
-  if (compete) lines.push(...competeLines(compete, direction));
+  if (compete) lines.push(...competeLines(compete, direction), ...listing);
   else
     lines.push(
       `Margin ${percent(direction.margin)} against the client: ${show(market)} × (1 − ${formatDecimal(direction.margin)}) = ${show(rate)} ${to.code} per ${from.code}`,
@@ -159,6 +166,20 @@ function pricingLines(priced: PricedDirection, at: Date, compete?: CompeteDetail
   return lines;
 }
 
+/**
+ * The monitor's view (`self:`): how BestChange listed this direction at the last build, from the status file (the
+ * comparison needs the published history, so explain's own build in memory does not redo it). None without one.
+ */
+async function listingLines(stateDir: string, direction: Direction, city: string | undefined, at: Date) {
+  const status = (await readStatusFile(stateDir).catch(() => undefined)) as Status | undefined;
+  return (status?.listing ?? [])
+    .filter((view) => view.direction === direction.id && (city === undefined || view.city === city))
+    .map(
+      (view) =>
+        `  As BestChange lists us${view.city ? ` in ${view.city}` : ''} (feed ${view.source}, last build ${ago(status!.lastBuild.at, at)}): ${listingSummary(view, at)}`,
+    );
+}
+
 export interface ExplainOptions {
   city?: string;
   export?: string;
@@ -205,13 +226,14 @@ export async function explainDirection(
   out.push(
     `Sources: ${report.sources.map((s) => `${s.name} (${s.type}) ${s.ok ? `ok, ${s.rows === undefined ? plural(s.quotes, 'quote') : `feed of ${s.rows} rows`}` : `FAILING: ${s.error ?? 'unknown error'}`}`).join('; ') || 'none asked'}`,
   );
+  const listing = await listingLines(config.stateDir, direction, city, at);
   const priced = report.priced.find((p) => p.direction.id === direction.id);
   const withheld = report.withheld.find((w) => w.direction.id === direction.id);
   let published = false;
   if (report.maintenance) {
     out.push('HELD BACK: maintenance is on, every export is published empty (ratefile maintenance off)');
   } else if (priced) {
-    out.push(...pricingLines(priced, at, report.competition?.get(direction.id)));
+    out.push(...pricingLines(priced, at, report.competition?.get(direction.id), listing));
     for (const template of templates) {
       const explained = exportLines(result, template, priced, city);
       out.push(...explained.lines);
@@ -239,7 +261,7 @@ export async function explainDirection(
         `Pricing needs ${chain}; quotes touching ${direction.from.asset} or ${direction.to.asset}: ${pairs.join(', ') || 'none'}`,
       );
     } else {
-      out.push(...pricingLines(again, at, detail), 'These are the values it would have.');
+      out.push(...pricingLines(again, at, detail, listing), 'These are the values it would have.');
     }
     out.push(`HELD BACK: ${withheld?.reason ?? 'not priced'}`);
   }

@@ -26,6 +26,12 @@ export interface Cap {
   /** rest + cap × typical step, and the most generous published step at or below it. */
   rate: Decimal;
   form: PublishedRate;
+  /**
+   * Our rate at the cap, before it is stepped: `rate` itself, or by rankrate (where the field's rates are
+   * 1 ÷ rankrate, their fees in them) the rate whose rankrate with our fees is 1 ÷ `rate`.
+   */
+  own: Decimal;
+  ranked?: true;
 }
 
 /**
@@ -80,7 +86,7 @@ export function capOf(
     const own = rate && (ranked ? rateForRankrate(ONE.div(rate), ranked.fees, ranked.amount) : rate);
     if (!rest || !step || !rate || !own) cap = null;
     else {
-      cap = { typicalStep: step, rest, rate, form: atOrBelow(own, from, to) };
+      cap = { typicalStep: step, rest, rate, own, form: atOrBelow(own, from, to), ...(ranked ? { ranked: true } : {}) };
       if (core.city !== undefined) cap.city = core.city;
     }
     byKey.set(key, cap);
@@ -144,8 +150,9 @@ function capNeed(
 /** Why the rate is the cap's: per city capped, the need, the typical step and the best of the rest. */
 export const capReason = (caps: readonly Cap[], need: PublishedRate, rule: CompeteRule): string =>
   caps
-    .map(
-      (cap) =>
-        `place ${rule.worst} needs ${show(rateOf(need))}, more than ${rule.cap ? formatDecimal(rule.cap) : '0'} typical steps (${show(cap.typicalStep)}) past ${cap.rest.row.exchanger}, the best of the rest (${show(cap.rest.rate)})${cap.city === undefined ? '' : ` in ${cap.city}`}: capped at ${show(cap.rate)}`,
+    .map((cap) =>
+      cap.ranked
+        ? `place ${rule.worst} needs ${show(rateOf(need))}, more than ${rule.cap ? formatDecimal(rule.cap) : '0'} typical steps (${show(cap.typicalStep)}, by rankrate) past ${cap.rest.row.exchanger}, the best of the rest (${show(cap.rest.rate)} with its fees)${cap.city === undefined ? '' : ` in ${cap.city}`}: capped at ${show(cap.own)}, our rate at that rankrate with our fees`
+        : `place ${rule.worst} needs ${show(rateOf(need))}, more than ${rule.cap ? formatDecimal(rule.cap) : '0'} typical steps (${show(cap.typicalStep)}) past ${cap.rest.row.exchanger}, the best of the rest (${show(cap.rest.rate)})${cap.city === undefined ? '' : ` in ${cap.city}`}: capped at ${show(cap.rate)}`,
     )
     .join('; ');

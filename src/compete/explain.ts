@@ -3,6 +3,7 @@
 import { Decimal, formatDecimal } from '../decimal.js';
 import type { Direction } from '../model.js';
 import { compareToRow, rateOf } from './grid.js';
+import type { Cap } from './cap.js';
 import type { CityField, CompeteDetail } from './price.js';
 import { age, percent, show } from '../words.js';
 
@@ -74,6 +75,17 @@ function orderLine(detail: CompeteDetail, direction: Direction): string {
   return `  Order: by rankrate (API v2), the rate with fees at $300${amount}; ours with fromfee ${direction.fromfee ?? 'none'}, tofee ${direction.tofee ?? 'none'}, minfee ${direction.minfee ?? 'none'}`;
 }
 
+/**
+ * The cap by rankrate: the field's rates are 1 ÷ rankrate (their fees in them), so the cap is said as such a rate and
+ * then as our own rate whose rankrate with our fees is the cap's, the one published.
+ */
+function rankedCapLine(cap: Cap, detail: CompeteDetail, direction: Direction): string {
+  const unit = `${direction.to.code} per ${direction.from.code}`;
+  const k = detail.rule.cap ? formatDecimal(detail.rule.cap) : '0';
+  const { row } = cap.rest;
+  return `  Cap${cap.city === undefined ? '' : ` in ${cap.city}`}: the best of the rest, ${row.exchanger}, gives rankrate ${row.give} (= ${show(cap.rest.rate)} ${unit} with its fees${row.bare === undefined ? '' : `, rate ${row.bare}`}); typical step ${show(cap.typicalStep)} ${unit} (median gap of the top ten, by rankrate); at most ${show(cap.rest.rate)} + ${k} × ${show(cap.typicalStep)} = ${show(cap.rate)} ${unit} with fees; our rate at that rankrate with our fees: ${show(cap.own)} ${unit} → step ${form(cap.form)}`;
+}
+
 export function competeLines(detail: CompeteDetail, direction: Direction): string[] {
   const { rule, outcome } = detail;
   const feedAge = outcome.feedAgeSeconds === undefined ? 'age unknown' : `${age(outcome.feedAgeSeconds)} old`;
@@ -90,6 +102,10 @@ export function competeLines(detail: CompeteDetail, direction: Direction): strin
   ];
   for (const field of detail.fields) lines.push(...fieldLines(field, detail, direction));
   for (const cap of detail.caps ?? []) {
+    if (cap.ranked) {
+      lines.push(rankedCapLine(cap, detail, direction));
+      continue;
+    }
     lines.push(
       `  Cap${cap.city === undefined ? '' : ` in ${cap.city}`}: the best of the rest, ${cap.rest.row.exchanger}, gives ${show(cap.rest.rate)}; typical step ${show(cap.typicalStep)} (median gap of the top ten); at most ${show(cap.rest.rate)} + ${rule.cap ? formatDecimal(rule.cap) : '0'} × ${show(cap.typicalStep)} = ${show(cap.rate)} → step ${form(cap.form)}`,
     );

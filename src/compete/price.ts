@@ -250,13 +250,14 @@ export function competeDirection(
     );
   }
   if (!need) {
-    // No rows at all is more often a code BestChange spells otherwise than an empty field: say so.
+    // No rows at all is more often a code BestChange spells otherwise than an empty field: say so, and where its
+    // codes are listed for the feed in use (API v2's `currencies`, info.zip's bm_cycodes.dat).
     if (cores.every((core) => core.entries.length === 0)) {
       return settle(
         ceilingForm,
         bounds.ceilingApprox,
         'ceiling',
-        `the feed has no rows for ${directionName(from.code, to.code)}${direction.cities.length > 0 ? ` in ${direction.cities.join(', ')}` : ''} (codes as in bm_cycodes.dat): the ceiling`,
+        `the feed has no rows for ${directionName(from.code, to.code)}${direction.cities.length > 0 ? ` in ${direction.cities.join(', ')}` : ''} (codes as in ${state.feed.order === 'rankrate' ? "API v2's currencies list" : 'bm_cycodes.dat'}): the ceiling`,
       );
     }
     const counted = Math.min(...cores.map((core) => core.counted.length));

@@ -1,10 +1,13 @@
 // `.ratefile/readers.json`: the fetch log (fetches.ts) and how far nginx's access log was read, written whole
-// (atomically) at most every SAVE_EVERY_MS while something changed, and on stop; read back on start.
+// (atomically) at most every SAVE_EVERY_MS while something changed (and once after start, for `since`), and on stop;
+// read back on start, and by `ratefile status` (savedWatches: another process than the service).
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../publish.js';
-import type { FetchLog } from './fetches.js';
+import type { MonitorConfig } from './config.js';
+import { FetchLog } from './fetches.js';
 import type { LogPosition } from './nginx-log.js';
+import { watchMonitors, type MonitorWatch } from './watch.js';
 
 export const SAVE_EVERY_MS = 5_000;
 
@@ -13,6 +16,8 @@ export const readersFile = (stateDir: string) => join(stateDir, 'readers.json');
 interface Saved {
   version: 1;
   fetches: unknown;
+  /** When the service began watching (ms since the epoch): a monitor never seen is silent once its window has passed. */
+  since?: number;
   /** Per access log path (as configured, absolute). */
   accessLog?: { path: string } & LogPosition;
 }
@@ -21,7 +26,7 @@ interface Saved {
 export async function readReaders(
   stateDir: string,
   log: FetchLog,
-): Promise<{ position?: { path: string } & LogPosition; problem?: string }> {
+): Promise<{ position?: { path: string } & LogPosition; since?: number; problem?: string }> {
   let text: string;
   try {
     text = await readFile(readersFile(stateDir), 'utf8');
@@ -38,7 +43,8 @@ export async function readReaders(
       p !== undefined &&
       typeof p.path === 'string' &&
       [p.dev, p.ino, p.offset].every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
-    return valid ? { position: p } : {};
+    const since = Number.isSafeInteger(data.since) ? { since: data.since as number } : {};
+    return valid ? { position: p, ...since } : since;
   } catch (error) {
     return { problem: `${readersFile(stateDir)}: unreadable, fetch records start empty: ${(error as Error).message}` };
   }
@@ -48,8 +54,33 @@ export async function writeReaders(
   stateDir: string,
   log: FetchLog,
   position: ({ path: string } & LogPosition) | undefined,
+  since?: number,
 ): Promise<void> {
-  const saved: Saved = { version: 1, fetches: log.toJSON(), ...(position ? { accessLog: position } : {}) };
+  const saved: Saved = {
+    version: 1,
+    fetches: log.toJSON(),
+    ...(since === undefined ? {} : { since }),
+    ...(position ? { accessLog: position } : {}),
+  };
   await mkdir(stateDir, { recursive: true });
   await writeFileAtomic(readersFile(stateDir), `${JSON.stringify(saved)}\n`);
+}
+
+/**
+ * Each expected monitor as the service last saved its fetches (`ratefile status`); without a saved `since` (no
+ * service has saved one) a monitor never seen is not seen yet, not silent.
+ */
+export async function savedWatches(
+  stateDir: string,
+  monitors: readonly MonitorConfig[],
+  exports: readonly string[],
+  now: number,
+): Promise<{ watches: MonitorWatch[]; problem?: string }> {
+  const log = new FetchLog(
+    exports,
+    monitors.map((m) => m.name),
+  );
+  const saved = await readReaders(stateDir, log);
+  const watches = watchMonitors(monitors, log, Math.min(saved.since ?? now, now), now);
+  return { watches, ...(saved.problem === undefined ? {} : { problem: saved.problem }) };
 }

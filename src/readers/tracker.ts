@@ -82,7 +82,8 @@ export async function openReaders(options: {
   const reader = accessLog
     ? new AccessLogReader(accessLog, saved.position?.path === accessLog ? saved.position : undefined)
     : undefined;
-  let dirty = false;
+  // Saved once after start even with no fetch: `ratefile status` judges silence from this `since`.
+  let dirty = monitors.length > 0;
   let logProblem: string | undefined;
 
   const registers = [options.registry];
@@ -193,6 +194,7 @@ export async function openReaders(options: {
         config.stateDir,
         fetches,
         reader && accessLog && reader.position() ? { path: accessLog, ...reader.position()! } : undefined,
+        since,
       ).catch((error: unknown) => {
         dirty = true;
         log.warn(`readers: cannot save the fetch records: ${(error as Error).message}`, { event: 'readers' });

@@ -153,6 +153,41 @@ describe('the cap by rankrate (API v2)', () => {
   });
 });
 
+describe('explain of the cap by rankrate (API v2)', () => {
+  it('says the cap as rates people read: the rest as a rate with its fees, ours as the rate published', () => {
+    const bare = feedOf(broken);
+    const key = 'BTC>SBERRUB';
+    const rows = bare.directions.get(key)!.map((row) => ({
+      ...row,
+      rankrate: new Decimal(row.give).div(row.get).toFixed(30),
+    }));
+    const feed: BestChangeFeed = { ...bare, order: 'rankrate', directions: new Map([[key, rows]]) };
+    const rule = competeRule({ worst: 1, cap: new Decimal(2) });
+    // A fromfee of 1%: our rate must be better than the cap's 1 ÷ rankrate for our rankrate to reach it.
+    const direction = competingDirection(BTC, SBER, rule, { fromfee: '1%' });
+    const margined = priceDirection(direction, usdtBook);
+    if ('reason' in margined) throw new Error(margined.reason);
+    const result = competeDirections({
+      priced: [margined],
+      book: usdtBook,
+      feeds: new Map([['bc', { feed, ageSeconds: 1 }]]),
+    });
+    const detail = result.details.get(key)!;
+    expect(result.priced[0]?.compete).toMatchObject({ basis: 'cap' });
+    const published = formatDecimal(result.priced[0]!.rate);
+    // The client sends 1% more than the rate asks: 4,902,000 with the fee in it is 4,902,000 × 1.01 = 4,951,020
+    // without it (1 ÷ (1 ÷ x) loses a digit at Decimal's 40, hence the step below).
+    expect(published).toBe('4951019.99');
+    const lines = competeLines(detail, direction);
+    expect(lines).toContain(
+      '  Cap: the best of the rest, X2, gives rankrate 0.000000204081632653061224489796 (= 4900000… SBERRUB per BTC with its fees, rate 1:4900000); typical step 1000… SBERRUB per BTC (median gap of the top ten, by rankrate); at most 4900000… + 2 × 1000… = 4902000… SBERRUB per BTC with fees; our rate at that rankrate with our fees: 4951020… SBERRUB per BTC → step 1:4951019.99',
+    );
+    expect(result.priced[0]?.compete?.reason).toBe(
+      'place 1 needs 5039900.01, more than 2 typical steps (1000…, by rankrate) past X2, the best of the rest (4900000… with its fees): capped at 4951020…, our rate at that rankrate with our fees',
+    );
+  });
+});
+
 describe('self: the exchanger’s own rows', () => {
   it('are never counted: we do not compete with ourselves', () => {
     // We (id 9) are listed first at 4,950,000; Beta (2) at 4,940,000.

@@ -150,6 +150,15 @@ describe('competeDirections: BTC → SBERRUB against a synthetic field', () => {
     );
   });
 
+  it("by API v2 the reason names v2's currencies list, not info.zip's file", () => {
+    const v2: FeedState = { ...fresh, feed: { ...feed, order: 'rankrate' } };
+    const { priced } = compete(direction(BTC, { ...SBER, code: 'SBERRUB2' }, rule()), v2);
+    expect(published(priced)).toBe('1:4850000');
+    expect(priced?.compete?.reason).toBe(
+      "the feed has no rows for BTC → SBERRUB2 (codes as in API v2's currencies list): the ceiling",
+    );
+  });
+
   it('follows the competitor above down: when it worsens, so does the rate', () => {
     const worse = feedOf(field.map((row) => row.replace(';4950000;', ';4930000;')));
     expect(published(compete(direction(BTC, SBER, rule()), { feed: worse }).priced)).toBe('1:4940000.51');

@@ -119,8 +119,11 @@ describe('fetch records of the built-in server', () => {
     await service.stop();
     const saved = JSON.parse(await readFile(join(made.dir, '.ratefile', 'readers.json'), 'utf8')) as {
       version: number;
+      since?: number;
     };
     expect(saved.version).toBe(1);
+    // When watching began, for `ratefile status` (another process) to judge a monitor never seen.
+    expect(saved.since).toBe(Date.parse('2026-11-26T10:00:00Z'));
     const restarted = await start(made, { now: () => now });
     expect((await readersView(restarted.port!)).fetches).toEqual(view.fetches);
   });
