@@ -4,42 +4,19 @@
 // BTC → USDTTRC20 not at all (missing). Status (`status --json`), /metrics, the dashboard and .ratefile/listing.json
 // say so; a restart keeps the published rates' times.
 import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseDocument } from '../../src/check/tree.js';
 import type { ListingView } from '../../src/compete/listing.js';
 import { dump } from '../support/bestchange.js';
 import { projectsPerTest } from '../support/project.js';
 import { runRatefile } from '../support/run-cli.js';
 import { servicesPerTest } from '../support/service.js';
+import { serversPerTest } from '../support/listen.js';
 
 const project = projectsPerTest();
 const start = servicesPerTest();
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(
-    servers.splice(0).map(
-      (server) =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    ),
-  );
-});
-
-async function listen(handler: (request: IncomingMessage, body: string) => Buffer | string): Promise<string> {
-  const server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => response.writeHead(200).end(handler(request, body)));
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const listen = serversPerTest();
 
 /** `from>to` → `in:out` of each item of the published parserfile.xml. */
 async function publishedRates(dir: string): Promise<Map<string, string>> {

@@ -3,41 +3,18 @@
 // webhook alert starts naming Bravo, /healthz says so; a restarted service still holds (the memory is in
 // .ratefile/wars.json) and sends no second alert; after the cool-down the alert ends and the chase resumes.
 import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseDocument } from '../../src/check/tree.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
 import { dump } from '../support/bestchange.js';
 import { projectsPerTest } from '../support/project.js';
 import { servicesPerTest } from '../support/service.js';
+import { serversPerTest } from '../support/listen.js';
 
 const project = projectsPerTest();
 const start = servicesPerTest();
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(
-    servers.splice(0).map(
-      (server) =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    ),
-  );
-});
-
-async function listen(handler: (request: IncomingMessage, body: string) => Buffer | string): Promise<string> {
-  const server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => response.writeHead(200).end(handler(request, body)));
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const listen = serversPerTest();
 
 async function published(dir: string): Promise<string | undefined> {
   const text = await readFile(join(dir, 'public', 'parserfile.xml'), 'utf8').catch(() => undefined);
