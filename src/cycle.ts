@@ -115,19 +115,21 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
         listing: listingFile.memory,
       },
     });
-    if (deps.ha && !(await deps.ha.mayPublish(config, at))) {
-      const durationMs = Math.round(elapsed() - started);
+    /** The build's status (with this instance's role under `ha:`), written to the state folder. */
+    const recordStatus = async (durationMs: number) => {
       const status = successStatus(
         await readStatus(config.stateDir),
         result.report,
         durationMs,
         config.schedulePeriodMs,
-        {
-          ...context,
-          ha: deps.ha.status(),
-        },
+        { ...context, ...(deps.ha ? { ha: deps.ha.status() } : {}) },
       );
       await writeStatusFile(config.stateDir, status);
+      return status;
+    };
+    if (deps.ha && !(await deps.ha.mayPublish(config, at))) {
+      const durationMs = Math.round(elapsed() - started);
+      const status = await recordStatus(durationMs);
       const publish = { written: [], unchanged: [] };
       return { build: result, publish, removed: [], durationMs, publishMs: 0, status, warnings: [], standby: true };
     }
@@ -171,14 +173,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
         : undefined;
     if (gate.refused.length > 0) throw refusedError(gate.refused);
     const durationMs = Math.round(elapsed() - started);
-    const status = successStatus(
-      await readStatus(config.stateDir),
-      result.report,
-      durationMs,
-      config.schedulePeriodMs,
-      { ...context, ...(deps.ha ? { ha: deps.ha.status() } : {}) },
-    );
-    await writeStatusFile(config.stateDir, status);
+    const status = await recordStatus(durationMs);
     const warnings = [
       ...(guardProblem ? [guardProblem] : []),
       ...(lostLock ? ['ha: the lock was lost after the local publish: the S3 upload was left to the new holder'] : []),

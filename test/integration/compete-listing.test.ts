@@ -5,7 +5,7 @@
 // say so; a restart keeps the published rates' times.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseDocument } from '../../src/check/tree.js';
 import type { ListingView } from '../../src/compete/listing.js';
 import { dump } from '../support/bestchange.js';
@@ -13,6 +13,7 @@ import { projectsPerTest } from '../support/project.js';
 import { runRatefile } from '../support/run-cli.js';
 import { servicesPerTest } from '../support/service.js';
 import { serversPerTest } from '../support/listen.js';
+import { webhook } from '../support/webhook.js';
 
 const project = projectsPerTest();
 const start = servicesPerTest();
@@ -50,11 +51,8 @@ describe("the monitor's view of us", () => {
         }),
       ),
     );
-    const hooks: { events: { kind: string; key: string; text: string }[] }[] = [];
-    const hook = await listen((_request, body) => {
-      hooks.push(JSON.parse(body) as (typeof hooks)[number]);
-      return '{}';
-    });
+    const hook = await webhook();
+    onTestFinished(hook.close);
     const made = await project({
       'ratefile.config.yaml': `sources:
   backoffice: { type: file, path: quotes.json, maxAge: "off" }
@@ -68,7 +66,7 @@ directions:
   - { from: USDTTRC20, to: SBERRUB, margin: 2%, compete: { place: 1, floor: 1%, ceiling: 10% } }
   - { from: BTC, to: USDTTRC20, margin: 2%, compete: { place: 1, floor: 1%, ceiling: 10% } }
 alerts:
-  webhook: { url: "${hook}/hook" }
+  webhook: { url: "${hook.url}" }
 `,
       'quotes.json': JSON.stringify({
         quotes: [
@@ -129,7 +127,7 @@ alerts:
     await service.alertsIdle();
 
     // The reserve and the missing direction have lasted past `alertAfter` (90 s): an alert each, none for the lag.
-    const started = hooks.flatMap((h) => h.events).filter((e) => e.key.startsWith('listing:') && e.kind === 'start');
+    const started = hook.alerts().filter((e) => e.key.startsWith('listing:') && e.kind === 'start');
     expect(started.map((e) => e.key).sort()).toEqual(['listing:BTC>USDTTRC20', 'listing:USDTTRC20>SBERRUB']);
     expect(started.find((e) => e.key === 'listing:USDTTRC20>SBERRUB')?.text).toMatch(
       /^BestChange lists USDTTRC20 → SBERRUB as differs since 2026-11-21T12:00:00\.000Z: reserve: listed 1000, published 50000000$/,
@@ -158,7 +156,7 @@ alerts:
     await rebuild();
     await service.alertsIdle();
     expect([...views().values()].map((view) => view.state)).toEqual(['same', 'same', 'same']);
-    const ended = hooks.flatMap((h) => h.events).filter((e) => e.key.startsWith('listing:') && e.kind === 'end');
+    const ended = hook.alerts().filter((e) => e.key.startsWith('listing:') && e.kind === 'end');
     expect(ended).toHaveLength(2);
 
     // status --json carries the same, from the status file.

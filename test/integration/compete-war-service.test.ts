@@ -4,13 +4,14 @@
 // .ratefile/wars.json) and sends no second alert; after the cool-down the alert ends and the chase resumes.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseDocument } from '../../src/check/tree.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
 import { dump } from '../support/bestchange.js';
 import { projectsPerTest } from '../support/project.js';
 import { servicesPerTest } from '../support/service.js';
 import { serversPerTest } from '../support/listen.js';
+import { webhook } from '../support/webhook.js';
 
 const project = projectsPerTest();
 const start = servicesPerTest();
@@ -42,11 +43,8 @@ describe('start in a price war', () => {
         }),
       );
     });
-    const hooks: { events: { kind: string; key: string; text: string }[] }[] = [];
-    const hook = await listen((_request, body) => {
-      hooks.push(JSON.parse(body) as (typeof hooks)[number]);
-      return '{}';
-    });
+    const hook = await webhook();
+    onTestFinished(hook.close);
     const made = await project({
       'ratefile.config.yaml': `sources:
   backoffice: { type: file, path: quotes.json, maxAge: "off" }
@@ -57,7 +55,7 @@ currencies:
 directions:
   - { from: BTC, to: SBERRUB, margin: 2%, compete: { place: 1, floor: 1%, ceiling: 3% } }
 alerts:
-  webhook: { url: "${hook}/hook" }
+  webhook: { url: "${hook.url}" }
 `,
       'quotes.json': JSON.stringify({ quotes: [{ pair: 'BTC/RUB', bid: '5000000', ask: '5000000' }] }),
       'templates/reffile.yaml': 'include: { tags: [ref] }\n',
@@ -91,7 +89,7 @@ alerts:
     expect(rates).toEqual(['4900000.01', '4900000.03', '4900000.05', '4900000.07', '4900000.07', '4900000.07']);
     const health = (await (await fetch(`${service.base}healthz`)).json()) as { competing: Record<string, unknown>[] };
     expect(health.competing[0]).toMatchObject({ basis: 'war', place: 2, war: { rival: 'Bravo', rivalId: 20 } });
-    const started = hooks.flatMap((h) => h.events).filter((e) => e.key === 'war:BTC>SBERRUB');
+    const started = hook.alerts().filter((e) => e.key === 'war:BTC>SBERRUB');
     expect(started.map((e) => e.kind)).toEqual(['start']);
     expect(started[0]!.text).toMatch(/^BTC → SBERRUB in a price war with Bravo \(#20\): 3 of our moves answered/);
 
@@ -101,14 +99,14 @@ alerts:
     await rebuild();
     await service.alertsIdle();
     expect(rates.at(-1)).toBe('4900000.07');
-    expect(hooks.flatMap((h) => h.events).filter((e) => e.key === 'war:BTC>SBERRUB')).toHaveLength(1);
+    expect(hook.alerts().filter((e) => e.key === 'war:BTC>SBERRUB')).toHaveLength(1);
 
     // 15 minutes after the war was seen: the alert ends and the rate moves past Bravo again.
     now += 15 * 60_000;
     await rebuild();
     await service.alertsIdle();
     expect(new Decimal(rates.at(-1)!).greaterThan('4900000.07')).toBe(true);
-    const war = hooks.flatMap((h) => h.events).filter((e) => e.key === 'war:BTC>SBERRUB');
+    const war = hook.alerts().filter((e) => e.key === 'war:BTC>SBERRUB');
     expect(war.map((e) => e.kind)).toEqual(['start', 'end']);
   }, 120_000);
 });

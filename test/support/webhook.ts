@@ -2,11 +2,20 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** One event of an alert webhook's body. */
+export interface AlertEvent {
+  kind: string;
+  key: string;
+  text: string;
+}
+
 export interface Webhook {
   /** Where to send: the config's `alerts.webhook.url`. */
   url: string;
   /** Every request body received, in order. */
   bodies: string[];
+  /** Every alert event received, in order. */
+  alerts(): AlertEvent[];
   /** The alert events received, as `kind key`, keeping those whose key starts with `prefix`. */
   events(prefix?: string): string[];
   close(): Promise<void>;
@@ -23,15 +32,15 @@ export async function webhook(): Promise<Webhook> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const alerts = () => bodies.flatMap((body) => (JSON.parse(body) as { events: AlertEvent[] }).events);
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     bodies,
+    alerts,
     events: (prefix = '') =>
-      bodies.flatMap((body) =>
-        (JSON.parse(body) as { events: { kind: string; key: string }[] }).events
-          .filter((e) => e.key.startsWith(prefix))
-          .map((e) => `${e.kind} ${e.key}`),
-      ),
+      alerts()
+        .filter((e) => e.key.startsWith(prefix))
+        .map((e) => `${e.kind} ${e.key}`),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
