@@ -5,11 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { parseFeed } from '../../src/bestchange/feed.js';
 import { competeDirections } from '../../src/compete/price.js';
 import { Decimal } from '../../src/decimal.js';
-import type { CompeteRule, Currency, Direction } from '../../src/model.js';
+import type { CompeteRule, Currency } from '../../src/model.js';
 import { priceDirection } from '../../src/pricing/price.js';
 import { publishedRate } from '../../src/pricing/published.js';
 import { base, dump } from '../support/bestchange.js';
 import { random } from '../support/random.js';
+import { competingDirection } from '../support/compete.js';
 import type { QuoteBook } from '../../src/sources/source.js';
 import type { PublishedRate } from '../../src/priced.js';
 
@@ -94,18 +95,7 @@ describe(`competeDirections on random fields (seed ${seed})`, () => {
         ignoreIds: new Set(ignored),
         ...(minReserve ? { minReserve: { value: minReserve, asset: 'XB' } } : {}),
       };
-      const direction: Direction = {
-        id: 'BTC>SBERRUB',
-        index: n,
-        from,
-        to,
-        margin: new Decimal('0.02'),
-        reserve: to.reserve,
-        params: [],
-        cities: [],
-        tags: [],
-        compete: rule,
-      };
+      const direction = competingDirection(from, to, rule, { index: n });
       const margined = priceDirection(direction, book);
       if ('reason' in margined) throw new Error(margined.reason);
       const result = competeDirections({ priced: [margined], book, feeds: new Map([['bc', { feed, ageSeconds: 1 }]]) });

@@ -7,10 +7,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseFeed, type BestChangeFeed } from '../../src/bestchange/feed.js';
 import { competeDirections } from '../../src/compete/price.js';
 import { Decimal, formatDecimal } from '../../src/decimal.js';
-import type { CompeteRule, Currency, Direction } from '../../src/model.js';
+import type { CompeteRule, Currency } from '../../src/model.js';
 import { priceDirection } from '../../src/pricing/price.js';
 import { publishedRate } from '../../src/pricing/published.js';
 import { realDump, unzipByHand } from '../support/bestchange.js';
+import { competingDirection } from '../support/compete.js';
 import type { QuoteBook } from '../../src/sources/source.js';
 
 /** An exact fraction n/d, d > 0. */
@@ -190,18 +191,9 @@ describe('the real dump: competitor ranking and the chosen rate, against an inde
       ignoreIds: new Set(ignore.filter((i) => /^\d+$/.test(i)).map(Number)),
       ...(c.minReserve ? { minReserve: { value: new Decimal(c.minReserve), asset: to.asset } } : {}),
     };
-    const direction: Direction = {
-      id: `${c.from}>${c.to}`,
-      index: 0,
-      from,
-      to,
-      margin: new Decimal('0.02'),
-      reserve: to.reserve,
-      params: [],
+    const direction = competingDirection(from, to, rule, {
       cities: c.from.startsWith('CASH') || c.to.startsWith('CASH') ? ['MSK', 'SPB'] : [],
-      tags: [],
-      compete: rule,
-    };
+    });
     const margined = priceDirection(direction, book);
     if ('reason' in margined) throw new Error(margined.reason);
     const result = competeDirections({ priced: [margined], book, feeds: new Map([['bc', { feed, ageSeconds: 5 }]]) });
