@@ -3,39 +3,14 @@
 // the service's RSS sampled every 5 s. Reports RSS after the first build, at a sixth of the run (5 minutes of 30)
 // and at the end, and how many builds the dashboard's history holds then.
 // Usage: node bench/soak.js [DIRECTIONS=3000] [MINUTES=30]  → prints one JSON line.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { writeBenchProject } from './generate.js';
+import { movedQuotes, startEverySecond } from './every-second.js';
 
 const [count = 3000, minutes = 30] = process.argv.slice(2).map(Number);
-const dir = await mkdtemp(join(tmpdir(), 'ratefile-soak-'));
-const directions = await writeBenchProject(dir, count);
-// As in bench/latency.js: the quotes are as old as their file, so a maxAge of an hour, and no jump guard.
-const configPath = join(dir, 'ratefile.config.yaml');
-const config = readFileSync(configPath, 'utf8').replace(
-  'feed: { type: file, path: quotes.json }',
-  'feed: { type: file, path: quotes.json, maxAge: 1h }',
-);
-if (!config.includes('maxAge: 1h'))
-  throw new Error('bench/soak.js: the generated config has no `feed: { type: file, path: quotes.json }` line');
-await writeFile(configPath, `${config}schedule: "* * * * * *"\nguards: { maxJump: 50% }\n`);
-const quotesPath = join(dir, 'quotes.json');
-const baseQuotes = JSON.parse(readFileSync(quotesPath, 'utf8')).quotes;
-
-const bin = new URL('../bin/ratefile.js', import.meta.url).pathname;
-const child = spawn(process.execPath, [bin, 'start', '--config', configPath, '--port', '0', '--host', '127.0.0.1'], {
-  cwd: dir,
-  stdio: ['ignore', 'ignore', 'pipe'],
-});
-let log = '';
-child.stderr.setEncoding('utf8');
-child.stderr.on('data', (chunk) => {
-  log = (log + chunk).slice(-20_000);
-});
+const { directions, quotesPath, baseQuotes, child, base, until, stop } = await startEverySecond('soak', count, 50);
 
 /** The child's resident set in MB: /proc on Linux, `ps` elsewhere. */
 function rssMb() {
@@ -46,18 +21,7 @@ function rssMb() {
   return Math.round(Number(execFileSync('ps', ['-o', 'rss=', '-p', String(child.pid)], { encoding: 'utf8' })) / 1024);
 }
 
-async function until(test, timeoutMs, what) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await test();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; log:\n${log.slice(-2000)}`);
-    await sleep(50);
-  }
-}
-
 try {
-  const base = await until(() => /serving .+ at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(log)?.[1], 120_000, 'the server');
   await until(async () => (await fetch(new URL('parserfile.xml', base), { method: 'HEAD' })).ok, 60_000, 'a build');
   const started = Date.now();
   const firstRssMb = rssMb();
@@ -69,12 +33,7 @@ try {
     // Quotes moved every second, never twice to the same prices in a row.
     move += 1;
     const factor = 1 + ((move % 2000) - 1000) / 100_000;
-    const quotes = baseQuotes.map((q) => ({
-      ...q,
-      bid: (Number(q.bid) * factor).toFixed(6),
-      ask: (Number(q.ask) * factor).toFixed(6),
-    }));
-    await writeFile(quotesPath, JSON.stringify({ quotes }));
+    await writeFile(quotesPath, JSON.stringify({ quotes: movedQuotes(baseQuotes, factor) }));
     if (Date.now() >= nextSample) {
       samples.push({ minutes: (Date.now() - started) / 60_000, rssMb: rssMb() });
       nextSample += 5000;
@@ -100,7 +59,5 @@ try {
     }),
   );
 } finally {
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('close', resolve));
-  await rm(dir, { recursive: true, force: true });
+  await stop();
 }
