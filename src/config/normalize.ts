@@ -1,17 +1,16 @@
-// normalize: the schema-checked config file as the model of src/model.ts (currencies, directions, shared values).
+// The schema-checked config file as the model of src/model.ts: currencies, directions, the top-level blocks.
 import { dirname, resolve } from 'node:path';
 import cron from 'node-cron';
-import { Decimal } from '../decimal.js';
 import { knownCurrencies } from '../codes.js';
-import { parseHours, type HoursWindow } from '../hours.js';
+import type { HoursWindow } from '../hours.js';
 import { percentToFraction } from '../exports/template.js';
 import { normalizePublish } from '../hosting/config.js';
-import type { Config, Currency, Direction, FeedPair, Money } from '../model.js';
-import type { ConfigFile } from './schema.js';
+import type { CompeteRule, Config, Currency, Direction, FeedPair } from '../model.js';
+import type { ConfigTop, DirectionEntry } from './schema.js';
 import type { Writable } from '../freeze.js';
-import { bestchangeSources, normalizeCompete, selfIdsOf } from '../compete/config.js';
+import { bestchangeSources, normalizeCompete, selfIdsOf, type CompeteEntry } from '../compete/config.js';
 import { asList, assetOf } from './cross-check.js';
-import { toTiers } from './tiers.js';
+import { SharedValues } from './shared-values.js';
 import { normalizeMonitors } from '../readers/config.js';
 
 /** Precision when the config gives none: satoshi-like for crypto, cents for everything else. */
@@ -19,56 +18,6 @@ function defaultPrecision(code: string): number {
   const kind = knownCurrencies().get(code)?.kind;
   return kind === 'crypto' ? 8 : 2;
 }
-/** "5000 RUB" or "0.01"; a unit that is a currency code means that currency's asset. */
-function parseMoney(
-  text: string,
-  fallbackAsset: string,
-  currencies: ReadonlyMap<string, Currency>,
-  shared = new SharedValues(),
-): Money {
-  const [value = '0', unit] = text.split(' ');
-  const asset = unit === undefined ? fallbackAsset : (currencies.get(unit)?.asset ?? unit);
-  return shared.money(shared.decimal(value), asset);
-}
-
-/**
- * One object per distinct value among the loaded directions: a large config repeats a few margins, reserves,
- * limits and tag lists across its directions, so one object each (instead of one per direction) makes the model
- * grow with the distinct values, not with the directions. Safe to share because nothing changes them in place: Decimals are immutable, and the lists and money
- * objects are frozen, so a write would throw rather than reach every direction.
- */
-class SharedValues {
-  private readonly decimals = new Map<string, Decimal>();
-  private readonly fractions = new Map<string, Decimal>();
-  private readonly monies = new Map<string, Money>();
-  private readonly lists = new Map<string, readonly string[]>();
-
-  decimal(text: string | number): Decimal {
-    const key = String(text);
-    return this.decimals.get(key) ?? this.decimals.set(key, new Decimal(key)).get(key)!;
-  }
-
-  /** "1.5%" → 0.015, one object per text. */
-  fraction(text: string): Decimal {
-    return this.fractions.get(text) ?? this.fractions.set(text, percentToFraction(text)).get(text)!;
-  }
-
-  money(value: Decimal, asset: string): Money {
-    const key = `${value.toString()} ${asset}`;
-    return this.monies.get(key) ?? this.monies.set(key, Object.freeze({ value, asset })).get(key)!;
-  }
-
-  /** The list without repeats, in order; one frozen array per distinct list. */
-  list<T extends string>(values: readonly T[] | undefined): T[] {
-    const unique = [...new Set(values ?? [])];
-    // NUL never occurs in a YAML-read label, city or tag: the joined key names one list.
-    const key = unique.join('\0');
-    return (this.lists.get(key) ?? this.lists.set(key, Object.freeze(unique)).get(key)!) as T[];
-  }
-}
-
-const toWindows = (value: string | string[] | undefined): HoursWindow[] | undefined =>
-  value === undefined ? undefined : asList(value).map((text) => parseHours(text as string) as HoursWindow);
 
 /** The longest gap between the next few runs of a cron schedule. */
 export function schedulePeriodMs(schedule: string): number {
@@ -81,118 +30,164 @@ export function schedulePeriodMs(schedule: string): number {
   }
 }
 
-export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'warnings'> {
-  const dir = dirname(file);
-  const manualHours = toWindows(data.manualHours);
-  const currencies = new Map<string, Currency>(
-    Object.entries(data.currencies).map(([code, entry]) => [
-      code,
-      {
-        code,
-        asset: assetOf(code, entry)!,
-        precision: entry.precision ?? defaultPrecision(code),
-        ratePrecision: entry.ratePrecision ?? entry.precision ?? defaultPrecision(code),
-        reserve: new Decimal(entry.reserve ?? 0),
-        ...(entry.reserveFrom === undefined ? {} : { reserveSource: entry.reserveFrom }),
-      },
-    ]),
-  );
-  const hoursOf = (own: string | string[] | undefined, params: string[] | undefined) => {
-    const hours = toWindows(own) ?? (params?.includes('manual') ? manualHours : undefined);
-    return hours ? { hours } : undefined;
-  };
-  const directions: Direction[] = [];
-  const feeds = bestchangeSources(data.sources);
-  const shared = new SharedValues();
-  data.directions.forEach((entry, index) => {
-    const merged = { ...data.defaults, ...entry };
-    for (const fromCode of asList(entry.from) as string[]) {
-      for (const toCode of asList(entry.to) as string[]) {
+/**
+ * The model made from the checked file: the shared parts from the top-level fields first, then the directions one
+ * entry at a time (`add`), so `loadConfig` can let each entry go once it is in the model.
+ */
+export class ModelBuilder {
+  readonly directions: Direction[] = [];
+  private readonly currencies: Map<string, Currency>;
+  private readonly manualHours: readonly HoursWindow[] | undefined;
+  private readonly feeds: string[];
+  private readonly shared = new SharedValues();
+  /** One rule per distinct compete block (and to asset, which an amount without a unit is in). */
+  private readonly competeRules = new Map<string, CompeteRule>();
+
+  constructor(
+    private readonly data: ConfigTop,
+    private readonly file: string,
+  ) {
+    const shared = this.shared;
+    this.manualHours =
+      data.manualHours === undefined ? undefined : shared.hoursList(asList(data.manualHours) as string[]);
+    this.currencies = new Map<string, Currency>(
+      Object.entries(data.currencies).map(([code, entry]) => {
+        const currency: Writable<Currency> = {
+          code,
+          asset: shared.text(assetOf(code, entry)!),
+          precision: entry.precision ?? defaultPrecision(code),
+          ratePrecision: entry.ratePrecision ?? entry.precision ?? defaultPrecision(code),
+          reserve: shared.decimal(entry.reserve ?? 0),
+        };
+        if (entry.reserveFrom !== undefined) currency.reserveSource = shared.text(entry.reserveFrom);
+        return [code, currency];
+      }),
+    );
+    this.feeds = bestchangeSources(data.sources);
+  }
+
+  /** The directions of one entry of `directions:` (one per from and to code), added in order. */
+  add(entry: DirectionEntry, index: number): void {
+    const { currencies, shared } = this;
+    // Each field is the entry's or else the defaults': no merged copy per entry, which at 100,000 entries made
+    // five times the model's size in garbage that lived long enough to be promoted out of the young generation.
+    const defaults = this.data.defaults;
+    const margin = entry.margin ?? defaults.margin;
+    const params = entry.params ?? defaults.params;
+    const min = entry.min ?? defaults.min;
+    const max = entry.max ?? defaults.max;
+    const hoursText = entry.hours ?? defaults.hours;
+    const hours =
+      hoursText === undefined
+        ? params?.includes('manual')
+          ? this.manualHours
+          : undefined
+        : shared.hoursList(asList(hoursText) as string[]);
+    const chain = entry.chain === undefined ? undefined : shared.chain(entry.chain);
+    const tiers = entry.tiers === undefined ? undefined : shared.tierList(entry.tiers);
+    const fromfee = entry.fromfee ?? defaults.fromfee;
+    const tofee = entry.tofee ?? defaults.tofee;
+    const minfee = entry.minfee ?? defaults.minfee;
+    const floating = entry.floating ?? defaults.floating;
+    const delay = entry.delay ?? defaults.delay;
+    const fromCodes = typeof entry.from === 'string' ? [entry.from] : entry.from;
+    const toCodes = typeof entry.to === 'string' ? [entry.to] : entry.to;
+    for (const fromCode of fromCodes) {
+      for (const toCode of toCodes) {
         const from = currencies.get(fromCode)!;
         const to = currencies.get(toCode)!;
         // The keys every direction has first, then the optional ones by assignment: a literal with a dozen
         // conditional spreads makes an object of dictionary properties, larger and slower to read than a fixed shape.
         const direction: Writable<Direction> = {
-          id: `${fromCode}>${toCode}`,
+          id: `${from.code}>${to.code}`,
           index,
           from,
           to,
-          margin: shared.fraction(merged.margin!),
+          margin: shared.fraction(margin!),
           reserve:
             entry.reserve === undefined
               ? entry.reserveFrom === undefined
                 ? to.reserve
                 : shared.decimal(0)
               : shared.decimal(entry.reserve),
-          params: shared.list(merged.params),
+          params: shared.list(params),
           cities: shared.list(entry.cities),
-          tags: shared.list(merged.tags),
+          tags: shared.list(entry.tags ?? defaults.tags),
         };
-        if (entry.chain) direction.chain = entry.chain;
+        if (chain) direction.chain = chain;
         // The direction's own reserve or source beats its to currency's.
         const reserveSource = entry.reserveFrom ?? (entry.reserve === undefined ? to.reserveSource : undefined);
-        if (reserveSource !== undefined) direction.reserveSource = reserveSource;
-        if (merged.min !== undefined) direction.min = parseMoney(merged.min, from.asset, currencies, shared);
-        if (merged.max !== undefined) direction.max = parseMoney(merged.max, from.asset, currencies, shared);
-        if (entry.tiers !== undefined) direction.tiers = toTiers(entry.tiers);
-        if (merged.fromfee !== undefined) direction.fromfee = merged.fromfee;
-        if (merged.tofee !== undefined) direction.tofee = merged.tofee;
-        if (merged.minfee !== undefined) direction.minfee = merged.minfee;
-        if (merged.floating !== undefined) direction.floating = merged.floating;
-        if (merged.delay !== undefined) direction.delay = merged.delay;
-        const hours = hoursOf(merged.hours, merged.params);
-        if (hours) direction.hours = hours.hours;
-        if (entry.compete) {
-          const minReserve =
-            entry.compete.minReserve === undefined
-              ? undefined
-              : parseMoney(entry.compete.minReserve, to.asset, currencies, shared);
-          direction.compete = normalizeCompete(
-            entry.compete,
-            feeds,
-            minReserve,
-            selfIdsOf(data.sources, entry.compete.source ?? feeds[0]!),
-          );
-        }
-        directions.push(direction);
+        if (reserveSource !== undefined) direction.reserveSource = shared.text(reserveSource);
+        if (min !== undefined) direction.min = shared.parseMoney(min, from.asset, currencies);
+        if (max !== undefined) direction.max = shared.parseMoney(max, from.asset, currencies);
+        if (tiers !== undefined) direction.tiers = tiers;
+        if (fromfee !== undefined) direction.fromfee = shared.text(fromfee);
+        if (tofee !== undefined) direction.tofee = shared.text(tofee);
+        if (minfee !== undefined) direction.minfee = shared.text(minfee);
+        if (floating !== undefined) direction.floating = shared.text(floating);
+        if (delay !== undefined) direction.delay = delay;
+        if (hours) direction.hours = hours;
+        if (entry.compete) direction.compete = this.competeRule(entry.compete, to);
+        this.directions.push(direction);
       }
     }
-  });
-  return {
-    file,
-    dir,
-    schedule: data.schedule,
-    log: { heartbeatMs: data.log.heartbeat },
-    server: data.server,
-    output: resolve(dir, data.output),
-    stateDir: resolve(dir, data.state),
-    maintenance: data.maintenance,
-    guards: { maxJump: percentToFraction(data.guards.maxJump), confirmBuilds: data.guards.confirmBuilds },
-    ...(data.alerts ? { alerts: data.alerts } : {}),
-    ...(data.ha ? { ha: data.ha } : {}),
-    monitors: normalizeMonitors(data.monitors),
-    ...(data.accessLog === undefined ? {} : { accessLog: resolve(dir, data.accessLog) }),
-    health: {
-      failAfterPeriods: data.health.failAfterPeriods,
-      maxWithheldShare: percentToFraction(data.health.maxWithheld).toNumber(),
-    },
-    schedulePeriodMs: schedulePeriodMs(data.schedule),
-    publish: normalizePublish(data.publish),
-    templatesDir: resolve(dir, data.templates),
-    sources: Object.entries(data.sources).map(([name, entry]) => {
-      const options = entry as Config['sources'][number]['options'];
-      const competes = feedPairs(directions, name);
-      return competes.length === 0
-        ? { name, type: options.type, options }
-        : { name, type: options.type, options, competes };
-    }),
-    reserveSources: Object.entries(data.reserves).map(([name, entry]) => {
-      const options = entry as Config['reserveSources'][number]['options'];
-      return { name, type: options.type, options };
-    }),
-    currencies,
-    directions,
-  };
+  }
+
+  /** Compete rules hold no direction of their own (caches key them with the direction's codes), so equal ones are one. */
+  private competeRule(block: CompeteEntry, to: Currency): CompeteRule {
+    const key = `${to.asset}\0${JSON.stringify(block)}`;
+    let rule = this.competeRules.get(key);
+    if (!rule) {
+      const minReserve =
+        block.minReserve === undefined
+          ? undefined
+          : this.shared.parseMoney(block.minReserve, to.asset, this.currencies);
+      const selfIds = selfIdsOf(this.data.sources, block.source ?? this.feeds[0]!);
+      this.competeRules.set(key, (rule = normalizeCompete(block, this.feeds, minReserve, selfIds)));
+    }
+    return rule;
+  }
+
+  /** The model, once every entry is added. */
+  finish(): Omit<Config, 'exports' | 'warnings'> {
+    const { data, file, directions } = this;
+    const dir = dirname(file);
+    return {
+      file,
+      dir,
+      schedule: data.schedule,
+      log: { heartbeatMs: data.log.heartbeat },
+      server: data.server,
+      output: resolve(dir, data.output),
+      stateDir: resolve(dir, data.state),
+      maintenance: data.maintenance,
+      guards: { maxJump: percentToFraction(data.guards.maxJump), confirmBuilds: data.guards.confirmBuilds },
+      ...(data.alerts ? { alerts: data.alerts } : {}),
+      ...(data.ha ? { ha: data.ha } : {}),
+      monitors: normalizeMonitors(data.monitors),
+      ...(data.accessLog === undefined ? {} : { accessLog: resolve(dir, data.accessLog) }),
+      health: {
+        failAfterPeriods: data.health.failAfterPeriods,
+        maxWithheldShare: percentToFraction(data.health.maxWithheld).toNumber(),
+      },
+      schedulePeriodMs: schedulePeriodMs(data.schedule),
+      publish: normalizePublish(data.publish),
+      templatesDir: resolve(dir, data.templates),
+      sources: Object.entries(data.sources).map(([name, entry]) => {
+        const options = entry as Config['sources'][number]['options'];
+        const competes = feedPairs(directions, name);
+        return competes.length === 0
+          ? { name, type: options.type, options }
+          : { name, type: options.type, options, competes };
+      }),
+      reserveSources: Object.entries(data.reserves).map(([name, entry]) => {
+        const options = entry as Config['reserveSources'][number]['options'];
+        return { name, type: options.type, options };
+      }),
+      currencies: this.currencies,
+      directions,
+    };
+  }
 }
 
 /** The pairs the directions compete in on one feed source, each once (for BestChange's API v2). */

@@ -277,6 +277,8 @@ export const configSchema = z
 
 export type ConfigFile = z.output<typeof configSchema>;
 export type DirectionEntry = ConfigFile['directions'][number];
+/** The config with its directions' entries not yet checked: `loadConfig` checks them one at a time with `direction`. */
+export type ConfigTop = Omit<ConfigFile, 'directions'>;
 
 /**
  * JSON Schema (draft 2020-12) of a config or template file, for editors. Values that go through a

@@ -220,6 +220,44 @@ describe('loadConfig details', () => {
     expect(btcSber!.tags).toEqual(['ref']);
   });
 
+  it('shares equal chains, tiers, hours, fee texts and compete rules between directions, and keeps unequal ones apart', async () => {
+    const same =
+      'chain: "BTC/USDT * USDT/RUB", tiers: [{ from: 0.5, margin: 1% }], hours: "Mon-Fri 09:00-18:00 UTC", fromfee: "0.5%"';
+    const other =
+      'chain: [BTC/USDT, USDT/RUB, RUB/USDT, USDT/RUB], tiers: [{ from: 0.6, margin: 1% }], hours: "Mon-Fri 09:00-19:00 UTC", fromfee: "0.6%"';
+    const compete = 'compete: { place: 2, floor: 0.5%, ceiling: 3%, ignore: [Alpha, 17] }';
+    const config = await loads(
+      `${edit(
+        edit(
+          sampleConfig,
+          'backoffice: { type: file, path: quotes.json }\n',
+          'backoffice: { type: file, path: quotes.json }\n  bc: { type: bestchange, baseUrl: "http://127.0.0.1:9", retries: 0 }\n',
+        ),
+        'CASHRUB: { precision: 0, reserve: "3000000" }\n',
+        'CASHRUB: { precision: 0, reserve: "3000000" }\n  ACRUB: { reserve: "1" }\n  AVBRUB: { reserve: "1" }\n',
+      )}  - { from: BTC, to: CASHRUB, cities: [MSK], ${same} }\n  - { from: BTC, to: ACRUB, ${same} }\n  - { from: BTC, to: AVBRUB, ${other} }\n` +
+        `  - { from: ACRUB, to: BTC, ${compete} }\n  - { from: AVBRUB, to: BTC, ${compete} }\n` +
+        '  - { from: CASHRUB, to: BTC, cities: [MSK], compete: { place: 3, floor: 0.5%, ceiling: 3% } }\n',
+    );
+    const [cash, alfa, avangard] = ['BTC>CASHRUB', 'BTC>ACRUB', 'BTC>AVBRUB'].map(
+      (id) => config.directions.find((direction) => direction.id === id)!,
+    );
+    for (const key of ['chain', 'tiers', 'hours', 'fromfee'] as const) {
+      expect(alfa![key], key).toBeDefined();
+      expect(alfa![key], key).toBe(cash![key]);
+      expect(avangard![key], key).not.toEqual(cash![key]);
+    }
+    expect(cash!.chain).toEqual(['BTC/USDT', 'USDT/RUB']);
+    expect(avangard!.chain).toEqual(['BTC/USDT', 'USDT/RUB', 'RUB/USDT', 'USDT/RUB']);
+    expect(cash!.tiers!.map((tier) => tier.from.toFixed())).toEqual(['0.5']);
+    const [alfaBtc, avangardBtc, cashBtc] = ['ACRUB>BTC', 'AVBRUB>BTC', 'CASHRUB>BTC'].map(
+      (id) => config.directions.find((direction) => direction.id === id)!.compete,
+    );
+    expect(avangardBtc).toBe(alfaBtc);
+    expect(alfaBtc).toMatchObject({ source: 'bc', best: 2, worst: 2, ignore: ['Alpha', '17'] });
+    expect(cashBtc).toMatchObject({ source: 'bc', best: 3, worst: 3, ignore: [] });
+  });
+
   it('reads limits and reserves given as YAML numbers or with a currency code as unit', async () => {
     const config = await loads(
       edit(
