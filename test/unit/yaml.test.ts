@@ -2,6 +2,8 @@
 // the two must agree on every document js-yaml accepts, or a config would mean different things.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { parseDocument } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,5 +109,43 @@ describe('js-yaml and yaml read configs alike', () => {
     expect(file.data).toEqual({ a: 1, list: ['x', { deep: 2 }] });
     expect(file.lineOf(['list', 1, 'deep'])).toBe(4);
     expect(file.lineOf(['list', 7])).toBe(3);
+  });
+});
+
+/** A full collection, in a worker started without --expose-gc: the flag set now, `gc` taken from a new context. */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
+
+describe('the tree js-yaml reads is compacted as it is read', () => {
+  it('an anchor and its aliases stay one object (so aliases are measured as before); equal lists apart stay apart', async () => {
+    const path = join(project.dir, 'anchors.yaml');
+    await writeFile(path, 'a: &x [1, 2]\nb: *x\nc: [&y [3], *y]\ne: &m { k: [1] }\nf: *m\ng: [[5], [5]]\n');
+    const data = (await readYamlFile(path, 'anchors.yaml')).data as Record<string, unknown[] & Record<string, unknown>>;
+    expect(data).toEqual({ a: [1, 2], b: [1, 2], c: [[3], [3]], e: { k: [1] }, f: { k: [1] }, g: [[5], [5]] });
+    expect(data.b).toBe(data.a);
+    expect(data.c![1]).toBe(data.c![0]);
+    expect(data.f).toBe(data.e);
+    expect(data.f!.k).toBe(data.e!.k);
+    expect(data.g![1]).not.toBe(data.g![0]);
+  });
+
+  it('holds 20,000 directions in under 250 bytes each: lists at their size, each text once (read as written: 375)', async () => {
+    const codes = ['SBERRUB', 'TCSBRUB', 'ACRUB', 'BTC', 'ETH', 'USDTTRC20', 'CASHRUB', 'CASHUSD'];
+    const lines = ['directions:'];
+    for (let index = 0; lines.length <= 20_000; index++) {
+      const [from, to] = [codes[index % codes.length], codes[Math.floor(index / codes.length) % codes.length]];
+      if (from !== to) lines.push(`  - { from: ${from}, to: ${to}, tags: [${index % 3 === 0 ? 'ref' : 'main'}] }`);
+    }
+    const path = join(project.dir, 'directions.yaml');
+    await writeFile(path, `${lines.join('\n')}\n`);
+    collectGarbage();
+    const before = process.memoryUsage().heapUsed;
+    const { data } = await readYamlFile(path, 'directions.yaml');
+    collectGarbage();
+    const perDirection = (process.memoryUsage().heapUsed - before) / 20_000;
+    expect((data as { directions: unknown[] }).directions).toHaveLength(20_000);
+    expect(perDirection).toBeLessThan(250);
   });
 });
