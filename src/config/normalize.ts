@@ -99,7 +99,8 @@ export class ModelBuilder {
         // The keys every direction has first, then the optional ones by assignment: a literal with a dozen
         // conditional spreads makes an object of dictionary properties, larger and slower to read than a fixed shape.
         const direction: Writable<Direction> = {
-          id: `${from.code}>${to.code}`,
+          // One flat string: a template literal makes a string of two parts that keeps the first part beside it.
+          id: [from.code, to.code].join('>'),
           index,
           from,
           to,
