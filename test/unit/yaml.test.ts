@@ -149,3 +149,19 @@ describe('the tree js-yaml reads is compacted as it is read', () => {
     expect(perDirection).toBeLessThan(250);
   });
 });
+
+describe('what js-yaml reads keeps nothing of the file alive', () => {
+  it('a long text in the data is its own string, not a view into the 4 MB file it was read from', async () => {
+    const path = join(project.dir, 'long-text.yaml');
+    const comment = `# ${'padding '.repeat(100)}\n`.repeat(5_000);
+    await writeFile(path, `${comment}url: "https://rates.example/export?from={from}&to={to}"\nshort: abc\n`);
+    collectGarbage();
+    const before = process.memoryUsage().heapUsed;
+    // Read in a function of its own: the YamlFile (which keeps the text for line numbers) ends with it.
+    const data = await (async () => (await readYamlFile(path, 'long-text.yaml')).data)();
+    collectGarbage();
+    const kept = process.memoryUsage().heapUsed - before;
+    expect(data).toEqual({ url: 'https://rates.example/export?from={from}&to={to}', short: 'abc' });
+    expect(kept).toBeLessThan(1_000_000);
+  });
+});
