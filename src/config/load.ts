@@ -9,7 +9,7 @@ import { configError, formatProblem, readYamlFile, validateYaml } from './yaml.j
 import { defaultConfigFile } from './defaults.js';
 import { readLiveCodes } from '../live-codes.js';
 import { crossCheck, isRecord } from './cross-check.js';
-import { ModelBuilder } from './normalize.js';
+import { normalize } from './normalize.js';
 
 export { defaultConfigFile };
 
@@ -47,10 +47,8 @@ export async function loadConfig(path: string = defaultConfigFile, cwd: string =
     throw configError(label, [...lines, ...templateProblems]);
   }
   // Frozen deeply (src/freeze.ts): a step that writes into the loaded config throws instead of staling the caches.
-  const model = new ModelBuilder(data, file);
-  data.directions.forEach((entry, index) => model.add(entry, index));
   return deepFreeze({
-    ...model.finish(),
+    ...normalize(data, file),
     exports: templates,
     warnings: checked.warnings.map((warning) => formatProblem(yaml, warning)),
   });

@@ -6,7 +6,7 @@ import type { HoursWindow } from '../hours.js';
 import { percentToFraction } from '../exports/template.js';
 import { normalizePublish } from '../hosting/config.js';
 import type { CompeteRule, Config, Currency, Direction, FeedPair } from '../model.js';
-import type { ConfigTop, DirectionEntry } from './schema.js';
+import type { ConfigFile, ConfigTop, DirectionEntry } from './schema.js';
 import type { Writable } from '../freeze.js';
 import { bestchangeSources, normalizeCompete, selfIdsOf, type CompeteEntry } from '../compete/config.js';
 import { asList, assetOf } from './cross-check.js';
@@ -30,11 +30,15 @@ export function schedulePeriodMs(schedule: string): number {
   }
 }
 
-/**
- * The model made from the checked file: the shared parts from the top-level fields first, then the directions one
- * entry at a time (`add`), so `loadConfig` can let each entry go once it is in the model.
- */
-export class ModelBuilder {
+/** The checked file as the model (without its templates and warnings). */
+export function normalize(data: ConfigFile, file: string): Omit<Config, 'exports' | 'warnings'> {
+  const model = new ModelBuilder(data, file);
+  data.directions.forEach((entry, index) => model.add(entry, index));
+  return model.finish();
+}
+
+/** The model made from the checked file: the shared parts from the top-level fields first, then each entry (`add`). */
+class ModelBuilder {
   readonly directions: Direction[] = [];
   private readonly currencies: Map<string, Currency>;
   private readonly manualHours: readonly HoursWindow[] | undefined;

@@ -277,7 +277,7 @@ export const configSchema = z
 
 export type ConfigFile = z.output<typeof configSchema>;
 export type DirectionEntry = ConfigFile['directions'][number];
-/** The config with its directions' entries not yet checked: `loadConfig` checks them one at a time with `direction`. */
+/** The config's fields besides its directions: what the model's shared parts are made of (src/config/normalize.ts). */
 export type ConfigTop = Omit<ConfigFile, 'directions'>;
 
 /**
