@@ -863,6 +863,23 @@ describe('checkExport: the scanner over slices of the text', () => {
     expect(traced.result).toStrictEqual(checkExportGeneral(bytes, 'big.xml', { strict: true }));
   });
 
+  it('places a byte that is not UTF-8 where the text decoded before it ends, without decoding it all', () => {
+    const next = random(9);
+    for (let n = 0; n < 1000; n++) {
+      const text = Array.from({ length: Math.floor(next() * 30) }, () =>
+        pick(next, ['a', '\n', '\r\n', 'é', '😀', '\ufeff', '<item>']),
+      ).join('');
+      const prefix = chance(next, 0.2) ? '\ufeff' : '';
+      const bytes = Buffer.concat([Buffer.from(prefix + text, 'utf8'), Buffer.from([pick(next, [0xff, 0x80, 0xc3])])]);
+      // Before: the text before the byte decoded whole (a leading byte order mark dropped), then counted.
+      const body = (prefix + text).startsWith('\ufeff') ? bytes.subarray(3) : bytes;
+      const before = new TextDecoder('utf-8').decode(body.subarray(0, body.length - 1));
+      const [finding] = decodeExport(bytes).findings;
+      expect(finding, JSON.stringify(prefix + text)).toMatchObject(positions(before)(before.length));
+      expect(finding?.message).toContain(`at byte ${bytes.length - 1} `);
+    }
+  });
+
   it('places any index of the text read so far as counting from the start does, one line or many', () => {
     const next = random(5);
     for (let n = 0; n < 200; n++) {
