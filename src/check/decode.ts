@@ -1,6 +1,6 @@
 // The bytes of an export file as text: UTF-8 only, a byte order mark tolerated with a warning.
 import { Buffer, isAscii } from 'node:buffer';
-import { positions, type Finding } from './findings.js';
+import type { Finding } from './findings.js';
 
 export interface Decoded {
   /** The text without a byte order mark; undefined when the bytes are not UTF-8. */
@@ -15,7 +15,7 @@ const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * UTF-8 text, or throws. ASCII bytes (most export files) are checked and copied as they are, more than twice as
  * fast as the decoder takes them; for ASCII, Node's 'ascii' decoding is exact.
  */
-function decodeStrict(bytes: Uint8Array): string {
+export function decodeStrict(bytes: Uint8Array): string {
   return isAscii(bytes)
     ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('ascii')
     : strict.decode(bytes);
@@ -56,9 +56,39 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
   return -1;
 }
 
+export const isUtf16 = (bytes: Uint8Array): boolean =>
+  (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+export const hasBom = (bytes: Uint8Array): boolean => bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+
+export const bomWarning = (): Finding => ({
+  severity: 'warning',
+  rule: 'encoding',
+  message: 'the file starts with a byte order mark; some monitors fail on it',
+  line: 1,
+  column: 1,
+});
+
+/**
+ * The line and column of byte `offset` of `body` (valid UTF-8 before it), as `positions` gives them for the decoded
+ * text before it, without decoding more than the offset's own line: lines are counted in the bytes (`\n` is one
+ * byte), the column in the characters of its line.
+ */
+function bytePosition(body: Uint8Array, offset: number): { line: number; column: number } {
+  const bytes = Buffer.from(body.buffer, body.byteOffset, offset);
+  let line = 1;
+  let start = 0;
+  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) {
+    line += 1;
+    start = i + 1;
+  }
+  // The whole text's decoder drops a byte order mark at its start only.
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: start > 0 });
+  return { line, column: decoder.decode(bytes.subarray(start)).length + 1 };
+}
+
 /** Decode an export file; UTF-16 and bytes that are not UTF-8 are findings, with no text. */
 export function decodeExport(bytes: Uint8Array): Decoded {
-  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+  if (isUtf16(bytes)) {
     return {
       findings: [
         {
@@ -71,7 +101,7 @@ export function decodeExport(bytes: Uint8Array): Decoded {
       ],
     };
   }
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  const bom = hasBom(bytes);
   const body = bom ? bytes.subarray(3) : bytes;
   let text: string;
   try {
@@ -81,8 +111,7 @@ export function decodeExport(bytes: Uint8Array): Decoded {
     // The decoder and the loop implement the same definition; should they ever disagree, decode leniently as before.
     if (invalid === -1) text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(body);
     else {
-      const before = new TextDecoder('utf-8').decode(body.subarray(0, invalid));
-      const where = positions(before)(before.length);
+      const where = bytePosition(body, invalid);
       return {
         findings: [
           {
@@ -96,13 +125,6 @@ export function decodeExport(bytes: Uint8Array): Decoded {
     }
   }
   const findings: Finding[] = [];
-  if (bom)
-    findings.push({
-      severity: 'warning',
-      rule: 'encoding',
-      message: 'the file starts with a byte order mark; some monitors fail on it',
-      line: 1,
-      column: 1,
-    });
+  if (bom) findings.push(bomWarning());
   return { text, findings };
 }

@@ -6,6 +6,8 @@
 // references, deeper nesting, text beside elements, names fast-xml-parser treats specially, anything malformed)
 // makes it give up: the caller then checks the document the general way. What it accepts is well-formed XML 1.0
 // and reads as tree.ts reads it (the root apart: it is handed on without its text and end).
+// A big file may come as slices of text (slices.ts cuts them after an `</item>`): a child of the root is read within
+// one slice, and one cut inside a child makes the scanner give up like anything else it does not take.
 // It carries no rule of the standard: what an item in the standard form is comes from the rule table (rules.ts),
 // as a pattern built by `standardItemPattern` from the forms this scanner can read in one go.
 import type { XmlElement } from './tree.js';
@@ -102,19 +104,39 @@ const declarationOrder = Object.keys(declarationForms) as (keyof typeof declarat
 
 /**
  * Scan `text` (decoded from UTF-8, so without lone surrogates), calling the handlers as it goes; false when the
- * document is outside the subset (the handlers may have seen a part of it).
+ * document is outside the subset (the handlers may have seen a part of it). `more`: the text that follows, a slice
+ * at a time, undefined at the end; indexes handed on count from the start of the first slice.
  */
-export function scanSimple(text: string, handlers: SimpleHandlers): boolean {
-  return new Scanner(text).document(handlers);
+export function scanSimple(
+  text: string,
+  handlers: SimpleHandlers,
+  more: () => string | undefined = () => undefined,
+): boolean {
+  return new Scanner(text, more).document(handlers);
 }
 
 class Scanner {
   private pos = 0;
+  /** Index of the current slice's first character in the whole text. */
+  private base = 0;
 
-  constructor(private readonly text: string) {}
+  constructor(
+    private text: string,
+    private readonly more: () => string | undefined,
+  ) {}
+
+  /** At the end of the current slice: the next one, if any. */
+  private nextSlice(): boolean {
+    if (this.pos !== this.text.length) return false;
+    const next = this.more();
+    if (next === undefined) return false;
+    this.base += this.text.length;
+    this.text = next;
+    this.pos = 0;
+    return true;
+  }
 
   document(handlers: SimpleHandlers): boolean {
-    const text = this.text;
     const declaration = this.declaration();
     if (declaration === false) return false;
     handlers.declaration(declaration);
@@ -126,11 +148,12 @@ class Scanner {
       const standard = handlers.standardItem;
       for (;;) {
         this.skipSpace();
+        if (this.nextSlice()) continue;
         if (this.endTag(name)) break;
         if (standard) {
           standard.pattern.lastIndex = this.pos;
-          const texts = standard.pattern.exec(text);
-          if (texts !== null && standard.take(texts, this.pos)) {
+          const texts = standard.pattern.exec(this.text);
+          if (texts !== null && standard.take(texts, this.base + this.pos)) {
             this.pos = standard.pattern.lastIndex;
             continue;
           }
@@ -140,8 +163,9 @@ class Scanner {
         handlers.child(child);
       }
     }
-    this.skipSpace();
-    return this.pos === text.length;
+    do this.skipSpace();
+    while (this.nextSlice());
+    return this.pos === this.text.length;
   }
 
   /** The XML declaration at offset 0: undefined when there is none, false when it is outside the subset. */
@@ -201,7 +225,10 @@ class Scanner {
     if (empty) c = text.charCodeAt(++i);
     if (c !== greater || isObjectKeyword(name)) return undefined;
     this.pos = i + 1;
-    return { element: { name, attributes: {}, children: [], text: '', index, end: this.pos }, empty };
+    return {
+      element: { name, attributes: {}, children: [], text: '', index: this.base + index, end: this.base + this.pos },
+      empty,
+    };
   }
 
   /** `</name>` at the position: reads it and says true, or leaves the position and says false. */
@@ -240,12 +267,12 @@ class Scanner {
         const end = this.pos;
         if (!this.endTag(leaf.element.name)) return undefined;
         leaf.element.text = decodeText(this.text.slice(start, end));
-        leaf.element.end = this.pos;
+        leaf.element.end = this.base + this.pos;
       }
       element.children.push(leaf.element);
     }
     element.text = decodeText(text);
-    element.end = this.pos;
+    element.end = this.base + this.pos;
     return element;
   }
 

@@ -49,10 +49,12 @@ export class ByteSink {
   write(text: string, done: number): void {
     const size = Buffer.byteLength(text, 'utf8');
     if (this.length + size > this.buffer.length) {
-      // A tenth more than the rate so far predicts, and never less than half again what is needed now.
+      // A tenth more than the rate so far predicts, and never less than an eighth again what is needed now (so a
+      // prediction that keeps falling short still costs few copies). Half again, as this once was, made the file
+      // that outgrew its first prediction late the largest of its buffers, and then copied it out to drop the slack.
       const wanted = Math.max(
         Math.ceil(((this.length + size) / Math.max(done, 1e-6)) * 1.1) + 64,
-        Math.ceil((this.length + size) * 1.5),
+        Math.ceil((this.length + size) * 1.125),
       );
       const grown = Buffer.allocUnsafe(wanted);
       this.buffer.copy(grown, 0, 0, this.length);
