@@ -40,9 +40,16 @@ function published(result: CycleResult): boolean {
 export interface BuildLog {
   /**
    * A build that published: its line when something changed or its config was edited since the last build, else
-   * counted, with a heartbeat once the config's `log.heartbeat` has passed since the last line.
+   * counted, with a heartbeat once the config's `log.heartbeat` has passed since the last line. `changed`: the
+   * watched files whose change started the build off the schedule, said on its line (field `trigger`).
    */
-  built(result: CycleResult, config: Config, changedAt: ReadonlyMap<string, Date>, now: Date): Promise<void>;
+  built(
+    result: CycleResult,
+    config: Config,
+    changedAt: ReadonlyMap<string, Date>,
+    now: Date,
+    changed?: readonly string[],
+  ): Promise<void>;
   /** A build that failed (the caller logs its error): the next good build is logged whatever it did. */
   failed(now: Date): void;
 }
@@ -93,11 +100,15 @@ export function createBuildLog(log: Logger): BuildLog {
     );
   };
   return {
-    async built(result, config, changedAt, now) {
+    async built(result, config, changedAt, now, changed) {
       const state = buildState(result);
       const reloaded = await edited(config);
       if (last === undefined || reloaded || state !== last || published(result)) {
-        log.info(`build: ${summarize(result)}`, buildFields(result));
+        const files = changed?.join(', ');
+        log.info(`build: ${summarize(result)}${files === undefined ? '' : `; started by a change to ${files}`}`, {
+          ...buildFields(result),
+          ...(files === undefined ? {} : { trigger: `change ${files}` }),
+        });
         last = state;
       } else {
         unchanged++;

@@ -1,5 +1,6 @@
 // The build schedule of `start`: node-cron with ratefile's logger, so every line the process writes follows
-// `--log-format` and NO_COLOR (node-cron's own logger prints coloured `[NODE-CRON]` lines to the console).
+// `--log-format` and NO_COLOR (node-cron's own logger prints coloured `[NODE-CRON]` lines to the console); and the
+// runner that keeps the schedule's builds and those a changed file starts (src/source-watch.ts) one at a time.
 import cron, { type Logger as CronLogger, type ScheduledTask } from 'node-cron';
 import type { Logger } from './log.js';
 
@@ -42,4 +43,54 @@ export function scheduleBuilds(expression: string, task: () => void, log: Logger
     });
   });
   return scheduled;
+}
+
+export interface BuildRunner {
+  /** A build now (the schedule's, or `rebuild()`), unless one is running: then that one is awaited. */
+  build(): Promise<void>;
+  /** Files changed: a build for them now, or, while one runs, one after it for all files changed meanwhile. */
+  changed(files: readonly string[]): void;
+  /** No build starts any more; resolves once the running one is done. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Never two builds at once. A scheduled build while one runs is skipped with a warning (the schedule is tighter
+ * than a build), except behind a build a change started: that one reads the files as they are now. Changes seen
+ * during a build are coalesced into one build after it, however many there were.
+ */
+export function buildRunner(run: (changed?: readonly string[]) => Promise<void>, log: Logger): BuildRunner {
+  let running: Promise<void> | undefined;
+  let byChange = false;
+  const waiting = new Set<string>();
+  let stopped = false;
+  const start = (changed?: readonly string[]): Promise<void> => {
+    byChange = changed !== undefined;
+    running = run(changed).finally(() => {
+      running = undefined;
+      if (waiting.size > 0) startChanged();
+    });
+    return running;
+  };
+  const startChanged = () => {
+    if (running || stopped) return;
+    const files = [...waiting];
+    waiting.clear();
+    void start(files);
+  };
+  return {
+    build() {
+      if (!running) return start();
+      if (!byChange) log.warn('build skipped: the previous build is still running');
+      return running;
+    },
+    changed(files) {
+      for (const file of files) waiting.add(file);
+      startChanged();
+    },
+    async stop() {
+      stopped = true;
+      while (running) await running;
+    },
+  };
 }

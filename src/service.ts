@@ -1,14 +1,16 @@
-// `ratefile start`: build now, rebuild on the cron schedule (never two at once), serve, and stop cleanly on a signal.
+// `ratefile start`: build now, rebuild on the cron schedule and when a `file` source's file changes (never two at
+// once), serve, and stop cleanly on a signal.
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createProbe } from 'node:net';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import type { BuildDeps } from './build.js';
 import { readStatus, runCycle } from './cycle.js';
 import { createBuildLog } from './build-log.js';
 import { reasonLog } from './reasons.js';
-import { scheduleBuilds } from './schedule.js';
+import { buildRunner, scheduleBuilds } from './schedule.js';
+import { watchedFiles, watchSourceFiles } from './source-watch.js';
 import { describeError, RatefileError } from './errors.js';
 import { assessHealth, healthBody } from './health.js';
 import type { Logger } from './log.js';
@@ -82,7 +84,6 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   // A taken port is reported before anything is created or written; then the folders, then the first build.
   if (serve && options.port !== 0) await assertCanListen(options.port, options.host);
   await options.checkFolders?.();
-  let running: Promise<void> | undefined;
   const logReasons = reasonLog(log);
   const buildLog = createBuildLog(log);
   let status = await readStatus(options.config.stateDir);
@@ -175,10 +176,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
   /** The first build that ran, for the notes on quote freshness logged once at start. */
   let firstReport: { report: BuildReport; config: Config } | undefined;
-  const cycle = async (): Promise<void> => {
+  const cycle = async (changed: readonly string[] | undefined): Promise<void> => {
     const started = performance.now();
     try {
       const config = await currentConfig();
+      // A reloaded config's file sources are watched from now on, before this build reads them.
+      sourceWatch.target(watchedFiles(config));
       // The state folder, like the output folder, is the one the service started with.
       const result = await runCycle({ ...config, stateDir: options.config.stateDir }, outDir, {
         ...deps,
@@ -204,7 +207,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         // Each reason when it starts and when it ends, so a 30-second schedule does not repeat the same lines forever.
         logReasons(result.build);
         // A line when something changed, else a heartbeat now and then: not 2,880 alike lines a day.
-        await buildLog.built(result, config, changedAt, options.deps.now());
+        await buildLog.built(result, config, changedAt, options.deps.now(), changed);
       }
     } catch (error) {
       metrics.recordFailedBuild(performance.now() - started);
@@ -222,16 +225,13 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     }
   };
 
-  const rebuild = (): Promise<void> => {
-    if (running) {
-      log.warn('build skipped: the previous build is still running');
-      return running;
-    }
-    running = cycle().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
+  const builds = buildRunner(cycle, log);
+  const rebuild = builds.build;
+  // A changed quotes or reserves file is built at once (the build line names it, relative to the config).
+  const sourceWatch = watchSourceFiles({
+    log,
+    onChange: (files) => builds.changed(files.map((file) => relative(options.config.dir, file))),
+  });
 
   // The first files should compete already: the feeds are asked first and waited for a little, at most
   // FIRST_FEED_WAIT_MS (a feed host that hangs delays start-up by that much once; builds never wait for it).
@@ -302,9 +302,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     status: () => status,
     alertsIdle: async () => notifier?.idle(),
     async stop() {
+      sourceWatch.close();
       await task.stop();
       await task.destroy();
-      if (running) await running;
+      await builds.stop();
       // The lock goes with the session: the standby takes it at its next build.
       standby?.close();
       quoteCache.close();

@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { RatefileError } from '../errors.js';
-import { commonOptions } from '../sources/options.js';
+import { commonOptions, watchOption } from '../sources/options.js';
 import { readJsonFile } from '../sources/json-file.js';
 import { isRecord, shown } from '../sources/values.js';
 import { entriesOf } from './entry.js';
@@ -33,6 +33,7 @@ export const fileReserves = defineReserveSource({
   options: z.strictObject({
     type: z.literal('file'),
     path: z.string().min(1).describe('Reserves JSON file, relative to the config file.'),
+    watch: watchOption,
     ...timing,
   }),
   async fetchReserves(options, context) {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { RatefileError } from '../errors.js';
 import { problemsFromIssues, formatPath } from '../config/problems.js';
 import { pairText, price } from '../config/fields.js';
-import { commonOptions } from './options.js';
+import { commonOptions, watchOption } from './options.js';
 import { defineSource, type RawQuote } from './source.js';
 import { readJsonFile } from './json-file.js';
 import { isRecord } from './values.js';
@@ -30,6 +30,7 @@ export const fileSource = defineSource({
   options: z.strictObject({
     type: z.literal('file'),
     path: z.string().min(1).describe('Quotes JSON file, relative to the config file.'),
+    watch: watchOption,
     ...commonOptions,
   }),
   async fetchQuotes(options, context) {

@@ -46,6 +46,14 @@ export const commonOptions = {
     ),
 };
 
+/** Option of the sources that read a file the back office writes (`file`, and the `file` reserve source). */
+export const watchOption = z
+  .boolean({ error: expected('true or false') })
+  .optional()
+  .describe(
+    '`ratefile start` builds as soon as the file changes, besides the schedule (default true; a source with `refresh` is not watched).',
+  );
+
 /** Options of sources reached over HTTP. */
 export const httpOptions = {
   ...commonOptions,
