@@ -2,9 +2,10 @@
 // schedule: here every 10 minutes, so only the watch can bring a change out within the test.
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { watchedFiles } from '../../src/source-watch.js';
+import { assertBuilt, spawnRatefile, stopAll, waitForServing } from '../support/process.js';
 import { projectsPerTest, sampleConfig } from '../support/project.js';
 import { withReserves } from '../support/reserves.js';
 import { servicesPerTest } from '../support/service.js';
@@ -79,7 +80,10 @@ describe('a change to a file source starts a build', () => {
     let log = '';
     const service = await start(made, { log: (text) => (log += text) });
     const changes = 100;
-    for (let n = 1; n <= changes; n++) await replace(join(made.dir, 'quotes.json'), quotes(String(97000 + n)));
+    // Written first, then renamed over one after the other: 100 changes in a few milliseconds, each one whole.
+    const path = join(made.dir, 'quotes.json');
+    for (let n = 1; n <= changes; n++) await writeFile(`${path}.${n}`, quotes(String(97000 + n)));
+    for (let n = 1; n <= changes; n++) await rename(`${path}.${n}`, path);
     await until(async () => near(await btcRate(service.base), 97000 + changes), 'the last quotes served');
     // Let a build still waiting run, then count: far fewer builds than changes (one per change would be 100).
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -166,5 +170,24 @@ describe('a change to a file source starts a build', () => {
       join(made.dir, 'office', 'reserves.json'),
       join(made.dir, 'quotes.json'),
     ]);
+  });
+
+  describe('the real binary', () => {
+    beforeAll(assertBuilt);
+    afterEach(stopAll);
+
+    it('--log-format json: the build a change started has `trigger`; SIGTERM stops it with the watch open', async () => {
+      const made = await project({ 'ratefile.config.yaml': everyTenMinutes(sampleConfig) });
+      const proc = spawnRatefile(
+        ['start', '--config', made.configPath, '--port', '0', '--host', '127.0.0.1', '--log-format', 'json'],
+        { cwd: made.dir },
+      );
+      const base = await waitForServing(proc);
+      await proc.waitForLog(/"event":"source-watch","files":\[[^\]]*quotes\.json"\]/);
+      await replace(join(made.dir, 'quotes.json'), quotes('97100'));
+      await proc.waitForLog(/"event":"build".*"trigger":"change quotes\.json"/);
+      expect(near(await btcRate(base), 97100)).toBe(true);
+      expect(await proc.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    });
   });
 });
