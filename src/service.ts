@@ -274,7 +274,13 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     if (route === 'other' || exportPaths.has(path))
       readers.served(request, response, path, route === 'other' ? undefined : path.slice(1));
   });
-  const port = server ? await listen(server, options.port, options.host) : undefined;
+  // A start that fails here leaves no watch behind to start builds.
+  const port = server
+    ? await listen(server, options.port, options.host).catch((error: unknown) => {
+        sourceWatch.close();
+        throw error;
+      })
+    : undefined;
   const task = scheduleBuilds(options.config.schedule, () => void rebuild(), log);
   const files = options.config.exports.map((e) => e.file).join(', ');
   // The address really bound: 0.0.0.0 says every interface, never dressed up as localhost.
