@@ -41,6 +41,8 @@ export interface ServiceOptions {
   serve?: boolean;
   log: Logger;
   deps: BuildDeps;
+  /** false: build on the schedule only, not also when a `file` source's file changes (src/source-watch.ts). Default true. */
+  watchFiles?: boolean;
   /** Checked once the port is known to be free and before the first build writes anything (see checkFolders). */
   checkFolders?: () => Promise<void>;
 }
@@ -181,7 +183,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     try {
       const config = await currentConfig();
       // A reloaded config's file sources are watched from now on, before this build reads them.
-      sourceWatch.target(watchedFiles(config));
+      if (options.watchFiles !== false) sourceWatch.target(watchedFiles(config));
       // The state folder, like the output folder, is the one the service started with.
       const result = await runCycle({ ...config, stateDir: options.config.stateDir }, outDir, {
         ...deps,

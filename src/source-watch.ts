@@ -59,7 +59,6 @@ export function watchSourceFiles(options: SourceWatchOptions): SourceWatch {
   let timer: NodeJS.Timeout | undefined;
   let firstChangeAt = 0;
   let closed = false;
-  let described = '';
 
   const flush = () => {
     timer = undefined;
@@ -126,10 +125,6 @@ export function watchSourceFiles(options: SourceWatchOptions): SourceWatch {
         else folders.set(folder, { names });
         if (!folders.get(folder)!.watcher) open(folder);
       }
-      const now = files.join('\n');
-      if (now !== described && files.length > 0)
-        log.info(`watch: a change to ${files.join(', ')} starts a build`, { event: 'source-watch', files });
-      described = now;
     },
     close() {
       closed = true;

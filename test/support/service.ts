@@ -1,4 +1,5 @@
-// startService in-process on a test project with an injected clock, stopped after each test.
+// startService in-process on a test project with an injected clock, stopped after each test. Its tests drive the
+// builds with rebuild(), so a file they write starts none unless `watch: true` (test/integration/source-watch.test.ts).
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
@@ -9,7 +10,7 @@ import type { Project } from './project.js';
 /** Registers an afterEach that stops every service started through the returned function. */
 export function servicesPerTest(): (
   made: Project,
-  options?: { now?: () => Date; log?: (text: string) => void; env?: Record<string, string> },
+  options?: { now?: () => Date; log?: (text: string) => void; env?: Record<string, string>; watch?: boolean },
 ) => Promise<Service & { base: string }> {
   const services: Service[] = [];
   afterEach(async () => {
@@ -23,6 +24,7 @@ export function servicesPerTest(): (
       port: 0,
       host: '127.0.0.1',
       log: createLogger({ write: (text: string) => options.log?.(text) }),
+      watchFiles: options.watch ?? false,
       deps: { now: options.now ?? (() => new Date()), ...(options.env ? { env: options.env } : {}) },
     });
     services.push(service);
