@@ -28,6 +28,7 @@ import { openReaders } from './readers/tracker.js';
 import type { BuildReport, Status } from './report.js';
 import { createStandby } from './ha/standby.js';
 import { standbyRefusal } from './ha/serve.js';
+import { lastGoodConfig } from './last-good-config.js';
 
 export interface ServiceOptions {
   /** Loads the config afresh for each build, so edits apply without a restart. */
@@ -121,28 +122,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   let standbyReason: string | undefined;
 
   // The last config that loaded: when an edit breaks the file, builds go on with it (health is degraded).
-  let good = options.config;
-  let configError: string | undefined;
-
-  /** The config for this build: the file's, or the last good one while the file is rejected (logged when that starts and ends). */
-  const currentConfig = async (): Promise<Config> => {
-    try {
-      good = await options.loadConfig();
-      if (configError !== undefined) log.info('config reload accepted again', { event: 'config-reload', ok: true });
-      configError = undefined;
-    } catch (error) {
-      const details =
-        error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
-      const text = `${describeError(error)}${details}`;
-      if (text !== configError)
-        log.error(`config reload rejected, the last good config still serves: ${text}`, {
-          event: 'config-reload',
-          ok: false,
-        });
-      configError = text;
-    }
-    return good;
-  };
+  const configs = lastGoodConfig(options.loadConfig, options.config, log);
 
   const metrics = createMetrics(
     () => status,
@@ -181,7 +161,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const cycle = async (changed: readonly string[] | undefined): Promise<void> => {
     const started = performance.now();
     try {
-      const config = await currentConfig();
+      const config = await configs.current();
+      const configError = configs.error();
       // A reloaded config's file sources are watched from now on, before this build reads them.
       if (options.watchFiles !== false) sourceWatch.target(watchedFiles(config));
       // The state folder, like the output folder, is the one the service started with.
