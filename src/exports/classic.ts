@@ -110,20 +110,28 @@ export function renderClassic(model: ExportModel): Buffer {
   return file.bytes();
 }
 
-/** A direction's text in one export that no build changes; alike values share one string (see `TemplateText`). */
-interface ConstantText {
-  /** The direction it was made for: a hit must be the very same object. */
-  direction: Direction;
-  /** The item's start and <from>. */
-  from: string;
-  /** <to>. */
-  to: string;
+/**
+ * The text of a direction's item in one export after its codes and before `<url>` that no build changes: the
+ * reserve, the fees, and one tail per city (floating … city, and the item's end unless the export has a url).
+ * One object per distinct text: tens of thousands of directions have a few dozen, and the text of each is kept once.
+ */
+interface ItemText {
   /** <amount>: the reserve, rounded down to the to currency's places. */
   amount: string;
   /** The fee elements, or ''. */
   fees: string;
-  /** One per city (one for a direction without cities): floating … url and the item's end. */
+  /** One per city (one for a direction without cities). */
   tails: readonly string[];
+}
+
+/** A direction's text in one export that no build changes (see `TemplateText`): its codes' and the rest. */
+interface ConstantText {
+  /** The direction it was made for: a hit must be the very same object. */
+  direction: Direction;
+  /** The item's start and <from>, and <to>: each code's text is shared by every direction with that code. */
+  from: string;
+  to: string;
+  item: ItemText;
   /** Per city: the first element of that item holding a character XML 1.0 forbids; absent when none does. */
   refused?: readonly (ItemElement | undefined)[];
 }
@@ -139,6 +147,9 @@ function constantText(
   return typeof text === 'string' ? { text } : { text: '', refused: text.refused };
 }
 
+const urlStart = '\n    <url>';
+const urlEnd = `</url>${itemEnd}`;
+
 /**
  * One template's constant text per direction. Safe across builds: the loaded config is deeply frozen (a reload
  * makes new template objects, and `templateTexts`, a WeakMap, lets the old ones go with their text). Entries are
@@ -146,16 +157,21 @@ function constantText(
  * directions of one index) and hold the direction they were made for: a direction a build copies (a city paused, a
  * reserve read from a source) is another object, so its entry is made again and replaces the last one (one entry
  * per id at most). A Map by id, not a WeakMap per direction: at 50,000 directions a WeakMap's entries alone make
- * every garbage collection slower. Text shared by many directions (a code, fees, labels and city without a url, a
- * currency's reserve) is kept once in `shared`, which only ever holds values of the config.
+ * every garbage collection slower. An entry keeps references only: the text itself is shared by the directions
+ * alike (`shared`, `items`: values of the config only). A `<url>` names both codes, so it is the one text of an
+ * item no two directions share: it is written at each build instead, from the pattern escaped once (the codes and
+ * city it is filled with are percent-encoded, so they need no escaping).
  */
 class TemplateText {
   private readonly byId = new Map<string, ConstantText>();
   private readonly shared = new Map<string, string>();
-  private readonly url: ReturnType<typeof urlWriter>;
+  private readonly items = new Map<string, ItemText>();
+  /** The url writer on the escaped pattern, `null` when the pattern holds a character XML 1.0 forbids. */
+  readonly url: ReturnType<typeof urlWriter> | null;
 
   constructor(private readonly template: ExportTemplate) {
-    this.url = urlWriter(template.url);
+    const pattern = template.url === undefined ? undefined : elementText(template.url);
+    this.url = template.url !== undefined && pattern === undefined ? null : urlWriter(pattern);
   }
 
   of(direction: Direction): ConstantText {
@@ -177,26 +193,30 @@ class TemplateText {
     const [fromText, toText] = [constantText({ from }, fromRun, itemStart), constantText({ to }, toRun)];
     const amount = constantText({ amount: reserve }, amountRun);
     const fees = constantText(fields, feeRun);
+    const after = this.url === undefined ? itemEnd : '';
     const tails = (direction.cities.length > 0 ? direction.cities : [undefined]).map((city) =>
-      constantText({ ...fields, city, url: this.url?.(from, to, city ?? '') }, tailRun, '', itemEnd),
+      constantText({ ...fields, city }, tailRun, '', after),
     );
+    const item: ItemText = { amount: amount.text, fees: fees.text, tails: tails.map((tail) => tail.text) };
     const constant: ConstantText = {
       direction,
-      // Each code's text is shared by every direction with that code.
       from: this.one(fromText.text),
       to: this.one(toText.text),
-      // A reserve read from a source is new at every build: only the config's own (the currency's) is shared.
-      amount: direction.reserve === direction.to.reserve ? this.one(amount.text) : amount.text,
-      fees: this.one(fees.text),
-      // With a url every tail is the direction's own: sharing it would only fill `shared`.
-      tails: tails.map((tail) => (this.url === undefined ? this.one(tail.text) : tail.text)),
+      // A reserve read from a source is new at every build: only text made of the config's values is shared.
+      item: direction.reserve === direction.to.reserve ? this.sharedItem(item) : item,
     };
     // The first refused element in the item's order, as renderClassic finds it.
     const head = fromText.refused ?? toText.refused ?? amount.refused ?? fees.refused;
-    const refused = tails.map((tail) => head ?? tail.refused);
+    const refused = tails.map((tail) => head ?? tail.refused ?? (this.url === null ? 'url' : undefined));
     if (refused.some((name) => name !== undefined)) constant.refused = refused;
     this.byId.set(direction.id, constant);
     return constant;
+  }
+
+  private sharedItem(item: ItemText): ItemText {
+    // JSON: no text can run into the next one's.
+    const key = JSON.stringify([item.amount, item.fees, item.tails]);
+    return this.items.get(key) ?? this.items.set(key, item).get(key)!;
   }
 }
 
@@ -248,16 +268,27 @@ export function writeClassic(
   const file = new ClassicFile(template.file);
   const numbers = new NumberText(file);
   const { parts } = file;
+  const { url } = texts;
+  const { aliases } = template;
   const withheld = walk((p, rate, limits, _steps, position) => {
     const constant = texts.of(p.direction);
-    const { tails } = constant;
+    const { item } = constant;
+    const { tails } = item;
     // Decimal text needs no escaping; checked anyway (once per value), so that no value reaches a file unchecked.
     const rated = numbers.rate(rate);
     const bounds = numbers.bounds(limits);
     for (let k = 0; k < tails.length; k++) {
       const refused = constant.refused?.[k];
       if (refused !== undefined) throw refusal(file.file, file.items, refused);
-      parts.push(constant.from, constant.to, rated, constant.amount, constant.fees, bounds, tails[k]!);
+      parts.push(constant.from, constant.to, rated, item.amount, item.fees, bounds, tails[k]!);
+      if (url) {
+        const { from, to, cities } = p.direction;
+        parts.push(
+          urlStart,
+          url(aliases[from.code] ?? from.code, aliases[to.code] ?? to.code, cities[k] ?? ''),
+          urlEnd,
+        );
+      }
       file.itemDone((position + 1) / directions);
     }
     return undefined;
