@@ -235,17 +235,24 @@ export function parseFeed(bytes: Uint8Array, options: ParseOptions = {}): BestCh
     const exchanger = exchangers.get(exchangerNumber);
     if (exchanger === undefined)
       throw fail(`${file} line ${number}: exchanger id ${exchangerId} is not in bm_exch.dat`);
-    const row: CompetitorRow = {
-      exchangerId: exchangerNumber,
-      exchanger,
-      give: amountOf(give, file, number, 'give'),
-      get: amountOf(get, file, number, 'get'),
-      reserve: amountOf(reserve, file, number, 'reserve'),
-    };
+    const gives = amountOf(give, file, number, 'give');
+    const gets = amountOf(get, file, number, 'get');
+    const reserves = amountOf(reserve, file, number, 'reserve');
+    // Every field in one literal: a field added afterwards would give each of a feed's rows a second block for it.
+    const row: CompetitorRow =
+      layout === 11
+        ? {
+            exchangerId: exchangerNumber,
+            exchanger,
+            give: gives,
+            get: gets,
+            reserve: reserves,
+            min: amountOf(fields[8], file, number, 'min'),
+            max: amountOf(fields[9], file, number, 'max'),
+          }
+        : { exchangerId: exchangerNumber, exchanger, give: gives, get: gets, reserve: reserves };
     let city: string | undefined;
     if (layout === 11) {
-      row.min = amountOf(fields[8], file, number, 'min');
-      row.max = amountOf(fields[9], file, number, 'max');
       const cityId = idOf(fields[10], file, number, 'city id');
       if (cityId !== 0) {
         const known = cities.get(cityId);
