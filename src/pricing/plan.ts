@@ -1,5 +1,5 @@
 // A direction's plan (what its price depends on besides the book), its rate after the margin, and its limits' terms. Pure.
-import { Decimal, roundDown } from '../decimal.js';
+import { compact, Decimal, roundDown } from '../decimal.js';
 import type { Currency, Direction, Money } from '../model.js';
 import type { LimitTerms, WithheldKind } from '../priced.js';
 import type { QuoteBook } from '../sources/source.js';
@@ -103,7 +103,7 @@ export function marginRate(converted: { factor: Decimal }, direction: Direction)
   const { margin, keep } = planOf(direction);
   let byMargin = marginRates.get(converted);
   if (!byMargin) marginRates.set(converted, (byMargin = new Map()));
-  return byMargin.get(margin) ?? byMargin.set(margin, converted.factor.times(keep)).get(margin)!;
+  return byMargin.get(margin) ?? byMargin.set(margin, compact(converted.factor.times(keep))).get(margin)!;
 }
 
 /** Terms per quote book and everything else they depend on (the direction's limits key): shared by directions alike. */
