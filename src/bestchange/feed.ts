@@ -1,7 +1,7 @@
 // BestChange's public feed (info.zip): unzip, decode windows-1251, parse into competitor rows per direction,
 // and rank a direction's competitors by what the client gets per unit given. Pure: bytes in, model out.
 import { unzipSync } from 'fflate';
-import { Decimal } from '../decimal.js';
+import { compact, Decimal } from '../decimal.js';
 import { RatefileError, quoteValue } from '../errors.js';
 import { knownCities } from '../codes.js';
 
@@ -293,7 +293,8 @@ export function competitors(feed: BestChangeFeed, from: string, to: string, city
     const give = new Decimal(row.give);
     // A zero give is no offer (and no rate); the feed has none, but a row like it must not rank first.
     if (give.isZero()) continue;
-    ranked.push({ row, rate: new Decimal(row.get).dividedBy(give) });
+    // Kept with the feed for its refresh interval (see compete/field.ts): a compact copy.
+    ranked.push({ row, rate: compact(new Decimal(row.get).dividedBy(give)) });
   }
   return ranked.sort((a, b) => b.rate.comparedTo(a.rate));
 }

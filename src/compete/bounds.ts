@@ -3,7 +3,7 @@
 // per market: directions of one chain share their market object (pricing makes one per conversion and book),
 // and about half the competing directions of a large config share one with another.
 import { keyedCache } from './keyed.js';
-import { Decimal } from '../decimal.js';
+import { compact, Decimal } from '../decimal.js';
 import type { CompeteRule, Currency } from '../model.js';
 import { approxOf, compareQuick } from './field.js';
 import { atOrAbove, atOrBelow } from './grid.js';
@@ -51,8 +51,8 @@ const made = keyedCache<Decimal, Bounds>();
 export function boundsOf(market: Decimal, rule: CompeteRule, from: Currency, to: Currency): Bounds {
   const factor = factorsOf(rule);
   return made(market, `${factor.key}/${from.ratePrecision}/${to.ratePrecision}`, () => {
-    const floorRate = market.times(factor.floor);
-    const ceilingRate = market.times(factor.ceiling);
+    const floorRate = compact(market.times(factor.floor));
+    const ceilingRate = compact(market.times(factor.ceiling));
     const floorForm = atOrBelow(floorRate, from, to);
     const ceilingForm = atOrAbove(ceilingRate, from, to);
     const [floorApprox, ceilingApprox] = [approxOf(floorForm), approxOf(ceilingForm)];
