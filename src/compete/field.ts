@@ -133,7 +133,7 @@ export function fieldCore(
   const counted: RankedCompetitor[] = [];
   const approx: number[] = [];
   ranked.forEach((entry, i) => {
-    const { row, rate } = entry;
+    const { row } = entry;
     if (rule.selfIds?.has(row.exchangerId)) entries.push({ ...entry, excluded: 'our own listing (self)' });
     else if (rule.ignoreIds.has(row.exchangerId) || rule.ignoreNames.has(row.exchanger.toLowerCase()))
       entries.push({ ...entry, excluded: 'ignored' });
@@ -141,17 +141,19 @@ export function fieldCore(
       entries.push({ ...entry, excluded: 'reserve below minReserve' });
     else {
       entries.push(entry);
-      counted.push({ row, rate });
+      counted.push(entry);
       approx.push(all[i]!);
     }
   });
+  // Every row counted (the usual case): the ranking's own arrays, read only, serve as they are.
+  const whole = counted.length === ranked.length;
   const top = median(counted.slice(0, 5).map((entry) => entry.rate));
   const core: FieldCore = {
     ...(city === undefined ? {} : { city }),
-    entries,
-    counted,
+    entries: whole ? ranked : entries,
+    counted: whole ? ranked : counted,
     ...(top ? { median: top, medianApprox: top.toNumber() } : {}),
-    approx: Float64Array.from(approx),
+    approx: whole ? all : Float64Array.from(approx),
   };
   const rival = counted[rule.worst - 1];
   if (rival) {
