@@ -1,7 +1,7 @@
 // BestChange's public feed (info.zip): unzip, decode windows-1251, parse into competitor rows per direction,
 // and rank a direction's competitors by what the client gets per unit given. Pure: bytes in, model out.
 import { unzipSync } from 'fflate';
-import { Decimal } from '../decimal.js';
+import { compact, Decimal } from '../decimal.js';
 import { RatefileError, quoteValue } from '../errors.js';
 import { knownCities } from '../codes.js';
 
@@ -235,17 +235,24 @@ export function parseFeed(bytes: Uint8Array, options: ParseOptions = {}): BestCh
     const exchanger = exchangers.get(exchangerNumber);
     if (exchanger === undefined)
       throw fail(`${file} line ${number}: exchanger id ${exchangerId} is not in bm_exch.dat`);
-    const row: CompetitorRow = {
-      exchangerId: exchangerNumber,
-      exchanger,
-      give: amountOf(give, file, number, 'give'),
-      get: amountOf(get, file, number, 'get'),
-      reserve: amountOf(reserve, file, number, 'reserve'),
-    };
+    const gives = amountOf(give, file, number, 'give');
+    const gets = amountOf(get, file, number, 'get');
+    const reserves = amountOf(reserve, file, number, 'reserve');
+    // Every field in one literal: a field added afterwards would give each of a feed's rows a second block for it.
+    const row: CompetitorRow =
+      layout === 11
+        ? {
+            exchangerId: exchangerNumber,
+            exchanger,
+            give: gives,
+            get: gets,
+            reserve: reserves,
+            min: amountOf(fields[8], file, number, 'min'),
+            max: amountOf(fields[9], file, number, 'max'),
+          }
+        : { exchangerId: exchangerNumber, exchanger, give: gives, get: gets, reserve: reserves };
     let city: string | undefined;
     if (layout === 11) {
-      row.min = amountOf(fields[8], file, number, 'min');
-      row.max = amountOf(fields[9], file, number, 'max');
       const cityId = idOf(fields[10], file, number, 'city id');
       if (cityId !== 0) {
         const known = cities.get(cityId);
@@ -286,7 +293,8 @@ export function competitors(feed: BestChangeFeed, from: string, to: string, city
     const give = new Decimal(row.give);
     // A zero give is no offer (and no rate); the feed has none, but a row like it must not rank first.
     if (give.isZero()) continue;
-    ranked.push({ row, rate: new Decimal(row.get).dividedBy(give) });
+    // Kept with the feed for its refresh interval (see compete/field.ts): a compact copy.
+    ranked.push({ row, rate: compact(new Decimal(row.get).dividedBy(give)) });
   }
   return ranked.sort((a, b) => b.rate.comparedTo(a.rate));
 }

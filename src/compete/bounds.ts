@@ -2,7 +2,8 @@
 // the published step next to it. They depend on the build's market, so they are made every build, but only once
 // per market: directions of one chain share their market object (pricing makes one per conversion and book),
 // and about half the competing directions of a large config share one with another.
-import { Decimal } from '../decimal.js';
+import { keyedCache } from './keyed.js';
+import { compact, Decimal } from '../decimal.js';
 import type { CompeteRule, Currency } from '../model.js';
 import { approxOf, compareQuick } from './field.js';
 import { atOrAbove, atOrBelow } from './grid.js';
@@ -45,22 +46,18 @@ function factorsOf(rule: CompeteRule) {
  * Per market object (a Decimal is never changed in place; WeakMap: gone with the build's directions), per the
  * values of floor and ceiling and the rate precisions: everything the bounds are made of.
  */
-const made = new WeakMap<Decimal, Map<string, Bounds>>();
+const made = keyedCache<Decimal, Bounds>();
 
 export function boundsOf(market: Decimal, rule: CompeteRule, from: Currency, to: Currency): Bounds {
   const factor = factorsOf(rule);
-  let byKey = made.get(market);
-  if (!byKey) made.set(market, (byKey = new Map()));
-  const key = `${factor.key}/${from.ratePrecision}/${to.ratePrecision}`;
-  let bounds = byKey.get(key);
-  if (!bounds) {
-    const floorRate = market.times(factor.floor);
-    const ceilingRate = market.times(factor.ceiling);
+  return made(market, `${factor.key}/${from.ratePrecision}/${to.ratePrecision}`, () => {
+    const floorRate = compact(market.times(factor.floor));
+    const ceilingRate = compact(market.times(factor.ceiling));
     const floorForm = atOrBelow(floorRate, from, to);
     const ceilingForm = atOrAbove(ceilingRate, from, to);
     const [floorApprox, ceilingApprox] = [approxOf(floorForm), approxOf(ceilingForm)];
     const squeezed = compareQuick(ceilingForm, ceilingApprox, floorForm, floorApprox) > 0;
-    bounds = {
+    return {
       floorRate,
       ceilingRate,
       floorForm,
@@ -70,7 +67,5 @@ export function boundsOf(market: Decimal, rule: CompeteRule, from: Currency, to:
       squeezed,
       marketApprox: market.toNumber(),
     };
-    byKey.set(key, bounds);
-  }
-  return bounds;
+  });
 }

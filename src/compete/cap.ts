@@ -5,6 +5,7 @@ import { Decimal, formatDecimal } from '../decimal.js';
 import type { RankedCompetitor } from '../bestchange/feed.js';
 import type { CompeteRule, Currency } from '../model.js';
 import type { PublishedRate } from '../priced.js';
+import { keyedCache } from './keyed.js';
 import { approxOf, type FieldCore } from './field.js';
 import { atOrBelow, compareForms, rateFor, rateOf } from './grid.js';
 import { show } from '../words.js';
@@ -52,7 +53,7 @@ export function typicalStep(counted: readonly RankedCompetitor[]): Decimal | und
 }
 
 /** Per core (a feed's, kept with it), per cap, place and rate precisions. */
-const made = new WeakMap<FieldCore, Map<string, Cap | null>>();
+const made = keyedCache<FieldCore, Cap | null>();
 
 /** The part of the keys a rule decides, per rule (immutable config; WeakMap: a reloaded config frees its rules). */
 const ruleKeys = new WeakMap<CompeteRule, string>();
@@ -74,23 +75,25 @@ export function capOf(
   to: Currency,
   ranked?: RankTerms,
 ): Cap | undefined {
-  if (!rule.cap) return undefined;
-  let byKey = made.get(core);
-  if (!byKey) made.set(core, (byKey = new Map()));
-  const key = keyOf(rule, from, to);
-  let cap = byKey.get(key);
-  if (cap === undefined) {
+  const { cap: steps } = rule;
+  if (!steps) return undefined;
+  const cap = made(core, keyOf(rule, from, to), (): Cap | null => {
     const rest = core.counted[rule.worst];
     const step = typicalStep(core.counted);
-    const rate = rest && step ? rest.rate.plus(step.times(rule.cap)) : undefined;
+    const rate = rest && step ? rest.rate.plus(step.times(steps)) : undefined;
     const own = rate && (ranked ? rateForRankrate(ONE.div(rate), ranked.fees, ranked.amount) : rate);
-    if (!rest || !step || !rate || !own) cap = null;
-    else {
-      cap = { typicalStep: step, rest, rate, own, form: atOrBelow(own, from, to), ...(ranked ? { ranked: true } : {}) };
-      if (core.city !== undefined) cap.city = core.city;
-    }
-    byKey.set(key, cap);
-  }
+    if (!rest || !step || !rate || !own) return null;
+    const found: Cap = {
+      typicalStep: step,
+      rest,
+      rate,
+      own,
+      form: atOrBelow(own, from, to),
+      ...(ranked ? { ranked: true } : {}),
+    };
+    if (core.city !== undefined) found.city = core.city;
+    return found;
+  });
   return cap ?? undefined;
 }
 
@@ -108,11 +111,7 @@ export function cappedNeed(
 ): Capped | undefined {
   if (!rule.cap) return undefined;
   // The cores of one feed and rule are one array (standing.ts), and the need is made of them: one answer per feed.
-  let byKey = cappedMade.get(cores);
-  if (!byKey) cappedMade.set(cores, (byKey = new Map()));
-  const key = keyOf(rule, from, to);
-  let known = byKey.get(key);
-  if (known === undefined) byKey.set(key, (known = capNeed(cores, rule, from, to, need, ranked) ?? null));
+  const known = cappedMade(cores, keyOf(rule, from, to), () => capNeed(cores, rule, from, to, need, ranked) ?? null);
   return known ?? undefined;
 }
 
@@ -121,7 +120,7 @@ interface Capped {
   caps: Cap[];
 }
 
-const cappedMade = new WeakMap<readonly FieldCore[], Map<string, Capped | null>>();
+const cappedMade = keyedCache<readonly FieldCore[], Capped | null>();
 
 function capNeed(
   cores: readonly FieldCore[],

@@ -2,7 +2,7 @@
 // first; which of them count (ignore, minReserve); the competitor at the place and the published step that
 // beats it; the median of the top five; and the place a published rate gets. Pure. What depends only on the
 // feed and the config (`FieldCore`) is made once per feed (see standing.ts); the place is found per build.
-import { competitors, type BestChangeFeed, type CompetitorRow, type RankedCompetitor } from '../bestchange/feed.js';
+import { competitors, type BestChangeFeed, type RankedCompetitor } from '../bestchange/feed.js';
 import { Decimal, formatDecimal } from '../decimal.js';
 import type { CompeteRule, Currency } from '../model.js';
 import { percent, show } from '../words.js';
@@ -34,17 +34,14 @@ export interface CityField {
   place: number;
 }
 
-/** A row's numbers, read once per feed: get and give for exact comparisons, get ÷ give as a double for the quick one. */
-interface RowNumbers {
-  get: Decimal;
-  give: Decimal;
-  approx: number;
-}
-
 /** A city's field without its place: everything here depends on the feed and the config only. */
 export interface FieldCore extends Omit<CityField, 'place'> {
-  /** The numbers of `counted`, in its order. */
-  numbers: readonly RowNumbers[];
+  /**
+   * get ÷ give of `counted` as doubles, in its order, read once per feed for the quick comparison: a plain array of
+   * doubles, not a Decimal pair per row, since the exact comparison (`compareToRow`, from the row's text) is needed
+   * only for a row within `SLACK` of a published rate.
+   */
+  approx: Float64Array;
   /** The median as a double, for the quick deviation test. */
   medianApprox?: number;
 }
@@ -78,11 +75,12 @@ export function placeIn(core: FieldCore, form: PublishedRate, formApprox: number
   const quick = Number.isFinite(formApprox) && formApprox > 0;
   const above = formApprox * (1 + SLACK);
   const below = formApprox * (1 - SLACK);
+  const { approx, counted } = core;
   let place = 1;
-  for (const { get, give, approx } of core.numbers) {
-    if (quick && approx > above) place++;
-    else if (quick && approx < below) continue;
-    else if (form.out.times(give).comparedTo(get.times(form.in)) <= 0) place++;
+  for (let i = 0; i < approx.length; i++) {
+    if (quick && approx[i]! > above) place++;
+    else if (quick && approx[i]! < below) continue;
+    else if (compareToRow(form, counted[i]!.row) <= 0) place++;
   }
   return place;
 }
@@ -96,7 +94,8 @@ function median(values: readonly Decimal[]): Decimal | undefined {
 
 interface Ranking {
   ranked: RankedCompetitor[];
-  numbers: RowNumbers[];
+  /** get ÷ give of each row of `ranked` as a double. */
+  approx: Float64Array;
 }
 
 /** Ranked rows per feed and direction key: the service keeps a feed for its refresh interval, so a field is ranked once per fetch, not per build. */
@@ -114,17 +113,10 @@ function ranking(feed: BestChangeFeed, from: string, to: string, city: string | 
     const ranked = competitors(feed, from, to, city).filter(
       ({ row }) => !seen.has(row.exchangerId) && seen.add(row.exchangerId),
     );
-    known = { ranked, numbers: ranked.map(({ row }) => numbersOf(row)) };
+    known = { ranked, approx: Float64Array.from(ranked, ({ row }) => Number(row.get) / Number(row.give)) };
     byKey.set(key, known);
   }
   return known;
-}
-
-function numbersOf(row: CompetitorRow): RowNumbers {
-  // As compareToRow reads them: the feed's text in full (Decimal's constructor does not round).
-  const get = new Decimal(row.get);
-  const give = new Decimal(row.give);
-  return { get, give, approx: Number(row.get) / Number(row.give) };
 }
 
 /** The field of one city before any build's place: rows, who counts, the median, the rival and the step that beats it. */
@@ -136,12 +128,12 @@ export function fieldCore(
   minReserve: Decimal | undefined,
   city: string | undefined,
 ): FieldCore {
-  const { ranked, numbers: all } = ranking(feed, from.code, to.code, city);
+  const { ranked, approx: all } = ranking(feed, from.code, to.code, city);
   const entries: FieldEntry[] = [];
   const counted: RankedCompetitor[] = [];
-  const numbers: RowNumbers[] = [];
+  const approx: number[] = [];
   ranked.forEach((entry, i) => {
-    const { row, rate } = entry;
+    const { row } = entry;
     if (rule.selfIds?.has(row.exchangerId)) entries.push({ ...entry, excluded: 'our own listing (self)' });
     else if (rule.ignoreIds.has(row.exchangerId) || rule.ignoreNames.has(row.exchanger.toLowerCase()))
       entries.push({ ...entry, excluded: 'ignored' });
@@ -149,17 +141,19 @@ export function fieldCore(
       entries.push({ ...entry, excluded: 'reserve below minReserve' });
     else {
       entries.push(entry);
-      counted.push({ row, rate });
-      numbers.push(all[i]!);
+      counted.push(entry);
+      approx.push(all[i]!);
     }
   });
+  // Every row counted (the usual case): the ranking's own arrays, read only, serve as they are.
+  const whole = counted.length === ranked.length;
   const top = median(counted.slice(0, 5).map((entry) => entry.rate));
   const core: FieldCore = {
     ...(city === undefined ? {} : { city }),
-    entries,
-    counted,
+    entries: whole ? ranked : entries,
+    counted: whole ? ranked : counted,
     ...(top ? { median: top, medianApprox: top.toNumber() } : {}),
-    numbers,
+    approx: whole ? all : Float64Array.from(approx),
   };
   const rival = counted[rule.worst - 1];
   if (rival) {

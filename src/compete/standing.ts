@@ -8,6 +8,7 @@ import type { CompeteRule, Currency } from '../model.js';
 import { approxOf, fieldCore, type FieldCore } from './field.js';
 import { show } from '../words.js';
 import { compareForms, rateFor } from './grid.js';
+import { keyedGet, keyedSet, type Keyed } from './keyed.js';
 import type { PublishedRate } from '../priced.js';
 
 /** The step that holds the place in every city: the most generous of the cities' needs. */
@@ -40,7 +41,7 @@ interface Made {
  * changes with them, so it is compared by value and only the last one is kept. Nothing here is ever changed in
  * place; a build's place is kept in its own objects (`cityField`).
  */
-const made = new WeakMap<BestChangeFeed, WeakMap<CompeteRule, Map<string, Made>>>();
+const made = new WeakMap<BestChangeFeed, WeakMap<CompeteRule, Keyed<Made>>>();
 
 export function standingOf(
   feed: BestChangeFeed,
@@ -52,14 +53,13 @@ export function standingOf(
 ): Standing {
   let byRule = made.get(feed);
   if (!byRule) made.set(feed, (byRule = new WeakMap()));
-  let byKey = byRule.get(rule);
-  if (!byKey) byRule.set(rule, (byKey = new Map()));
+  const slot = byRule.get(rule);
   const key = `${from.code}>${to.code}@${cities.join(',')}/${from.ratePrecision}/${to.ratePrecision}`;
   const reserve = minReserve?.toString();
-  const known = byKey.get(key);
+  const known = keyedGet(slot, key);
   if (known && known.reserve === reserve) return known.standing;
   const standing = makeStanding(feed, from, to, cities, rule, minReserve);
-  byKey.set(key, { reserve, standing });
+  byRule.set(rule, keyedSet(slot, key, { reserve, standing }));
   return standing;
 }
 

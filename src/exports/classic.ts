@@ -1,70 +1,30 @@
 // The classic XML writer, the only one: an item's elements written once (`elementsText`), for two callers that give
 // the same bytes by construction. `renderClassic` writes an export model's items (the dashboard, tests);
 // `writeClassic` is what a build writes, straight from the selection without item objects: what no build changes
-// about a direction in one export (codes after aliases, fees, labels, cities, url) is written once and kept across
-// builds, and a build adds only its rate, reserve and limits text, each made once per value. Pure.
+// about a direction (codes after aliases, fees, labels, cities: classic-text.ts) is written once and kept across
+// builds, and a build adds only its rate, limits and url text, each rate and limits text once per value. Pure.
 // test/exports/classic.test.ts compares both with each other, with xmlbuilder2 and libxml2 on randomized builds.
-import { formatDecimal, roundDown } from '../decimal.js';
-import type { Direction, ExportTemplate } from '../model.js';
-import { directionFields } from './direction-fields.js';
-import { itemElements, type ExportItem, type ExportModel } from './items.js';
-import { urlWriter, type PublishedVisit } from './select.js';
-import { ByteSink, chunkItems, declaration, elementText, emptyExport, refusal } from './xml-text.js';
+import { formatDecimal } from '../decimal.js';
+import type { ExportTemplate } from '../model.js';
+import {
+  directionText,
+  elementsText,
+  itemEnd,
+  itemStart,
+  limitRun,
+  rateRun,
+  templateText,
+  wholeItem,
+  type ItemValues,
+  type Run,
+} from './classic-text.js';
+import type { ExportModel } from './items.js';
+import type { PublishedVisit } from './select.js';
+import { ByteSink, chunkItems, declaration, emptyExport, refusal } from './xml-text.js';
 import type { PublishedLimits, RateEntry, WithheldDirection } from '../priced.js';
 
-type ItemElement = (typeof itemElements)[number];
-type ItemValues = Partial<Pick<ExportItem, ItemElement>>;
-
-const itemStart = '\n  <item>';
-const itemEnd = '\n  </item>';
-
-/** Elements of an item in `itemElements`' order, with each one's start and end tag made once. */
-interface Run {
-  names: readonly ItemElement[];
-  starts: readonly string[];
-  ends: readonly string[];
-}
-
-const run = (names: readonly ItemElement[]): Run => ({
-  names,
-  starts: names.map((name) => `\n    <${name}>`),
-  ends: names.map((name) => `</${name}>`),
-});
-
-/** Every element of an item. */
-const wholeItem = run(itemElements);
-/** Where each run of elements a build writes apart starts: from | to | in, out | amount | fees | limits | floating … url. */
-const runStarts: readonly ItemElement[] = ['from', 'to', 'in', 'amount', 'minfee', 'minamount', 'floating'];
-/** The runs, split from `itemElements` at their starts, so that together they are the whole item in its order. */
-const [fromRun, toRun, rateRun, amountRun, feeRun, limitRun, tailRun] = runStarts.map((name, k) =>
-  run(
-    itemElements.slice(
-      itemElements.indexOf(name),
-      k + 1 < runStarts.length ? itemElements.indexOf(runStarts[k + 1]!) : itemElements.length,
-    ),
-  ),
-) as [Run, Run, Run, Run, Run, Run, Run];
-
-/**
- * The text of the elements of `run` in an item, between `before` and `after`: each set value as
- * `\n    <name>value</name>`, escaped; or the first of them whose value holds a character XML 1.0 forbids.
- * Made by one join, which gives one flat string: `+` would give a rope (V8 keeps a concatenation as a tree of its
- * parts), walked part by part again each time it is joined into a chunk, and a build joins the text a direction
- * keeps into every build's file.
- */
-function elementsText(values: ItemValues, run: Run, before = '', after = ''): string | { refused: ItemElement } {
-  const { names, starts, ends } = run;
-  const parts = [before];
-  for (let k = 0; k < names.length; k++) {
-    const value = values[names[k]!];
-    if (value === undefined) continue;
-    const escaped = elementText(value);
-    if (escaped === undefined) return { refused: names[k]! };
-    parts.push(starts[k]!, escaped, ends[k]!);
-  }
-  parts.push(after);
-  return parts.join('');
-}
+const urlStart = '\n    <url>';
+const urlEnd = `</url>${itemEnd}`;
 
 /** A classic file as it is written: items' text joined `chunkItems` at a time into one buffer. */
 class ClassicFile {
@@ -110,98 +70,6 @@ export function renderClassic(model: ExportModel): Buffer {
   return file.bytes();
 }
 
-/** A direction's text in one export that no build changes; alike values share one string (see `TemplateText`). */
-interface ConstantText {
-  /** The direction it was made for: a hit must be the very same object. */
-  direction: Direction;
-  /** The item's start and <from>. */
-  from: string;
-  /** <to>. */
-  to: string;
-  /** <amount>: the reserve, rounded down to the to currency's places. */
-  amount: string;
-  /** The fee elements, or ''. */
-  fees: string;
-  /** One per city (one for a direction without cities): floating … url and the item's end. */
-  tails: readonly string[];
-  /** Per city: the first element of that item holding a character XML 1.0 forbids; absent when none does. */
-  refused?: readonly (ItemElement | undefined)[];
-}
-
-/** `elementsText` with a refusal kept as the element's name, for text made before any item is written. */
-function constantText(
-  values: ItemValues,
-  run: Run,
-  before?: string,
-  after?: string,
-): { text: string; refused?: ItemElement } {
-  const text = elementsText(values, run, before, after);
-  return typeof text === 'string' ? { text } : { text: '', refused: text.refused };
-}
-
-/**
- * One template's constant text per direction. Safe across builds: the loaded config is deeply frozen (a reload
- * makes new template objects, and `templateTexts`, a WeakMap, lets the old ones go with their text). Entries are
- * keyed by the direction's id (unique in a config; an index is not: a list entry `to: [A, B]` makes several
- * directions of one index) and hold the direction they were made for: a direction a build copies (a city paused, a
- * reserve read from a source) is another object, so its entry is made again and replaces the last one (one entry
- * per id at most). A Map by id, not a WeakMap per direction: at 50,000 directions a WeakMap's entries alone make
- * every garbage collection slower. Text shared by many directions (a code, fees, labels and city without a url, a
- * currency's reserve) is kept once in `shared`, which only ever holds values of the config.
- */
-class TemplateText {
-  private readonly byId = new Map<string, ConstantText>();
-  private readonly shared = new Map<string, string>();
-  private readonly url: ReturnType<typeof urlWriter>;
-
-  constructor(private readonly template: ExportTemplate) {
-    this.url = urlWriter(template.url);
-  }
-
-  of(direction: Direction): ConstantText {
-    const known = this.byId.get(direction.id);
-    return known !== undefined && known.direction === direction ? known : this.made(direction);
-  }
-
-  /** The shared copy of `text`. */
-  private one(text: string): string {
-    return this.shared.get(text) ?? (this.shared.set(text, text), text);
-  }
-
-  private made(direction: Direction): ConstantText {
-    const { aliases } = this.template;
-    const from = aliases[direction.from.code] ?? direction.from.code;
-    const to = aliases[direction.to.code] ?? direction.to.code;
-    const fields = directionFields(direction);
-    const reserve = formatDecimal(roundDown(direction.reserve, direction.to.precision));
-    const [fromText, toText] = [constantText({ from }, fromRun, itemStart), constantText({ to }, toRun)];
-    const amount = constantText({ amount: reserve }, amountRun);
-    const fees = constantText(fields, feeRun);
-    const tails = (direction.cities.length > 0 ? direction.cities : [undefined]).map((city) =>
-      constantText({ ...fields, city, url: this.url?.(from, to, city ?? '') }, tailRun, '', itemEnd),
-    );
-    const constant: ConstantText = {
-      direction,
-      // Each code's text is shared by every direction with that code.
-      from: this.one(fromText.text),
-      to: this.one(toText.text),
-      // A reserve read from a source is new at every build: only the config's own (the currency's) is shared.
-      amount: direction.reserve === direction.to.reserve ? this.one(amount.text) : amount.text,
-      fees: this.one(fees.text),
-      // With a url every tail is the direction's own: sharing it would only fill `shared`.
-      tails: tails.map((tail) => (this.url === undefined ? this.one(tail.text) : tail.text)),
-    };
-    // The first refused element in the item's order, as renderClassic finds it.
-    const head = fromText.refused ?? toText.refused ?? amount.refused ?? fees.refused;
-    const refused = tails.map((tail) => head ?? tail.refused);
-    if (refused.some((name) => name !== undefined)) constant.refused = refused;
-    this.byId.set(direction.id, constant);
-    return constant;
-  }
-}
-
-const templateTexts = new WeakMap<ExportTemplate, TemplateText>();
-
 /**
  * Rate and limits text of one export, made once per object: a rate entry (one per rate, precisions and markup in a
  * build) or a set of published limits (shared by directions alike). Plain Maps that die with the export.
@@ -243,21 +111,29 @@ export function writeClassic(
   walk: (visit: PublishedVisit) => WithheldDirection[],
   directions: number,
 ): { bytes: Buffer; items: number; withheld: WithheldDirection[] } {
-  let texts = templateTexts.get(template);
-  if (!texts) templateTexts.set(template, (texts = new TemplateText(template)));
+  const texts = templateText(template);
   const file = new ClassicFile(template.file);
   const numbers = new NumberText(file);
   const { parts } = file;
+  const { url } = texts;
   const withheld = walk((p, rate, limits, _steps, position) => {
-    const constant = texts.of(p.direction);
-    const { tails } = constant;
+    const { direction } = p;
+    const kept = directionText(direction);
+    const { item } = kept;
+    const { tails } = item;
+    const [from, to] = [texts.from(direction.from.code), texts.to(direction.to.code)];
     // Decimal text needs no escaping; checked anyway (once per value), so that no value reaches a file unchecked.
     const rated = numbers.rate(rate);
     const bounds = numbers.bounds(limits);
     for (let k = 0; k < tails.length; k++) {
-      const refused = constant.refused?.[k];
+      // The first refused element in the item's order, as renderClassic finds it.
+      const refused = from.refused ?? to.refused ?? kept.refused?.[k] ?? (url === null ? 'url' : undefined);
       if (refused !== undefined) throw refusal(file.file, file.items, refused);
-      parts.push(constant.from, constant.to, rated, constant.amount, constant.fees, bounds, tails[k]!);
+      parts.push(from.text, to.text, rated, item.amount, item.fees, bounds, tails[k]!);
+      if (url) {
+        const city = direction.cities[k] ?? '';
+        parts.push(urlStart, url(texts.code(direction.from.code), texts.code(direction.to.code), city), urlEnd);
+      } else parts.push(itemEnd);
       file.itemDone((position + 1) / directions);
     }
     return undefined;

@@ -1,5 +1,5 @@
 // Conversion along a chain of quotes, bid or ask side, and limits set in a third asset converted through the book. Pure.
-import { Decimal } from '../decimal.js';
+import { compact, Decimal } from '../decimal.js';
 import type { Direction, Money } from '../model.js';
 import type { ChainStep } from '../priced.js';
 import type { Quote, QuoteBook } from '../sources/source.js';
@@ -62,7 +62,8 @@ export function convertAlong(
       asset = quote.base;
     }
   }
-  return { factor, steps };
+  // Kept with the build's priced directions, their market.
+  return { factor: compact(factor), steps };
 }
 
 /** convertAlong, remembered per quote book and chain (found chains are shared arrays): directions sharing assets share one conversion. */

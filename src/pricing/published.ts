@@ -2,7 +2,7 @@
 // client) and its text, the limits that hold at that form or why none do, and, in an export, its tier steps. Pricing
 // makes each direction's publication without a markup, compete remakes it at the rate it chooses, and every export
 // reads it through `publisherAt` (one per markup and build: exports with one markup share it). Pure.
-import { Decimal, formatDecimal, roundDown, roundUp } from '../decimal.js';
+import { compact, Decimal, formatDecimal, roundDown, roundUp } from '../decimal.js';
 import type { Currency, Direction } from '../model.js';
 import type {
   LimitTerms,
@@ -23,8 +23,8 @@ const ONE = new Decimal(1);
  */
 export function publishedRate(rate: Decimal, from: Currency, to: Currency): PublishedRate {
   // Decimals are immutable: every form shares the one 1.
-  if (rate.greaterThanOrEqualTo(ONE)) return { in: ONE, out: roundDown(rate, to.ratePrecision) };
-  return { in: roundUp(ONE.div(rate), from.ratePrecision), out: ONE };
+  if (rate.greaterThanOrEqualTo(ONE)) return { in: ONE, out: compact(roundDown(rate, to.ratePrecision)) };
+  return { in: compact(roundUp(ONE.div(rate), from.ratePrecision)), out: ONE };
 }
 
 /** A direction rate as an export with `markup` offers it to the client, before rounding: rate × (1 − markup). */
@@ -102,7 +102,7 @@ export function limitsAt(direction: Direction, terms: LimitTerms, rate: Publishe
     : terms.minTo
       ? fromUnits(terms.minTo, rate, places, true)
       : undefined;
-  if (min === undefined) return { max };
+  if (min === undefined) return { max: compact(max) };
   if (min.greaterThan(max)) {
     if (min.greaterThan(capacity))
       return {
@@ -114,7 +114,7 @@ export function limitsAt(direction: Direction, terms: LimitTerms, rate: Publishe
       reason: `minimum ${min.toFixed()} ${from.code} is above the maximum ${max.toFixed()} ${from.code}`,
     };
   }
-  return { min, max };
+  return { min: compact(min), max: compact(max) };
 }
 
 /**

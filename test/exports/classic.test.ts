@@ -236,6 +236,15 @@ describe('exportWriter against selectExports + renderModel', () => {
     expect(empty.items).toBe(0);
   });
 
+  it('refuses a url pattern XML 1.0 cannot hold at the first item, naming <url> as the plain path does', () => {
+    const directions = randomDirections(random(3), 20).map((d): Direction => ({ ...d, cities: [], tags: ['main'] }));
+    const { priced } = priceDirections(directions, bookAt('1'));
+    const spoilt = template('all', { url: 'https://x.example/\u0001?a={from}' });
+    const message = 'all.xml: cannot render: item 1 <url> has a character XML 1.0 forbids';
+    expect(() => renderModel(selectExports(priced, [spoilt])[0]!)).toThrow(message);
+    expect(() => exportWriter(priced, [spoilt], directionsOf(priced))(0)).toThrow(message);
+  });
+
   it.each([
     ['a label', (d: Direction): Direction => ({ ...d, params: ['ve\u0001rifying'] as unknown as Label[] }), 'param'],
     ['a city', (d: Direction): Direction => ({ ...d, cities: ['MSK', 'S\uFFFEPB'] }), 'city'],
