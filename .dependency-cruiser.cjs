@@ -1,6 +1,6 @@
 // Layers of src/, bottom to top; a module imports only from its own layer or the ones below (AGENTS.md "Layering").
 // Type-only imports count (tsPreCompilationDeps): a type is a dependency like any other.
-const BASE = '^src/((decimal|errors|secrets|hours|files|log|pipes|folders|codes|words|freeze)[.]ts|config/(fields|problems|aliases|defaults|yaml)[.]ts)$';
+const BASE = '^src/((decimal|errors|secrets|hours|files|log|pipes|folders|codes|words|freeze|own-string)[.]ts|config/(fields|problems|aliases|defaults|yaml)[.]ts)$';
 const MODEL = '^src/((model|priced)[.]ts|exports/(formats|items)[.]ts|monitors/profile[.]ts|alerts/config[.]ts|ha/config[.]ts|readers/config[.]ts|sources/source[.]ts|reserves/source[.]ts)$';
 const PURE =
   '^src/((guards|switches|health|status|report|tally|freshness)[.]ts|ha/(role|fingerprint)[.]ts|pricing/|reserves/(apply|entry)[.]ts|readers/(fetches|addresses|combined|watch)[.]ts|sources/(values|syntax|options)[.]ts|bestchange/|check/|probe/(classify|pages|rates|summary|report)[.]ts|compete/(?!config[.]ts$)|exports/(?!template[.]ts$))';

@@ -18,6 +18,7 @@ import { NotRegularFileError, readRegularFile } from '../files.js';
 import { allowedAliasValues, checkAliases, measureData } from './aliases.js';
 import { formatPath, problemsFromIssues, type IssuePath, type Problem } from './problems.js';
 import { plural } from '../words.js';
+import { ownString } from '../own-string.js';
 
 export interface YamlFile {
   path: string;
@@ -67,19 +68,13 @@ export async function readYamlFile(path: string, label: string): Promise<YamlFil
   };
 }
 
-/** V8 makes a shorter substring a copy, a longer one a view of the string it was cut from. */
-const detachedLength = 13;
-
-/** A copy of `text` that is its own string (the same UTF-16 units: JSON keeps lone surrogates). */
-const detached = (text: string): string => JSON.parse(JSON.stringify(text)) as string;
-
 /**
  * Makes js-yaml's tree smaller as it is read, node by node as each closes: a list is copied to its exact size (js-yaml
  * grows a list by half plus 16 items, so a one-item list keeps room for 17), and each text is the first equal one
  * read (a large config repeats a few hundred codes, tags and amounts). At 100,000 directions the tree is 13 MB
  * instead of 35. Only a list with no anchor of its own is copied, and never an alias (its kind is none): what an
  * alias refers to stays the very object the anchor names, so measureData counts them as before. A longer text is
- * copied (`detached`): as read, it is a slice that keeps js-yaml's copy of the whole file alive as long as the
+ * copied (`ownString`): as read, it is a slice that keeps js-yaml's copy of the whole file alive as long as the
  * config keeps the text (a URL, a path, working hours), 5 MB at 100,000 directions.
  */
 function compactor(): (event: EventType, state: State) => void {
@@ -89,7 +84,7 @@ function compactor(): (event: EventType, state: State) => void {
     const result: unknown = state.result;
     if (typeof result === 'string') {
       let known = texts.get(result);
-      if (known === undefined) texts.set(result, (known = result.length < detachedLength ? result : detached(result)));
+      if (known === undefined) texts.set(result, (known = ownString(result)));
       state.result = known;
     } else if (
       state.kind === 'sequence' &&
