@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Compressed } from '../../src/compressions.js';
 import { loadConfig } from '../../src/config/load.js';
 import { runCycle } from '../../src/cycle.js';
-import type { Label } from '../../src/exports/formats.js';
+import type { Label } from '../../src/config/fields.js';
 import type { Config } from '../../src/model.js';
 import { makeProject, type Project } from '../support/project.js';
 import { offlineFetch } from '../support/run-cli.js';
