@@ -47,6 +47,11 @@ export interface BuildDeps {
   quoteCache?: QuoteCache;
   /** Last good back-office reserves kept across builds (the service's); absent: every reserve source is read. */
   reserveCache?: ReserveCache;
+  /**
+   * Told of each export as soon as its bytes exist, before the next one renders (the cycle starts compressing
+   * it); the result still returns every file, and nothing here writes or waits.
+   */
+  onFile?: (file: OutputFile) => void;
 }
 
 export interface BuildResult {
@@ -133,7 +138,9 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   const leftOut: ExportLeftOut[] = [];
   for (let index = 0; index < config.exports.length; index++) {
     const written = write(index);
-    files.push({ file: written.file, bytes: written.bytes });
+    const file = { file: written.file, bytes: written.bytes };
+    files.push(file);
+    deps.onFile?.(file);
     exports.push({ name: written.name, file: written.file, items: written.items });
     if (written.withheld.length > 0) leftOut.push({ file: written.file, withheld: written.withheld });
   }

@@ -6,6 +6,7 @@ import { describeError, RatefileError } from './errors.js';
 import { s3Publisher } from './hosting/s3.js';
 import { uploadProblems, type UploadResult } from './hosting/s3-report.js';
 import type { Config } from './model.js';
+import { Compressions, fileSizes, type Compressed } from './compressions.js';
 import { publishFiles, removeExports, type PublishResult } from './publish.js';
 import {
   acceptRequests,
@@ -43,12 +44,14 @@ export interface CycleResult {
   standby?: true;
 }
 
-export type CycleDeps = Omit<BuildDeps, 'guard'> & {
+export type CycleDeps = Omit<BuildDeps, 'guard' | 'onFile'> & {
   elapsed?: () => number;
   /** Why the config file was rejected on reload, when `config` is the last good one (kept in the status). */
   configError?: string;
   /** With an `ha:` block: asked right before publishing; only the lock's holder publishes. */
   ha?: PublishGate;
+  /** The gzip and brotli compression (tests count its calls); absent: publish's `compress`. */
+  compress?: (bytes: Buffer) => Promise<Compressed>;
 };
 
 export async function readStatus(stateDir: string): Promise<Status | undefined> {
@@ -92,7 +95,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     ...(deps.configError === undefined ? {} : { configError: deps.configError }),
   };
   try {
-    const [guardFile, accepted, maintenance, published, pauses, warFile, listingFile] = await Promise.all([
+    const [guardFile, accepted, maintenance, published, pauses, warFile, listingFile, sizes] = await Promise.all([
       readGuardState(config.stateDir),
       acceptRequests(config.stateDir),
       maintenanceFlag(config.stateDir),
@@ -100,12 +103,28 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
       readPauses(config.stateDir),
       readWarMemory(config.stateDir, warDirections(config)),
       readListingMemory(config.stateDir, new Set(config.directions.filter((d) => d.compete).map((d) => d.id))),
+      fileSizes(
+        outDir,
+        config.exports.map((e) => e.file),
+      ),
     ]);
     // A standby builds from the guard state the holder last published, so a jump it held back stays held back.
     const shared = await deps.ha?.sharedGuard();
+    // Each export whose size differs from its published file has surely changed: it compresses on libuv's pool
+    // while the next export renders. One the same size may be unchanged: publish compares it first, as it
+    // compresses nothing unchanged. A standby (by its last known role) publishes nothing, so compresses nothing.
+    const compressions = new Compressions(deps.compress);
+    const early = !deps.ha || deps.ha.status().role === 'leader';
     const result = await build(config, {
       ...deps,
       now: () => at,
+      ...(early
+        ? {
+            onFile: (file) => {
+              if (sizes.get(file.file) !== file.bytes.length) compressions.start(file);
+            },
+          }
+        : {}),
       guard: {
         state: shared ?? guardFile.state,
         accepted,
@@ -144,6 +163,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     const { liveCodes } = result.report;
     const publish = await publishFiles(result.files, outDir, {
       admit: (files) => (gate = gateFiles(files, liveCodes)).passing,
+      compressions,
     });
     // Only config warnings read it: a state folder that cannot take it is a warning, never a failed build.
     const codesProblem = liveCodes

@@ -5,14 +5,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Transform } from 'node:stream';
-import { promisify } from 'node:util';
+import { createBrotliDecompress, createGunzip } from 'node:zlib';
+import { Compressions } from './compressions.js';
 import { exportFileName } from './exports/formats.js';
-import { brotliCompress, constants, createBrotliDecompress, createGunzip, gzip } from 'node:zlib';
 import { RatefileError } from './errors.js';
 import type { OutputFile } from './model.js';
 
-const gzipAsync = promisify(gzip);
-const brotliAsync = promisify(brotliCompress);
+// The bench's floor compresses with publish's own function.
+export { compress } from './compressions.js';
 
 export interface PublishResult {
   written: string[];
@@ -142,22 +142,12 @@ export interface PublishOptions {
    * extra time; only the files it returns are written, the others keep their last version on disk.
    */
   admit?: (files: readonly OutputFile[]) => readonly OutputFile[];
-}
-
-/** The gzip and brotli copies servers send as they are (ours, nginx gzip_static), made once per build; also the bench's floor. */
-export async function compress(bytes: Buffer): Promise<{ gzipped: Buffer; brotli: Buffer }> {
-  // An output buffer an eighth of the input makes each compression one job on the pool for any export (XML
-  // compresses ten times or more): with the default 16 KiB chunks every chunk waits for the main thread, which
-  // is busy checking the files meanwhile. A file that compresses worse just takes a few more rounds.
-  const chunkSize = Math.max(64 * 1024, Math.ceil(bytes.length / 8));
-  const [gzipped, brotli] = await Promise.all([
-    gzipAsync(bytes, { level: 6, chunkSize }),
-    brotliAsync(bytes, {
-      chunkSize,
-      params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
-    }),
-  ]);
-  return { gzipped, brotli };
+  /**
+   * Compressed copies already started for some of these exact bytes (as `runCycle` renders), used instead of
+   * compressing again; a changed file without one is compressed here. A copy of an unchanged or refused file
+   * is never written.
+   */
+  compressions?: Compressions;
 }
 
 export async function publishFiles(
@@ -175,11 +165,10 @@ export async function publishFiles(
   await Promise.all(
     files.map(async ({ file, bytes }) => (await samePublished(join(dir, file), bytes)) && unchanged.add(file)),
   );
-  const compressing = new Map(
-    files.filter((f) => !unchanged.has(f.file)).map((f) => [f.file, compress(f.bytes)] as const),
-  );
-  // A refused file's compression is simply not awaited to any use; it must not fail the build either.
-  for (const pending of compressing.values()) pending.catch(() => undefined);
+  const compressions = options.compressions ?? new Compressions();
+  // A refused file's compression is simply not awaited to any use; it must not fail the build either (the
+  // Compressions object sees to that).
+  const compressing = new Map(files.filter((f) => !unchanged.has(f.file)).map((f) => [f.file, compressions.of(f)]));
   const admitted = new Set((options.admit ? options.admit(files) : files).map((f) => f.file));
 
   const written: string[] = [];
