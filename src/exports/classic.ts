@@ -26,11 +26,16 @@ import type { PublishedLimits, RateEntry, WithheldDirection } from '../priced.js
 const urlStart = '\n    <url>';
 const urlEnd = `</url>${itemEnd}`;
 
-/** A classic file as it is written: items' text joined `chunkItems` at a time into one buffer. */
+/**
+ * A classic file as it is written: items' text joined `chunkItems` at a time into one buffer. The parts array is
+ * filled by index and keeps its room from chunk to chunk: emptied (`length = 0`), V8 drops its backing store, and
+ * regrowing it for every chunk made more garbage than the parts themselves.
+ */
 class ClassicFile {
   private readonly sink = new ByteSink();
-  /** The text of the items since the last chunk; an item's text may be in several parts. */
-  readonly parts: string[] = [`${declaration}<rates>`];
+  /** The text of the items since the last chunk (its first `count` entries); an item's text may be in several parts. */
+  private readonly parts: string[] = [`${declaration}<rates>`];
+  private count = 1;
   items = 0;
 
   constructor(readonly file: string) {}
@@ -42,19 +47,28 @@ class ClassicFile {
     return text;
   }
 
-  /** The item whose parts were pushed is whole; `done`: the share of the file's work done, to size the buffer. */
+  /** The next part of the current item's text. */
+  put(text: string): void {
+    this.parts[this.count++] = text;
+  }
+
+  /** The item whose parts were put is whole; `done`: the share of the file's work done, to size the buffer. */
   itemDone(done: number): void {
     this.items += 1;
-    if (this.items % chunkItems === 0) {
-      this.sink.write(this.parts.join(''), done);
-      this.parts.length = 0;
-    }
+    if (this.items % chunkItems === 0) this.flush(done);
+  }
+
+  /** The parts so far into the buffer. A chunk with fewer parts than the last cuts the array to them (in place). */
+  private flush(done: number): void {
+    if (this.parts.length > this.count) this.parts.length = this.count;
+    this.sink.write(this.parts.join(''), done);
+    this.count = 0;
   }
 
   bytes(): Buffer {
     if (this.items === 0) return emptyExport();
-    this.parts.push('\n</rates>\n');
-    this.sink.write(this.parts.join(''), 1);
+    this.put('\n</rates>\n');
+    this.flush(1);
     return this.sink.bytes();
   }
 }
@@ -64,7 +78,7 @@ export function renderClassic(model: ExportModel): Buffer {
   const file = new ClassicFile(model.file);
   const { items } = model;
   for (const item of items) {
-    file.parts.push(file.elements(item, wholeItem, itemStart, itemEnd));
+    file.put(file.elements(item, wholeItem, itemStart, itemEnd));
     file.itemDone((file.items + 1) / items.length);
   }
   return file.bytes();
@@ -114,7 +128,6 @@ export function writeClassic(
   const texts = templateText(template);
   const file = new ClassicFile(template.file);
   const numbers = new NumberText(file);
-  const { parts } = file;
   const { url } = texts;
   const withheld = walk((p, rate, limits, _steps, position) => {
     const { direction } = p;
@@ -129,11 +142,19 @@ export function writeClassic(
       // The first refused element in the item's order, as renderClassic finds it.
       const refused = from.refused ?? to.refused ?? kept.refused?.[k] ?? (url === null ? 'url' : undefined);
       if (refused !== undefined) throw refusal(file.file, file.items, refused);
-      parts.push(from.text, to.text, rated, item.amount, item.fees, bounds, tails[k]!);
+      file.put(from.text);
+      file.put(to.text);
+      file.put(rated);
+      file.put(item.amount);
+      file.put(item.fees);
+      file.put(bounds);
+      file.put(tails[k]!);
       if (url) {
         const city = direction.cities[k] ?? '';
-        parts.push(urlStart, url(texts.code(direction.from.code), texts.code(direction.to.code), city), urlEnd);
-      } else parts.push(itemEnd);
+        file.put(urlStart);
+        file.put(url(texts.code(direction.from.code), texts.code(direction.to.code), city));
+        file.put(urlEnd);
+      } else file.put(itemEnd);
       file.itemDone((position + 1) / directions);
     }
     return undefined;
