@@ -28,7 +28,7 @@ const stages = [];
  * buffers on a background thread after the collection: a short wait and a second collection let it finish, or
  * "buffers" would still count the last stage's dead files.
  */
-async function measure(stage) {
+async function measure(stage, files = []) {
   const peakRssMb = mb(process.resourceUsage().maxRSS * 1024);
   // Before the collection: the heap with the stage's garbage, and what V8 has taken from the system for it.
   const before = process.memoryUsage();
@@ -42,6 +42,9 @@ async function measure(stage) {
     heapWithGarbageMb: mb(before.heapUsed),
     heapTotalMb: mb(Math.max(before.heapTotal, heapTotal)),
     outsideHeapMb: mb(external),
+    // The export files' bytes: the writer's sink grows them in memory V8 maps itself, which neither the heap nor
+    // `external` counts.
+    filesMb: mb(files.reduce((sum, file) => sum + file.bytes.length, 0)),
     rssMb: mb(rss),
     peakRssMb,
   });
@@ -87,15 +90,15 @@ async function cycleStages(cycle) {
   for (let index = 0; index < config.exports.length; index++) {
     const written = write(index);
     files.push({ file: written.file, bytes: written.bytes });
-    await measure(tag(`render ${written.file}`));
+    await measure(tag(`render ${written.file}`), files);
   }
   const compressed = await Promise.all(files.map((file) => compress(file.bytes)));
-  await measure(tag('compress'));
+  await measure(tag('compress'), files);
   const gate = gateFiles(files);
   if (gate.refused.length > 0) throw new Error(`bench/memory.js: refused ${gate.refused.map((r) => r.file)}`);
-  await measure(tag('check'));
+  await measure(tag('check'), files);
   await publishFiles(files, join(dir, 'public'));
-  await measure(tag('publish'));
+  await measure(tag('publish'), files);
   // Held through the check and publish, as publishFiles holds its copies.
   compressed.length = 0;
 }

@@ -225,12 +225,12 @@ if (process.env.BENCH_MEMORY === '1' && !process.env.BENCH_CHECK_ONLY) {
     );
     console.log(`\nmemory by stage, ${count / 1000}k directions (MB; a full collection after each stage):`);
     console.log(
-      '| stage | live heap | heap with garbage | V8 heap total | buffers outside the heap | RSS | peak RSS |',
+      '| stage | live heap | heap with garbage | V8 heap total | buffers outside the heap | export files | RSS | peak RSS |',
     );
-    console.log('|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|');
     for (const s of memory.stages)
       console.log(
-        `| ${[s.stage, s.heapMb, s.heapWithGarbageMb, s.heapTotalMb, s.outsideHeapMb, s.rssMb, s.peakRssMb].join(' | ')} |`,
+        `| ${[s.stage, s.heapMb, s.heapWithGarbageMb, s.heapTotalMb, s.outsideHeapMb, s.filesMb, s.rssMb, s.peakRssMb].join(' | ')} |`,
       );
   }
 }
