@@ -134,16 +134,21 @@ describe('the cap against outliers', () => {
   });
 });
 
+/** The broken field as API v2 ranks it: each row's rankrate (give form, BTC per 1 RUB) with no fees anywhere. */
+function rankrateField(): BestChangeFeed {
+  const bare = feedOf(broken);
+  const key = 'BTC>SBERRUB';
+  const rows = bare.directions.get(key)!.map((row) => ({
+    ...row,
+    rankrate: new Decimal(row.give).div(row.get).toFixed(30),
+  }));
+  return { ...bare, order: 'rankrate', directions: new Map([[key, rows]]) };
+}
+
 describe('the cap by rankrate (API v2)', () => {
   it('caps in rankrate terms: the best of the rest + k typical steps, turned into our rate', () => {
     // The same field as rankrates (give form, BTC per 1 RUB) with no fees anywhere: our rankrate is 1 ÷ our rate.
-    const bare = feedOf(broken);
-    const key = 'BTC>SBERRUB';
-    const rows = bare.directions.get(key)!.map((row) => ({
-      ...row,
-      rankrate: new Decimal(row.give).div(row.get).toFixed(30),
-    }));
-    const feed: BestChangeFeed = { ...bare, order: 'rankrate', directions: new Map([[key, rows]]) };
+    const feed = rankrateField();
     const { rate, outcome, detail } = compete(competeRule({ worst: 1, cap: new Decimal(2) }), feed, usdtBook);
     expect(detail.order).toBe('rankrate');
     expect(outcome).toMatchObject({ basis: 'cap', place: 2 });
@@ -155,13 +160,7 @@ describe('the cap by rankrate (API v2)', () => {
 
 describe('explain of the cap by rankrate (API v2)', () => {
   it('says the cap as rates people read: the rest as a rate with its fees, ours as the rate published', () => {
-    const bare = feedOf(broken);
-    const key = 'BTC>SBERRUB';
-    const rows = bare.directions.get(key)!.map((row) => ({
-      ...row,
-      rankrate: new Decimal(row.give).div(row.get).toFixed(30),
-    }));
-    const feed: BestChangeFeed = { ...bare, order: 'rankrate', directions: new Map([[key, rows]]) };
+    const feed = rankrateField();
     const rule = competeRule({ worst: 1, cap: new Decimal(2) });
     // A fromfee of 1%: our rate must be better than the cap's 1 ÷ rankrate for our rankrate to reach it.
     const direction = competingDirection(BTC, SBER, rule, { fromfee: '1%' });
@@ -172,7 +171,7 @@ describe('explain of the cap by rankrate (API v2)', () => {
       book: usdtBook,
       feeds: new Map([['bc', { feed, ageSeconds: 1 }]]),
     });
-    const detail = result.details.get(key)!;
+    const detail = result.details.get('BTC>SBERRUB')!;
     expect(result.priced[0]?.compete).toMatchObject({ basis: 'cap' });
     const published = formatDecimal(result.priced[0]!.rate);
     // The client sends 1% more than the rate asks: 4,902,000 with the fee in it is 4,902,000 × 1.01 = 4,951,020
