@@ -12,6 +12,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ProbeFetch, ProbeSummary } from '../../src/probe/summary.js';
 import { freePort } from '../support/ports.js';
 import { assertBuilt, binPath, childEnv, repoRoot } from '../support/process.js';
+import { projectsPerTest } from '../support/project.js';
+import { servicesPerTest } from '../support/service.js';
 import { runRatefile } from '../support/run-cli.js';
 
 const fixture = (path: string) => readFileSync(join(repoRoot, 'test', 'fixtures', path));
@@ -61,6 +63,9 @@ const routes: Record<string, (headers: IncomingHttpHeaders, response: ServerResp
   '/antibot': (_, response) =>
     send(response, 200, 'text/html', fixture('probe/antibot-cookie.html'), { 'set-cookie': '__test=1; path=/' }),
   '/empty': (_, response) => send(response, 200, 'application/xml', ''),
+  // Compressed by its header only: no byte to decompress is an empty body, and a 204 has no body at all.
+  '/gzip-empty': (_, response) => send(response, 200, 'application/xml', '', { 'content-encoding': 'gzip' }),
+  '/no-content': (_, response) => response.writeHead(204, { 'content-encoding': 'gzip' }).end(),
   '/html': (_, response) => send(response, 200, 'text/html; charset=utf-8', fixture('probe/site-page.html')),
   '/maintenance': (_, response) => send(response, 503, 'text/html', fixture('probe/wordpress-maintenance.html')),
   '/premium-maintenance': (_, response) => send(response, 200, 'text/xml', fixture('probe/premium-maintenance.xml')),
@@ -223,11 +228,36 @@ describe('a good export', () => {
   });
 });
 
+describe("ratefile's own server", () => {
+  const project = projectsPerTest();
+  const service = servicesPerTest();
+
+  // It answers a conditional request with 304 and the Content-Encoding of the copy it would send: a 304 has no body,
+  // so there is nothing to decompress (issue 33, item 7: both re-fetches were "does not decompress", exit 1).
+  it('passes: 5 gzip fetches and both conditional re-fetches answered 304, exit 0', async () => {
+    const { base } = await service(await project());
+    const { code, report } = await probeJson([`${base}parserfile.xml`, '-n', '5']);
+    expect(report.summary.failures).toEqual([]);
+    expect(code).toBe(0);
+    expect(report.fetches.map((fetch) => [fetch.status, fetch.contentEncoding])).toEqual([
+      ...Array(5).fill([200, 'gzip']),
+      [304, 'gzip'],
+      [304, 'gzip'],
+    ]);
+    expect(report.summary.validators.conditional.map((outcome) => outcome.outcome)).toEqual([
+      'not-modified',
+      'not-modified',
+    ]);
+  });
+});
+
 describe('each failure kind is named', () => {
   it.each([
     ['/cloudflare', [], 'cloudflare-challenge', 'HTTP 403, cf-mitigated: challenge'],
     ['/antibot', [], 'antibot-page', 'aes.js'],
     ['/empty', [], 'empty-body', '0 bytes'],
+    ['/gzip-empty', [], 'empty-body', '0 bytes'],
+    ['/no-content', [], 'http-status', 'HTTP 204'],
     ['/html', [], 'html', '<title>'],
     ['/maintenance', [], 'engine-error', 'HTTP 503'],
     ['/premium-maintenance', [], 'engine-error', '<error>'],
