@@ -88,6 +88,12 @@ const routes: Record<string, (headers: IncomingHttpHeaders, response: ServerResp
     }),
   '/flaky': (headers, response, turn) =>
     turn % 2 === 1 ? routes['/good.xml']!(headers, response, turn) : routes['/cloudflare']!(headers, response, turn),
+  // The first answer comes after 4 s, longer than go-para's 3.6 s (and shorter than the probe's own 20 s); later ones at once.
+  '/slow-first': (_, response, turn) => {
+    const answer = () => send(response, 200, 'application/xml', rateFile(100));
+    if (turn === 1) setTimeout(answer, 4000);
+    else answer();
+  },
   '/changing': (_, response, turn) => send(response, 200, 'application/xml', rateFile(100 + Math.min(turn, 3))),
   '/json': (_, response) => send(response, 200, 'application/json', fixture('formats/rates.json')),
 };
@@ -317,6 +323,26 @@ describe('each failure kind is named', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('Rates: 3 different sets; they changed at fetches 2, 3 (expected while rates move).');
     expect(stdout).toContain('Note: no ETag or Last-Modified');
+  });
+
+  // Issue 33, item 8: an answer after 8 s was "Every fetch was readable", and the hint said monitors wait "about 20 s".
+  it("an answer slower than a monitor's timeout is not passed: the monitor that gives up is named, exit 1", async () => {
+    const { code, stdout } = await probe([`${base}/slow-first`, '-n', '2']);
+    expect(code).toBe(1);
+    expect(stdout).toContain(
+      "each judged against the monitors' timeouts: MoneySwap gives up after 5 s, go-para after 3.6 s",
+    );
+    expect(stdout).toMatch(
+      /\n {3}1 {2}200 .* FAIL slower than a monitor's timeout: took \d+ ms: (MoneySwap gives up after 5 s, )?go-para/,
+    );
+    expect(stdout).toContain('Result: 1/2 sequential fetches were a readable rate file; 1 was not:');
+    expect(stdout).toMatch(/ {2}1 × slower than a monitor's timeout \(too-slow\), fetch 1: took \d+ ms: /);
+    expect(stdout).toContain("the whole file, body included, must come within every monitor's timeout");
+    expect(stdout).toMatch(
+      /\nMonitors' timeouts: MoneySwap gives up after 5 s, go-para after 3\.6 s: 1 of 2 fetches took longer \((MoneySwap: fetch 1; )?go-para: fetch 1\)\.\n/,
+    );
+    expect(stdout).not.toContain('about 20 s');
+    expect(stdout).toContain("Every fetch was a readable rate file, but not within every monitor's timeout (exit 1).");
   });
 
   it('the overall deadline ends the probe: the fetch under way and those after it are not made', async () => {
