@@ -53,7 +53,8 @@ export const duration = (ms: number): string => (ms < 10_000 ? `${ms} ms` : age(
 export function formatFetch(fetch: ProbeFetch): string {
   const status = fetch.status === undefined ? '-' : String(fetch.status);
   const type = fetch.conditional?.header ?? fetch.contentType?.split(';')[0]?.trim() ?? '-';
-  const wire = fetch.contentEncoding ? ` (${fetch.wireBytes} ${fetch.contentEncoding})` : '';
+  // A 304 names the encoding of a body it does not carry: nothing came to show.
+  const wire = fetch.contentEncoding && fetch.wireBytes > 0 ? ` (${fetch.wireBytes} ${fetch.contentEncoding})` : '';
   const size = fetch.status === undefined ? '-' : `${fetch.bytes} B${wire}`;
   const redirected = fetch.redirects.length > 0 ? `, after ${plural(fetch.redirects.length, 'redirect')}` : '';
   let what: string;

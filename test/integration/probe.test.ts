@@ -242,6 +242,10 @@ describe("ratefile's own server", () => {
   // so there is nothing to decompress (issue 33, item 7: both re-fetches were "does not decompress", exit 1).
   it('passes: 5 gzip fetches and both conditional re-fetches answered 304, exit 0', async () => {
     const { base } = await service(await project());
+    const text = await probe([`${base}parserfile.xml`, '-n', '5']);
+    expect(text.stdout).toMatch(/\n {3}6 {2}304 {2}If-None-Match +\d+ ms {2}0 B +not modified\n/);
+    expect(text.stdout).toContain('Every fetch was readable.');
+    expect(text.code).toBe(0);
     const { code, report } = await probeJson([`${base}parserfile.xml`, '-n', '5']);
     expect(report.summary.failures).toEqual([]);
     expect(code).toBe(0);
