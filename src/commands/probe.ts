@@ -1,5 +1,6 @@
 // `ratefile probe URL`: fetch a public export as a monitor's robot does, N times in a row, and report what each fetch got
-// and a summary fit to send to a monitor's support; exit 0 when every fetch was a readable rate file, 1 otherwise.
+// and a summary fit to send to a monitor's support; exit 0 when every fetch was a readable rate file within every
+// monitor's timeout, 1 otherwise.
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { quoteValue, RatefileError } from '../errors.js';
@@ -56,7 +57,12 @@ export function registerProbe(program: Command, context: CommandContext): void {
     .argument('<url>', 'the export as the monitors fetch it: an http(s) URL')
     .option('-n, --count <n>', 'fetches one after another', wholeNumber(1, 1000), 20)
     .option('--pause <seconds>', 'pause between fetches', seconds(600, true), 0)
-    .option('--timeout <seconds>', 'give up on one fetch after this long, body included', seconds(300, false), 20)
+    .option(
+      '--timeout <seconds>',
+      "give up on one fetch after this long, body included (above the monitors' own timeouts, so a slow answer is still timed)",
+      seconds(300, false),
+      20,
+    )
     .option(
       '--deadline <seconds>',
       'stop the whole probe after this long; fetches not made by then count as failed',
@@ -98,11 +104,14 @@ export function registerProbe(program: Command, context: CommandContext): void {
         throw new RatefileError('E_USAGE', `probe: ${quoteValue(target)}: expected an http or https URL`);
       const { runProbe } = await import('../probe/run.js');
       const { summarise } = await import('../probe/summary.js');
+      const { monitorTimeouts } = await import('../probe/classify.js');
       const { formatFetch, formatHeader, formatSummary } = await import('../probe/report.js');
       const userAgent = options.userAgent ?? defaultUserAgent();
       const at = deps.now().toISOString();
       if (!options.json)
-        deps.stdout.write(`${formatHeader(target, at, userAgent, options.count, options.timeout * 1000)}\n`);
+        deps.stdout.write(
+          `${formatHeader(target, at, userAgent, options.count, options.timeout * 1000, monitorTimeouts)}\n`,
+        );
       const fetches = await runProbe(
         url,
         {
@@ -114,12 +123,16 @@ export function registerProbe(program: Command, context: CommandContext): void {
           maxRedirects: options.maxRedirects,
           userAgent,
           ...(options.format ? { format: options.format } : {}),
+          timeouts: monitorTimeouts,
         },
         (fetch) => {
           if (!options.json) deps.stdout.write(`${formatFetch(fetch)}\n`);
         },
       );
-      const summary = summarise(target, at, userAgent, fetches);
+      const summary = summarise(target, at, userAgent, fetches, {
+        timeouts: monitorTimeouts,
+        timeoutMs: options.timeout * 1000,
+      });
       // Digests stay in the data (they tell fetches apart); a URL's credentials never leave the process.
       deps.stdout.write(
         options.json ? `${JSON.stringify(redactValue({ summary, fetches }), null, 2)}\n` : formatSummary(summary),

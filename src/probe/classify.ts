@@ -1,6 +1,7 @@
 // One fetch of `ratefile probe` judged as a monitor would: a readable rate file of the expected format, or which kind of
 // failure it is, each named. Pure: the fetched facts in (src/probe/fetch.ts makes them), a verdict out; the body is
-// checked with the project's own checker (`checkExport`, the rules of `ratefile check`).
+// checked with the project's own checker (`checkExport`, the rules of `ratefile check`), and the time it took with the
+// monitors' own timeouts (`monitorTimeouts`): a good file that comes too late is lost to the monitor all the same.
 import { createHash } from 'node:crypto';
 import { checkExport } from '../check/index.js';
 import { recognisePage, type PageKind } from './pages.js';
@@ -22,6 +23,7 @@ export type FailureKind =
   | 'not-a-rate-file'
   | 'wrong-format'
   | 'invalid-rate-file'
+  | 'too-slow'
   | 'not-made';
 
 /** Each kind as the report names it. */
@@ -41,8 +43,53 @@ export const failureNames: Record<FailureKind, string> = {
   'not-a-rate-file': 'not a rate file',
   'wrong-format': 'rate file of another format',
   'invalid-rate-file': 'rate file with errors',
+  'too-slow': "slower than a monitor's timeout",
   'not-made': 'not made (overall deadline)',
 };
+
+/** How long one monitor waits for a whole answer, body included, before it gives up on the fetch. */
+export interface MonitorTimeout {
+  /** The monitor as people know it. */
+  readonly monitor: string;
+  readonly ms: number;
+  /** Where the figure is read: repository@commit:path, and what sets it. */
+  readonly source: string;
+}
+
+/**
+ * The monitors' timeouts read from their public code (no monitor publishes one). A fetch slower than one of these
+ * is a fetch that monitor gives up on, however good the file: `ratefile probe` judges every fetch against them.
+ */
+export const monitorTimeouts: readonly MonitorTimeout[] = [
+  {
+    monitor: 'MoneySwap',
+    ms: 5000,
+    source:
+      'tApps-team/moneyswap_back@5bce1fdbf183dc0b55408c77d1fd8b1ee460a4dc:django_fastapi/general_models/utils/periodic_tasks.py, request_to_xml_file: DEFAULT_TIMEOUT = 5, aiohttp.ClientTimeout(total=…), the whole request',
+  },
+  {
+    monitor: 'go-para',
+    ms: 3600,
+    source:
+      'ali96343/go-para@d03ab4125cff1c434d7caf6003707a1a9d777a2f:scan.go, downloadFromUrl: http.Client{Timeout: sec_wait*900 ms} with my1task(4), the whole request',
+  },
+];
+
+/** A timeout as people read it: 3600 → "3.6 s". */
+export const timeoutWords = (ms: number): string => `${ms / 1000} s`;
+
+/** The monitors that give up on a fetch this slow, as "took 4012 ms: go-para gives up after 3.6 s"; none: undefined. */
+export function slowFor(
+  ms: number,
+  timeouts: readonly MonitorTimeout[],
+): { monitors: string[]; detail: string } | undefined {
+  const gaveUp = timeouts.filter((timeout) => ms > timeout.ms);
+  if (gaveUp.length === 0) return undefined;
+  const words = gaveUp.map(
+    (timeout, i) => `${timeout.monitor}${i === 0 ? ' gives up' : ''} after ${timeoutWords(timeout.ms)}`,
+  );
+  return { monitors: gaveUp.map((timeout) => timeout.monitor), detail: `took ${ms} ms: ${words.join(', ')}` };
+}
 
 /** A redirect followed on the way: its status and where it pointed. */
 export interface Hop {
@@ -81,6 +128,8 @@ export interface Verdict {
   errors?: number;
   warnings?: number;
   failure?: { kind: FailureKind; detail: string };
+  /** The monitors that give up on a fetch this slow (`too-slow`): what came was fine, but too late for them. */
+  gaveUp?: string[];
   /** Short digests of the body and of its rates (from, to, in, out, city of each item), to tell fetches apart. */
   bodyDigest?: string;
   ratesDigest?: string;
@@ -106,9 +155,25 @@ const fail = (kind: FailureKind, detail: string, extra: Partial<Verdict> = {}): 
 
 /**
  * Judge one fetch. `expected`: the format the monitor reads (`--format`), else any of the three. `conditional`: the
- * request carried a validator, so a 304 is the right answer.
+ * request carried a validator, so a 304 is the right answer. A readable answer slower than a monitor's timeout is
+ * `too-slow`: that monitor never sees it.
  */
-export function judgeFetch(fetched: Fetched, expected?: RateFormat, conditional = false): Verdict {
+export function judgeFetch(
+  fetched: Fetched,
+  expected?: RateFormat,
+  conditional = false,
+  timeouts: readonly MonitorTimeout[] = monitorTimeouts,
+): Verdict {
+  const verdict = judgeAnswer(fetched, expected, conditional);
+  const slow = verdict.readable ? slowFor(fetched.ms, timeouts) : undefined;
+  if (!slow) return verdict;
+  return { ...verdict, readable: false, failure: { kind: 'too-slow', detail: slow.detail }, gaveUp: slow.monitors };
+}
+
+/** A rate file (or a 304) came, whether in time or not: its facts (format, items, validators) hold. */
+export const cameWhole = (verdict: Verdict): boolean => verdict.readable || verdict.failure?.kind === 'too-slow';
+
+function judgeAnswer(fetched: Fetched, expected: RateFormat | undefined, conditional: boolean): Verdict {
   if (fetched.error) return fail(fetched.error.kind, fetched.error.message);
   const status = fetched.status ?? 0;
   const headers = fetched.headers ?? {};

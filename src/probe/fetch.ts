@@ -128,7 +128,9 @@ function requestOnce(url: URL, options: FetchOptions, redirecting: boolean, canc
         failWith(tooLarge(options.maxBytes, `Content-Length says ${declared}`));
         return;
       }
-      decoder = decoderFor(headers['content-encoding']);
+      // A 304, a 204 and a 1xx carry no body whatever Content-Encoding says (RFC 9110 §6.4.1): ratefile's own server
+      // answers a conditional request with 304 and the encoding of the copy it would send. Nothing to decompress.
+      decoder = bodiless(status) ? undefined : decoderFor(headers['content-encoding']);
       const chunks: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => (wireBytes += chunk.length));
@@ -139,12 +141,15 @@ function requestOnce(url: URL, options: FetchOptions, redirecting: boolean, canc
         else chunks.push(chunk);
       });
       decoder?.on('error', (error) =>
-        failWith(
-          new FetchFailure({
-            kind: 'not-a-rate-file',
-            message: `Content-Encoding ${headers['content-encoding']}, but the body does not decompress: ${error.message}`,
-          }),
-        ),
+        // No byte at all came: an empty body (named as such), not a broken compressed one.
+        wireBytes === 0 && response.complete
+          ? settle(() => resolve({ status, headers, body: new Uint8Array(), wireBytes }))
+          : failWith(
+              new FetchFailure({
+                kind: 'not-a-rate-file',
+                message: `Content-Encoding ${headers['content-encoding']}, but the body does not decompress: ${error.message}`,
+              }),
+            ),
       );
       decoded.on('end', () => {
         if (!response.complete) return;
@@ -154,6 +159,9 @@ function requestOnce(url: URL, options: FetchOptions, redirecting: boolean, canc
     req.end();
   });
 }
+
+/** Statuses that never carry a body (RFC 9110 §15.2, §15.3.5, §15.4.5). */
+const bodiless = (status: number) => status < 200 || status === 204 || status === 304;
 
 const tooLarge = (maxBytes: number, what: string) =>
   new FetchFailure({ kind: 'too-large', message: `${what}; the cap is ${maxBytes} bytes (--max-bytes)` });

@@ -4,13 +4,30 @@
 import { escapeControls, quoteValue } from '../errors.js';
 import { redactSecrets } from '../secrets.js';
 import { age, plural } from '../words.js';
-import { failureNames, formatNames, type FailureKind } from './classify.js';
-import type { ConditionalOutcome, ProbeFetch, ProbeSummary } from './summary.js';
+import { failureNames, formatNames, timeoutWords, type FailureKind, type MonitorTimeout } from './classify.js';
+import type { ConditionalOutcome, MonitorTiming, ProbeFetch, ProbeSummary } from './summary.js';
 
 const safe = (text: string) => escapeControls(redactSecrets(text));
 
-/** What to do about each kind, in a few words. */
-const hints: Record<FailureKind, string> = {
+/** "MoneySwap gives up after 5 s, go-para after 3.6 s". */
+export function giveUpWords(timeouts: readonly { monitor: string; ms: number }[]): string {
+  return timeouts
+    .map((timeout, i) => `${timeout.monitor}${i === 0 ? ' gives up' : ''} after ${timeoutWords(timeout.ms)}`)
+    .join(', ');
+}
+
+const timingsAsTimeouts = (timings: readonly MonitorTiming[]) =>
+  timings.map((timing) => ({ monitor: timing.monitor, ms: timing.timeoutMs }));
+
+/** What to do about each kind, in a few words; the ones about time name the monitors' own timeouts. */
+function hintFor(kind: FailureKind, timings: readonly MonitorTiming[]): string {
+  if (kind !== 'timeout' && kind !== 'too-slow') return hints[kind];
+  const shortest = [...timings].sort((a, b) => a.timeoutMs - b.timeoutMs)[0];
+  const under = shortest ? ` (${shortest.monitor} gives up after ${timeoutWords(shortest.timeoutMs)})` : '';
+  return `the whole file, body included, must come within every monitor's timeout${under}: serve it as a static, compressed file, not built per request`;
+}
+
+const hints: Record<Exclude<FailureKind, 'timeout' | 'too-slow'>, string> = {
   'cloudflare-challenge':
     "a monitor's robot runs no JavaScript: add a WAF skip rule for the export's path (or allow Cloudflare's verified bots)",
   'antibot-page':
@@ -20,7 +37,6 @@ const hints: Record<FailureKind, string> = {
   html: 'the URL serves a web page, not the export: check the path and any rewrite that sends unknown paths to the site',
   'empty-body': 'a 200 with nothing in it: a file read while being rewritten, or a script that failed',
   redirect: 'register the final URL with the monitors: not every robot follows redirects',
-  timeout: "the whole file must come within the monitors' timeout (about 20 s)",
   'connection-error': 'the server refused or dropped the connection',
   'tls-error': 'check the certificate (full chain, not expired, matching the host name) and the TLS versions offered',
   'http-status': 'monitors read only a 200 with the file',
@@ -37,7 +53,8 @@ export const duration = (ms: number): string => (ms < 10_000 ? `${ms} ms` : age(
 export function formatFetch(fetch: ProbeFetch): string {
   const status = fetch.status === undefined ? '-' : String(fetch.status);
   const type = fetch.conditional?.header ?? fetch.contentType?.split(';')[0]?.trim() ?? '-';
-  const wire = fetch.contentEncoding ? ` (${fetch.wireBytes} ${fetch.contentEncoding})` : '';
+  // A 304 names the encoding of a body it does not carry: nothing came to show.
+  const wire = fetch.contentEncoding && fetch.wireBytes > 0 ? ` (${fetch.wireBytes} ${fetch.contentEncoding})` : '';
   const size = fetch.status === undefined ? '-' : `${fetch.bytes} B${wire}`;
   const redirected = fetch.redirects.length > 0 ? `, after ${plural(fetch.redirects.length, 'redirect')}` : '';
   let what: string;
@@ -50,11 +67,19 @@ export function formatFetch(fetch: ProbeFetch): string {
   );
 }
 
-export function formatHeader(url: string, at: string, userAgent: string, count: number, timeoutMs: number): string {
+export function formatHeader(
+  url: string,
+  at: string,
+  userAgent: string,
+  count: number,
+  timeoutMs: number,
+  timeouts: readonly MonitorTimeout[],
+): string {
+  const judged = timeouts.length > 0 ? `; each judged against the monitors' timeouts: ${giveUpWords(timeouts)}` : '';
   return [
     safe(`Probe of ${quoteValue(url)}, ${at.slice(0, 16).replace('T', ' ')} UTC`),
     safe(
-      `${plural(count, 'fetch', 'fetches')} one after another, as a monitor makes them: no cookies, a new connection each, Accept-Encoding: gzip, User-Agent ${quoteValue(userAgent)}, timeout ${duration(timeoutMs)}`,
+      `${plural(count, 'fetch', 'fetches')} one after another, as a monitor makes them: no cookies, a new connection each, Accept-Encoding: gzip, User-Agent ${quoteValue(userAgent)}, timeout ${duration(timeoutMs)}${judged}`,
     ),
     '',
     `   #  st.  content type         time      size               result`,
@@ -71,6 +96,22 @@ function conditionalLine(outcome: ConditionalOutcome): string {
     return `${asked} → ${outcome.status} with the whole file again (the validator is ignored)`;
   return `${asked} → ${outcome.detail}`;
 }
+
+/** "Monitors' timeouts: MoneySwap gives up after 5 s, go-para after 3.6 s: 2 of 7 fetches took longer (…)." */
+function monitorsLine(summary: ProbeSummary): string | undefined {
+  if (summary.monitors.length === 0) return undefined;
+  const made = summary.fetches + summary.validators.conditional.length - (notMade(summary) ?? 0);
+  const slower = new Set(summary.monitors.flatMap((timing) => timing.slower));
+  const head = `Monitors' timeouts: ${giveUpWords(timingsAsTimeouts(summary.monitors))}`;
+  if (slower.size === 0) return `${head}: every fetch came in time.`;
+  const which = summary.monitors
+    .filter((timing) => timing.slower.length > 0)
+    .map((timing) => `${timing.monitor}: ${timing.slower.length === 1 ? 'fetch' : 'fetches'} ${list(timing.slower)}`)
+    .join('; ');
+  return `${head}: ${slower.size} of ${made} fetches took longer (${which}).`;
+}
+
+const notMade = (summary: ProbeSummary) => summary.failures.find((failure) => failure.kind === 'not-made')?.count;
 
 /** The summary, a few lines a monitor's support can read. */
 export function formatSummary(summary: ProbeSummary): string {
@@ -98,7 +139,7 @@ export function formatSummary(summary: ProbeSummary): string {
     lines.push(
       `  ${failure.count} × ${failure.name} (${failure.kind}), ${failure.count === 1 ? 'fetch' : 'fetches'} ${list(failure.fetches)}: ${failure.detail}`,
     );
-    lines.push(`      → ${hints[failure.kind]}`);
+    lines.push(`      → ${hintFor(failure.kind, summary.monitors)}`);
   }
   if (summary.timeMs) {
     const { min, median, max } = summary.timeMs;
@@ -107,6 +148,8 @@ export function formatSummary(summary: ProbeSummary): string {
       : '';
     lines.push(`Time: ${duration(min)} min, ${duration(median)} median, ${duration(max)} max.${size}`);
   }
+  const monitors = monitorsLine(summary);
+  if (monitors) lines.push(monitors);
   const statuses = Object.entries(summary.statuses)
     .map(([status, count]) => `${status} × ${count}`)
     .join(', ');
@@ -123,11 +166,11 @@ export function formatSummary(summary: ProbeSummary): string {
       `Validators: ${sent}. Conditional re-fetch: ${conditional.map(conditionalLine).join('; ') || 'not made'}.`,
     );
   }
-  if (summary.readable > 1) {
-    const { distinct, changedAt, bodies } = summary.rates;
+  if (summary.rates.files > 1) {
+    const { files, distinct, changedAt, bodies } = summary.rates;
     lines.push(
       distinct === 1
-        ? `Rates: the same in all ${summary.readable} readable fetches${bodies > 1 ? ` (${bodies} different bodies)` : ''}.`
+        ? `Rates: the same in all ${files} ${summary.readable === files ? 'readable fetches' : 'rate files fetched'}${bodies > 1 ? ` (${bodies} different bodies)` : ''}.`
         : `Rates: ${distinct} different sets; they changed at ${changedAt.length === 1 ? 'fetch' : 'fetches'} ${list(changedAt)} (expected while rates move).`,
     );
   }
@@ -138,6 +181,13 @@ export function formatSummary(summary: ProbeSummary): string {
     );
   }
   for (const note of summary.notes) lines.push(`Note: ${note}.`);
-  lines.push(summary.ok ? 'Every fetch was readable.' : 'Not every fetch was readable (exit 1).');
+  const onlyTime = summary.failures.length > 0 && summary.failures.every((failure) => failure.kind === 'too-slow');
+  lines.push(
+    summary.ok
+      ? 'Every fetch was readable.'
+      : onlyTime
+        ? "Every fetch was a readable rate file, but not within every monitor's timeout (exit 1)."
+        : 'Not every fetch was readable (exit 1).',
+  );
   return `${lines.map(safe).join('\n')}\n`;
 }

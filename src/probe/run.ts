@@ -2,7 +2,7 @@
 // re-fetch per validator the server sent (If-None-Match, If-Modified-Since), all under one overall deadline: what
 // the deadline leaves undone is reported as not made, never waited for.
 import { fetchOnce } from './fetch.js';
-import type { RateFormat } from './classify.js';
+import { cameWhole, monitorTimeouts, type MonitorTimeout, type RateFormat } from './classify.js';
 import { describeFetch, type ProbeFetch } from './summary.js';
 
 export interface ProbeOptions {
@@ -14,6 +14,8 @@ export interface ProbeOptions {
   maxRedirects: number;
   userAgent: string;
   format?: RateFormat;
+  /** The monitors' timeouts each fetch is judged against (default: the shipped ones, `monitorTimeouts`). */
+  timeouts?: readonly MonitorTimeout[];
 }
 
 const notMade = (index: number, conditional?: ProbeFetch['conditional']): ProbeFetch =>
@@ -65,12 +67,13 @@ export async function runProbe(
     if (index > 1) await pause(options.pauseMs, deadline.signal);
     if (deadline.signal.aborted) return record(notMade(index, conditional));
     const headers = conditional ? { [conditional.header]: conditional.value } : {};
-    record(describeFetch(index, await fetchOnce(url, { ...fetchOptions, headers }), options.format, conditional));
+    const fetched = await fetchOnce(url, { ...fetchOptions, headers });
+    record(describeFetch(index, fetched, options.format, conditional, options.timeouts ?? monitorTimeouts));
   };
   try {
     for (let index = 1; index <= options.count; index++) await one(index);
-    // The validators of the last readable answer, each asked alone: a server may honour one and not the other.
-    const last = fetches.filter((fetch) => fetch.readable).pop();
+    // The validators of the last rate file (in time or not), each asked alone: a server may honour one and not the other.
+    const last = fetches.filter(cameWhole).pop();
     const validators = [
       ...(last?.etag === undefined ? [] : [{ header: 'If-None-Match' as const, value: last.etag }]),
       ...(last?.lastModified === undefined ? [] : [{ header: 'If-Modified-Since' as const, value: last.lastModified }]),

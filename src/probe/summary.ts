@@ -2,12 +2,16 @@
 // ETag/Last-Modified and the answers to conditional requests, whether the rates differed). Pure: the fetches in, figures
 // out; `--json` prints this, src/probe/report.ts words it.
 import {
+  cameWhole,
   failureNames,
   formatNames,
   judgeFetch,
+  monitorTimeouts,
+  timeoutWords,
   type FailureKind,
   type Fetched,
   type Hop,
+  type MonitorTimeout,
   type RateFormat,
   type Verdict,
 } from './classify.js';
@@ -38,12 +42,13 @@ export function describeFetch(
   fetched: Fetched,
   expected: RateFormat | undefined,
   conditional?: ProbeFetch['conditional'],
+  timeouts: readonly MonitorTimeout[] = monitorTimeouts,
 ): ProbeFetch {
   const headers = fetched.headers ?? {};
   return {
     index,
     ...(conditional ? { conditional } : {}),
-    ...judgeFetch(fetched, expected, conditional !== undefined),
+    ...judgeFetch(fetched, expected, conditional !== undefined, timeouts),
     ms: fetched.ms,
     ...(fetched.status === undefined ? {} : { status: fetched.status }),
     ...(headers['content-type'] === undefined ? {} : { contentType: headers['content-type'] }),
@@ -75,6 +80,14 @@ export interface ConditionalOutcome {
   detail?: string;
 }
 
+/** One monitor's timeout and the fetches (plain and conditional) that took longer: fetches it gives up on. */
+export interface MonitorTiming {
+  monitor: string;
+  timeoutMs: number;
+  source: string;
+  slower: number[];
+}
+
 export interface Range {
   min: number;
   median: number;
@@ -86,13 +99,17 @@ export interface ProbeSummary {
   /** When the probe ran (ISO 8601). */
   at: string;
   userAgent: string;
-  /** Plain fetches asked for (`--count`) and those that were a readable rate file. */
+  /** Plain fetches asked for (`--count`) and those that were a readable rate file, within every monitor's timeout. */
   fetches: number;
   readable: number;
   failures: FailureCount[];
-  /** Every fetch, conditional ones included, was a readable rate file or a 304: exit 0. */
+  /** Every fetch, conditional ones included, was a readable rate file or a 304 within every monitor's timeout: exit 0. */
   ok: boolean;
   timeMs?: Range;
+  /** Each monitor's timeout, and which fetches it would have given up on. */
+  monitors: MonitorTiming[];
+  /** The probe's own timeout for one fetch (`--timeout`), when known. */
+  timeoutMs?: number;
   bytes?: Range;
   wireBytes?: Range;
   compressed: boolean;
@@ -103,8 +120,8 @@ export interface ProbeSummary {
   /** Fetches that were redirected, and the first one's chain. */
   redirected: { fetches: number; chain: Hop[] };
   validators: { etag?: string; lastModified?: string; conditional: ConditionalOutcome[] };
-  /** Over the readable fetches: how many different rate sets and bodies, and the fetches whose rates differed from the one before. */
-  rates: { distinct: number; bodies: number; changedAt: number[] };
+  /** Over the rate files that came (in time or not): how many, how many different rate sets and bodies, and the fetches whose rates differed from the one before. */
+  rates: { files: number; distinct: number; bodies: number; changedAt: number[] };
   notes: string[];
 }
 
@@ -132,9 +149,43 @@ function countFailures(fetches: readonly ProbeFetch[]): FailureCount[] {
 function conditionalOutcome(fetch: ProbeFetch): ConditionalOutcome {
   const { header, value } = fetch.conditional!;
   const base = { header, value, ...(fetch.status === undefined ? {} : { status: fetch.status }) };
-  if (fetch.notModified) return { ...base, outcome: 'not-modified' };
-  if (fetch.readable) return { ...base, outcome: 'full-body' };
-  return { ...base, outcome: 'failed', detail: `${fetch.failure!.kind}: ${fetch.failure!.detail}` };
+  // A 304 that came too late for a monitor is a failure for it: checked first.
+  if (fetch.failure) return { ...base, outcome: 'failed', detail: `${fetch.failure.kind}: ${fetch.failure.detail}` };
+  return { ...base, outcome: fetch.notModified ? 'not-modified' : 'full-body' };
+}
+
+/** Per monitor, the fetches it gives up on: slower than its timeout (a fetch the deadline stopped was never timed). */
+function timingsOf(fetches: readonly ProbeFetch[], timeouts: readonly MonitorTimeout[]): MonitorTiming[] {
+  const timed = fetches.filter((fetch) => fetch.failure?.kind !== 'not-made');
+  return timeouts.map(({ monitor, ms, source }) => ({
+    monitor,
+    timeoutMs: ms,
+    source,
+    slower: timed.filter((fetch) => fetch.ms > ms).map((fetch) => fetch.index),
+  }));
+}
+
+/** Notes on time: a probe that cannot tell whether a monitor waited long enough, a slowest fetch near a timeout. */
+function timeNotes(timings: readonly MonitorTiming[], slowest: number | undefined, timeoutMs?: number): string[] {
+  const notes: string[] = [];
+  const longest = timings.reduce<MonitorTiming | undefined>(
+    (a, b) => (a && a.timeoutMs >= b.timeoutMs ? a : b),
+    undefined,
+  );
+  const shortest = timings.reduce<MonitorTiming | undefined>(
+    (a, b) => (a && a.timeoutMs <= b.timeoutMs ? a : b),
+    undefined,
+  );
+  if (longest && timeoutMs !== undefined && timeoutMs < longest.timeoutMs)
+    notes.push(
+      `--timeout ${timeoutWords(timeoutMs)} is shorter than ${longest.monitor}'s ${timeoutWords(longest.timeoutMs)}: a fetch it cut off might still have reached ${longest.monitor} in time`,
+    );
+  // Measured from this machine: a monitor farther away waits longer for the same answer.
+  if (shortest && slowest !== undefined && slowest <= shortest.timeoutMs && slowest * 3 >= shortest.timeoutMs * 2)
+    notes.push(
+      `the slowest fetch took ${slowest} ms, near ${shortest.monitor}'s timeout of ${timeoutWords(shortest.timeoutMs)}: from farther away, a monitor may give up`,
+    );
+  return notes;
 }
 
 /** Observations worth a line: what a monitor's robot trips over, or what makes it download more than it needs. */
@@ -174,9 +225,24 @@ function notesOn(plain: readonly ProbeFetch[], readable: readonly ProbeFetch[]):
   return notes;
 }
 
-export function summarise(url: string, at: string, userAgent: string, fetches: readonly ProbeFetch[]): ProbeSummary {
+export interface SummaryOptions {
+  /** The monitors' timeouts the fetches were judged against (describeFetch's). */
+  timeouts?: readonly MonitorTimeout[];
+  /** The probe's own timeout for one fetch (`--timeout`). */
+  timeoutMs?: number;
+}
+
+/** The summary of a probe. The figures of the file (format, items, sizes, rates) count every rate file that came, in time or not. */
+export function summarise(
+  url: string,
+  at: string,
+  userAgent: string,
+  fetches: readonly ProbeFetch[],
+  options: SummaryOptions = {},
+): ProbeSummary {
   const plain = fetches.filter((fetch) => fetch.conditional === undefined);
-  const readable = plain.filter((fetch) => fetch.readable);
+  const readable = plain.filter(cameWhole);
+  const timings = timingsOf(fetches, options.timeouts ?? monitorTimeouts);
   const answered = plain.filter((fetch) => fetch.status !== undefined);
   const statuses: Record<string, number> = {};
   for (const fetch of answered) statuses[String(fetch.status)] = (statuses[String(fetch.status)] ?? 0) + 1;
@@ -194,10 +260,12 @@ export function summarise(url: string, at: string, userAgent: string, fetches: r
     at,
     userAgent,
     fetches: plain.length,
-    readable: readable.length,
+    readable: plain.filter((fetch) => fetch.readable).length,
     failures: countFailures(fetches),
     ok: fetches.every((fetch) => fetch.readable),
     ...(timeMs ? { timeMs } : {}),
+    monitors: timings,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(bytes ? { bytes } : {}),
     ...(wireBytes ? { wireBytes } : {}),
     compressed: readable.some((fetch) => fetch.contentEncoding !== undefined),
@@ -212,10 +280,11 @@ export function summarise(url: string, at: string, userAgent: string, fetches: r
       conditional: fetches.filter((fetch) => fetch.conditional !== undefined).map(conditionalOutcome),
     },
     rates: {
+      files: readable.length,
       distinct: distinct(readable.map((fetch) => fetch.ratesDigest)).length,
       bodies: distinct(readable.map((fetch) => fetch.bodyDigest)).length,
       changedAt,
     },
-    notes: notesOn(plain, readable),
+    notes: [...timeNotes(timings, timeMs?.max, options.timeoutMs), ...notesOn(plain, readable)],
   };
 }

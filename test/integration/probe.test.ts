@@ -12,6 +12,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ProbeFetch, ProbeSummary } from '../../src/probe/summary.js';
 import { freePort } from '../support/ports.js';
 import { assertBuilt, binPath, childEnv, repoRoot } from '../support/process.js';
+import { projectsPerTest } from '../support/project.js';
+import { servicesPerTest } from '../support/service.js';
 import { runRatefile } from '../support/run-cli.js';
 
 const fixture = (path: string) => readFileSync(join(repoRoot, 'test', 'fixtures', path));
@@ -61,6 +63,9 @@ const routes: Record<string, (headers: IncomingHttpHeaders, response: ServerResp
   '/antibot': (_, response) =>
     send(response, 200, 'text/html', fixture('probe/antibot-cookie.html'), { 'set-cookie': '__test=1; path=/' }),
   '/empty': (_, response) => send(response, 200, 'application/xml', ''),
+  // Compressed by its header only: no byte to decompress is an empty body, and a 204 has no body at all.
+  '/gzip-empty': (_, response) => send(response, 200, 'application/xml', '', { 'content-encoding': 'gzip' }),
+  '/no-content': (_, response) => response.writeHead(204, { 'content-encoding': 'gzip' }).end(),
   '/html': (_, response) => send(response, 200, 'text/html; charset=utf-8', fixture('probe/site-page.html')),
   '/maintenance': (_, response) => send(response, 503, 'text/html', fixture('probe/wordpress-maintenance.html')),
   '/premium-maintenance': (_, response) => send(response, 200, 'text/xml', fixture('probe/premium-maintenance.xml')),
@@ -83,6 +88,12 @@ const routes: Record<string, (headers: IncomingHttpHeaders, response: ServerResp
     }),
   '/flaky': (headers, response, turn) =>
     turn % 2 === 1 ? routes['/good.xml']!(headers, response, turn) : routes['/cloudflare']!(headers, response, turn),
+  // The first answer comes after 4 s, longer than go-para's 3.6 s (and shorter than the probe's own 20 s); later ones at once.
+  '/slow-first': (_, response, turn) => {
+    const answer = () => send(response, 200, 'application/xml', rateFile(100));
+    if (turn === 1) setTimeout(answer, 4000);
+    else answer();
+  },
   '/changing': (_, response, turn) => send(response, 200, 'application/xml', rateFile(100 + Math.min(turn, 3))),
   '/json': (_, response) => send(response, 200, 'application/json', fixture('formats/rates.json')),
 };
@@ -223,11 +234,40 @@ describe('a good export', () => {
   });
 });
 
+describe("ratefile's own server", () => {
+  const project = projectsPerTest();
+  const service = servicesPerTest();
+
+  // It answers a conditional request with 304 and the Content-Encoding of the copy it would send: a 304 has no body,
+  // so there is nothing to decompress (issue 33, item 7: both re-fetches were "does not decompress", exit 1).
+  it('passes: 5 gzip fetches and both conditional re-fetches answered 304, exit 0', async () => {
+    const { base } = await service(await project());
+    const text = await probe([`${base}parserfile.xml`, '-n', '5']);
+    expect(text.stdout).toMatch(/\n {3}6 {2}304 {2}If-None-Match +\d+ ms {2}0 B +not modified\n/);
+    expect(text.stdout).toContain('Every fetch was readable.');
+    expect(text.code).toBe(0);
+    const { code, report } = await probeJson([`${base}parserfile.xml`, '-n', '5']);
+    expect(report.summary.failures).toEqual([]);
+    expect(code).toBe(0);
+    expect(report.fetches.map((fetch) => [fetch.status, fetch.contentEncoding])).toEqual([
+      ...Array(5).fill([200, 'gzip']),
+      [304, 'gzip'],
+      [304, 'gzip'],
+    ]);
+    expect(report.summary.validators.conditional.map((outcome) => outcome.outcome)).toEqual([
+      'not-modified',
+      'not-modified',
+    ]);
+  });
+});
+
 describe('each failure kind is named', () => {
   it.each([
     ['/cloudflare', [], 'cloudflare-challenge', 'HTTP 403, cf-mitigated: challenge'],
     ['/antibot', [], 'antibot-page', 'aes.js'],
     ['/empty', [], 'empty-body', '0 bytes'],
+    ['/gzip-empty', [], 'empty-body', '0 bytes'],
+    ['/no-content', [], 'http-status', 'HTTP 204'],
     ['/html', [], 'html', '<title>'],
     ['/maintenance', [], 'engine-error', 'HTTP 503'],
     ['/premium-maintenance', [], 'engine-error', '<error>'],
@@ -287,6 +327,26 @@ describe('each failure kind is named', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('Rates: 3 different sets; they changed at fetches 2, 3 (expected while rates move).');
     expect(stdout).toContain('Note: no ETag or Last-Modified');
+  });
+
+  // Issue 33, item 8: an answer after 8 s was "Every fetch was readable", and the hint said monitors wait "about 20 s".
+  it("an answer slower than a monitor's timeout is not passed: the monitor that gives up is named, exit 1", async () => {
+    const { code, stdout } = await probe([`${base}/slow-first`, '-n', '2']);
+    expect(code).toBe(1);
+    expect(stdout).toContain(
+      "each judged against the monitors' timeouts: MoneySwap gives up after 5 s, go-para after 3.6 s",
+    );
+    expect(stdout).toMatch(
+      /\n {3}1 {2}200 .* FAIL slower than a monitor's timeout: took \d+ ms: (MoneySwap gives up after 5 s, )?go-para/,
+    );
+    expect(stdout).toContain('Result: 1/2 sequential fetches were a readable rate file; 1 was not:');
+    expect(stdout).toMatch(/ {2}1 × slower than a monitor's timeout \(too-slow\), fetch 1: took \d+ ms: /);
+    expect(stdout).toContain("the whole file, body included, must come within every monitor's timeout");
+    expect(stdout).toMatch(
+      /\nMonitors' timeouts: MoneySwap gives up after 5 s, go-para after 3\.6 s: 1 of 2 fetches took longer \((MoneySwap: fetch 1; )?go-para: fetch 1\)\.\n/,
+    );
+    expect(stdout).not.toContain('about 20 s');
+    expect(stdout).toContain("Every fetch was a readable rate file, but not within every monitor's timeout (exit 1).");
   });
 
   it('the overall deadline ends the probe: the fetch under way and those after it are not made', async () => {

@@ -3,8 +3,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatOf, judgeFetch, networkFailure, type Fetched } from '../../src/probe/classify.js';
+import {
+  formatOf,
+  judgeFetch,
+  monitorTimeouts,
+  networkFailure,
+  type Fetched,
+  type MonitorTimeout,
+} from '../../src/probe/classify.js';
 import { ratesOf } from '../../src/probe/rates.js';
+import { formatSummary } from '../../src/probe/report.js';
 import { summarise, describeFetch } from '../../src/probe/summary.js';
 import { repoRoot } from '../support/process.js';
 
@@ -191,7 +199,7 @@ describe('the summary', () => {
       { kind: 'cloudflare-challenge', count: 2, fetches: [2, 6] },
       { kind: 'empty-body', count: 1, fetches: [5] },
     ]);
-    expect(summary.rates).toEqual({ distinct: 2, bodies: 2, changedAt: [4] });
+    expect(summary.rates).toEqual({ files: 3, distinct: 2, bodies: 2, changedAt: [4] });
     expect(summary.validators.etag).toBe('"b"');
   });
 
@@ -215,5 +223,123 @@ describe('the summary', () => {
       describeFetch(2, good('"b"', '100'), undefined),
     ]);
     expect(restless.notes.join('\n')).toContain('2 different ETags for 1 different bodies');
+  });
+});
+
+// Issue 33, item 8: an answer after 8 s passed ("Every fetch was readable"), the hint said monitors wait "about 20 s".
+describe("time, judged against the monitors' own timeouts", () => {
+  const rateFile = (ms: number, headers: Record<string, string> = {}): Fetched => ({
+    ...answer(
+      '<rates><item><from>BTC</from><to>SBERRUB</to><in>1</in><out>100</out><amount>5</amount><minamount>0.1</minamount><maxamount>1</maxamount></item></rates>',
+      200,
+      { 'content-type': 'application/xml', ...headers },
+    ),
+    ms,
+  });
+  const at = '2026-11-26T00:00:00Z';
+
+  it('ships the figures read from the public parsers: MoneySwap 5 s, go-para 3.6 s, each with its source', () => {
+    expect(monitorTimeouts.map(({ monitor, ms }) => [monitor, ms])).toEqual([
+      ['MoneySwap', 5000],
+      ['go-para', 3600],
+    ]);
+    expect(monitorTimeouts[0]!.source).toMatch(/^tApps-team\/moneyswap_back@[0-9a-f]{40}:.*periodic_tasks\.py/);
+    expect(monitorTimeouts[1]!.source).toMatch(/^ali96343\/go-para@[0-9a-f]{40}:scan\.go/);
+  });
+
+  it.each([
+    [3600, undefined, undefined],
+    [3601, ['go-para'], 'took 3601 ms: go-para gives up after 3.6 s'],
+    [8000, ['MoneySwap', 'go-para'], 'took 8000 ms: MoneySwap gives up after 5 s, go-para after 3.6 s'],
+  ])('a rate file after %i ms: given up by %j', (ms, gaveUp, detail) => {
+    const verdict = judgeFetch(rateFile(ms));
+    expect(verdict.readable).toBe(gaveUp === undefined);
+    expect(verdict.gaveUp).toEqual(gaveUp);
+    expect(verdict.failure).toEqual(detail === undefined ? undefined : { kind: 'too-slow', detail });
+    expect(verdict).toMatchObject({ format: 'classic', items: 1 });
+  });
+
+  it('a 304 that comes too late is too late too; a failure of another kind keeps its own name', () => {
+    expect(judgeFetch({ ...answer('', 304), ms: 4000 }, undefined, true).failure?.kind).toBe('too-slow');
+    expect(judgeFetch({ ...answer('', 500), ms: 9000 }).failure?.kind).toBe('http-status');
+  });
+
+  it('a table passed in replaces the shipped one', () => {
+    const quick: MonitorTimeout[] = [{ monitor: 'Quick', ms: 100, source: 'a test' }];
+    expect(judgeFetch(rateFile(150), undefined, false, quick).failure).toEqual({
+      kind: 'too-slow',
+      detail: 'took 150 ms: Quick gives up after 0.1 s',
+    });
+    expect(judgeFetch(rateFile(4000), undefined, false, quick).failure?.detail).toBe(
+      'took 4000 ms: Quick gives up after 0.1 s',
+    );
+  });
+
+  it('the summary names which monitor gives up on which fetches, and fails (exit 1)', () => {
+    const fetches = [8000, 90, 4000, 100, 120].map((ms, i) => describeFetch(i + 1, rateFile(ms), undefined));
+    const summary = summarise('http://x/', at, 'ua', fetches, { timeoutMs: 20_000 });
+    expect(summary).toMatchObject({ fetches: 5, readable: 3, ok: false, formats: ['classic'] });
+    expect(summary.monitors.map(({ monitor, timeoutMs, slower }) => ({ monitor, timeoutMs, slower }))).toEqual([
+      { monitor: 'MoneySwap', timeoutMs: 5000, slower: [1] },
+      { monitor: 'go-para', timeoutMs: 3600, slower: [1, 3] },
+    ]);
+    expect(summary.failures).toEqual([
+      {
+        kind: 'too-slow',
+        name: "slower than a monitor's timeout",
+        count: 2,
+        fetches: [1, 3],
+        detail: 'took 8000 ms: MoneySwap gives up after 5 s, go-para after 3.6 s',
+      },
+    ]);
+    const text = formatSummary(summary);
+    expect(text).toContain(
+      "Monitors' timeouts: MoneySwap gives up after 5 s, go-para after 3.6 s: 2 of 5 fetches took longer (MoneySwap: fetch 1; go-para: fetches 1, 3).",
+    );
+    expect(text).toContain(
+      "→ the whole file, body included, must come within every monitor's timeout (go-para gives up after 3.6 s)",
+    );
+    expect(text).toContain('Rates: the same in all 5 rate files fetched.');
+    expect(text).not.toContain('about 20 s');
+    expect(text).not.toContain('Every fetch was readable.');
+    expect(text).toContain("Every fetch was a readable rate file, but not within every monitor's timeout (exit 1).");
+  });
+
+  it('in time everywhere: said so, exit 0; near the shortest timeout, or timed by a shorter --timeout: noted', () => {
+    const fast = summarise('http://x/', at, 'ua', [describeFetch(1, rateFile(40), undefined)], { timeoutMs: 20_000 });
+    expect(fast.ok).toBe(true);
+    expect(formatSummary(fast)).toContain(
+      "Monitors' timeouts: MoneySwap gives up after 5 s, go-para after 3.6 s: every fetch came in time.",
+    );
+    expect(fast.notes).toEqual([
+      'no ETag or Last-Modified: monitors cannot ask for changes only, every poll downloads the whole file',
+    ]);
+    const near = summarise('http://x/', at, 'ua', [describeFetch(1, rateFile(3000), undefined)], { timeoutMs: 2000 });
+    expect(near.ok).toBe(true);
+    expect(near.notes).toContain(
+      "the slowest fetch took 3000 ms, near go-para's timeout of 3.6 s: from farther away, a monitor may give up",
+    );
+    expect(near.notes).toContain(
+      "--timeout 2 s is shorter than MoneySwap's 5 s: a fetch it cut off might still have reached MoneySwap in time",
+    );
+  });
+
+  it('a slow conditional re-fetch is a failed one, and counts among the fetches a monitor gives up on', () => {
+    const fetches = [
+      describeFetch(1, rateFile(50, { etag: '"a"' }), undefined),
+      describeFetch(2, { ...answer('', 304), ms: 4000 }, undefined, { header: 'If-None-Match', value: '"a"' }),
+    ];
+    const summary = summarise('http://x/', at, 'ua', fetches);
+    expect(summary.ok).toBe(false);
+    expect(summary.validators.conditional).toEqual([
+      {
+        header: 'If-None-Match',
+        value: '"a"',
+        status: 304,
+        outcome: 'failed',
+        detail: 'too-slow: took 4000 ms: go-para gives up after 3.6 s',
+      },
+    ]);
+    expect(summary.monitors.find((timing) => timing.monitor === 'go-para')?.slower).toEqual([2]);
   });
 });
