@@ -1,7 +1,8 @@
 // HTTP for sources: base URL (config or RATEFILE_<TYPE>_URL), timeout, bounded retries with backoff that honour
-// Retry-After, a size cap, HTML and non-JSON detection, and errors naming the source, the URL path and the problem.
+// Retry-After (capped at 10 minutes), a size cap, HTML and non-JSON detection, and errors naming the source, the URL path and the problem.
 import { RatefileError } from '../errors.js';
 import { redactSecrets } from '../secrets.js';
+import { age } from '../words.js';
 import type { SourceContext } from './source.js';
 import { defaultRetries, defaultTimeoutMs } from './options.js';
 import { isRecord, parseJsonExact } from './values.js';
@@ -98,6 +99,12 @@ export interface Fetched {
 const maxBytes = 10 * 1024 * 1024;
 /** The longest Retry-After waited for inside one build; a longer one stops the source until it has passed. */
 export const maxInlineWaitMs = 5_000;
+/**
+ * The longest a source is left unasked because an answer said so (Retry-After): a server's "come back in 11 days"
+ * (a misconfigured proxy, a hostile answer) must not withhold its directions for days. Ten minutes honours any real
+ * rate limit (they count per minute or per hour and say so in minutes) and costs at most twenty 30 s periods.
+ */
+export const maxRetryAfterMs = 10 * 60_000;
 const backoffMs = (attempt: number) => 250 * 2 ** attempt;
 
 function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -115,13 +122,27 @@ function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Retry-After as milliseconds: delay-seconds or an HTTP date. */
-export function retryAfterMs(header: string | null, now: number = Date.now()): number | undefined {
+/** An HTTP date (RFC 9110: `Sun, 06 Nov 1994 08:49:37 GMT`, or the obsolete RFC 850 and asctime forms). */
+const httpDate =
+  /^(?:[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT|[A-Za-z]+, \d{2}-[A-Za-z]{3}-\d{2} \d{2}:\d{2}:\d{2} GMT|[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d{2}:\d{2}:\d{2} \d{4})$/;
+
+/**
+ * Retry-After as milliseconds from `now` (the source's clock): delay-seconds or an HTTP date, as the server wrote
+ * it (the caller caps it at `maxRetryAfterMs`); undefined for anything else.
+ */
+export function retryAfterMs(header: string | null, now: number): number | undefined {
   if (header === null) return undefined;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
-  const date = Date.parse(header);
+  const text = header.trim();
+  if (/^\d{1,20}$/.test(text)) return Number(text) * 1000;
+  if (!httpDate.test(text)) return undefined;
+  // The asctime form names no zone: it is GMT too.
+  const date = Date.parse(/GMT$/.test(text) ? text : `${text} GMT`);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
+
+/** What a message says of a Retry-After longer than the cap. */
+const cappedNote = (asked: number) =>
+  ` (Retry-After asks for ${age(asked / 1000)}; a source waits at most ${age(maxRetryAfterMs / 1000)})`;
 
 async function readCapped(response: Response, where: string, context: SourceContext): Promise<Uint8Array> {
   const declared = Number(response.headers.get('content-length') ?? '0');
@@ -200,7 +221,8 @@ type ErrorExtra = ConstructorParameters<typeof SourceError>[1];
  * GET with the target's timeout and bounded retries, then `read` the response (which throws SourceError,
  * transient or not). Retried: network errors, timeouts, 408, 429, 5xx and transient envelope problems, after
  * a backoff (250 ms, 500 ms, …) or the Retry-After the server asked for, if that is at most 5 s; a longer
- * Retry-After ends the attempts at once and is passed on, so the caller does not ask again before it.
+ * Retry-After ends the attempts at once and is passed on (at most `maxRetryAfterMs`), so the caller does not ask
+ * again before it.
  */
 export async function fetchWithRetries<T>(
   context: SourceContext,
@@ -232,12 +254,15 @@ export async function fetchWithRetries<T>(
         const what =
           problem?.message ??
           (looksLikeHtml(contentType, text) ? htmlPage(text) : text.trim() === '' ? 'empty body' : snippet(text));
-        const asked = retryAfterMs(response.headers.get('retry-after'));
-        throw fail(`HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}: ${what}`, {
+        const asked = retryAfterMs(response.headers.get('retry-after'), context.now().getTime());
+        const capped = asked === undefined ? '' : asked > maxRetryAfterMs ? cappedNote(asked) : '';
+        const pause = asked === undefined ? undefined : Math.min(asked, maxRetryAfterMs);
+        const statusText = response.statusText ? ` ${response.statusText}` : '';
+        throw fail(`HTTP ${response.status}${statusText}: ${what}${capped}`, {
           status: response.status,
           body,
-          retryAfterMs: asked,
-          transient: transientStatus(response.status) && (asked === undefined || asked <= maxInlineWaitMs),
+          retryAfterMs: pause,
+          transient: transientStatus(response.status) && (pause === undefined || pause <= maxInlineWaitMs),
         });
       }
       return read({ where, status: response.status, contentType, bytes, headers: response.headers });

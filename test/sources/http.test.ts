@@ -60,7 +60,15 @@ describe('the HTTP helper of the sources', () => {
     ['7', 7_000],
     [' 0 ', 0],
     ['Sat, 21 Nov 2026 12:01:00 GMT', 60_000],
+    ['Saturday, 21-Nov-26 12:01:00 GMT', 60_000],
+    ['Sat Nov 21 12:01:00 2026', 60_000],
+    ['Sat, 21 Nov 2026 11:00:00 GMT', 0],
+    ['999999', 999_999_000],
     ['soon', undefined],
+    ['2', 2_000],
+    ['-5', undefined],
+    ['2026', 2_026_000],
+    ['21 Nov 2026', undefined],
   ])('reads Retry-After %j', (header, expected) => {
     expect(retryAfterMs(header, Date.parse('2026-11-21T12:00:00Z'))).toBe(expected);
   });
