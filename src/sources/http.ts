@@ -2,10 +2,13 @@
 // Retry-After (capped at 10 minutes), a size cap, HTML and non-JSON detection, and errors naming the source, the URL path and the problem.
 import { RatefileError } from '../errors.js';
 import { redactSecrets } from '../secrets.js';
-import { age } from '../words.js';
 import type { SourceContext } from './source.js';
 import { defaultRetries, defaultTimeoutMs } from './options.js';
-import { isRecord, parseJsonExact } from './values.js';
+import { cappedNote, maxInlineWaitMs, maxRetryAfterMs, retryAfterMs } from './retry-after.js';
+
+export { maxInlineWaitMs, maxRetryAfterMs, retryAfterMs };
+import { JsonBoundsError, JsonBoundsScan } from './json-bounds.js';
+import { isRecord, parseSourceJson } from './values.js';
 
 /** A source failure; `transient` ones are retried; `retryAfterMs` says how long the source asked not to be called. */
 export class SourceError extends RatefileError {
@@ -84,6 +87,8 @@ export interface RequestSpec {
   conditional?: boolean;
   /** How messages name the request instead of `GET <path>`: a path that holds a key (BestChange v2) never shows. */
   label?: string;
+  /** A JSON answer: its nesting and values are bounded as it arrives (`JsonBoundsScan`). */
+  json?: boolean;
 }
 
 export interface Fetched {
@@ -97,14 +102,6 @@ export interface Fetched {
 }
 
 const maxBytes = 10 * 1024 * 1024;
-/** The longest Retry-After waited for inside one build; a longer one stops the source until it has passed. */
-export const maxInlineWaitMs = 5_000;
-/**
- * The longest a source is left unasked because an answer said so (Retry-After): a server's "come back in 11 days"
- * (a misconfigured proxy, a hostile answer) must not withhold its directions for days. Ten minutes honours any real
- * rate limit (they count per minute or per hour and say so in minutes) and costs at most twenty 30 s periods.
- */
-export const maxRetryAfterMs = 10 * 60_000;
 const backoffMs = (attempt: number) => 250 * 2 ** attempt;
 
 function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -122,29 +119,21 @@ function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** An HTTP date (RFC 9110: `Sun, 06 Nov 1994 08:49:37 GMT`, or the obsolete RFC 850 and asctime forms). */
-const httpDate =
-  /^(?:[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT|[A-Za-z]+, \d{2}-[A-Za-z]{3}-\d{2} \d{2}:\d{2}:\d{2} GMT|[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d{2}:\d{2}:\d{2} \d{4})$/;
-
-/**
- * Retry-After as milliseconds from `now` (the source's clock): delay-seconds or an HTTP date, as the server wrote
- * it (the caller caps it at `maxRetryAfterMs`); undefined for anything else.
- */
-export function retryAfterMs(header: string | null, now: number): number | undefined {
-  if (header === null) return undefined;
-  const text = header.trim();
-  if (/^\d{1,20}$/.test(text)) return Number(text) * 1000;
-  if (!httpDate.test(text)) return undefined;
-  // The asctime form names no zone: it is GMT too.
-  const date = Date.parse(/GMT$/.test(text) ? text : `${text} GMT`);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+function opensWithMarkup(bytes: Uint8Array): boolean {
+  for (const byte of bytes) if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) return byte === 0x3c;
+  return false;
 }
 
-/** What a message says of a Retry-After longer than the cap. */
-const cappedNote = (asked: number) =>
-  ` (Retry-After asks for ${age(asked / 1000)}; a source waits at most ${age(maxRetryAfterMs / 1000)})`;
-
-async function readCapped(response: Response, where: string, context: SourceContext): Promise<Uint8Array> {
+/**
+ * The body, at most `maxBytes`; a JSON body (`scan`) is checked against its bounds chunk by chunk as it arrives, so
+ * a hostile one is dropped at its first chunk past them, never read whole, decoded or parsed.
+ */
+async function readCapped(
+  response: Response,
+  where: string,
+  context: SourceContext,
+  scan?: JsonBoundsScan,
+): Promise<Uint8Array> {
   const declared = Number(response.headers.get('content-length') ?? '0');
   if (declared > maxBytes)
     throw new SourceError(
@@ -161,6 +150,15 @@ async function readCapped(response: Response, where: string, context: SourceCont
     if (size > maxBytes) {
       await reader.cancel();
       throw new SourceError(`${context.name}: ${where}: response is larger than the ${maxBytes} bytes allowed`);
+    }
+    // A body that opens like markup is no JSON to bound: getJson names the HTML page it is.
+    if (scan && size === value.byteLength && opensWithMarkup(value)) scan = undefined;
+    try {
+      scan?.feed(value);
+    } catch (error) {
+      if (!(error instanceof JsonBoundsError)) throw error;
+      await reader.cancel();
+      throw new SourceError(`${context.name}: ${where}: refused before parsing: ${error.message}`, { cause: error });
     }
     chunks.push(value);
   }
@@ -195,7 +193,7 @@ export const snippet = (body: string) => {
 /** Try the envelope on a body that may be JSON; used to explain an HTTP error status. */
 function envelopeOf(bytes: Uint8Array, spec: RequestSpec): { body: unknown; problem?: EnvelopeProblem } {
   try {
-    const body = parseJsonExact(utf8.decode(bytes));
+    const body = parseSourceJson(utf8.decode(bytes));
     const problem = spec.envelope?.(body) ?? genericEnvelope(body);
     return problem ? { body, problem } : { body };
   } catch {
@@ -246,7 +244,7 @@ export async function fetchWithRetries<T>(
         headers: { accept: 'application/json, application/xml;q=0.9, */*;q=0.5', ...spec.headers },
         signal,
       });
-      const bytes = await readCapped(response, where, context);
+      const bytes = await readCapped(response, where, context, spec.json ? new JsonBoundsScan() : undefined);
       const contentType = response.headers.get('content-type') ?? '';
       if (!response.ok && !(response.status === 304 && spec.conditional)) {
         const { body, problem } = envelopeOf(bytes, spec);
@@ -308,7 +306,7 @@ export function getJson(
   target: HttpTarget,
   spec: RequestSpec,
 ): Promise<{ where: string; body: unknown }> {
-  return fetchWithRetries(context, target, spec, (fetched) => {
+  return fetchWithRetries(context, target, { ...spec, json: true }, (fetched) => {
     const text = utf8.decode(fetched.bytes);
     const fail = (problem: string, extra: ErrorExtra = {}) =>
       new SourceError(`${context.name}: ${fetched.where}: ${problem}`, extra);
@@ -319,8 +317,9 @@ export function getJson(
     if (text.trim() === '') throw fail(`got an empty body instead of JSON (HTTP ${fetched.status})`);
     let body: unknown;
     try {
-      body = parseJsonExact(text);
+      body = parseSourceJson(text);
     } catch (cause) {
+      if (cause instanceof JsonBoundsError) throw fail(`refused before parsing: ${cause.message}`, { cause });
       throw fail(`not valid JSON (${(cause as Error).message}): ${snippet(text)}`, { cause });
     }
     const problem = spec.envelope?.(body);

@@ -34,6 +34,8 @@ function source(options: Record<string, unknown>, competes: FeedPair[] = pairs):
 }
 
 const env = { RATEFILE_BESTCHANGE_KEY: testKey };
+/** Issue 33's answer: `{"rates":` + 5,000,000 × `[` + 5,000,000 × `]` + `}`, 10,000,010 bytes. */
+const hostileNesting = `{"rates":${'['.repeat(5_000_000)}${']'.repeat(5_000_000)}}`;
 let now = new Date('2026-11-21T12:00:00Z');
 const deps = (extra: { cache?: QuoteCache; env?: Record<string, string> } = {}) => ({
   configDir: '/nonexistent',
@@ -248,6 +250,11 @@ describe('bestchange source, api: v2', () => {
   });
 
   const broken: [string, (endpoint: string, n: number) => { body?: string; status?: number } | undefined, RegExp][] = [
+    [
+      'JSON nested 5,000,000 deep in 10,000,010 bytes (under the 10 MB cap)',
+      (endpoint) => (endpoint === 'rates' ? { body: hostileNesting } : undefined),
+      /rates\/ \(batch 1 of 1, 4 pairs\): refused before parsing: JSON nested more than 64 levels deep \(level 65 opens at character 73\); expected at most 64$/,
+    ],
     [
       'truncated JSON',
       (endpoint) => (endpoint === 'rates' ? { body: '{"rates":{"42-93":[{"changer":40,"rate":"50' } : undefined),

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getJson, httpTarget, retryAfterMs } from '../../src/sources/http.js';
-import { parseJsonExact, priceText } from '../../src/sources/values.js';
+import { JsonBoundsError, JsonBoundsScan } from '../../src/sources/json-bounds.js';
+import { parseJsonExact, parseSourceJson, priceText } from '../../src/sources/values.js';
 import { startReplay, type ReplayServer } from '../support/replay.js';
 import { contextFor, sourceError } from './contract.js';
 
@@ -87,6 +88,30 @@ describe('values as sources send them', () => {
     });
     expect(() => parseJsonExact('{"a": 01}')).toThrow(SyntaxError);
     expect(() => parseJsonExact('{"a": 1')).toThrow(SyntaxError);
+  });
+
+  it('bounds nesting at 64 levels before parsing; brackets inside strings, escaped quotes included, count for nothing', () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    expect(() => parseSourceJson(nested(64))).not.toThrow();
+    expect(() => parseSourceJson(nested(65))).toThrow(
+      new JsonBoundsError('JSON nested more than 64 levels deep (level 65 opens at character 65); expected at most 64'),
+    );
+    const strings = `{"a": "[[[[\\"[[[", "b\\\\": "${'{'.repeat(100)}", "c": ["\\\\", ${nested(62)}]}`;
+    expect(parseSourceJson(strings)).toMatchObject({ a: '[[[["[[[', 'b\\': '{'.repeat(100) });
+    // The same, a byte at a time: an escape split between two chunks of an answer is still an escape.
+    const scan = new JsonBoundsScan();
+    for (const byte of Buffer.from(`${strings}`)) scan.feed(Uint8Array.of(byte));
+    const deeper = new JsonBoundsScan();
+    expect(() => {
+      for (const byte of Buffer.from(`["\\\\", ${nested(64)}]`)) deeper.feed(Uint8Array.of(byte));
+    }).toThrow(/level 65 opens at character 71/);
+  });
+
+  it('bounds the values of one answer at 500,000', () => {
+    expect(() => parseSourceJson(`[${'1,'.repeat(499_999)}1]`)).not.toThrow();
+    expect(() => parseSourceJson(`[${'1,'.repeat(500_000)}1]`)).toThrow(/JSON of more than 500,000 values/);
+    // Commas inside strings are no values.
+    expect(() => parseSourceJson(`["${','.repeat(600_000)}"]`)).not.toThrow();
   });
 
   it.each([
