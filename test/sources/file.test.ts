@@ -70,6 +70,13 @@ describe('file source: a bad entry drops only its quote', () => {
     );
   });
 
+  it('an object of 450,000 keys is one line, not a problem per key', async () => {
+    const keys = `{${Array.from({ length: 450_000 }, (_, i) => `"k${i}":1`).join(',')}}`;
+    await expect(readQuotes(keys)).rejects.toThrow(
+      /^backoffice: .*quotes\.json: expected a list of quotes, bare or as \{"quotes": \[\.\.\.\]\}, got an object of 450000 keys \("k0", "k1", "k2", …\)$/,
+    );
+  });
+
   it('a file of the wrong shape still fails the source as a whole', async () => {
     await expect(readQuotes('{"rates": []}')).rejects.toThrow(/backoffice: .*quotes\.json: \d+ problems?/);
   });
