@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getJson, httpTarget, retryAfterMs } from '../../src/sources/http.js';
 import { JsonBoundsError, JsonBoundsScan } from '../../src/sources/json-bounds.js';
 import { parseJsonExact, parseSourceJson, priceText } from '../../src/sources/values.js';
+import { xmlBoundsProblem } from '../../src/sources/xml.js';
 import { startReplay, type ReplayServer } from '../support/replay.js';
 import { contextFor, sourceError } from './contract.js';
 
@@ -105,6 +106,20 @@ describe('values as sources send them', () => {
     expect(() => {
       for (const byte of Buffer.from(`["\\\\", ${nested(64)}]`)) deeper.feed(Uint8Array.of(byte));
     }).toThrow(/level 65 opens at character 71/);
+  });
+
+  it('bounds XML the same: 64 levels, 500,000 elements; comments, CDATA, self-closed and quoted ">" count for nothing', () => {
+    const nested = (depth: number) => `${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}`;
+    expect(xmlBoundsProblem(`<?xml version="1.0"?>${nested(64)}`)).toBeUndefined();
+    expect(xmlBoundsProblem(nested(65))).toBe(
+      'XML nested more than 64 levels deep (level 65 opens at character 193); expected at most 64',
+    );
+    const inert = `<r>${'<b x="a>b" y=\'<c>\'/>'.repeat(100)}<!-- ${'<a>'.repeat(100)} --><![CDATA[${'<a>'.repeat(100)}]]>${nested(63)}</r>`;
+    expect(xmlBoundsProblem(inert)).toBeUndefined();
+    expect(xmlBoundsProblem(`<r>${'<b/>'.repeat(499_999)}</r>`)).toBeUndefined();
+    expect(xmlBoundsProblem(`<r>${'<b/>'.repeat(500_000)}</r>`)).toBe(
+      'XML of more than 500,000 elements; expected at most 500,000',
+    );
   });
 
   it('bounds the values of one answer at 500,000', () => {
