@@ -28,12 +28,18 @@ export class NotRegularFileError extends Error {
  * The text of a regular file and its stats from the same open. O_NONBLOCK makes opening a FIFO return at once
  * (a blocking open waits for a writer, forever, in a thread of the pool); it changes nothing for a regular file.
  * The check is on the opened file (fstat), so a path swapped between a check and the open cannot slip through.
+ * A file larger than `maxBytes` is refused unread.
  */
-export async function readRegularFile(path: string): Promise<{ text: string; stats: Stats }> {
+export async function readRegularFile(
+  path: string,
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<{ text: string; stats: Stats }> {
   const handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw new NotRegularFileError(path, fileKind(stats));
+    // Bounded before reading: a runaway writer's gigabyte must not be read into memory.
+    if (stats.size > maxBytes) throw new Error(`${stats.size} bytes, more than the ${maxBytes} allowed`);
     return { text: await handle.readFile('utf8'), stats };
   } finally {
     await handle.close();

@@ -11,6 +11,8 @@ export class QuoteCache {
   readonly background: boolean;
   /** Feed fetches under way in the background, by source name: at most one per source. */
   readonly fetching = new Map<string, { since: number; done: Promise<void> }>();
+  /** What sources keep between fetches beyond their last good result (`SourceContext.kept`), by their own keys. */
+  readonly kept = new Map<string, unknown>();
   readonly #stopper = new AbortController();
   /** Told of each background fetch that failed, with when the source is asked next (the service logs it). */
   readonly onFeedFailure: ((failure: string, nextTry: Date) => void) | undefined;

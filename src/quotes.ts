@@ -117,14 +117,16 @@ async function fetchSource(
   }
   report.error = failure;
   // The last good quotes stand in while they are younger than the source's maxAge (a daily fixing does
-  // not go wrong because one refetch failed); a source without a maxAge gets no stand-in.
+  // not go wrong because one refetch failed); with `maxAge: "off"` they stand in however old, as the operator
+  // said they never expire: a half-written quotes file must not withhold every direction until the next read.
   // A feed has no quote times: the last good one stands in while it was fetched within maxAge.
   if (entry?.feed && (maxAge === undefined || now - entry.fetchedAt <= maxAge)) {
     report.error = `${failure} (using its last good feed, fetched ${clock(entry.fetchedAt)})`;
     return use([], [], entry.fetchedAt, 'fallback', entry.feed);
   }
-  if (entry && maxAge !== undefined) {
-    const fresh = entry.quotes.filter((quote) => now - quote.time.getTime() <= maxAge);
+  if (entry) {
+    const fresh =
+      maxAge === undefined ? entry.quotes : entry.quotes.filter((quote) => now - quote.time.getTime() <= maxAge);
     if (fresh.length > 0) {
       report.error = `${failure} (using its last good quotes, fetched ${clock(entry.fetchedAt)})`;
       return use(fresh, [], entry.fetchedAt, 'fallback');

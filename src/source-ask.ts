@@ -79,6 +79,7 @@ export async function askSource(
     ...(previous ? { previous } : {}),
     ...(source.competes ? { competes: source.competes } : {}),
     ...(previousStale ? { previousStale } : {}),
+    ...(deps.cache ? { kept: deps.cache.kept } : {}),
   };
   const result = await definition.fetchQuotes(source.options, context);
   const {

@@ -44,10 +44,28 @@ export interface V2State {
 }
 
 /**
- * The last catalogue read per source options object (the loaded config's, frozen: a reload brings a new one and
- * starts afresh), also when the fetch failed after it; the feed's own `BestChangeState.v2` covers the rest.
+ * The last catalogue read, also when the fetch failed after it (a 429 on `rates`), so the next try asks `rates`
+ * only; the feed's own `BestChangeState.v2` covers the rest. Kept in the service's cache (`context.kept`) by source
+ * name, valid for the hosts and city names it was read with: the service loads the config afresh for every build,
+ * so the options object is new each time. Without a cache (`ratefile build`, one fetch), by the options object.
  */
 const catalogues = new WeakMap<object, V2State>();
+const keptKey = (name: string) => `bestchange-v2 catalogue: ${name}`;
+
+function keptCatalogue(options: V2Options, context: SourceContext, hosts: readonly string[]) {
+  const fingerprint = JSON.stringify([hosts, options.cities ?? {}]);
+  return {
+    get(): V2State | undefined {
+      if (!context.kept) return catalogues.get(options);
+      const kept = context.kept.get(keptKey(context.name)) as { fingerprint: string; state: V2State } | undefined;
+      return kept?.fingerprint === fingerprint ? kept.state : undefined;
+    },
+    set(state: V2State): void {
+      if (context.kept) context.kept.set(keptKey(context.name), { fingerprint, state });
+      else catalogues.set(options, state);
+    },
+  };
+}
 
 /** The hosts asked, in order: RATEFILE_BESTCHANGE_URL or `baseUrl` or www.bestchange.app, then the mirrors. */
 export function v2Hosts(options: V2Options, context: SourceContext): string[] {
@@ -116,7 +134,8 @@ export async function fetchV2(
 
   const now = context.now().getTime();
   const refresh = options.catalogueRefresh ?? defaultCatalogueRefreshMs;
-  const kept = catalogues.get(options);
+  const keeping = keptCatalogue(options, context, hosts);
+  const kept = keeping.get();
   let state = kept && (!previous || kept.catalogueAt > previous.catalogueAt) ? kept : previous;
   if (!state || now - state.catalogueAt >= refresh) {
     const currencies = await ask(`currencies/${lang}`, `currencies/${lang}`, parseCurrencies);
@@ -124,7 +143,7 @@ export async function fetchV2(
     const changers = await ask(`changers/${lang}`, `changers/${lang}`, parseChangers);
     state = { catalogue: { currencies, cities, changers }, catalogueAt: now };
     // Kept at once: a `rates` batch failing after it must not cost another read of the catalogues next time.
-    catalogues.set(options, state);
+    keeping.set(state);
   }
   const { catalogue } = state;
   const { tokens, problems } = ratesTokens(context.competes ?? [], catalogue);

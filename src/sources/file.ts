@@ -7,7 +7,7 @@ import { pairText, price } from '../config/fields.js';
 import { commonOptions, watchOption } from './options.js';
 import { defineSource, type RawQuote } from './source.js';
 import { readJsonFile } from './json-file.js';
-import { isRecord } from './values.js';
+import { isRecord, shown } from './values.js';
 import { plural } from '../words.js';
 
 const quoteEntry = z.strictObject({
@@ -21,6 +21,9 @@ const quoteEntry = z.strictObject({
     })
     .optional(),
 });
+
+/** More keys than this at the top of the file: not a quotes file, said in one line. */
+const maxTopKeys = 20;
 
 /** The file holds a list of quotes, bare or under `quotes`; each entry is checked on its own (`quoteEntry`). */
 const quotesFileSchema = z.union([z.array(z.unknown()), z.strictObject({ quotes: z.array(z.unknown()) })]);
@@ -36,6 +39,18 @@ export const fileSource = defineSource({
   async fetchQuotes(options, context) {
     const path = resolve(context.configDir, options.path);
     const { data, modified } = await readJsonFile(context.name, path, 'quotes');
+    // An object of many keys is no quotes file, and one "unknown key" line each would flood the log (and, by the
+    // hundred thousand, overflow the stack of the schema's checks): one line says what it is.
+    if (isRecord(data) && Object.keys(data).length > maxTopKeys) {
+      const keys = Object.keys(data);
+      throw new RatefileError(
+        'E_SOURCE',
+        `${context.name}: ${path}: expected a list of quotes, bare or as {"quotes": [...]}, got an object of ${keys.length} keys (${keys
+          .slice(0, 3)
+          .map((key) => shown(key))
+          .join(', ')}, …)`,
+      );
+    }
     const parsed = quotesFileSchema.safeParse(data, { reportInput: true });
     if (!parsed.success) {
       const problems = problemsFromIssues(parsed.error.issues, quotesFileSchema);

@@ -1,10 +1,14 @@
 // HTTP for sources: base URL (config or RATEFILE_<TYPE>_URL), timeout, bounded retries with backoff that honour
-// Retry-After, a size cap, HTML and non-JSON detection, and errors naming the source, the URL path and the problem.
+// Retry-After (capped at 10 minutes), a size cap, HTML and non-JSON detection, and errors naming the source, the URL path and the problem.
 import { RatefileError } from '../errors.js';
 import { redactSecrets } from '../secrets.js';
 import type { SourceContext } from './source.js';
 import { defaultRetries, defaultTimeoutMs } from './options.js';
-import { isRecord, parseJsonExact } from './values.js';
+import { cappedNote, maxInlineWaitMs, maxRetryAfterMs, retryAfterMs } from './retry-after.js';
+
+export { maxInlineWaitMs, maxRetryAfterMs, retryAfterMs };
+import { JsonBoundsError, JsonBoundsScan } from './json-bounds.js';
+import { isRecord, parseSourceJson } from './values.js';
 
 /** A source failure; `transient` ones are retried; `retryAfterMs` says how long the source asked not to be called. */
 export class SourceError extends RatefileError {
@@ -83,6 +87,8 @@ export interface RequestSpec {
   conditional?: boolean;
   /** How messages name the request instead of `GET <path>`: a path that holds a key (BestChange v2) never shows. */
   label?: string;
+  /** A JSON answer: its nesting and values are bounded as it arrives (`JsonBoundsScan`). */
+  json?: boolean;
 }
 
 export interface Fetched {
@@ -96,8 +102,6 @@ export interface Fetched {
 }
 
 const maxBytes = 10 * 1024 * 1024;
-/** The longest Retry-After waited for inside one build; a longer one stops the source until it has passed. */
-export const maxInlineWaitMs = 5_000;
 const backoffMs = (attempt: number) => 250 * 2 ** attempt;
 
 function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -115,15 +119,21 @@ function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Retry-After as milliseconds: delay-seconds or an HTTP date. */
-export function retryAfterMs(header: string | null, now: number = Date.now()): number | undefined {
-  if (header === null) return undefined;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+function opensWithMarkup(bytes: Uint8Array): boolean {
+  for (const byte of bytes) if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) return byte === 0x3c;
+  return false;
 }
 
-async function readCapped(response: Response, where: string, context: SourceContext): Promise<Uint8Array> {
+/**
+ * The body, at most `maxBytes`; a JSON body (`scan`) is checked against its bounds chunk by chunk as it arrives, so
+ * a hostile one is dropped at its first chunk past them, never read whole, decoded or parsed.
+ */
+async function readCapped(
+  response: Response,
+  where: string,
+  context: SourceContext,
+  scan?: JsonBoundsScan,
+): Promise<Uint8Array> {
   const declared = Number(response.headers.get('content-length') ?? '0');
   if (declared > maxBytes)
     throw new SourceError(
@@ -140,6 +150,15 @@ async function readCapped(response: Response, where: string, context: SourceCont
     if (size > maxBytes) {
       await reader.cancel();
       throw new SourceError(`${context.name}: ${where}: response is larger than the ${maxBytes} bytes allowed`);
+    }
+    // A body that opens like markup is no JSON to bound: getJson names the HTML page it is.
+    if (scan && size === value.byteLength && opensWithMarkup(value)) scan = undefined;
+    try {
+      scan?.feed(value);
+    } catch (error) {
+      if (!(error instanceof JsonBoundsError)) throw error;
+      await reader.cancel();
+      throw new SourceError(`${context.name}: ${where}: refused before parsing: ${error.message}`, { cause: error });
     }
     chunks.push(value);
   }
@@ -174,7 +193,7 @@ export const snippet = (body: string) => {
 /** Try the envelope on a body that may be JSON; used to explain an HTTP error status. */
 function envelopeOf(bytes: Uint8Array, spec: RequestSpec): { body: unknown; problem?: EnvelopeProblem } {
   try {
-    const body = parseJsonExact(utf8.decode(bytes));
+    const body = parseSourceJson(utf8.decode(bytes));
     const problem = spec.envelope?.(body) ?? genericEnvelope(body);
     return problem ? { body, problem } : { body };
   } catch {
@@ -200,7 +219,8 @@ type ErrorExtra = ConstructorParameters<typeof SourceError>[1];
  * GET with the target's timeout and bounded retries, then `read` the response (which throws SourceError,
  * transient or not). Retried: network errors, timeouts, 408, 429, 5xx and transient envelope problems, after
  * a backoff (250 ms, 500 ms, …) or the Retry-After the server asked for, if that is at most 5 s; a longer
- * Retry-After ends the attempts at once and is passed on, so the caller does not ask again before it.
+ * Retry-After ends the attempts at once and is passed on (at most `maxRetryAfterMs`), so the caller does not ask
+ * again before it.
  */
 export async function fetchWithRetries<T>(
   context: SourceContext,
@@ -224,7 +244,7 @@ export async function fetchWithRetries<T>(
         headers: { accept: 'application/json, application/xml;q=0.9, */*;q=0.5', ...spec.headers },
         signal,
       });
-      const bytes = await readCapped(response, where, context);
+      const bytes = await readCapped(response, where, context, spec.json ? new JsonBoundsScan() : undefined);
       const contentType = response.headers.get('content-type') ?? '';
       if (!response.ok && !(response.status === 304 && spec.conditional)) {
         const { body, problem } = envelopeOf(bytes, spec);
@@ -232,12 +252,15 @@ export async function fetchWithRetries<T>(
         const what =
           problem?.message ??
           (looksLikeHtml(contentType, text) ? htmlPage(text) : text.trim() === '' ? 'empty body' : snippet(text));
-        const asked = retryAfterMs(response.headers.get('retry-after'));
-        throw fail(`HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}: ${what}`, {
+        const asked = retryAfterMs(response.headers.get('retry-after'), context.now().getTime());
+        const capped = asked === undefined ? '' : asked > maxRetryAfterMs ? cappedNote(asked) : '';
+        const pause = asked === undefined ? undefined : Math.min(asked, maxRetryAfterMs);
+        const statusText = response.statusText ? ` ${response.statusText}` : '';
+        throw fail(`HTTP ${response.status}${statusText}: ${what}${capped}`, {
           status: response.status,
           body,
-          retryAfterMs: asked,
-          transient: transientStatus(response.status) && (asked === undefined || asked <= maxInlineWaitMs),
+          retryAfterMs: pause,
+          transient: transientStatus(response.status) && (pause === undefined || pause <= maxInlineWaitMs),
         });
       }
       return read({ where, status: response.status, contentType, bytes, headers: response.headers });
@@ -283,7 +306,7 @@ export function getJson(
   target: HttpTarget,
   spec: RequestSpec,
 ): Promise<{ where: string; body: unknown }> {
-  return fetchWithRetries(context, target, spec, (fetched) => {
+  return fetchWithRetries(context, target, { ...spec, json: true }, (fetched) => {
     const text = utf8.decode(fetched.bytes);
     const fail = (problem: string, extra: ErrorExtra = {}) =>
       new SourceError(`${context.name}: ${fetched.where}: ${problem}`, extra);
@@ -294,8 +317,9 @@ export function getJson(
     if (text.trim() === '') throw fail(`got an empty body instead of JSON (HTTP ${fetched.status})`);
     let body: unknown;
     try {
-      body = parseJsonExact(text);
+      body = parseSourceJson(text);
     } catch (cause) {
+      if (cause instanceof JsonBoundsError) throw fail(`refused before parsing: ${cause.message}`, { cause });
       throw fail(`not valid JSON (${(cause as Error).message}): ${snippet(text)}`, { cause });
     }
     const problem = spec.envelope?.(body);

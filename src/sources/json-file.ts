@@ -3,12 +3,16 @@
 import { RatefileError } from '../errors.js';
 import { readRegularFile } from '../files.js';
 import { jsonSyntaxError } from './syntax.js';
-import { parseJsonExact } from './values.js';
+import { JsonBoundsError } from './json-bounds.js';
+import { parseSourceJson } from './values.js';
+
+/** The largest quotes or reserves file read, as for an HTTP answer: 10 MB is some 100,000 quotes. */
+export const maxSourceFileBytes = 10 * 1024 * 1024;
 
 /**
  * A JSON file a back office writes (quotes or reserves), read in one open so its time and text agree; numbers
- * kept as decimal text (`parseJsonExact`). Fails with E_SOURCE naming the source and file: unreadable, or not
- * JSON with the line and column on one line.
+ * kept as decimal text (`parseSourceJson`: nesting bounded). Fails with E_SOURCE naming the source and file: unreadable
+ * or too large, nested too deep, or not JSON with the line and column on one line.
  */
 export async function readJsonFile(
   source: string,
@@ -19,7 +23,7 @@ export async function readJsonFile(
   let modified: Date;
   try {
     // One open for time and text; a FIFO or a device in place of the file is refused, never waited on.
-    const read = await readRegularFile(path);
+    const read = await readRegularFile(path, maxSourceFileBytes);
     modified = read.stats.mtime;
     text = read.text;
   } catch (cause) {
@@ -29,8 +33,12 @@ export async function readJsonFile(
   }
   try {
     // Numbers kept as their text: a price written as a JSON number is not rounded through a float.
-    return { data: parseJsonExact(text), modified };
+    return { data: parseSourceJson(text), modified };
   } catch (cause) {
+    if (cause instanceof JsonBoundsError)
+      throw new RatefileError('E_SOURCE', `${source}: ${path}: refused before parsing: ${cause.message}`, {
+        cause,
+      });
     const error = jsonSyntaxError(text);
     const where = error
       ? `line ${error.line}, column ${error.column}: ${error.problem}`

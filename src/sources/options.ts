@@ -66,7 +66,7 @@ export const httpOptions = {
   retries: integer(0, 5, 'an integer 0..5')
     .optional()
     .describe(
-      'Retries after a timeout, a network error, a 5xx or a 429 (default 2), with backoff; Retry-After is honoured.',
+      'Retries after a timeout, a network error, a 5xx or a 429 (default 2), with backoff; Retry-After is honoured, for 10 minutes at most.',
     ),
 };
 

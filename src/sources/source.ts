@@ -48,6 +48,12 @@ export interface SourceContext {
   competes?: readonly FeedPair[];
   /** `previous` is older than the source's maxAge: still good for a conditional request, no yardstick for the row count. */
   previousStale?: boolean;
+  /**
+   * What a source keeps between its fetches beyond its last good result (API v2: the catalogues read before a
+   * failed `rates`), by the source's own key: the service's QuoteCache's, so it outlives the config objects a
+   * reload replaces; absent in `ratefile build`.
+   */
+  kept?: Map<string, unknown>;
 }
 
 /** What a feed source (one that provides no quotes, like `bestchange`) returns instead: a parsed feed. */

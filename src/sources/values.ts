@@ -1,6 +1,7 @@
 // What sources send, made safe: JSON whose numbers stay decimal text, prices checked as decimal strings, pair lists.
 import { Decimal, MAX_QUOTE_DIGITS, writtenDigits } from '../decimal.js';
 import { redactSecrets } from '../secrets.js';
+import { checkJsonBounds } from './json-bounds.js';
 import type { RawQuote } from './source.js';
 
 const numberToken = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
@@ -28,6 +29,15 @@ export function parseJsonExact(text: string, mark = ''): unknown {
     }
   }
   return JSON.parse(out + text.slice(start)) as unknown;
+}
+
+/**
+ * A source's JSON (an API's answer, a back office's file): `parseJsonExact` after an allocation-free pass that
+ * refuses it past `sourceJsonBounds` (JsonBoundsError), so a hostile one costs no more than reading it.
+ */
+export function parseSourceJson(text: string): unknown {
+  checkJsonBounds(text);
+  return parseJsonExact(text);
 }
 
 export const isRecord = (value: unknown): value is Record<string, unknown> =>

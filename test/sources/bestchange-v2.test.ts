@@ -34,6 +34,8 @@ function source(options: Record<string, unknown>, competes: FeedPair[] = pairs):
 }
 
 const env = { RATEFILE_BESTCHANGE_KEY: testKey };
+/** Issue 33's answer: `{"rates":` + 5,000,000 × `[` + 5,000,000 × `]` + `}`, 10,000,010 bytes. */
+const hostileNesting = `{"rates":${'['.repeat(5_000_000)}${']'.repeat(5_000_000)}}`;
 let now = new Date('2026-11-21T12:00:00Z');
 const deps = (extra: { cache?: QuoteCache; env?: Record<string, string> } = {}) => ({
   configDir: '/nonexistent',
@@ -188,6 +190,44 @@ describe('bestchange source, api: v2', () => {
     }
   });
 
+  it('429 on rates under a quota of 3 requests a minute: only rates is asked again, also across config reloads', async () => {
+    // The service loads the config afresh for every build: each fetch gets new options objects.
+    const cache = new QuoteCache({ background: true });
+    const asked: number[] = [];
+    server.fault = () => {
+      const at = now.getTime();
+      while (asked.length > 0 && asked[0]! <= at - 60_000) asked.shift();
+      if (asked.length < 3) return void asked.push(at);
+      return { status: 429, headers: { 'retry-after': String(Math.ceil((asked[0]! + 60_000 - at) / 1000)) } };
+    };
+    const results: (string | undefined)[] = [];
+    for (let build = 0; build < 8; build++) {
+      const bc = source({ baseUrl: server.url, refresh: '30s' });
+      await fetchQuotes([bc], deps({ cache }));
+      await cache.settled();
+      results.push((await fetchQuotes([bc], deps({ cache }))).reports[0]?.error);
+      now = new Date(now.getTime() + 30_000);
+    }
+    expect(results[0]).toMatch(/rates\/ \(batch 1 of 1, 4 pairs\): HTTP 429 Too Many Requests/);
+    expect(results.slice(2)).toEqual(Array(6).fill(undefined));
+    expect(['currencies', 'cities', 'changers'].map((endpoint) => server.count(endpoint))).toEqual([1, 1, 1]);
+  });
+
+  it('429 with a Retry-After of days: asked again after 10 minutes', async () => {
+    const cache = new QuoteCache();
+    server.fault = (endpoint, n) =>
+      endpoint === 'rates' && n === 1 ? { status: 429, headers: { 'retry-after': '999999' } } : undefined;
+    const { reports } = await fetchQuotes([source({ baseUrl: server.url })], deps({ cache }));
+    expect(reports[0]?.error).toMatch(/HTTP 429 .*\(Retry-After asks for 12 days; a source waits at most 10 min\)/);
+    now = new Date(now.getTime() + 9 * 60_000);
+    const early = await fetchQuotes([source({ baseUrl: server.url })], deps({ cache }));
+    expect(early.reports[0]?.error).toMatch(/next try after 2026-11-21T12:10:00Z/);
+    now = new Date(now.getTime() + 60_000);
+    const later = await fetchQuotes([source({ baseUrl: server.url })], deps({ cache }));
+    expect(later.reports[0]?.error).toBeUndefined();
+    expect(['currencies', 'rates'].map((endpoint) => server.count(endpoint))).toEqual([1, 2]);
+  });
+
   it('a host down: the next one answers', async () => {
     const mirror = await startV2();
     try {
@@ -210,6 +250,11 @@ describe('bestchange source, api: v2', () => {
   });
 
   const broken: [string, (endpoint: string, n: number) => { body?: string; status?: number } | undefined, RegExp][] = [
+    [
+      'JSON nested 5,000,000 deep in 10,000,010 bytes (under the 10 MB cap)',
+      (endpoint) => (endpoint === 'rates' ? { body: hostileNesting } : undefined),
+      /rates\/ \(batch 1 of 1, 4 pairs\): refused before parsing: JSON nested more than 64 levels deep \(level 65 opens at character 73\); expected at most 64$/,
+    ],
     [
       'truncated JSON',
       (endpoint) => (endpoint === 'rates' ? { body: '{"rates":{"42-93":[{"changer":40,"rate":"50' } : undefined),

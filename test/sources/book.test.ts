@@ -102,22 +102,38 @@ describe('fetchQuotes: refresh intervals, last good quotes, priorities', () => {
     expect(stale.book.size).toBe(0);
   });
 
-  it('gives a source without a maximum age (maxAge: off) no stand-in', async () => {
+  it('maxAge "off": a half-written file keeps the last good quotes standing in, however old, the failure reported', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ratefile-book-'));
     try {
-      await writeFile(join(dir, 'quotes.json'), JSON.stringify([{ pair: 'BTC/USDT', bid: '1', ask: '2' }]));
+      const quotes = [
+        { pair: 'BTC/USDT', bid: '1', ask: '2', time: '2026-11-21T12:00:00Z' },
+        { pair: 'USDT/RUB', bid: '92.10', ask: '92.35', time: '2026-11-21T12:00:00Z' },
+      ];
+      await writeFile(join(dir, 'quotes.json'), JSON.stringify({ quotes }));
       const source: SourceConfig = {
         name: 'backoffice',
         type: 'file',
         options: { type: 'file', path: 'quotes.json', maxAge: Number.POSITIVE_INFINITY },
       };
       const cache = new QuoteCache();
-      const at = (time: string) => ({ ...deps(time, cache), configDir: dir });
-      expect((await fetchQuotes([source], at('2026-11-21T12:00:00Z'))).book.size).toBe(1);
+      const at = (time: string) => ({ ...deps(time, cache), configDir: dir, dropStale: true });
+      expect((await fetchQuotes([source], at('2026-11-21T12:00:00Z'))).book.size).toBe(2);
+      // A back office writing the file in place, caught half-way (or `cp` over it).
       await writeFile(join(dir, 'quotes.json'), '{"quotes": [');
-      const broken = await fetchQuotes([source], at('2026-11-21T12:00:30Z'));
-      expect(broken.reports[0]?.ok).toBe(false);
-      expect(broken.book.size).toBe(0);
+      // A week later still: "off" is no age limit, for the stand-in too.
+      for (const time of ['2026-11-21T12:00:30Z', '2026-11-28T12:00:00Z']) {
+        const broken = await fetchQuotes([source], at(time));
+        expect(broken.reports[0]).toMatchObject({ ok: false, reused: 'fallback', quotes: 2 });
+        expect(broken.reports[0]?.error).toMatch(
+          /^backoffice: .*quotes\.json: not valid JSON: .* \(using its last good quotes, fetched 2026-11-21T12:00:00Z\)$/,
+        );
+        expect([...broken.book.keys()].sort()).toEqual(['BTC/USDT', 'USDT/RUB']);
+      }
+      // The next good read replaces them.
+      await writeFile(join(dir, 'quotes.json'), JSON.stringify({ quotes: quotes.slice(1) }));
+      const fixed = await fetchQuotes([source], at('2026-11-28T12:00:01Z'));
+      expect(fixed.reports[0]).toMatchObject({ ok: true, quotes: 1 });
+      expect([...fixed.book.keys()]).toEqual(['USDT/RUB']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

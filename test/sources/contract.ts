@@ -1,10 +1,11 @@
 // The contract every HTTP source keeps, run by each test/sources/<name>.test.ts against its recorded responses
 // on a loopback replay server: normal response, HTML page, error envelope, missing symbol, zero price, a body
-// that cannot be read, timeout, 429 then success, a long Retry-After, 5xx then success, a server that is down.
+// that cannot be read, timeout, 429 then success, a long Retry-After (capped at 10 minutes, or an HTTP date), 5xx
+// then success, a server that is down.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RatefileError } from '../../src/errors.js';
 import { fetchQuotes, QuoteCache } from '../../src/quotes.js';
-import type { SourceError } from '../../src/sources/http.js';
+import { maxRetryAfterMs, type SourceError } from '../../src/sources/http.js';
 import { sourceDefinition } from '../../src/sources/index.js';
 import type { RawQuote, SourceContext, SourceResult } from '../../src/sources/source.js';
 import { fixture, startReplay, type ReplayResponse, type ReplayServer } from '../support/replay.js';
@@ -252,6 +253,48 @@ export function testSource(spec: ContractSpec): void {
       serve(spec.normal);
       const later = await fetchQuotes(source, deps('2026-11-21T12:02:01Z'));
       expect(later.reports[0]?.ok).toBe(true);
+    });
+
+    it('caps a Retry-After of days (999999 s) at 10 minutes: asked again 10 minutes later, not in 11.6 days', async () => {
+      const limited = {
+        status: 429,
+        headers: { 'retry-after': '999999' },
+        ...(spec.rateLimited ?? { body: 'Too Many Requests' }),
+      };
+      serve(limited);
+      const error = await sourceError(run({ ...options, retries: 2 }), type, path);
+      expect(error.message).toContain('HTTP 429');
+      expect(error.message).toContain('(Retry-After asks for 12 days; a source waits at most 10 min)');
+      expect(error.retryAfterMs).toBe(maxRetryAfterMs);
+
+      serve(limited, spec.normal);
+      const cache = new QuoteCache();
+      const deps = (at: string) => ({
+        configDir: '/nonexistent',
+        fetch: globalThis.fetch,
+        now: () => new Date(at),
+        env: { [`RATEFILE_${type.toUpperCase()}_URL`]: replay.url },
+        cache,
+      });
+      const source = [{ name: 'live', type, options: parse(options) }];
+      await fetchQuotes(source, deps('2026-11-21T12:00:00Z'));
+      const asked = replay.requests.length;
+      const early = await fetchQuotes(source, deps('2026-11-21T12:09:59Z'));
+      expect(replay.requests.length).toBe(asked);
+      expect(early.reports[0]?.error).toMatch(/not asked again before 2026-11-21T12:10:00Z/);
+      const later = await fetchQuotes(source, deps('2026-11-21T12:10:00Z'));
+      expect(later.reports[0]?.ok).toBe(true);
+    });
+
+    it("reads a Retry-After HTTP date on the source's clock", async () => {
+      serve({
+        status: 429,
+        headers: { 'retry-after': 'Sat, 21 Nov 2026 12:02:00 GMT' },
+        ...(spec.rateLimited ?? { body: 'Too Many Requests' }),
+      });
+      const error = await sourceError(run({ ...options, retries: 2 }), type, path);
+      expect(error.retryAfterMs).toBe(120_000);
+      expect(replay.requests.at(-1)?.path).toBe(path);
     });
 
     it('retries a 5xx after a backoff, then succeeds', async () => {

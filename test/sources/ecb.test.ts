@@ -41,6 +41,14 @@ describe('ecb: its own traps', () => {
   });
   afterAll(() => replay.close());
 
+  it('refuses XML nested 700,000 deep (9.1 MB) before validating or parsing it', async () => {
+    serve(`<gesmes:Envelope>${'<Cube>'.repeat(700_000)}${'</Cube>'.repeat(700_000)}</gesmes:Envelope>`);
+    const error = await sourceError(runSource('ecb', {}, replay.url), 'ecb', path);
+    expect(error.message).toBe(
+      `ecb: GET ${path}: refused before parsing: XML nested more than 64 levels deep (level 65 opens at character 396); expected at most 64`,
+    );
+  });
+
   it('takes every currency when no pairs are given', async () => {
     serve(text());
     const result = await runSource('ecb', {}, replay.url);

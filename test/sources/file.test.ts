@@ -60,6 +60,23 @@ describe('file source: a bad entry drops only its quote', () => {
     ]);
   });
 
+  it('a file nested 5,000,000 deep (10,000,010 bytes) is refused before parsing; a file over 10 MB is not read', async () => {
+    const deep = `{"quotes":${'['.repeat(5_000_000)}${']'.repeat(5_000_000)}}`;
+    await expect(readQuotes(deep)).rejects.toThrow(
+      /^backoffice: .*quotes\.json: refused before parsing: JSON nested more than 64 levels deep \(level 65 opens at character 74\); expected at most 64$/,
+    );
+    await expect(readQuotes(' '.repeat(10 * 1024 * 1024 + 1))).rejects.toThrow(
+      /^backoffice: cannot read quotes file .*quotes\.json: 10485761 bytes, more than the 10485760 allowed$/,
+    );
+  });
+
+  it('an object of 450,000 keys is one line, not a problem per key', async () => {
+    const keys = `{${Array.from({ length: 450_000 }, (_, i) => `"k${i}":1`).join(',')}}`;
+    await expect(readQuotes(keys)).rejects.toThrow(
+      /^backoffice: .*quotes\.json: expected a list of quotes, bare or as \{"quotes": \[\.\.\.\]\}, got an object of 450000 keys \("k0", "k1", "k2", …\)$/,
+    );
+  });
+
   it('a file of the wrong shape still fails the source as a whole', async () => {
     await expect(readQuotes('{"rates": []}')).rejects.toThrow(/backoffice: .*quotes\.json: \d+ problems?/);
   });

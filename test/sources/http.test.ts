@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getJson, httpTarget, retryAfterMs } from '../../src/sources/http.js';
-import { parseJsonExact, priceText } from '../../src/sources/values.js';
+import { JsonBoundsError, JsonBoundsScan } from '../../src/sources/json-bounds.js';
+import { parseJsonExact, parseSourceJson, priceText } from '../../src/sources/values.js';
+import { xmlBoundsProblem } from '../../src/sources/xml.js';
 import { startReplay, type ReplayServer } from '../support/replay.js';
 import { contextFor, sourceError } from './contract.js';
 
@@ -60,7 +62,15 @@ describe('the HTTP helper of the sources', () => {
     ['7', 7_000],
     [' 0 ', 0],
     ['Sat, 21 Nov 2026 12:01:00 GMT', 60_000],
+    ['Saturday, 21-Nov-26 12:01:00 GMT', 60_000],
+    ['Sat Nov 21 12:01:00 2026', 60_000],
+    ['Sat, 21 Nov 2026 11:00:00 GMT', 0],
+    ['999999', 999_999_000],
     ['soon', undefined],
+    ['2', 2_000],
+    ['-5', undefined],
+    ['2026', 2_026_000],
+    ['21 Nov 2026', undefined],
   ])('reads Retry-After %j', (header, expected) => {
     expect(retryAfterMs(header, Date.parse('2026-11-21T12:00:00Z'))).toBe(expected);
   });
@@ -79,6 +89,44 @@ describe('values as sources send them', () => {
     });
     expect(() => parseJsonExact('{"a": 01}')).toThrow(SyntaxError);
     expect(() => parseJsonExact('{"a": 1')).toThrow(SyntaxError);
+  });
+
+  it('bounds nesting at 64 levels before parsing; brackets inside strings, escaped quotes included, count for nothing', () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    expect(() => parseSourceJson(nested(64))).not.toThrow();
+    expect(() => parseSourceJson(nested(65))).toThrow(
+      new JsonBoundsError('JSON nested more than 64 levels deep (level 65 opens at character 65); expected at most 64'),
+    );
+    const strings = `{"a": "[[[[\\"[[[", "b\\\\": "${'{'.repeat(100)}", "c": ["\\\\", ${nested(62)}]}`;
+    expect(parseSourceJson(strings)).toMatchObject({ a: '[[[["[[[', 'b\\': '{'.repeat(100) });
+    // The same, a byte at a time: an escape split between two chunks of an answer is still an escape.
+    const scan = new JsonBoundsScan();
+    for (const byte of Buffer.from(`${strings}`)) scan.feed(Uint8Array.of(byte));
+    const deeper = new JsonBoundsScan();
+    expect(() => {
+      for (const byte of Buffer.from(`["\\\\", ${nested(64)}]`)) deeper.feed(Uint8Array.of(byte));
+    }).toThrow(/level 65 opens at character 71/);
+  });
+
+  it('bounds XML the same: 64 levels, 500,000 elements; comments, CDATA, self-closed and quoted ">" count for nothing', () => {
+    const nested = (depth: number) => `${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}`;
+    expect(xmlBoundsProblem(`<?xml version="1.0"?>${nested(64)}`)).toBeUndefined();
+    expect(xmlBoundsProblem(nested(65))).toBe(
+      'XML nested more than 64 levels deep (level 65 opens at character 193); expected at most 64',
+    );
+    const inert = `<r>${'<b x="a>b" y=\'<c>\'/>'.repeat(100)}<!-- ${'<a>'.repeat(100)} --><![CDATA[${'<a>'.repeat(100)}]]>${nested(63)}</r>`;
+    expect(xmlBoundsProblem(inert)).toBeUndefined();
+    expect(xmlBoundsProblem(`<r>${'<b/>'.repeat(499_999)}</r>`)).toBeUndefined();
+    expect(xmlBoundsProblem(`<r>${'<b/>'.repeat(500_000)}</r>`)).toBe(
+      'XML of more than 500,000 elements; expected at most 500,000',
+    );
+  });
+
+  it('bounds the values of one answer at 500,000', () => {
+    expect(() => parseSourceJson(`[${'1,'.repeat(499_999)}1]`)).not.toThrow();
+    expect(() => parseSourceJson(`[${'1,'.repeat(500_000)}1]`)).toThrow(/JSON of more than 500,000 values/);
+    // Commas inside strings are no values.
+    expect(() => parseSourceJson(`["${','.repeat(600_000)}"]`)).not.toThrow();
   });
 
   it.each([

@@ -82,6 +82,33 @@ describe('json: its own traps', () => {
     ]);
   });
 
+  it('refuses JSON nested 5,000,000 deep (10,000,010 bytes, under the 10 MB cap) before parsing it, naming the bound', async () => {
+    const hostile = `{"rates":${'['.repeat(5_000_000)}${']'.repeat(5_000_000)}}`;
+    expect(hostile.length).toBe(10_000_010);
+    replay.setRoutes([{ path, responses: [{ body: hostile }] }]);
+    try {
+      const error = await sourceError(run({ pairs }), 'json', path);
+      expect(error.message).toBe(
+        `json: GET ${path}: refused before parsing: JSON nested more than 64 levels deep (level 65 opens at character 73); expected at most 64`,
+      );
+      expect(error.transient).toBe(false);
+    } finally {
+      replay.setRoutes([{ path, responses: [{ fixture: 'json/venue.json' }] }]);
+    }
+  });
+
+  it('refuses an answer of more than 500,000 values before parsing it', async () => {
+    replay.setRoutes([{ path, responses: [{ body: `{"rates":[${'1,'.repeat(500_000)}1]}` }] }]);
+    try {
+      const error = await sourceError(run({ pairs }), 'json', path);
+      expect(error.message).toMatch(
+        /refused before parsing: JSON of more than 500,000 values \(the next at character \d+\); expected at most 500,000$/,
+      );
+    } finally {
+      replay.setRoutes([{ path, responses: [{ fixture: 'json/venue.json' }] }]);
+    }
+  });
+
   it('a path finds only what the body holds (no inherited properties)', async () => {
     const result = await run({ pairs: { 'USDT/RUB': 'data.constructor', 'BTC/RUB': 'data.tickers["BTC-RUB"].bid' } });
     expect(result.problems).toEqual([`USDT/RUB (data.constructor) in GET ${path}: not in the response`]);
