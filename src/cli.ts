@@ -161,15 +161,15 @@ export async function run(argv: readonly string[], overrides: Partial<CliDeps> =
   try {
     await program.parseAsync([...argv]);
     return exitCode;
-  } catch (error) {
+  } catch (caught) {
+    // A port that cannot be bound is the operator's to fix: said as what to do, in either log format, exit 1.
+    const listening = listenProblem(caught);
+    const error = listening === undefined ? caught : new RatefileError('E_PUBLISH', listening);
     if (error instanceof CommanderError) {
       // Help and version end in a CommanderError with code 0; anything else is a usage error.
       return error.exitCode === 0 ? 0 : 2;
     }
     const debug = argv.includes('--debug');
-    // A port that cannot be bound is the operator's to fix: said as what to do, in either log format, exit 1.
-    const listening = listenProblem(error);
-    if (listening !== undefined) error = new RatefileError('E_PUBLISH', listening);
     // With --log-format json, the last words are a JSON line too, so a log shipper sees every line whole.
     if (program.opts<{ logFormat?: string }>().logFormat === 'json') {
       const details = error instanceof RatefileError ? error.details : [];

@@ -14,7 +14,7 @@ import { boundsOf } from './bounds.js';
 import { approxOf, cityField, compareQuick, distrust, placeIn, type CityField } from './field.js';
 import { directionName, percent, plural, show } from '../words.js';
 import { standingOf, type Need } from './standing.js';
-import { rankForm, rankrateOf, rankStanding, rankTerms, rankView } from './rankrate.js';
+import { type OwnFees, rankForm, rankrateOf, rankStanding, rankTerms, rankView } from './rankrate.js';
 import type { QuoteBook } from '../sources/source.js';
 import type { CompeteRule } from '../model.js';
 import type { CompeteOutcome, CompeteWar, PricedDirection, PublishedRate, WithheldDirection } from '../priced.js';
@@ -59,6 +59,8 @@ export interface CompeteDetail {
   /** Our rankrate (give form) at the chosen rate, with our fees at $300, and those $300 in the from asset. */
   rankrate?: Decimal;
   referenceAmount?: Decimal;
+  /** By rankrate: our fees as the rankrate counts them (so `explain` can say what they cost at a rate). */
+  fees?: OwnFees;
   /** The feed is another source's standing in: which, and why. */
   standIn?: string;
   /** The caps that bound the rate (one per city whose need went past its cap). */
@@ -203,7 +205,10 @@ export function competeDirection(
     if (typeof reserve !== 'string' && reserve !== undefined) detail.minReserve = reserve;
     if (state.feed?.order === 'rankrate') detail.order = 'rankrate';
     if (own) detail.rankrate = own;
-    if (ranked) detail.referenceAmount = ranked.amount;
+    if (ranked) {
+      detail.referenceAmount = ranked.amount;
+      detail.fees = ranked.fees;
+    }
     if (state.standIn !== undefined) detail.standIn = state.standIn;
     if (caps) detail.caps = caps;
     if (read) addWar(detail, read);
