@@ -7,12 +7,12 @@ import { Decimal, formatDecimal } from '../decimal.js';
 import { findChain } from '../pricing/chains.js';
 import { convertAlong } from '../pricing/convert.js';
 import { publicationAt } from '../pricing/published.js';
-import { compareForms, rateFor, rateOf } from './grid.js';
+import { compareForms, rateFor, sayForm, sayRate } from './grid.js';
 import { type Cap, cappedNeed, capReason } from './cap.js';
 import { keepUnpriced, warAfter, warBefore, warReason, type WarBefore, type WarEntry, type WarMemory } from './war.js';
 import { boundsOf } from './bounds.js';
 import { approxOf, cityField, compareQuick, distrust, placeIn, type CityField } from './field.js';
-import { directionName, percent, plural, show } from '../words.js';
+import { directionName, percent, plural } from '../words.js';
 import { standingOf, type Need } from './standing.js';
 import { type OwnFees, rankForm, rankrateOf, rankStanding, rankTerms, rankView } from './rankrate.js';
 import type { QuoteBook } from '../sources/source.js';
@@ -144,6 +144,7 @@ export function competeDirection(
 ): { priced: PricedDirection | WithheldDirection; detail: CompeteDetail } {
   const { direction, market } = priced;
   const { from, to } = direction;
+  const codes = { from: from.code, to: to.code };
   const bounds = boundsOf(market, rule, from, to);
   const { floorRate, ceilingRate, floorForm, ceilingForm } = bounds;
   const reserve = minReserveIn(rule, priced, book);
@@ -224,7 +225,7 @@ export function competeDirection(
         priced: {
           direction,
           kind: published.kind,
-          reason: `at the compete rate ${show(rateOf(chosen))}: ${published.reason}`,
+          reason: `at the compete rate ${sayForm(chosen, codes)}: ${published.reason}`,
         },
         detail,
       };
@@ -251,7 +252,7 @@ export function competeDirection(
       floorForm,
       bounds.floorApprox,
       'floor',
-      `no published step lies between the ceiling ${show(ceilingRate)} and the floor ${show(floorRate)} at these rate precisions: the floor's, rounded against the client`,
+      `no published step lies between the ceiling ${sayRate(ceilingRate, codes)} and the floor ${sayRate(floorRate, codes)} at these rate precisions: the floor's, rounded against the client`,
     );
   }
   if (!need) {
@@ -285,7 +286,7 @@ export function competeDirection(
       floorForm,
       bounds.floorApprox,
       'floor',
-      `the field is cheaper than the floor: place ${rule.worst} needs ${show(rateOf(need.form))}, the floor allows ${show(rateOf(floorForm))} (market × (1 − ${percent(rule.floor)}))`,
+      `the field is cheaper than the floor: place ${rule.worst} needs ${sayForm(need.form, codes)}, the floor allows ${sayForm(floorForm, codes)} (market ${floorForm.in.equals(1) ? '×' : '÷'} (1 − ${percent(rule.floor)}))`,
     );
   }
   if (compareQuick(limit.form, limit.approx, ceilingForm, bounds.ceilingApprox) < 0) {
@@ -293,11 +294,13 @@ export function competeDirection(
       ceilingForm,
       bounds.ceilingApprox,
       'ceiling',
-      `place ${rule.worst} needs only ${show(rateOf(need.form))}, less than the ceiling's ${show(rateOf(ceilingForm))} (market × (1 − ${percent(rule.ceiling)}))`,
+      `place ${rule.worst} needs only ${sayForm(need.form, codes)}, less than the ceiling's ${sayForm(ceilingForm, codes)} (market ${ceilingForm.in.equals(1) ? '×' : '÷'} (1 − ${percent(rule.ceiling)}))`,
     );
   }
-  if (held && read?.war) return settle(held.form, held.approx, 'war', warReason(read.war, held.form, bound.form, rule));
-  if (capped) return settle(capped.need.form, capped.need.approx, 'cap', capReason(capped.caps, need.form, rule));
+  if (held && read?.war)
+    return settle(held.form, held.approx, 'war', warReason(read.war, held.form, bound.form, rule, codes));
+  if (capped)
+    return settle(capped.need.form, capped.need.approx, 'cap', capReason(capped.caps, need.form, rule, codes));
   return settle(need.form, need.approx, 'place', undefined, need);
 }
 
