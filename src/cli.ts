@@ -127,6 +127,24 @@ function routeProcessWarnings(log: Logger): () => void {
   };
 }
 
+/**
+ * A listen error (`start`, `serve`) as what the operator can do about it; undefined for any other error (an EACCES
+ * from writing a file is not about the port).
+ */
+function listenProblem(error: unknown): string | undefined {
+  const system = error as (NodeJS.ErrnoException & { address?: string; port?: number }) | undefined;
+  if (system?.syscall !== 'listen') return undefined;
+  const host = system.address?.includes(':') ? `[${system.address}]` : system.address;
+  const where = `port ${system.port} on ${host}`;
+  const choose = 'choose another with --port or PORT (or server.port in the config)';
+  if (system.code === 'EADDRINUSE') return `${where} is in use: stop the other process or ${choose}`;
+  if (system.code === 'EACCES')
+    return `${where} is not open to this user (ports below 1024 need privileges): ${choose}`;
+  if (system.code === 'EADDRNOTAVAIL')
+    return `cannot listen on ${host}: no interface of this machine has that address; choose another with --host (or server.host in the config)`;
+  return undefined;
+}
+
 /** Run the CLI; resolves with the process exit code: 0 ok, 1 failure, 2 usage or config error. */
 export async function run(argv: readonly string[], overrides: Partial<CliDeps> = {}): Promise<number> {
   const deps = { ...defaultDeps(), ...overrides };
@@ -143,7 +161,10 @@ export async function run(argv: readonly string[], overrides: Partial<CliDeps> =
   try {
     await program.parseAsync([...argv]);
     return exitCode;
-  } catch (error) {
+  } catch (caught) {
+    // A port that cannot be bound is the operator's to fix: said as what to do, in either log format, exit 1.
+    const listening = listenProblem(caught);
+    const error = listening === undefined ? caught : new RatefileError('E_PUBLISH', listening);
     if (error instanceof CommanderError) {
       // Help and version end in a CommanderError with code 0; anything else is a usage error.
       return error.exitCode === 0 ? 0 : 2;
@@ -166,12 +187,6 @@ export async function run(argv: readonly string[], overrides: Partial<CliDeps> =
       for (const detail of error.details) line(`  ${detail}`);
       if (debug && error.stack) print(error.stack);
       return exitCodes[error.code];
-    }
-    const system = error as NodeJS.ErrnoException;
-    // Only errors of listen itself: an EACCES from writing a file is not about the port.
-    if (system.syscall === 'listen' && (system.code === 'EADDRINUSE' || system.code === 'EACCES')) {
-      line(`ratefile: cannot listen: ${system.message}`);
-      return 1;
     }
     if (debug && error instanceof Error && error.stack) print(`ratefile: unexpected error: ${error.stack}`);
     else line(`ratefile: unexpected error: ${error instanceof Error ? error.message : String(error)}`);

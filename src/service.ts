@@ -203,8 +203,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     }
     // Queued, never awaited: a channel that is down does not slow a build.
     if (notifier && status) {
-      const more = await readers.problems(options.deps.now());
-      await notifier.observe(status, options.deps.now(), more);
+      const monitors = await readers.problems(options.deps.now());
+      await notifier.observe(status, options.deps.now(), monitors.problems, monitors.recoveries);
     }
   };
 

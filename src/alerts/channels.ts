@@ -95,7 +95,7 @@ export function createChannels(
           id: message.id,
           at: message.at,
           level: message.level,
-          events: message.events,
+          events: message.events.map(({ kind, key, text }) => ({ kind, key, text })),
         });
         const signature = secret
           ? { 'X-Ratefile-Signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { assessHealth } from '../health.js';
 import type { Logger } from '../log.js';
+import type { HealthLevel } from '../model.js';
 import { writeFileAtomic } from '../publish.js';
 import { RejectedAlert, type Channel, type ChannelName } from './channels.js';
 import { enqueue, nextFor, restoreOutbox, settle, type Dropped, type PendingMessage } from './outbox.js';
@@ -39,9 +40,14 @@ export interface NotifierOptions {
 export interface Notifier {
   /**
    * Compare this build's status (and `more` problems, e.g. silent monitors) with the known problems and queue a
-   * message if anything changed; never throws.
+   * message if anything changed; never throws. `recoveries`: what ended a problem of `more`, by key, for its end.
    */
-  observe(status: Status, now: Date, more?: readonly Problem[]): Promise<void>;
+  observe(
+    status: Status,
+    now: Date,
+    more?: readonly Problem[],
+    recoveries?: ReadonlyMap<string, string>,
+  ): Promise<void>;
   /** Resolves once the outbox is empty (tests): never while a channel stays down. */
   idle(): Promise<void>;
   /** Stop delivering (an attempt under way is abandoned); what is undelivered stays in the outbox for the next start. */
@@ -93,6 +99,15 @@ async function sendOnce(channel: Channel, message: PendingMessage, stopping: Abo
   } finally {
     stopping.removeEventListener('abort', stop);
   }
+}
+
+const rank: Record<HealthLevel, number> = { ok: 0, degraded: 1, failing: 2 };
+/** A message's level: the worst of health's and of the problems now open that health does not count (monitors). */
+function messageLevel(health: HealthLevel, problems: readonly Problem[]): HealthLevel {
+  return problems.reduce<HealthLevel>(
+    (worst, problem) => (problem.level && rank[problem.level] > rank[worst] ? problem.level : worst),
+    health,
+  );
 }
 
 const labels: Record<AlertEvent['kind'], string> = { start: 'PROBLEM', reminder: 'STILL', end: 'RESOLVED' };
@@ -230,17 +245,17 @@ export function createNotifier(options: NotifierOptions): Notifier {
   });
 
   return {
-    async observe(status, now, more = []) {
+    async observe(status, now, more = [], recoveries = new Map()) {
       try {
         await loaded;
         const problems = [...currentProblems(status, now), ...more];
-        const compared = compareProblems(stored, problems, now, options.reminderMs);
+        const compared = compareProblems(stored, problems, now, options.reminderMs, recoveries);
         let outbox = stored.outbox;
         if (compared.events.length > 0) {
           const message = {
             id: randomUUID(),
             at: now.toISOString(),
-            level: assessHealth(status, now).level,
+            level: messageLevel(assessHealth(status, now).level, problems),
             events: compared.events,
             text: messageText(compared.events),
           };

@@ -9,6 +9,8 @@ export interface Problem {
   /** Stable while the problem lasts: `source:binance`, `withheld:BTC>SBERRUB`, `health:failing`… */
   key: string;
   text: string;
+  /** Its own level, for a problem health does not count (a silent monitor); otherwise health's level says it. */
+  level?: 'degraded' | 'failing';
 }
 
 export function currentProblems(status: Status, now: Date): Problem[] {
@@ -112,6 +114,8 @@ export interface AlertEvent {
   kind: AlertKind;
   key: string;
   text: string;
+  /** An end whose text says what ended it (not the problem's last text). */
+  recovered?: true;
 }
 
 /** Known problems and when each was last reported; kept in the state folder so a restart does not re-alert. */
@@ -125,6 +129,7 @@ export function compareProblems(
   problems: readonly Problem[],
   now: Date,
   reminderMs: number,
+  recoveries: ReadonlyMap<string, string> = new Map(),
 ): { events: AlertEvent[]; state: AlertState } {
   const at = now.toISOString();
   const active: AlertState['active'] = {};
@@ -142,7 +147,10 @@ export function compareProblems(
     }
   }
   for (const [key, known] of Object.entries(state.active)) {
-    if (!(key in active)) events.push({ kind: 'end', key, text: known.text });
+    // What ended it, when the problem's source knows (a monitor fetched again); else the problem as it last was.
+    const recovered = recoveries.get(key);
+    if (!(key in active))
+      events.push({ kind: 'end', key, text: recovered ?? known.text, ...(recovered ? { recovered: true } : {}) });
   }
   return { events, state: { active } };
 }
@@ -152,6 +160,9 @@ const labels: Record<AlertKind, string> = { start: 'PROBLEM', reminder: 'STILL',
 /** The text of one message (Telegram, email): one line per event, withheld directions together. */
 export function messageText(events: readonly AlertEvent[]): string {
   return events
-    .map((event) => `${labels[event.kind]}: ${event.kind === 'end' ? event.text.replace(/^/, 'was ') : event.text}`)
+    .map(
+      (event) =>
+        `${labels[event.kind]}: ${event.kind === 'end' && !event.recovered ? event.text.replace(/^/, 'was ') : event.text}`,
+    )
     .join('\n');
 }

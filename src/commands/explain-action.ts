@@ -3,7 +3,7 @@
 // with the state as it is; writes nothing.
 import { build } from '../build.js';
 import { closest } from '../config/problems.js';
-import { type Decimal, formatDecimal, roundDown } from '../decimal.js';
+import { Decimal, formatDecimal, roundDown } from '../decimal.js';
 import { escapeControls, RatefileError } from '../errors.js';
 import { redactSecrets } from '../secrets.js';
 import type { Config, Direction, ExportTemplate, Money } from '../model.js';
@@ -19,6 +19,10 @@ import { competeLines } from '../compete/explain.js';
 import type { CompeteDetail } from '../compete/price.js';
 import type { PricedDirection } from '../priced.js';
 import { age, ago, directionName, percent, plural, show } from '../words.js';
+
+const ONE = new Decimal(1);
+/** 1 ÷ x to 34 of the 40 digits: 1 ÷ (1 ÷ x) is x again. */
+const inverse = (x: Decimal) => ONE.div(x).toSignificantDigits(34);
 
 /** The direction FROM>TO, also by a code an export publishes in its place (an alias), or a usage error with a hint. */
 export function findDirection(config: Config, from: string, to: string, shownFile = config.file): Direction {
@@ -71,7 +75,9 @@ function describeLimit(limit: Money, direction: Direction, rate: Decimal): strin
       ? `${given}, in the from currency`
       : `${given}, the from currency's asset: ${formatDecimal(limit.value)} ${direction.from.code}`;
   if (limit.asset === direction.to.asset)
-    return `${given} ÷ the published rate ${show(rate)} = ${show(limit.value.div(rate))} ${direction.from.code}`;
+    return rate.lessThan(1)
+      ? `${given} × the published rate ${show(inverse(rate))} ${direction.from.code} per ${direction.to.code} = ${show(limit.value.div(rate))} ${direction.from.code}`
+      : `${given} ÷ the published rate ${show(rate)} = ${show(limit.value.div(rate))} ${direction.from.code}`;
   return `${given}, converted to ${direction.from.asset} through the quotes`;
 }
 
@@ -83,6 +89,8 @@ function pricingLines(
 ): string[] {
   const { direction, steps, market, rate } = priced;
   const { from, to } = direction;
+  // The form its exports publish: X:1 (from per to) for a rate below 1.
+  const give = !priced.published.rate.form.in.equals(ONE);
   const lines: string[] = [];
   if (steps.length === 0) {
     lines.push(`Market: ${from.code} and ${to.code} are both ${from.asset}, so the market rate is 1 (no quote needed)`);
@@ -105,12 +113,19 @@ function pricingLines(
       );
       asset = selling ? quote.quote : quote.base;
     }
-    lines.push(`Market: 1 ${from.asset} = ${show(market)} ${to.asset} (at every step the side worse for the client)`);
+    // In the direction's form: 1 BTC = 5000100 RUB for SBERRUB → BTC, as its exports publish it (X:1).
+    lines.push(
+      give
+        ? `Market: 1 ${to.asset} = ${show(inverse(market))} ${from.asset} (at every step the side worse for the client)`
+        : `Market: 1 ${from.asset} = ${show(market)} ${to.asset} (at every step the side worse for the client)`,
+    );
   }
   if (compete) lines.push(...competeLines(compete, direction), ...listing);
   else
     lines.push(
-      `Margin ${percent(direction.margin)} against the client: ${show(market)} × (1 − ${formatDecimal(direction.margin)}) = ${show(rate)} ${to.code} per ${from.code}`,
+      give
+        ? `Margin ${percent(direction.margin)} against the client: ${show(inverse(market))} ÷ (1 − ${formatDecimal(direction.margin)}) = ${show(inverse(rate))} ${from.code} per ${to.code}`
+        : `Margin ${percent(direction.margin)} against the client: ${show(market)} × (1 − ${formatDecimal(direction.margin)}) = ${show(rate)} ${to.code} per ${from.code}`,
     );
   const own =
     direction.reserveSource !== undefined
@@ -136,7 +151,9 @@ function pricingLines(
   );
   const capacity = amount.div(published);
   lines.push(
-    `  the <amount> pays at most ${formatDecimal(amount)} ÷ ${show(published)} = ${show(capacity)} ${from.code}`,
+    give
+      ? `  the <amount> pays at most ${formatDecimal(amount)} × ${formatDecimal(form.in)} = ${show(capacity)} ${from.code}`
+      : `  the <amount> pays at most ${formatDecimal(amount)} ÷ ${show(published)} = ${show(capacity)} ${from.code}`,
   );
   lines.push(
     direction.max
@@ -220,18 +237,24 @@ export async function explainDirection(
     guard: { state: guardFile.state, accepted, maintenance, pauses, wars: warFile.memory },
   });
   const { report } = result;
+  const priced = report.priced.find((p) => p.direction.id === direction.id);
+  const withheld = report.withheld.find((w) => w.direction.id === direction.id);
+  // Held back is the answer: said on the first line, before the lines that explain it (and again at the end).
+  const held = report.maintenance
+    ? 'maintenance is on, every export is published empty (ratefile maintenance off)'
+    : priced
+      ? undefined
+      : (withheld?.reason ?? 'not priced');
   const out: string[] = [
-    `${directionName(direction.from.code, direction.to.code)}: directions[${direction.index}] of ${context.shown(config.file)}, built in memory at ${at.toISOString()}`,
+    `${directionName(direction.from.code, direction.to.code)}: ${held === undefined ? '' : `HELD BACK: ${held}\n  `}directions[${direction.index}] of ${context.shown(config.file)}, built in memory at ${at.toISOString()}`,
   ];
   out.push(
     `Sources: ${report.sources.map((s) => `${s.name} (${s.type}) ${s.ok ? `ok, ${s.rows === undefined ? plural(s.quotes, 'quote') : `feed of ${s.rows} rows`}` : `FAILING: ${s.error ?? 'unknown error'}`}`).join('; ') || 'none asked'}`,
   );
   const listing = await listingLines(config.stateDir, direction, city, at);
-  const priced = report.priced.find((p) => p.direction.id === direction.id);
-  const withheld = report.withheld.find((w) => w.direction.id === direction.id);
   let published = false;
   if (report.maintenance) {
-    out.push('HELD BACK: maintenance is on, every export is published empty (ratefile maintenance off)');
+    out.push(`HELD BACK: ${held}`);
   } else if (priced) {
     out.push(...pricingLines(priced, at, report.competition?.get(direction.id), listing));
     for (const template of templates) {
@@ -263,7 +286,7 @@ export async function explainDirection(
     } else {
       out.push(...pricingLines(again, at, detail, listing), 'These are the values it would have.');
     }
-    out.push(`HELD BACK: ${withheld?.reason ?? 'not priced'}`);
+    out.push(`HELD BACK: ${held}`);
   }
   // Lines come from code; what they quote (a feed's exchanger names, sources' answers) never drives the terminal or shows a credential.
   const lines = out.flatMap((line) => line.split('\n')).map((line) => escapeControls(redactSecrets(line)));

@@ -85,14 +85,18 @@ export function exportLines(
   const rate = rateAtMarkup(priced.rate, template.markup);
   const form = publishedRate(rate, from, to);
   const lines = [`${template.file}:`];
+  // Said in the form the export publishes: from per to (X:1) for a rate below 1.
+  const give = rate.lessThan(1);
   if (!template.markup.isZero())
     lines.push(
-      `  partner markup ${percent(template.markup)}: ${show(priced.rate)} × (1 − ${formatDecimal(template.markup)}) = ${show(rate)}`,
+      give
+        ? `  partner markup ${percent(template.markup)}: ${show(ONE.div(priced.rate).toSignificantDigits(34))} ÷ (1 − ${formatDecimal(template.markup)}) = ${show(ONE.div(rate).toSignificantDigits(34))} ${from.code} per ${to.code}`
+        : `  partner markup ${percent(template.markup)}: ${show(priced.rate)} × (1 − ${formatDecimal(template.markup)}) = ${show(rate)}`,
     );
   lines.push(
-    rate.greaterThanOrEqualTo(1)
-      ? `  ${show(rate)} ≥ 1, so in = 1 and out = the rate rounded down to ${to.ratePrecision} places (${to.code}): ${formatDecimal(form.out)}`
-      : `  ${show(rate)} < 1, so out = 1 and in = 1 ÷ the rate = ${show(ONE.div(rate))}, rounded up to ${from.ratePrecision} places (${from.code}): ${formatDecimal(form.in)}`,
+    give
+      ? `  under 1 ${to.code} per ${from.code}, so published from per to: out = 1, in = ${show(ONE.div(rate).toSignificantDigits(34))} rounded up to ${from.ratePrecision} places (${from.code}): ${formatDecimal(form.in)}`
+      : `  ${show(rate)} ≥ 1, so in = 1 and out = the rate rounded down to ${to.ratePrecision} places (${to.code}): ${formatDecimal(form.out)}`,
   );
   const effective = form.out.div(form.in);
   const below = ONE.minus(effective.div(priced.market)).times(100).toDecimalPlaces(4);

@@ -9,7 +9,8 @@ export const starterConfig = `# ratefile.config.yaml: your exchanger's direction
 # Run in this folder, or anywhere with --config PATH or RATEFILE_CONFIG=PATH.
 #
 # Amounts are decimal text in quotes ("12.5"), percentages have a % sign ("1.5%"), and unknown keys are
-# errors, so a misspelt key fails loudly. The full reference is the README's "The config file".
+# errors, so a misspelt key fails loudly. What each key does: docs/configuration.md in ratefile's source;
+# every key and its type: docs/config-reference.md, or \`ratefile schema\` (a JSON Schema, for editors).
 
 # When the exports are rebuilt (cron with seconds): every 30 seconds. Config, templates and quotes are
 # re-read at every build, so edits apply without a restart.

@@ -7,7 +7,7 @@ import type { CompeteRule, Currency } from '../model.js';
 import type { PublishedRate } from '../priced.js';
 import { keyedCache } from './keyed.js';
 import { approxOf, type FieldCore } from './field.js';
-import { atOrBelow, compareForms, rateFor, rateOf } from './grid.js';
+import { atOrBelow, compareForms, type RateCodes, rateFor, sayForm, sayRate } from './grid.js';
 import { show } from '../words.js';
 import { rateForRankrate, type RankTerms } from './rankrate.js';
 import type { Need } from './standing.js';
@@ -147,11 +147,11 @@ function capNeed(
 }
 
 /** Why the rate is the cap's: per city capped, the need, the typical step and the best of the rest. */
-export const capReason = (caps: readonly Cap[], need: PublishedRate, rule: CompeteRule): string =>
+export const capReason = (caps: readonly Cap[], need: PublishedRate, rule: CompeteRule, codes: RateCodes): string =>
   caps
     .map((cap) =>
       cap.ranked
-        ? `place ${rule.worst} needs ${show(rateOf(need))}, more than ${rule.cap ? formatDecimal(rule.cap) : '0'} typical steps (${show(cap.typicalStep)}, by rankrate) past ${cap.rest.row.exchanger}, the best of the rest (${show(cap.rest.rate)} with its fees)${cap.city === undefined ? '' : ` in ${cap.city}`}: capped at ${show(cap.own)}, our rate at that rankrate with our fees`
-        : `place ${rule.worst} needs ${show(rateOf(need))}, more than ${rule.cap ? formatDecimal(rule.cap) : '0'} typical steps (${show(cap.typicalStep)}) past ${cap.rest.row.exchanger}, the best of the rest (${show(cap.rest.rate)})${cap.city === undefined ? '' : ` in ${cap.city}`}: capped at ${show(cap.rate)}`,
+        ? `place ${rule.worst} needs ${sayForm(need, codes)}, more than ${rule.cap ? formatDecimal(rule.cap) : '0'} typical steps (${show(cap.typicalStep)}, by rankrate) past ${cap.rest.row.exchanger}, the best of the rest (${sayRate(cap.rest.rate, codes)} with its fees)${cap.city === undefined ? '' : ` in ${cap.city}`}: capped at ${sayRate(cap.own, codes)}, our rate at that rankrate with our fees`
+        : `place ${rule.worst} needs ${sayForm(need, codes)}, more than ${rule.cap ? formatDecimal(rule.cap) : '0'} typical steps (${show(cap.typicalStep)}) past ${cap.rest.row.exchanger}, the best of the rest (${sayRate(cap.rest.rate, codes)})${cap.city === undefined ? '' : ` in ${cap.city}`}: capped at ${sayRate(cap.rate, codes)}`,
     )
     .join('; ');

@@ -6,12 +6,26 @@ import type { Currency } from '../model.js';
 import { publishedRate } from '../pricing/published.js';
 import type { CompetitorRow } from '../bestchange/feed.js';
 import type { PublishedRate } from '../priced.js';
+import { show } from '../words.js';
 
 const ONE = new Decimal(1);
 const unit = (places: number) => ONE.div(new Decimal(10).pow(places));
 
 /** The published rate as a number: what the client gets per unit given. */
 export const rateOf = (form: PublishedRate): Decimal => (form.in.equals(ONE) ? form.out : form.out.div(form.in));
+
+/** The codes a reason names a rate in: a rate below 1 is said from per to, as its exports publish it (X:1). */
+export interface RateCodes {
+  from: string;
+  to: string;
+}
+
+/** A rate (to per from) for people, in the form the exports publish: `4940000.5`, or `5044895.52 SBERRUB per BTC`. */
+export const sayRate = (rate: Decimal, codes: RateCodes): string =>
+  rate.lessThan(ONE) ? `${show(ONE.div(rate).toSignificantDigits(34))} ${codes.from} per ${codes.to}` : show(rate);
+
+/** A published step for people, in its own form. */
+export const sayForm = (form: PublishedRate, codes: RateCodes): string => sayRate(rateOf(form), codes);
 
 /** -1, 0, 1 as `a` gives the client less, the same, more than `b`. */
 export const compareForms = (a: PublishedRate, b: PublishedRate): number =>

@@ -7,14 +7,14 @@ import { Decimal, formatDecimal } from '../decimal.js';
 import { findChain } from '../pricing/chains.js';
 import { convertAlong } from '../pricing/convert.js';
 import { publicationAt } from '../pricing/published.js';
-import { compareForms, rateFor, rateOf } from './grid.js';
+import { compareForms, rateFor, sayForm, sayRate } from './grid.js';
 import { type Cap, cappedNeed, capReason } from './cap.js';
 import { keepUnpriced, warAfter, warBefore, warReason, type WarBefore, type WarEntry, type WarMemory } from './war.js';
 import { boundsOf } from './bounds.js';
 import { approxOf, cityField, compareQuick, distrust, placeIn, type CityField } from './field.js';
-import { directionName, percent, plural, show } from '../words.js';
+import { directionName, percent, plural } from '../words.js';
 import { standingOf, type Need } from './standing.js';
-import { rankForm, rankrateOf, rankStanding, rankTerms, rankView } from './rankrate.js';
+import { type OwnFees, rankForm, rankrateOf, rankStanding, rankTerms, rankView } from './rankrate.js';
 import type { QuoteBook } from '../sources/source.js';
 import type { CompeteRule } from '../model.js';
 import type { CompeteOutcome, CompeteWar, PricedDirection, PublishedRate, WithheldDirection } from '../priced.js';
@@ -59,6 +59,8 @@ export interface CompeteDetail {
   /** Our rankrate (give form) at the chosen rate, with our fees at $300, and those $300 in the from asset. */
   rankrate?: Decimal;
   referenceAmount?: Decimal;
+  /** By rankrate: our fees as the rankrate counts them (so `explain` can say what they cost at a rate). */
+  fees?: OwnFees;
   /** The feed is another source's standing in: which, and why. */
   standIn?: string;
   /** The caps that bound the rate (one per city whose need went past its cap). */
@@ -142,6 +144,7 @@ export function competeDirection(
 ): { priced: PricedDirection | WithheldDirection; detail: CompeteDetail } {
   const { direction, market } = priced;
   const { from, to } = direction;
+  const codes = { from: from.code, to: to.code };
   const bounds = boundsOf(market, rule, from, to);
   const { floorRate, ceilingRate, floorForm, ceilingForm } = bounds;
   const reserve = minReserveIn(rule, priced, book);
@@ -203,7 +206,10 @@ export function competeDirection(
     if (typeof reserve !== 'string' && reserve !== undefined) detail.minReserve = reserve;
     if (state.feed?.order === 'rankrate') detail.order = 'rankrate';
     if (own) detail.rankrate = own;
-    if (ranked) detail.referenceAmount = ranked.amount;
+    if (ranked) {
+      detail.referenceAmount = ranked.amount;
+      detail.fees = ranked.fees;
+    }
     if (state.standIn !== undefined) detail.standIn = state.standIn;
     if (caps) detail.caps = caps;
     if (read) addWar(detail, read);
@@ -219,7 +225,7 @@ export function competeDirection(
         priced: {
           direction,
           kind: published.kind,
-          reason: `at the compete rate ${show(rateOf(chosen))}: ${published.reason}`,
+          reason: `at the compete rate ${sayForm(chosen, codes)}: ${published.reason}`,
         },
         detail,
       };
@@ -246,7 +252,7 @@ export function competeDirection(
       floorForm,
       bounds.floorApprox,
       'floor',
-      `no published step lies between the ceiling ${show(ceilingRate)} and the floor ${show(floorRate)} at these rate precisions: the floor's, rounded against the client`,
+      `no published step lies between the ceiling ${sayRate(ceilingRate, codes)} and the floor ${sayRate(floorRate, codes)} at these rate precisions: the floor's, rounded against the client`,
     );
   }
   if (!need) {
@@ -280,7 +286,7 @@ export function competeDirection(
       floorForm,
       bounds.floorApprox,
       'floor',
-      `the field is cheaper than the floor: place ${rule.worst} needs ${show(rateOf(need.form))}, the floor allows ${show(rateOf(floorForm))} (market × (1 − ${percent(rule.floor)}))`,
+      `the field is cheaper than the floor: place ${rule.worst} needs ${sayForm(need.form, codes)}, the floor allows ${sayForm(floorForm, codes)} (market ${floorForm.in.equals(1) ? '×' : '÷'} (1 − ${percent(rule.floor)}))`,
     );
   }
   if (compareQuick(limit.form, limit.approx, ceilingForm, bounds.ceilingApprox) < 0) {
@@ -288,11 +294,13 @@ export function competeDirection(
       ceilingForm,
       bounds.ceilingApprox,
       'ceiling',
-      `place ${rule.worst} needs only ${show(rateOf(need.form))}, less than the ceiling's ${show(rateOf(ceilingForm))} (market × (1 − ${percent(rule.ceiling)}))`,
+      `place ${rule.worst} needs only ${sayForm(need.form, codes)}, less than the ceiling's ${sayForm(ceilingForm, codes)} (market ${ceilingForm.in.equals(1) ? '×' : '÷'} (1 − ${percent(rule.ceiling)}))`,
     );
   }
-  if (held && read?.war) return settle(held.form, held.approx, 'war', warReason(read.war, held.form, bound.form, rule));
-  if (capped) return settle(capped.need.form, capped.need.approx, 'cap', capReason(capped.caps, need.form, rule));
+  if (held && read?.war)
+    return settle(held.form, held.approx, 'war', warReason(read.war, held.form, bound.form, rule, codes));
+  if (capped)
+    return settle(capped.need.form, capped.need.approx, 'cap', capReason(capped.caps, need.form, rule, codes));
   return settle(need.form, need.approx, 'place', undefined, need);
 }
 

@@ -4,9 +4,8 @@
 import { Decimal } from '../decimal.js';
 import type { CompeteRule, WarRule } from '../model.js';
 import type { CompeteOutcome, CompeteWar, PublishedRate } from '../priced.js';
-import { show } from '../words.js';
 import type { CityField, FieldCore } from './field.js';
-import { compareForms, compareToRow, rateOf } from './grid.js';
+import { compareForms, compareToRow, type RateCodes, sayForm } from './grid.js';
 import { rankForm, rankrateOf, type RankTerms } from './rankrate.js';
 
 /** What a build remembers of one competing direction for the next. */
@@ -172,5 +171,11 @@ export function keepUnpriced(
 }
 
 /** Why the rate is held. */
-export const warReason = (war: CompeteWar, held: PublishedRate, needed: PublishedRate, rule: CompeteRule) =>
-  `price war with ${war.rival} (#${war.rivalId}): ${war.rounds} of our moves answered in a row; holding ${show(rateOf(held))} (place ${rule.worst} needs ${show(rateOf(needed))}) until ${war.until}`;
+export const warReason = (
+  war: CompeteWar,
+  held: PublishedRate,
+  needed: PublishedRate,
+  rule: CompeteRule,
+  codes: RateCodes,
+) =>
+  `price war with ${war.rival} (#${war.rivalId}): ${war.rounds} of our moves answered in a row; holding ${sayForm(held, codes)} (place ${rule.worst} needs ${sayForm(needed, codes)}) until ${war.until}`;

@@ -12,7 +12,7 @@ import { parseCombinedLine } from './combined.js';
 import { FetchLog, type Fetch } from './fetches.js';
 import { AccessLogReader } from './nginx-log.js';
 import { readReaders, SAVE_EVERY_MS, writeReaders } from './store.js';
-import { monitorProblems, watchMonitors, type MonitorProblem, type MonitorState } from './watch.js';
+import { monitorProblems, monitorRecoveries, watchMonitors, type MonitorProblem, type MonitorState } from './watch.js';
 
 /** How often nginx's access log is read. */
 export const LOG_READ_EVERY_MS = 2_000;
@@ -48,8 +48,8 @@ export interface ReadersView {
 export interface Readers {
   /** Called for each request of the built-in server: an export (`file`), or another path that is no page (`file` undefined). */
   served(request: IncomingMessage, response: ServerResponse, path: string, file: string | undefined): void;
-  /** The silent and failing monitors now (nginx's log read first). */
-  problems(now: Date): Promise<MonitorProblem[]>;
+  /** The silent and failing monitors now (nginx's log read first), and what ended those that are not (by key). */
+  problems(now: Date): Promise<{ problems: MonitorProblem[]; recoveries: Map<string, string> }>;
   view(now: Date): ReadersView;
   /** Reads nginx's log now (tests, and before a judgement). */
   readLog(): Promise<void>;
@@ -235,7 +235,11 @@ export async function openReaders(options: {
     },
     async problems(now) {
       await readLog();
-      return monitorProblems(watchMonitors(monitors, fetches, since, now.getTime()), since, now.getTime());
+      const watches = watchMonitors(monitors, fetches, since, now.getTime());
+      return {
+        problems: monitorProblems(watches, since, now.getTime()),
+        recoveries: monitorRecoveries(watches, fetches, since),
+      };
     },
     view(now) {
       const order = new Map(monitors.map((m, index) => [m.name, index]));

@@ -66,6 +66,11 @@ export function watchMonitors(
 export interface MonitorProblem {
   key: string;
   text: string;
+  /**
+   * How bad it is, for the alert's level (health does not count monitors): a silent monitor may be the monitor's
+   * own outage, so degraded; one answered with no rate file delists us for a fault of ours, so failing.
+   */
+  level: 'degraded' | 'failing';
 }
 
 /** Silent and failing monitors as alert problems: each starts when it begins and ends when the monitor fetches fine. */
@@ -78,6 +83,7 @@ export function monitorProblems(watches: readonly MonitorWatch[], since: number,
     if (silentFor > watch.windowMs)
       problems.push({
         key: `monitor-silent:${key}`,
+        level: 'degraded',
         text:
           watch.lastAt === undefined
             ? `monitor ${watch.monitor} has not fetched ${where} in the ${age(silentFor / 1000)} since ratefile began watching (window ${age(watch.windowMs / 1000)})`
@@ -86,8 +92,47 @@ export function monitorProblems(watches: readonly MonitorWatch[], since: number,
     if (watch.failure)
       problems.push({
         key: `monitor-answer:${key}`,
+        level: 'failing',
         text: `monitor ${watch.monitor} was answered ${watch.failure.why} for ${watch.failure.export} at ${new Date(watch.failure.at).toISOString()}`,
       });
     return problems;
   });
+}
+
+/**
+ * What ends each monitor problem that is not one now, by its key: the fetch that ended the silence and how long
+ * the silence was (the longest gap over the window among the recent fetches, or since watching began), and the
+ * rate file a monitor got again. An alert's end then says what happened, not the problem's last text.
+ */
+export function monitorRecoveries(watches: readonly MonitorWatch[], log: FetchLog, since: number): Map<string, string> {
+  const recoveries = new Map<string, string>();
+  const all = log.all();
+  for (const watch of watches) {
+    if (watch.lastAt === undefined) continue;
+    const where = watch.export ?? 'any export';
+    const key = `${watch.monitor}${watch.export === undefined ? '' : `:${watch.export}`}`;
+    const times = all
+      .filter(
+        (t) =>
+          t.monitor === watch.monitor &&
+          (watch.export === undefined ? t.export !== 'other' : t.export === watch.export),
+      )
+      .flatMap((t) => t.recent.map((fetch) => fetch.at))
+      .sort((a, b) => a - b);
+    let gap: { from: number; to: number; first: boolean } | undefined;
+    times.forEach((at, i) => {
+      const from = i === 0 ? since : times[i - 1]!;
+      if (at - from > watch.windowMs) gap = { from, to: at, first: i === 0 };
+    });
+    const again = gap
+      ? `monitor ${watch.monitor} fetched ${where} again at ${new Date(gap.to).toISOString()}, after ${age((gap.to - gap.from) / 1000)} ${gap.first ? 'since ratefile began watching' : 'without a fetch'} (window ${age(watch.windowMs / 1000)})`
+      : `monitor ${watch.monitor} fetched ${where} again, last at ${new Date(watch.lastAt).toISOString()}`;
+    // Read only for a problem that has ended: set for every watch with a fetch.
+    recoveries.set(`monitor-silent:${key}`, again);
+    recoveries.set(
+      `monitor-answer:${key}`,
+      `monitor ${watch.monitor} got a rate file again for ${where}, last at ${new Date(watch.lastAt).toISOString()}`,
+    );
+  }
+  return recoveries;
 }

@@ -79,7 +79,7 @@ describe('a field no published step can beat: the normal margin, with the reason
     expect(detail.fields[0]?.needed).toBeUndefined();
     const lines = competeLines(detail, d).join('\n');
     expect(lines).toMatch(
-      /^ {2}Target: the competitor at place 2 gives 123456789012350{25}…; better by 0%: 123456789012350{25}…; no published rate beats it: one published step more is lost in rounding/m,
+      /^ {2}Target: the competitor at place 2 gives 123456789012350{25}… SBERRUB per BTC; better by 0%: 123456789012350{25}… SBERRUB per BTC; no published rate beats it: one published step more is lost in rounding/m,
     );
     expect(lines).toMatch(
       /^ {2}NOT TRUSTED: no published rate beats the competitor at place 2, .*; priced at the normal margin 2%: 4900000$/m,

@@ -125,6 +125,19 @@ describe('competeDirections: BTC → SBERRUB against a synthetic field', () => {
     expect(detail.outcome).toEqual(priced?.compete);
   });
 
+  it('says a clamp of a rate below 1 in the form it is published in, from per to (X:1)', () => {
+    // SBERRUB → BTC at 1 ÷ 5,000,100; Alpha gives 1 BTC for 5,010,000 RUB, cheaper than the 1% floor allows.
+    const give = feedOf(['1;2;10;5010000;1;5;0.1;0;1000;1000000;0', '1;2;20;5100000;1;5;0.1;0;1000;1000000;0']);
+    const { priced } = compete(direction(SBER, BTC, rule({ worst: 1, floor: new Decimal('0.01') })), {
+      feed: give,
+      ageSeconds: 10,
+      maxAgeSeconds: 60,
+    });
+    expect(priced?.compete?.reason).toBe(
+      'the field is cheaper than the floor: place 1 needs 5009999.99 SBERRUB per BTC, the floor allows 5050606.07 SBERRUB per BTC (market ÷ (1 − 1%))',
+    );
+  });
+
   it('says why it clamps, and counts the competitors', () => {
     expect(
       compete(direction(BTC, SBER, rule({ worst: 1, floor: new Decimal('0.01') })), fresh).priced?.compete,

@@ -187,11 +187,61 @@ describe('ratefile build competing on BestChange API v2', () => {
     expect(explain).toMatch(
       /^ {2}Order: by rankrate \(API v2\), the rate with fees at \$300 = 27000 RUB; ours with fromfee 0\.5%, tofee none, minfee 100$/m,
     );
-    expect(explain).toMatch(/^ {4}Beta \(#20\): rankrate 5050000 \(= .*\), rate 5050000:1, reserve 8 BTC/m);
     expect(explain).toMatch(
-      /^ {4}→ ours 5044895\.52:1 = .* BTC per SBERRUB, rankrate 5070119\.9976 with our fees: place 2$/m,
+      /^ {4}Beta \(#20\): rankrate 5050000 SBERRUB per BTC with its fees, rate 5050000:1, reserve 8 BTC/m,
+    );
+    expect(explain).toMatch(
+      /^ {4}→ ours 5044895\.52:1 = 5044895\.52 SBERRUB per BTC, rankrate 5070119\.9976 with our fees: place 2$/m,
     );
     expect(printed + (await everything(dir))).not.toContain(testKey);
+  }, 60_000);
+
+  it("explain says every rate in the direction's own form (X:1), what is counted and what is not, and what our fees cost", async () => {
+    const text = config(server.url, ', self: 10').replace(
+      'floor: 0.5%, ceiling: 3% }',
+      'floor: 0.5%, ceiling: 3%, minReserve: 1 BTC, ignore: [Delta] }',
+    );
+    const { dir } = await project({ 'ratefile.config.yaml': text, 'quotes.json': quotes });
+    const env = { RATEFILE_BESTCHANGE_KEY: testKey };
+    const explain = async (from: string, to: string) => {
+      const proc = spawnRatefile(['explain', from, to, '--export', 'parserfile'], { cwd: dir, env });
+      expect((await proc.exited).code, proc.stderr()).toBe(0);
+      return proc.stdout();
+    };
+    const sber = await explain('SBERRUB', 'BTC');
+    // Counted and left out, each under its own heading.
+    expect(sber).toMatch(
+      /^Compete on BestChange \(feed bc, \d+ s old\): hold place 2, step 0%; counted: competitors with a reserve of at least 1 BTC; not counted: our own listing \(self\) #10; ignored Delta$/m,
+    );
+    // Published as 5044895.52:1: every rate from the market to the published one in SBERRUB per BTC, none inverted.
+    const block = sber.slice(sber.indexOf('Market:'), sber.indexOf('Reserve:'));
+    expect(block).not.toContain('BTC per SBERRUB');
+    expect(block).toMatch(/^Market: 1 BTC = 5000100 RUB /m);
+    expect(block).toMatch(
+      /^ {2}Floor 0\.5%: at least market 5000100 ÷ \(1 − 0\.005\) = 5025226\.13.* SBERRUB per BTC → step 5025226\.14:1$/m,
+    );
+    expect(block).toMatch(
+      /^ {2}Target: the competitor at place 2 gives rankrate 5070120 SBERRUB per BTC, its rate with its fees; better by 0%: 5070120 SBERRUB per BTC with our fees$/m,
+    );
+    // The 0.5% between the target and our rate is our fromfee's, on its own line; the rounding is a few 10⁻⁸ %.
+    expect(block).toMatch(
+      /^ {2}Our fees \(fromfee 0\.5%, tofee none, minfee 100, on \$300 = 27000 RUB\) cost the client 0\.5%: a rate of 5044895\.52 SBERRUB per BTC ranks as 5070119\.9976 SBERRUB per BTC$/m,
+    );
+    expect(block).toMatch(
+      /^ {2}Rounded against the client, and strictly better than the competitor with our fees: 5044895\.52:1 = 5044895\.52 SBERRUB per BTC \(5070119\.9976 SBERRUB per BTC with our fees, 0\.0000000473\d% off the target by rounding\)$/m,
+    );
+    expect(block).toMatch(/^ {2}Rate 5044895\.52:1 = 5044895\.52 SBERRUB per BTC \(published as is/m);
+
+    // The tofee (1 USDT) and minfee: 0.56% of the gap is theirs, 0.007% the rounding's.
+    const tcs = await explain('TCSBRUB', 'USDTTRC20');
+    expect(tcs).toMatch(
+      /^Compete on BestChange \(feed bc, \d+ s old\): hold place 1, step 0%; not counted: our own listing \(self\) #10$/m,
+    );
+    expect(tcs).toMatch(
+      /^ {2}Our fees \(fromfee none, tofee 1 USDT, minfee 150, on \$300 = 27000 RUB\) cost the client 0\.5575%: a rate of 95\.66 TCSBRUB per USDTTRC20 ranks as 96\.193334027.* TCSBRUB per USDTTRC20$/m,
+    );
+    expect(tcs).toMatch(/off the target by rounding\)$/m);
+    expect(tcs.slice(tcs.indexOf('Market:'), tcs.indexOf('Reserve:'))).not.toContain('USDTTRC20 per TCSBRUB');
   }, 60_000);
 
   it('401: every competing direction at its normal margin, the variable named, the key nowhere', async () => {

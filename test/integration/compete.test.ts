@@ -112,7 +112,7 @@ describe('ratefile build with compete: directions', () => {
     expect((await explain.exited).code, explain.stderr()).toBe(0);
     const out = explain.stdout();
     expect(out).toMatch(
-      /^Compete on BestChange \(feed bc, \d+ s old\): hold place 2, step 0%; counted: ignoring Alpha$/m,
+      /^Compete on BestChange \(feed bc, \d+ s old\): hold place 2, step 0%; not counted: ignored Alpha$/m,
     );
     expect(out).toMatch(/^ {2}Floor 0\.5%: at most market 5000000 × \(1 − 0\.005\) = 4975000 → step 1:4975000$/m);
     expect(out).toMatch(
@@ -126,7 +126,7 @@ describe('ratefile build with compete: directions', () => {
       /^ {4}Gamma \(#30\): 1:4940000\.5 = 4940000\.5 SBERRUB per BTC, reserve 9000000 SBERRUB, orders 0\.001–2 BTC; place 2, the place to hold$/m,
     );
     expect(out).toMatch(
-      /^ {2}Target: the competitor at place 2 gives 4940000\.5; better by 0%: 4940000\.5; rounded against the client, and strictly better than the competitor: 1:4940000\.51 = 4940000\.51$/m,
+      /^ {2}Target: the competitor at place 2 gives 4940000\.5 SBERRUB per BTC; better by 0%: 4940000\.5 SBERRUB per BTC; rounded against the client, and strictly better than the competitor: 1:4940000\.51 = 4940000\.51 SBERRUB per BTC$/m,
     );
     expect(out).toMatch(
       /^ {2}Rate 1:4940000\.51 = 4940000\.51 SBERRUB per BTC \(published as is by exports without a markup\), place 2 of 3$/m,

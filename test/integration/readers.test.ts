@@ -186,4 +186,67 @@ describe('the silent-monitor alert', () => {
     expect(metrics).toContain('ratefile_export_fetches_total{file="other",monitor="bestchange",class="4xx"} 1');
     expect(metrics).toContain('ratefile_monitor_ok{monitor="bestchange"} 0');
   });
+  it('a silent monitor alerts at its own level (degraded, health being ok) and its end says it fetched again', async () => {
+    const hook = await webhook();
+    const made = await project({
+      'ratefile.config.yaml': `${config}alerts:\n  webhook: { url: "${hook.url}" }\n`,
+    });
+    let now = new Date('2026-11-26T10:00:00Z');
+    const service = await start(made, { now: () => now });
+    const port = service.port!;
+    const fetchAs = (agent: string, path = '/parserfile.xml') =>
+      rawRequest({ port, path, headers: { 'user-agent': agent } });
+    const step = async (ms: number) => {
+      now = new Date(now.getTime() + ms);
+      await service.rebuild();
+      await service.alertsIdle();
+    };
+    const bodies = () =>
+      hook.bodies.map(
+        (body) => JSON.parse(body) as { level: string; events: { kind: string; key: string; text: string }[] },
+      );
+    await fetchAs(bestchange);
+    await fetchAs('Sumo/2.1', '/reffile.xml');
+    await step(16 * 60_000);
+    const started = bodies().find((body) => body.events.some((e) => e.key === 'monitor-silent:bestchange'));
+    // Health is ok (the exports are published); the message is as bad as its worst open problem.
+    expect(started?.level).toBe('degraded');
+    expect(started?.events.find((e) => e.key === 'monitor-silent:bestchange')?.text).toBe(
+      'monitor bestchange has not fetched any export for 16 min (window 10 min), last at 2026-11-26T10:00:00.000Z',
+    );
+    await fetchAs(bestchange);
+    await fetchAs('Sumo/2.1', '/reffile.xml');
+    await step(1_000);
+    const ended = bodies().at(-1)!;
+    expect(ended.level).toBe('ok');
+    expect(ended.events.map((e) => [e.kind, e.key, e.text]).sort()).toEqual([
+      [
+        'end',
+        'monitor-silent:bestchange',
+        'monitor bestchange fetched any export again at 2026-11-26T10:16:00.000Z, after 16 min without a fetch (window 10 min)',
+      ],
+      [
+        'end',
+        'monitor-silent:sumo:reffile.xml',
+        'monitor sumo fetched reffile.xml again at 2026-11-26T10:16:00.000Z, after 16 min without a fetch (window 10 min)',
+      ],
+    ]);
+
+    // Answered with no rate file: failing, whatever health says; its end says it got the file again.
+    await rm(join(made.dir, 'public', 'parserfile.xml'));
+    expect((await fetchAs(bestchange)).status).toBe(404);
+    await step(1_000);
+    const answered = bodies().at(-1)!;
+    expect(answered.events.map((e) => `${e.kind} ${e.key}`)).toEqual(['start monitor-answer:bestchange']);
+    expect(answered.level).toBe('failing');
+    expect((await fetchAs(bestchange)).status).toBe(200);
+    await step(1_000);
+    expect(bodies().at(-1)!.events).toEqual([
+      {
+        kind: 'end',
+        key: 'monitor-answer:bestchange',
+        text: 'monitor bestchange got a rate file again for any export, last at 2026-11-26T10:16:02.000Z',
+      },
+    ]);
+  });
 });

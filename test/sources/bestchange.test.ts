@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { fetchQuotes, QuoteCache } from '../../src/quotes.js';
 import { bestChangeFeed } from '../../src/sources/bestchange.js';
 import { competitors } from '../../src/bestchange/feed.js';
-import { base, bigFeed, dump } from '../support/bestchange.js';
+import { base, bigFeedOffThread, dump } from '../support/bestchange.js';
 import { repoRoot } from '../support/process.js';
 import { startReplay, type ReplayServer } from '../support/replay.js';
 
@@ -156,9 +156,27 @@ directions:
     expect(beyond.feeds.has('bc')).toBe(false);
   });
 
+  it('has the 1.6-million-row feed made off the thread: the event loop turns meanwhile (the cause of an ECONNRESET under load)', async () => {
+    let turns = 0;
+    let making = true;
+    const turn = () => {
+      if (!making) return;
+      turns += 1;
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    const body = await bigFeedOffThread();
+    making = false;
+    expect(body.length).toBeGreaterThan(100_000);
+    // Made on the thread, not one turn: an idle keep-alive socket's timers wait as long as the deflate.
+    expect(turns).toBeGreaterThan(0);
+  });
+
   it('refuses a 1.6-million-row feed before parsing it and takes the next normal feed: a refused feed is no yardstick', async () => {
     const { sources } = await config(', retries: 0');
-    replay.setRoutes([{ path: '/info.zip', responses: [{ body: bigFeed() }, { body: zip(20) }] }]);
+    // Made off the thread: made here, it blocked the loop for seconds, past the replay server's keep-alive timeout
+    // (ECONNRESET on the next request, see bigFeedOffThread).
+    replay.setRoutes([{ path: '/info.zip', responses: [{ body: await bigFeedOffThread() }, { body: zip(20) }] }]);
     const cache = new QuoteCache();
     const big = await fetchQuotes(sources, deps(cache, 0));
     expect(big.reports.find((r) => r.name === 'bc')).toMatchObject({

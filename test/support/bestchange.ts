@@ -1,6 +1,6 @@
 // BestChange dumps for tests: the real one (test/fixtures/bestchange, see its README) and synthetic ones zipped with fflate.
 import { inflateRawSync } from 'node:zlib';
-import { zipSync } from 'fflate';
+import { zip, zipSync } from 'fflate';
 import { encodeCp1251 } from './cp1251.js';
 import { repoRoot } from './process.js';
 
@@ -75,13 +75,34 @@ export function competeDump(): Buffer {
   );
 }
 
-/**
- * The feed of issue 23.2: 1.6 million rows in bm_rates.dat (62.4 MB unpacked, under the old 64 MB cap) in a
- * zip of about 200 KB, with the small files of `base`.
- */
-export function bigFeed(): Buffer {
+/** The entries of `bigFeed`: bm_rates.dat (deflated at level 1) and the small files of `base`. */
+function bigFeedEntries(): Record<string, Uint8Array | [Uint8Array, { level: 1 }]> {
   const rates = Buffer.from('2;1;10;1;5000000;900000;0.1;0;0.01;1;0\n'.repeat(1_600_000), 'latin1');
   const entries: Record<string, Uint8Array | [Uint8Array, { level: 1 }]> = { 'bm_rates.dat': [rates, { level: 1 }] };
   for (const [name, text] of Object.entries(base)) if (name !== 'bm_rates.dat') entries[name] = encodeCp1251(text);
-  return Buffer.from(zipSync(entries));
+  return entries;
 }
+
+/**
+ * The feed of issue 23.2: 1.6 million rows in bm_rates.dat (62.4 MB unpacked, under the old 64 MB cap) in a
+ * zip of about 200 KB, with the small files of `base`. Deflating 62.4 MB holds the thread for seconds on a loaded
+ * machine: a test that serves it from a loopback server in its own process takes `bigFeedOffThread`.
+ */
+export function bigFeed(): Buffer {
+  return Buffer.from(zipSync(bigFeedEntries()));
+}
+
+/**
+ * `bigFeed`, deflated in worker threads (fflate's async zip), so the event loop keeps running meanwhile. Made on the
+ * test's own thread, the seconds it blocks let a loopback server's idle keep-alive socket outlive its 5 s
+ * keepAliveTimeout unnoticed: the client then sends the next request on it just before the server's overdue timer
+ * closes it, and the fetch fails with ECONNRESET (test/sources/bestchange.test.ts, under load).
+ */
+export function bigFeedOffThread(): Promise<Buffer> {
+  // Made once per test file: the same bytes every time, and seconds of deflate each.
+  madeBigFeed ??= new Promise((resolve, reject) =>
+    zip(bigFeedEntries(), (error, data) => (error ? reject(error) : resolve(Buffer.from(data)))),
+  );
+  return madeBigFeed;
+}
+let madeBigFeed: Promise<Buffer> | undefined;

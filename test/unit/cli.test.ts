@@ -630,7 +630,7 @@ describe('start without serving, and on a taken port', () => {
     expect((await readdir(join(dir, 'public'))).sort()).toEqual(withCompressed(exportFiles));
   });
 
-  it('start on a taken port exits 1 with one line, before building', async () => {
+  it('start on a taken port exits 1 with one line saying what to do (--port, PORT), before building', async () => {
     const { dir } = await project();
     const { createServer } = await import('node:net');
     const taken = createServer();
@@ -640,10 +640,25 @@ describe('start without serving, and on a taken port', () => {
     try {
       const result = await ratefile(['start', '--port', String(port), '--host', '127.0.0.1'], dir);
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(
-        new RegExp(`^ratefile: cannot listen: listen EADDRINUSE: address already in use 127\\.0\\.0\\.1:${port}\n$`),
+      expect(result.stderr).toBe(
+        `ratefile: port ${port} on 127.0.0.1 is in use: stop the other process or choose another with --port or PORT (or server.port in the config)\n`,
       );
       await missing(join(dir, 'public'));
+      // serve says the same; with --log-format json, as one JSON line.
+      const served = await ratefile(['serve', '--port', String(port), '--host', '127.0.0.1'], dir);
+      expect(served.code).toBe(1);
+      expect(served.stderr).toContain(`port ${port} on 127.0.0.1 is in use: stop the other process`);
+      const json = await ratefile(
+        ['--log-format', 'json', 'start', '--port', String(port), '--host', '127.0.0.1'],
+        dir,
+      );
+      expect(json.code).toBe(1);
+      expect(JSON.parse(json.stderr)).toMatchObject({
+        level: 'error',
+        msg: expect.stringContaining(
+          `port ${port} on 127.0.0.1 is in use: stop the other process or choose another with --port or PORT`,
+        ),
+      });
     } finally {
       await new Promise<void>((resolve) => taken.close(() => resolve()));
     }

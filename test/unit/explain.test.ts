@@ -109,7 +109,7 @@ describe('ratefile explain on the demo exchanger', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('    USDT → BTC: buy BTC at the ask, ÷ 96852.4\n');
     expect(result.stdout).toContain(
-      '< 1, so out = 1 and in = 1 ÷ the rate = 97830.707070707…, rounded up to 4 places (USDTTRC20): 97830.7071\n',
+      'under 1 BTC per USDTTRC20, so published from per to: out = 1, in = 97830.707070707… rounded up to 4 places (USDTTRC20): 97830.7071\n',
     );
     expect(result.stdout).toContain("  codes published under this export's aliases: USDTTRC20 as USDTTRC\n");
     expect(itemsUnder(result.stdout, 'reffile.xml')[0]).toContain('<from>USDTTRC</from><to>BTC</to>');
@@ -133,6 +133,11 @@ describe('ratefile explain on the demo exchanger', () => {
       "Pricing needs the config's chain BTC/USDT, USDT/RUB; quotes touching BTC or RUB: BTC/USDT, ETH/BTC\n",
     );
     expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('HELD BACK: no quote for USDT/RUB');
+    // The answer first: held back, and why, on the first line.
+    expect(result.stdout.split('\n').slice(0, 2)).toEqual([
+      'BTC → SBERRUB: HELD BACK: no quote for USDT/RUB',
+      '  directions[8] of ratefile.config.yaml, built in memory at 2026-11-21T12:00:30.000Z',
+    ]);
   });
 
   it("shows the rate the jump guard stopped, and the guard's reason", async () => {
@@ -150,6 +155,9 @@ describe('ratefile explain on the demo exchanger', () => {
     expect(result.stdout).toContain(
       'These are the values it would have.\nHELD BACK: rate moved 27.74% from the last published 7000000; seen on 1 of 3 builds (ratefile accept BTC SBERRUB to publish now)\n',
     );
+    expect(result.stdout.split('\n')[0]).toBe(
+      'BTC → SBERRUB: HELD BACK: rate moved 27.74% from the last published 7000000; seen on 1 of 3 builds (ratefile accept BTC SBERRUB to publish now)',
+    );
   });
 
   it('in maintenance every direction is held back', async () => {
@@ -159,6 +167,9 @@ describe('ratefile explain on the demo exchanger', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(
       'HELD BACK: maintenance is on, every export is published empty (ratefile maintenance off)\n',
+    );
+    expect(result.stdout.split('\n')[0]).toBe(
+      'BTC → SBERRUB: HELD BACK: maintenance is on, every export is published empty (ratefile maintenance off)',
     );
   });
 

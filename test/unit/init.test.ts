@@ -1,4 +1,5 @@
 // `ratefile init`: a starter project that loads without warnings, builds (exit 0) into files that pass the check, and never overwrites.
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +38,32 @@ async function listFiles(dir: string, prefix = ''): Promise<string[]> {
 }
 
 describe('ratefile init', () => {
+  it('every doc the starter files name exists: docs/ pages, their headings, and README headings', () => {
+    const root = new URL('../../', import.meta.url);
+    const headings = (file: string) =>
+      [...readFileSync(new URL(file, root), 'utf8').matchAll(/^#+ (.*)$/gm)].map((m) => m[1]!.trim());
+    const named: string[] = [];
+    for (const text of Object.values(starterFiles())) {
+      for (const [, path, anchor] of text.matchAll(/\b(docs\/[\w/.-]+\.md)(?:#([\w-]+))?/g)) {
+        named.push(path!);
+        expect(existsSync(new URL(path!, root)), path).toBe(true);
+        if (anchor !== undefined)
+          expect(
+            headings(path!).map((h) =>
+              h
+                .toLowerCase()
+                .replace(/[^\w\- ]/g, '')
+                .replace(/ /g, '-'),
+            ),
+            `${path}#${anchor}`,
+          ).toContain(anchor);
+      }
+      // "the README's "X"": a heading of the README.
+      for (const [, heading] of text.matchAll(/README's "([^"]+)"/g)) expect(headings('README.md')).toContain(heading);
+    }
+    expect(named).toContain('docs/configuration.md');
+  });
+
   it('writes the config, the three templates and the quotes file into a new folder, and says what next', async () => {
     const cwd = await tempDir();
     const result = await runRatefile(['init', 'shop'], cwd);

@@ -147,6 +147,7 @@ describe('monitor states', () => {
     expect(monitorProblems(watchMonitors(monitors, log, since, since + 601_000), since, since + 601_000)).toEqual([
       {
         key: 'monitor-silent:bestchange',
+        level: 'degraded',
         text: 'monitor bestchange has not fetched any export in the 10 min since ratefile began watching (window 10 min)',
       },
       expect.objectContaining({ key: 'monitor-silent:sumo:reffile.xml' }),
