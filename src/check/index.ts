@@ -13,4 +13,4 @@ export {
   type ItemRef,
   type Severity,
 } from './findings.js';
-export { formatFinding, formatResult, formatResults, resultsJson } from './report.js';
+export { formatFinding, formatResult, formatResults, reportWriter, resultsJson } from './report.js';

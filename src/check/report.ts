@@ -50,28 +50,76 @@ function monitorLine(reading: MonitorReading): string {
 }
 
 export function formatResults(results: readonly CheckResult[]): string {
-  const text = results.map(formatResult).join('');
-  if (results.length < 2) return text;
-  const failing = results.filter((result) => !passes(result)).length;
-  const warned = results.filter((result) => passes(result) && warningCount(result) > 0).length;
-  return `${text}${plural(results.length, 'file')} checked: ${failing} with errors, ${warned} with warnings only, ${results.length - failing - warned} clean\n`;
+  let text = '';
+  const writer = reportWriter((part) => (text += part), false);
+  for (const result of results) writer.add(result);
+  writer.end();
+  return text;
 }
 
 export function resultsJson(results: readonly CheckResult[]): string {
-  return `${JSON.stringify(
+  let text = '';
+  const writer = reportWriter((part) => (text += part), true);
+  for (const result of results) writer.add(result);
+  writer.end();
+  return text;
+}
+
+/** One file's part of `--json`, written a few findings at a time: a file's findings are never one string. */
+function writeFileJson(result: CheckResult, write: (text: string) => void): void {
+  const head = JSON.stringify(
     {
-      ok: results.every(passes),
-      files: results.map((result) => ({
-        target: result.target,
-        ok: passes(result),
-        ...(result.items === undefined ? {} : { items: result.items }),
-        errors: errorCount(result),
-        warnings: warningCount(result),
-        ...(result.monitor === undefined ? {} : { monitor: result.monitor }),
-        findings: result.findings,
-      })),
+      target: result.target,
+      ok: passes(result),
+      ...(result.items === undefined ? {} : { items: result.items }),
+      errors: errorCount(result),
+      warnings: warningCount(result),
+      ...(result.monitor === undefined ? {} : { monitor: result.monitor }),
     },
     null,
     2,
-  )}\n`;
+  );
+  const indent = (text: string, spaces: string) => text.replace(/\n/g, `\n${spaces}`);
+  const { findings } = result;
+  write(`    ${indent(head.slice(0, -2), '    ')},\n      "findings": [${findings.length === 0 ? ']' : ''}`);
+  for (let start = 0; start < findings.length; start += 1000) {
+    const chunk = findings
+      .slice(start, start + 1000)
+      .map((finding) => indent(JSON.stringify(finding, null, 2), '        '));
+    write(`${start === 0 ? '' : ','}\n        ${chunk.join(',\n        ')}`);
+  }
+  write(`${findings.length === 0 ? '' : '\n      ]'}\n    }`);
+}
+
+/**
+ * The report written file by file, as each is checked: only each file's verdict is kept for the last line, never its
+ * findings, so checking many files holds no more than the largest one (`ratefile check *.xml`). `--json` is one
+ * document all the same: `files` written as they come, `ok` after them.
+ */
+export function reportWriter(
+  write: (text: string) => void,
+  json: boolean,
+): { add: (result: CheckResult) => void; end: () => boolean } {
+  let files = 0;
+  let failing = 0;
+  let warned = 0;
+  return {
+    add(result) {
+      files += 1;
+      if (!passes(result)) failing += 1;
+      else if (warningCount(result) > 0) warned += 1;
+      if (!json) return write(formatResult(result));
+      write(files === 1 ? '{\n  "files": [\n' : ',\n');
+      writeFileJson(result, write);
+    },
+    end() {
+      const ok = failing === 0;
+      if (json) write(`${files === 0 ? '{\n  "files": []' : '\n  ]'},\n  "ok": ${ok}\n}\n`);
+      else if (files >= 2)
+        write(
+          `${plural(files, 'file')} checked: ${failing} with errors, ${warned} with warnings only, ${files - failing - warned} clean\n`,
+        );
+      return ok;
+    },
+  };
 }
