@@ -4,6 +4,7 @@ export { checkTarget, type TargetDeps } from './target.js';
 export {
   describeItem,
   errorCount,
+  infoCount,
   everyWarningFails,
   passes,
   warningCount,

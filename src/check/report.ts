@@ -3,6 +3,7 @@ import { escapeControls } from '../errors.js';
 import {
   describeItem,
   errorCount,
+  infoCount,
   passes,
   warningCount,
   type CheckResult,
@@ -18,7 +19,7 @@ export function formatFinding(finding: Finding): string {
       : `line ${finding.line}${finding.column === undefined ? '' : `:${finding.column}`}`,
     finding.item ? describeItem(finding.item) : undefined,
   ].filter((part) => part !== undefined);
-  return `${finding.severity === 'error' ? 'error  ' : 'warning'} ${where.length > 0 ? `${where.join(', ')}: ` : ''}${finding.message}`;
+  return `${finding.severity.padEnd(7)} ${where.length > 0 ? `${where.join(', ')}: ` : ''}${finding.message}`;
 }
 
 /** `parserfile.xml: 41 items, 2 errors, 1 warning` and one indented line per finding. */
@@ -29,6 +30,7 @@ export function formatResult(result: CheckResult): string {
     ...(result.items === undefined ? [] : [plural(result.items, 'item')]),
     ...(errors > 0 ? [plural(errors, 'error')] : []),
     ...(warnings > 0 ? [plural(warnings, 'warning')] : []),
+    ...(infoCount(result) > 0 ? [`${infoCount(result)} info`] : []),
     ...(errors === 0 && warnings === 0 ? ['clean'] : errors === 0 ? ['passes'] : ['FAILS']),
   ];
   // Findings quote what a file (anyone's) holds: control characters are escaped, never sent to the terminal.
@@ -74,6 +76,7 @@ function writeFileJson(result: CheckResult, write: (text: string) => void): void
       ...(result.items === undefined ? {} : { items: result.items }),
       errors: errorCount(result),
       warnings: warningCount(result),
+      info: infoCount(result),
       ...(result.monitor === undefined ? {} : { monitor: result.monitor }),
     },
     null,
