@@ -112,3 +112,21 @@ describe('check --strict', () => {
     expect(after.files[0]?.errors).toBe(before.files[0]?.warnings);
   });
 });
+
+describe('check --monitor moneyswap on real files: errors only for what changes for the exchanger', () => {
+  it("reports MoneySwap's rounding and zero fees as info, and errors only for items dropped or misread", async () => {
+    const result = await runRatefile(['check', '--json', '--monitor', 'moneyswap', ...realFiles], repoRoot);
+    type File = { findings: { severity: string; rule: string }[]; monitor: { dropped: number; misread: number } };
+    const files = (JSON.parse(result.stdout) as { files: File[] }).files;
+    const monitorFindings = files.flatMap((f) => f.findings.filter((x) => x.rule.startsWith('monitor-')));
+    const count = (severity: string, rule?: string) =>
+      monitorFindings.filter((f) => f.severity === severity && (rule === undefined || f.rule === rule)).length;
+    // Before issue 33 every rounding was an error: 166 errors, 162 items "misread", all 5 files failing.
+    expect(count('info', 'monitor-rounded')).toBeGreaterThan(100);
+    expect(count('error', 'monitor-rounded')).toBe(0);
+    expect(count('error')).toBe(10);
+    expect(files.reduce((sum, f) => sum + f.monitor.dropped + f.monitor.misread, 0)).toBe(10);
+    // 1WM.xml: only roundings and labels, so it passes.
+    expect(result.stdout.match(/"ok": true/g)?.length).toBe(1);
+  });
+});
