@@ -141,7 +141,12 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
     const file = { file: written.file, bytes: written.bytes };
     files.push(file);
     deps.onFile?.(file);
-    exports.push({ name: written.name, file: written.file, items: written.items });
+    exports.push({
+      name: written.name,
+      file: written.file,
+      items: written.items,
+      ...(written.counted === undefined ? {} : { counted: written.counted }),
+    });
     if (written.withheld.length > 0) leftOut.push({ file: written.file, withheld: written.withheld });
   }
   const before = [

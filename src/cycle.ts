@@ -220,7 +220,7 @@ export function summarize(cycle: CycleResult): string {
   const files = report.exports
     .map(
       (e) =>
-        `${e.file} ${plural(e.items, 'item')} (${cycle.publish.written.includes(e.file) ? 'written' : 'unchanged'})`,
+        `${e.file} ${plural(e.counted ?? e.items, 'item')} (${cycle.publish.written.includes(e.file) ? 'written' : 'unchanged'})`,
     )
     .join(', ');
   const failing = report.sources.filter((s) => !s.ok).map((s) => s.name);
@@ -253,7 +253,7 @@ export function buildFields(cycle: CycleResult): Record<string, unknown> {
     failingSources: report.sources.filter((s) => !s.ok).map((s) => s.name),
     exports: report.exports.map((e) => ({
       file: e.file,
-      items: e.items,
+      items: e.counted ?? e.items,
       written: cycle.publish.written.includes(e.file),
     })),
     removed: cycle.removed,

@@ -23,7 +23,8 @@ export interface BuildReport {
   directions: DirectionTally;
   /** How each direction with a `compete:` block was priced against its field, by direction id (for `explain`). */
   competition?: ReadonlyMap<string, CompeteDetail>;
-  exports: { name: string; file: string; items: number }[];
+  /** `counted`: the items as `ratefile check` counts them, when not `items` (a JSON file: an exchange per direction). */
+  exports: { name: string; file: string; items: number; counted?: number }[];
   /** Guard state after this build, for the caller to keep if it publishes. */
   guardState: GuardState;
   /** The war memory of the competing directions after this build (src/compete/war.ts), kept like the guard state. */
@@ -130,7 +131,7 @@ export interface Status {
   sources: SourceStatus[];
   /** Back-office reserve sources (`reserves:`), when the config has any; type `reserves/<type>`. */
   reserveSources?: SourceStatus[];
-  exports: { name: string; file: string; items: number }[];
+  exports: { name: string; file: string; items: number; counted?: number }[];
   published: string[];
   /** Published directions with a `compete:` block: the place each holds, or why it is at its floor, ceiling or normal margin. */
   competing?: CompetingStatus[];

@@ -262,7 +262,7 @@ export function formatStatus(status: Status | undefined, now: Date): string {
         ]
       : []),
     'exports:',
-    ...status.exports.map((e) => `  ${e.file}: ${plural(e.items, 'item')}`),
+    ...status.exports.map((e) => `  ${e.file}: ${plural(e.counted ?? e.items, 'item')}`),
     `published: ${plural(status.published.length, 'direction')}`,
     // Published, but not in every export: said as such, apart from what no export publishes.
     ...(status.leftOut && status.leftOut.length > 0

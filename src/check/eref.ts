@@ -7,7 +7,14 @@ import type { Report } from './findings.js';
 import { checkCities, checkCurrency } from './item.js';
 import { atLeastOne, compare, isOne, isWhole, isZero, paysMoreThan } from './plain.js';
 import type { XmlElement } from './tree.js';
-import { negativeMessage, negativeNumber, numberProblem, rateFormProblem } from './values.js';
+import {
+  exponentMessage,
+  exponentPlain,
+  negativeMessage,
+  negativeNumber,
+  numberProblem,
+  rateFormProblem,
+} from './values.js';
 import { erefRules, itemRules } from './rules.js';
 import { show } from '../words.js';
 
@@ -144,16 +151,20 @@ function checkValue(element: XmlElement, report: Report): string | undefined {
     );
     return undefined;
   }
-  const problem = numberProblem(text);
+  const exponent = exponentPlain(text);
+  if (exponent !== undefined)
+    report('tolerated', 'number', exponentMessage(`<${element.name}>`, text, exponent), element);
+  const problem = exponent === undefined ? numberProblem(text) : undefined;
   if (problem !== undefined) {
     report('error', 'number', `<${element.name}> "${text}" ${problem}`, element);
     return undefined;
   }
-  if (kind === 'delay' && !isWhole(text))
+  const value = exponent ?? text;
+  if (kind === 'delay' && !isWhole(value))
     report('warning', 'number', `<${element.name}> "${text}" is not whole minutes`, element);
-  if (kind === 'maximum' && isZero(text))
+  if (kind === 'maximum' && isZero(value))
     report('tolerated', 'limit', `<${element.name}> is zero: leave the direction out instead`, element);
-  return text;
+  return value;
 }
 
 /** <step frommin= frommax=> with its own <in>/<out>: inside the item's limits, ascending, not overlapping. */

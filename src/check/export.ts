@@ -9,7 +9,7 @@
 import { Buffer } from 'node:buffer';
 import { CleanItems } from './clean.js';
 import { bomWarning, decodeExport, hasBom, isUtf16 } from './decode.js';
-import { DocumentChecks } from './document.js';
+import { DocumentChecks, itemDigest } from './document.js';
 import { positions, type CheckOptions, type CheckResult, type Finding, type Report } from './findings.js';
 import { scanSimple, type StandardTexts } from './simple.js';
 import { parseDocument, type XmlElement } from './tree.js';
@@ -176,12 +176,13 @@ function checkSimple(
 /** The scanner's handler of items in the standard form: the table's pattern, and the quick test made from the table. */
 function standardItems(rules: ItemRules, checks: DocumentChecks, counted: () => void) {
   const clean = new CleanItems(rules);
+  const names = rules.elements.map((rule) => rule.name);
   return {
     pattern: rules.pattern,
     take: (texts: StandardTexts, index: number) => {
       const direction = clean.test(texts);
       if (direction === undefined) return false;
-      checks.cleanItem(index, direction);
+      checks.cleanItem(index, direction, itemDigest(names, texts.slice(1)));
       counted();
       return true;
     },

@@ -4,16 +4,17 @@ import { directionName } from '../words.js';
 
 /**
  * error: a monitor drops or misreads the item or the file. warning: departs from the written standard, or looks
- * wrong, in a way monitors read without complaint (see the README's table of rules).
+ * wrong, in a way monitors read without complaint (see the README's table of rules). info: what a monitor does that
+ * changes nothing a client sees (`check --monitor`: a rate rounded in its last decimal, a zero fee not read).
  */
-export type Severity = 'error' | 'warning';
+export type Severity = 'error' | 'warning' | 'info';
 
 /**
  * What a rule reports. `tolerated`: a departure from the written standard that monitors read without complaint
  * (element order, a rate side below 1, a limit no order can meet, an unknown label): a warning on anyone's file, an error when
  * ratefile judges its own files before publishing (`CheckOptions.strict`), as it did before monitors were the measure.
  */
-export type Level = Severity | 'tolerated';
+export type Level = 'error' | 'warning' | 'tolerated';
 
 /** A finding of one item, at its level (`tolerated` is a warning or, for ratefile's own files, an error). */
 export type Report = (level: Level, rule: string, message: string, element?: XmlElement) => void;
@@ -25,7 +26,7 @@ export interface CheckOptions {
   codes?: ReadonlySet<string>;
 }
 
-export const severityOf = (level: Level, options: CheckOptions): Severity =>
+export const severityOf = (level: Level, options: CheckOptions): 'error' | 'warning' =>
   level === 'tolerated' ? (options.strict ? 'error' : 'warning') : level;
 
 /** `check --strict`: every warning counts as failing, so each becomes an error. */
@@ -80,6 +81,7 @@ export interface CheckResult {
 export const errorCount = (result: CheckResult): number => result.findings.filter((f) => f.severity === 'error').length;
 export const warningCount = (result: CheckResult): number =>
   result.findings.filter((f) => f.severity === 'warning').length;
+export const infoCount = (result: CheckResult): number => result.findings.filter((f) => f.severity === 'info').length;
 export const passes = (result: CheckResult): boolean => errorCount(result) === 0;
 
 /** `item 3 (BTC → SBERRUB, MSK)`. */

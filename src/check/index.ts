@@ -4,6 +4,7 @@ export { checkTarget, type TargetDeps } from './target.js';
 export {
   describeItem,
   errorCount,
+  infoCount,
   everyWarningFails,
   passes,
   warningCount,
@@ -13,4 +14,4 @@ export {
   type ItemRef,
   type Severity,
 } from './findings.js';
-export { formatFinding, formatResult, formatResults, resultsJson } from './report.js';
+export { formatFinding, formatResult, formatResults, reportWriter, resultsJson } from './report.js';

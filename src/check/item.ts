@@ -7,6 +7,8 @@ import type { ItemRef, Report } from './findings.js';
 import type { XmlElement } from './tree.js';
 import { isWhole, isZero } from './plain.js';
 import {
+  exponentMessage,
+  exponentPlain,
   negativeMessage,
   negativeNumber,
   numberProblem,
@@ -170,6 +172,16 @@ export function checkCities(element: XmlElement, report: Report): void {
   }
 }
 
+/** A limit whose number is in exponent notation (`1E3`, `1E3 RUB`): reported, then read as its plain value. */
+function exponentLimit(text: string, element: XmlElement, report: Report): { ok: true; value: Limit } | undefined {
+  const [number = '', unit, ...rest] = text.split(' ');
+  const plain = exponentPlain(number);
+  if (plain === undefined || rest.length > 0 || (unit !== undefined && !/^[A-Z][A-Z0-9]*$/.test(unit)))
+    return undefined;
+  report('tolerated', 'number', exponentMessage(`<${element.name}>`, text, plain), element);
+  return { ok: true, value: { value: plain, ...(unit === undefined ? {} : { unit }) } };
+}
+
 function checkUnit(unit: string | undefined, element: XmlElement, report: Report): void {
   if (unit === undefined || unit === '%' || knownUnits().has(unit)) return;
   const hint = closestKnown('unit', unit);
@@ -214,6 +226,12 @@ export function checkItem(
           report('tolerated', 'reserve', negativeMessage(`<${element.name}> (the reserve)`, text), element);
           break;
         }
+        const exponent = exponentPlain(text);
+        if (exponent !== undefined) {
+          report('tolerated', 'number', exponentMessage(`<${element.name}>`, text, exponent), element);
+          numbers.set(element.name, exponent);
+          break;
+        }
         const problem = numberProblem(text);
         if (problem !== undefined) invalid(problem);
         else numbers.set(element.name, text);
@@ -221,7 +239,7 @@ export function checkItem(
       }
       case 'minimum':
       case 'maximum': {
-        const parsed = parseLimit(text);
+        const parsed = exponentLimit(text, element, report) ?? parseLimit(text);
         if (!parsed.ok) {
           // A negative maximum is read as written, as a zero one is: no order can be made (same level as zero).
           if (kind === 'maximum' && text.startsWith('-') && parseLimit(text.slice(1)).ok) {

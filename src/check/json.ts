@@ -6,7 +6,7 @@ import { jsonSyntaxError } from '../sources/syntax.js';
 import { isRecord, parseJsonExact } from '../sources/values.js';
 import { severityOf, type CheckOptions, type CheckResult, type Finding, type ItemRef, type Level } from './findings.js';
 import { compare, isPlain, isZero, paysMoreThan } from './plain.js';
-import { negativeMessage, negativeNumber } from './values.js';
+import { exponentMessage, exponentPlain, negativeMessage, negativeNumber } from './values.js';
 
 /** Put before every number's text by the parser, so a number is told from a string holding digits. */
 const mark = '\uE000';
@@ -52,7 +52,10 @@ function checkEntry(entry: unknown, ref: ItemRef, report: Report): void {
     );
     return;
   }
-  const size = rate.startsWith('-') ? rate.slice(1) : rate;
+  const written = rate.startsWith('-') ? rate.slice(1) : rate;
+  const exponent = exponentPlain(written);
+  if (exponent !== undefined) report('tolerated', 'rate', exponentMessage('the rate', rate, exponent), ref);
+  const size = exponent ?? written;
   if (!isPlain(size)) {
     report('error', 'rate', `the rate ${rate} is not a plain decimal (no exponent)`, ref);
     return;

@@ -1,13 +1,10 @@
 // What one monitor's parser does with an export file, predicted from its profile (data/monitors/): the items it reads,
 // those it drops, those it misreads, and what it ignores. Pure; `check --monitor NAME` adds it to the standard's check.
-import { Decimal, parseDecimal } from '../decimal.js';
 import type { MonitorProfile } from '../monitors/profile.js';
 import type { Finding, ItemRef, MonitorReading } from './findings.js';
 import { looksLikeJson } from './json.js';
 import { parseDocument, type XmlElement } from './tree.js';
-import { itemElements } from '../exports/items.js';
-
-type Verdict = 'dropped' | 'misread' | 'ignored';
+import { judgeItem, verdictSeverity, type SeenItem, type Verdict } from './monitor-item.js';
 
 /** Predict `profile`'s monitor reading `text` (a decoded export file): a summary and one finding per verdict. */
 export function predictMonitor(
@@ -31,32 +28,60 @@ export function predictMonitor(
     fileFinding('cannot parse the file: nothing is read');
     return { reading, findings };
   }
+  const firstOf = profile.duplicates === 'first-wins' ? new Map<string, { index: number; read: boolean }>() : undefined;
   items.forEach((item, index) => {
     const ref: ItemRef = { index: index + 1, ...item.ref };
-    const verdicts = judge(item, profile);
+    const verdicts = judgeItem(item, profile);
+    const dropped = () => verdicts.some(([verdict]) => verdict === 'dropped');
+    if (firstOf) verdicts.push(...firstWins(firstOf, item, index + 1, dropped()));
     for (const [verdict, message] of verdicts)
       findings.push({
-        severity: verdict === 'ignored' ? 'warning' : 'error',
+        severity: verdictSeverity[verdict],
         rule: `monitor-${verdict}`,
         message: `${profile.title}: ${message}`,
         item: ref,
       });
-    if (verdicts.some(([verdict]) => verdict === 'dropped')) reading.dropped += 1;
-    else if (verdicts.some(([verdict]) => verdict === 'misread')) reading.misread += 1;
+    if (dropped()) reading.dropped += 1;
+    else if (verdicts.some(([verdict]) => verdictSeverity[verdict] === 'error')) reading.misread += 1;
     else reading.read += 1;
   });
   return { reading, findings };
 }
 
-/** One item as a parser sees it: each element's texts in document order, and the order of its element names. */
-interface SeenItem {
+/** One item as a parser sees it, and its direction for findings. */
+interface Item extends SeenItem {
   ref: Omit<ItemRef, 'index'>;
-  values: ReadonlyMap<string, readonly string[]>;
-  order: readonly string[];
-  cash: boolean;
 }
 
-function xmlItems(text: string): SeenItem[] | undefined {
+/**
+ * `duplicates: first-wins` (MoneySwap): the first item of a direction (from, to and, upper-cased, each city) is the
+ * one read. Without a city, the first item takes the direction whether it is read or not; with one, the first item read.
+ */
+function firstWins(
+  firstOf: Map<string, { index: number; read: boolean }>,
+  item: Item,
+  index: number,
+  dropped: boolean,
+): [Verdict, string][] {
+  const cities = item.cash
+    ? (item.ref.city ?? '')
+        .toUpperCase()
+        .split(',')
+        .map((city) => city.trim())
+    : [''];
+  const taken: number[] = [];
+  for (const city of cities) {
+    const key = `${item.ref.from ?? ''}\u0000${item.ref.to ?? ''}\u0000${city}`;
+    const first = firstOf.get(key);
+    if (first !== undefined && (first.read || !item.cash)) taken.push(first.index);
+    else firstOf.set(key, { index, read: !dropped });
+  }
+  if (taken.length === 0) return [];
+  const firsts = [...new Set(taken)].map((at) => `item ${at}`).join(', ');
+  return [['dropped', `the same direction as ${firsts}, which comes first: only the first is read`]];
+}
+
+function xmlItems(text: string): Item[] | undefined {
   let root: XmlElement | undefined;
   try {
     root = parseDocument(text).root;
@@ -75,12 +100,12 @@ function xmlItems(text: string): SeenItem[] | undefined {
         values,
         order: item.children.map((child) => child.name),
         cash: (first('city') ?? '') !== '',
-      } as SeenItem;
+      } as Item;
     });
 }
 
 /** A JSON file's exchanges as items: min, max and the fees named as the classic elements they stand for. */
-function jsonItems(text: string): SeenItem[] | undefined {
+function jsonItems(text: string): Item[] | undefined {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -90,7 +115,7 @@ function jsonItems(text: string): SeenItem[] | undefined {
   const record = (value: unknown): Record<string, unknown> =>
     typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
   const list = record(record(record(data).currencies).list);
-  const items: SeenItem[] = [];
+  const items: Item[] = [];
   for (const [fromNumber, from] of Object.entries(record(record(data).exchange)))
     for (const [toNumber, entry] of Object.entries(record(record(from).to))) {
       const fields = record(entry);
@@ -106,94 +131,7 @@ function jsonItems(text: string): SeenItem[] | undefined {
         values,
         order: [],
         cash: cities.length > 0,
-      } as SeenItem);
+      } as Item);
     }
   return items;
-}
-
-const rank = new Map<string, number>(itemElements.map((name, index) => [name, index]));
-
-/** What the profile's parser does with one item: each verdict with why. */
-function judge(item: SeenItem, profile: MonitorProfile): [Verdict, string][] {
-  const verdicts: [Verdict, string][] = [];
-  const first = (name: string) => item.values.get(name)?.[0];
-  if (profile.order === 'strict') {
-    const ranks = item.order.map((name) => rank.get(name)).filter((value) => value !== undefined);
-    if (ranks.some((value, index) => index > 0 && value < ranks[index - 1]!))
-      verdicts.push(['dropped', 'the elements are not in the strictly defined order']);
-  }
-  const min = first('minamount');
-  const max = first('maxamount');
-  if (profile.limits === 'required' && (!min || !max))
-    verdicts.push(['dropped', 'no <minamount> or <maxamount>: the item is made inactive']);
-  else if (profile.minBelowMax && min && max) {
-    const [low, high] = [parseDecimal(min.split(/\s/)[0]!), parseDecimal(max.split(/\s/)[0]!)];
-    if (low === undefined || high === undefined || !low.lessThan(high))
-      verdicts.push(['dropped', `minimum ${min} is not below maximum ${max}: the item is skipped`]);
-  }
-  const minfee = first('minfee');
-  if (minfee !== undefined && profile.minfee === 'market-gap')
-    verdicts.push([
-      'misread',
-      `<minfee> ${minfee} is read as the least gap to the average market rate, not a fixed fee`,
-    ]);
-  else if (minfee !== undefined && profile.minfee === 'ignored')
-    verdicts.push(['misread', `<minfee> ${minfee} is not read: the rate shown leaves the minimum fee out`]);
-  verdicts.push(...fees(item, profile));
-  const rate = rateRead(first('in'), first('out'), profile.rateDecimals);
-  if (rate !== undefined) verdicts.push(['misread', rate]);
-  const params = item.values.get('param') ?? [];
-  if (profile.labels === 'first-cash-only' && params.length > 0 && !item.cash)
-    verdicts.push(['ignored', `labels are read on cash items only: <param>${params[0]}</param> is ignored`]);
-  else if (profile.labels === 'first-cash-only' && params.length > 1)
-    verdicts.push(['ignored', `only the first <param> is read: ${params.slice(1).join(', ')} ignored`]);
-  return verdicts;
-}
-
-function fees(item: SeenItem, profile: MonitorProfile): [Verdict, string][] {
-  const verdicts: [Verdict, string][] = [];
-  for (const name of ['fromfee', 'tofee'] as const) {
-    const fee = item.values.get(name)?.[0];
-    if (fee === undefined || fee === '') continue;
-    if (profile.fees === 'plain' && /\s[A-Z][A-Z0-9]*$/.test(fee))
-      verdicts.push([
-        'misread',
-        `<${name}> ${fee} names a currency; a plain number in the side's currency or N% is read`,
-      ]);
-    if (profile.fees !== 'percent-folded') continue;
-    if (name === 'tofee' || !item.cash)
-      verdicts.push([
-        'misread',
-        `<${name}> ${fee} is not read${item.cash ? '' : ' on a non-cash item'}: the rate shown leaves the fee out`,
-      ]);
-    else if (!fee.endsWith('%')) verdicts.push(['dropped', `<fromfee> ${fee} is not a percentage: reading it fails`]);
-    else if (new Decimal(item.values.get('in')?.[0] ?? '1').greaterThan(item.values.get('out')?.[0] ?? '1'))
-      // Normalised to X:1, the fee is taken off X, the amount the client pays: a better rate than the real one.
-      verdicts.push([
-        'misread',
-        `<fromfee> ${fee} is folded into the rate by lowering <in>: the rate shown is better than the real one`,
-      ]);
-  }
-  return verdicts;
-}
-
-/**
- * How a rate read as 1:X with X rounded half-up to `decimals` differs from the file's, when it favours the client;
- * undefined when it is read as written (or not rounded).
- */
-function rateRead(
-  inText: string | undefined,
-  outText: string | undefined,
-  decimals: number | undefined,
-): string | undefined {
-  if (decimals === undefined || inText === undefined || outText === undefined) return undefined;
-  const [rateIn, rateOut] = [parseDecimal(inText), parseDecimal(outText)];
-  if (rateIn === undefined || rateOut === undefined || rateIn.isZero() || rateOut.isZero()) return undefined;
-  const paysMore = rateIn.greaterThan(rateOut);
-  const x = paysMore ? rateIn.div(rateOut) : rateOut.div(rateIn);
-  const read = x.toDecimalPlaces(decimals, Decimal.ROUND_HALF_UP);
-  // The client pays X (paysMore): read lower is better for him; he gets X: read higher is.
-  if (paysMore ? read.lessThan(x) : read.greaterThan(x))
-    return `the rate is read as ${paysMore ? `${read.toString()}:1` : `1:${read.toString()}`} (${decimals} decimals, rounded half-up), better than the file's`;
-  return undefined;
 }

@@ -3,6 +3,7 @@ import { escapeControls } from '../errors.js';
 import {
   describeItem,
   errorCount,
+  infoCount,
   passes,
   warningCount,
   type CheckResult,
@@ -18,7 +19,7 @@ export function formatFinding(finding: Finding): string {
       : `line ${finding.line}${finding.column === undefined ? '' : `:${finding.column}`}`,
     finding.item ? describeItem(finding.item) : undefined,
   ].filter((part) => part !== undefined);
-  return `${finding.severity === 'error' ? 'error  ' : 'warning'} ${where.length > 0 ? `${where.join(', ')}: ` : ''}${finding.message}`;
+  return `${finding.severity.padEnd(7)} ${where.length > 0 ? `${where.join(', ')}: ` : ''}${finding.message}`;
 }
 
 /** `parserfile.xml: 41 items, 2 errors, 1 warning` and one indented line per finding. */
@@ -29,6 +30,7 @@ export function formatResult(result: CheckResult): string {
     ...(result.items === undefined ? [] : [plural(result.items, 'item')]),
     ...(errors > 0 ? [plural(errors, 'error')] : []),
     ...(warnings > 0 ? [plural(warnings, 'warning')] : []),
+    ...(infoCount(result) > 0 ? [`${infoCount(result)} info`] : []),
     ...(errors === 0 && warnings === 0 ? ['clean'] : errors === 0 ? ['passes'] : ['FAILS']),
   ];
   // Findings quote what a file (anyone's) holds: control characters are escaped, never sent to the terminal.
@@ -50,28 +52,77 @@ function monitorLine(reading: MonitorReading): string {
 }
 
 export function formatResults(results: readonly CheckResult[]): string {
-  const text = results.map(formatResult).join('');
-  if (results.length < 2) return text;
-  const failing = results.filter((result) => !passes(result)).length;
-  const warned = results.filter((result) => passes(result) && warningCount(result) > 0).length;
-  return `${text}${plural(results.length, 'file')} checked: ${failing} with errors, ${warned} with warnings only, ${results.length - failing - warned} clean\n`;
+  let text = '';
+  const writer = reportWriter((part) => (text += part), false);
+  for (const result of results) writer.add(result);
+  writer.end();
+  return text;
 }
 
 export function resultsJson(results: readonly CheckResult[]): string {
-  return `${JSON.stringify(
+  let text = '';
+  const writer = reportWriter((part) => (text += part), true);
+  for (const result of results) writer.add(result);
+  writer.end();
+  return text;
+}
+
+/** One file's part of `--json`, written a few findings at a time: a file's findings are never one string. */
+function writeFileJson(result: CheckResult, write: (text: string) => void): void {
+  const head = JSON.stringify(
     {
-      ok: results.every(passes),
-      files: results.map((result) => ({
-        target: result.target,
-        ok: passes(result),
-        ...(result.items === undefined ? {} : { items: result.items }),
-        errors: errorCount(result),
-        warnings: warningCount(result),
-        ...(result.monitor === undefined ? {} : { monitor: result.monitor }),
-        findings: result.findings,
-      })),
+      target: result.target,
+      ok: passes(result),
+      ...(result.items === undefined ? {} : { items: result.items }),
+      errors: errorCount(result),
+      warnings: warningCount(result),
+      info: infoCount(result),
+      ...(result.monitor === undefined ? {} : { monitor: result.monitor }),
     },
     null,
     2,
-  )}\n`;
+  );
+  const indent = (text: string, spaces: string) => text.replace(/\n/g, `\n${spaces}`);
+  const { findings } = result;
+  write(`    ${indent(head.slice(0, -2), '    ')},\n      "findings": [${findings.length === 0 ? ']' : ''}`);
+  for (let start = 0; start < findings.length; start += 1000) {
+    const chunk = findings
+      .slice(start, start + 1000)
+      .map((finding) => indent(JSON.stringify(finding, null, 2), '        '));
+    write(`${start === 0 ? '' : ','}\n        ${chunk.join(',\n        ')}`);
+  }
+  write(`${findings.length === 0 ? '' : '\n      ]'}\n    }`);
+}
+
+/**
+ * The report written file by file, as each is checked: only each file's verdict is kept for the last line, never its
+ * findings, so checking many files holds no more than the largest one (`ratefile check *.xml`). `--json` is one
+ * document all the same: `files` written as they come, `ok` after them.
+ */
+export function reportWriter(
+  write: (text: string) => void,
+  json: boolean,
+): { add: (result: CheckResult) => void; end: () => boolean } {
+  let files = 0;
+  let failing = 0;
+  let warned = 0;
+  return {
+    add(result) {
+      files += 1;
+      if (!passes(result)) failing += 1;
+      else if (warningCount(result) > 0) warned += 1;
+      if (!json) return write(formatResult(result));
+      write(files === 1 ? '{\n  "files": [\n' : ',\n');
+      writeFileJson(result, write);
+    },
+    end() {
+      const ok = failing === 0;
+      if (json) write(`${files === 0 ? '{\n  "files": []' : '\n  ]'},\n  "ok": ${ok}\n}\n`);
+      else if (files >= 2)
+        write(
+          `${plural(files, 'file')} checked: ${failing} with errors, ${warned} with warnings only, ${files - failing - warned} clean\n`,
+        );
+      return ok;
+    },
+  };
 }

@@ -29,6 +29,21 @@ export function numberProblem(text: string): string | undefined {
 }
 
 /**
+ * A non-negative number in exponent notation (`3.849952E-7`) as plain text, or undefined. PHP's, Python's and Go's
+ * number parsers read it, and no monitor profile records a parser that misreads it: a departure from the standard, not
+ * a misreading (tolerated). An exponent beyond ±40 stays an error: its plain text would be as long as the exponent.
+ */
+export function exponentPlain(text: string): string | undefined {
+  const match = /^\+?(?:\d+\.?\d*|\.\d+)[eE]([+-]?\d+)$/.exec(text);
+  if (!match || Math.abs(Number(match[1])) > 40) return undefined;
+  return formatDecimal(new Decimal(text));
+}
+
+/** The message of a number in exponent notation. */
+export const exponentMessage = (name: string, text: string, plain: string): string =>
+  `${name} "${text}" is in exponent notation (${plain}): PHP, Python and Go read it, no monitor profile is known to misread it, but the standard asks for a plain decimal`;
+
+/**
  * A reserve or maximum written as a negative number (`-5`): monitors read it as written, like a zero one, and no
  * order can be made; the magnitude's text, or undefined when `text` is not a minus sign and a plain number.
  */

@@ -29,6 +29,11 @@ export interface WrittenExport {
   file: string;
   bytes: Buffer;
   items: number;
+  /**
+   * The items as a reader of the file counts them (`ratefile check`, the monitors), when not `items`: a JSON file writes
+   * a direction's cash items, one per city, as one exchange with its cities.
+   */
+  counted?: number;
   withheld: WithheldDirection[];
 }
 
@@ -57,6 +62,15 @@ export function exportWriter(
       return { name, file, bytes: renderModel(model), items: premiumItems(model), withheld };
     }
     const model = select(index);
-    return { name, file, bytes: renderModel(model), items: model.items.length, withheld: model.withheld };
+    const counted =
+      format === 'json' ? new Set(model.items.map((item) => `${item.from}\u0000${item.to}`)).size : undefined;
+    return {
+      name,
+      file,
+      bytes: renderModel(model),
+      items: model.items.length,
+      ...(counted === undefined || counted === model.items.length ? {} : { counted }),
+      withheld: model.withheld,
+    };
   };
 }

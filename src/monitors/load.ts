@@ -24,6 +24,8 @@ export const profileSchema = z
     limits: oneOf(['required', 'recommended'] as const),
     minBelowMax: z.boolean(),
     rateDecimals: z.number().int().min(0).max(18).optional(),
+    duplicates: oneOf(['first-wins'] as const).optional(),
+    negativeRate: oneOf(['absolute'] as const).optional(),
     labels: oneOf(['all', 'first-cash-only'] as const),
     order: oneOf(['strict', 'any'] as const),
     polling: z.string().optional(),
@@ -59,12 +61,14 @@ async function readProfiles(dir: string): Promise<ReadonlyMap<string, MonitorPro
     const { data, problems: found } = validateYaml(file, profileSchema);
     problems.push(...found.map((problem) => `data/monitors/${fileName}: ${formatProblem(file, problem)}`));
     if (!data) continue;
-    const { polling, rateDecimals, ...rest } = data;
+    const { polling, rateDecimals, duplicates, negativeRate, ...rest } = data;
     profiles.set(fileName.replace(/\.yaml$/, ''), {
       name: fileName.replace(/\.yaml$/, ''),
       ...rest,
       ...(polling === undefined ? {} : { polling }),
       ...(rateDecimals === undefined ? {} : { rateDecimals }),
+      ...(duplicates === undefined ? {} : { duplicates }),
+      ...(negativeRate === undefined ? {} : { negativeRate }),
     });
   }
   if (problems.length > 0) throw configError('monitor profiles', problems);

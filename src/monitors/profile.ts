@@ -33,6 +33,13 @@ export interface MonitorProfile {
   readonly minBelowMax: boolean;
   /** The rate is read as 1:X with X rounded half-up to this many decimals; absent: as written. */
   readonly rateDecimals?: number;
+  /**
+   * `first-wins`: of several items of one direction (from, to, city) the first is read, the others dropped (MoneySwap:
+   * without a city the first takes the direction even when it is dropped itself); absent: not known.
+   */
+  readonly duplicates?: 'first-wins';
+  /** `absolute`: a negative `<in>`/`<out>` is read without its sign; absent: with it. Either way a misreading. */
+  readonly negativeRate?: 'absolute';
   /** `first-cash-only`: only the first `<param>` is read, and only on cash items; `all`: as written. */
   readonly labels: 'all' | 'first-cash-only';
   /** `strict`: an item whose elements are out of the standard order is refused. */

@@ -120,3 +120,18 @@ describe('a file per monitor from one pricing', () => {
     );
   });
 });
+
+describe('item counts', () => {
+  it("the build's line counts a file's items as `ratefile check` does (a JSON exchange holds its cities)", async () => {
+    const { dir } = await project(example);
+    const build = await runRatefile(['build', '--config', 'examples/monitors.yaml'], dir);
+    expect(build.code).toBe(0);
+    for (const file of Object.values(files)) {
+      const checked = await runRatefile(['check', '--json', `public/monitors/${file}`], dir);
+      const items = (JSON.parse(checked.stdout) as { files: { items: number }[] }).files[0]!.items;
+      expect(`${build.stdout}${build.stderr}`).toMatch(
+        new RegExp(`[ ;]${file.replace('.', '\\.')} ${items} items? \\(`),
+      );
+    }
+  });
+});

@@ -638,11 +638,14 @@ describe('duplicates across the quick test and the full rules', () => {
     expect(traced.path).toBe('fast');
     expect(traced.cleared).toBe(4);
     expect(traced.result).toStrictEqual(checkExportGeneral(bytes, 'x'));
-    expect(traced.result.findings.filter((f) => f.rule === 'duplicate').map((f) => f.message)).toEqual([
-      'duplicate direction: same from and to, without a city, as item 1 (BTC → ETH)',
-      'duplicate direction: same from and to, without a city, as item 1 (BTC → ETH)',
-      'duplicate direction: same from and to and city as item 4 (BTC → CASHRUB, MSK)',
-      'duplicate direction: same from and to, without a city, as item 7 (BTC → XXX)',
+    // Repeated value for value, an item reads the same whichever a monitor keeps: a warning; with other values, an error.
+    expect(
+      traced.result.findings.filter((f) => f.rule === 'duplicate').map((f) => `${f.severity} ${f.message}`),
+    ).toEqual([
+      'error duplicate direction: same from and to, without a city, as item 1 (BTC → ETH), with other values: a monitor reads one of them, which one is its choice',
+      'warning duplicate direction: the same item as item 1 (BTC → ETH), value for value: monitors read the same either way; leave one out',
+      'error duplicate direction: same from and to and city as item 4 (BTC → CASHRUB, MSK), with other values: a monitor reads one of them, which one is its choice',
+      'warning duplicate direction: the same item as item 7 (BTC → XXX), value for value: monitors read the same either way; leave one out',
     ]);
   });
 });

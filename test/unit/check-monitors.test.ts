@@ -57,13 +57,12 @@ describe('real export files of other exchangers', () => {
 });
 
 describe("what a monitor drops or misreads stays an error on anyone's file", () => {
-  const twice = `<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n<item>${ownItem}</item>\n<item>${ownItem}</item>\n</rates>\n`;
+  const twice = `<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n<item>${ownItem}</item>\n<item>${ownItem.replace('96075.29', '96000')}</item>\n</rates>\n`;
   it.each([
     ['an error page', Buffer.from('<?xml version="1.0"?><error>Maintenance</error>'), 'root'],
     ['an HTML page', Buffer.from('<!DOCTYPE html>\n<html><body>Bad gateway</body></html>'), 'xml'],
     ['a missing <amount>', file(ownItem.replace('<amount>485000</amount>\n', '')), 'element-missing'],
     ['a decimal comma', file(ownItem.replace('96075.29', '96075,29')), 'number'],
-    ['an exponent', file(ownItem.replace('485000', '4.85E5')), 'number'],
     ['a negative rate side', file(ownItem.replace('96075.29', '-1')), 'number'],
     ['a zero rate side', file(ownItem.replace('96075.29', '0')), 'rate-form'],
     ['a duplicate direction', Buffer.from(twice), 'duplicate'],
@@ -86,6 +85,7 @@ describe('the publish gate keeps the written standard for our own files', () => 
     ['a rate side below 1', ownItem.replace('96075.29', '0.96'), 'rate-form'],
     ['a minimum above the maximum', ownItem.replace('<minamount>0.001', '<minamount>6'), 'min-max'],
     ['a zero reserve', ownItem.replace('485000', '0'), 'reserve'],
+    ['an exponent', ownItem.replace('485000', '4.85E5'), 'number'],
   ])('%s: a warning for anyone, refused when ratefile publishes it', (_name, item, rule) => {
     const bytes = file(item);
     expect(checkExport(bytes, 'x.xml').findings.map((f) => `${f.severity} ${f.rule}`)).toContain(`warning ${rule}`);
@@ -110,5 +110,23 @@ describe('check --strict', () => {
     expect([plain.code, before.ok, before.files[0]?.errors]).toEqual([0, true, 0]);
     expect([strict.code, after.ok, after.files[0]?.warnings]).toEqual([1, false, 0]);
     expect(after.files[0]?.errors).toBe(before.files[0]?.warnings);
+  });
+});
+
+describe('check --monitor moneyswap on real files: errors only for what changes for the exchanger', () => {
+  it("reports MoneySwap's rounding and zero fees as info, and errors only for items dropped or misread", async () => {
+    const result = await runRatefile(['check', '--json', '--monitor', 'moneyswap', ...realFiles], repoRoot);
+    type File = { findings: { severity: string; rule: string }[]; monitor: { dropped: number; misread: number } };
+    const files = (JSON.parse(result.stdout) as { files: File[] }).files;
+    const monitorFindings = files.flatMap((f) => f.findings.filter((x) => x.rule.startsWith('monitor-')));
+    const count = (severity: string, rule?: string) =>
+      monitorFindings.filter((f) => f.severity === severity && (rule === undefined || f.rule === rule)).length;
+    // Before issue 33 every rounding was an error: 166 errors, 162 items "misread", all 5 files failing.
+    expect(count('info', 'monitor-rounded')).toBeGreaterThan(100);
+    expect(count('error', 'monitor-rounded')).toBe(0);
+    expect(count('error')).toBe(10);
+    expect(files.reduce((sum, f) => sum + f.monitor.dropped + f.monitor.misread, 0)).toBe(10);
+    // 1WM.xml: only roundings and labels, so it passes.
+    expect(result.stdout.match(/"ok": true/g)?.length).toBe(1);
   });
 });

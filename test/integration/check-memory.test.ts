@@ -1,0 +1,77 @@
+// `ratefile check` over many files holds one file at a time (issue 33, item 10): what is kept between files is each
+// file's verdict, never its text, document or findings. Measured in the real binary: the heap after a full GC at
+// every write to stdout (a file's report), which does not depend on the machine's load, and the peak RSS, logged.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnRatefile } from '../support/process.js';
+
+/** A classic file whose every item has findings (an unknown city, a suffixed minimum, labels on a non-cash item). */
+function manyFindings(items: number): string {
+  const codes = ['BTC', 'ETH', 'LTC', 'SBERRUB', 'TCSBRUB', 'QWRUB', 'USDTTRC20', 'XMR', 'TRX', 'DOGE'];
+  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<rates>'];
+  for (let n = 0; n < items; n += 1) {
+    const [from, to] = [codes[n % codes.length]!, codes[(n + 1 + Math.floor(n / codes.length)) % codes.length]!];
+    lines.push(
+      `<item><from>${from}</from><to>${to === from ? 'ETH' : to}</to><in>1</in><out>${(1 + n / 1000).toFixed(6)}</out>` +
+        `<amount>1000</amount><minamount>1 ${from}</minamount><maxamount>100</maxamount><param>manual</param>` +
+        `<city>NOWHERE${n}</city></item>`,
+    );
+  }
+  return `${lines.join('\n')}\n</rates>\n`;
+}
+
+// After each report written, a full GC, then the heap in use: what the process keeps between files.
+const probe = `
+let most = 0;
+const write = process.stdout.write.bind(process.stdout);
+process.stdout.write = (...args) => {
+  const result = write(...args);
+  globalThis.gc();
+  most = Math.max(most, process.memoryUsage().heapUsed);
+  return result;
+};
+process.on('exit', () => process.stderr.write(\`heapAfterGc \${most} maxRSS \${process.resourceUsage().maxRSS}\\n\`));
+`;
+
+describe('check over many files', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ratefile-check-memory-'));
+    await writeFile(join(dir, 'probe.mjs'), probe);
+    const text = manyFindings(6000);
+    for (let copy = 1; copy <= 8; copy += 1) await writeFile(join(dir, `copy${copy}.xml`), text);
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  async function measure(files: number, json: boolean): Promise<{ heapMb: number; rssMb: number }> {
+    const names = Array.from({ length: files }, (_, index) => `copy${index + 1}.xml`);
+    const proc = spawnRatefile(['check', ...(json ? ['--json'] : []), ...names], {
+      cwd: dir,
+      nodeArgs: ['--expose-gc', '--import', pathToFileURL(join(dir, 'probe.mjs')).href],
+    });
+    const exit = await proc.exited;
+    expect(exit.code, proc.stderr()).toBe(1);
+    expect(proc.stdout()).toContain(json ? '"ok": false' : 'copy1.xml: 6000 items');
+    const match = /heapAfterGc (\d+) maxRSS (\d+)/.exec(proc.stderr());
+    expect(match, proc.stderr()).not.toBeNull();
+    return { heapMb: Number(match![1]) / 2 ** 20, rssMb: Number(match![2]) / 1024 };
+  }
+
+  it.each([false, true])(
+    'keeps no more after 8 files than after 1 (--json: %s)',
+    async (json) => {
+      const one = await measure(1, json);
+      const eight = await measure(8, json);
+      console.log(
+        `check${json ? ' --json' : ''}: heap after GC ${one.heapMb.toFixed(1)} MB for 1 file, ${eight.heapMb.toFixed(1)} MB ` +
+          `for 8; peak RSS ${one.rssMb.toFixed(0)} MB and ${eight.rssMb.toFixed(0)} MB`,
+      );
+      // One file's findings (about 24,000) take tens of MB; holding all eight would add seven times that.
+      expect(eight.heapMb - one.heapMb).toBeLessThan(8);
+    },
+    120_000,
+  );
+});
