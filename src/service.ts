@@ -2,7 +2,7 @@
 // once), serve, and stop cleanly on a signal.
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { createServer as createProbe } from 'node:net';
 import { join, relative } from 'node:path';
 import type { BuildDeps } from './build.js';
@@ -22,7 +22,8 @@ import { QuoteCache, startFeedFetches } from './quotes.js';
 import { sourceMaxAgeMs } from './source-options.js';
 import { freshnessNotes } from './freshness.js';
 import { ReserveCache } from './reserves/fetch.js';
-import { boundUrl, createExportServer, listen, requestPath, type Route } from './server.js';
+import { boundUrl, requestPath, type Route } from './server.js';
+import { openListeners, pagesNoteOf, portOfServer, type Listeners } from './listeners.js';
 import { openDashboard } from './dashboard/board.js';
 import { openReaders } from './readers/tracker.js';
 import type { BuildReport, Status } from './report.js';
@@ -52,6 +53,8 @@ export interface Service {
   /** The port bound; undefined when not serving. */
   port: number | undefined;
   server: Server | undefined;
+  /** The port of the `server.private` listener; undefined without one. */
+  privatePort: number | undefined;
   /** Run one build now unless one is running; resolves when it is done. */
   rebuild(): Promise<void>;
   /** Stop scheduling, let a running build finish, close the server. */
@@ -86,6 +89,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const serve = options.serve ?? true;
   // A taken port is reported before anything is created or written; then the folders, then the first build.
   if (serve && options.port !== 0) await assertCanListen(options.port, options.host);
+  const privateAddress = serve ? options.config.server.private : undefined;
+  if (privateAddress && privateAddress.port !== 0) await assertCanListen(privateAddress.port, privateAddress.host);
   await options.checkFolders?.();
   const logReasons = reasonLog(log);
   const buildLog = createBuildLog(log);
@@ -123,6 +128,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
   // The last config that loaded: when an edit breaks the file, builds go on with it (health is degraded).
   const configs = lastGoodConfig(options.loadConfig, options.config, log);
+  // The export files the server answers: the ones the latest build's config declares, nothing else in the folder.
+  let declared: ReadonlySet<string> = new Set(options.config.exports.map((e) => e.file));
 
   const metrics = createMetrics(
     () => status,
@@ -162,6 +169,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const started = performance.now();
     try {
       const config = await configs.current();
+      declared = new Set(config.exports.map((e) => e.file));
       const configError = configs.error();
       // A reloaded config's file sources are watched from now on, before this build reads them.
       if (options.watchFiles !== false) sourceWatch.target(watchedFiles(config));
@@ -228,42 +236,58 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   });
   await settledWithin(quoteCache, FIRST_FEED_WAIT_MS);
   await rebuild();
-  const routes: Record<string, Route> = {
+  const health = () => {
+    const health = assessHealth(status, options.deps.now());
+    // A standby answers 503 too (with `role: "standby"`): a load balancer routes readers to the leader.
+    const ha = standby?.status();
+    return { health, ha, code: health.level === 'failing' || (ha && ha.role !== 'leader') ? 503 : 200 };
+  };
+  const json = (response: ServerResponse, code: number, body: unknown) => {
+    response.writeHead(code, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' });
+    response.end(`${JSON.stringify(body, null, 2)}\n`);
+  };
+  const pages: Record<string, Route> = {
     ...dashboard.routes(() => status, readers.view),
     '/healthz': (_request, response) => {
       // 200 for ok and degraded (what is published is right), 503 for failing; no absolute paths or secrets in it.
-      const health = assessHealth(status, options.deps.now());
-      // A standby answers 503 too (with `role: "standby"`): a load balancer routes readers to the leader.
-      const ha = standby?.status();
-      response.writeHead(health.level === 'failing' || (ha && ha.role !== 'leader') ? 503 : 200, {
-        'Content-Type': 'application/json; charset=utf-8',
-        'Cache-Control': 'no-cache',
-      });
-      response.end(
-        `${JSON.stringify(dashboard.shown({ ...healthBody(health), ...status, ...(ha ? { ha } : {}), health }), null, 2)}\n`,
-      );
+      const { health: now, ha, code } = health();
+      json(response, code, dashboard.shown({ ...healthBody(now), ...status, ...(ha ? { ha } : {}), health: now }));
     },
     '/metrics': metrics.route,
   };
-  const server = serve
-    ? createExportServer(outDir, routes, standby ? standbyRefusal(() => standby.status()) : undefined)
-    : undefined;
+  // On an address others reach: the level and the code only, no sources, instances or hosts.
+  const publicRoutes: Record<string, Route> = {
+    '/healthz': (_request, response) => {
+      const { health: now, ha, code } = health();
+      json(response, code, { level: now.level, healthy: now.level !== 'failing', ...(ha ? { role: ha.role } : {}) });
+    },
+  };
   // Requests counted by route: the pages, each export file by name, everything else as `other`.
   const exportPaths = new Set(options.config.exports.map((e) => `/${e.file}`));
-  server?.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const path = requestPath(request.url ?? '');
-    const route = Object.hasOwn(routes, path) || exportPaths.has(path) ? path : 'other';
-    response.once('finish', () => metrics.recordRequest(route, response.statusCode));
-    if (route === 'other' || exportPaths.has(path))
-      readers.served(request, response, path, route === 'other' ? undefined : path.slice(1));
-  });
   // A start that fails here leaves no watch behind to start builds.
-  const port = server
-    ? await listen(server, options.port, options.host).catch((error: unknown) => {
+  const listeners: Listeners | undefined = serve
+    ? await openListeners({
+        outDir,
+        main: { host: options.host, port: options.port },
+        private: privateAddress,
+        pages,
+        publicRoutes,
+        refuse: standby ? standbyRefusal(() => standby.status()) : undefined,
+        declared: () => declared,
+        onRequest: (routes, request, response) => {
+          const path = requestPath(request.url ?? '');
+          const route = Object.hasOwn(routes, path) || exportPaths.has(path) ? path : 'other';
+          response.once('finish', () => metrics.recordRequest(route, response.statusCode));
+          if (route === 'other' || exportPaths.has(path))
+            readers.served(request, response, path, route === 'other' ? undefined : path.slice(1));
+        },
+      }).catch((error: unknown) => {
         sourceWatch.close();
         throw error;
       })
     : undefined;
+  const server = listeners?.main;
+  const port = listeners?.port;
   const task = scheduleBuilds(options.config.schedule, () => void rebuild(), log);
   const files = options.config.exports.map((e) => e.file).join(', ');
   // The address really bound: 0.0.0.0 says every interface, never dressed up as localhost.
@@ -272,6 +296,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       ? `serving ${outDir} at ${boundUrl(server)} (${files}); rebuilding on "${options.config.schedule}"`
       : `writing ${outDir} (${files}), not serving; rebuilding on "${options.config.schedule}"`,
   );
+  const pagesNote = listeners && pagesNoteOf(listeners, options.host);
+  if (pagesNote) log.info(pagesNote);
   // When the file sources' quotes expire and what renews them: a newcomer learns it before the directions go.
   if (firstReport) {
     const { report, config } = firstReport;
@@ -287,6 +313,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   return {
     port,
     server,
+    privatePort: listeners?.private ? portOfServer(listeners.private) : undefined,
     rebuild,
     status: () => status,
     alertsIdle: async () => notifier?.idle(),
@@ -301,12 +328,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       // Undelivered alerts stay in the state folder for the next start.
       await notifier?.stop();
       await dashboard.idle();
-      if (server) {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
-      }
+      await listeners?.close();
       await readers.stop();
     },
   };
