@@ -30,6 +30,7 @@ import type { BuildReport, Status } from './report.js';
 import { createStandby } from './ha/standby.js';
 import { standbyRefusal } from './ha/serve.js';
 import { lastGoodConfig } from './last-good-config.js';
+import { removeStaleStateTemporaries } from './state-files.js';
 
 export interface ServiceOptions {
   /** Loads the config afresh for each build, so edits apply without a restart. */
@@ -163,6 +164,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       ).filter((entry): entry is readonly [string, Stats] => entry[1] !== undefined),
     );
 
+  // Temporaries a killed process left in the state folder (an alert outbox mid-write at `kill -9`), removed once
+  // stale, as the output folder's are at each publish; at most once a minute. File times are real: real clock.
+  let sweptAt = Number.NEGATIVE_INFINITY;
+  const sweepState = async () => {
+    if (Date.now() - sweptAt < 60_000) return;
+    sweptAt = Date.now();
+    await removeStaleStateTemporaries(options.config.stateDir, sweptAt);
+  };
   /** The first build that ran, for the notes on quote freshness logged once at start. */
   let firstReport: { report: BuildReport; config: Config } | undefined;
   const cycle = async (changed: readonly string[] | undefined): Promise<void> => {
@@ -209,6 +218,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       // runCycle records its own failures in the state folder.
       status = await readStatus(options.config.stateDir);
     }
+    await sweepState();
     // Queued, never awaited: a channel that is down does not slow a build.
     if (notifier && status) {
       const more = await readers.problems(options.deps.now());
