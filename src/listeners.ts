@@ -5,6 +5,8 @@
 // and a local Prometheus).
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { isIPv4 } from 'node:net';
+import { assessHealth, healthBody } from './health.js';
+import type { HaStatus, Status } from './report.js';
 import { boundUrl, createExportServer, listen, type Route, type ServeOptions } from './server.js';
 
 /**
@@ -36,7 +38,8 @@ export interface ListenerOptions extends ServeOptions {
   pages: Readonly<Record<string, Route>>;
   /** What a non-loopback main listener answers besides the exports (the bare /healthz). */
   publicRoutes: Readonly<Record<string, Route>>;
-  refuse?: ((path: string) => Route | undefined) | undefined;
+  /** A standby's answer in place of a file (ha/serve.ts); `exposed`: for an address others reach, saying less. */
+  refuse?: ((exposed: boolean) => (path: string) => Route | undefined) | undefined;
   /** Every request of either listener, with the routes that listener answers (for the request metrics and readers). */
   onRequest(routes: Readonly<Record<string, Route>>, request: IncomingMessage, response: ServerResponse): void;
 }
@@ -51,8 +54,8 @@ export interface Listeners {
   close(): Promise<void>;
 }
 
-function serverFor(options: ListenerOptions, routes: Readonly<Record<string, Route>>): Server {
-  const server = createExportServer(options.outDir, routes, options.refuse, {
+function serverFor(options: ListenerOptions, routes: Readonly<Record<string, Route>>, exposed: boolean): Server {
+  const server = createExportServer(options.outDir, routes, options.refuse?.(exposed), {
     ...(options.declared ? { declared: options.declared } : {}),
   });
   server.on('request', (request: IncomingMessage, response: ServerResponse) =>
@@ -76,11 +79,11 @@ const closeServer = (server: Server) =>
 /** Listen on the main address and, when set, the private one; on a failure nothing stays bound. */
 export async function openListeners(options: ListenerOptions): Promise<Listeners> {
   const mainPages = isLoopbackHost(options.main.host);
-  const main = serverFor(options, mainPages ? options.pages : options.publicRoutes);
+  const main = serverFor(options, mainPages ? options.pages : options.publicRoutes, !mainPages);
   const port = await listen(main, options.main.port, options.main.host);
   let second: Server | undefined;
   if (options.private) {
-    second = serverFor(options, options.pages);
+    second = serverFor(options, options.pages, false);
     try {
       await listen(second, options.private.port, options.private.host);
     } catch (error) {
@@ -104,4 +107,45 @@ export function pagesNoteOf(listeners: Listeners, host: string): string | undefi
   if (listeners.private) return `dashboard, /metrics and the full /healthz at ${listeners.pagesUrl} (server.private)`;
   if (listeners.pagesUrl) return undefined;
   return `${host} is not a loopback address: only the exports and a bare /healthz answer there; set server.private (e.g. port 9090 on 127.0.0.1) for the dashboard and /metrics`;
+}
+
+export interface HealthInput {
+  status(): Status | undefined;
+  now(): Date;
+  /** With `ha:`, this instance's role. */
+  ha?: () => HaStatus;
+  /** What the dashboard may show (no paths, no secrets, controls escaped). */
+  shown<T>(value: T): T;
+}
+
+/**
+ * `/healthz`: 200 for ok and degraded (what is published is right), 503 for failing and for a standby (a load
+ * balancer routes readers to the leader). `full`: the reasons, the status and `ha`, for loopback and
+ * `server.private`; `bare`: the level and the role only, for an address others reach.
+ */
+export function healthRoutes(input: HealthInput): { full: Route; bare: Route } {
+  const assess = () => {
+    const health = assessHealth(input.status(), input.now());
+    const ha = input.ha?.();
+    return { health, ha, code: health.level === 'failing' || (ha && ha.role !== 'leader') ? 503 : 200 };
+  };
+  const json = (response: ServerResponse, code: number, body: unknown) => {
+    response.writeHead(code, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' });
+    response.end(`${JSON.stringify(body, null, 2)}\n`);
+  };
+  return {
+    full: (_request, response) => {
+      const { health, ha, code } = assess();
+      const status = input.status();
+      json(response, code, input.shown({ ...healthBody(health), ...status, ...(ha ? { ha } : {}), health }));
+    },
+    bare: (_request, response) => {
+      const { health, ha, code } = assess();
+      json(response, code, {
+        level: health.level,
+        healthy: health.level !== 'failing',
+        ...(ha ? { role: ha.role } : {}),
+      });
+    },
+  };
 }

@@ -2,7 +2,7 @@
 // once), serve, and stop cleanly on a signal.
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import type { Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import { createServer as createProbe } from 'node:net';
 import { join, relative } from 'node:path';
 import type { BuildDeps } from './build.js';
@@ -12,7 +12,6 @@ import { reasonLog } from './reasons.js';
 import { buildRunner, scheduleBuilds } from './schedule.js';
 import { watchedFiles, watchSourceFiles } from './source-watch.js';
 import { describeError, RatefileError } from './errors.js';
-import { assessHealth, healthBody } from './health.js';
 import type { Logger } from './log.js';
 import type { Config } from './model.js';
 import { createChannels } from './alerts/channels.js';
@@ -23,7 +22,7 @@ import { sourceMaxAgeMs } from './source-options.js';
 import { freshnessNotes } from './freshness.js';
 import { ReserveCache } from './reserves/fetch.js';
 import { boundUrl, requestPath, type Route } from './server.js';
-import { openListeners, pagesNoteOf, portOfServer, type Listeners } from './listeners.js';
+import { healthRoutes, openListeners, pagesNoteOf, portOfServer, type Listeners } from './listeners.js';
 import { openDashboard } from './dashboard/board.js';
 import { openReaders } from './readers/tracker.js';
 import type { BuildReport, Status } from './report.js';
@@ -246,31 +245,16 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   });
   await settledWithin(quoteCache, FIRST_FEED_WAIT_MS);
   await rebuild();
-  const health = () => {
-    const health = assessHealth(status, options.deps.now());
-    // A standby answers 503 too (with `role: "standby"`): a load balancer routes readers to the leader.
-    const ha = standby?.status();
-    return { health, ha, code: health.level === 'failing' || (ha && ha.role !== 'leader') ? 503 : 200 };
-  };
-  const json = (response: ServerResponse, code: number, body: unknown) => {
-    response.writeHead(code, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' });
-    response.end(`${JSON.stringify(body, null, 2)}\n`);
-  };
+  const healthz = healthRoutes({
+    status: () => status,
+    now: options.deps.now,
+    ...(standby ? { ha: () => standby.status() } : {}),
+    shown: dashboard.shown,
+  });
   const pages: Record<string, Route> = {
     ...dashboard.routes(() => status, readers.view),
-    '/healthz': (_request, response) => {
-      // 200 for ok and degraded (what is published is right), 503 for failing; no absolute paths or secrets in it.
-      const { health: now, ha, code } = health();
-      json(response, code, dashboard.shown({ ...healthBody(now), ...status, ...(ha ? { ha } : {}), health: now }));
-    },
+    '/healthz': healthz.full,
     '/metrics': metrics.route,
-  };
-  // On an address others reach: the level and the code only, no sources, instances or hosts.
-  const publicRoutes: Record<string, Route> = {
-    '/healthz': (_request, response) => {
-      const { health: now, ha, code } = health();
-      json(response, code, { level: now.level, healthy: now.level !== 'failing', ...(ha ? { role: ha.role } : {}) });
-    },
   };
   // Requests counted by route: the pages, each export file by name, everything else as `other`.
   const exportPaths = new Set(options.config.exports.map((e) => `/${e.file}`));
@@ -281,8 +265,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         main: { host: options.host, port: options.port },
         private: privateAddress,
         pages,
-        publicRoutes,
-        refuse: standby ? standbyRefusal(() => standby.status()) : undefined,
+        publicRoutes: { '/healthz': healthz.bare },
+        refuse: standby ? (exposed) => standbyRefusal(() => standby.status(), exposed) : undefined,
         declared: () => declared,
         onRequest: (routes, request, response) => {
           const path = requestPath(request.url ?? '');

@@ -1,10 +1,13 @@
 // What the service answers, and to whom (issue 33, items 11 and 13): on an address other machines reach, only the
 // declared exports and a bare /healthz; the dashboard, its JSON, /metrics and the full /healthz on loopback or on
 // `server.private`; nothing in the output folder that the config does not declare.
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isLoopbackHost } from '../../src/listeners.js';
+import { standbyRefusal } from '../../src/ha/serve.js';
+import { isLoopbackHost, openListeners } from '../../src/listeners.js';
+import type { HaStatus } from '../../src/report.js';
 import { sampleConfig, projectsPerTest } from '../support/project.js';
 import { servicesPerTest } from '../support/service.js';
 
@@ -70,6 +73,41 @@ describe('a service listening on 0.0.0.0', () => {
     expect(await (await fetch(`${inside}/healthz`)).json()).toHaveProperty('sources');
     expect(await (await fetch(`${outside}/healthz`)).json()).not.toHaveProperty('sources');
     expect((await fetch(`${inside}/parserfile.xml`)).status).toBe(200);
+  });
+});
+
+describe("a standby's refusal", () => {
+  it('names no instance and no reason on an address others reach; in full on server.private', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ratefile-listeners-'));
+    await writeFile(join(dir, 'parserfile.xml'), '<rates></rates>\n');
+    const role: HaStatus = {
+      role: 'standby',
+      instance: 'rates-2',
+      holder: 'rates-1',
+      reason: 'lock database db.internal:5432 unreachable',
+      configHash: '0123456789abcdef',
+    };
+    const listeners = await openListeners({
+      outDir: dir,
+      main: { host: '0.0.0.0', port: 0 },
+      private: { host: '127.0.0.1', port: 0 },
+      pages: {},
+      publicRoutes: {},
+      refuse: (exposed) => standbyRefusal(() => role, exposed),
+      declared: () => new Set(['parserfile.xml']),
+      onRequest: () => undefined,
+    });
+    try {
+      const outside = await fetch(`http://127.0.0.1:${listeners.port}/parserfile.xml`);
+      expect(outside.status).toBe(503);
+      expect(await outside.json()).toEqual({ role: 'standby' });
+      const inside = await fetch(new URL('parserfile.xml', listeners.pagesUrl));
+      expect(inside.status).toBe(503);
+      expect(await inside.json()).toEqual({ role: 'standby', holder: 'rates-1', reason: role.reason });
+    } finally {
+      await listeners.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
