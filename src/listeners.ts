@@ -106,7 +106,7 @@ export async function openListeners(options: ListenerOptions): Promise<Listeners
 export function pagesNoteOf(listeners: Listeners, host: string): string | undefined {
   if (listeners.private) return `dashboard, /metrics and the full /healthz at ${listeners.pagesUrl} (server.private)`;
   if (listeners.pagesUrl) return undefined;
-  return `${host} is not a loopback address: only the exports and a bare /healthz answer there; set server.private (e.g. port 9090 on 127.0.0.1) for the dashboard and /metrics`;
+  return `${host} is not a loopback address: only the exports and a bare /healthz answer there; for the dashboard and /metrics, set server.private (e.g. "server: { private: { port: 9090 } }" for 127.0.0.1:9090)`;
 }
 
 export interface HealthInput {

@@ -36,8 +36,12 @@ describe('isLoopbackHost', () => {
 
 describe('a service listening on 0.0.0.0', () => {
   it('answers the exports and a bare /healthz; the dashboard, its JSON and /metrics are 404', async () => {
-    const service = await start(await project(), { host: '0.0.0.0' });
+    const lines: string[] = [];
+    const service = await start(await project(), { host: '0.0.0.0', log: (text) => lines.push(text) });
     const base = `http://127.0.0.1:${service.port}`;
+    expect(lines.join('')).toContain(
+      '0.0.0.0 is not a loopback address: only the exports and a bare /healthz answer there; for the dashboard and /metrics, set server.private',
+    );
     expect((await fetch(`${base}/parserfile.xml`)).status).toBe(200);
     for (const path of pages) {
       const response = await fetch(`${base}${path}`);
