@@ -33,12 +33,13 @@ export function describeError(error: unknown): string {
   return String(error);
 }
 
-// C0 and C1 controls (ESC, BEL, CR, LF, CSI…), DEL and the Unicode line separators: never written raw to a
-// terminal or a log, or a value could forge a line ("ratefile: all good") or drive the terminal.
-const controls = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+// C0 and C1 controls (ESC, BEL, CR, LF, CSI…), DEL, the Unicode line separators and the bidirectional
+// formatting characters (U+202E RIGHT-TO-LEFT OVERRIDE and kin): never written raw to a terminal, a log or a page,
+// or a value could forge a line ("ratefile: all good"), drive the terminal or show its text reversed.
+const controls = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 const escapeControl = (character: string) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
-/** `text` with every control character written as `\u001b`; the safety net of the CLI and the text log. */
+/** `text` with every control character written as `\u001b`; the safety net of the CLI, the text log and the dashboard. */
 export function escapeControls(text: string): string {
   return text.replace(controls, escapeControl);
 }

@@ -1,10 +1,10 @@
 // The monitor's-view memory (src/compete/listing.ts): recently published rates per competing direction, so the lag
 // BestChange takes to show one survives a restart. Kept in .ratefile/listing.json, read before a build and written
 // after it published, like wars.json; at most MAX_VERSIONS rates of the last hour per direction and city.
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MAX_VERSIONS, type ListingEntry, type ListingMemory, type ListingVersion } from './compete/listing.js';
-import { writeFileAtomic } from './publish.js';
+import { writeStateFile } from './state-files.js';
 
 const listingFile = (dir: string) => join(dir, 'listing.json');
 /** About 1.5 KB per direction and city: a larger file is not ratefile's, and is not read. */
@@ -96,8 +96,7 @@ export async function writeListingMemory(dir: string, memory: ListingMemory, now
   unwritten.delete(path);
   const text = `${JSON.stringify({ version: 1, directions: memory })}\n`;
   if (last.get(path) === text) return;
-  await mkdir(dir, { recursive: true });
-  await writeFileAtomic(path, text);
+  await writeStateFile(path, text);
   last.set(path, text);
   writtenAt.set(path, now.getTime());
 }

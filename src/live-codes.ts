@@ -1,7 +1,7 @@
 // The live code list in the state folder: read on every config load, written after a build read a BestChange feed.
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from './publish.js';
+import { writeStateFile } from './state-files.js';
 
 /**
  * The live code list: the currency codes of the last BestChange feed (bm_cycodes.dat) a build read, kept in the
@@ -27,6 +27,5 @@ export async function readLiveCodes(stateDir: string): Promise<ReadonlySet<strin
 export async function writeLiveCodes(stateDir: string, codes: ReadonlySet<string>): Promise<void> {
   const known = await readLiveCodes(stateDir);
   if (known.size === codes.size && [...codes].every((code) => known.has(code))) return;
-  await mkdir(stateDir, { recursive: true });
-  await writeFileAtomic(liveCodesFile(stateDir), `${JSON.stringify({ version: 1, codes: [...codes].sort() })}\n`);
+  await writeStateFile(liveCodesFile(stateDir), `${JSON.stringify({ version: 1, codes: [...codes].sort() })}\n`);
 }

@@ -121,7 +121,12 @@ export interface Config {
   readonly schedule: string;
   /** The build log of `start` (`log:`): the most time between two lines while builds change nothing. */
   readonly log: { readonly heartbeatMs: number };
-  readonly server: { readonly port: number; readonly host: string };
+  /** `private`: where the dashboard, /metrics and the full /healthz answer besides a loopback `host` (src/listeners.ts). */
+  readonly server: {
+    readonly port: number;
+    readonly host: string;
+    readonly private?: { readonly host: string; readonly port: number };
+  };
   readonly output: string;
   readonly templatesDir: string;
   readonly sources: readonly SourceConfig[];

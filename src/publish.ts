@@ -99,16 +99,22 @@ async function stampOfSet(path: string): Promise<string> {
   return stamps.join('|');
 }
 
+/** The temporary files this process is writing now: never removed as stale, however slow the disk. */
+const writing = new Set<string>();
+
 /**
  * Write a file so that readers see the old bytes or the new, never a mix. The temporary file is a
  * dotfile in the same folder: same file system, so the rename is atomic, and servers that refuse
- * dotfiles never serve it half-written.
+ * dotfiles never serve it half-written. `mode` is set exactly, whatever the umask: `0o644` for the
+ * exports (nginx reads them as another user), `0o600` for the state folder's files (state-files.ts).
  */
-export async function writeFileAtomic(path: string, bytes: Buffer | string): Promise<void> {
+export async function writeFileAtomic(path: string, bytes: Buffer | string, mode = 0o644): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  writing.add(temporary);
   try {
-    const handle = await open(temporary, 'w', 0o644);
+    const handle = await open(temporary, 'w', mode);
     try {
+      await handle.chmod(mode);
       await handle.writeFile(bytes);
       await handle.sync();
     } finally {
@@ -118,18 +124,24 @@ export async function writeFileAtomic(path: string, bytes: Buffer | string): Pro
   } catch (cause) {
     await rm(temporary, { force: true });
     throw new RatefileError('E_PUBLISH', `cannot write ${path}: ${(cause as Error).message}`, { cause });
+  } finally {
+    writing.delete(temporary);
   }
 }
 
 /** Temporary files older than this were left by a killed process (a live write takes milliseconds). */
 const staleTemporaryMs = 60_000;
 
-/** Remove temporary files a killed process left behind; never one another process may still be writing. */
-async function removeStaleTemporaries(dir: string, now: number): Promise<void> {
+/**
+ * Remove temporary files a killed process left behind (writeFileAtomic's names only); never one another process may
+ * still be writing (younger than a minute), nor one this process is writing.
+ */
+export async function removeStaleTemporaries(dir: string, now: number): Promise<void> {
   const names = (await readdir(dir)).filter((name) => /^\..+\.[0-9a-f]{12}\.tmp$/.test(name));
   await Promise.all(
     names.map(async (name) => {
       const path = join(dir, name);
+      if (writing.has(path)) return;
       const info = await stat(path).catch(() => undefined);
       if (info && now - info.mtimeMs > staleTemporaryMs) await rm(path, { force: true });
     }),

@@ -182,7 +182,21 @@ export function requestPath(target: string): string {
 /** An extra page of the server (the dashboard, its JSON, /healthz, /metrics), by exact path; GET and HEAD only. */
 export type Route = (request: IncomingMessage, response: ServerResponse) => void | Promise<void>;
 
-export function exportRequestHandler(folder: string, routes: Readonly<Record<string, Route>> = {}) {
+/** Which files of the folder are served. */
+export interface ServeOptions {
+  /**
+   * The export files the config declares (names, as in `exports[].file`), read at each request so a reload's
+   * set applies at once. Anything else in the folder (an old export, notes, a file another tool left) is 404,
+   * even with an export's extension. Unset (`serve --out` without a config): every export-named file.
+   */
+  declared?: () => ReadonlySet<string>;
+}
+
+export function exportRequestHandler(
+  folder: string,
+  routes: Readonly<Record<string, Route>> = {},
+  options: ServeOptions = {},
+) {
   const dir = resolve(folder);
   const config = handlerConfig(dir);
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -201,7 +215,7 @@ export function exportRequestHandler(folder: string, routes: Readonly<Record<str
       }
       return;
     }
-    if (!exportPath.test(path)) {
+    if (!exportPath.test(path) || (options.declared && !options.declared().has(path.slice(1)))) {
       reply(response, 404, 'Not Found');
       return;
     }
@@ -238,8 +252,9 @@ export function createExportServer(
   dir: string,
   routes: Readonly<Record<string, Route>> = {},
   refuse?: (path: string) => Route | undefined,
+  options: ServeOptions = {},
 ): Server {
-  const handle = exportRequestHandler(dir, routes);
+  const handle = exportRequestHandler(dir, routes, options);
   return createServer((request, response) => {
     const path = requestPath(request.url ?? '');
     const refusal = Object.hasOwn(routes, path) ? undefined : refuse?.(path);

@@ -2,7 +2,7 @@
 // once), serve, and stop cleanly on a signal.
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import { createServer as createProbe } from 'node:net';
 import { join, relative } from 'node:path';
 import type { BuildDeps } from './build.js';
@@ -12,7 +12,6 @@ import { reasonLog } from './reasons.js';
 import { buildRunner, scheduleBuilds } from './schedule.js';
 import { watchedFiles, watchSourceFiles } from './source-watch.js';
 import { describeError, RatefileError } from './errors.js';
-import { assessHealth, healthBody } from './health.js';
 import type { Logger } from './log.js';
 import type { Config } from './model.js';
 import { createChannels } from './alerts/channels.js';
@@ -22,13 +21,15 @@ import { QuoteCache, startFeedFetches } from './quotes.js';
 import { sourceMaxAgeMs } from './source-options.js';
 import { freshnessNotes } from './freshness.js';
 import { ReserveCache } from './reserves/fetch.js';
-import { boundUrl, createExportServer, listen, requestPath, type Route } from './server.js';
+import { boundUrl, requestPath, type Route } from './server.js';
+import { healthRoutes, openListeners, pagesNoteOf, portOfServer, type Listeners } from './listeners.js';
 import { openDashboard } from './dashboard/board.js';
 import { openReaders } from './readers/tracker.js';
 import type { BuildReport, Status } from './report.js';
 import { createStandby } from './ha/standby.js';
 import { standbyRefusal } from './ha/serve.js';
 import { lastGoodConfig } from './last-good-config.js';
+import { removeStaleStateTemporaries } from './state-files.js';
 
 export interface ServiceOptions {
   /** Loads the config afresh for each build, so edits apply without a restart. */
@@ -52,6 +53,8 @@ export interface Service {
   /** The port bound; undefined when not serving. */
   port: number | undefined;
   server: Server | undefined;
+  /** The port of the `server.private` listener; undefined without one. */
+  privatePort: number | undefined;
   /** Run one build now unless one is running; resolves when it is done. */
   rebuild(): Promise<void>;
   /** Stop scheduling, let a running build finish, close the server. */
@@ -86,6 +89,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const serve = options.serve ?? true;
   // A taken port is reported before anything is created or written; then the folders, then the first build.
   if (serve && options.port !== 0) await assertCanListen(options.port, options.host);
+  const privateAddress = serve ? options.config.server.private : undefined;
+  if (privateAddress && privateAddress.port !== 0) await assertCanListen(privateAddress.port, privateAddress.host);
   await options.checkFolders?.();
   const logReasons = reasonLog(log);
   const buildLog = createBuildLog(log);
@@ -123,6 +128,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
   // The last config that loaded: when an edit breaks the file, builds go on with it (health is degraded).
   const configs = lastGoodConfig(options.loadConfig, options.config, log);
+  // The export files the server answers: the ones the latest build's config declares, nothing else in the folder.
+  let declared: ReadonlySet<string> = new Set(options.config.exports.map((e) => e.file));
 
   const metrics = createMetrics(
     () => status,
@@ -156,12 +163,21 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       ).filter((entry): entry is readonly [string, Stats] => entry[1] !== undefined),
     );
 
+  // Temporaries a killed process left in the state folder (an alert outbox mid-write at `kill -9`), removed once
+  // stale, as the output folder's are at each publish; at most once a minute. File times are real: real clock.
+  let sweptAt = Number.NEGATIVE_INFINITY;
+  const sweepState = async () => {
+    if (Date.now() - sweptAt < 60_000) return;
+    sweptAt = Date.now();
+    await removeStaleStateTemporaries(options.config.stateDir, sweptAt);
+  };
   /** The first build that ran, for the notes on quote freshness logged once at start. */
   let firstReport: { report: BuildReport; config: Config } | undefined;
   const cycle = async (changed: readonly string[] | undefined): Promise<void> => {
     const started = performance.now();
     try {
       const config = await configs.current();
+      declared = new Set(config.exports.map((e) => e.file));
       const configError = configs.error();
       // A reloaded config's file sources are watched from now on, before this build reads them.
       if (options.watchFiles !== false) sourceWatch.target(watchedFiles(config));
@@ -201,6 +217,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       // runCycle records its own failures in the state folder.
       status = await readStatus(options.config.stateDir);
     }
+    await sweepState();
     // Queued, never awaited: a channel that is down does not slow a build.
     if (notifier && status) {
       const monitors = await readers.problems(options.deps.now());
@@ -228,42 +245,43 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   });
   await settledWithin(quoteCache, FIRST_FEED_WAIT_MS);
   await rebuild();
-  const routes: Record<string, Route> = {
+  const healthz = healthRoutes({
+    status: () => status,
+    now: options.deps.now,
+    ...(standby ? { ha: () => standby.status() } : {}),
+    shown: dashboard.shown,
+  });
+  const pages: Record<string, Route> = {
     ...dashboard.routes(() => status, readers.view),
-    '/healthz': (_request, response) => {
-      // 200 for ok and degraded (what is published is right), 503 for failing; no absolute paths or secrets in it.
-      const health = assessHealth(status, options.deps.now());
-      // A standby answers 503 too (with `role: "standby"`): a load balancer routes readers to the leader.
-      const ha = standby?.status();
-      response.writeHead(health.level === 'failing' || (ha && ha.role !== 'leader') ? 503 : 200, {
-        'Content-Type': 'application/json; charset=utf-8',
-        'Cache-Control': 'no-cache',
-      });
-      response.end(
-        `${JSON.stringify(dashboard.shown({ ...healthBody(health), ...status, ...(ha ? { ha } : {}), health }), null, 2)}\n`,
-      );
-    },
+    '/healthz': healthz.full,
     '/metrics': metrics.route,
   };
-  const server = serve
-    ? createExportServer(outDir, routes, standby ? standbyRefusal(() => standby.status()) : undefined)
-    : undefined;
   // Requests counted by route: the pages, each export file by name, everything else as `other`.
   const exportPaths = new Set(options.config.exports.map((e) => `/${e.file}`));
-  server?.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const path = requestPath(request.url ?? '');
-    const route = Object.hasOwn(routes, path) || exportPaths.has(path) ? path : 'other';
-    response.once('finish', () => metrics.recordRequest(route, response.statusCode));
-    if (route === 'other' || exportPaths.has(path))
-      readers.served(request, response, path, route === 'other' ? undefined : path.slice(1));
-  });
   // A start that fails here leaves no watch behind to start builds.
-  const port = server
-    ? await listen(server, options.port, options.host).catch((error: unknown) => {
+  const listeners: Listeners | undefined = serve
+    ? await openListeners({
+        outDir,
+        main: { host: options.host, port: options.port },
+        private: privateAddress,
+        pages,
+        publicRoutes: { '/healthz': healthz.bare },
+        refuse: standby ? (exposed) => standbyRefusal(() => standby.status(), exposed) : undefined,
+        declared: () => declared,
+        onRequest: (routes, request, response) => {
+          const path = requestPath(request.url ?? '');
+          const route = Object.hasOwn(routes, path) || exportPaths.has(path) ? path : 'other';
+          response.once('finish', () => metrics.recordRequest(route, response.statusCode));
+          if (route === 'other' || exportPaths.has(path))
+            readers.served(request, response, path, route === 'other' ? undefined : path.slice(1));
+        },
+      }).catch((error: unknown) => {
         sourceWatch.close();
         throw error;
       })
     : undefined;
+  const server = listeners?.main;
+  const port = listeners?.port;
   const task = scheduleBuilds(options.config.schedule, () => void rebuild(), log);
   const files = options.config.exports.map((e) => e.file).join(', ');
   // The address really bound: 0.0.0.0 says every interface, never dressed up as localhost.
@@ -272,6 +290,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       ? `serving ${outDir} at ${boundUrl(server)} (${files}); rebuilding on "${options.config.schedule}"`
       : `writing ${outDir} (${files}), not serving; rebuilding on "${options.config.schedule}"`,
   );
+  const pagesNote = listeners && pagesNoteOf(listeners, options.host);
+  if (pagesNote) log.info(pagesNote);
   // When the file sources' quotes expire and what renews them: a newcomer learns it before the directions go.
   if (firstReport) {
     const { report, config } = firstReport;
@@ -287,6 +307,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   return {
     port,
     server,
+    privatePort: listeners?.private ? portOfServer(listeners.private) : undefined,
     rebuild,
     status: () => status,
     alertsIdle: async () => notifier?.idle(),
@@ -301,12 +322,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       // Undelivered alerts stay in the state folder for the next start.
       await notifier?.stop();
       await dashboard.idle();
-      if (server) {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
-      }
+      await listeners?.close();
       await readers.stop();
     },
   };

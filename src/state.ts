@@ -1,10 +1,10 @@
 // The state folder (.ratefile/): guard state, the last build's status, the exports published per output
 // folder, and the operator's flags.
 // Flags are separate files so `ratefile accept` and `ratefile maintenance` never race the service's writes.
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { emptyGuardState, type GuardState } from './guards.js';
-import { writeFileAtomic } from './publish.js';
+import { writeStateFile } from './state-files.js';
 import { redactValue } from './secrets.js';
 import type { Pause } from './switches.js';
 import { exportFileName } from './exports/formats.js';
@@ -72,10 +72,9 @@ export async function writeGuardState(dir: string, state: GuardState, now: Date)
       return;
     }
   }
-  await mkdir(dir, { recursive: true });
   written.delete(path);
   // Compact: at tens of thousands of directions the indentation alone is a fifth of the bytes written every build.
-  await writeFileAtomic(path, `${JSON.stringify(state)}\n`);
+  await writeStateFile(path, `${JSON.stringify(state)}\n`);
   written.set(path, { stamp: stampOf(await stat(path)), state, writtenAt: now.getTime() });
 }
 
@@ -101,9 +100,8 @@ export async function readStatusFile(dir: string): Promise<unknown> {
 }
 
 export async function writeStatusFile(dir: string, status: unknown): Promise<void> {
-  await mkdir(dir, { recursive: true });
   // Its texts quote sources' answers: no credential is written, whoever made the status.
-  await writeFileAtomic(statusFile(dir), `${JSON.stringify(redactValue(status), null, 2)}\n`);
+  await writeStateFile(statusFile(dir), `${JSON.stringify(redactValue(status), null, 2)}\n`);
 }
 
 export async function maintenanceFlag(dir: string): Promise<boolean> {
@@ -112,16 +110,14 @@ export async function maintenanceFlag(dir: string): Promise<boolean> {
 
 export async function setMaintenanceFlag(dir: string, on: boolean, now: Date): Promise<void> {
   if (!on) return rm(maintenanceFile(dir), { force: true });
-  await mkdir(dir, { recursive: true });
-  await writeFile(maintenanceFile(dir), `${JSON.stringify({ since: now.toISOString() })}\n`);
+  await writeStateFile(maintenanceFile(dir), `${JSON.stringify({ since: now.toISOString() })}\n`);
 }
 
 /** `FROM>TO` as a file name: codes are capitals and digits, so `FROM-TO` is unambiguous. */
 const acceptName = (id: string) => id.replace('>', '-');
 
 export async function requestAccept(dir: string, id: string): Promise<void> {
-  await mkdir(acceptDir(dir), { recursive: true });
-  await writeFile(join(acceptDir(dir), acceptName(id)), '');
+  await writeStateFile(join(acceptDir(dir), acceptName(id)), '');
 }
 
 export async function acceptRequests(dir: string): Promise<Set<string>> {
@@ -142,8 +138,7 @@ const pausePattern = /^([A-Z0-9]+)-([A-Z0-9]+)(?:@([A-Z0-9]+))?$/;
 
 /** Pause a direction (or one city of it): one file per pause, written whole, so the service never reads half of one. */
 export async function writePause(dir: string, pause: Pause): Promise<void> {
-  await mkdir(pausedDir(dir), { recursive: true });
-  await writeFileAtomic(
+  await writeStateFile(
     join(pausedDir(dir), pauseName(pause.direction, pause.city)),
     `${JSON.stringify(pause, null, 2)}\n`,
   );
@@ -230,6 +225,5 @@ export async function readPublishedExports(
 export async function writePublishedExports(dir: string, outDir: string, files: readonly string[]): Promise<void> {
   const record = await readExportsRecord(dir).catch((): ExportsRecord => ({ version: 1, folders: {} }));
   record.folders[resolve(outDir)] = [...new Set(files)].sort();
-  await mkdir(dir, { recursive: true });
-  await writeFileAtomic(exportsFile(dir), `${JSON.stringify(record, null, 2)}\n`);
+  await writeStateFile(exportsFile(dir), `${JSON.stringify(record, null, 2)}\n`);
 }

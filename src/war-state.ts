@@ -1,10 +1,10 @@
 // The competing directions' memory of moves and price wars (src/compete/war.ts), kept in .ratefile/wars.json
 // between builds and restarts like the guard state: read before a build, written after it published.
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WarEntry, WarMemory } from './compete/war.js';
 import type { Config } from './model.js';
-import { writeFileAtomic } from './publish.js';
+import { writeStateFile } from './state-files.js';
 
 const warFile = (dir: string) => join(dir, 'wars.json');
 
@@ -96,8 +96,7 @@ export async function writeWarMemory(dir: string, memory: WarMemory, now: Date):
     return;
   const text = `${JSON.stringify({ version: 1, directions: memory }, null, 2)}\n`;
   if (known?.text === text) return;
-  await mkdir(dir, { recursive: true });
-  await writeFileAtomic(path, text);
+  await writeStateFile(path, text);
   last.set(path, { text, memory, writtenAt: now.getTime() });
 }
 

@@ -5,13 +5,13 @@
 // capped at 30 s, and each channel gets its messages in order, so a problem's start arrives before its end.
 // It leaves undelivered only when superseded, when the outbox is full, or when the receiver rejects it: each logged.
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { assessHealth } from '../health.js';
 import type { Logger } from '../log.js';
 import type { HealthLevel } from '../model.js';
-import { writeFileAtomic } from '../publish.js';
+import { writeStateFile } from '../state-files.js';
 import { RejectedAlert, type Channel, type ChannelName } from './channels.js';
 import { enqueue, nextFor, restoreOutbox, settle, type Dropped, type PendingMessage } from './outbox.js';
 import {
@@ -158,8 +158,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const save = (): Promise<void> => {
     saving = saving.then(async () => {
       try {
-        await mkdir(options.stateDir, { recursive: true });
-        await writeFileAtomic(file(options.stateDir), `${JSON.stringify(stored, null, 2)}\n`);
+        await writeStateFile(file(options.stateDir), `${JSON.stringify(stored, null, 2)}\n`);
       } catch (error) {
         log.warn(`alerts: ${(error as Error).message}`, { event: 'alerts' });
       }

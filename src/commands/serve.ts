@@ -27,7 +27,9 @@ export function registerServe(program: Command, context: CommandContext): void {
       const { boundUrl, createExportServer, listen } = await import('../server.js');
       const config = options.out ? undefined : await context.load(options.config);
       const dir = context.outDir(config, options.out);
-      const server = createExportServer(dir);
+      // With a config, only its declared exports answer; `--out` alone cannot know them: every export-named file.
+      const declared = config && new Set(config.exports.map((e) => e.file));
+      const server = createExportServer(dir, {}, undefined, declared ? { declared: () => declared } : {});
       await listen(server, context.portFor(config, options.port), options.host ?? config?.server.host ?? DEFAULT_HOST);
       log.info(`serving ${context.shown(dir)} at ${boundUrl(server)}`);
       const signal = await deps.waitForStop();

@@ -162,7 +162,11 @@ class ModelBuilder {
       dir,
       schedule: data.schedule,
       log: { heartbeatMs: data.log.heartbeat },
-      server: data.server,
+      server: {
+        port: data.server.port,
+        host: data.server.host,
+        ...(data.server.private ? { private: data.server.private } : {}),
+      },
       output: resolve(dir, data.output),
       stateDir: resolve(dir, data.state),
       maintenance: data.maintenance,

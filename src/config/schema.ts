@@ -195,6 +195,19 @@ export const configSchema = z
           .describe(
             'Address the built-in server listens on (default 127.0.0.1: this machine only; 0.0.0.0: every interface).',
           ),
+        private: z
+          .strictObject({
+            host: z
+              .string()
+              .min(1)
+              .default(DEFAULT_HOST)
+              .describe('Address of the private listener (default 127.0.0.1).'),
+            port: z.int().min(0).max(65535).describe('Port of the private listener (0: any free port).'),
+          })
+          .optional()
+          .describe(
+            'A second listener for the dashboard (`/`, `/dashboard.json`), `/metrics` and the full `/healthz`. On a `host` that is not loopback (0.0.0.0, a LAN address), the server answers only the exports and a bare `/healthz`; these pages answer here instead.',
+          ),
       })
       .default({ port: 8080, host: DEFAULT_HOST }),
     output: z.string().min(1).default('public').describe('Folder the exports are written to, relative to this file.'),

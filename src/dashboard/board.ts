@@ -11,7 +11,7 @@ import type { Route } from '../server.js';
 import type { LatestBuild } from './model.js';
 import { prepare } from './prepare.js';
 import { publicValue, secretValues, type Redaction } from './redact.js';
-import { dashboardRoutes } from './route.js';
+import { dashboardRoutes, visible } from './route.js';
 import { openHistory } from './store.js';
 import { openCompeteStore } from './compete-store.js';
 import type { BuildReport, Status } from '../report.js';
@@ -99,7 +99,7 @@ export async function openDashboard(options: {
           readers: readers?.(now),
         };
       }),
-    shown: (value) => publicValue(value, redaction),
+    shown: (value) => visible(publicValue(value, redaction)),
     async idle() {
       await recording;
       await history.idle();

@@ -1,10 +1,10 @@
 // The competing directions' chart points (compete-chart.ts) in .ratefile/history/compete.json: read back on start,
 // written (atomically, off the build's path) at most every ten minutes and when the service stops. At most
 // MAX_CHARTED directions × 1,440 points: about 1 MB. A lost file costs the charts' past, nothing else.
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
-import { writeFileAtomic } from '../publish.js';
+import { writeStateFile } from '../state-files.js';
 import { CompeteHistory, competeHistoryFile, loadCompeteHistory } from './compete-chart.js';
 
 const SAVE_EVERY_MS = 10 * 60 * 1000;
@@ -44,8 +44,7 @@ export async function openCompeteStore(stateDir: string, log: Pick<Logger, 'warn
     const text = `${JSON.stringify(competeHistoryFile(history))}\n`;
     queue = queue
       .then(async () => {
-        await mkdir(join(stateDir, 'history'), { recursive: true });
-        await writeFileAtomic(path, text);
+        await writeStateFile(path, text);
         failing = false;
       })
       .catch((error: unknown) => {

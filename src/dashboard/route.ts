@@ -1,6 +1,8 @@
 // The dashboard's routes: `/` (HTML, complete without script), `/dashboard.json` (the same view model; `?part=head`
 // for the headline alone) and `/dashboard.js`. Read-only (the server answers GET and HEAD only), no-cache, strict CSP.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { escapeControls } from '../errors.js';
+import { mapStrings } from '../secrets.js';
 import type { Route } from '../server.js';
 import { clientScript } from './client.js';
 import { dashboardHead, dashboardModel, type DashboardInput, type Filter } from './model.js';
@@ -40,16 +42,23 @@ export function queryOf(url: string | undefined): { filter: Partial<Filter>; par
   return part === null ? { filter } : { filter, part };
 }
 
+/**
+ * Every text of a view with its control characters made visible (`\u001b`), as `status` and `probe` show them: a
+ * monitor's user agent (the access log's `\xHH` become bytes) or a hand-edited pause reason may hold ESC, BEL, C1 or
+ * U+202E, which must neither reach the page nor the JSON the page's script renders.
+ */
+export const visible = <T>(view: T): T => mapStrings(view, escapeControls);
+
 /** `state` is read at each request, so every answer shows the latest build. */
 export function dashboardRoutes(state: () => Omit<DashboardInput, 'filter'>): Record<string, Route> {
   return {
     '/': (request, response) => {
-      const view = dashboardModel({ ...state(), filter: queryOf(request.url).filter });
+      const view = visible(dashboardModel({ ...state(), filter: queryOf(request.url).filter }));
       send(request, response, 'text/html; charset=utf-8', pagePolicy, renderDashboard(view));
     },
     '/dashboard.json': (request, response) => {
       const { filter, part } = queryOf(request.url);
-      const view = part === 'head' ? dashboardHead(state()) : dashboardModel({ ...state(), filter });
+      const view = visible(part === 'head' ? dashboardHead(state()) : dashboardModel({ ...state(), filter }));
       send(request, response, 'application/json; charset=utf-8', dataPolicy, `${JSON.stringify(view)}\n`);
     },
     '/dashboard.js': (request, response) =>

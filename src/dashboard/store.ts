@@ -1,8 +1,9 @@
 // The history file `.ratefile/history/history.jsonl`: one line appended per build, off the build's path
 // (queued, never awaited by it); rewritten trimmed and thinned every ten minutes; read back on start.
-import { appendFile, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
+import { STATE_FILE_MODE, stateFolder } from '../state-files.js';
 import { History, parseLine, type RatePair } from './history.js';
 
 const COMPACT_EVERY_MS = 10 * 60 * 1000;
@@ -49,9 +50,9 @@ export async function openHistory(stateDir: string, log: Pick<Logger, 'warn'>, n
   let failing = false;
   let compactedAt = -Infinity;
   const write = async (line: string, at: Date) => {
-    await mkdir(join(stateDir, 'history'), { recursive: true });
+    await stateFolder(join(stateDir, 'history'));
     if (at.getTime() - compactedAt < COMPACT_EVERY_MS) {
-      await appendFile(file, line);
+      await appendFile(file, line, { mode: STATE_FILE_MODE });
       return;
     }
     // The whole history up to this build rewritten (later builds' lines are queued behind this one): a temporary file renamed into place, so a crash leaves the old file or the new.
@@ -63,7 +64,10 @@ export async function openHistory(stateDir: string, log: Pick<Logger, 'warn'>, n
         .lines(at.getTime())
         .map((l) => `${JSON.stringify(l)}\n`)
         .join(''),
+      { mode: STATE_FILE_MODE },
     );
+    // A temporary an older version or a crash left keeps its mode through writeFile: made owner-only here.
+    await chmod(temp, STATE_FILE_MODE);
     await rename(temp, file);
     compactedAt = at.getTime();
   };

@@ -7,7 +7,7 @@ import type { HaStatus } from '../report.js';
  * The answer for a path of the export folder while standby; undefined: serve it as usual. `role` is read at each
  * request (the standby logic's own view), so a leader that loses the lock stops serving at once, not at its next build.
  */
-export function standbyRefusal(role: () => HaStatus) {
+export function standbyRefusal(role: () => HaStatus, bare = false) {
   return (_path: string) => {
     const now = role();
     if (now.role === 'leader') return undefined;
@@ -18,8 +18,9 @@ export function standbyRefusal(role: () => HaStatus) {
         'Cache-Control': 'no-store',
         'Retry-After': '5',
       });
+      // `bare`: on an address others reach (src/listeners.ts), no instance names and no reason (it may name the lock's host).
       response.end(
-        `${JSON.stringify({ role: 'standby', ...(holder === undefined ? {} : { holder }), reason: now.reason ?? 'not the holder' })}\n`,
+        `${JSON.stringify(bare ? { role: 'standby' } : { role: 'standby', ...(holder === undefined ? {} : { holder }), reason: now.reason ?? 'not the holder' })}\n`,
       );
     };
   };

@@ -1,11 +1,11 @@
 // Upload the exports to an S3 bucket: only what changed since the last successful upload, remembered in the state folder;
 // objects it uploaded for exports no longer declared are deleted.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { OutputFile, S3Target } from '../model.js';
-import { writeFileAtomic } from '../publish.js';
+import { writeStateFile } from '../state-files.js';
 import { contentTypeOf, exportFileName } from '../exports/formats.js';
 import { describeTarget, describeUploadError, uploadDeadlineMs, type UploadResult } from './s3-report.js';
 
@@ -239,8 +239,7 @@ export class S3Publisher {
       objects: Object.fromEntries([...known].sort(([a], [b]) => a.localeCompare(b))),
     };
     try {
-      await mkdir(this.stateDir, { recursive: true });
-      await writeFileAtomic(s3StateFile(this.stateDir), `${JSON.stringify(state, null, 2)}\n`);
+      await writeStateFile(s3StateFile(this.stateDir), `${JSON.stringify(state, null, 2)}\n`);
     } catch (error) {
       warnings.push(
         `cannot keep what was uploaded in ${s3StateFile(this.stateDir)}, so unchanged files are uploaded again after a restart: ${(error as Error).message}`,

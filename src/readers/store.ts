@@ -1,9 +1,9 @@
 // `.ratefile/readers.json`: the fetch log (fetches.ts) and how far nginx's access log was read, written whole
 // (atomically) at most every SAVE_EVERY_MS while something changed (and once after start, for `since`), and on stop;
 // read back on start, and by `ratefile status` (savedWatches: another process than the service).
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../publish.js';
+import { writeStateFile } from '../state-files.js';
 import type { MonitorConfig } from './config.js';
 import { FetchLog } from './fetches.js';
 import type { LogPosition } from './nginx-log.js';
@@ -62,8 +62,7 @@ export async function writeReaders(
     ...(since === undefined ? {} : { since }),
     ...(position ? { accessLog: position } : {}),
   };
-  await mkdir(stateDir, { recursive: true });
-  await writeFileAtomic(readersFile(stateDir), `${JSON.stringify(saved)}\n`);
+  await writeStateFile(readersFile(stateDir), `${JSON.stringify(saved)}\n`);
 }
 
 /**

@@ -10,7 +10,14 @@ import type { Project } from './project.js';
 /** Registers an afterEach that stops every service started through the returned function. */
 export function servicesPerTest(): (
   made: Project,
-  options?: { now?: () => Date; log?: (text: string) => void; env?: Record<string, string>; watch?: boolean },
+  options?: {
+    now?: () => Date;
+    log?: (text: string) => void;
+    env?: Record<string, string>;
+    watch?: boolean;
+    /** The address listened on (default 127.0.0.1); requests still go to 127.0.0.1 (`0.0.0.0` includes it). */
+    host?: string;
+  },
 ) => Promise<Service & { base: string }> {
   const services: Service[] = [];
   afterEach(async () => {
@@ -22,7 +29,7 @@ export function servicesPerTest(): (
       loadConfig: () => loadConfig(made.configPath),
       outDir: join(made.dir, 'public'),
       port: 0,
-      host: '127.0.0.1',
+      host: options.host ?? '127.0.0.1',
       log: createLogger({ write: (text: string) => options.log?.(text) }),
       watchFiles: options.watch ?? false,
       deps: { now: options.now ?? (() => new Date()), ...(options.env ? { env: options.env } : {}) },

@@ -79,4 +79,12 @@ describe('safety nets', () => {
     });
     expect(escapeControls('tab\there')).toBe('tab\\u0009here');
   });
+
+  it('makes the bidirectional formatting characters visible too: U+202E cannot show a text reversed', () => {
+    expect(escapeControls('a\u202eexe.txt \u2066b\u2069 \u200f\u061c')).toBe(
+      'a\\u202eexe.txt \\u2066b\\u2069 \\u200f\\u061c',
+    );
+    // Ordinary right-to-left text stays as it is.
+    expect(escapeControls('שלום مرحبا')).toBe('שלום مرحبا');
+  });
 });
