@@ -7,6 +7,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { isIPv4 } from 'node:net';
 import { assessHealth, healthBody } from './health.js';
 import type { HaStatus, Status } from './report.js';
+import { RatefileError } from './errors.js';
 import { boundUrl, createExportServer, listen, type Route, type ServeOptions } from './server.js';
 
 /**
@@ -76,6 +77,20 @@ const closeServer = (server: Server) =>
     server.closeAllConnections();
   });
 
+/**
+ * A taken `server.private` port is a config mistake (most often the main port again): said as one, naming the key,
+ * rather than as the main listener's "choose another with --port".
+ */
+function privateListenProblem(error: unknown, address: Address, mainPort: number): unknown {
+  if ((error as NodeJS.ErrnoException | undefined)?.code !== 'EADDRINUSE') return error;
+  const main = address.port === mainPort ? ", the main listener's port" : '';
+  return new RatefileError(
+    'E_CONFIG',
+    `server.private: port ${address.port} on ${address.host} is in use${main}: choose another port for server.private`,
+    { cause: error },
+  );
+}
+
 /** Listen on the main address and, when set, the private one; on a failure nothing stays bound. */
 export async function openListeners(options: ListenerOptions): Promise<Listeners> {
   const mainPages = isLoopbackHost(options.main.host);
@@ -88,7 +103,7 @@ export async function openListeners(options: ListenerOptions): Promise<Listeners
       await listen(second, options.private.port, options.private.host);
     } catch (error) {
       await closeServer(main);
-      throw error;
+      throw privateListenProblem(error, options.private, port);
     }
   }
   return {

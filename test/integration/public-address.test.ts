@@ -2,6 +2,7 @@
 // declared exports and a bare /healthz; the dashboard, its JSON, /metrics and the full /healthz on loopback or on
 // `server.private`; nothing in the output folder that the config does not declare.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -110,6 +111,30 @@ describe("a standby's refusal", () => {
       expect(await inside.json()).toEqual({ role: 'standby', holder: 'rates-1', reason: role.reason });
     } finally {
       await listeners.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a taken server.private port', () => {
+  it('is a config error naming server.private, and leaves nothing listening', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ratefile-listeners-'));
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    const main = { host: '127.0.0.1', port: 0 };
+    const options = { outDir: dir, main, pages: {}, publicRoutes: {}, onRequest: () => undefined };
+    try {
+      const opening = openListeners({ ...options, private: { host: '127.0.0.1', port } });
+      await expect(opening).rejects.toMatchObject({
+        code: 'E_CONFIG',
+        message: `server.private: port ${port} on 127.0.0.1 is in use: choose another port for server.private`,
+      });
+      // The main listener was closed again: the same options without `private` open at once.
+      const alone = await openListeners(options);
+      await alone.close();
+    } finally {
+      taken.close();
       await rm(dir, { recursive: true, force: true });
     }
   });
