@@ -44,6 +44,16 @@ export function escapeControls(text: string): string {
   return text.replace(controls, escapeControl);
 }
 
+/**
+ * A JSON text with the characters of `escapeControls` that JSON.stringify leaves raw (DEL, C1, the line separators,
+ * the bidirectional formatting characters) written as JSON escapes; C0 is escaped by JSON itself, and the layout's
+ * own newlines stay.
+ */
+export function escapeJsonControls(json: string): string {
+  return json.replace(jsonControls, escapeControl);
+}
+const jsonControls = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+
 /** Longest value quoted whole; a longer one is cut and its length given, so a huge value cannot flood a message. */
 export const MAX_QUOTED_LENGTH = 200;
 

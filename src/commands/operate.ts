@@ -1,6 +1,6 @@
 // `ratefile accept`, `ratefile maintenance` and `ratefile status`: the operator's hand on a running exchanger.
 import type { Command } from 'commander';
-import { escapeControls, RatefileError } from '../errors.js';
+import { escapeControls, escapeJsonControls, RatefileError } from '../errors.js';
 import { mapStrings, redactValue } from '../secrets.js';
 import { checkStateFolder } from '../folders.js';
 import { configOption, type CommandContext } from './context.js';
@@ -94,7 +94,6 @@ export function registerOperate(program: Command, context: CommandContext): void
       const monitors = redactValue(saved ? monitorStatuses(saved.watches, now) : []);
       if (saved?.problem) deps.stderr.write(`${escapeControls(saved.problem)}\n`);
       if (options.json) {
-        // JSON escapes C0 itself; DEL, C1 and the line separators are escaped too (as JSON escapes).
         const json = JSON.stringify(
           {
             ...healthBody(health),
@@ -105,7 +104,7 @@ export function registerOperate(program: Command, context: CommandContext): void
           null,
           2,
         );
-        deps.stdout.write(`${json.replace(/[\u007f-\u009f\u2028\u2029]/g, escapeControls)}\n`);
+        deps.stdout.write(`${escapeJsonControls(json)}\n`);
       } else
         deps.stdout.write(
           formatStatus(mapStrings(status, escapeControls), now) +

@@ -5,6 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sampleConfig, projectsPerTest } from '../support/project.js';
+import { runRatefile } from '../support/run-cli.js';
 import { servicesPerTest } from '../support/service.js';
 
 const project = projectsPerTest();
@@ -63,5 +64,12 @@ describe('control characters on the dashboard', () => {
     const health = await (await fetch(`${service.base}healthz`)).text();
     expect(health).toContain('blocks');
     expect(strings(JSON.parse(health)).filter((s) => raw.test(s))).toEqual([]);
+
+    // `status`, in text and JSON, says the same escaped.
+    for (const args of [['status'], ['status', '--json']]) {
+      const { stdout } = await runRatefile(args, made.dir);
+      expect(stdout, args.join(' ')).toContain('blocks');
+      expect(stdout, args.join(' ')).not.toMatch(raw);
+    }
   });
 });
