@@ -28,6 +28,7 @@ import { openReaders } from './readers/tracker.js';
 import type { BuildReport, Status } from './report.js';
 import { createStandby } from './ha/standby.js';
 import { standbyRefusal } from './ha/serve.js';
+import { repeatFilter } from './ha/repeats.js';
 import { lastGoodConfig } from './last-good-config.js';
 
 export interface ServiceOptions {
@@ -119,7 +120,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const standby = options.config.ha
     ? createStandby(options.config, { env: options.deps.env ?? process.env, log, now: options.deps.now })
     : undefined;
-  let standbyReason: string | undefined;
+  // A standby's reason once (again after a while), however many others alternate with it.
+  const standbyReasons = repeatFilter();
 
   // The last config that loaded: when an edit breaks the file, builds go on with it (health is degraded).
   const configs = lastGoodConfig(options.loadConfig, options.config, log);
@@ -173,14 +175,13 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       });
       status = result.status;
       if (result.standby) {
-        // A standby publishes nothing: one line when its reason changes, none per build.
-        const reason = result.status.ha?.reason;
-        if (reason !== standbyReason)
-          log.info(`ha: standby: ${reason ?? 'not the holder'}`, { event: 'ha', role: 'standby' });
-        standbyReason = reason;
+        // A standby publishes nothing: one line per reason, not one per build.
+        const reason = result.status.ha?.reason ?? 'not the holder';
+        if (standbyReasons.fresh(reason, options.deps.now().getTime()))
+          log.info(`ha: standby: ${reason}`, { event: 'ha', role: 'standby' });
         metrics.recordBuild(result, new Map());
       } else {
-        standbyReason = undefined;
+        standbyReasons.clear();
         firstReport ??= { report: result.build.report, config };
         const files = await fileStats(result.build.report.exports.map((e) => e.file));
         const changedAt = new Map([...files].map(([file, stats]) => [file, stats.mtime]));

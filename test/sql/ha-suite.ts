@@ -152,6 +152,14 @@ export function testStandby(dialect: HaDialect): void {
     );
     expect(failure).not.toBe('opened');
     expect(failure).not.toContain(locker.password);
+    // A wrong user is named (a user name is no secret; `role "***"` hid the fault), the password still is not.
+    const stranger = lockStore('URL', { URL: url.replace(locker.user, 'no_such_user') }, 'unused', lockTiming(PERIOD));
+    const refused = await stranger.open().then(
+      () => 'opened',
+      (error: unknown) => stranger.describe(error),
+    );
+    expect(refused).toContain('no_such_user');
+    expect(refused).not.toContain(locker.password);
   });
 
   const instanceEnv = (lockUrl: string) => ({ RATEFILE_LOCK_URL: lockUrl });
@@ -316,6 +324,19 @@ export function testStandby(dialect: HaDialect): void {
     );
     await new Promise((resolve) => setTimeout(resolve, 2 * PERIOD));
     expect(publishes('b', b.run.stderr())).toEqual([]);
-    expect((await status(b.made)).ha).toMatchObject({ role: 'standby', holder: 'a' });
+    expect((await status(b.made)).ha).toMatchObject({ role: 'standby', holder: 'a', holderHolds: false });
+    // Nobody publishes: b's health turns failing (3 periods after a's last publish) and says why.
+    const baseB = await base(b.run);
+    await expect
+      .poll(async () => ((await (await fetch(`${baseB}healthz`)).json()) as { level: string }).level, {
+        timeout: 4 * PERIOD,
+      })
+      .toBe('failing');
+    const reasons = ((await (await fetch(`${baseB}healthz`)).json()) as { reasons: string[] }).reasons;
+    expect(reasons[0]).toMatch(/^no instance has published for \d+ s \(limit 12 s; the last publish known is a's at /);
+    // The two warnings that used to alternate at every build are each logged once.
+    const log = b.run.stderr();
+    expect(log.match(/"msg":"ha: the config differs from a's/g)).toHaveLength(1);
+    expect(log.match(/"msg":"ha: not taking over from a/g)).toHaveLength(1);
   }, 120_000);
 }
