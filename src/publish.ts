@@ -104,7 +104,11 @@ async function stampOfSet(path: string): Promise<string> {
  * dotfile in the same folder: same file system, so the rename is atomic, and servers that refuse
  * dotfiles never serve it half-written.
  */
-export async function writeFileAtomic(path: string, bytes: Buffer | string): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  bytes: Buffer | string,
+  beforePlace?: (path: string) => Promise<void>,
+): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const handle = await open(temporary, 'w', 0o644);
@@ -114,10 +118,24 @@ export async function writeFileAtomic(path: string, bytes: Buffer | string): Pro
     } finally {
       await handle.close();
     }
+    // The last word before the file is in place (a warm standby's lock check): nothing awaits between it and the rename.
+    await beforePlace?.(path);
     await rename(temporary, path);
   } catch (cause) {
     await rm(temporary, { force: true });
+    if (cause instanceof PlaceRefused) throw cause;
     throw new RatefileError('E_PUBLISH', `cannot write ${path}: ${(cause as Error).message}`, { cause });
+  }
+}
+
+/** Thrown by a `beforePlace` check: this file, and every one after it, is not put in place. */
+export class PlaceRefused extends Error {
+  constructor(
+    message: string,
+    /** True when the lock was lost (this instance is a standby now); false for a build too old to place. */
+    readonly lost: boolean,
+  ) {
+    super(message);
   }
 }
 
@@ -148,6 +166,11 @@ export interface PublishOptions {
    * is never written.
    */
   compressions?: Compressions;
+  /**
+   * Asked right before each file (each compressed copy too) is renamed into place; throws PlaceRefused to stop the
+   * publish there (a warm standby's lock confirmed per file, not once per publish).
+   */
+  beforePlace?: (path: string) => Promise<void>;
 }
 
 export async function publishFiles(
@@ -180,8 +203,12 @@ export async function publishFiles(
       const { gzipped, brotli } = await pending;
       verifiedSets.delete(path);
       // Compressed copies first: a server never finds a new .xml beside an older .gz.
-      await Promise.all([writeFileAtomic(`${path}.gz`, gzipped), writeFileAtomic(`${path}.br`, brotli)]);
-      await writeFileAtomic(path, bytes);
+      const { beforePlace } = options;
+      await Promise.all([
+        writeFileAtomic(`${path}.gz`, gzipped, beforePlace),
+        writeFileAtomic(`${path}.br`, brotli, beforePlace),
+      ]);
+      await writeFileAtomic(path, bytes, beforePlace);
       verifiedSets.set(path, await stampOfSet(path));
       written.push(file);
     }),
@@ -192,6 +219,27 @@ export async function publishFiles(
     written: written.sort((a, b) => order(a) - order(b)),
     unchanged: files.filter((f) => unchanged.has(f.file)).map((f) => f.file),
   };
+}
+
+/**
+ * The stamps (inode, size, times of the export and both copies) of the sets this process last put in place or found
+ * to hold its bytes, by file name: a leader compares them later to notice another writer's rename over its files.
+ */
+export function placedStamps(files: readonly string[], dir: string): Map<string, string> {
+  const stamps = new Map<string, string>();
+  for (const file of files) {
+    const stamp = verifiedSets.get(join(dir, file));
+    if (stamp !== undefined) stamps.set(file, stamp);
+  }
+  return stamps;
+}
+
+/** The files among `stamps` whose set on disk is no longer the one stamped (replaced, edited or removed). */
+export async function replacedSince(stamps: ReadonlyMap<string, string>, dir: string): Promise<string[]> {
+  const now = await Promise.all(
+    [...stamps].map(async ([file, stamp]) => [file, stamp, await stampOfSet(join(dir, file))]),
+  );
+  return now.filter(([, stamp, current]) => stamp !== current).map(([file]) => file!);
 }
 
 /**

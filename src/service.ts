@@ -29,6 +29,7 @@ import type { BuildReport, Status } from './report.js';
 import { createStandby } from './ha/standby.js';
 import { standbyRefusal } from './ha/serve.js';
 import { repeatFilter } from './ha/repeats.js';
+import { watchPlaced } from './ha/placed.js';
 import { lastGoodConfig } from './last-good-config.js';
 
 export interface ServiceOptions {
@@ -120,6 +121,21 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const standby = options.config.ha
     ? createStandby(options.config, { env: options.deps.env ?? process.env, log, now: options.deps.now })
     : undefined;
+  // A leader's files replaced by another writer (an old leader resumed from a pause) are published over at once.
+  const placed = standby
+    ? watchPlaced({
+        dir: outDir,
+        intervalMs: 250,
+        onReplaced: (files) => {
+          standby.overwritten(files, options.deps.now());
+          log.warn(
+            `ha: ${files.join(', ')} replaced by another writer while this instance leads (an old leader resumed?): publishing again at once`,
+            { event: 'ha', ok: false, files },
+          );
+          void rebuild();
+        },
+      })
+    : undefined;
   // A standby's reason once (again after a while), however many others alternate with it.
   const standbyReasons = repeatFilter();
 
@@ -168,11 +184,13 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       // A reloaded config's file sources are watched from now on, before this build reads them.
       if (options.watchFiles !== false) sourceWatch.target(watchedFiles(config));
       // The state folder, like the output folder, is the one the service started with.
+      placed?.busy();
       const result = await runCycle({ ...config, stateDir: options.config.stateDir }, outDir, {
         ...deps,
         ...(configError === undefined ? {} : { configError }),
         ...(standby ? { ha: standby } : {}),
       });
+      placed?.settled(result.standby ? undefined : result.build.report.exports.map((e) => e.file));
       status = result.status;
       if (result.standby) {
         // A standby publishes nothing: one line per reason, not one per build.
@@ -297,6 +315,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       await task.destroy();
       await builds.stop();
       // The lock goes with the session: the standby takes it at its next build.
+      placed?.close();
       standby?.close();
       quoteCache.close();
       // Undelivered alerts stay in the state folder for the next start.

@@ -17,8 +17,10 @@ export interface PublishGate {
   sharedGuard(): Promise<GuardState | undefined>;
   /** Right before publishing the build made at `at`: may this instance publish? */
   mayPublish(config: Config, at: Date): Promise<boolean>;
-  /** Before a slower step of the publish (the S3 upload): does this instance still hold the lock? */
+  /** Right before each file is put in place (renamed, uploaded): does this instance still hold the lock? */
   stillHolds(): Promise<boolean>;
+  /** Files another writer replaced while this instance led (put back by a publish at once): kept for the alert. */
+  overwritten(files: readonly string[], at: Date): void;
   /** After a publish: record its guard state for the next holder; a warning when that failed. */
   published(guard: GuardState): Promise<string | undefined>;
   status(): HaStatus;
@@ -135,6 +137,17 @@ export function createStandby(config: Config, options: StandbyOptions): Standby 
       problem(`the config differs from ${read.holder}'s (hash ${read.configHash}, this one ${state.configHash})`);
   };
 
+  const stillHolds = async () => {
+    if (!session || !held) return false;
+    try {
+      if (await session.holds()) return true;
+      drop('the lock check says another session holds it');
+    } catch (error) {
+      drop(store.describe(error));
+    }
+    return false;
+  };
+
   const heartbeat = setInterval(() => {
     const current = session;
     if (!current) return;
@@ -223,15 +236,9 @@ export function createStandby(config: Config, options: StandbyOptions): Standby 
         return false;
       }
     },
-    async stillHolds() {
-      if (!session || !held) return false;
-      try {
-        if (await session.holds()) return true;
-        drop('the lock check says another session holds it');
-      } catch (error) {
-        drop(store.describe(error));
-      }
-      return false;
+    stillHolds,
+    overwritten(files, at) {
+      state = { ...state, overwritten: { files: [...files], at: at.toISOString() } };
     },
     async published(guard) {
       if (!session || !held) return 'ha: the guard state was not recorded in the lock store: the lock was lost';

@@ -1,7 +1,7 @@
 // The warm standby (`ha:`) against a real database: the lock's contract, then two `ratefile start` processes
 // sharing one lock while the leader is killed, its session is ended from the database side, or its link stalls.
 // In each case the log of every publish shows no period with two publishers and a takeover within two periods.
-import { readFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
@@ -305,6 +305,30 @@ export function testStandby(dialect: HaDialect): void {
     expect((await fetch(`${baseA}healthz`)).status).toBe(503);
     console.info(`${dialect.name}: stall, takeover after ${takeover} ms`);
   }, 120_000);
+
+  it("another writer's file over the leader's (an old leader resumed): published over at once, with an alert", async () => {
+    const lock = `failover-${++tests}`;
+    quotes = await startQuotes();
+    const a = await start('a', url, lock);
+    await a.run.waitForLog(/"msg":"ha: took the lock[^"]*: this instance publishes"/, 30_000);
+    // Right after a scheduled publish (the one at start may be followed at once by a tick): a period to spare.
+    await expect.poll(() => publishes('a', a.run.stderr()).length, { timeout: 3 * PERIOD }).toBeGreaterThan(1);
+    const path = join(a.made.dir, 'public', 'parserfile.xml');
+    const stale = '<?xml version="1.0" encoding="UTF-8"?>\n<rates></rates>\n';
+    await writeFile(`${path}.tmp-old-leader`, stale);
+    await rename(`${path}.tmp-old-leader`, path);
+    const replacedAt = Date.now();
+    await a.run.waitForLog(/"msg":"ha: parserfile\.xml replaced by another writer while this instance leads/, PERIOD);
+    // Put back by a build at once, well before the next scheduled one.
+    await expect.poll(async () => (await readFile(path, 'utf8')) !== stale, { timeout: PERIOD / 2 }).toBe(true);
+    const restoredMs = Date.now() - replacedAt;
+    await expect
+      .poll(async () => ((await status(a.made)).ha as { overwritten?: { files: string[] } }).overwritten, {
+        timeout: PERIOD,
+      })
+      .toMatchObject({ files: ['parserfile.xml'] });
+    console.info(`${dialect.name}: a replaced file was put back after ${restoredMs} ms`);
+  }, 60_000);
 
   it('a standby whose config differs does not take over, and says why', async () => {
     const lock = `failover-${++tests}`;
