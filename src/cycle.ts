@@ -147,12 +147,14 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
       await writeStatusFile(config.stateDir, status);
       return status;
     };
-    if (deps.ha && !(await deps.ha.mayPublish(config, at))) {
+    /** A standby's cycle (not the holder, or the lock lost mid-publish): built, nothing (more) published. */
+    const asStandby = async (warnings: string[]): Promise<CycleResult> => {
       const durationMs = Math.round(elapsed() - started);
       const status = await recordStatus(durationMs);
       const publish = { written: [], unchanged: [] };
-      return { build: result, publish, removed: [], durationMs, publishMs: 0, status, warnings: [], standby: true };
-    }
+      return { build: result, publish, removed: [], durationMs, publishMs: 0, status, warnings, standby: true };
+    };
+    if (deps.ha && !(await deps.ha.mayPublish(config, at))) return asStandby([]);
     const publishStarted = elapsed();
     // Recorded before they are written, so a build killed mid-publish still leaves them to be removed one day.
     const declared = config.exports.map((e) => e.file);
@@ -183,11 +185,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
       if (!(error instanceof PlaceRefused)) throw error;
       // A lost lock: this instance is a standby now, and the new holder publishes. A build too old: it fails.
       if (!error.lost) throw new RatefileError('E_PUBLISH', `${error.message}; the next build publishes`);
-      const durationMs = Math.round(elapsed() - started);
-      const status = await recordStatus(durationMs);
-      const none = { written: [], unchanged: [] };
-      const warnings = [error.message];
-      return { build: result, publish: none, removed: [], durationMs, publishMs: 0, status, warnings, standby: true };
+      return asStandby([error.message]);
     }
     // Only config warnings read it: a state folder that cannot take it is a warning, never a failed build.
     const codesProblem = liveCodes

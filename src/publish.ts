@@ -2,6 +2,7 @@
 // brotli copies beside it (`.xml.gz`, `.xml.br`); an export whose three files already hold its bytes is left alone,
 // and removeExports takes an export and its copies away.
 import { randomBytes } from 'node:crypto';
+import { renameSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Transform } from 'node:stream';
@@ -118,9 +119,13 @@ export async function writeFileAtomic(
     } finally {
       await handle.close();
     }
-    // The last word before the file is in place (a warm standby's lock check): nothing awaits between it and the rename.
-    await beforePlace?.(path);
-    await rename(temporary, path);
+    if (beforePlace) {
+      // The last word before the file is in place (a warm standby's lock and build age), then the rename at once,
+      // synchronously: an async rename may wait in libuv's queue behind compressions, and a process paused there
+      // would rename an old file long after the check said yes.
+      await beforePlace(path);
+      renameSync(temporary, path);
+    } else await rename(temporary, path);
   } catch (cause) {
     await rm(temporary, { force: true });
     if (cause instanceof PlaceRefused) throw cause;

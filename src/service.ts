@@ -29,7 +29,7 @@ import type { BuildReport, Status } from './report.js';
 import { createStandby } from './ha/standby.js';
 import { standbyRefusal } from './ha/serve.js';
 import { repeatFilter } from './ha/repeats.js';
-import { watchPlaced } from './ha/placed.js';
+import { guardPlaced } from './ha/placed.js';
 import { lastGoodConfig } from './last-good-config.js';
 
 export interface ServiceOptions {
@@ -123,18 +123,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     : undefined;
   // A leader's files replaced by another writer (an old leader resumed from a pause) are published over at once.
   const placed = standby
-    ? watchPlaced({
-        dir: outDir,
-        intervalMs: 250,
-        onReplaced: (files) => {
-          standby.overwritten(files, options.deps.now());
-          log.warn(
-            `ha: ${files.join(', ')} replaced by another writer while this instance leads (an old leader resumed?): publishing again at once`,
-            { event: 'ha', ok: false, files },
-          );
-          void rebuild();
-        },
-      })
+    ? guardPlaced({ dir: outDir, standby, log, now: options.deps.now, rebuild: () => rebuild() })
     : undefined;
   // A standby's reason once (again after a while), however many others alternate with it.
   const standbyReasons = repeatFilter();
@@ -197,6 +186,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         const reason = result.status.ha?.reason ?? 'not the holder';
         if (standbyReasons.fresh(reason, options.deps.now().getTime()))
           log.info(`ha: standby: ${reason}`, { event: 'ha', role: 'standby' });
+        // The lock lost mid-publish: which file was not put in place.
+        for (const warning of result.warnings) log.warn(warning, { event: 'ha', ok: false });
         metrics.recordBuild(result, new Map());
       } else {
         standbyReasons.clear();

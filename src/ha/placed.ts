@@ -2,6 +2,7 @@
 // there, and watched after, so a file another writer puts over one of them (an old leader that resumed after a pause,
 // a VM freeze, a slow disk) is noticed within a fraction of a second and published over at once.
 import { basename } from 'node:path';
+import type { Logger } from '../log.js';
 import { PlaceRefused, placedStamps, replacedSince } from '../publish.js';
 import type { PublishGate } from './standby.js';
 
@@ -89,4 +90,29 @@ export function watchPlaced(options: PlacedWatchOptions): PlacedWatch {
     },
     close: () => clearInterval(timer),
   };
+}
+
+/**
+ * The service's watch over a leader's files: a replacement is noted on the gate (the status's `ha.overwritten`, an
+ * alert), logged, and published over by a build at once.
+ */
+export function guardPlaced(options: {
+  dir: string;
+  standby: PublishGate;
+  log: Logger;
+  now: () => Date;
+  rebuild: () => Promise<void>;
+}): PlacedWatch {
+  return watchPlaced({
+    dir: options.dir,
+    intervalMs: 250,
+    onReplaced: (files) => {
+      options.standby.overwritten(files, options.now());
+      options.log.warn(
+        `ha: ${files.join(', ')} replaced by another writer while this instance leads (an old leader resumed?): publishing again at once`,
+        { event: 'ha', ok: false, files },
+      );
+      void options.rebuild();
+    },
+  });
 }

@@ -196,7 +196,12 @@ async function measure(dialect: 'postgres' | 'mariadb'): Promise<{ trials: numbe
         await sleep(2 * PERIOD);
         trials++;
         // Files of the paused leader's (older) build that landed after the takeover.
-        const late = tookOver ? landed.filter((entry) => entry.at > tookOver.at && entry.mark === paused.name) : [];
+        // Until the paused instance takes the lock again itself (a fresh build of its own, not an old one).
+        const retook = lastTakeover([paused]);
+        const before = retook && retook.at > stoppedAt ? retook.at : Number.POSITIVE_INFINITY;
+        const late = tookOver
+          ? landed.filter((entry) => entry.at > tookOver.at && entry.at < before && entry.mark === paused.name)
+          : [];
         stale += late.length;
         rows.push(
           `trial ${trial}: paused ${paused.name} ${resumedAt - stoppedAt} ms; ${tookOver ? `${tookOver.name} took over after ${tookOver.at - stoppedAt} ms` : 'NO TAKEOVER'}; ${late.length} old-build files after the takeover${late.length > 0 ? ` (${late.map((entry) => `${entry.file} +${entry.at - resumedAt} ms`).join(', ')})` : ''}`,
