@@ -7,7 +7,8 @@ import { s3Publisher } from './hosting/s3.js';
 import { uploadProblems, type UploadResult } from './hosting/s3-report.js';
 import type { Config } from './model.js';
 import { Compressions, fileSizes, type Compressed } from './compressions.js';
-import { publishFiles, removeExports, type PublishResult } from './publish.js';
+import { PlaceRefused, publishFiles, removeExports, type PublishResult } from './publish.js';
+import { placeFence, uploadFence } from './ha/placed.js';
 import {
   acceptRequests,
   clearAcceptRequests,
@@ -146,12 +147,14 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
       await writeStatusFile(config.stateDir, status);
       return status;
     };
-    if (deps.ha && !(await deps.ha.mayPublish(config, at))) {
+    /** A standby's cycle (not the holder, or the lock lost mid-publish): built, nothing (more) published. */
+    const asStandby = async (warnings: string[]): Promise<CycleResult> => {
       const durationMs = Math.round(elapsed() - started);
       const status = await recordStatus(durationMs);
       const publish = { written: [], unchanged: [] };
-      return { build: result, publish, removed: [], durationMs, publishMs: 0, status, warnings: [], standby: true };
-    }
+      return { build: result, publish, removed: [], durationMs, publishMs: 0, status, warnings, standby: true };
+    };
+    if (deps.ha && !(await deps.ha.mayPublish(config, at))) return asStandby([]);
     const publishStarted = elapsed();
     // Recorded before they are written, so a build killed mid-publish still leaves them to be removed one day.
     const declared = config.exports.map((e) => e.file);
@@ -161,10 +164,29 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     // stays. The check runs while the changed files compress.
     let gate: ReturnType<typeof gateFiles> = { passing: [], refused: [] };
     const { liveCodes } = result.report;
-    const publish = await publishFiles(result.files, outDir, {
-      admit: (files) => (gate = gateFiles(files, liveCodes)).passing,
-      compressions,
-    });
+    // Under `ha:`, each file is confirmed on the lock (and by the build's age) right before its rename.
+    const clock = { now: deps.now, periodMs: config.schedulePeriodMs };
+    const beforePlace = deps.ha ? placeFence(deps.ha, at, clock) : undefined;
+    // Only exports ratefile itself published here are removed: the folder may hold other files.
+    const removed = published.files.filter((file) => !declared.includes(file));
+    let publish: PublishResult;
+    try {
+      publish = await publishFiles(result.files, outDir, {
+        admit: (files) => (gate = gateFiles(files, liveCodes)).passing,
+        compressions,
+        ...(beforePlace ? { beforePlace } : {}),
+      });
+      if (removed.length > 0) {
+        await beforePlace?.(`${outDir}/${removed[0]}`);
+        await removeExports(removed, outDir);
+        await writePublishedExports(config.stateDir, outDir, declared);
+      }
+    } catch (error) {
+      if (!(error instanceof PlaceRefused)) throw error;
+      // A lost lock: this instance is a standby now, and the new holder publishes. A build too old: it fails.
+      if (!error.lost) throw new RatefileError('E_PUBLISH', `${error.message}; the next build publishes`);
+      return asStandby([error.message]);
+    }
     // Only config warnings read it: a state folder that cannot take it is a warning, never a failed build.
     const codesProblem = liveCodes
       ? await writeLiveCodes(config.stateDir, liveCodes).then(
@@ -172,12 +194,6 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
           (error: unknown) => `cannot record BestChange's code list in ${config.stateDir}: ${(error as Error).message}`,
         )
       : undefined;
-    // Only exports ratefile itself published here are removed: the folder may hold other files.
-    const removed = published.files.filter((file) => !declared.includes(file));
-    if (removed.length > 0) {
-      await removeExports(removed, outDir);
-      await writePublishedExports(config.stateDir, outDir, declared);
-    }
     const publishMs = elapsed() - publishStarted;
     // Kept only once the files are out, so the state always describes what was published.
     await writeGuardState(config.stateDir, result.report.guardState, at);
@@ -189,7 +205,10 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     const lostLock = config.publish.s3 && deps.ha && !(await deps.ha.stillHolds());
     const upload =
       config.publish.s3 && !lostLock
-        ? await s3Publisher(config.publish.s3, config.stateDir).upload(gate.passing, { declared })
+        ? await s3Publisher(config.publish.s3, config.stateDir).upload(gate.passing, {
+            declared,
+            ...(deps.ha ? { beforePut: uploadFence(deps.ha, at, clock) } : {}),
+          })
         : undefined;
     if (gate.refused.length > 0) throw refusedError(gate.refused);
     const durationMs = Math.round(elapsed() - started);

@@ -34,6 +34,8 @@ export function assessHealth(status: Status | undefined, now: Date): Health {
     if (age > limitMs)
       failing.push(`last successful build is ${Math.round(age / 1000)} s old (limit ${Math.round(limitMs / 1000)} s)`);
   }
+  const silence = haSilence(status, now, limitMs);
+  if (silence) failing.push(silence);
   if (!status.lastBuild.ok) degraded.push(`last build failed: ${status.lastBuild.error ?? 'unknown error'}`);
   if (status.configError !== undefined)
     degraded.push(`config reload rejected, the last good config still serves: ${status.configError}`);
@@ -81,6 +83,26 @@ export function assessHealth(status: Status | undefined, now: Date): Health {
   if (failing.length > 0) return { level: 'failing', reasons: [...failing, ...degraded, ...notes] };
   if (degraded.length > 0) return { level: 'degraded', reasons: [...degraded, ...notes] };
   return { level: 'ok', reasons: notes };
+}
+
+/**
+ * With `ha:`, builds succeed on every instance while none may publish (the lock's database unreachable, a standby
+ * that will not take over): failing once no instance is known to have published for the limit. What is known is
+ * the lock's record (read at every build while the database answers) and this instance's own publishes; an
+ * instance that cannot read the record cannot tell that another publishes, and says so.
+ */
+function haSilence(status: Status, now: Date, limitMs: number): string | undefined {
+  const { ha } = status;
+  if (!ha) return undefined;
+  const last = ha.lastPublish;
+  const from = last ? Date.parse(last.at) : ha.startedAt === undefined ? Number.NaN : Date.parse(ha.startedAt);
+  const silentMs = now.getTime() - from;
+  if (!(silentMs > limitMs)) return undefined;
+  const limit = `limit ${Math.round(limitMs / 1000)} s`;
+  const why = ha.role === 'standby' && ha.reason ? `; this instance does not publish: ${ha.reason}` : '';
+  return last
+    ? `no instance has published for ${Math.round(silentMs / 1000)} s (${limit}; the last publish known is ${last.by}'s at ${last.at})${why}`
+    : `no instance has published since this one started ${Math.round(silentMs / 1000)} s ago (${limit})${why}`;
 }
 
 /** What /healthz and `ratefile status --json` put before the status: the level, its reasons, and the old two fields. */

@@ -2,6 +2,7 @@
 // brotli copies beside it (`.xml.gz`, `.xml.br`); an export whose three files already hold its bytes is left alone,
 // and removeExports takes an export and its copies away.
 import { randomBytes } from 'node:crypto';
+import { renameSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Transform } from 'node:stream';
@@ -108,7 +109,11 @@ const writing = new Set<string>();
  * dotfiles never serve it half-written. `mode` is set exactly, whatever the umask: `0o644` for the
  * exports (nginx reads them as another user), `0o600` for the state folder's files (state-files.ts).
  */
-export async function writeFileAtomic(path: string, bytes: Buffer | string, mode = 0o644): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  bytes: Buffer | string,
+  { mode = 0o644, beforePlace }: { mode?: number; beforePlace?: ((path: string) => Promise<void>) | undefined } = {},
+): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   writing.add(temporary);
   try {
@@ -120,12 +125,30 @@ export async function writeFileAtomic(path: string, bytes: Buffer | string, mode
     } finally {
       await handle.close();
     }
-    await rename(temporary, path);
+    if (beforePlace) {
+      // The last word before the file is in place (a warm standby's lock and build age), then the rename at once,
+      // synchronously: an async rename may wait in libuv's queue behind compressions, and a process paused there
+      // would rename an old file long after the check said yes.
+      await beforePlace(path);
+      renameSync(temporary, path);
+    } else await rename(temporary, path);
   } catch (cause) {
     await rm(temporary, { force: true });
+    if (cause instanceof PlaceRefused) throw cause;
     throw new RatefileError('E_PUBLISH', `cannot write ${path}: ${(cause as Error).message}`, { cause });
   } finally {
     writing.delete(temporary);
+  }
+}
+
+/** Thrown by a `beforePlace` check: this file, and every one after it, is not put in place. */
+export class PlaceRefused extends Error {
+  constructor(
+    message: string,
+    /** True when the lock was lost (this instance is a standby now); false for a build too old to place. */
+    readonly lost: boolean,
+  ) {
+    super(message);
   }
 }
 
@@ -160,6 +183,11 @@ export interface PublishOptions {
    * is never written.
    */
   compressions?: Compressions;
+  /**
+   * Asked right before each file (each compressed copy too) is renamed into place; throws PlaceRefused to stop the
+   * publish there (a warm standby's lock confirmed per file, not once per publish).
+   */
+  beforePlace?: (path: string) => Promise<void>;
 }
 
 export async function publishFiles(
@@ -192,8 +220,12 @@ export async function publishFiles(
       const { gzipped, brotli } = await pending;
       verifiedSets.delete(path);
       // Compressed copies first: a server never finds a new .xml beside an older .gz.
-      await Promise.all([writeFileAtomic(`${path}.gz`, gzipped), writeFileAtomic(`${path}.br`, brotli)]);
-      await writeFileAtomic(path, bytes);
+      const { beforePlace } = options;
+      await Promise.all([
+        writeFileAtomic(`${path}.gz`, gzipped, { beforePlace }),
+        writeFileAtomic(`${path}.br`, brotli, { beforePlace }),
+      ]);
+      await writeFileAtomic(path, bytes, { beforePlace });
       verifiedSets.set(path, await stampOfSet(path));
       written.push(file);
     }),
@@ -204,6 +236,27 @@ export async function publishFiles(
     written: written.sort((a, b) => order(a) - order(b)),
     unchanged: files.filter((f) => unchanged.has(f.file)).map((f) => f.file),
   };
+}
+
+/**
+ * The stamps (inode, size, times of the export and both copies) of the sets this process last put in place or found
+ * to hold its bytes, by file name: a leader compares them later to notice another writer's rename over its files.
+ */
+export function placedStamps(files: readonly string[], dir: string): Map<string, string> {
+  const stamps = new Map<string, string>();
+  for (const file of files) {
+    const stamp = verifiedSets.get(join(dir, file));
+    if (stamp !== undefined) stamps.set(file, stamp);
+  }
+  return stamps;
+}
+
+/** The files among `stamps` whose set on disk is no longer the one stamped (replaced, edited or removed). */
+export async function replacedSince(stamps: ReadonlyMap<string, string>, dir: string): Promise<string[]> {
+  const now = await Promise.all(
+    [...stamps].map(async ([file, stamp]) => [file, stamp, await stampOfSet(join(dir, file))]),
+  );
+  return now.filter(([, stamp, current]) => stamp !== current).map(([file]) => file!);
 }
 
 /**

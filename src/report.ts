@@ -171,4 +171,12 @@ export interface HaStatus {
   holderConfigHash?: string;
   /** When this instance last took the publishing over from another, and from which. */
   takeover?: { from: string; at: string };
+  /** When this instance started watching the lock: health counts a silence from here while no publish is known. */
+  startedAt?: string;
+  /** The newest publish by any instance this one knows of (the lock's record, or its own), by whom and when. */
+  lastPublish?: { by: string; at: string };
+  /** Standby: whether another session held the lock at the last check (absent: the lock could not be asked). */
+  holderHolds?: boolean;
+  /** Leader: export files another writer replaced while this instance led, put back at once (an alert). */
+  overwritten?: { files: string[]; at: string };
 }

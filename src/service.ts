@@ -28,6 +28,8 @@ import { openReaders } from './readers/tracker.js';
 import type { BuildReport, Status } from './report.js';
 import { createStandby } from './ha/standby.js';
 import { standbyRefusal } from './ha/serve.js';
+import { repeatFilter } from './ha/repeats.js';
+import { guardPlaced } from './ha/placed.js';
 import { lastGoodConfig } from './last-good-config.js';
 import { removeStaleStateTemporaries } from './state-files.js';
 
@@ -124,7 +126,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const standby = options.config.ha
     ? createStandby(options.config, { env: options.deps.env ?? process.env, log, now: options.deps.now })
     : undefined;
-  let standbyReason: string | undefined;
+  // A leader's files replaced by another writer (an old leader resumed from a pause) are published over at once.
+  const placed = standby
+    ? guardPlaced({ dir: outDir, standby, log, now: options.deps.now, rebuild: () => rebuild() })
+    : undefined;
+  // A standby's reason once (again after a while), however many others alternate with it.
+  const standbyReasons = repeatFilter();
 
   // The last config that loaded: when an edit breaks the file, builds go on with it (health is degraded).
   const configs = lastGoodConfig(options.loadConfig, options.config, log);
@@ -182,21 +189,24 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       // A reloaded config's file sources are watched from now on, before this build reads them.
       if (options.watchFiles !== false) sourceWatch.target(watchedFiles(config));
       // The state folder, like the output folder, is the one the service started with.
+      placed?.busy();
       const result = await runCycle({ ...config, stateDir: options.config.stateDir }, outDir, {
         ...deps,
         ...(configError === undefined ? {} : { configError }),
         ...(standby ? { ha: standby } : {}),
       });
+      placed?.settled(result.standby ? undefined : result.build.report.exports.map((e) => e.file));
       status = result.status;
       if (result.standby) {
-        // A standby publishes nothing: one line when its reason changes, none per build.
-        const reason = result.status.ha?.reason;
-        if (reason !== standbyReason)
-          log.info(`ha: standby: ${reason ?? 'not the holder'}`, { event: 'ha', role: 'standby' });
-        standbyReason = reason;
+        // A standby publishes nothing: one line per reason, not one per build.
+        const reason = result.status.ha?.reason ?? 'not the holder';
+        if (standbyReasons.fresh(reason, options.deps.now().getTime()))
+          log.info(`ha: standby: ${reason}`, { event: 'ha', role: 'standby' });
+        // The lock lost mid-publish: which file was not put in place.
+        for (const warning of result.warnings) log.warn(warning, { event: 'ha', ok: false });
         metrics.recordBuild(result, new Map());
       } else {
-        standbyReason = undefined;
+        standbyReasons.clear();
         firstReport ??= { report: result.build.report, config };
         const files = await fileStats(result.build.report.exports.map((e) => e.file));
         const changedAt = new Map([...files].map(([file, stats]) => [file, stats.mtime]));
@@ -317,6 +327,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       await task.destroy();
       await builds.stop();
       // The lock goes with the session: the standby takes it at its next build.
+      placed?.close();
       standby?.close();
       quoteCache.close();
       // Undelivered alerts stay in the state folder for the next start.

@@ -18,7 +18,7 @@ export async function stateFolder(dir: string): Promise<void> {
 /** Write a file of the state folder atomically, owner-only, its folder created owner-only when missing. */
 export async function writeStateFile(path: string, bytes: Buffer | string): Promise<void> {
   await stateFolder(dirname(path));
-  await writeFileAtomic(path, bytes, STATE_FILE_MODE);
+  await writeFileAtomic(path, bytes, { mode: STATE_FILE_MODE });
 }
 
 /** Stale temporaries removed from the state folder and its folders (history/, paused/, accept/), one level deep. */

@@ -171,14 +171,32 @@ export const listingSummary = (view: ListingView, now: Date) =>
 
 const agoOrNever = (iso: string | undefined, now: Date) => (iso === undefined ? 'never' : ago(iso, now));
 
-/** `role: standby (host-b); host-a publishes — host-a holds the lock`, and a config that differs. */
-function haLines(status: Status): string[] {
+/**
+ * Who publishes, as far as this instance knows: "publishes" only for a holder that holds the lock and published
+ * within two periods; otherwise the last holder, when it last published, and whether it still holds the lock.
+ */
+function publisher(ha: HaStatus, periodMs: number, now: Date): string {
+  if (ha.role === 'leader') return 'this instance publishes';
+  const last = ha.lastPublish;
+  if (!last) return ha.holder ? `${ha.holder} holds the lock; no publish known yet` : 'no instance has published yet';
+  const when = ago(last.at, now);
+  const recent = now.getTime() - Date.parse(last.at) <= 2 * periodMs;
+  if (ha.holderHolds === true)
+    return recent ? `${last.by} publishes (last ${when})` : `the lock is held, but ${last.by} last published ${when}`;
+  const lock = ha.holderHolds === false ? 'its lock is free' : 'the lock cannot be asked';
+  return `${last.by} was the last holder, last published ${when}; ${lock}`;
+}
+
+/** `role: standby (host-b); host-a publishes (last 3 s ago) — host-a holds the lock`, and a config that differs. */
+function haLines(status: Status, now: Date): string[] {
   const { ha } = status;
   if (!ha) return [];
-  const holder = ha.role === 'leader' ? 'this instance publishes' : `${ha.holder ?? 'no instance'} publishes`;
   return [
-    `role: ${ha.role} (${ha.instance}); ${holder}${ha.reason ? ` — ${ha.reason}` : ''}`,
+    `role: ${ha.role} (${ha.instance}); ${publisher(ha, status.schedulePeriodMs, now)}${ha.reason ? ` — ${ha.reason}` : ''}`,
     ...(ha.takeover ? [`  took over from ${ha.takeover.from} at ${ha.takeover.at}`] : []),
+    ...(ha.overwritten
+      ? [`  another writer replaced ${ha.overwritten.files.join(', ')} at ${ha.overwritten.at}: put back at once`]
+      : []),
     ...(ha.holderConfigHash !== undefined && ha.role === 'standby'
       ? [`  config hash ${ha.configHash} differs from the holder's ${ha.holderConfigHash}`]
       : []),
@@ -243,7 +261,7 @@ export function formatStatus(status: Status | undefined, now: Date): string {
     `last build: ${status.lastBuild.at} (${ago(status.lastBuild.at, now)}), ${status.lastBuild.ok ? 'ok' : 'FAILED'}, ${status.lastBuild.durationMs} ms`,
     ...(status.lastBuild.error ? [`  error: ${status.lastBuild.error}`] : []),
     `last good build: ${status.lastSuccessAt ?? 'never'}`,
-    ...haLines(status),
+    ...haLines(status, now),
     ...(status.maintenance ? ['maintenance: ON — every export is published empty (ratefile maintenance off)'] : []),
     'sources:',
     ...status.sources.map(

@@ -100,6 +100,11 @@ function haProblems(status: Status, now: Date): Problem[] {
       key: 'ha:takeover',
       text: `failover: ${ha.instance} took over publishing from ${ha.takeover.from} at ${ha.takeover.at}`,
     });
+  if (ha.role === 'leader' && ha.overwritten && now.getTime() - Date.parse(ha.overwritten.at) < TAKEOVER_ALERT_MS)
+    problems.push({
+      key: 'ha:overwritten',
+      text: `${ha.overwritten.files.join(', ')} replaced by another writer at ${ha.overwritten.at} while ${ha.instance} led (an old leader resumed?): published over at once`,
+    });
   if (ha.holderConfigHash !== undefined && ha.holder !== ha.instance)
     problems.push({
       key: 'ha:config',

@@ -267,7 +267,9 @@ export const configSchema = z
           .min(1)
           .max(1000)
           .default(3)
-          .describe('Health is failing when the last successful build is older than this many schedule periods.'),
+          .describe(
+            'Health is failing when the last successful build is older than this many schedule periods, or (with `ha:`) when no instance is known to have published for that long.',
+          ),
         maxWithheld: percentage
           .default('25%')
           .describe(

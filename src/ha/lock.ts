@@ -3,7 +3,8 @@
 // (pg_try_advisory_lock), mysql.ts (GET_LOCK); each also keeps the lock's record and the shared guard state in a
 // table `ratefile_ha` of the same database. Every query has a deadline: one that passes ends the session.
 import { RatefileError } from '../errors.js';
-import { redactCredentials, sqlTarget, type SqlTarget } from '../reserves/sql-target.js';
+import { redact } from '../secrets.js';
+import { parseSqlUrl, sqlTarget, type SqlTarget } from '../reserves/sql-target.js';
 import type { LockTiming } from './role.js';
 import type { LockDriver, LockSession } from './session.js';
 
@@ -18,7 +19,7 @@ export interface LockStore {
   /** `postgres db.internal:5432/ratefile`: what messages name. */
   where: string;
   open(): Promise<LockSession>;
-  /** A driver's error in words without credentials. */
+  /** A driver's error in words without the password (the user name stays: it names what is wrong). */
   describe(error: unknown): string;
 }
 
@@ -32,10 +33,15 @@ export function lockStore(
   const text = env[envName];
   if (!text)
     throw new RatefileError('E_CONFIG', `ha.lock: environment variable ${envName} (the lock database URL) is not set`);
+  // A malformed URL is a config error (exit 2), like an unset variable, not a failing source.
+  const parsed = parseSqlUrl(text);
+  if (typeof parsed === 'string')
+    throw new RatefileError('E_CONFIG', `ha.lock: environment variable ${envName}: ${parsed}`);
   const target = sqlTarget(text, `ha.lock: environment variable ${envName}`);
   return {
     where: target.where,
     open: async () => (await drivers[target.dialect]())(target, name, timing),
-    describe: (error) => redactCredentials(error instanceof Error ? error.message : String(error), target.secrets),
+    // Only the password is cut out: a user name is no secret, and `role "***" does not exist` hides the fault.
+    describe: (error) => redact(error instanceof Error ? error.message : String(error), ...target.secrets.password),
   };
 }

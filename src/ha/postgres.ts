@@ -31,9 +31,16 @@ export const openPostgresLock: LockDriver = async (target, name, timing) => {
   let failure: string | undefined;
   const end = () => socket.destroy();
   client.on('error', (error: Error) => (failure ??= error.message));
+  // One query at a time on the connection (pg deprecates overlapping ones): the heartbeat and a publish's lock
+  // check per file may ask together; each waits its turn, and its deadline runs from when it is sent.
+  let queue: Promise<unknown> = Promise.resolve();
   const query = async <T extends pg.QueryResultRow>(text: string, values: unknown[] = [], what = 'a lock query') => {
-    if (failure !== undefined) throw new LockProblem(`the lock connection failed: ${failure}`);
-    return withDeadline(client.query<T>(text, values), timing.queryTimeoutMs, what, end);
+    const turn = queue.then(() => {
+      if (failure !== undefined) throw new LockProblem(`the lock connection failed: ${failure}`);
+      return withDeadline(client.query<T>(text, values), timing.queryTimeoutMs, what, end);
+    });
+    queue = turn.catch(() => undefined);
+    return turn;
   };
   try {
     await withDeadline(client.connect(), Math.max(2_000, timing.idleTimeoutMs), 'connecting', end);

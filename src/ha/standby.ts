@@ -8,6 +8,7 @@ import type { Config } from '../model.js';
 import type { HaStatus } from '../report.js';
 import { configHash } from './fingerprint.js';
 import { lockStore, type LockSession, type LockStore } from './lock.js';
+import { repeatFilter } from './repeats.js';
 import { decidePublish, lockTiming, type LockRecord, type LockTiming } from './role.js';
 
 /** What runCycle asks of the standby logic (absent without an `ha:` block: every build publishes). */
@@ -16,8 +17,10 @@ export interface PublishGate {
   sharedGuard(): Promise<GuardState | undefined>;
   /** Right before publishing the build made at `at`: may this instance publish? */
   mayPublish(config: Config, at: Date): Promise<boolean>;
-  /** Before a slower step of the publish (the S3 upload): does this instance still hold the lock? */
+  /** Right before each file is put in place (renamed, uploaded): does this instance still hold the lock? */
   stillHolds(): Promise<boolean>;
+  /** Files another writer replaced while this instance led (put back by a publish at once): kept for the alert. */
+  overwritten(files: readonly string[], at: Date): void;
   /** After a publish: record its guard state for the next holder; a warning when that failed. */
   published(guard: GuardState): Promise<string | undefined>;
   status(): HaStatus;
@@ -59,16 +62,32 @@ export function createStandby(config: Config, options: StandbyOptions): Standby 
   let since = 0;
   let cooldownUntil = 0;
   let record: LockRecord | undefined;
-  let state: HaStatus = { role: 'standby', instance, configHash: configHash(config), reason: 'no build yet' };
-  let lastProblem: string | undefined;
+  let state: HaStatus = {
+    role: 'standby',
+    instance,
+    configHash: configHash(config),
+    reason: 'no build yet',
+    startedAt: options.now().toISOString(),
+  };
+  // Each warning once (again after a while if it lasts), however many others alternate with it.
+  const repeats = repeatFilter();
+  /** Why the lock could not be reached, in the driver's words (the standby's reason says it). */
+  let unreachable: string | undefined;
 
-  const standby = (reason: string) => {
+  const standby = (reason: string, holderHolds?: boolean) => {
+    const { holderHolds: _, overwritten: __, ...rest } = state;
     state = {
-      ...state,
+      ...rest,
       role: 'standby',
       reason,
       ...(record ? { holder: record.holder } : {}),
+      ...(holderHolds === undefined ? {} : { holderHolds }),
     };
+  };
+  /** The newest publish known: a record read from the store, or this instance's own. */
+  const notePublish = (by: string, at: number) => {
+    if (state.lastPublish && Date.parse(state.lastPublish.at) >= at) return;
+    state = { ...state, lastPublish: { by, at: new Date(at).toISOString() } };
   };
   /** Drops the session; a holder that loses it stays away from the lock for a period. */
   const drop = (why: string) => {
@@ -85,17 +104,20 @@ export function createStandby(config: Config, options: StandbyOptions): Standby 
     held = false;
   };
   const problem = (text: string) => {
-    if (text !== lastProblem) log.warn(`ha: ${text}`, { event: 'ha', ok: false });
-    lastProblem = text;
+    if (repeats.fresh(text, options.now().getTime())) log.warn(`ha: ${text}`, { event: 'ha', ok: false });
   };
   const ensureSession = async (): Promise<LockSession | undefined> => {
     if (session) return session;
     opening ??= store
       .open()
       .then(
-        (opened) => (session = opened),
+        (opened) => {
+          unreachable = undefined;
+          return (session = opened);
+        },
         (error: unknown) => {
-          problem(`cannot reach the lock on ${store.where}: ${store.describe(error)}`);
+          unreachable = store.describe(error);
+          problem(`cannot reach the lock on ${store.where}: ${unreachable}`);
           return undefined;
         },
       )
@@ -104,6 +126,7 @@ export function createStandby(config: Config, options: StandbyOptions): Standby 
   };
   const noteRecord = (read: LockRecord | undefined) => {
     record = read;
+    if (read) notePublish(read.holder, read.publishingAt);
     const { holderConfigHash: _, ...rest } = state;
     state = {
       ...rest,
@@ -112,6 +135,17 @@ export function createStandby(config: Config, options: StandbyOptions): Standby 
     };
     if (read && read.holder !== instance && read.configHash !== state.configHash)
       problem(`the config differs from ${read.holder}'s (hash ${read.configHash}, this one ${state.configHash})`);
+  };
+
+  const stillHolds = async () => {
+    if (!session || !held) return false;
+    try {
+      if (await session.holds()) return true;
+      drop('the lock check says another session holds it');
+    } catch (error) {
+      drop(store.describe(error));
+    }
+    return false;
   };
 
   const heartbeat = setInterval(() => {
@@ -151,7 +185,7 @@ export function createStandby(config: Config, options: StandbyOptions): Standby 
       }
       const current = await ensureSession();
       if (!current) {
-        standby(`cannot reach the lock on ${store.where}`);
+        standby(`cannot reach the lock on ${store.where}${unreachable === undefined ? '' : `: ${unreachable}`}`);
         return false;
       }
       try {
@@ -174,7 +208,8 @@ export function createStandby(config: Config, options: StandbyOptions): Standby 
             current.close();
             session = undefined;
           } else held = holds;
-          standby(decision.reason);
+          // Not holding it: another session does. Holding it (and not publishing): the last holder does not.
+          standby(decision.reason, !holds);
           return false;
         }
         if (!held) since = at.getTime();
@@ -185,8 +220,8 @@ export function createStandby(config: Config, options: StandbyOptions): Standby 
             { event: 'ha', role: 'leader', ...(decision.takeover ? { from: decision.takeover.from } : {}) },
           );
         held = true;
-        lastProblem = undefined;
-        const { reason: _, holderConfigHash: __, ...rest } = state;
+        repeats.clear();
+        const { reason: _, holderConfigHash: __, holderHolds: ___, ...rest } = state;
         state = {
           ...rest,
           role: 'leader',
@@ -201,18 +236,13 @@ export function createStandby(config: Config, options: StandbyOptions): Standby 
         return false;
       }
     },
-    async stillHolds() {
-      if (!session || !held) return false;
-      try {
-        if (await session.holds()) return true;
-        drop('the lock check says another session holds it');
-      } catch (error) {
-        drop(store.describe(error));
-      }
-      return false;
+    stillHolds,
+    overwritten(files, at) {
+      state = { ...state, overwritten: { files: [...files], at: at.toISOString() } };
     },
     async published(guard) {
       if (!session || !held) return 'ha: the guard state was not recorded in the lock store: the lock was lost';
+      if (record?.holder === instance) notePublish(instance, record.publishingAt);
       try {
         await session.saveGuard(instance, JSON.stringify(guard));
         return undefined;

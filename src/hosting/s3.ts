@@ -17,6 +17,8 @@ export interface UploadOptions {
    * deleted. Only objects the state file remembers are touched; a failed deletion stays remembered and is retried.
    */
   declared?: readonly string[];
+  /** Asked right before each object is put (a warm standby's lock and build age): a reason skips that upload. */
+  beforePut?: (file: string) => Promise<string | undefined>;
 }
 
 /** What was last uploaded to one object: enough to tell whether the next bytes and headers differ. */
@@ -157,6 +159,11 @@ export class S3Publisher {
           last.cacheControl === entry.cacheControl
         ) {
           result.unchanged.push(file);
+          return;
+        }
+        const refused = await options.beforePut?.(file);
+        if (refused !== undefined) {
+          result.warnings.push(`s3 upload of ${file} skipped: ${refused}`);
           return;
         }
         try {

@@ -1,7 +1,7 @@
 // The warm standby (`ha:`) against a real database: the lock's contract, then two `ratefile start` processes
 // sharing one lock while the leader is killed, its session is ended from the database side, or its link stalls.
 // In each case the log of every publish shows no period with two publishers and a takeover within two periods.
-import { readFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
@@ -152,6 +152,14 @@ export function testStandby(dialect: HaDialect): void {
     );
     expect(failure).not.toBe('opened');
     expect(failure).not.toContain(locker.password);
+    // A wrong user is named (a user name is no secret; `role "***"` hid the fault), the password still is not.
+    const stranger = lockStore('URL', { URL: url.replace(locker.user, 'no_such_user') }, 'unused', lockTiming(PERIOD));
+    const refused = await stranger.open().then(
+      () => 'opened',
+      (error: unknown) => stranger.describe(error),
+    );
+    expect(refused).toContain('no_such_user');
+    expect(refused).not.toContain(locker.password);
   });
 
   const instanceEnv = (lockUrl: string) => ({ RATEFILE_LOCK_URL: lockUrl });
@@ -298,6 +306,30 @@ export function testStandby(dialect: HaDialect): void {
     console.info(`${dialect.name}: stall, takeover after ${takeover} ms`);
   }, 120_000);
 
+  it("another writer's file over the leader's (an old leader resumed): published over at once, with an alert", async () => {
+    const lock = `failover-${++tests}`;
+    quotes = await startQuotes();
+    const a = await start('a', url, lock);
+    await a.run.waitForLog(/"msg":"ha: took the lock[^"]*: this instance publishes"/, 30_000);
+    // Right after a scheduled publish (the one at start may be followed at once by a tick): a period to spare.
+    await expect.poll(() => publishes('a', a.run.stderr()).length, { timeout: 3 * PERIOD }).toBeGreaterThan(1);
+    const path = join(a.made.dir, 'public', 'parserfile.xml');
+    const stale = '<?xml version="1.0" encoding="UTF-8"?>\n<rates></rates>\n';
+    await writeFile(`${path}.tmp-old-leader`, stale);
+    await rename(`${path}.tmp-old-leader`, path);
+    const replacedAt = Date.now();
+    await a.run.waitForLog(/"msg":"ha: parserfile\.xml replaced by another writer while this instance leads/, PERIOD);
+    // Put back by a build at once, well before the next scheduled one.
+    await expect.poll(async () => (await readFile(path, 'utf8')) !== stale, { timeout: PERIOD / 2 }).toBe(true);
+    const restoredMs = Date.now() - replacedAt;
+    await expect
+      .poll(async () => ((await status(a.made)).ha as { overwritten?: { files: string[] } }).overwritten, {
+        timeout: PERIOD,
+      })
+      .toMatchObject({ files: ['parserfile.xml'] });
+    console.info(`${dialect.name}: a replaced file was put back after ${restoredMs} ms`);
+  }, 60_000);
+
   it('a standby whose config differs does not take over, and says why', async () => {
     const lock = `failover-${++tests}`;
     quotes = await startQuotes();
@@ -316,6 +348,19 @@ export function testStandby(dialect: HaDialect): void {
     );
     await new Promise((resolve) => setTimeout(resolve, 2 * PERIOD));
     expect(publishes('b', b.run.stderr())).toEqual([]);
-    expect((await status(b.made)).ha).toMatchObject({ role: 'standby', holder: 'a' });
+    expect((await status(b.made)).ha).toMatchObject({ role: 'standby', holder: 'a', holderHolds: false });
+    // Nobody publishes: b's health turns failing (3 periods after a's last publish) and says why.
+    const baseB = await base(b.run);
+    await expect
+      .poll(async () => ((await (await fetch(`${baseB}healthz`)).json()) as { level: string }).level, {
+        timeout: 4 * PERIOD,
+      })
+      .toBe('failing');
+    const reasons = ((await (await fetch(`${baseB}healthz`)).json()) as { reasons: string[] }).reasons;
+    expect(reasons[0]).toMatch(/^no instance has published for \d+ s \(limit 12 s; the last publish known is a's at /);
+    // The two warnings that used to alternate at every build are each logged once.
+    const log = b.run.stderr();
+    expect(log.match(/"msg":"ha: the config differs from a's/g)).toHaveLength(1);
+    expect(log.match(/"msg":"ha: not taking over from a/g)).toHaveLength(1);
   }, 120_000);
 }

@@ -219,8 +219,9 @@ describe('what a role looks like', () => {
     expect(formatStatus(status(leader), now)).toContain(
       `role: leader (b); this instance publishes\n  took over from a at ${at}\n`,
     );
-    expect(formatStatus(status(standby), now)).toContain(
-      "role: standby (b); a publishes — a holds the lock\n  config hash bbbb differs from the holder's aaaa\n",
+    const publishing: HaStatus = { ...standby, holderHolds: true, lastPublish: { by: 'a', at } };
+    expect(formatStatus(status(publishing), now)).toContain(
+      "role: standby (b); a publishes (last 0 s ago) — a holds the lock\n  config hash bbbb differs from the holder's aaaa\n",
     );
   });
 
