@@ -175,7 +175,7 @@ const agoOrNever = (iso: string | undefined, now: Date) => (iso === undefined ? 
  * Who publishes, as far as this instance knows: "publishes" only for a holder that holds the lock and published
  * within two periods; otherwise the last holder, when it last published, and whether it still holds the lock.
  */
-function publisher(ha: HaStatus, periodMs: number, now: Date): string {
+export function whoPublishes(ha: HaStatus, periodMs: number, now: Date): string {
   if (ha.role === 'leader') return 'this instance publishes';
   const last = ha.lastPublish;
   if (!last) return ha.holder ? `${ha.holder} holds the lock; no publish known yet` : 'no instance has published yet';
@@ -192,7 +192,7 @@ function haLines(status: Status, now: Date): string[] {
   const { ha } = status;
   if (!ha) return [];
   return [
-    `role: ${ha.role} (${ha.instance}); ${publisher(ha, status.schedulePeriodMs, now)}${ha.reason ? ` — ${ha.reason}` : ''}`,
+    `role: ${ha.role} (${ha.instance}); ${whoPublishes(ha, status.schedulePeriodMs, now)}${ha.reason ? ` — ${ha.reason}` : ''}`,
     ...(ha.takeover ? [`  took over from ${ha.takeover.from} at ${ha.takeover.at}`] : []),
     ...(ha.overwritten
       ? [`  another writer replaced ${ha.overwritten.files.join(', ')} at ${ha.overwritten.at}: put back at once`]

@@ -1,6 +1,7 @@
 // The dashboard's view model: one pure function from the latest build, the status, the history and the clock
 // to everything the page and /dashboard.json show, so the two cannot disagree. Texts are already public (redact.ts).
 import { assessHealth } from '../health.js';
+import { whoPublishes } from '../status.js';
 import type { ExportTemplate, HealthLevel } from '../model.js';
 import { HISTORY_MS, type History } from './history.js';
 import { competeSectionView, type CompeteHistory, type CompeteSectionView } from './compete-chart.js';
@@ -85,8 +86,8 @@ export interface DashboardView {
     build?: { at: string; ok: boolean; durationMs: number; error?: string; shownAt?: string };
     counts: { published: number; withheld: number; paused: number; hours: number };
     maintenance: boolean;
-    /** With `ha:`: this instance's role and who publishes. */
-    ha?: { role: 'leader' | 'standby'; instance: string; holder?: string };
+    /** With `ha:`: this instance's role and who publishes, in the words of `ratefile status`. */
+    ha?: { role: 'leader' | 'standby'; instance: string; publisher: string };
   };
   sources: SourceView[];
   reserveSources: SourceView[];
@@ -150,7 +151,7 @@ export function dashboardHead(input: DashboardInput): DashboardView['head'] {
           ha: {
             role: status.ha.role,
             instance: status.ha.instance,
-            ...(status.ha.holder === undefined ? {} : { holder: status.ha.holder }),
+            publisher: whoPublishes(status.ha, status.schedulePeriodMs, now),
           },
         }
       : {}),

@@ -95,7 +95,7 @@ function exportsSection(view: DashboardView): string {
     : '';
   const { ha } = view.head;
   const role = ha
-    ? `<p class="banner">Warm standby: this instance (${escapeHtml(ha.instance)}) is the ${ha.role}${ha.role === 'leader' ? ' and publishes' : `; ${escapeHtml(ha.holder ?? 'another instance')} publishes`}.</p>\n`
+    ? `<p class="banner">Warm standby: this instance (${escapeHtml(ha.instance)}) is the ${ha.role}; ${escapeHtml(ha.publisher)}.</p>\n`
     : '';
   return `<h2 id="exports">Exports</h2>\n${role}${empty}${table(['File', 'Items', 'Size', 'Changed', 'Markup', 'About'], rows, { numeric: new Set([1, 2]), caption: 'Exports' })}`;
 }

@@ -228,10 +228,15 @@ describe('what a role looks like', () => {
   it('the dashboard shows the role and who publishes, escaped', () => {
     const page = (ha: HaStatus) =>
       renderDashboard(dashboardModel({ now, status: status(ha), redaction: { roots: [], secrets: [] } }));
-    expect(page(leader)).toContain('Warm standby: this instance (b) is the leader and publishes.');
-    expect(page({ ...standby, holder: 'a<b>' })).toContain(
-      'Warm standby: this instance (b) is the standby; a&lt;b&gt; publishes.',
+    expect(page(leader)).toContain('Warm standby: this instance (b) is the leader; this instance publishes.');
+    // The words of `ratefile status`: a holder is said to publish only while it holds the lock and publishes.
+    const publishing: HaStatus = { ...standby, holderHolds: true, lastPublish: { by: 'a<b>', at } };
+    expect(page(publishing)).toContain(
+      'Warm standby: this instance (b) is the standby; a&lt;b&gt; publishes (last 0 s ago).',
     );
+    const dead: HaStatus = { ...standby, holderHolds: false, lastPublish: { by: 'a', at: '2026-11-21T11:58:00.000Z' } };
+    expect(page(dead)).toContain('is the standby; a was the last holder, last published ');
+    expect(page(dead)).toContain('; its lock is free.');
     expect(renderDashboard(dashboardModel({ now, redaction: { roots: [], secrets: [] } }))).not.toContain(
       'Warm standby',
     );
