@@ -82,7 +82,8 @@ export async function checkFiles(
   out: Writer,
   options: CheckFilesOptions,
 ): Promise<boolean> {
-  const { checkTarget, everyWarningFails, reportWriter } = await import('../check/index.js');
+  // The report's writer alone when workers check: the checker's modules (and the code lists) load in them only.
+  const { reportWriter } = await import('../check/report.js');
   // Listened for from the write that was refused: a worker's report is written from its messages, and the stream
   // can drain before that file ends; waiting for 'drain' only then would wait for nothing (and the process would
   // end with the check unfinished).
@@ -97,6 +98,7 @@ export async function checkFiles(
   for (const target of targets) {
     if (inWorkers) report.written(await checkInWorker({ ...shared, target, first: report.files() === 0 }, write));
     else {
+      const { checkTarget, everyWarningFails } = await import('../check/index.js');
       const checked: CheckResult = await checkTarget(target, {
         fetch,
         cwd: options.cwd,
