@@ -14,4 +14,13 @@ export {
   type ItemRef,
   type Severity,
 } from './findings.js';
-export { formatFinding, formatResult, formatResults, reportWriter, resultsJson } from './report.js';
+export {
+  formatFinding,
+  formatResult,
+  formatResults,
+  reportWriter,
+  resultsJson,
+  verdictOf,
+  writeFileReport,
+  type Verdict,
+} from './report.js';

@@ -24,6 +24,13 @@ export function formatFinding(finding: Finding): string {
 
 /** `parserfile.xml: 41 items, 2 errors, 1 warning` and one indented line per finding. */
 export function formatResult(result: CheckResult): string {
+  let text = '';
+  writeResultText(result, (part) => (text += part));
+  return text;
+}
+
+/** formatResult's text, a thousand findings at a time: a file's findings are never one string. */
+function writeResultText(result: CheckResult, write: (text: string) => void): void {
   const errors = errorCount(result);
   const warnings = warningCount(result);
   const counts = [
@@ -34,12 +41,16 @@ export function formatResult(result: CheckResult): string {
     ...(errors === 0 && warnings === 0 ? ['clean'] : errors === 0 ? ['passes'] : ['FAILS']),
   ];
   // Findings quote what a file (anyone's) holds: control characters are escaped, never sent to the terminal.
-  const lines = [
+  const head = [
     `${result.target}: ${counts.join(', ')}`,
     ...(result.monitor === undefined ? [] : [`  ${monitorLine(result.monitor)}`]),
-    ...result.findings.map((finding) => `  ${formatFinding(finding)}`),
   ];
-  return `${lines.map(escapeControls).join('\n')}\n`;
+  write(`${head.map(escapeControls).join('\n')}\n`);
+  const { findings } = result;
+  for (let start = 0; start < findings.length; start += 1000) {
+    const lines = findings.slice(start, start + 1000).map((finding) => escapeControls(`  ${formatFinding(finding)}`));
+    write(`${lines.join('\n')}\n`);
+  }
 }
 
 /** `moneyswap reads 10 of 12 items: 1 dropped, 1 misread`. */
@@ -94,27 +105,58 @@ function writeFileJson(result: CheckResult, write: (text: string) => void): void
   write(`${findings.length === 0 ? '' : '\n      ]'}\n    }`);
 }
 
+/** What the report's last line keeps of a file: whether it passes, and whether it warns. */
+export interface Verdict {
+  passes: boolean;
+  warns: boolean;
+}
+
+export function verdictOf(result: CheckResult): Verdict {
+  return { passes: passes(result), warns: warningCount(result) > 0 };
+}
+
+/** One file's part of the report (readable lines, or its entry in `--json`'s `files`, `first` without a comma). */
+export function writeFileReport(
+  result: CheckResult,
+  json: boolean,
+  first: boolean,
+  write: (text: string) => void,
+): void {
+  if (!json) return writeResultText(result, write);
+  write(first ? '{\n  "files": [\n' : ',\n');
+  writeFileJson(result, write);
+}
+
 /**
  * The report written file by file, as each is checked: only each file's verdict is kept for the last line, never its
  * findings, so checking many files holds no more than the largest one (`ratefile check *.xml`). `--json` is one
- * document all the same: `files` written as they come, `ok` after them.
+ * document all the same: `files` written as they come, `ok` after them. `written` counts a file whose part was
+ * written elsewhere (by a worker thread) with `writeFileReport`.
  */
 export function reportWriter(
   write: (text: string) => void,
   json: boolean,
-): { add: (result: CheckResult) => void; end: () => boolean } {
+): {
+  add: (result: CheckResult) => void;
+  written: (verdict: Verdict) => void;
+  files: () => number;
+  end: () => boolean;
+} {
   let files = 0;
   let failing = 0;
   let warned = 0;
+  const written = (verdict: Verdict) => {
+    files += 1;
+    if (!verdict.passes) failing += 1;
+    else if (verdict.warns) warned += 1;
+  };
   return {
     add(result) {
-      files += 1;
-      if (!passes(result)) failing += 1;
-      else if (warningCount(result) > 0) warned += 1;
-      if (!json) return write(formatResult(result));
-      write(files === 1 ? '{\n  "files": [\n' : ',\n');
-      writeFileJson(result, write);
+      writeFileReport(result, json, files === 0, write);
+      written(verdictOf(result));
     },
+    written,
+    files: () => files,
     end() {
       const ok = failing === 0;
       if (json) write(`${files === 0 ? '{\n  "files": []' : '\n  ]'},\n  "ok": ${ok}\n}\n`);

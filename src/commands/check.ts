@@ -5,7 +5,6 @@ import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { quoteValue, RatefileError } from '../errors.js';
 import type { CommandContext } from './context.js';
-import type { Writer } from '../log.js';
 
 /** The currency codes of a BestChange info.zip (bm_cycodes.dat): known besides the shipped list. */
 async function codesFrom(file: string, cwd: string): Promise<ReadonlySet<string>> {
@@ -38,20 +37,6 @@ function parseSeconds(value: string): number {
   return seconds;
 }
 
-/** Until a stream that refused more (write gave false) wants more again, or is gone. */
-function drained(stream: Writer): Promise<void> {
-  const events = stream as Partial<Pick<NodeJS.EventEmitter, 'once' | 'off'>>;
-  if (typeof events.once !== 'function' || typeof events.off !== 'function') return Promise.resolve();
-  const { once, off } = { once: events.once.bind(stream), off: events.off.bind(stream) };
-  return new Promise((resolve) => {
-    const done = () => {
-      for (const event of ['drain', 'close', 'error']) off(event, done);
-      resolve();
-    };
-    for (const event of ['drain', 'close', 'error']) once(event, done);
-  });
-}
-
 export function registerCheck(program: Command, context: CommandContext): void {
   const { deps } = context;
   program
@@ -79,32 +64,24 @@ export function registerCheck(program: Command, context: CommandContext): void {
         targets: string[],
         options: { json?: boolean; strict?: boolean; timeout: number; codesFrom?: string; monitor?: string },
       ) => {
-        const { checkTarget, everyWarningFails, reportWriter } = await import('../check/index.js');
+        const { checkFiles } = await import('./check-files.js');
         const codes = options.codesFrom === undefined ? undefined : await codesFrom(options.codesFrom, deps.cwd);
         const monitor =
           options.monitor === undefined
             ? undefined
             : await (await import('../monitors/load.js')).profileNamed(options.monitor);
-        // One file at a time, its report written before the next is read: a file's text, document and findings are
-        // garbage once it is reported, so many files take the memory of the largest, not of all of them.
-        let full = false;
-        const report = reportWriter((text) => {
-          if (deps.stdout.write(text) === false) full = true;
-        }, options.json === true);
-        for (const target of targets) {
-          const checked = await checkTarget(target, {
-            fetch: deps.fetch,
-            cwd: deps.cwd,
-            timeoutMs: options.timeout * 1000,
-            ...(codes ? { codes } : {}),
-            ...(monitor ? { monitor } : {}),
-          });
-          report.add(options.strict ? everyWarningFails(checked) : checked);
-          // A pipe read slowly (`| less`) would otherwise queue every file's report in memory.
-          if (full) await drained(deps.stdout);
-          full = false;
-        }
-        context.setExitCode(report.end() ? 0 : 1);
+        // One file at a time, its report written before the next is read (check-files.ts: many files in worker
+        // threads), so many files take the memory of the largest, not of all of them.
+        const ok = await checkFiles(targets, deps.stdout, {
+          fetch: deps.fetch,
+          cwd: deps.cwd,
+          timeoutMs: options.timeout * 1000,
+          strict: options.strict === true,
+          json: options.json === true,
+          ...(codes ? { codes } : {}),
+          ...(monitor ? { monitor } : {}),
+        });
+        context.setExitCode(ok ? 0 : 1);
       },
     );
 }
