@@ -11,7 +11,10 @@ export interface Html {
 }
 export const html = (text: string): Html => ({ html: text });
 export type Cell = string | Html;
-const cellHtml = (cell: Cell) => (typeof cell === 'string' ? escapeHtml(cell) : cell.html);
+// A time in a cell's text (`fetched 2026-11-27T21:19:23Z`) stays on one line: a browser breaks it at its hyphens.
+const isoTime = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z\b/g;
+const cellHtml = (cell: Cell) =>
+  typeof cell === 'string' ? escapeHtml(cell).replace(isoTime, '<span class="nowrap">$&</span>') : cell.html;
 
 export interface TableOptions {
   /** Columns whose values are numbers: right-aligned, tabular figures. */
@@ -65,6 +68,7 @@ p { margin: .3rem 0; }
 a { color: inherit; }
 code { font-size: .9em; background: var(--chip); padding: 0 .25em; border-radius: 3px; }
 .muted { color: var(--muted); }
+.nowrap { white-space: nowrap; }
 .bad { color: var(--bad); font-weight: 600; }
 .good { color: var(--good); font-weight: 600; }
 .warn { color: var(--warn); font-weight: 600; }

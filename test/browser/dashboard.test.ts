@@ -67,6 +67,15 @@ interface PageElement {
   getAttribute(name: string): string | null;
 }
 
+/**
+ * A quotes file that reads well but holds none of the demo's pairs (a back office writing the wrong book): nothing
+ * stands in for a good read, so the directions that need the pairs are withheld and health turns failing.
+ */
+async function writeWrongPairs(): Promise<void> {
+  const quotes = [{ pair: 'DOGE/USDT', bid: '0.1', ask: '0.1', time: new Date().toISOString() }];
+  await writeFile(join(project.dir, 'quotes.json'), JSON.stringify({ quotes }));
+}
+
 /** Quotes as the back office would write them (atomically, by rename), now; `change` edits a pair. */
 async function writeQuotes(
   change: (pair: string, bid: string, ask: string) => [string, string] = (_p, bid, ask) => [bid, ask],
@@ -270,12 +279,16 @@ describe('the dashboard in Chromium', () => {
     await expect.poll(() => row.getAttribute('data-state'), { timeout: 15_000 }).toBe('published');
   });
 
-  it('turns the headline red within a build of the quotes file breaking and green after it is fixed, without a reload', async () => {
+  it('turns the headline red within a build of the quotes file losing its pairs and green after it is fixed, without a reload', async () => {
     await setMarker();
-    await writeFile(join(project.dir, 'quotes.json'), '{ "quotes": [ garbage');
+    await writeWrongPairs();
     await expect.poll(headline, { timeout: 10_000 }).toBe('headline failing');
     expect(await page.locator('#health strong').textContent()).toBe('FAILING');
-    expect(await page.locator('#live td[data-label="State"]').first().textContent()).toBe('FAILING');
+    // Then the file breaks: the source's row turns failing too (the wrong book stands in).
+    await writeFile(join(project.dir, 'quotes.json'), '{ "quotes": [ garbage');
+    const sourceState = () => page.locator('#live td[data-label="State"]').first().textContent();
+    await expect.poll(sourceState, { timeout: 10_000 }).toMatch(/^FAILING/);
+    expect(await headline()).toBe('headline failing');
     expect(await marker()).toBe('no reload');
     await writeQuotes();
     await expect.poll(headline, { timeout: 10_000 }).toBe('headline ok');
@@ -284,6 +297,9 @@ describe('the dashboard in Chromium', () => {
 
   it('wraps long texts at spaces: on a phone and a desktop no cell overflows and no ordinary word is split over two lines', async () => {
     // Failing: every direction withheld with a long reason, the source with a long error, the headline with a long list.
+    // (A file that does not parse alone is degraded: the demo's maxAge "off" keeps the last good quotes standing in.)
+    await writeWrongPairs();
+    await expect.poll(headline, { timeout: 10_000 }).toBe('headline failing');
     await writeFile(join(project.dir, 'quotes.json'), '{ "quotes": [ garbage');
     await expect
       .poll(
