@@ -224,6 +224,20 @@ export function testSource(spec: ContractSpec): void {
       expect(replay.requests.length - before).toBe(2);
     });
 
+    /** The source run through fetchQuotes with one cache, at a given time: a service's builds, one after another. */
+    const askCached = () => {
+      const cache = new QuoteCache();
+      const source = [{ name: 'live', type, options: parse(options) }];
+      return (at: string) =>
+        fetchQuotes(source, {
+          configDir: '/nonexistent',
+          fetch: globalThis.fetch,
+          now: () => new Date(at),
+          env: { [`RATEFILE_${type.toUpperCase()}_URL`]: replay.url },
+          cache,
+        });
+    };
+
     it('stops at a long Retry-After and does not ask again before it has passed', async () => {
       serve(
         { status: 429, headers: { 'retry-after': '120' }, ...(spec.rateLimited ?? { body: 'Too Many Requests' }) },
@@ -236,22 +250,14 @@ export function testSource(spec: ContractSpec): void {
       expect(replay.requests.length - before).toBe(1);
 
       serve({ status: 429, headers: { 'retry-after': '120' }, ...(spec.rateLimited ?? { body: 'Too Many Requests' }) });
-      const cache = new QuoteCache();
-      const deps = (at: string) => ({
-        configDir: '/nonexistent',
-        fetch: globalThis.fetch,
-        now: () => new Date(at),
-        env: { [`RATEFILE_${type.toUpperCase()}_URL`]: replay.url },
-        cache,
-      });
-      const source = [{ name: 'live', type, options: parse(options) }];
-      await fetchQuotes(source, deps('2026-11-21T12:00:00Z'));
+      const ask = askCached();
+      await ask('2026-11-21T12:00:00Z');
       const asked = replay.requests.length;
-      const { reports } = await fetchQuotes(source, deps('2026-11-21T12:01:00Z'));
+      const { reports } = await ask('2026-11-21T12:01:00Z');
       expect(replay.requests.length).toBe(asked);
       expect(reports[0]?.error).toMatch(/not asked again before 2026-11-21T12:02:00Z/);
       serve(spec.normal);
-      const later = await fetchQuotes(source, deps('2026-11-21T12:02:01Z'));
+      const later = await ask('2026-11-21T12:02:01Z');
       expect(later.reports[0]?.ok).toBe(true);
     });
 
@@ -268,21 +274,13 @@ export function testSource(spec: ContractSpec): void {
       expect(error.retryAfterMs).toBe(maxRetryAfterMs);
 
       serve(limited, spec.normal);
-      const cache = new QuoteCache();
-      const deps = (at: string) => ({
-        configDir: '/nonexistent',
-        fetch: globalThis.fetch,
-        now: () => new Date(at),
-        env: { [`RATEFILE_${type.toUpperCase()}_URL`]: replay.url },
-        cache,
-      });
-      const source = [{ name: 'live', type, options: parse(options) }];
-      await fetchQuotes(source, deps('2026-11-21T12:00:00Z'));
+      const ask = askCached();
+      await ask('2026-11-21T12:00:00Z');
       const asked = replay.requests.length;
-      const early = await fetchQuotes(source, deps('2026-11-21T12:09:59Z'));
+      const early = await ask('2026-11-21T12:09:59Z');
       expect(replay.requests.length).toBe(asked);
       expect(early.reports[0]?.error).toMatch(/not asked again before 2026-11-21T12:10:00Z/);
-      const later = await fetchQuotes(source, deps('2026-11-21T12:10:00Z'));
+      const later = await ask('2026-11-21T12:10:00Z');
       expect(later.reports[0]?.ok).toBe(true);
     });
 
