@@ -129,22 +129,31 @@ describe('fetch records of the built-in server', () => {
   });
 });
 
+/**
+ * A service with a webhook for alerts, on a clock the test moves: `step(ms)` moves it, builds and waits for the
+ * alerts to go out; `fetchAs(agent)` fetches an export as a monitor would.
+ */
+async function alertingService() {
+  const hook = await webhook();
+  const made = await project({
+    'ratefile.config.yaml': `${config}alerts:\n  webhook: { url: "${hook.url}" }\n`,
+  });
+  let now = new Date('2026-11-26T10:00:00Z');
+  const service = await start(made, { now: () => now });
+  const port = service.port!;
+  const fetchAs = (agent: string, path = '/parserfile.xml') =>
+    rawRequest({ port, path, headers: { 'user-agent': agent } });
+  const step = async (ms: number) => {
+    now = new Date(now.getTime() + ms);
+    await service.rebuild();
+    await service.alertsIdle();
+  };
+  return { hook, made, port, fetchAs, step };
+}
+
 describe('the silent-monitor alert', () => {
   it('starts when a monitor has not fetched within its window or got no rate file, and ends when it fetches fine', async () => {
-    const hook = await webhook();
-    const made = await project({
-      'ratefile.config.yaml': `${config}alerts:\n  webhook: { url: "${hook.url}" }\n`,
-    });
-    let now = new Date('2026-11-26T10:00:00Z');
-    const service = await start(made, { now: () => now });
-    const port = service.port!;
-    const fetchAs = (agent: string, path = '/parserfile.xml') =>
-      rawRequest({ port, path, headers: { 'user-agent': agent } });
-    const step = async (ms: number) => {
-      now = new Date(now.getTime() + ms);
-      await service.rebuild();
-      await service.alertsIdle();
-    };
+    const { hook, made, port, fetchAs, step } = await alertingService();
 
     // Within the window nobody is missed yet.
     await step(5 * 60_000);
@@ -187,20 +196,7 @@ describe('the silent-monitor alert', () => {
     expect(metrics).toContain('ratefile_monitor_ok{monitor="bestchange"} 0');
   });
   it('a silent monitor alerts at its own level (degraded, health being ok) and its end says it fetched again', async () => {
-    const hook = await webhook();
-    const made = await project({
-      'ratefile.config.yaml': `${config}alerts:\n  webhook: { url: "${hook.url}" }\n`,
-    });
-    let now = new Date('2026-11-26T10:00:00Z');
-    const service = await start(made, { now: () => now });
-    const port = service.port!;
-    const fetchAs = (agent: string, path = '/parserfile.xml') =>
-      rawRequest({ port, path, headers: { 'user-agent': agent } });
-    const step = async (ms: number) => {
-      now = new Date(now.getTime() + ms);
-      await service.rebuild();
-      await service.alertsIdle();
-    };
+    const { hook, made, fetchAs, step } = await alertingService();
     const bodies = () =>
       hook.bodies.map(
         (body) => JSON.parse(body) as { level: string; events: { kind: string; key: string; text: string }[] },
