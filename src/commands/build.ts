@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { checkFolders } from '../folders.js';
 import { configOption, outOption, type CommandContext } from './context.js';
 
-export function registerBuild(program: Command, context: CommandContext): void {
+export function register(program: Command, context: CommandContext): void {
   const { deps, log } = context;
   program
     .command('build')

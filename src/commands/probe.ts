@@ -47,7 +47,7 @@ interface ProbeFlags {
   json?: boolean;
 }
 
-export function registerProbe(program: Command, context: CommandContext): void {
+export function register(program: Command, context: CommandContext): void {
   const { deps } = context;
   program
     .command('probe')
