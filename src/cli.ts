@@ -1,19 +1,23 @@
 // The `ratefile` command line: commander program with injectable dependencies; errors become exit codes only here.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { registerBuild } from './commands/build.js';
-import { registerCheck } from './commands/check.js';
-import { registerCompletion } from './commands/completion.js';
-import { registerExplain } from './commands/explain.js';
-import { registerInit } from './commands/init.js';
-import { applyConfigEnv, createContext, type CliDeps } from './commands/context.js';
-import { registerOperate } from './commands/operate.js';
-import { registerProbe } from './commands/probe.js';
-import { registerPublish } from './commands/publish.js';
-import { registerSchema } from './commands/schema.js';
-import { registerServe, registerStart } from './commands/serve.js';
-import { registerSwitches } from './commands/switches.js';
-import { registerValidate } from './commands/validate.js';
+import * as accept from './commands/accept.js';
+import * as build from './commands/build.js';
+import * as check from './commands/check.js';
+import * as completion from './commands/completion.js';
+import { applyConfigEnv, createContext, type CliDeps, type CommandModule } from './commands/context.js';
+import * as explain from './commands/explain.js';
+import * as init from './commands/init.js';
+import * as maintenance from './commands/maintenance.js';
+import * as pause from './commands/pause.js';
+import * as probe from './commands/probe.js';
+import * as publish from './commands/publish.js';
+import * as resume from './commands/resume.js';
+import * as schema from './commands/schema.js';
+import * as serve from './commands/serve.js';
+import * as start from './commands/start.js';
+import * as status from './commands/status.js';
+import * as validate from './commands/validate.js';
 import { escapeControls, RatefileError, type ErrorCode } from './errors.js';
 import { createLogger, wantsColour, type LogFormat, type Logger } from './log.js';
 import { endQuietlyOnClosedPipe } from './pipes.js';
@@ -28,6 +32,26 @@ const exitCodes: Record<ErrorCode, number> = {
   E_RENDER: 1,
   E_PUBLISH: 1,
 };
+
+/** Every command, in the order `--help` lists them. */
+const commands: readonly CommandModule[] = [
+  build,
+  serve,
+  start,
+  schema,
+  accept,
+  maintenance,
+  status,
+  pause,
+  resume,
+  publish,
+  check,
+  probe,
+  explain,
+  init,
+  validate,
+  completion,
+];
 
 const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
@@ -88,22 +112,7 @@ export function createProgram(deps: CliDeps, setExitCode: (code: number) => void
     quiet: () => program.opts<{ quiet?: boolean }>().quiet === true,
   });
   const context = createContext(deps, log, setExitCode);
-  for (const register of [
-    registerBuild,
-    registerServe,
-    registerStart,
-    registerSchema,
-    registerOperate,
-    registerSwitches,
-    registerPublish,
-  ])
-    register(program, context);
-  registerCheck(program, context);
-  registerProbe(program, context);
-  registerExplain(program, context);
-  registerInit(program, context);
-  registerValidate(program, context);
-  registerCompletion(program, context);
+  for (const command of commands) command.register(program, context);
   applyConfigEnv(program, deps.env);
   return program;
 }

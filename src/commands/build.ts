@@ -2,63 +2,86 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { checkFolders } from '../folders.js';
+import type { Config } from '../model.js';
+import type { BuildReport } from '../report.js';
 import { configOption, outOption, type CommandContext } from './context.js';
 
-export function registerBuild(program: Command, context: CommandContext): void {
+interface BuildOptions {
+  config: string;
+  out?: string;
+  dryRun?: boolean;
+}
+
+/** What decides the exit code: the build's report and how many uploads failed. */
+interface Built {
+  report: BuildReport;
+  failedUploads: number;
+}
+
+/** `--dry-run`: build in memory and print each file under a header; nothing is written. */
+async function printBuild(context: CommandContext, config: Config, dir: string): Promise<Built> {
   const { deps, log } = context;
+  // The pipeline is imported when the command runs, not when the program is made (`--help`, `--version`).
+  const [{ build }, { problemLines }] = await Promise.all([import('../build.js'), import('../cycle.js')]);
+  const result = await build(config, { now: deps.now, fetch: deps.fetch, env: deps.env });
+  for (const line of problemLines(result)) log.warn(line);
+  for (const file of result.files) {
+    deps.stdout.write(`==> ${context.shown(resolve(dir, file.file))} (${file.bytes.length} bytes) <==\n`);
+    deps.stdout.write(file.bytes.toString('utf8'));
+  }
+  return { report: result.report, failedUploads: 0 };
+}
+
+/** A build that writes and publishes (one cycle); undefined when a standby of `ha:` did not publish (exit 1). */
+async function publishBuild(
+  context: CommandContext,
+  config: Config,
+  dir: string,
+  options: BuildOptions,
+): Promise<Built | undefined> {
+  const { deps, log } = context;
+  const { buildFields, problemLines, runCycle, summarize } = await import('../cycle.js');
+  await checkFolders({ key: options.out ? '--out' : 'output', path: dir }, { key: 'state', path: config.stateDir });
+  // With `ha:`, a one-off build publishes only when it can take the lock (never beside a running leader).
+  const standby = config.ha
+    ? (await import('../ha/standby.js')).createStandby(config, { env: deps.env, log, now: deps.now })
+    : undefined;
+  const cycle = await runCycle(config, dir, {
+    now: deps.now,
+    fetch: deps.fetch,
+    env: deps.env,
+    ...(standby ? { ha: standby } : {}),
+  }).finally(() => standby?.close());
+  if (cycle.standby) {
+    log.warn(`not published: ${cycle.status.ha?.reason ?? 'another instance holds the ha: lock'}`);
+    context.setExitCode(1);
+    return undefined;
+  }
+  for (const line of problemLines(cycle.build)) log.warn(line);
+  for (const warning of cycle.warnings) log.warn(warning);
+  log.info(`build: ${summarize(cycle)} → ${context.shown(dir)}`, buildFields(cycle));
+  return { report: cycle.build.report, failedUploads: cycle.upload?.failed.length ?? 0 };
+}
+
+export function register(program: Command, context: CommandContext): void {
   program
     .command('build')
     .description('price every direction once and write the exports')
     .addOption(configOption())
     .addOption(outOption())
     .option('--dry-run', 'print the files that would be written instead of writing them')
-    .action(async (options: { config: string; out?: string; dryRun?: boolean }) => {
-      // The pipeline is imported when the command runs, not when the program is made (`--help`, `--version`).
-      const [{ build }, { buildFields, problemLines, runCycle, summarize }] = await Promise.all([
-        import('../build.js'),
-        import('../cycle.js'),
-      ]);
+    .action(async (options: BuildOptions) => {
       const config = await context.load(options.config);
-      for (const warning of config.warnings) log.warn(warning);
+      for (const warning of config.warnings) context.log.warn(warning);
       const dir = context.outDir(config, options.out);
-      let failing: boolean;
-      if (options.dryRun) {
-        const result = await build(config, { now: deps.now, fetch: deps.fetch, env: deps.env });
-        for (const line of problemLines(result)) log.warn(line);
-        for (const file of result.files) {
-          deps.stdout.write(`==> ${context.shown(resolve(dir, file.file))} (${file.bytes.length} bytes) <==\n`);
-          deps.stdout.write(file.bytes.toString('utf8'));
-        }
-        failing = result.report.sources.some((source) => !source.ok || source.rejected.length > 0);
-      } else {
-        await checkFolders(
-          { key: options.out ? '--out' : 'output', path: dir },
-          { key: 'state', path: config.stateDir },
-        );
-        // With `ha:`, a one-off build publishes only when it can take the lock (never beside a running leader).
-        const standby = config.ha
-          ? (await import('../ha/standby.js')).createStandby(config, { env: deps.env, log, now: deps.now })
-          : undefined;
-        const cycle = await runCycle(config, dir, {
-          now: deps.now,
-          fetch: deps.fetch,
-          env: deps.env,
-          ...(standby ? { ha: standby } : {}),
-        }).finally(() => standby?.close());
-        if (cycle.standby) {
-          log.warn(`not published: ${cycle.status.ha?.reason ?? 'another instance holds the ha: lock'}`);
-          context.setExitCode(1);
-          return;
-        }
-        for (const line of problemLines(cycle.build)) log.warn(line);
-        for (const warning of cycle.warnings) log.warn(warning);
-        log.info(`build: ${summarize(cycle)} → ${context.shown(dir)}`, buildFields(cycle));
-        failing =
-          cycle.build.report.sources.some((source) => !source.ok || source.rejected.length > 0) ||
-          (cycle.upload?.failed.length ?? 0) > 0;
-      }
+      const built = options.dryRun
+        ? await printBuild(context, config, dir)
+        : await publishBuild(context, config, dir, options);
+      if (built === undefined) return;
       // The files are written either way, without the directions a failing source or a dropped quote
       // left unpriced; the exit code tells a cron job that something needs a look.
+      const failing =
+        built.report.sources.some((source) => !source.ok || source.rejected.length > 0) || built.failedUploads > 0;
       context.setExitCode(failing ? 1 : 0);
     });
 }

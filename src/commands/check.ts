@@ -37,7 +37,7 @@ function parseSeconds(value: string): number {
   return seconds;
 }
 
-export function registerCheck(program: Command, context: CommandContext): void {
+export function register(program: Command, context: CommandContext): void {
   const { deps } = context;
   program
     .command('check')

@@ -99,7 +99,7 @@ function fish(program: Command, specs: Spec[]): string {
 
 const shells = { bash, zsh, fish };
 
-export function registerCompletion(program: Command, context: CommandContext): void {
+export function register(program: Command, context: CommandContext): void {
   program
     .command('completion')
     .description('print a shell completion script (bash, zsh or fish)')

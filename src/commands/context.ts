@@ -34,6 +34,14 @@ export interface CommandContext {
   setExitCode(code: number): void;
 }
 
+/**
+ * What every command's module (`src/commands/<command>.ts`) exports: `register` adds the command, its options and its
+ * help to the program; its action imports what it runs only when it runs.
+ */
+export interface CommandModule {
+  register(program: Command, context: CommandContext): void;
+}
+
 export function parsePort(value: string): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError('expected a port number 0..65535');

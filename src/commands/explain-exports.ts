@@ -8,6 +8,7 @@ import type { Direction, ExportTemplate } from '../model.js';
 import type { PricedDirection } from '../priced.js';
 import { publishedRate, rateAtMarkup } from '../pricing/published.js';
 import { percent, show } from '../words.js';
+import { inverse } from './explain-pricing.js';
 
 const ONE = new Decimal(1);
 
@@ -90,12 +91,12 @@ export function exportLines(
   if (!template.markup.isZero())
     lines.push(
       give
-        ? `  partner markup ${percent(template.markup)}: ${show(ONE.div(priced.rate).toSignificantDigits(34))} ÷ (1 − ${formatDecimal(template.markup)}) = ${show(ONE.div(rate).toSignificantDigits(34))} ${from.code} per ${to.code}`
+        ? `  partner markup ${percent(template.markup)}: ${show(inverse(priced.rate))} ÷ (1 − ${formatDecimal(template.markup)}) = ${show(inverse(rate))} ${from.code} per ${to.code}`
         : `  partner markup ${percent(template.markup)}: ${show(priced.rate)} × (1 − ${formatDecimal(template.markup)}) = ${show(rate)}`,
     );
   lines.push(
     give
-      ? `  under 1 ${to.code} per ${from.code}, so published from per to: out = 1, in = ${show(ONE.div(rate).toSignificantDigits(34))} rounded up to ${from.ratePrecision} places (${from.code}): ${formatDecimal(form.in)}`
+      ? `  under 1 ${to.code} per ${from.code}, so published from per to: out = 1, in = ${show(inverse(rate))} rounded up to ${from.ratePrecision} places (${from.code}): ${formatDecimal(form.in)}`
       : `  ${show(rate)} ≥ 1, so in = 1 and out = the rate rounded down to ${to.ratePrecision} places (${to.code}): ${formatDecimal(form.out)}`,
   );
   const effective = form.out.div(form.in);

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { configOption, type CommandContext } from './context.js';
 import type { ExplainOptions } from './explain-action.js';
 
-export function registerExplain(program: Command, context: CommandContext): void {
+export function register(program: Command, context: CommandContext): void {
   program
     .command('explain')
     .description(

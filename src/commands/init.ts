@@ -49,7 +49,7 @@ export async function writeStarter(dir: string): Promise<string[]> {
   return written;
 }
 
-export function registerInit(program: Command, context: CommandContext): void {
+export function register(program: Command, context: CommandContext): void {
   const { deps } = context;
   program
     .command('init')

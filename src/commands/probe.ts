@@ -47,8 +47,63 @@ interface ProbeFlags {
   json?: boolean;
 }
 
-export function registerProbe(program: Command, context: CommandContext): void {
+/** The URL to probe: http or https, or a usage error. Its credentials are secrets from here on. */
+function probedUrl(target: string): URL {
+  registerUrlSecrets(target);
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new RatefileError('E_USAGE', `probe: ${quoteValue(target)} is not a URL; expected http(s)://host/path`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new RatefileError('E_USAGE', `probe: ${quoteValue(target)}: expected an http or https URL`);
+  return url;
+}
+
+/** N fetches in a row, each reported as it ends (unless --json), then the summary; exit 0 when every one was good. */
+async function probe(context: CommandContext, target: string, options: ProbeFlags): Promise<void> {
   const { deps } = context;
+  const url = probedUrl(target);
+  const { runProbe } = await import('../probe/run.js');
+  const { summarise } = await import('../probe/summary.js');
+  const { monitorTimeouts } = await import('../probe/classify.js');
+  const { formatFetch, formatHeader, formatSummary } = await import('../probe/report.js');
+  const userAgent = options.userAgent ?? defaultUserAgent();
+  const at = deps.now().toISOString();
+  if (!options.json)
+    deps.stdout.write(
+      `${formatHeader(target, at, userAgent, options.count, options.timeout * 1000, monitorTimeouts)}\n`,
+    );
+  const fetches = await runProbe(
+    url,
+    {
+      count: options.count,
+      pauseMs: options.pause * 1000,
+      timeoutMs: options.timeout * 1000,
+      deadlineMs: options.deadline * 1000,
+      maxBytes: options.maxBytes,
+      maxRedirects: options.maxRedirects,
+      userAgent,
+      ...(options.format ? { format: options.format } : {}),
+      timeouts: monitorTimeouts,
+    },
+    (fetch) => {
+      if (!options.json) deps.stdout.write(`${formatFetch(fetch)}\n`);
+    },
+  );
+  const summary = summarise(target, at, userAgent, fetches, {
+    timeouts: monitorTimeouts,
+    timeoutMs: options.timeout * 1000,
+  });
+  // Digests stay in the data (they tell fetches apart); a URL's credentials never leave the process.
+  deps.stdout.write(
+    options.json ? `${JSON.stringify(redactValue({ summary, fetches }), null, 2)}\n` : formatSummary(summary),
+  );
+  context.setExitCode(summary.ok ? 0 : 1);
+}
+
+export function register(program: Command, context: CommandContext): void {
   program
     .command('probe')
     .description(
@@ -92,51 +147,5 @@ export function registerProbe(program: Command, context: CommandContext): void {
       "the User-Agent to send, e.g. a monitor's own as your access log shows it (default: ratefile-probe/VERSION, saying what it is)",
     )
     .option('--json', 'print every fetch and the summary as JSON')
-    .action(async (target: string, options: ProbeFlags) => {
-      registerUrlSecrets(target);
-      let url: URL;
-      try {
-        url = new URL(target);
-      } catch {
-        throw new RatefileError('E_USAGE', `probe: ${quoteValue(target)} is not a URL; expected http(s)://host/path`);
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:')
-        throw new RatefileError('E_USAGE', `probe: ${quoteValue(target)}: expected an http or https URL`);
-      const { runProbe } = await import('../probe/run.js');
-      const { summarise } = await import('../probe/summary.js');
-      const { monitorTimeouts } = await import('../probe/classify.js');
-      const { formatFetch, formatHeader, formatSummary } = await import('../probe/report.js');
-      const userAgent = options.userAgent ?? defaultUserAgent();
-      const at = deps.now().toISOString();
-      if (!options.json)
-        deps.stdout.write(
-          `${formatHeader(target, at, userAgent, options.count, options.timeout * 1000, monitorTimeouts)}\n`,
-        );
-      const fetches = await runProbe(
-        url,
-        {
-          count: options.count,
-          pauseMs: options.pause * 1000,
-          timeoutMs: options.timeout * 1000,
-          deadlineMs: options.deadline * 1000,
-          maxBytes: options.maxBytes,
-          maxRedirects: options.maxRedirects,
-          userAgent,
-          ...(options.format ? { format: options.format } : {}),
-          timeouts: monitorTimeouts,
-        },
-        (fetch) => {
-          if (!options.json) deps.stdout.write(`${formatFetch(fetch)}\n`);
-        },
-      );
-      const summary = summarise(target, at, userAgent, fetches, {
-        timeouts: monitorTimeouts,
-        timeoutMs: options.timeout * 1000,
-      });
-      // Digests stay in the data (they tell fetches apart); a URL's credentials never leave the process.
-      deps.stdout.write(
-        options.json ? `${JSON.stringify(redactValue({ summary, fetches }), null, 2)}\n` : formatSummary(summary),
-      );
-      context.setExitCode(summary.ok ? 0 : 1);
-    });
+    .action((target: string, options: ProbeFlags) => probe(context, target, options));
 }

@@ -27,7 +27,7 @@ async function readExports(
   return reads.map((read) => (read as PromiseFulfilledResult<OutputFile>).value);
 }
 
-export function registerPublish(program: Command, context: CommandContext): void {
+export function register(program: Command, context: CommandContext): void {
   const { log } = context;
   program
     .command('publish')

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { CommandContext } from './context.js';
 
-export function registerSchema(program: Command, context: CommandContext): void {
+export function register(program: Command, context: CommandContext): void {
   program
     .command('schema')
     .description('print the JSON Schema of the config file (or of an export template) for editors')

@@ -1,8 +1,6 @@
-// `ratefile serve` and `ratefile start`: serve the output folder, alone or with scheduled builds.
-import { resolve } from 'node:path';
+// `ratefile serve`: serve the output folder alone, no builds (`start` builds and serves).
 import type { Command } from 'commander';
 import { DEFAULT_HOST } from '../config/defaults.js';
-import { checkFolders } from '../folders.js';
 import { configOption, hostOption, outOption, portOption, type CommandContext } from './context.js';
 
 interface ServeOptions {
@@ -10,11 +8,9 @@ interface ServeOptions {
   out?: string;
   port?: number;
   host?: string;
-  /** `--no-serve` sets it false. */
-  serve?: boolean;
 }
 
-export function registerServe(program: Command, context: CommandContext): void {
+export function register(program: Command, context: CommandContext): void {
   const { deps, log } = context;
   program
     .command('serve')
@@ -38,54 +34,6 @@ export function registerServe(program: Command, context: CommandContext): void {
         server.close(() => resolveClose());
         server.closeAllConnections();
       });
-      context.setExitCode(0);
-    });
-}
-
-export function registerStart(program: Command, context: CommandContext): void {
-  const { deps, log } = context;
-  program
-    .command('start')
-    .description('build now, rebuild on the schedule and serve, in one process')
-    .addOption(configOption())
-    .addOption(outOption())
-    .addOption(portOption())
-    .addOption(hostOption())
-    .option('--no-serve', 'build on the schedule without listening (nginx or S3 serves the files)')
-    .action(async (options: ServeOptions) => {
-      // The service (scheduler, server, metrics, alerts) is imported when it starts, not for `--help`.
-      const [{ configReloader }, { startService }] = await Promise.all([
-        import('../config/reload.js'),
-        import('../service.js'),
-      ]);
-      // Reloaded before every build, but parsed again only when the config or a template changed and the
-      // change has settled (a file saved in place is never read half-written).
-      const loadConfig = configReloader(resolve(deps.cwd, options.config), () => context.load(options.config), {
-        now: deps.now,
-        warn: (line) => log.warn(line),
-      });
-      const config = await loadConfig();
-      for (const warning of config.warnings) log.warn(warning);
-      const outDir = context.outDir(config, options.out);
-      const service = await startService({
-        config,
-        loadConfig,
-        outDir,
-        port: context.portFor(config, options.port),
-        host: options.host ?? config.server.host,
-        serve: options.serve !== false,
-        checkFolders: () =>
-          checkFolders(
-            { key: options.out ? '--out' : 'output', path: outDir },
-            { key: 'state', path: config.stateDir },
-          ),
-        log,
-        deps: { now: deps.now, fetch: deps.fetch, env: deps.env },
-      });
-      const signal = await deps.waitForStop();
-      log.info(`${signal}: finishing the running build, then stopping`);
-      await service.stop();
-      log.info('stopped');
       context.setExitCode(0);
     });
 }

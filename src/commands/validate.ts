@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { configOption, type CommandContext } from './context.js';
 
-export function registerValidate(program: Command, context: CommandContext): void {
+export function register(program: Command, context: CommandContext): void {
   const { deps, log } = context;
   program
     .command('validate')

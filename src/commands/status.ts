@@ -1,0 +1,60 @@
+// `ratefile status`: the last build, the sources, and the directions published or held back with reasons.
+import type { Command } from 'commander';
+import { escapeControls, escapeJsonControls } from '../errors.js';
+import { mapStrings, redactValue } from '../secrets.js';
+import { configOption, type CommandContext } from './context.js';
+
+export function register(program: Command, context: CommandContext): void {
+  const { deps } = context;
+  program
+    .command('status')
+    .description('last build, sources, and directions published or held back with reasons')
+    .option('--json', 'print the status as JSON (what /healthz serves)')
+    .addOption(configOption())
+    .action(async (options: { json?: boolean; config: string }) => {
+      const [{ readStatus }, { assessHealth, healthBody }, { formatMonitors, formatStatus, monitorStatuses }, store] =
+        await Promise.all([
+          import('../cycle.js'),
+          import('../health.js'),
+          import('../status.js'),
+          import('../readers/store.js'),
+        ]);
+      const config = await context.load(options.config);
+      // The file may be hand-edited (a pause's reason) or older than a redaction: no control character or credential is printed.
+      const status = redactValue(await readStatus(config.stateDir));
+      const now = deps.now();
+      const health = assessHealth(status, now);
+      // The expected monitors, judged from the fetches the service saved (`monitors:`; the service is another process).
+      const expected = config.monitors ?? [];
+      const saved =
+        expected.length === 0
+          ? undefined
+          : await store.savedWatches(
+              config.stateDir,
+              expected,
+              config.exports.map((e) => e.file),
+              now.getTime(),
+            );
+      const monitors = redactValue(saved ? monitorStatuses(saved.watches, now) : []);
+      if (saved?.problem) deps.stderr.write(`${escapeControls(saved.problem)}\n`);
+      if (options.json) {
+        const json = JSON.stringify(
+          {
+            ...healthBody(health),
+            ...status,
+            ...(status ? { health } : {}),
+            ...(expected.length > 0 ? { monitors } : {}),
+          },
+          null,
+          2,
+        );
+        deps.stdout.write(`${escapeJsonControls(json)}\n`);
+      } else
+        deps.stdout.write(
+          formatStatus(mapStrings(status, escapeControls), now) +
+            formatMonitors(mapStrings(monitors, escapeControls), now),
+        );
+      // Exit 0 only for ok: degraded and failing both need the operator.
+      context.setExitCode(health.level === 'ok' ? 0 : 1);
+    });
+}
