@@ -14,9 +14,10 @@ export function registerBuild(program: Command, context: CommandContext): void {
     .option('--dry-run', 'print the files that would be written instead of writing them')
     .action(async (options: { config: string; out?: string; dryRun?: boolean }) => {
       // The pipeline is imported when the command runs, not when the program is made (`--help`, `--version`).
-      const [{ build }, { buildFields, problemLines, runCycle, summarize }] = await Promise.all([
+      const [{ build }, { runCycle }, { buildFields, problemLines, summarize }] = await Promise.all([
         import('../build.js'),
         import('../cycle.js'),
+        import('../cycle-lines.js'),
       ]);
       const config = await context.load(options.config);
       for (const warning of config.warnings) log.warn(warning);
