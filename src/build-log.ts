@@ -1,7 +1,8 @@
 // The build lines of `ratefile start`: a line when a build changed something an operator acts on, and between such
 // lines a heartbeat at most every `log.heartbeat`, so a quiet day is a few hundred lines, not one per build.
 import { configDigest } from './config/reload.js';
-import { buildFields, summarize, type CycleResult } from './cycle.js';
+import type { CycleResult } from './cycle.js';
+import { buildFields, summarize } from './cycle-lines.js';
 import type { Logger } from './log.js';
 import type { Config } from './model.js';
 import { buildReasons } from './reasons.js';

@@ -18,7 +18,7 @@ import type { SourceFeed } from './sources/source.js';
 import { registerConfigSecrets } from './secrets.js';
 import { tallyDirections } from './tally.js';
 import type { BuildReport, ExportLeftOut, SourceReport } from './report.js';
-import type { WithheldDirection } from './priced.js';
+import type { PricedDirection, WithheldDirection } from './priced.js';
 
 /** What the guards remember between builds, and the operator's flags; read and written by the caller. */
 export interface GuardContext {
@@ -75,8 +75,77 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
     accepted: new Set<string>(),
     maintenance: config.maintenance,
   };
-  const maintenance = guard.maintenance || config.maintenance;
-  // In maintenance nothing is fetched or priced: every export is published empty.
+  if (guard.maintenance || config.maintenance) return buildEmpty(config, guard, deps, startedAt, t0);
+  const fetched = await fetchInputs(config, deps, startedAt);
+  const t1 = performance.now();
+  const steps = priceSteps(config, guard, fetched, startedAt);
+  const t2 = performance.now();
+  const rendered = renderExports(config, steps.guarded.published, deps.onFile);
+  const { withheld, directions } = tally(config, steps.guarded.published, steps.before, rendered.leftOut);
+  const listing = listingOf(config, steps.feeds, directions, guard.listing ?? {}, startedAt);
+  const t3 = performance.now();
+  return {
+    files: rendered.files,
+    report: {
+      startedAt,
+      maintenance: false,
+      sources: fetched.quotes.reports,
+      reserves: fetched.reserves.reports,
+      priced: steps.guarded.published,
+      withheld,
+      directions,
+      competition: steps.competed.details,
+      exports: rendered.exports,
+      guardState: steps.guarded.state,
+      warMemory: steps.competed.memory,
+      ...(listing ? { listing: { views: listing.views, lags: listing.lags }, listingMemory: listing.memory } : {}),
+      acceptedUsed: steps.guarded.acceptedUsed,
+      timings: { fetchMs: t1 - t0, priceMs: t2 - t1, renderMs: t3 - t2 },
+      ...liveCodes(fetched.quotes.feeds.values()),
+    },
+  };
+}
+
+/**
+ * Maintenance: nothing is fetched, priced or competed, and every export is published empty; the guard state and
+ * the memories of wars and of the listing are kept as they were.
+ */
+function buildEmpty(
+  config: Config,
+  guard: GuardContext,
+  deps: Pick<BuildDeps, 'onFile'>,
+  startedAt: Date,
+  t0: number,
+): BuildResult {
+  const t1 = performance.now();
+  const rendered = renderExports(config, [], deps.onFile);
+  const { withheld, directions } = tally(config, [], [], rendered.leftOut);
+  const t3 = performance.now();
+  return {
+    files: rendered.files,
+    report: {
+      startedAt,
+      maintenance: true,
+      sources: [],
+      reserves: [],
+      priced: [],
+      withheld,
+      directions,
+      competition: new Map(),
+      exports: rendered.exports,
+      guardState: guard.state,
+      ...(guard.wars ? { warMemory: { ...guard.wars } } : {}),
+      ...(guard.listing ? { listingMemory: { ...guard.listing } } : {}),
+      acceptedUsed: [],
+      timings: { fetchMs: t1 - t0, priceMs: 0, renderMs: t3 - t1 },
+    },
+  };
+}
+
+type Fetched = Awaited<ReturnType<typeof fetchInputs>>;
+
+/** Quotes and back-office reserves, read together before pricing (which stays pure). */
+async function fetchInputs(config: Config, deps: BuildDeps, startedAt: Date) {
   const io = {
     configDir: config.dir,
     fetch: deps.fetch ?? globalThis.fetch,
@@ -85,24 +154,21 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
     env: deps.env ?? process.env,
     schedulePeriodMs: config.schedulePeriodMs,
   };
-  // Quotes and back-office reserves are read together, before pricing (which stays pure).
-  const [{ book, withStale, reports, feeds }, reserves] = maintenance
-    ? [
-        { book: new Map(), reports: [], feeds: new Map<string, SourceFeed>() },
-        { book: new Map(), reports: [] },
-      ]
-    : await Promise.all([
-        fetchQuotes(config.sources, { ...io, dropStale: true, ...(deps.quoteCache ? { cache: deps.quoteCache } : {}) }),
-        fetchReserves(config.reserveSources, { ...io, ...(deps.reserveCache ? { cache: deps.reserveCache } : {}) }),
-      ]);
-  const t1 = performance.now();
+  const [quotes, reserves] = await Promise.all([
+    fetchQuotes(config.sources, { ...io, dropStale: true, ...(deps.quoteCache ? { cache: deps.quoteCache } : {}) }),
+    fetchReserves(config.reserveSources, { ...io, ...(deps.reserveCache ? { cache: deps.reserveCache } : {}) }),
+  ]);
+  return { quotes, reserves };
+}
+
+/** pause → reserves → price → compete → guard; `before`: every direction held back on the way, in config order. */
+function priceSteps(config: Config, guard: GuardContext, { quotes, reserves }: Fetched, startedAt: Date) {
+  const { book, withStale, reports, feeds } = quotes;
   // Paused directions are taken out before pricing: withheld on purpose, not for a fault.
   const switched = applyPauses(config.directions, guard.pauses ?? [], startedAt);
   // A reserve that could not be read withholds the direction; it is never replaced by the configured number.
   const reserved = applyReserves(switched.directions, reserves.book);
-  const { priced: margined, withheld: unpriced } = maintenance
-    ? { priced: [], withheld: [] }
-    : priceDirections(reserved.directions, book);
+  const { priced: margined, withheld: unpriced } = priceDirections(reserved.directions, book);
   const maxAge = new Map(
     config.sources.map((source) => [source.name, sourceMaxAgeMs(source, config.schedulePeriodMs)]),
   );
@@ -129,9 +195,19 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   // A direction no fresh quotes price, which a stale one would: held back for that quote (kind `stale`).
   const unpricedWhy = (w: WithheldDirection) =>
     (withStale && staleHold(w, withStale, startedAt, (source) => maxAge.get(source))) || explain(w);
-  const t2 = performance.now();
-  // One export at a time: each export's text is written and dropped before the next is selected.
-  const write = exportWriter(guarded.published, config.exports, config.directions);
+  const before = [
+    ...switched.withheld,
+    ...reserved.withheld,
+    ...unpriced.map(unpricedWhy),
+    ...competed.withheld,
+    ...guarded.withheld,
+  ].sort(byIndex);
+  return { competed, guarded, before, feeds: feedsInUse };
+}
+
+/** select and render: one export at a time, each export's text written and dropped before the next is selected. */
+function renderExports(config: Config, published: readonly PricedDirection[], onFile: BuildDeps['onFile']) {
+  const write = exportWriter(published, config.exports, config.directions);
   const files: OutputFile[] = [];
   const exports: BuildReport['exports'] = [];
   // A direction whose limits fail only at one export's rate (its markup) is left out of that export alone.
@@ -140,7 +216,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
     const written = write(index);
     const file = { file: written.file, bytes: written.bytes };
     files.push(file);
-    deps.onFile?.(file);
+    onFile?.(file);
     exports.push({
       name: written.name,
       file: written.file,
@@ -149,41 +225,21 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
     });
     if (written.withheld.length > 0) leftOut.push({ file: written.file, withheld: written.withheld });
   }
-  const before = [
-    ...(maintenance ? [] : [...switched.withheld, ...reserved.withheld]),
-    ...unpriced.map(unpricedWhy),
-    ...competed.withheld,
-    ...guarded.withheld,
-  ].sort((a, b) => a.direction.index - b.direction.index);
-  const withheld = [...before, ...leftOut.flatMap((e) => e.withheld)].sort(
-    (a, b) => a.direction.index - b.direction.index,
-  );
-  const directions = tallyDirections(guarded.published, before, config.exports, leftOut);
-  const listing = maintenance ? undefined : listingOf(config, feedsInUse, directions, guard.listing ?? {}, startedAt);
-  const t3 = performance.now();
-  return {
-    files,
-    report: {
-      startedAt,
-      maintenance,
-      sources: reports,
-      reserves: reserves.reports,
-      priced: guarded.published,
-      withheld,
-      directions,
-      competition: competed.details,
-      exports,
-      guardState: maintenance ? guard.state : guarded.state,
-      // In maintenance nothing competes: the memory is kept as it was.
-      ...(maintenance ? (guard.wars ? { warMemory: { ...guard.wars } } : {}) : { warMemory: competed.memory }),
-      ...(listing ? { listing: { views: listing.views, lags: listing.lags }, listingMemory: listing.memory } : {}),
-      ...(maintenance && guard.listing ? { listingMemory: { ...guard.listing } } : {}),
-      acceptedUsed: guarded.acceptedUsed,
-      timings: { fetchMs: t1 - t0, priceMs: t2 - t1, renderMs: t3 - t2 },
-      ...liveCodes(feeds.values()),
-    },
-  };
+  return { files, exports, leftOut };
 }
+
+/** Every withheld direction (one entry per export one is left out of alone), and each direction counted once. */
+function tally(
+  config: Config,
+  published: readonly PricedDirection[],
+  before: readonly WithheldDirection[],
+  leftOut: readonly ExportLeftOut[],
+) {
+  const withheld = [...before, ...leftOut.flatMap((e) => e.withheld)].sort(byIndex);
+  return { withheld, directions: tallyDirections(published, before, config.exports, leftOut) };
+}
+
+const byIndex = (a: WithheldDirection, b: WithheldDirection) => a.direction.index - b.direction.index;
 
 /** Each bestchange source's feed as the compete step needs it: the feed in use, its age and its limit. */
 function feedStates(

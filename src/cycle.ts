@@ -1,11 +1,11 @@
 // One build cycle as both `ratefile build` and the scheduler run it: read the state, build, publish,
 // keep the state and status, and a one-line summary.
-import { build, type BuildDeps, type BuildResult } from './build.js';
+import { build, type BuildDeps, type BuildResult, type GuardContext } from './build.js';
 import { gateFiles, refusedError } from './check/gate.js';
 import { describeError, RatefileError } from './errors.js';
 import { s3Publisher } from './hosting/s3.js';
 import { uploadProblems, type UploadResult } from './hosting/s3-report.js';
-import type { Config } from './model.js';
+import type { Config, OutputFile } from './model.js';
 import { Compressions, fileSizes, type Compressed } from './compressions.js';
 import { PlaceRefused, publishFiles, removeExports, type PublishResult } from './publish.js';
 import { placeFence, uploadFence } from './ha/placed.js';
@@ -26,8 +26,8 @@ import { failedStatus, successStatus, type StatusContext } from './status.js';
 import { writeLiveCodes } from './live-codes.js';
 import { readWarMemory, warDirections, writeWarMemory } from './war-state.js';
 import { readListingMemory, writeListingMemory } from './listing-state.js';
-import type { Status } from './report.js';
-import { directionName, plural } from './words.js';
+import type { BuildReport, Status } from './report.js';
+import { cycleWarnings, liveCodesNotKept } from './cycle-lines.js';
 
 export interface CycleResult {
   build: BuildResult;
@@ -89,227 +89,199 @@ export async function recordFailure(
 
 export async function runCycle(config: Config, outDir: string, deps: CycleDeps): Promise<CycleResult> {
   const elapsed = deps.elapsed ?? (() => performance.now());
-  const started = elapsed();
-  const at = deps.now();
-  const context: StatusContext = {
-    healthPolicy: config.health,
-    ...(deps.configError === undefined ? {} : { configError: deps.configError }),
+  const cycle: Cycle = {
+    config,
+    outDir,
+    deps,
+    elapsed,
+    started: elapsed(),
+    at: deps.now(),
+    context: {
+      healthPolicy: config.health,
+      ...(deps.configError === undefined ? {} : { configError: deps.configError }),
+    },
   };
   try {
-    const [guardFile, accepted, maintenance, published, pauses, warFile, listingFile, sizes] = await Promise.all([
-      readGuardState(config.stateDir),
-      acceptRequests(config.stateDir),
-      maintenanceFlag(config.stateDir),
-      readPublishedExports(config.stateDir, outDir),
-      readPauses(config.stateDir),
-      readWarMemory(config.stateDir, warDirections(config)),
-      readListingMemory(config.stateDir, new Set(config.directions.filter((d) => d.compete).map((d) => d.id))),
-      fileSizes(
-        outDir,
-        config.exports.map((e) => e.file),
-      ),
-    ]);
-    // A standby builds from the guard state the holder last published, so a jump it held back stays held back.
-    const shared = await deps.ha?.sharedGuard();
-    // Each export whose size differs from its published file has surely changed: it compresses on libuv's pool
-    // while the next export renders. One the same size may be unchanged: publish compares it first, as it
-    // compresses nothing unchanged. A standby (by its last known role) publishes nothing, so compresses nothing.
-    const compressions = new Compressions(deps.compress);
-    const early = !deps.ha || deps.ha.status().role === 'leader';
-    const result = await build(config, {
-      ...deps,
-      now: () => at,
-      ...(early
-        ? {
-            onFile: (file) => {
-              if (sizes.get(file.file) !== file.bytes.length) compressions.start(file);
-            },
-          }
-        : {}),
-      guard: {
-        state: shared ?? guardFile.state,
-        accepted,
-        maintenance,
-        pauses,
-        wars: warFile.memory,
-        listing: listingFile.memory,
-      },
-    });
-    /** The build's status (with this instance's role under `ha:`), written to the state folder. */
-    const recordStatus = async (durationMs: number) => {
-      const status = successStatus(
-        await readStatus(config.stateDir),
-        result.report,
-        durationMs,
-        config.schedulePeriodMs,
-        { ...context, ...(deps.ha ? { ha: deps.ha.status() } : {}) },
-      );
-      await writeStatusFile(config.stateDir, status);
-      return status;
-    };
-    /** A standby's cycle (not the holder, or the lock lost mid-publish): built, nothing (more) published. */
-    const asStandby = async (warnings: string[]): Promise<CycleResult> => {
-      const durationMs = Math.round(elapsed() - started);
-      const status = await recordStatus(durationMs);
-      const publish = { written: [], unchanged: [] };
-      return { build: result, publish, removed: [], durationMs, publishMs: 0, status, warnings, standby: true };
-    };
-    if (deps.ha && !(await deps.ha.mayPublish(config, at))) return asStandby([]);
+    const state = await readState(cycle);
+    const { result, compressions } = await buildFromState(cycle, state);
+    if (deps.ha && !(await deps.ha.mayPublish(config, cycle.at))) return asStandby(cycle, result, []);
     const publishStarted = elapsed();
-    // Recorded before they are written, so a build killed mid-publish still leaves them to be removed one day.
-    const declared = config.exports.map((e) => e.file);
-    if (declared.some((file) => !published.files.includes(file)))
-      await writePublishedExports(config.stateDir, outDir, [...published.files, ...declared]);
-    // Each file must pass the export check first: one that fails is not written and its last good version
-    // stays. The check runs while the changed files compress.
-    let gate: ReturnType<typeof gateFiles> = { passing: [], refused: [] };
-    const { liveCodes } = result.report;
-    // Under `ha:`, each file is confirmed on the lock (and by the build's age) right before its rename.
-    const clock = { now: deps.now, periodMs: config.schedulePeriodMs };
-    const beforePlace = deps.ha ? placeFence(deps.ha, at, clock) : undefined;
-    // Only exports ratefile itself published here are removed: the folder may hold other files.
-    const removed = published.files.filter((file) => !declared.includes(file));
-    let publish: PublishResult;
-    try {
-      publish = await publishFiles(result.files, outDir, {
-        admit: (files) => (gate = gateFiles(files, liveCodes)).passing,
-        compressions,
-        ...(beforePlace ? { beforePlace } : {}),
-      });
-      if (removed.length > 0) {
-        await beforePlace?.(`${outDir}/${removed[0]}`);
-        await removeExports(removed, outDir);
-        await writePublishedExports(config.stateDir, outDir, declared);
-      }
-    } catch (error) {
-      if (!(error instanceof PlaceRefused)) throw error;
-      // A lost lock: this instance is a standby now, and the new holder publishes. A build too old: it fails.
-      if (!error.lost) throw new RatefileError('E_PUBLISH', `${error.message}; the next build publishes`);
-      return asStandby([error.message]);
-    }
-    // Only config warnings read it: a state folder that cannot take it is a warning, never a failed build.
-    const codesProblem = liveCodes
-      ? await writeLiveCodes(config.stateDir, liveCodes).then(
-          () => undefined,
-          (error: unknown) => `cannot record BestChange's code list in ${config.stateDir}: ${(error as Error).message}`,
-        )
-      : undefined;
+    const published = await publish(cycle, state.published, result.files, result.report.liveCodes, compressions);
+    if ('lost' in published) return asStandby(cycle, result, [published.lost]);
+    const liveCodesProblem = await keepLiveCodes(config.stateDir, result.report.liveCodes);
     const publishMs = elapsed() - publishStarted;
-    // Kept only once the files are out, so the state always describes what was published.
-    await writeGuardState(config.stateDir, result.report.guardState, at);
-    if (result.report.warMemory) await writeWarMemory(config.stateDir, result.report.warMemory, at);
-    if (result.report.listingMemory) await writeListingMemory(config.stateDir, result.report.listingMemory, at);
-    await clearAcceptRequests(config.stateDir, result.report.acceptedUsed);
-    const guardProblem = await deps.ha?.published(result.report.guardState);
-    // Never throws: a failed upload is a warning, the local files stay, and the next build retries it.
-    const lostLock = config.publish.s3 && deps.ha && !(await deps.ha.stillHolds());
-    const upload =
-      config.publish.s3 && !lostLock
-        ? await s3Publisher(config.publish.s3, config.stateDir).upload(gate.passing, {
-            declared,
-            ...(deps.ha ? { beforePut: uploadFence(deps.ha, at, clock) } : {}),
-          })
-        : undefined;
-    if (gate.refused.length > 0) throw refusedError(gate.refused);
-    const durationMs = Math.round(elapsed() - started);
-    const status = await recordStatus(durationMs);
-    const warnings = [
-      ...(guardProblem ? [guardProblem] : []),
-      ...(lostLock ? ['ha: the lock was lost after the local publish: the S3 upload was left to the new holder'] : []),
-      ...(guardFile.problem ? [guardFile.problem] : []),
-      ...(warFile.problem ? [warFile.problem] : []),
-      ...(listingFile.problem ? [listingFile.problem] : []),
-      ...(published.problem ? [published.problem] : []),
-      ...(codesProblem ? [codesProblem] : []),
-      ...(upload ? uploadProblems(upload) : []),
-    ];
-    return { build: result, publish, removed, durationMs, publishMs, status, ...(upload ? { upload } : {}), warnings };
+    const guardShared = await writeState(cycle, result.report);
+    const { upload, lostLock } = await uploadExports(cycle, published.gate.passing, published.declared);
+    if (published.gate.refused.length > 0) throw refusedError(published.gate.refused);
+    const durationMs = Math.round(elapsed() - cycle.started);
+    const status = await recordStatus(cycle, result, durationMs);
+    const problems = { guardShared, lostLock, stateRead: state.problems, liveCodes: liveCodesProblem };
+    const warnings = cycleWarnings({ ...problems, upload: upload ? uploadProblems(upload) : [] });
+    const { publish: files, removed } = published;
+    return {
+      build: result,
+      publish: files,
+      removed,
+      durationMs,
+      publishMs,
+      status,
+      ...(upload ? { upload } : {}),
+      warnings,
+    };
   } catch (error) {
-    await recordFailure(config, at, Math.round(elapsed() - started), error, {
-      ...context,
-      ...(deps.ha ? { ha: deps.ha.status() } : {}),
-    });
+    await recordFailure(config, cycle.at, Math.round(elapsed() - cycle.started), error, withRole(cycle));
     throw error;
   }
 }
 
-/** "published 36 directions, 2 held back; parserfile.xml 41 items (written), …; 12 ms; failing sources: x". */
-export function summarize(cycle: CycleResult): string {
-  const { report } = cycle.build;
-  const files = report.exports
-    .map(
-      (e) =>
-        `${e.file} ${plural(e.counted ?? e.items, 'item')} (${cycle.publish.written.includes(e.file) ? 'written' : 'unchanged'})`,
-    )
-    .join(', ');
-  const failing = report.sources.filter((s) => !s.ok).map((s) => s.name);
-  const { directions } = report;
-  return [
-    ...(report.maintenance ? ['MAINTENANCE: every export published empty'] : []),
-    `published ${plural(directions.published.length, 'direction')}, ${directions.withheld.length} held back${directions.leftOut.length > 0 ? `, ${directions.leftOut.length} left out of some exports` : ''}`,
-    files,
-    ...(cycle.removed.length > 0
-      ? [
-          `removed ${cycle.removed.join(', ')} (no template declares ${cycle.removed.length === 1 ? 'it' : 'them'} any more)`,
-        ]
-      : []),
-    ...(cycle.upload ? [uploadSummary(cycle.upload)] : []),
-    `${cycle.durationMs} ms`,
-    ...(failing.length > 0 ? [`failing sources: ${failing.join(', ')}`] : []),
-  ].join('; ');
+/** One cycle's givens: the clock read once (`at`), the elapsed-time clock and the status's context. */
+interface Cycle {
+  config: Config;
+  outDir: string;
+  deps: CycleDeps;
+  elapsed: () => number;
+  started: number;
+  at: Date;
+  context: StatusContext;
 }
 
-/** The build line's facts as fields, for `--log-format json`. */
-export function buildFields(cycle: CycleResult): Record<string, unknown> {
-  const { report } = cycle.build;
-  return {
-    event: 'build',
-    maintenance: report.maintenance,
-    published: report.directions.published.length,
-    heldBack: report.directions.withheld.length,
-    ...(report.directions.leftOut.length > 0 ? { leftOut: report.directions.leftOut.length } : {}),
-    durationMs: cycle.durationMs,
-    failingSources: report.sources.filter((s) => !s.ok).map((s) => s.name),
-    exports: report.exports.map((e) => ({
-      file: e.file,
-      items: e.counted ?? e.items,
-      written: cycle.publish.written.includes(e.file),
-    })),
-    removed: cycle.removed,
-    ...(cycle.upload
-      ? {
-          s3: {
-            uploaded: cycle.upload.uploaded,
-            unchanged: cycle.upload.unchanged,
-            removed: cycle.upload.removed,
-            failed: cycle.upload.failed.map((f) => f.file),
-          },
-        }
-      : {}),
+type CycleState = Awaited<ReturnType<typeof readState>>;
+
+/** Everything kept in `.ratefile/` that the build and the publish need, read at once. */
+async function readState({ config, outDir, deps }: Cycle) {
+  const competing = new Set(config.directions.filter((d) => d.compete).map((d) => d.id));
+  const declared = config.exports.map((e) => e.file);
+  const [guardFile, accepted, maintenance, published, pauses, warFile, listingFile, sizes] = await Promise.all([
+    readGuardState(config.stateDir),
+    acceptRequests(config.stateDir),
+    maintenanceFlag(config.stateDir),
+    readPublishedExports(config.stateDir, outDir),
+    readPauses(config.stateDir),
+    readWarMemory(config.stateDir, warDirections(config)),
+    readListingMemory(config.stateDir, competing),
+    fileSizes(outDir, declared),
+  ]);
+  // A standby builds from the guard state the holder last published, so a jump it held back stays held back.
+  const shared = await deps.ha?.sharedGuard();
+  const guard: GuardContext = {
+    state: shared ?? guardFile.state,
+    accepted,
+    maintenance,
+    pauses,
+    wars: warFile.memory,
+    listing: listingFile.memory,
   };
+  const problems = [guardFile.problem, warFile.problem, listingFile.problem, published.problem];
+  return { guard, published: published.files, sizes, problems };
 }
 
-/** "s3 2 uploaded, 1 unchanged, 1 FAILED" (and "1 removed" when exports were dropped). */
-export function uploadSummary(upload: UploadResult): string {
-  const removed = upload.removed.length > 0 ? `, ${upload.removed.length} removed` : '';
-  const failed = upload.failed.length > 0 ? `, ${upload.failed.length} FAILED` : '';
-  return `s3 ${upload.uploaded.length} uploaded, ${upload.unchanged.length} unchanged${removed}${failed}`;
+/** The build, each changed export compressing while the next renders. */
+async function buildFromState({ config, deps, at }: Cycle, state: CycleState) {
+  // Each export whose size differs from its published file has surely changed: it compresses on libuv's pool
+  // while the next export renders. One the same size may be unchanged: publish compares it first, as it
+  // compresses nothing unchanged. A standby (by its last known role) publishes nothing, so compresses nothing.
+  const compressions = new Compressions(deps.compress);
+  const early = !deps.ha || deps.ha.status().role === 'leader';
+  const onFile = (file: OutputFile) => {
+    if (state.sizes.get(file.file) !== file.bytes.length) compressions.start(file);
+  };
+  const result = await build(config, { ...deps, now: () => at, ...(early ? { onFile } : {}), guard: state.guard });
+  return { result, compressions };
 }
 
-/** Detail lines worth a separate log line: failing sources, rejected quotes and held-back directions. */
-export function problemLines(result: BuildResult): string[] {
-  const { report } = result;
-  return [
-    ...report.sources.filter((s) => !s.ok).map((s) => `source ${s.name} failed: ${s.error ?? 'unknown error'}`),
-    ...report.sources.flatMap((s) => s.rejected.map((reason) => `source ${s.name}: dropped quote ${reason}`)),
-    ...report.reserves.filter((r) => r.error !== undefined).map((r) => `reserve source ${r.name} failed: ${r.error}`),
-    ...report.directions.withheld.map(
-      (w) =>
-        `held back ${directionName(w.direction.from.code, w.direction.to.code)} (directions[${w.direction.index}]): ${w.reason}`,
-    ),
-    ...report.directions.leftOut.map(
-      (o) =>
-        `published ${directionName(o.direction.from.code, o.direction.to.code)} (directions[${o.direction.index}]) but ${o.reason}`,
-    ),
-  ];
+/**
+ * The gate and the publish: each file must pass the export check first (one that fails is not written and its
+ * last good version stays; the check runs while the changed files compress), then exports no template declares
+ * any more are removed. `lost`: the `ha:` lock was lost on the way.
+ */
+async function publish(
+  { config, outDir, deps, at }: Cycle,
+  published: readonly string[],
+  files: OutputFile[],
+  liveCodes: ReadonlySet<string> | undefined,
+  compressions: Compressions,
+) {
+  // Recorded before they are written, so a build killed mid-publish still leaves them to be removed one day.
+  const declared = config.exports.map((e) => e.file);
+  if (declared.some((file) => !published.includes(file)))
+    await writePublishedExports(config.stateDir, outDir, [...published, ...declared]);
+  let gate: ReturnType<typeof gateFiles> = { passing: [], refused: [] };
+  // Under `ha:`, each file is confirmed on the lock (and by the build's age) right before its rename.
+  const beforePlace = deps.ha ? placeFence(deps.ha, at, fenceClock(config, deps)) : undefined;
+  // Only exports ratefile itself published here are removed: the folder may hold other files.
+  const removed = published.filter((file) => !declared.includes(file));
+  try {
+    const written = await publishFiles(files, outDir, {
+      admit: (candidates) => (gate = gateFiles(candidates, liveCodes)).passing,
+      compressions,
+      ...(beforePlace ? { beforePlace } : {}),
+    });
+    if (removed.length > 0) {
+      await beforePlace?.(`${outDir}/${removed[0]}`);
+      await removeExports(removed, outDir);
+      await writePublishedExports(config.stateDir, outDir, declared);
+    }
+    return { publish: written, removed, declared, gate };
+  } catch (error) {
+    if (!(error instanceof PlaceRefused)) throw error;
+    // A lost lock: this instance is a standby now, and the new holder publishes. A build too old: it fails.
+    if (!error.lost) throw new RatefileError('E_PUBLISH', `${error.message}; the next build publishes`);
+    return { lost: error.message };
+  }
+}
+
+/** Only config warnings read it: a state folder that cannot take it is a warning, never a failed build. */
+async function keepLiveCodes(stateDir: string, liveCodes: ReadonlySet<string> | undefined) {
+  if (!liveCodes) return undefined;
+  return writeLiveCodes(stateDir, liveCodes).then(
+    () => undefined,
+    (error: unknown) => liveCodesNotKept(stateDir, error),
+  );
+}
+
+/** Kept only once the files are out, so the state always describes what was published; the shared guard's problem. */
+async function writeState({ config, deps, at }: Cycle, report: BuildReport) {
+  await writeGuardState(config.stateDir, report.guardState, at);
+  if (report.warMemory) await writeWarMemory(config.stateDir, report.warMemory, at);
+  if (report.listingMemory) await writeListingMemory(config.stateDir, report.listingMemory, at);
+  await clearAcceptRequests(config.stateDir, report.acceptedUsed);
+  return deps.ha?.published(report.guardState);
+}
+
+/** To `publish.s3`, unless the lock was lost. Never throws: a failed upload is a warning, the next build retries it. */
+async function uploadExports({ config, deps, at }: Cycle, passing: readonly OutputFile[], declared: string[]) {
+  const lostLock = Boolean(config.publish.s3 && deps.ha && !(await deps.ha.stillHolds()));
+  const upload =
+    config.publish.s3 && !lostLock
+      ? await s3Publisher(config.publish.s3, config.stateDir).upload(passing, {
+          declared,
+          ...(deps.ha ? { beforePut: uploadFence(deps.ha, at, fenceClock(config, deps)) } : {}),
+        })
+      : undefined;
+  return { upload, lostLock };
+}
+
+const fenceClock = (config: Config, deps: CycleDeps) => ({ now: deps.now, periodMs: config.schedulePeriodMs });
+
+/** The status context with this instance's role under `ha:`, as it is now. */
+const withRole = ({ context, deps }: Cycle): StatusContext => ({
+  ...context,
+  ...(deps.ha ? { ha: deps.ha.status() } : {}),
+});
+
+/** The build's status, written to the state folder. */
+async function recordStatus(cycle: Cycle, result: BuildResult, durationMs: number): Promise<Status> {
+  const { config } = cycle;
+  const previous = await readStatus(config.stateDir);
+  const status = successStatus(previous, result.report, durationMs, config.schedulePeriodMs, withRole(cycle));
+  await writeStatusFile(config.stateDir, status);
+  return status;
+}
+
+/** A standby's cycle (not the holder, or the lock lost mid-publish): built, nothing (more) published. */
+async function asStandby(cycle: Cycle, result: BuildResult, warnings: string[]): Promise<CycleResult> {
+  const durationMs = Math.round(cycle.elapsed() - cycle.started);
+  const status = await recordStatus(cycle, result, durationMs);
+  const publish = { written: [], unchanged: [] };
+  return { build: result, publish, removed: [], durationMs, publishMs: 0, status, warnings, standby: true };
 }

@@ -22,7 +22,7 @@ interface Built {
 async function printBuild(context: CommandContext, config: Config, dir: string): Promise<Built> {
   const { deps, log } = context;
   // The pipeline is imported when the command runs, not when the program is made (`--help`, `--version`).
-  const [{ build }, { problemLines }] = await Promise.all([import('../build.js'), import('../cycle.js')]);
+  const [{ build }, { problemLines }] = await Promise.all([import('../build.js'), import('../cycle-lines.js')]);
   const result = await build(config, { now: deps.now, fetch: deps.fetch, env: deps.env });
   for (const line of problemLines(result)) log.warn(line);
   for (const file of result.files) {
@@ -40,7 +40,10 @@ async function publishBuild(
   options: BuildOptions,
 ): Promise<Built | undefined> {
   const { deps, log } = context;
-  const { buildFields, problemLines, runCycle, summarize } = await import('../cycle.js');
+  const [{ runCycle }, { buildFields, problemLines, summarize }] = await Promise.all([
+    import('../cycle.js'),
+    import('../cycle-lines.js'),
+  ]);
   await checkFolders({ key: options.out ? '--out' : 'output', path: dir }, { key: 'state', path: config.stateDir });
   // With `ha:`, a one-off build publishes only when it can take the lock (never beside a running leader).
   const standby = config.ha

@@ -4,8 +4,16 @@
 import { createHash } from 'node:crypto';
 import { Socket } from 'node:net';
 import pg from 'pg';
-import type { LockRecord } from './role.js';
-import { LockProblem, withDeadline, type LockDriver } from './session.js';
+import type { LockTiming } from './role.js';
+import {
+  LockLink,
+  LockProblem,
+  lockSession,
+  withDeadline,
+  type LockDriver,
+  type LockQuery,
+  type LockSql,
+} from './session.js';
 
 /** Two non-negative int4 keys (the advisory lock's two-key form, which pg_locks shows as classid, objid). */
 export function lockKeys(name: string): [number, number] {
@@ -19,7 +27,6 @@ const table =
 const raced = new Set(['23505', '42P07']);
 
 export const openPostgresLock: LockDriver = async (target, name, timing) => {
-  const [key1, key2] = lockKeys(name);
   const socket = new Socket();
   const client = new pg.Client({
     connectionString: target.url.href,
@@ -28,89 +35,50 @@ export const openPostgresLock: LockDriver = async (target, name, timing) => {
     keepAlive: true,
     keepAliveInitialDelayMillis: timing.heartbeatMs,
   });
-  let failure: string | undefined;
-  const end = () => socket.destroy();
-  client.on('error', (error: Error) => (failure ??= error.message));
+  const link = new LockLink(() => socket.destroy());
+  client.on('error', link.failed);
   // One query at a time on the connection (pg deprecates overlapping ones): the heartbeat and a publish's lock
   // check per file may ask together; each waits its turn, and its deadline runs from when it is sent.
   let queue: Promise<unknown> = Promise.resolve();
-  const query = async <T extends pg.QueryResultRow>(text: string, values: unknown[] = [], what = 'a lock query') => {
+  const query: LockQuery = async (text, values = [], what = 'a lock query') => {
     const turn = queue.then(() => {
-      if (failure !== undefined) throw new LockProblem(`the lock connection failed: ${failure}`);
-      return withDeadline(client.query<T>(text, values), timing.queryTimeoutMs, what, end);
+      link.check();
+      return withDeadline(client.query(text, values), timing.queryTimeoutMs, what, link.end);
     });
     queue = turn.catch(() => undefined);
-    return turn;
+    return (await turn).rows as Record<string, unknown>[];
   };
-  try {
-    await withDeadline(client.connect(), Math.max(2_000, timing.idleTimeoutMs), 'connecting', end);
-    try {
-      await query(`SET idle_session_timeout = ${timing.idleTimeoutMs}`);
-    } catch (error) {
-      throw new LockProblem(`PostgreSQL 14 or later is needed (idle_session_timeout): ${(error as Error).message}`);
-    }
-    await query(`SET statement_timeout = ${timing.queryTimeoutMs}`);
-    // The server's side of the keepalive (the client's is keepAlive above): a dead peer is noticed in seconds.
-    await query(`SET tcp_keepalives_idle = ${Math.max(1, Math.ceil(timing.heartbeatMs / 1000))}`);
-    await query('SET tcp_keepalives_interval = 1');
-    await query('SET tcp_keepalives_count = 3');
-    await query(table).catch((error: unknown) => {
-      if (!raced.has((error as { code?: string }).code ?? '')) throw error;
-    });
-  } catch (error) {
-    end();
-    throw error;
-  }
-  const holds = async () =>
-    (
-      await query<{ held: boolean }>(
-        "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted AND classid = $1::int4::oid AND objid = $2::int4::oid AND objsubid = 2) AS held",
-        [key1, key2],
-        'the lock check',
-      )
-    ).rows[0]?.held === true;
-  return {
-    holds,
-    take: async () => {
-      // Taking it twice would stack a second hold on the session: only when this session does not hold it yet.
-      if (await holds()) return true;
-      const result = await query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS taken', [key1, key2]);
-      return result.rows[0]?.taken === true;
-    },
-    read: async () => {
-      const result = await query<{
-        holder: string;
-        config_hash: string;
-        since: string;
-        publishing_at: string;
-        guard: string | null;
-      }>('SELECT holder, config_hash, since, publishing_at, guard FROM ratefile_ha WHERE name = $1', [name]);
-      const row = result.rows[0];
-      if (!row) return {};
-      const record: LockRecord = {
-        holder: row.holder,
-        configHash: row.config_hash,
-        since: Number(row.since),
-        publishingAt: Number(row.publishing_at),
-      };
-      return { record, ...(row.guard === null ? {} : { guard: row.guard }) };
-    },
-    claim: async (record) => {
-      await query(
-        'INSERT INTO ratefile_ha (name, holder, config_hash, since, publishing_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, config_hash = EXCLUDED.config_hash, since = EXCLUDED.since, publishing_at = EXCLUDED.publishing_at',
-        [name, record.holder, record.configHash, record.since, record.publishingAt],
-        'recording the publish',
-      );
-    },
-    saveGuard: async (holder, guard) => {
-      await query('UPDATE ratefile_ha SET guard = $3 WHERE name = $1 AND holder = $2', [name, holder, guard]);
-    },
-    ping: async () => {
-      await query('SELECT 1', [], 'the keepalive query');
-    },
-    close: () => {
-      failure ??= 'closed';
-      end();
-    },
-  };
+  await link.open(async () => {
+    await withDeadline(client.connect(), Math.max(2_000, timing.idleTimeoutMs), 'connecting', link.end);
+    await setUp(query, timing);
+  });
+  return lockSession(name, postgresSql(name), query, link);
 };
+
+/** The session's timeouts and keepalives, and the record's table. */
+async function setUp(query: LockQuery, timing: LockTiming): Promise<void> {
+  try {
+    await query(`SET idle_session_timeout = ${timing.idleTimeoutMs}`);
+  } catch (error) {
+    throw new LockProblem(`PostgreSQL 14 or later is needed (idle_session_timeout): ${(error as Error).message}`);
+  }
+  await query(`SET statement_timeout = ${timing.queryTimeoutMs}`);
+  // The server's side of the keepalive (the client's is keepAlive above): a dead peer is noticed in seconds.
+  await query(`SET tcp_keepalives_idle = ${Math.max(1, Math.ceil(timing.heartbeatMs / 1000))}`);
+  await query('SET tcp_keepalives_interval = 1');
+  await query('SET tcp_keepalives_count = 3');
+  await query(table).catch((error: unknown) => {
+    if (!raced.has((error as { code?: string }).code ?? '')) throw error;
+  });
+}
+
+const postgresSql = (name: string): LockSql => ({
+  holds:
+    "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted AND classid = $1::int4::oid AND objid = $2::int4::oid AND objsubid = 2) AS held",
+  take: 'SELECT pg_try_advisory_lock($1, $2) AS taken',
+  lockValues: lockKeys(name),
+  read: 'SELECT holder, config_hash, since, publishing_at, guard FROM ratefile_ha WHERE name = $1',
+  claim:
+    'INSERT INTO ratefile_ha (name, holder, config_hash, since, publishing_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, config_hash = EXCLUDED.config_hash, since = EXCLUDED.since, publishing_at = EXCLUDED.publishing_at',
+  saveGuard: 'UPDATE ratefile_ha SET guard = $1 WHERE name = $2 AND holder = $3',
+});

@@ -8,7 +8,8 @@ import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } fro
 import S3rver from 's3rver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { runCycle, summarize } from '../../src/cycle.js';
+import { summarize } from '../../src/cycle-lines.js';
+import { runCycle } from '../../src/cycle.js';
 import { S3Publisher, s3StateFile } from '../../src/hosting/s3.js';
 import { uploadProblems } from '../../src/hosting/s3-report.js';
 import type { OutputFile, S3Target } from '../../src/model.js';
