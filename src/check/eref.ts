@@ -4,7 +4,7 @@ import { labels } from '../config/fields.js';
 import { Decimal } from '../decimal.js';
 import { closest } from '../config/problems.js';
 import type { Report } from './findings.js';
-import { checkCities, checkCurrency } from './item.js';
+import { checkCities, checkCurrency } from './item-values.js';
 import { atLeastOne, compare, isOne, isWhole, isZero, paysMoreThan } from './plain.js';
 import type { XmlElement } from './tree.js';
 import {
