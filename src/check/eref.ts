@@ -5,6 +5,7 @@ import { Decimal } from '../decimal.js';
 import { closest } from '../config/problems.js';
 import type { Report } from './findings.js';
 import { checkSteps } from './eref-steps.js';
+import { checkItemText, checkMissing } from './item.js';
 import { checkCities, checkCurrency } from './item-values.js';
 import { compare, isWhole, isZero, paysMoreThan } from './plain.js';
 import type { XmlElement } from './tree.js';
@@ -37,8 +38,7 @@ export function looksLikeEref(text: string): boolean {
 }
 
 function checkStructure(item: XmlElement, report: Report): Map<string, XmlElement> {
-  if (item.text.trim() !== '')
-    report('error', 'structure', `text directly inside <item>: "${item.text.trim().slice(0, 40)}"`);
+  checkItemText(item, report);
   const seen = new Map<string, XmlElement>();
   let highest: { name: string; rank: number } | undefined;
   for (const child of item.children) {
@@ -73,8 +73,7 @@ function checkStructure(item: XmlElement, report: Report): Map<string, XmlElemen
         child,
       );
   }
-  for (const { name, missing } of rules.elements)
-    if (missing !== undefined && !seen.has(name)) report(missing.level, 'element-missing', missing.message);
+  checkMissing(rules, seen, report);
   return seen;
 }
 

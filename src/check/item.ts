@@ -3,15 +3,16 @@
 // (consistency.ts).
 import { closest } from '../config/problems.js';
 import type { ItemRef, Report } from './findings.js';
-import type { XmlElement } from './tree.js';
+import { childNamed, type XmlElement } from './tree.js';
 import { checkConsistency, type Values } from './consistency.js';
 import { checkValue } from './item-values.js';
 import { itemRules, type ItemRules } from './rules.js';
 
 /** The text of each element, trimmed, and the item's reference (index and direction). */
 export function itemRef(item: XmlElement, index: number): ItemRef {
-  const value = (name: string) => item.children.find((child) => child.name === name)?.text.trim();
-  const [from, to, city] = [value('from'), value('to'), value('city')];
+  const from = childNamed(item, 'from')?.text.trim();
+  const to = childNamed(item, 'to')?.text.trim();
+  const city = childNamed(item, 'city')?.text.trim();
   return { index, ...(from ? { from } : {}), ...(to ? { to } : {}), ...(city ? { city } : {}) };
 }
 
@@ -22,8 +23,7 @@ function hasKeys(object: Record<string, unknown>): boolean {
 }
 
 function checkStructure(item: XmlElement, report: Report, rules: ItemRules): void {
-  if (item.text.trim() !== '')
-    report('error', 'structure', `text directly inside <item>: "${item.text.trim().slice(0, 40)}"`);
+  checkItemText(item, report);
   const seen = new Map<string, XmlElement>();
   let highest: number | undefined;
   for (const child of item.children) {
@@ -69,6 +69,17 @@ function checkStructure(item: XmlElement, report: Report, rules: ItemRules): voi
     if (child.text !== child.text.trim())
       report('warning', 'element-content', `<${child.name}> has spaces around its value`, child);
   }
+  checkMissing(rules, seen, report);
+}
+
+/** Text directly inside <item>, outside its elements (classic and EREF 1.1 alike). */
+export function checkItemText(item: XmlElement, report: Report): void {
+  if (item.text.trim() !== '')
+    report('error', 'structure', `text directly inside <item>: "${item.text.trim().slice(0, 40)}"`);
+}
+
+/** The elements the table says an item must have (`seen`: the item's, by name), each at the table's level. */
+export function checkMissing(rules: ItemRules, seen: ReadonlyMap<string, XmlElement>, report: Report): void {
   for (const { name, missing } of rules.elements)
     if (missing !== undefined && !seen.has(name)) report(missing.level, 'element-missing', missing.message);
 }
