@@ -8,7 +8,7 @@
 // item to item (codes, labels, the address's host) is looked at once.
 import { knownCities } from '../codes.js';
 import { labels } from '../config/fields.js';
-import { isKnownUnit } from './item.js';
+import { isKnownUnit } from './item-values.js';
 import { numberedCurrencies } from './numbered.js';
 import { compare, compareScaled, exactLimit, exceedsScaled, paysMoreThan } from './plain.js';
 import { itemRules, type ItemRules, type ValueKind } from './rules.js';

@@ -3,9 +3,9 @@
 import { knownCurrencies } from '../codes.js';
 import { Decimal, formatDecimal } from '../decimal.js';
 import type { Report } from './findings.js';
-import { atLeastOne, compare, isOne, isZero, paysMoreThan } from './plain.js';
-import type { XmlElement } from './tree.js';
-import { rateFormProblem, type Limit } from './values.js';
+import { compare, isZero, paysMoreThan } from './plain.js';
+import { childNamed, type XmlElement } from './tree.js';
+import { rateTextProblem, type Limit } from './values.js';
 import { show } from '../words.js';
 
 /** What an item's elements said, as checkItem read them. */
@@ -16,34 +16,53 @@ export interface Values {
   limits: { min: Limit[]; max: Limit[] };
 }
 
-/** 1:X or X:1 with X ≥ 1, neither side zero: what rateFormProblem passes. */
-const publishedForm = (inValue: string, outValue: string): boolean =>
-  (isOne(inValue) && atLeastOne(outValue)) || (isOne(outValue) && atLeastOne(inValue));
+/** The cash side of a direction, if either is cash: monitors list cash directions by city. */
+export function cashCurrency(from: string | undefined, to: string | undefined): string | undefined {
+  if (from !== undefined && knownCurrencies().get(from)?.kind === 'cash') return from;
+  if (to !== undefined && knownCurrencies().get(to)?.kind === 'cash') return to;
+  return undefined;
+}
 
-export function checkConsistency(item: XmlElement, { from, to, numbers, limits }: Values, report: Report): void {
-  const element = (name: string) => item.children.find((child) => child.name === name);
+export function checkConsistency(item: XmlElement, values: Values, report: Report): void {
+  const { from, to, numbers } = values;
   if (from !== undefined && from === to)
-    report('error', 'currency', `from and to are the same currency (${from})`, element('to'));
-  const [inValue, outValue, amount] = [numbers.get('in'), numbers.get('out'), numbers.get('amount')];
+    report('error', 'currency', `from and to are the same currency (${from})`, childNamed(item, 'to'));
+  const inValue = numbers.get('in');
+  const outValue = numbers.get('out');
+  const amount = numbers.get('amount');
   // A zero reserve is read as a reserve of 0 (nothing to give now), not misread: tolerated.
   if (amount !== undefined && isZero(amount))
     report(
       'tolerated',
       'reserve',
       '<amount> (the reserve) is zero: leave the direction out instead',
-      element('amount'),
+      childNamed(item, 'amount'),
     );
-  let rate = false;
   if (inValue !== undefined && outValue !== undefined) {
-    // 1:X or X:1 with X ≥ 1 needs no Decimal; anything else gets rateFormProblem's wording (or passes it).
-    if (!publishedForm(inValue, outValue)) {
-      const problem = rateFormProblem(new Decimal(inValue), new Decimal(outValue));
-      // Monitors divide out by in, so 1:0.96 or 2:3 reads right; a zero side cannot be read as a rate.
-      const zero = isZero(inValue) || isZero(outValue);
-      if (problem) report(zero ? 'error' : 'tolerated', 'rate-form', problem, element('in'));
-    }
-    rate = !isZero(inValue) && !isZero(outValue);
+    const problem = rateTextProblem(inValue, outValue);
+    // Monitors divide out by in, so 1:0.96 or 2:3 reads right; a zero side cannot be read as a rate.
+    if (problem)
+      report(isZero(inValue) || isZero(outValue) ? 'error' : 'tolerated', 'rate-form', problem, childNamed(item, 'in'));
   }
+  checkLimitOrder(item, values, report);
+  // The reserve pays the limits only at a usable rate and a reserve not zero (that one is reported above).
+  if (
+    inValue !== undefined &&
+    outValue !== undefined &&
+    !isZero(inValue) &&
+    !isZero(outValue) &&
+    amount !== undefined &&
+    !isZero(amount) &&
+    to !== undefined
+  )
+    checkReservePaysLimits(item, values, inValue, outValue, amount, to, report);
+  const cash = cashCurrency(from, to);
+  if (cash && !childNamed(item, 'city'))
+    report('warning', 'city', `cash currency ${cash} without a <city>: monitors list cash directions by city`);
+}
+
+/** Each minimum against each maximum of the same unit. */
+function checkLimitOrder(item: XmlElement, { from, limits }: Values, report: Report): void {
   for (const min of limits.min) {
     for (const max of limits.max) {
       if (min.unit === max.unit && compare(min.value, max.value) > 0) {
@@ -53,44 +72,48 @@ export function checkConsistency(item: XmlElement, { from, to, numbers, limits }
           'tolerated',
           'min-max',
           `minimum ${formatDecimal(new Decimal(min.value))}${suffix} is above the maximum ${formatDecimal(new Decimal(max.value))}${suffix}`,
-          element('minamount'),
+          childNamed(item, 'minamount'),
         );
       }
     }
   }
-  if (
-    rate &&
-    inValue !== undefined &&
-    outValue !== undefined &&
-    amount !== undefined &&
-    !isZero(amount) &&
-    to !== undefined
-  ) {
-    const pays = (limit: Limit) =>
-      show(new Decimal(limit.value).times(new Decimal(outValue).div(new Decimal(inValue))));
-    const exceeds = (limit: Limit) => paysMoreThan(limit.value, inValue, outValue, amount);
-    for (const min of limits.min) {
-      if (min.unit === undefined && exceeds(min)) {
-        report(
-          'tolerated',
-          'reserve',
-          `the reserve ${formatDecimal(new Decimal(amount))} ${to} cannot pay the minimum order ${formatDecimal(new Decimal(min.value))}${from ? ` ${from}` : ''} (${pays(min)} ${to})`,
-          element('amount'),
-        );
-      }
-    }
-    for (const max of limits.max) {
-      if (max.unit === undefined && exceeds(max)) {
-        report(
-          'warning',
-          'reserve',
-          `the maximum order ${formatDecimal(new Decimal(max.value))}${from ? ` ${from}` : ''} pays ${pays(max)} ${to}, more than the reserve ${formatDecimal(new Decimal(amount))} ${to}`,
-          element('maxamount'),
-        );
-      }
-    }
-  }
-  const cash = [from, to].find((code) => code !== undefined && knownCurrencies().get(code)?.kind === 'cash');
-  if (cash && !element('city'))
-    report('warning', 'city', `cash currency ${cash} without a <city>: monitors list cash directions by city`);
 }
+
+/**
+ * The limits in the from currency (no unit) against the reserve, at a usable rate: a minimum it cannot pay is
+ * tolerated (no order can be made), a maximum it cannot pay is a warning.
+ */
+function checkReservePaysLimits(
+  item: XmlElement,
+  { from, limits }: Values,
+  inValue: string,
+  outValue: string,
+  amount: string,
+  to: string,
+  report: Report,
+): void {
+  for (const min of limits.min) {
+    if (min.unit === undefined && paysMoreThan(min.value, inValue, outValue, amount)) {
+      report(
+        'tolerated',
+        'reserve',
+        `the reserve ${formatDecimal(new Decimal(amount))} ${to} cannot pay the minimum order ${formatDecimal(new Decimal(min.value))}${from ? ` ${from}` : ''} (${pays(min, inValue, outValue)} ${to})`,
+        childNamed(item, 'amount'),
+      );
+    }
+  }
+  for (const max of limits.max) {
+    if (max.unit === undefined && paysMoreThan(max.value, inValue, outValue, amount)) {
+      report(
+        'warning',
+        'reserve',
+        `the maximum order ${formatDecimal(new Decimal(max.value))}${from ? ` ${from}` : ''} pays ${pays(max, inValue, outValue)} ${to}, more than the reserve ${formatDecimal(new Decimal(amount))} ${to}`,
+        childNamed(item, 'maxamount'),
+      );
+    }
+  }
+}
+
+/** What a limit pays in the to currency, for people. */
+const pays = (limit: Limit, inValue: string, outValue: string): string =>
+  show(new Decimal(limit.value).times(new Decimal(outValue).div(new Decimal(inValue))));

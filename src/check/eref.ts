@@ -4,8 +4,10 @@ import { labels } from '../config/fields.js';
 import { Decimal } from '../decimal.js';
 import { closest } from '../config/problems.js';
 import type { Report } from './findings.js';
-import { checkCities, checkCurrency } from './item.js';
-import { atLeastOne, compare, isOne, isWhole, isZero, paysMoreThan } from './plain.js';
+import { checkSteps } from './eref-steps.js';
+import { checkItemText, checkMissing } from './item.js';
+import { checkCities, checkCurrency } from './item-values.js';
+import { compare, isWhole, isZero, paysMoreThan } from './plain.js';
 import type { XmlElement } from './tree.js';
 import {
   exponentMessage,
@@ -13,7 +15,7 @@ import {
   negativeMessage,
   negativeNumber,
   numberProblem,
-  rateFormProblem,
+  rateTextProblem,
 } from './values.js';
 import { erefRules, itemRules } from './rules.js';
 import { show } from '../words.js';
@@ -27,12 +29,6 @@ const ruleOf = (name: string) => rules.byName.get(knownLabels.includes(name) ? '
 /** xs:boolean's lexical forms (the 1.1 XSD's type for labels), after white space is collapsed. */
 const booleans = new Set(['true', 'false', '1', '0']);
 
-/** Why a rate is not 1:X / X:1 with X ≥ 1; the common good forms are told as text, without a Decimal (rateFormProblem's wording otherwise). */
-function rateProblem(inValue: string, outValue: string): string | undefined {
-  if ((isOne(inValue) && atLeastOne(outValue)) || (isOne(outValue) && atLeastOne(inValue))) return undefined;
-  return rateFormProblem(new Decimal(inValue), new Decimal(outValue));
-}
-
 /** Whether the first item of a document uses EREF 1.1's elements: then the whole file is read as EREF 1.1. */
 export function looksLikeEref(text: string): boolean {
   const start = text.indexOf('<item');
@@ -42,8 +38,7 @@ export function looksLikeEref(text: string): boolean {
 }
 
 function checkStructure(item: XmlElement, report: Report): Map<string, XmlElement> {
-  if (item.text.trim() !== '')
-    report('error', 'structure', `text directly inside <item>: "${item.text.trim().slice(0, 40)}"`);
+  checkItemText(item, report);
   const seen = new Map<string, XmlElement>();
   let highest: { name: string; rank: number } | undefined;
   for (const child of item.children) {
@@ -78,69 +73,95 @@ function checkStructure(item: XmlElement, report: Report): Map<string, XmlElemen
         child,
       );
   }
-  for (const { name, missing } of rules.elements)
-    if (missing !== undefined && !seen.has(name)) report(missing.level, 'element-missing', missing.message);
+  checkMissing(rules, seen, report);
   return seen;
 }
 
+/** Check one element's value by its kind; a number's plain text is returned for the rules across the item. */
 function checkValue(element: XmlElement, report: Report): string | undefined {
   const text = element.text.trim();
   const kind = ruleOf(element.name)?.value;
   switch (kind) {
-    case 'side-fee': {
-      const number = text.endsWith('%') ? text.slice(0, -1) : text;
-      const problem = /^\S+ [A-Z][A-Z0-9]*$/.test(text) ? 'names a currency' : numberProblem(number);
-      if (problem !== undefined)
-        report(
-          'error',
-          'fee',
-          `<${element.name}> "${text}" ${problem} (EREF 1.1: a number in the ${element.name === 'fromfee' ? 'from' : 'to'} currency or N%)`,
-          element,
-        );
+    case 'side-fee':
+      checkSideFee(element, text, report);
       return undefined;
-    }
-    case 'floating-attributes': {
-      const { minutes, percent } = element.attributes;
-      if (text !== '')
-        report(
-          'tolerated',
-          'floating',
-          `<floating> "${text}" holds text; EREF 1.1 writes <floating minutes="15"/> or <floating percent="1"/>`,
-          element,
-        );
-      else if (minutes === undefined && percent === undefined)
-        report('error', 'floating', '<floating> has neither a minutes nor a percent attribute', element);
-      if (minutes !== undefined && (numberProblem(minutes) !== undefined || !isWhole(minutes)))
-        report('error', 'floating', `<floating minutes="${minutes}">: expected whole minutes`, element);
-      if (percent !== undefined && numberProblem(percent) !== undefined)
-        report('error', 'floating', `<floating percent="${percent}">: ${numberProblem(percent)!}`, element);
+    case 'floating-attributes':
+      checkFloatingAttributes(element, text, report);
       return undefined;
-    }
     case 'cities':
       checkCities(element, report);
       return undefined;
+    case 'flag':
+      // The table's `label` stands for the label elements; an element named <label> is none of them.
+      if (element.name !== 'label') checkFlag(element, text, report);
+      return undefined;
+    case 'number':
+    case 'reserve':
+    case 'minimum':
+    case 'maximum':
+    case 'delay':
+      return readNumber(element, text, kind, report);
   }
-  // The table's `label` stands for the label elements; an element named <label> is none of them.
-  if (kind === 'flag' && element.name !== 'label') {
-    // Engines validating against the 1.1 XSD (xs:boolean) refuse the empty element; monitors read both.
-    if (text === '')
-      report(
-        'tolerated',
-        'label',
-        `<${element.name}/> is empty; the EREF 1.1 schema types labels as xs:boolean: write <${element.name}>true</${element.name}>`,
-        element,
-      );
-    else if (!booleans.has(text))
-      report(
-        'warning',
-        'label',
-        `<${element.name}> "${text}": expected true or false (the EREF 1.1 schema types labels as xs:boolean)`,
-        element,
-      );
-    return undefined;
-  }
-  if (kind !== 'number' && kind !== 'reserve' && kind !== 'minimum' && kind !== 'maximum' && kind !== 'delay')
-    return undefined;
+  return undefined;
+}
+
+/** `<fromfee>`, `<tofee>`: a number in that side's currency, or N%. */
+function checkSideFee(element: XmlElement, text: string, report: Report): void {
+  const number = text.endsWith('%') ? text.slice(0, -1) : text;
+  const problem = /^\S+ [A-Z][A-Z0-9]*$/.test(text) ? 'names a currency' : numberProblem(number);
+  if (problem !== undefined)
+    report(
+      'error',
+      'fee',
+      `<${element.name}> "${text}" ${problem} (EREF 1.1: a number in the ${element.name === 'fromfee' ? 'from' : 'to'} currency or N%)`,
+      element,
+    );
+}
+
+/** `<floating minutes="15"/>` or `<floating percent="1"/>`. */
+function checkFloatingAttributes(element: XmlElement, text: string, report: Report): void {
+  const { minutes, percent } = element.attributes;
+  if (text !== '')
+    report(
+      'tolerated',
+      'floating',
+      `<floating> "${text}" holds text; EREF 1.1 writes <floating minutes="15"/> or <floating percent="1"/>`,
+      element,
+    );
+  else if (minutes === undefined && percent === undefined)
+    report('error', 'floating', '<floating> has neither a minutes nor a percent attribute', element);
+  if (minutes !== undefined && (numberProblem(minutes) !== undefined || !isWhole(minutes)))
+    report('error', 'floating', `<floating minutes="${minutes}">: expected whole minutes`, element);
+  if (percent !== undefined && numberProblem(percent) !== undefined)
+    report('error', 'floating', `<floating percent="${percent}">: ${numberProblem(percent)!}`, element);
+}
+
+/** A label element (`<manual>true</manual>`): xs:boolean. */
+function checkFlag(element: XmlElement, text: string, report: Report): void {
+  // Engines validating against the 1.1 XSD (xs:boolean) refuse the empty element; monitors read both.
+  if (text === '')
+    report(
+      'tolerated',
+      'label',
+      `<${element.name}/> is empty; the EREF 1.1 schema types labels as xs:boolean: write <${element.name}>true</${element.name}>`,
+      element,
+    );
+  else if (!booleans.has(text))
+    report(
+      'warning',
+      'label',
+      `<${element.name}> "${text}": expected true or false (the EREF 1.1 schema types labels as xs:boolean)`,
+      element,
+    );
+}
+
+/** A rate side, the reserve, a limit or the delay: its plain text (exponent notation read as its plain value). */
+function readNumber(
+  element: XmlElement,
+  text: string,
+  kind: 'number' | 'reserve' | 'minimum' | 'maximum' | 'delay',
+  report: Report,
+): string | undefined {
   // A reserve or a maximum, zero or negative: no order can be made (read as written: tolerated, as the classic ones).
   if (negativeNumber(text) !== undefined && (kind === 'reserve' || kind === 'maximum')) {
     report(
@@ -167,76 +188,22 @@ function checkValue(element: XmlElement, report: Report): string | undefined {
   return value;
 }
 
-/** <step frommin= frommax=> with its own <in>/<out>: inside the item's limits, ascending, not overlapping. */
-function checkSteps(steps: readonly XmlElement[], limits: { min?: string; max?: string }, report: Report): void {
-  let previousMax: string | undefined;
-  for (const step of steps) {
-    const { frommin, frommax } = step.attributes;
-    const bad = [frommin, frommax].find((value) => value === undefined || numberProblem(value) !== undefined);
-    if (bad !== undefined || frommin === undefined || frommax === undefined) {
-      report(
-        'error',
-        'step',
-        `<step> needs frommin and frommax attributes as plain numbers (got frommin=${JSON.stringify(frommin ?? null)}, frommax=${JSON.stringify(frommax ?? null)})`,
-        step,
-      );
-      continue;
-    }
-    if (compare(frommin, frommax) > 0)
-      report('error', 'step', `<step> frommin ${frommin} is above its frommax ${frommax}`, step);
-    if (previousMax !== undefined && compare(frommin, previousMax) <= 0)
-      report(
-        'error',
-        'step',
-        `<step> from ${frommin} overlaps or precedes the step before it (up to ${previousMax})`,
-        step,
-      );
-    if (
-      (limits.min !== undefined && compare(frommin, limits.min) < 0) ||
-      (limits.max !== undefined && compare(frommax, limits.max) > 0)
-    ) {
-      report(
-        'warning',
-        'step',
-        `<step> ${frommin}..${frommax} reaches outside the item's limits ${limits.min ?? '0'}..${limits.max ?? '∞'}`,
-        step,
-      );
-    }
-    previousMax = frommax;
-    const side = (name: string) => step.children.find((child) => child.name === name)?.text.trim();
-    const [inValue, outValue] = [side('in'), side('out')];
-    if (
-      inValue === undefined ||
-      outValue === undefined ||
-      numberProblem(inValue) !== undefined ||
-      numberProblem(outValue) !== undefined
-    ) {
-      report('error', 'step', '<step> needs its own <in> and <out> as plain numbers', step);
-      continue;
-    }
-    const problem = rateProblem(inValue, outValue);
-    if (problem)
-      report(isZero(inValue) || isZero(outValue) ? 'error' : 'tolerated', 'rate-form', `<step>: ${problem}`, step);
-  }
+/** What an EREF item's elements said: the elements by name (checkStructure), the currencies, the numbers as plain text. */
+interface ErefValues {
+  seen: Map<string, XmlElement>;
+  from: string | undefined;
+  to: string | undefined;
+  numbers: Map<string, string>;
 }
 
 /** Check one EREF 1.1 item, reporting each finding. */
 export function checkErefItem(item: XmlElement, report: Report, codes?: ReadonlySet<string>): void {
-  const seen = checkStructure(item, report);
-  const values = new Map<string, string>();
-  let from: string | undefined;
-  let to: string | undefined;
-  for (const element of item.children) {
-    if (element.name === 'from') from = checkCurrency(element, report, codes);
-    else if (element.name === 'to') to = checkCurrency(element, report, codes);
-    else if (element.children.length === 0) {
-      const value = checkValue(element, report);
-      if (value !== undefined) values.set(element.name, value);
-    }
-  }
+  const values: ErefValues = { seen: checkStructure(item, report), from: undefined, to: undefined, numbers: new Map() };
+  readValues(item, values, report, codes);
+  const { seen, from, to, numbers } = values;
   if (from !== undefined && from === to)
     report('error', 'currency', `from and to are the same currency (${from})`, seen.get('to'));
-  const [inValue, outValue, amount] = [values.get('in'), values.get('out'), values.get('amount')];
+  const amount = numbers.get('amount');
   if (amount !== undefined && isZero(amount))
     report(
       'tolerated',
@@ -244,25 +211,54 @@ export function checkErefItem(item: XmlElement, report: Report, codes?: Readonly
       '<amount> (the reserve) is zero: leave the direction out instead',
       seen.get('amount'),
     );
+  const inValue = numbers.get('in');
+  const outValue = numbers.get('out');
   if (inValue !== undefined && outValue !== undefined) {
-    const problem = rateProblem(inValue, outValue);
+    const problem = rateTextProblem(inValue, outValue);
     if (problem)
       report(isZero(inValue) || isZero(outValue) ? 'error' : 'tolerated', 'rate-form', problem, seen.get('in'));
   }
-  for (const [low, high] of [
-    ['frommin', 'frommax'],
-    ['tomin', 'tomax'],
-    ['minamount', 'maxamount'],
-  ] as const) {
-    const [min, max] = [values.get(low), values.get(high)];
+  checkLimitOrder(values, report);
+  // A zero reserve is reported once, above (as in a classic item), not again by every limit it cannot pay.
+  if (amount !== undefined && !isZero(amount)) checkReservePaysLimits(values, amount, report);
+  checkSteps(item, numbers.get('frommin'), numbers.get('frommax'), report);
+}
+
+/** Each element's value: the currencies kept, and each other element's by its kind (a number kept as plain text). */
+function readValues(item: XmlElement, values: ErefValues, report: Report, codes: ReadonlySet<string> | undefined) {
+  for (const element of item.children) {
+    if (element.name === 'from') values.from = checkCurrency(element, report, codes);
+    else if (element.name === 'to') values.to = checkCurrency(element, report, codes);
+    else if (element.children.length === 0) {
+      const value = checkValue(element, report);
+      if (value !== undefined) values.numbers.set(element.name, value);
+    }
+  }
+}
+
+/** Each minimum and the maximum it pairs with. */
+const limitPairs = [
+  ['frommin', 'frommax'],
+  ['tomin', 'tomax'],
+  ['minamount', 'maxamount'],
+] as const;
+/** The legacy limits and the current ones they stand for. */
+const legacyLimits = [
+  ['minamount', 'frommin'],
+  ['maxamount', 'frommax'],
+] as const;
+
+/** Each minimum at most its maximum; a legacy limit the same as the current one. */
+function checkLimitOrder({ seen, numbers }: ErefValues, report: Report): void {
+  for (const [low, high] of limitPairs) {
+    const min = numbers.get(low);
+    const max = numbers.get(high);
     if (min !== undefined && max !== undefined && compare(min, max) > 0)
       report('tolerated', 'min-max', `<${low}> ${min} is above <${high}> ${max}`, seen.get(low));
   }
-  for (const [legacy, current] of [
-    ['minamount', 'frommin'],
-    ['maxamount', 'frommax'],
-  ] as const) {
-    const [a, b] = [values.get(legacy), values.get(current)];
+  for (const [legacy, current] of legacyLimits) {
+    const a = numbers.get(legacy);
+    const b = numbers.get(current);
     if (a !== undefined && b !== undefined && compare(a, b) !== 0)
       report(
         'warning',
@@ -271,17 +267,20 @@ export function checkErefItem(item: XmlElement, report: Report, codes?: Readonly
         seen.get(legacy),
       );
   }
-  // A zero reserve is reported once, above (as in a classic item), not again by every limit it cannot pay.
-  const reserve = amount !== undefined && !isZero(amount) ? amount : undefined;
-  const tomax = values.get('tomax');
-  if (tomax !== undefined && reserve !== undefined && compare(tomax, reserve) > 0)
-    report('warning', 'reserve', `<tomax> ${tomax} is more than the reserve ${amount}`, seen.get('tomax'));
-  const frommax = values.get('frommax');
+}
+
+/** The maximums against a reserve that is not zero: `<tomax>` as written, `<frommax>` at the rate when usable. */
+function checkReservePaysLimits({ seen, from, to, numbers }: ErefValues, reserve: string, report: Report): void {
+  const tomax = numbers.get('tomax');
+  if (tomax !== undefined && compare(tomax, reserve) > 0)
+    report('warning', 'reserve', `<tomax> ${tomax} is more than the reserve ${reserve}`, seen.get('tomax'));
+  const frommax = numbers.get('frommax');
+  const inValue = numbers.get('in');
+  const outValue = numbers.get('out');
   if (
     frommax !== undefined &&
     inValue !== undefined &&
     outValue !== undefined &&
-    reserve !== undefined &&
     !isZero(inValue) &&
     !isZero(outValue) &&
     paysMoreThan(frommax, inValue, outValue, reserve)
@@ -290,14 +289,8 @@ export function checkErefItem(item: XmlElement, report: Report, codes?: Readonly
     report(
       'warning',
       'reserve',
-      `the maximum order ${frommax}${from ? ` ${from}` : ''} pays ${pays}${to ? ` ${to}` : ''}, more than the reserve ${amount}`,
+      `the maximum order ${frommax}${from ? ` ${from}` : ''} pays ${pays}${to ? ` ${to}` : ''}, more than the reserve ${reserve}`,
       seen.get('frommax'),
     );
   }
-  const steps = item.children.filter((child) => child.name === 'step');
-  const limits = {
-    ...(values.has('frommin') ? { min: values.get('frommin')! } : {}),
-    ...(frommax === undefined ? {} : { max: frommax }),
-  };
-  checkSteps(steps, limits, report);
 }

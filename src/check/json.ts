@@ -5,6 +5,7 @@ import { labels } from '../config/fields.js';
 import { jsonSyntaxError } from '../sources/syntax.js';
 import { isRecord, parseJsonExact } from '../sources/values.js';
 import { severityOf, type CheckOptions, type CheckResult, type Finding, type ItemRef, type Level } from './findings.js';
+import { cashCurrency } from './consistency.js';
 import { compare, isPlain, isZero, paysMoreThan } from './plain.js';
 import { exponentMessage, exponentPlain, negativeMessage, negativeNumber } from './values.js';
 
@@ -40,6 +41,7 @@ function feeProblem(fee: unknown): string | undefined {
   return 'expected a non-negative number, {"%": p} or ["+", …]';
 }
 
+/** One direction's entry: the rate, then (an object) its keys, reserve, limits, fees, options and cities. */
 function checkEntry(entry: unknown, ref: ItemRef, report: Report): void {
   const rateValue = isRecord(entry) ? entry.xr : entry;
   const rate = numberText(rateValue);
@@ -52,23 +54,46 @@ function checkEntry(entry: unknown, ref: ItemRef, report: Report): void {
     );
     return;
   }
+  const size = checkRate(rate, ref, report);
+  if (size === undefined || !isRecord(entry)) return;
+  for (const key of Object.keys(entry))
+    if (!entryKeys.has(key)) report('warning', 'element-unknown', `unknown key "${key}"; monitors ignore it`, ref);
+  const amount = checkAmount(entry.amount, ref, report);
+  const min = checkLimit(entry, 'min', ref, report);
+  const max = checkLimit(entry, 'max', ref, report);
+  if (min !== undefined && max !== undefined && compare(min, max) > 0)
+    report('tolerated', 'min-max', `"min" ${min} is above "max" ${max}`, ref);
+  if (max !== undefined && amount !== undefined && isPlain(amount) && !isZero(amount) && !isZero(size)) {
+    const [inValue, outValue] = rate.startsWith('-') ? ['1', size] : [size, '1'];
+    if (paysMoreThan(max, inValue, outValue, amount))
+      report('warning', 'reserve', `the maximum order ${max} pays more than the reserve ${amount}`, ref);
+  }
+  checkFee(entry, 'inFee', ref, report);
+  checkFee(entry, 'outFee', ref, report);
+  checkOptions(entry.options, ref, report);
+  checkCities(entry.cities, ref, report);
+}
+
+/** The rate X or -X (`rate`: its number's text): its size as a plain decimal, or undefined when it has none. */
+function checkRate(rate: string, ref: ItemRef, report: Report): string | undefined {
   const written = rate.startsWith('-') ? rate.slice(1) : rate;
   const exponent = exponentPlain(written);
   if (exponent !== undefined) report('tolerated', 'rate', exponentMessage('the rate', rate, exponent), ref);
   const size = exponent ?? written;
   if (!isPlain(size)) {
     report('error', 'rate', `the rate ${rate} is not a plain decimal (no exponent)`, ref);
-    return;
+    return undefined;
   }
   if (isZero(size)) report('error', 'rate', 'the rate is zero: leave the direction out instead', ref);
   else if (compare(size, '1') < 0)
     report('tolerated', 'rate-form', `the rate ${rate} is below 1 in size; jsons.info writes X ≥ 1 (X or -X)`, ref);
   if ((size.split('.')[1] ?? '').length > 6)
     report('tolerated', 'rate-form', `the rate ${rate} has more than 6 decimals`, ref);
-  if (!isRecord(entry)) return;
-  for (const key of Object.keys(entry))
-    if (!entryKeys.has(key)) report('warning', 'element-unknown', `unknown key "${key}"; monitors ignore it`, ref);
-  const amountValue = entry.amount;
+  return size;
+}
+
+/** "amount", the reserve: its text as written (a number or a string), checked only when it is there. */
+function checkAmount(amountValue: unknown, ref: ItemRef, report: Report): string | undefined {
   const amount = numberText(amountValue) ?? (typeof amountValue === 'string' ? amountValue : undefined);
   // A negative reserve or maximum is read as written, as a zero one is: the same level as zero.
   if (amount !== undefined && negativeNumber(amount) !== undefined)
@@ -77,53 +102,51 @@ function checkEntry(entry: unknown, ref: ItemRef, report: Report): void {
     report('error', 'number', `"amount" ${JSON.stringify(amountValue)} is not a plain non-negative decimal`, ref);
   else if (amount !== undefined && isZero(amount))
     report('tolerated', 'reserve', '"amount" (the reserve) is zero: leave the direction out instead', ref);
-  const limit = (name: 'min' | 'max') => {
-    const value = entry[name];
-    if (value === undefined) return undefined;
-    const text = numberText(value);
-    if (name === 'max' && text !== undefined && negativeNumber(text) !== undefined)
-      report('tolerated', 'limit', negativeMessage('"max"', text), ref);
-    else if (text === undefined || !isPlain(text))
-      report('error', 'number', `"${name}" is not a plain non-negative number`, ref);
-    else {
-      if (name === 'max' && isZero(text))
-        report('tolerated', 'limit', '"max" is zero: leave the direction out instead', ref);
-      return text;
-    }
-    return undefined;
-  };
-  const [min, max] = [limit('min'), limit('max')];
-  if (min !== undefined && max !== undefined && compare(min, max) > 0)
-    report('tolerated', 'min-max', `"min" ${min} is above "max" ${max}`, ref);
-  if (
-    max !== undefined &&
-    amount !== undefined &&
-    isPlain(amount) &&
-    !isZero(amount) &&
-    !isZero(size) &&
-    isPlain(size)
-  ) {
-    const [inValue, outValue] = rate.startsWith('-') ? ['1', size] : [size, '1'];
-    if (paysMoreThan(max, inValue, outValue, amount))
-      report('warning', 'reserve', `the maximum order ${max} pays more than the reserve ${amount}`, ref);
+  return amount;
+}
+
+/** "min" or "max": its plain text when it is a usable limit. */
+function checkLimit(
+  entry: Record<string, unknown>,
+  name: 'min' | 'max',
+  ref: ItemRef,
+  report: Report,
+): string | undefined {
+  const value = entry[name];
+  if (value === undefined) return undefined;
+  const text = numberText(value);
+  if (name === 'max' && text !== undefined && negativeNumber(text) !== undefined)
+    report('tolerated', 'limit', negativeMessage('"max"', text), ref);
+  else if (text === undefined || !isPlain(text))
+    report('error', 'number', `"${name}" is not a plain non-negative number`, ref);
+  else {
+    if (name === 'max' && isZero(text))
+      report('tolerated', 'limit', '"max" is zero: leave the direction out instead', ref);
+    return text;
   }
-  for (const name of ['inFee', 'outFee'] as const) {
-    const problem = entry[name] === undefined ? undefined : feeProblem(entry[name]);
-    if (problem !== undefined) report('error', 'fee', `"${name}": ${problem}`, ref);
-  }
-  if (entry.options !== undefined) {
-    if (!isRecord(entry.options)) report('error', 'label', '"options" is not an object', ref);
-    else
-      for (const key of Object.keys(entry.options))
-        if (!options.has(key)) report('warning', 'label', `unknown option "${key}"; known: manual, auth, ident`, ref);
-  }
-  if (entry.cities !== undefined) {
-    if (!Array.isArray(entry.cities) || !entry.cities.every((city) => typeof city === 'string' && city !== ''))
-      report('error', 'city', '"cities" is not a list of city codes', ref);
-    else
-      for (const city of entry.cities as string[])
-        if (!knownCities().has(city)) report('warning', 'city', `unknown city code "${city}"`, ref);
-  }
+  return undefined;
+}
+
+function checkFee(entry: Record<string, unknown>, name: 'inFee' | 'outFee', ref: ItemRef, report: Report): void {
+  const problem = entry[name] === undefined ? undefined : feeProblem(entry[name]);
+  if (problem !== undefined) report('error', 'fee', `"${name}": ${problem}`, ref);
+}
+
+function checkOptions(value: unknown, ref: ItemRef, report: Report): void {
+  if (value === undefined) return;
+  if (!isRecord(value)) report('error', 'label', '"options" is not an object', ref);
+  else
+    for (const key of Object.keys(value))
+      if (!options.has(key)) report('warning', 'label', `unknown option "${key}"; known: manual, auth, ident`, ref);
+}
+
+function checkCities(value: unknown, ref: ItemRef, report: Report): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value) || !value.every((city) => typeof city === 'string' && city !== ''))
+    report('error', 'city', '"cities" is not a list of city codes', ref);
+  else
+    for (const city of value as string[])
+      if (!knownCities().has(city)) report('warning', 'city', `unknown city code "${city}"`, ref);
 }
 
 /** Check a JSON export file's text. */
@@ -156,31 +179,48 @@ export function checkJsonExport(
     report('error', 'structure', 'the document is not a JSON object');
     return { target, findings };
   }
-  const currencies = isRecord(data.currencies) ? data.currencies.list : undefined;
-  if (!isRecord(currencies))
+  const list = readCurrencyList(data.currencies, checkOptions.codes, report);
+  if (!isRecord(data.exchange)) {
+    report('error', 'structure', 'no "exchange" object');
+    return { target, findings };
+  }
+  const items = checkExchanges(data.exchange, list, report);
+  if (items === 0) report('warning', 'empty', 'no exchanges: the monitors will list none of your directions');
+  return { target, items, findings };
+}
+
+/** "currencies": {"list": {number: code}}, checked; the codes by number (the entries name currencies by number). */
+function readCurrencyList(
+  currencies: unknown,
+  codes: ReadonlySet<string> | undefined,
+  report: Report,
+): Map<string, string> {
+  const numbered = isRecord(currencies) ? currencies.list : undefined;
+  if (!isRecord(numbered))
     report('error', 'structure', 'no "currencies": {"list": {…}} mapping currency numbers to codes');
   const list = new Map<string, string>();
   const byCode = new Map<string, string>();
-  for (const [number, code] of Object.entries(isRecord(currencies) ? currencies : {})) {
+  for (const [number, code] of Object.entries(isRecord(numbered) ? numbered : {})) {
     if (!/^[0-9a-z]+$/.test(number) || /^0+$/.test(number))
       report('error', 'currency', `currency number "${number}": expected 1-9 and a-z, never 0`);
     if (typeof code !== 'string' || code === '') {
       report('error', 'currency', `currency number "${number}" has no code`);
       continue;
     }
-    if (!knownCurrencies().has(code) && !checkOptions.codes?.has(code))
+    if (!knownCurrencies().has(code) && !codes?.has(code))
       report('warning', 'currency', `unknown currency code "${code}"`);
     if (byCode.has(code))
       report('warning', 'currency', `currency code "${code}" is listed as both "${byCode.get(code)!}" and "${number}"`);
     byCode.set(code, number);
     list.set(number, code);
   }
-  if (!isRecord(data.exchange)) {
-    report('error', 'structure', 'no "exchange" object');
-    return { target, findings };
-  }
+  return list;
+}
+
+/** "exchange": {from number: {"to": {to number: entry}}}, each entry checked; how many entries there are. */
+function checkExchanges(exchanges: Record<string, unknown>, list: Map<string, string>, report: Report): number {
   let items = 0;
-  for (const [fromNumber, exchange] of Object.entries(data.exchange)) {
+  for (const [fromNumber, exchange] of Object.entries(exchanges)) {
     const from = list.get(fromNumber);
     if (from === undefined)
       report(
@@ -210,11 +250,10 @@ export function checkJsonExport(
       if (from !== undefined && from === to)
         report('error', 'currency', `from and to are the same currency (${from})`, ref);
       checkEntry(entry, ref, report);
-      const cash = [from, to].find((code) => code !== undefined && knownCurrencies().get(code)?.kind === 'cash');
+      const cash = cashCurrency(from, to);
       if (cash && !(isRecord(entry) && Array.isArray(entry.cities) && entry.cities.length > 0))
         report('warning', 'city', `cash currency ${cash} without "cities": monitors list cash directions by city`, ref);
     }
   }
-  if (items === 0) report('warning', 'empty', 'no exchanges: the monitors will list none of your directions');
-  return { target, items, findings };
+  return items;
 }

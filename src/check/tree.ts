@@ -77,3 +77,9 @@ export function parseDocument(text: string): XmlDocument {
   }
   return document;
 }
+
+/** An element's first child named `name`, if any. */
+export function childNamed(element: XmlElement, name: string): XmlElement | undefined {
+  for (const child of element.children) if (child.name === name) return child;
+  return undefined;
+}

@@ -1,7 +1,7 @@
 // The value forms of the export standard: plain dot-decimal numbers, limits with an optional unit, fees, floating.
 // Values stay text (see plain.ts): a big file has tens of thousands of them and nearly all are fine.
 import { Decimal, formatDecimal } from '../decimal.js';
-import { isPlain, isWhole } from './plain.js';
+import { atLeastOne, isOne, isPlain, isWhole } from './plain.js';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
@@ -134,4 +134,13 @@ export function rateFormProblem(inValue: Decimal, outValue: Decimal): string | u
     return `rate ${shown}: the side that is not 1 must be at least 1; the same rate is ${about}${suggestion}`;
   }
   return `rate ${shown}: one side must be exactly 1 and the other at least 1; the same rate is ${about}${suggestion}`;
+}
+
+/**
+ * Why a rate written as text is not 1:X / X:1 with X ≥ 1: the common good forms pass as text, without a Decimal;
+ * anything else gets rateFormProblem's wording (or passes it).
+ */
+export function rateTextProblem(inValue: string, outValue: string): string | undefined {
+  if ((isOne(inValue) && atLeastOne(outValue)) || (isOne(outValue) && atLeastOne(inValue))) return undefined;
+  return rateFormProblem(new Decimal(inValue), new Decimal(outValue));
 }

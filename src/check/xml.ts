@@ -21,37 +21,44 @@ export function isXmlChar(code: number): boolean {
 
 const predefined = new Set(['lt', 'gt', 'amp', 'apos', 'quot']);
 
+/** A document being scanned: its text, the place of an index in it, and the findings so far. */
+interface Scan {
+  text: string;
+  at: (index: number) => { line: number; column: number };
+  findings: Finding[];
+}
+
+/** An error at `index`, while fewer than maxFindings are reported. */
+function fail(scan: Scan, index: number, message: string): void {
+  if (scan.findings.length < maxFindings)
+    scan.findings.push({ severity: 'error', rule: 'xml', message, ...scan.at(index) });
+}
+
 /** Checks of what the validator lets through, on a document whose tags it accepted. */
 function scanDocument(text: string, at: (index: number) => { line: number; column: number }): Finding[] {
-  const findings: Finding[] = [];
-  const fail = (index: number, message: string) => {
-    if (findings.length < maxFindings) findings.push({ severity: 'error', rule: 'xml', message, ...at(index) });
-  };
+  const scan: Scan = { text, at, findings: [] };
+  checkCharacters(scan);
+  checkMarkup(scan);
+  return scan.findings;
+}
 
+/** Every character an XML 1.0 `Char`. */
+function checkCharacters(scan: Scan): void {
+  const { text } = scan;
   for (let i = 0; i < text.length; ) {
     const code = text.codePointAt(i)!;
     if (!isXmlChar(code))
-      fail(i, `character U+${code.toString(16).toUpperCase().padStart(4, '0')} is not allowed in XML 1.0`);
+      fail(scan, i, `character U+${code.toString(16).toUpperCase().padStart(4, '0')} is not allowed in XML 1.0`);
     i += code > 0xffff ? 2 : 1;
   }
+}
 
-  const reference = (index: number) => {
-    const end = text.indexOf(';', index);
-    const body = end === -1 ? '' : text.slice(index + 1, end);
-    if (body.startsWith('#')) {
-      const hex = body[1] === 'x';
-      const digits = body.slice(hex ? 2 : 1);
-      const value = Number.parseInt(digits, hex ? 16 : 10);
-      if (digits === '' || Number.isNaN(value) || !isXmlChar(value))
-        fail(index, `character reference &${body}; is not an XML 1.0 character`);
-    } else if (!predefined.has(body)) {
-      fail(
-        index,
-        `undefined entity &${body}; (only &lt; &gt; &amp; &apos; &quot; exist without a DTD; write & as &amp;)`,
-      );
-    }
-  };
-
+/**
+ * The markup and the text between it, in document order: comments, CDATA, no DOCTYPE, one root element, the
+ * references in text and in attribute values.
+ */
+function checkMarkup(scan: Scan): void {
+  const { text } = scan;
   let depth = 0;
   let rootDone = false;
   let textAfterRoot = false;
@@ -59,66 +66,102 @@ function scanDocument(text: string, at: (index: number) => { line: number; colum
     const c = text[i];
     if (c === '<') {
       if (text.startsWith('<!--', i)) {
-        const end = text.indexOf('-->', i + 4);
-        const body = text.slice(i + 4, end === -1 ? text.length : end);
-        const dashes = body.indexOf('--');
-        if (dashes !== -1) fail(i + 4 + dashes, "'--' is not allowed inside a comment");
-        else if (body.endsWith('-')) fail(i + 4 + body.length - 1, "a comment cannot end with '--->'");
-        i = end === -1 ? text.length : end + 3;
+        i = checkComment(scan, i);
       } else if (text.startsWith('<![CDATA[', i)) {
-        if (depth === 0) fail(i, 'CDATA section outside the root element');
-        const end = text.indexOf(']]>', i + 9);
-        i = end === -1 ? text.length : end + 3;
+        if (depth === 0) fail(scan, i, 'CDATA section outside the root element');
+        i = after(text, ']]>', i + 9);
       } else if (text.startsWith('<?', i)) {
-        const end = text.indexOf('?>', i + 2);
-        i = end === -1 ? text.length : end + 2;
+        i = after(text, '?>', i + 2);
       } else if (text.startsWith('<!', i)) {
         fail(
+          scan,
           i,
           text.startsWith('<!DOCTYPE', i)
             ? 'a DOCTYPE is not part of the export format (monitors refuse DTDs and their entities)'
             : "unexpected '<!' markup",
         );
-        return findings;
+        return;
       } else if (text[i + 1] === '/') {
-        const end = text.indexOf('>', i);
         depth -= 1;
         if (depth === 0) rootDone = true;
-        i = end === -1 ? text.length : end + 1;
+        i = after(text, '>', i);
       } else {
-        if (depth === 0 && rootDone) fail(i, 'a second root element: an XML document has exactly one');
-        let j = i + 1;
-        let quote: string | undefined;
-        for (; j < text.length; j++) {
-          const ch = text[j];
-          if (quote !== undefined) {
-            if (ch === quote) quote = undefined;
-            else if (ch === '<') fail(j, "'<' inside an attribute value (write &lt;)");
-            else if (ch === '&') reference(j);
-          } else if (ch === '"' || ch === "'") {
-            quote = ch;
-          } else if (ch === '>') {
-            break;
-          }
-        }
-        if (text[j - 1] === '/') {
+        if (depth === 0 && rootDone) fail(scan, i, 'a second root element: an XML document has exactly one');
+        const end = checkStartTag(scan, i);
+        if (text[end - 1] === '/') {
           if (depth === 0) rootDone = true;
         } else {
           depth += 1;
         }
-        i = j + 1;
+        i = end + 1;
       }
       continue;
     }
-    if (c === '&') reference(i);
-    else if (c === ']' && text.startsWith(']]>', i)) fail(i, "']]>' is not allowed in text (write ]]&gt;)");
+    if (c === '&') checkReference(scan, i);
+    else if (c === ']' && text.startsWith(']]>', i)) fail(scan, i, "']]>' is not allowed in text (write ]]&gt;)");
     else if (depth === 0 && rootDone && !textAfterRoot && c !== ' ' && c !== '\t' && c !== '\n' && c !== '\r') {
       textAfterRoot = true;
-      fail(i, 'text after the root element');
+      fail(scan, i, 'text after the root element');
     }
     i += 1;
   }
-  return findings;
+}
+
+/** The index after the first `close` from `from`, or the end of the text when there is none. */
+function after(text: string, close: string, from: number): number {
+  const end = text.indexOf(close, from);
+  return end === -1 ? text.length : end + close.length;
+}
+
+/** A comment at `start`: no '--' inside, not ending with '--->'; the index after it. */
+function checkComment(scan: Scan, start: number): number {
+  const { text } = scan;
+  const end = text.indexOf('-->', start + 4);
+  const body = text.slice(start + 4, end === -1 ? text.length : end);
+  const dashes = body.indexOf('--');
+  if (dashes !== -1) fail(scan, start + 4 + dashes, "'--' is not allowed inside a comment");
+  else if (body.endsWith('-')) fail(scan, start + 4 + body.length - 1, "a comment cannot end with '--->'");
+  return end === -1 ? text.length : end + 3;
+}
+
+/** A start tag at `start`: its attribute values hold no '<' and only defined references; the index of its '>'. */
+function checkStartTag(scan: Scan, start: number): number {
+  const { text } = scan;
+  let j = start + 1;
+  let quote: string | undefined;
+  for (; j < text.length; j++) {
+    const ch = text[j];
+    if (quote !== undefined) {
+      if (ch === quote) quote = undefined;
+      else if (ch === '<') fail(scan, j, "'<' inside an attribute value (write &lt;)");
+      else if (ch === '&') checkReference(scan, j);
+    } else if (ch === '"' || ch === "'") {
+      quote = ch;
+    } else if (ch === '>') {
+      break;
+    }
+  }
+  return j;
+}
+
+/** A reference at `index` (its '&'): a character reference to an XML 1.0 character, or a predefined entity. */
+function checkReference(scan: Scan, index: number): void {
+  const { text } = scan;
+  const end = text.indexOf(';', index);
+  const body = end === -1 ? '' : text.slice(index + 1, end);
+  if (body.startsWith('#')) {
+    const hex = body[1] === 'x';
+    const digits = body.slice(hex ? 2 : 1);
+    const value = Number.parseInt(digits, hex ? 16 : 10);
+    if (digits === '' || Number.isNaN(value) || !isXmlChar(value))
+      fail(scan, index, `character reference &${body}; is not an XML 1.0 character`);
+  } else if (!predefined.has(body)) {
+    fail(
+      scan,
+      index,
+      `undefined entity &${body}; (only &lt; &gt; &amp; &apos; &quot; exist without a DTD; write & as &amp;)`,
+    );
+  }
 }
 
 export interface WellFormedness {

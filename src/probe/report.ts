@@ -115,79 +115,97 @@ const notMade = (summary: ProbeSummary) => summary.failures.find((failure) => fa
 
 /** The summary, a few lines a monitor's support can read. */
 export function formatSummary(summary: ProbeSummary): string {
-  const lines: string[] = [''];
-  const plainFailures = summary.fetches - summary.readable;
-  const formats = summary.formats.map((format) => formatNames[format]).join(' and ');
-  const items = summary.items
-    ? summary.items.min === summary.items.max
-      ? plural(summary.items.min, 'item')
-      : `${summary.items.min}–${summary.items.max} items`
-    : '';
-  const conditional = summary.validators.conditional;
-  const failedConditional = conditional.filter((outcome) => outcome.outcome === 'failed').length;
-  const conditionalFailures =
-    failedConditional === 0 ? '' : `, nor ${failedConditional} of the ${conditional.length} conditional re-fetches`;
-  if (plainFailures === 0 && failedConditional === 0)
-    lines.push(
-      `Result: ${summary.readable}/${summary.fetches} sequential fetches were a readable rate file (${formats}, ${items}, no errors in \`ratefile check\`): no timeouts, no empty responses, no challenge or error pages.`,
-    );
-  else
-    lines.push(
-      `Result: ${summary.readable}/${summary.fetches} sequential fetches were a readable rate file; ${plainFailures} ${plainFailures === 1 ? 'was' : 'were'} not${conditionalFailures}:`,
-    );
+  const lines: string[] = ['', resultLine(summary)];
   for (const failure of summary.failures) {
     lines.push(
       `  ${failure.count} × ${failure.name} (${failure.kind}), ${failure.count === 1 ? 'fetch' : 'fetches'} ${list(failure.fetches)}: ${failure.detail}`,
     );
     lines.push(`      → ${hintFor(failure.kind, summary.monitors)}`);
   }
-  if (summary.timeMs) {
-    const { min, median, max } = summary.timeMs;
-    const size = summary.bytes
-      ? ` Size: ${summary.bytes.max} bytes${summary.compressed && summary.wireBytes ? ` (${summary.wireBytes.max} on the wire, compressed)` : ''}.`
+  for (const line of [
+    timeLine(summary),
+    monitorsLine(summary),
+    statusesLine(summary),
+    validatorsLine(summary),
+    ratesLine(summary),
+    redirectsLine(summary),
+  ])
+    if (line) lines.push(line);
+  for (const note of summary.notes) lines.push(`Note: ${note}.`);
+  lines.push(verdictLine(summary));
+  return `${lines.map(safe).join('\n')}\n`;
+}
+
+/** "Result: 20/20 sequential fetches were a readable rate file (…)", or how many were not. */
+function resultLine(summary: ProbeSummary): string {
+  const plainFailures = summary.fetches - summary.readable;
+  const conditional = summary.validators.conditional;
+  const failedConditional = conditional.filter((outcome) => outcome.outcome === 'failed').length;
+  if (plainFailures === 0 && failedConditional === 0) {
+    const formats = summary.formats.map((format) => formatNames[format]).join(' and ');
+    const items = summary.items
+      ? summary.items.min === summary.items.max
+        ? plural(summary.items.min, 'item')
+        : `${summary.items.min}–${summary.items.max} items`
       : '';
-    lines.push(`Time: ${duration(min)} min, ${duration(median)} median, ${duration(max)} max.${size}`);
+    return `Result: ${summary.readable}/${summary.fetches} sequential fetches were a readable rate file (${formats}, ${items}, no errors in \`ratefile check\`): no timeouts, no empty responses, no challenge or error pages.`;
   }
-  const monitors = monitorsLine(summary);
-  if (monitors) lines.push(monitors);
+  const conditionalFailures =
+    failedConditional === 0 ? '' : `, nor ${failedConditional} of the ${conditional.length} conditional re-fetches`;
+  return `Result: ${summary.readable}/${summary.fetches} sequential fetches were a readable rate file; ${plainFailures} ${plainFailures === 1 ? 'was' : 'were'} not${conditionalFailures}:`;
+}
+
+/** "Time: 120 ms min, 140 ms median, 300 ms max. Size: …" */
+function timeLine(summary: ProbeSummary): string | undefined {
+  if (!summary.timeMs) return undefined;
+  const { min, median, max } = summary.timeMs;
+  const size = summary.bytes
+    ? ` Size: ${summary.bytes.max} bytes${summary.compressed && summary.wireBytes ? ` (${summary.wireBytes.max} on the wire, compressed)` : ''}.`
+    : '';
+  return `Time: ${duration(min)} min, ${duration(median)} median, ${duration(max)} max.${size}`;
+}
+
+/** "Statuses: 200 × 20; Content-Type: application/xml." */
+function statusesLine(summary: ProbeSummary): string | undefined {
   const statuses = Object.entries(summary.statuses)
     .map(([status, count]) => `${status} × ${count}`)
     .join(', ');
-  if (statuses) lines.push(`Statuses: ${statuses}; Content-Type: ${summary.contentTypes.join(', ') || 'none'}.`);
-  const { etag, lastModified } = summary.validators;
-  if (etag !== undefined || lastModified !== undefined) {
-    const sent = [
-      etag === undefined ? '' : `ETag ${etag}`,
-      lastModified === undefined ? '' : `Last-Modified ${lastModified}`,
-    ]
-      .filter(Boolean)
-      .join(', ');
-    lines.push(
-      `Validators: ${sent}. Conditional re-fetch: ${conditional.map(conditionalLine).join('; ') || 'not made'}.`,
-    );
-  }
-  if (summary.rates.files > 1) {
-    const { files, distinct, changedAt, bodies } = summary.rates;
-    lines.push(
-      distinct === 1
-        ? `Rates: the same in all ${files} ${summary.readable === files ? 'readable fetches' : 'rate files fetched'}${bodies > 1 ? ` (${bodies} different bodies)` : ''}.`
-        : `Rates: ${distinct} different sets; they changed at ${changedAt.length === 1 ? 'fetch' : 'fetches'} ${list(changedAt)} (expected while rates move).`,
-    );
-  }
-  if (summary.redirected.fetches > 0) {
-    const chain = summary.redirected.chain.map((hop) => `${hop.status} → ${quoteValue(hop.location)}`).join(', ');
-    lines.push(
-      `Redirects: ${summary.redirected.fetches} of ${summary.fetches} fetches were redirected (${chain}); register the final URL with the monitors.`,
-    );
-  }
-  for (const note of summary.notes) lines.push(`Note: ${note}.`);
+  return statuses ? `Statuses: ${statuses}; Content-Type: ${summary.contentTypes.join(', ') || 'none'}.` : undefined;
+}
+
+/** "Validators: ETag …. Conditional re-fetch: …", when the server sent any. */
+function validatorsLine(summary: ProbeSummary): string | undefined {
+  const { etag, lastModified, conditional } = summary.validators;
+  if (etag === undefined && lastModified === undefined) return undefined;
+  const sent = [
+    etag === undefined ? '' : `ETag ${etag}`,
+    lastModified === undefined ? '' : `Last-Modified ${lastModified}`,
+  ]
+    .filter(Boolean)
+    .join(', ');
+  return `Validators: ${sent}. Conditional re-fetch: ${conditional.map(conditionalLine).join('; ') || 'not made'}.`;
+}
+
+/** Whether the rates stayed the same across the rate files fetched (more than one). */
+function ratesLine(summary: ProbeSummary): string | undefined {
+  if (summary.rates.files <= 1) return undefined;
+  const { files, distinct, changedAt, bodies } = summary.rates;
+  return distinct === 1
+    ? `Rates: the same in all ${files} ${summary.readable === files ? 'readable fetches' : 'rate files fetched'}${bodies > 1 ? ` (${bodies} different bodies)` : ''}.`
+    : `Rates: ${distinct} different sets; they changed at ${changedAt.length === 1 ? 'fetch' : 'fetches'} ${list(changedAt)} (expected while rates move).`;
+}
+
+function redirectsLine(summary: ProbeSummary): string | undefined {
+  if (summary.redirected.fetches <= 0) return undefined;
+  const chain = summary.redirected.chain.map((hop) => `${hop.status} → ${quoteValue(hop.location)}`).join(', ');
+  return `Redirects: ${summary.redirected.fetches} of ${summary.fetches} fetches were redirected (${chain}); register the final URL with the monitors.`;
+}
+
+/** The last line: every fetch readable, or why the probe exits 1. */
+function verdictLine(summary: ProbeSummary): string {
+  if (summary.ok) return 'Every fetch was readable.';
   const onlyTime = summary.failures.length > 0 && summary.failures.every((failure) => failure.kind === 'too-slow');
-  lines.push(
-    summary.ok
-      ? 'Every fetch was readable.'
-      : onlyTime
-        ? "Every fetch was a readable rate file, but not within every monitor's timeout (exit 1)."
-        : 'Not every fetch was readable (exit 1).',
-  );
-  return `${lines.map(safe).join('\n')}\n`;
+  return onlyTime
+    ? "Every fetch was a readable rate file, but not within every monitor's timeout (exit 1)."
+    : 'Not every fetch was readable (exit 1).';
 }
