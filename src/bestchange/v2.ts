@@ -6,7 +6,8 @@ import { knownCities } from '../codes.js';
 import { RatefileError, quoteValue } from '../errors.js';
 import type { FeedPair } from '../model.js';
 import { isRecord } from '../sources/values.js';
-import { directionKey, maxFeedRows, type BestChangeFeed, type CompetitorRow, type FeedCity } from './feed.js';
+import { directionKey, type BestChangeFeed, type CompetitorRow, type FeedCity } from './feed.js';
+import { maxFeedRows } from './zip.js';
 
 export interface V2Currency {
   id: number;
