@@ -109,7 +109,7 @@ export const ROW_LIMIT = 200;
 const STATES = ['published', 'withheld', 'hours', 'paused'];
 const seconds = (ms: number) => Math.round(ms / 1000);
 
-export function normalizeFilter(filter: Partial<Filter> = {}): Filter {
+function normalizeFilter(filter: Partial<Filter> = {}): Filter {
   const one = (value: string | undefined) => (value ?? '').trim().slice(0, 100);
   return {
     currency: one(filter.currency).toUpperCase(),
