@@ -18,6 +18,22 @@ export function currentProblems(status: Status, now: Date): Problem[] {
   const health = assessHealth(status, now);
   if (health.level !== 'ok')
     problems.push({ key: `health:${health.level}`, text: `health ${health.level}: ${health.reasons.join('; ')}` });
+  problems.push(...sourceProblems(status), ...heldProblems(status), ...competeProblems(status));
+  problems.push(...listingProblems(status, now));
+  if (!status.lastBuild.ok)
+    problems.push({ key: 'build', text: `build failing: ${status.lastBuild.error ?? 'unknown error'}` });
+  if (status.configError !== undefined)
+    problems.push({ key: 'config', text: `config reload rejected: ${status.configError}` });
+  if (status.maintenance)
+    problems.push({ key: 'maintenance', text: 'maintenance on: every export is published empty' });
+  problems.push(...haProblems(status, now));
+  // What an alert says (and alerts.json keeps) quotes sources' answers: no credential in it, whatever status it came from.
+  return problems.map((problem) => ({ ...problem, text: redactSecrets(problem.text) }));
+}
+
+/** Quote sources, then reserve sources, that failed this build. */
+function sourceProblems(status: Status): Problem[] {
+  const problems: Problem[] = [];
   for (const source of status.sources) {
     if (!source.ok)
       problems.push({
@@ -32,6 +48,12 @@ export function currentProblems(status: Status, now: Date): Problem[] {
         text: `reserve source ${source.name} failing: ${source.lastError ?? 'unknown error'}`,
       });
   }
+  return problems;
+}
+
+/** Directions held back by a fault (a held jump says how to publish it now). */
+function heldProblems(status: Status): Problem[] {
+  const problems: Problem[] = [];
   for (const held of status.heldBack) {
     if (!isFault(held.kind)) continue;
     if (held.kind === 'jump') {
@@ -47,6 +69,12 @@ export function currentProblems(status: Status, now: Date): Problem[] {
       });
     }
   }
+  return problems;
+}
+
+/** Competing directions at their normal margin, in a price war, or pinned at their floor. */
+function competeProblems(status: Status): Problem[] {
+  const problems: Problem[] = [];
   for (const c of status.competing ?? []) {
     // Both are worth a look: the field is not trusted, or it is cheaper than the floor lets us go.
     if (c.basis === 'fallback')
@@ -66,7 +94,12 @@ export function currentProblems(status: Status, now: Date): Problem[] {
         text: `${directionNameOfId(c.direction)} pinned at its floor, place ${c.place} (target ${c.target}): ${c.reason ?? 'the field is cheaper'}`,
       });
   }
-  // BestChange lists a direction other than published (or not at all) for longer than the source allows.
+  return problems;
+}
+
+/** BestChange lists a direction other than published (or not at all) for longer than the source allows. */
+function listingProblems(status: Status, now: Date): Problem[] {
+  const problems: Problem[] = [];
   for (const view of status.listing ?? []) {
     if (view.since === undefined || now.getTime() - Date.parse(view.since) < view.alertAfterSeconds * 1000) continue;
     const key = view.city ? `${view.direction}@${view.city}` : view.direction;
@@ -76,15 +109,7 @@ export function currentProblems(status: Status, now: Date): Problem[] {
       text: `BestChange lists ${directionNameOfId(view.direction)}${where} as ${view.state} since ${view.since}: ${view.differences.join('; ')}`,
     });
   }
-  if (!status.lastBuild.ok)
-    problems.push({ key: 'build', text: `build failing: ${status.lastBuild.error ?? 'unknown error'}` });
-  if (status.configError !== undefined)
-    problems.push({ key: 'config', text: `config reload rejected: ${status.configError}` });
-  if (status.maintenance)
-    problems.push({ key: 'maintenance', text: 'maintenance on: every export is published empty' });
-  problems.push(...haProblems(status, now));
-  // What an alert says (and alerts.json keeps) quotes sources' answers: no credential in it, whatever status it came from.
-  return problems.map((problem) => ({ ...problem, text: redactSecrets(problem.text) }));
+  return problems;
 }
 
 /** How long a takeover stays an open problem: it starts an alert, which ends by itself. */

@@ -6,7 +6,8 @@ import { knownCities } from '../codes.js';
 import { RatefileError, quoteValue } from '../errors.js';
 import type { FeedPair } from '../model.js';
 import { isRecord } from '../sources/values.js';
-import { directionKey, maxFeedRows, type BestChangeFeed, type CompetitorRow, type FeedCity } from './feed.js';
+import { directionKey, type BestChangeFeed, type CompetitorRow, type FeedCity } from './feed.js';
+import { maxFeedRows } from './zip.js';
 
 export interface V2Currency {
   id: number;
@@ -21,9 +22,9 @@ export interface V2Catalogue {
 }
 
 /** Most items a catalogue may list: BestChange has a few hundred currencies and cities and about 400 changers. */
-export const maxCatalogueItems = 20_000;
+const maxCatalogueItems = 20_000;
 /** Most offers one pair may have: a busy pair has a few dozen. */
-export const maxOffersPerPair = 2_000;
+const maxOffersPerPair = 2_000;
 /** Tokens per `rates` request: Premium Exchanger sends 490, iEX at most 500; no client sends more. */
 export const maxTokensPerRequest = 490;
 const maxNameLength = 200;

@@ -68,13 +68,7 @@ function keyOf(rule: CompeteRule, from: Currency, to: Currency): string {
  * `ranked`: by rankrate (API v2) the field's rates are 1 ÷ rankrate, and the cap's is turned into the published rate
  * whose rankrate it is (our fees at $300). Such cores are made per build, so nothing kept goes stale with the quotes.
  */
-export function capOf(
-  core: FieldCore,
-  rule: CompeteRule,
-  from: Currency,
-  to: Currency,
-  ranked?: RankTerms,
-): Cap | undefined {
+function capOf(core: FieldCore, rule: CompeteRule, from: Currency, to: Currency, ranked?: RankTerms): Cap | undefined {
   const { cap: steps } = rule;
   if (!steps) return undefined;
   const cap = made(core, keyOf(rule, from, to), (): Cap | null => {

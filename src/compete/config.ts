@@ -29,14 +29,14 @@ const place = z
   });
 
 /** Premium Exchanger's "security step" never goes past the best rate by more than two steps: the same here. */
-export const defaultCap = 2;
+const defaultCap = 2;
 /**
  * Three answers in a row: one or two can be the market moving everyone; a third answer landing within two minutes
  * of each of our moves is a bot reacting to us. Two minutes: BestChange reads our file, the rival's bot reads
  * BestChange (30 s at the least) and publishes, BestChange reads theirs, and we fetch the feed again (30 s).
  * Fifteen minutes of holding: long enough for the rival's bot to settle, short enough to lose little place.
  */
-export const defaultWar = { rounds: 3, within: '2m', coolDown: '15m' } as const;
+const defaultWar = { rounds: 3, within: '2m', coolDown: '15m' } as const;
 
 const nonNegative = (what: string) =>
   percentage.refine((value) => !value.trim().startsWith('-'), { error: expected(`${what} of 0% or more like "0.5%"`) });

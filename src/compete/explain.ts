@@ -22,7 +22,7 @@ export interface RateForm {
   cost(better: Decimal, worse: Decimal): string;
 }
 
-export function rateForm(direction: Direction, published: { in: Decimal }): RateForm {
+function rateForm(direction: Direction, published: { in: Decimal }): RateForm {
   const give = !published.in.equals(ONE);
   const [from, to] = [direction.from.code, direction.to.code];
   const pct = (value: Decimal) => `${formatDecimal(value.times(100).toSignificantDigits(4))}%`;

@@ -35,9 +35,6 @@ export const compareForms = (a: PublishedRate, b: PublishedRate): number =>
 export const compareToRow = (form: PublishedRate, row: CompetitorRow): number =>
   form.out.times(row.give).comparedTo(new Decimal(row.get).times(form.in));
 
-/** -1, 0, 1 as the form gives the client less, the same, more than `rate`. */
-export const compareToRate = (form: PublishedRate, rate: Decimal): number => form.out.comparedTo(rate.times(form.in));
-
 /** The most generous published form at or below `rate`: the usual rounding against the client. */
 export const atOrBelow = (rate: Decimal, from: Currency, to: Currency): PublishedRate => publishedRate(rate, from, to);
 
@@ -91,15 +88,6 @@ export function beyond(
     form = next;
   }
   return form;
-}
-
-/** One step less generous. */
-export function stepDown(form: PublishedRate, from: Currency, to: Currency): PublishedRate {
-  if (form.in.equals(ONE)) {
-    const out = form.out.minus(unit(to.ratePrecision));
-    if (out.greaterThanOrEqualTo(1)) return { in: ONE, out };
-  }
-  return { in: form.in.plus(unit(from.ratePrecision)), out: ONE };
 }
 
 /**

@@ -211,27 +211,9 @@ function compareOne(
   }
   if (!ours) return lasting('unpublished', ['listed while not published']);
   if (!row || !listed) return lasting('missing', ['published, not listed']);
-  // The newest published rate the feed could show (published before it was fetched) that it shows.
   const fetched = fetchedAt?.getTime() ?? now.getTime();
-  let matched = -1;
-  for (let i = entry.versions.length - 1; i >= 0; i--) {
-    const version = entry.versions[i]!;
-    if (!version.unmeasured && Date.parse(version.at) > fetched) continue;
-    const [inText = '', outText = ''] = version.rate.split(':');
-    if (sameRate(row.give, row.get, { in: new Decimal(inText), out: new Decimal(outText) })) {
-      matched = i;
-      break;
-    }
-  }
-  const version = entry.versions[matched];
-  if (version && !version.seenAt) {
-    version.seenAt = new Date(fetched).toISOString();
-    if (!version.unmeasured) {
-      const lag = Math.max(0, Math.round((fetched - Date.parse(version.at)) / 1000));
-      entry.lagSeconds = lag;
-      lags.push(lag);
-    }
-  }
+  const matched = shownVersion(entry, row, fetched);
+  noteSeen(entry, matched, fetched, lags);
   if (matched === -1) {
     const earlier = entry.versions.length - 1;
     const none = earlier === 0 ? 'no earlier rate' : `nor any of the ${plural(earlier, 'earlier rate')}`;
@@ -248,6 +230,37 @@ function compareOne(
       since: replaced,
     };
   }
+  const differences = amountDifferences(listed, ours, source.amountTolerance);
+  if (differences.length > 0) return lasting('differs', differences);
+  delete entry.since;
+  return { state: 'same', ...values, differences };
+}
+
+/** The newest published rate the feed could show (published before it was fetched) that it shows; -1 when none. */
+function shownVersion(entry: ListingEntry, row: CompetitorRow, fetched: number): number {
+  for (let i = entry.versions.length - 1; i >= 0; i--) {
+    const version = entry.versions[i]!;
+    if (!version.unmeasured && Date.parse(version.at) > fetched) continue;
+    const [inText = '', outText = ''] = version.rate.split(':');
+    if (sameRate(row.give, row.get, { in: new Decimal(inText), out: new Decimal(outText) })) return i;
+  }
+  return -1;
+}
+
+/** The first feed that shows a version: when, and (for a measured one) how long the listing took. */
+function noteSeen(entry: ListingEntry, matched: number, fetched: number, lags: number[]): void {
+  const version = entry.versions[matched];
+  if (!version || version.seenAt) return;
+  version.seenAt = new Date(fetched).toISOString();
+  if (!version.unmeasured) {
+    const lag = Math.max(0, Math.round((fetched - Date.parse(version.at)) / 1000));
+    entry.lagSeconds = lag;
+    lags.push(lag);
+  }
+}
+
+/** The listed reserve and limits that differ from ours by more than the tolerance. */
+function amountDifferences(listed: ListingValues, ours: ListingValues, tolerance: Decimal): string[] {
   const differences: string[] = [];
   const amounts = [
     ['reserve', listed.reserve, ours.reserve],
@@ -257,12 +270,10 @@ function compareOne(
   for (const [what, shown, mine] of amounts) {
     // A limit the listing does not carry (an 8-field feed, 0) or we do not publish is not compared.
     if (shown === undefined || mine === undefined) continue;
-    if (!sameAmount(shown, new Decimal(mine), source.amountTolerance))
+    if (!sameAmount(shown, new Decimal(mine), tolerance))
       differences.push(`${what}: listed ${shown}, published ${mine}`);
   }
-  if (differences.length > 0) return lasting('differs', differences);
-  delete entry.since;
-  return { state: 'same', ...values, differences };
+  return differences;
 }
 
 /** At most MAX_VERSIONS, none older than an hour but the newest (a lag longer than that is a `differs`). */

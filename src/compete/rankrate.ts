@@ -18,7 +18,7 @@ import type { Standing } from './standing.js';
 const ZERO = new Decimal(0);
 const ONE = new Decimal(1);
 /** "calculated for an exchange amount of $300" (BestChange, quoted in Premium Exchanger's guide). */
-export const referenceUsd = new Decimal(300);
+const referenceUsd = new Decimal(300);
 
 /** A direction's fees in its sides' units: parts of the amount, fixed amounts, and the minimum (all ≥ 0). */
 export interface OwnFees {

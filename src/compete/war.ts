@@ -26,7 +26,7 @@ export type WarMemory = Record<string, WarEntry>;
 /** Forms are shared by the builds of one feed or market (standing.ts, bounds.ts): their text is made once. */
 const texts = new WeakMap<PublishedRate, string>();
 
-export function formText(form: PublishedRate): string {
+function formText(form: PublishedRate): string {
   let text = texts.get(form);
   if (text === undefined) texts.set(form, (text = `${form.in.toString()}:${form.out.toString()}`));
   return text;

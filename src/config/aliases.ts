@@ -4,7 +4,7 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, type Alias, type Document, type Node } from 'yaml';
 
 /** Aliases may add as many values as the file holds itself, plus this many: room for every sane use of anchors. */
-export const ALIAS_ALLOWANCE = 100_000;
+const ALIAS_ALLOWANCE = 100_000;
 
 export const allowedAliasValues = (distinct: number): number => distinct + ALIAS_ALLOWANCE;
 

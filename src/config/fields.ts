@@ -41,7 +41,7 @@ function numberAsText(value: unknown): unknown {
   return typeof value === 'number' && Number.isFinite(value) && !/e/i.test(String(value)) ? String(value) : value;
 }
 
-export const decimalPattern = /^\d+(\.\d+)?$/;
+const decimalPattern = /^\d+(\.\d+)?$/;
 
 /** A non-negative plain decimal such as `12.5`; no exponents, commas or signs. */
 export const amount = z.preprocess(numberAsText, decimalText(decimalPattern, 'a non-negative decimal like "12.5"'));
@@ -55,7 +55,7 @@ export const percentage = decimalText(/^-?\d+(\.\d+)?\s?%$/, 'a percentage like 
   { error: (issue) => `expected a percentage between -100% and 100%, got ${describeValue(issue.input)}` },
 );
 
-export const codePattern = /^[A-Z][A-Z0-9]{1,15}$/;
+const codePattern = /^[A-Z][A-Z0-9]{1,15}$/;
 export const currencyCode = text(codePattern, 'a currency code in capitals like "SBERRUB"');
 export const assetCode = text(/^[A-Z][A-Z0-9]{1,9}$/, 'an asset ticker in capitals like "RUB" or "USDT"');
 export const cityCode = text(/^[A-Z][A-Z0-9]{1,9}$/, 'a city code in capitals like "MSK"');

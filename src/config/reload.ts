@@ -9,7 +9,7 @@ import type { Config } from '../model.js';
 import { plural } from '../words.js';
 
 /** How long the config and templates must be left alone before a change to them is read. */
-export const defaultSettleMs = 2_000;
+const defaultSettleMs = 2_000;
 
 interface Stamp {
   /** Identity and last change of every file read: any edit, replacement or removal changes it. */

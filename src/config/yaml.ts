@@ -97,7 +97,7 @@ function compactor(): (event: EventType, state: State) => void {
 }
 
 /** Problems listed in an error; beyond this the rest are counted, so a generated file cannot flood a terminal or a log. */
-export const MAX_PROBLEMS_SHOWN = 100;
+const MAX_PROBLEMS_SHOWN = 100;
 
 function capped(lines: readonly string[]): string[] {
   const rest = lines.length - MAX_PROBLEMS_SHOWN;

@@ -31,7 +31,7 @@ export interface CompetePoint {
 const sideOf = (rate: Decimal) => (rate.greaterThanOrEqualTo(1) ? rate.toNumber() : 1 / rate.toNumber());
 
 /** A build's point of one competing direction. */
-export function competePoint(at: number, detail: CompeteDetail, published: Decimal | undefined): CompetePoint {
+function competePoint(at: number, detail: CompeteDetail, published: Decimal | undefined): CompetePoint {
   const rival = detail.fields.find((field) => field.rival)?.rival;
   return {
     at,

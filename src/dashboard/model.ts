@@ -5,13 +5,12 @@ import { whoPublishes } from '../status.js';
 import type { ExportTemplate, HealthLevel } from '../model.js';
 import { HISTORY_MS, type History } from './history.js';
 import { competeSectionView, type CompeteHistory, type CompeteSectionView } from './compete-chart.js';
-import { prepare, type DirectionFacts, type ExportFacts } from './prepare.js';
+import { prepare, type ExportFacts } from './prepare.js';
+import type { DirectionFacts } from './rows.js';
 import { publicText, type Redaction } from './redact.js';
 import type { BuildReport, Status } from '../report.js';
 import type { ReadersView } from '../readers/tracker.js';
 import { age, plural } from '../words.js';
-
-export type { DirectionFacts, DirectionState } from './prepare.js';
 
 /** What the service keeps of its latest build that published, besides the report. */
 export interface LatestBuild {
@@ -110,7 +109,7 @@ export const ROW_LIMIT = 200;
 const STATES = ['published', 'withheld', 'hours', 'paused'];
 const seconds = (ms: number) => Math.round(ms / 1000);
 
-export function normalizeFilter(filter: Partial<Filter> = {}): Filter {
+function normalizeFilter(filter: Partial<Filter> = {}): Filter {
   const one = (value: string | undefined) => (value ?? '').trim().slice(0, 100);
   return {
     currency: one(filter.currency).toUpperCase(),

@@ -281,7 +281,7 @@ ${select('export', 'Export', view.options.exports, view.filter.export)}
 }
 
 /** The two parts dashboard.js replaces after each build, around the filters (kept, so typing is not interrupted). */
-export function renderLive(view: DashboardView): { top: string; rows: string } {
+function renderLive(view: DashboardView): { top: string; rows: string } {
   const { counts } = view.head;
   const built = view.head.build !== undefined || view.exports.length > 0;
   const top = `<div id="live" data-stamp="${escapeHtml(view.head.stamp)}">

@@ -14,7 +14,7 @@ const common = {
   'Referrer-Policy': 'no-referrer',
 };
 /** The page's own script and its JSON, nothing from elsewhere; inline styles as before; forms only to `/`. */
-export const pagePolicy =
+const pagePolicy =
   "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 const dataPolicy = "default-src 'none'; frame-ancestors 'none'";
 

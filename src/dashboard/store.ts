@@ -1,6 +1,6 @@
 // The history file `.ratefile/history/history.jsonl`: one line appended per build, off the build's path
 // (queued, never awaited by it); rewritten trimmed and thinned every ten minutes; read back on start.
-import { appendFile, chmod, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
 import { STATE_FILE_MODE, stateFolder } from '../state-files.js';
@@ -92,9 +92,4 @@ export async function openHistory(stateDir: string, log: Pick<Logger, 'warn'>, n
     },
     idle: () => queue,
   };
-}
-
-/** Size of the history file in bytes, 0 when there is none (for the dashboard's footer and tests). */
-export async function historySize(stateDir: string): Promise<number> {
-  return (await stat(historyFile(stateDir)).catch(() => undefined))?.size ?? 0;
 }
