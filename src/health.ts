@@ -1,6 +1,6 @@
 // Health: is ratefile publishing what it should? ok, degraded or failing, each with its reasons. Pure: the
 // status and the clock in, the level out; computed after every build (kept in the status) and again when read.
-import type { Health, HealthLevel, HealthPolicy } from './model.js';
+import type { Health, HealthPolicy } from './model.js';
 import type { Status } from './report.js';
 import type { WithheldKind } from './priced.js';
 import { directionNameOfId, plural } from './words.js';
@@ -105,17 +105,14 @@ function haSilence(status: Status, now: Date, limitMs: number): string | undefin
     : `no instance has published since this one started ${Math.round(silentMs / 1000)} s ago (${limit})${why}`;
 }
 
-/** What /healthz and `ratefile status --json` put before the status: the level, its reasons, and the old two fields. */
-export function healthBody(health: Health): {
-  level: HealthLevel;
-  reasons: string[];
-  healthy: boolean;
-  reason: string;
-} {
-  return {
-    level: health.level,
-    reasons: health.reasons,
-    healthy: health.level !== 'failing',
-    reason: health.reasons.join('; ') || 'ok',
-  };
+/** The body of the full /healthz and of `ratefile status --json`: one level with its reasons, then the status. */
+export type HealthBody = Health & Omit<Partial<Status>, 'health'>;
+
+/**
+ * The level and reasons assessed now, then the status as the last build left it, without the level that build
+ * assessed (it would say the same thing again, or an older thing): each fact once.
+ */
+export function healthBody(health: Health, status: Status | undefined): HealthBody {
+  const { health: _atBuild, ...rest } = status ?? {};
+  return { level: health.level, reasons: health.reasons, ...rest };
 }

@@ -151,16 +151,11 @@ export function healthRoutes(input: HealthInput): { full: Route; bare: Route } {
   return {
     full: (_request, response) => {
       const { health, ha, code } = assess();
-      const status = input.status();
-      json(response, code, input.shown({ ...healthBody(health), ...status, ...(ha ? { ha } : {}), health }));
+      json(response, code, input.shown({ ...healthBody(health, input.status()), ...(ha ? { ha } : {}) }));
     },
     bare: (_request, response) => {
       const { health, ha, code } = assess();
-      json(response, code, {
-        level: health.level,
-        healthy: health.level !== 'failing',
-        ...(ha ? { role: ha.role } : {}),
-      });
+      json(response, code, { level: health.level, ...(ha ? { role: ha.role } : {}) });
     },
   };
 }

@@ -49,88 +49,118 @@ const reason = (error: unknown) => {
   return code === 'ENOSPC' ? `${message} (the inotify watch limit, fs.inotify.max_user_watches)` : message;
 };
 
-export function watchSourceFiles(options: SourceWatchOptions): SourceWatch {
-  const { log } = options;
-  const settleMs = options.settleMs ?? changeSettleMs;
-  const maxWaitMs = options.maxWaitMs ?? changeMaxWaitMs;
+/** What the watch keeps: each folder watched, and the changes waiting out their settle time. */
+interface Watching {
+  log: Logger;
+  onChange: (files: string[]) => void;
+  settleMs: number;
+  maxWaitMs: number;
   /** Per folder: its watch (absent while it cannot be made) and the names in it that count. */
-  const folders = new Map<string, { watcher?: FSWatcher; names: Set<string>; failure?: string }>();
-  const changed = new Set<string>();
-  let timer: NodeJS.Timeout | undefined;
-  let firstChangeAt = 0;
-  let closed = false;
+  folders: Map<string, { watcher?: FSWatcher; names: Set<string>; failure?: string }>;
+  changed: Set<string>;
+  timer: NodeJS.Timeout | undefined;
+  firstChangeAt: number;
+  closed: boolean;
+}
 
-  const flush = () => {
-    timer = undefined;
-    const files = [...changed].sort();
-    changed.clear();
-    if (!closed && files.length > 0) options.onChange(files);
+export function watchSourceFiles(options: SourceWatchOptions): SourceWatch {
+  const watching: Watching = {
+    log: options.log,
+    onChange: options.onChange,
+    settleMs: options.settleMs ?? changeSettleMs,
+    maxWaitMs: options.maxWaitMs ?? changeMaxWaitMs,
+    folders: new Map(),
+    changed: new Set(),
+    timer: undefined,
+    firstChangeAt: 0,
+    closed: false,
   };
-  const noticed = (files: readonly string[]) => {
-    const now = performance.now();
-    if (changed.size === 0) firstChangeAt = now;
-    for (const file of files) changed.add(file);
-    clearTimeout(timer);
-    timer = setTimeout(flush, Math.max(0, Math.min(settleMs, firstChangeAt + maxWaitMs - now)));
-  };
-
-  const failed = (folder: string, error: unknown) => {
-    const entry = folders.get(folder);
-    if (!entry) return;
-    entry.watcher?.close();
-    delete entry.watcher;
-    const text = reason(error);
-    if (entry.failure !== text)
-      log.warn(
-        `watch: cannot watch ${folder} for changes to ${[...entry.names].join(', ')}: ${text}; they are read at the scheduled builds`,
-        { event: 'source-watch', ok: false, folder },
-      );
-    entry.failure = text;
-  };
-  const open = (folder: string) => {
-    const entry = folders.get(folder)!;
-    try {
-      const watcher = watch(folder, { persistent: false }, (_event, name) => {
-        // No name (some platforms): any of the folder's files may have changed.
-        const names = name === null ? [...entry.names] : entry.names.has(name) ? [name] : [];
-        if (names.length > 0) noticed(names.map((each) => resolve(folder, each)));
-      });
-      watcher.on('error', (error) => failed(folder, error));
-      entry.watcher = watcher;
-      if (entry.failure !== undefined) {
-        log.info(`watch: watching ${folder} again`, { event: 'source-watch', ok: true, folder });
-        delete entry.failure;
-      }
-    } catch (error) {
-      failed(folder, error);
-    }
-  };
-
   return {
-    target(files) {
-      if (closed) return;
-      const wanted = new Map<string, Set<string>>();
-      for (const file of files) {
-        const folder = dirname(file);
-        (wanted.get(folder) ?? wanted.set(folder, new Set()).get(folder)!).add(basename(file));
-      }
-      for (const [folder, entry] of folders)
-        if (!wanted.has(folder)) {
-          entry.watcher?.close();
-          folders.delete(folder);
-        }
-      for (const [folder, names] of wanted) {
-        const entry = folders.get(folder);
-        if (entry) entry.names = names;
-        else folders.set(folder, { names });
-        if (!folders.get(folder)!.watcher) open(folder);
-      }
-    },
+    target: (files) => target(watching, files),
     close() {
-      closed = true;
-      clearTimeout(timer);
-      for (const entry of folders.values()) entry.watcher?.close();
-      folders.clear();
+      watching.closed = true;
+      clearTimeout(watching.timer);
+      for (const entry of watching.folders.values()) entry.watcher?.close();
+      watching.folders.clear();
     },
   };
+}
+
+/** The folders of these files watched: those no longer needed let go, new ones watched, failed ones retried. */
+function target(watching: Watching, files: readonly string[]): void {
+  if (watching.closed) return;
+  const { folders } = watching;
+  const wanted = new Map<string, Set<string>>();
+  for (const file of files) {
+    const folder = dirname(file);
+    (wanted.get(folder) ?? wanted.set(folder, new Set()).get(folder)!).add(basename(file));
+  }
+  for (const [folder, entry] of folders)
+    if (!wanted.has(folder)) {
+      entry.watcher?.close();
+      folders.delete(folder);
+    }
+  for (const [folder, names] of wanted) {
+    const entry = folders.get(folder);
+    if (entry) entry.names = names;
+    else folders.set(folder, { names });
+    if (!folders.get(folder)!.watcher) open(watching, folder);
+  }
+}
+
+function open(watching: Watching, folder: string): void {
+  const entry = watching.folders.get(folder)!;
+  try {
+    const watcher = watch(folder, { persistent: false }, (_event, name) => {
+      // No name (some platforms): any of the folder's files may have changed.
+      const names = name === null ? [...entry.names] : entry.names.has(name) ? [name] : [];
+      if (names.length > 0)
+        noticed(
+          watching,
+          names.map((each) => resolve(folder, each)),
+        );
+    });
+    watcher.on('error', (error) => failed(watching, folder, error));
+    entry.watcher = watcher;
+    if (entry.failure !== undefined) {
+      watching.log.info(`watch: watching ${folder} again`, { event: 'source-watch', ok: true, folder });
+      delete entry.failure;
+    }
+  } catch (error) {
+    failed(watching, folder, error);
+  }
+}
+
+/** A watch that fails is a warning once per reason; the folder is retried at the next `target`. */
+function failed(watching: Watching, folder: string, error: unknown): void {
+  const entry = watching.folders.get(folder);
+  if (!entry) return;
+  entry.watcher?.close();
+  delete entry.watcher;
+  const text = reason(error);
+  if (entry.failure !== text)
+    watching.log.warn(
+      `watch: cannot watch ${folder} for changes to ${[...entry.names].join(', ')}: ${text}; they are read at the scheduled builds`,
+      { event: 'source-watch', ok: false, folder },
+    );
+  entry.failure = text;
+}
+
+/** Changes wait until their files are left alone for `settleMs`, but no longer than `maxWaitMs` after the first. */
+function noticed(watching: Watching, files: readonly string[]): void {
+  const now = performance.now();
+  if (watching.changed.size === 0) watching.firstChangeAt = now;
+  for (const file of files) watching.changed.add(file);
+  clearTimeout(watching.timer);
+  watching.timer = setTimeout(
+    () => flush(watching),
+    Math.max(0, Math.min(watching.settleMs, watching.firstChangeAt + watching.maxWaitMs - now)),
+  );
+}
+
+function flush(watching: Watching): void {
+  watching.timer = undefined;
+  const files = [...watching.changed].sort();
+  watching.changed.clear();
+  if (!watching.closed && files.length > 0) watching.onChange(files);
 }

@@ -76,6 +76,7 @@ async function post(
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
 }
 
+/** The channels the config names, in this order: webhook, telegram, email. */
 export function createChannels(
   config: AlertsConfig,
   env: Env,
@@ -83,75 +84,91 @@ export function createChannels(
   options: ChannelOptions = {},
 ): Channel[] {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const channels: Channel[] = [];
   const { webhook, telegram, email } = config;
-  if (webhook) {
-    const secret = webhook.secretEnv ? env[webhook.secretEnv] : undefined;
-    channels.push({
-      name: 'webhook',
-      send: (message, signal) => {
-        const body = JSON.stringify({
-          type: 'ratefile.alert',
-          id: message.id,
-          at: message.at,
-          level: message.level,
-          events: message.events.map(({ kind, key, text }) => ({ kind, key, text })),
+  return [
+    ...(webhook ? [webhookChannel(webhook, env, fetcher, timeoutMs)] : []),
+    ...(telegram ? [telegramChannel(telegram, env, fetcher, timeoutMs)] : []),
+    ...(email ? [emailChannel(email, env, timeoutMs)] : []),
+  ];
+}
+
+function webhookChannel(
+  webhook: NonNullable<AlertsConfig['webhook']>,
+  env: Env,
+  fetcher: typeof fetch,
+  timeoutMs: number,
+): Channel {
+  const secret = webhook.secretEnv ? env[webhook.secretEnv] : undefined;
+  return {
+    name: 'webhook',
+    send: (message, signal) => {
+      const body = JSON.stringify({
+        type: 'ratefile.alert',
+        id: message.id,
+        at: message.at,
+        level: message.level,
+        events: message.events.map(({ kind, key, text }) => ({ kind, key, text })),
+      });
+      const signature = secret
+        ? { 'X-Ratefile-Signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` }
+        : {};
+      const headers = { 'X-Ratefile-Alert-Id': message.id, 'Idempotency-Key': message.id, ...signature };
+      return post({ url: webhook.url, body, headers, timeoutMs, signal }, fetcher, [secret]);
+    },
+  };
+}
+
+function telegramChannel(
+  telegram: NonNullable<AlertsConfig['telegram']>,
+  env: Env,
+  fetcher: typeof fetch,
+  timeoutMs: number,
+): Channel {
+  const token = env[telegram.tokenEnv];
+  const chatId = env[telegram.chatIdEnv];
+  return {
+    name: 'telegram',
+    send: async (message, signal) => {
+      if (!token || !chatId) throw new Error(`${telegram.tokenEnv} and ${telegram.chatIdEnv} must be set`);
+      const url = `${telegram.baseUrl.replace(/\/$/, '')}/bot${token}/sendMessage`;
+      const body = JSON.stringify({ chat_id: chatId, text: `${message.text}\n\nalert ${message.id}` });
+      await post({ url, body, headers: {}, timeoutMs, signal }, fetcher, [token]);
+    },
+  };
+}
+
+function emailChannel(email: NonNullable<AlertsConfig['email']>, env: Env, timeoutMs: number): Channel {
+  const user = email.userEnv ? env[email.userEnv] : undefined;
+  const pass = email.passwordEnv ? env[email.passwordEnv] : undefined;
+  const transport = nodemailer.createTransport({
+    host: email.host,
+    port: email.port,
+    secure: email.secure,
+    ...(user ? { auth: { user, pass: pass ?? '' } } : {}),
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+  });
+  return {
+    name: 'email',
+    send: async (message) => {
+      const first = message.events[0];
+      const subject = `ratefile ${message.level}: ${first ? first.text.slice(0, 120) : 'alert'}${message.events.length > 1 ? ` (+${message.events.length - 1})` : ''}`;
+      try {
+        await transport.sendMail({
+          from: email.from,
+          to: email.to,
+          subject,
+          text: message.text,
+          messageId: `<${message.id}@ratefile>`,
+          headers: { 'X-Ratefile-Alert-Id': message.id },
         });
-        const signature = secret
-          ? { 'X-Ratefile-Signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` }
-          : {};
-        const headers = { 'X-Ratefile-Alert-Id': message.id, 'Idempotency-Key': message.id, ...signature };
-        return post({ url: webhook.url, body, headers, timeoutMs, signal }, fetcher, [secret]);
-      },
-    });
-  }
-  if (telegram) {
-    const token = env[telegram.tokenEnv];
-    const chatId = env[telegram.chatIdEnv];
-    channels.push({
-      name: 'telegram',
-      send: async (message, signal) => {
-        if (!token || !chatId) throw new Error(`${telegram.tokenEnv} and ${telegram.chatIdEnv} must be set`);
-        const url = `${telegram.baseUrl.replace(/\/$/, '')}/bot${token}/sendMessage`;
-        const body = JSON.stringify({ chat_id: chatId, text: `${message.text}\n\nalert ${message.id}` });
-        await post({ url, body, headers: {}, timeoutMs, signal }, fetcher, [token]);
-      },
-    });
-  }
-  if (email) {
-    const user = email.userEnv ? env[email.userEnv] : undefined;
-    const pass = email.passwordEnv ? env[email.passwordEnv] : undefined;
-    const transport = nodemailer.createTransport({
-      host: email.host,
-      port: email.port,
-      secure: email.secure,
-      ...(user ? { auth: { user, pass: pass ?? '' } } : {}),
-      connectionTimeout: timeoutMs,
-      greetingTimeout: timeoutMs,
-      socketTimeout: timeoutMs,
-    });
-    channels.push({
-      name: 'email',
-      send: async (message) => {
-        const first = message.events[0];
-        const subject = `ratefile ${message.level}: ${first ? first.text.slice(0, 120) : 'alert'}${message.events.length > 1 ? ` (+${message.events.length - 1})` : ''}`;
-        try {
-          await transport.sendMail({
-            from: email.from,
-            to: email.to,
-            subject,
-            text: message.text,
-            messageId: `<${message.id}@ratefile>`,
-            headers: { 'X-Ratefile-Alert-Id': message.id },
-          });
-        } catch (error) {
-          const text = scrub((error as Error).message, [user, pass]);
-          throw rejectedSmtp.has((error as { responseCode?: number }).responseCode ?? 0)
-            ? new RejectedAlert(text)
-            : new Error(text);
-        }
-      },
-    });
-  }
-  return channels;
+      } catch (error) {
+        const text = scrub((error as Error).message, [user, pass]);
+        throw rejectedSmtp.has((error as { responseCode?: number }).responseCode ?? 0)
+          ? new RejectedAlert(text)
+          : new Error(text);
+      }
+    },
+  };
 }

@@ -40,9 +40,7 @@ export function register(program: Command, context: CommandContext): void {
       if (options.json) {
         const json = JSON.stringify(
           {
-            ...healthBody(health),
-            ...status,
-            ...(status ? { health } : {}),
+            ...healthBody(health, status),
             ...(expected.length > 0 ? { monitors } : {}),
           },
           null,

@@ -37,31 +37,14 @@ export async function openDashboard(options: {
 }): Promise<Dashboard> {
   const { config, log } = options;
   const history = await openHistory(config.stateDir, log, options.now());
-  const authVariables = config.reserveSources.flatMap((source) => {
-    const auth = (source.options as { auth?: { env?: unknown } }).auth;
-    return typeof auth?.env === 'string' ? [auth.env] : [];
-  });
-  const redaction: Redaction = {
-    roots: [config.dir, config.stateDir, options.outDir, process.cwd(), homedir()],
-    secrets: secretValues(options.env, authVariables),
-  };
+  const redaction = dashboardRedaction(config, options.outDir, options.env);
   let latest: LatestBuild | undefined;
   const compete = await openCompeteStore(config.stateDir, log, options.now());
   const competeHistory = compete.history;
   let recording = Promise.resolve();
   return {
     built(report, current, durationMs, files) {
-      latest = {
-        report,
-        exports: current.exports,
-        maxAgeMs: Object.fromEntries(
-          current.sources.map((source) => [source.name, sourceMaxAgeMs(source, current.schedulePeriodMs) ?? null]),
-        ),
-        renewHints: Object.fromEntries(current.sources.map((source) => [source.name, renewHint(source)])),
-        files: Object.fromEntries(
-          [...files].map(([file, stats]) => [file, { bytes: stats.size, changedAt: stats.mtime.toISOString() }]),
-        ),
-      };
+      latest = latestBuild(report, current, files);
       const { exports } = latest;
       // Off the build's path: the rates are worked out (and the line queued) once the build has returned.
       recording = new Promise((resolve) =>
@@ -105,5 +88,36 @@ export async function openDashboard(options: {
       await history.idle();
       await compete.flush();
     },
+  };
+}
+
+/** What is never shown: the folders' absolute paths, and the values of secret variables (reserve sources' `auth`). */
+function dashboardRedaction(
+  config: Config,
+  outDir: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Redaction {
+  const authVariables = config.reserveSources.flatMap((source) => {
+    const auth = (source.options as { auth?: { env?: unknown } }).auth;
+    return typeof auth?.env === 'string' ? [auth.env] : [];
+  });
+  return {
+    roots: [config.dir, config.stateDir, outDir, process.cwd(), homedir()],
+    secrets: secretValues(env, authVariables),
+  };
+}
+
+/** A build that published, with what its config said of the sources and what its files are now. */
+function latestBuild(report: BuildReport, config: Config, files: ReadonlyMap<string, Stats>): LatestBuild {
+  return {
+    report,
+    exports: config.exports,
+    maxAgeMs: Object.fromEntries(
+      config.sources.map((source) => [source.name, sourceMaxAgeMs(source, config.schedulePeriodMs) ?? null]),
+    ),
+    renewHints: Object.fromEntries(config.sources.map((source) => [source.name, renewHint(source)])),
+    files: Object.fromEntries(
+      [...files].map(([file, stats]) => [file, { bytes: stats.size, changedAt: stats.mtime.toISOString() }]),
+    ),
   };
 }

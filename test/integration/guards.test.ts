@@ -78,10 +78,10 @@ async function expectEmptyExports(dir: string): Promise<void> {
 const statusJson = async (
   dir: string,
   now = t0,
-): Promise<{ code: number; status: Status & { healthy: boolean; reason: string } }> => {
+): Promise<{ code: number; status: Status & { level: string; reasons: string[] } }> => {
   const result = await ratefile(['status', '--json'], dir, now);
   expect(result.stderr).toBe('');
-  return { code: result.code, status: JSON.parse(result.stdout) as Status & { healthy: boolean; reason: string } };
+  return { code: result.code, status: JSON.parse(result.stdout) as Status & { level: string; reasons: string[] } };
 };
 
 describe('maintenance (the issue’s "Done when")', () => {
@@ -296,7 +296,7 @@ describe('ratefile status', () => {
     const json = await statusJson(dir);
     expect(json).toEqual({
       code: 1,
-      status: { level: 'failing', reasons: ['no build yet'], healthy: false, reason: 'no build yet' },
+      status: { level: 'failing', reasons: ['no build yet'] },
     });
   });
 
@@ -317,7 +317,6 @@ describe('ratefile status', () => {
     expect(status).toMatchObject({
       level: 'degraded',
       reasons: ['failing source: spare'],
-      healthy: true,
       version: 1,
       lastBuild: { at: later(60).toISOString(), ok: true },
       lastSuccessAt: later(60).toISOString(),
@@ -427,7 +426,6 @@ describe('ratefile status', () => {
     expect(code).toBe(1);
     expect(status).toMatchObject({
       level: 'degraded',
-      healthy: true,
       lastBuild: { at: later(30).toISOString(), ok: false, error: expect.stringMatching(/cannot write .*guard\.json/) },
       lastSuccessAt: t0.toISOString(),
       published: ['BTC>SBERRUB', 'BTC>USDTTRC20', 'SBERRUB>USDTTRC20', 'USDTTRC20>CASHRUB'],

@@ -29,7 +29,7 @@ function replaceOnce(text: string, from: string, to: string): string {
   return text.replace(from, to);
 }
 
-type Health = Partial<Omit<Status, 'health'>> & { level: string; reasons: string[]; healthy: boolean; reason: string };
+type Health = Partial<Omit<Status, 'health'>> & { level: string; reasons: string[] };
 
 // Hooks run last-registered first: processes and services stop before their project folders are removed.
 const project = projectsPerTest();
@@ -77,8 +77,6 @@ describe('ratefile start: /healthz', () => {
     expect(good.body).toMatchObject({
       level: 'ok',
       reasons: [],
-      healthy: true,
-      reason: 'ok',
       lastBuild: { ok: true },
       schedulePeriodMs: 1000,
       maintenance: false,
@@ -86,6 +84,8 @@ describe('ratefile start: /healthz', () => {
       heldBack: [],
       sources: [expect.objectContaining({ name: 'backoffice', type: 'file', ok: true, quotes: 2 })],
     });
+    // One level with its reasons: none of the old fields that said it again (healthy, reason, health).
+    expect(Object.keys(good.body).filter((key) => ['healthy', 'reason', 'health'].includes(key))).toEqual([]);
     // The same JSON as `ratefile status --json` and .ratefile/status.json.
     const onDisk = JSON.parse(await readFile(join(made.dir, '.ratefile', 'status.json'), 'utf8')) as Status;
     expect(onDisk.version).toBe(1);
@@ -110,7 +110,6 @@ describe('ratefile start: /healthz', () => {
     }, 5_000);
     expect(broken.status).toBe(200);
     expect(broken.body).toMatchObject({
-      healthy: true,
       reasons: [
         expect.stringMatching(
           /^config reload rejected, the last good config still serves: ratefile\.config\.yaml: not valid YAML — line \d+, column \d+: /,

@@ -52,7 +52,7 @@ describe('a service listening on 0.0.0.0', () => {
     const health = await fetch(`${base}/healthz`);
     expect(health.status).toBe(200);
     // The level and nothing else: no sources, exports, instances or hosts.
-    expect(await health.json()).toEqual({ level: 'ok', healthy: true });
+    expect(await health.json()).toEqual({ level: 'ok' });
   });
 
   it('says failing with 503 on the bare /healthz too', async () => {
@@ -60,7 +60,7 @@ describe('a service listening on 0.0.0.0', () => {
     const service = await start(made, { host: '0.0.0.0' });
     const health = await fetch(`http://127.0.0.1:${service.port}/healthz`);
     expect(health.status).toBe(503);
-    expect(await health.json()).toEqual({ level: 'failing', healthy: false });
+    expect(await health.json()).toEqual({ level: 'failing' });
   });
 
   it('serves the pages and the full /healthz on server.private, not on the public address', async () => {

@@ -163,15 +163,17 @@ describe('assessHealth', () => {
     });
   });
 
-  it('healthy (for old readers) is false only when failing', () => {
-    expect(healthBody({ level: 'degraded', reasons: ['a', 'b'] })).toEqual({
+  it('the body gives the level and its reasons once: the status follows without the level its build assessed', () => {
+    const status = { version: 1, health: { level: 'ok', reasons: [] } } as unknown as Status;
+    expect(healthBody({ level: 'degraded', reasons: ['a', 'b'] }, status)).toEqual({
       level: 'degraded',
       reasons: ['a', 'b'],
-      healthy: true,
-      reason: 'a; b',
+      version: 1,
     });
-    expect(healthBody({ level: 'ok', reasons: [] })).toMatchObject({ healthy: true, reason: 'ok' });
-    expect(healthBody({ level: 'failing', reasons: ['x'] })).toMatchObject({ healthy: false });
+    expect(healthBody({ level: 'failing', reasons: ['no build yet'] }, undefined)).toEqual({
+      level: 'failing',
+      reasons: ['no build yet'],
+    });
   });
 });
 
