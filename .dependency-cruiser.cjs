@@ -3,7 +3,7 @@
 const BASE = '^src/((decimal|errors|secrets|hours|files|log|pipes|folders|codes|words|freeze|own-string)[.]ts|config/(fields|problems|aliases|defaults|yaml)[.]ts)$';
 const MODEL = '^src/((model|priced)[.]ts|exports/(formats|items)[.]ts|monitors/profile[.]ts|alerts/config[.]ts|ha/config[.]ts|readers/config[.]ts|sources/source[.]ts|reserves/source[.]ts)$';
 const PURE =
-  '^src/((guards|switches|health|status|report|tally|freshness)[.]ts|ha/(role|fingerprint|repeats)[.]ts|pricing/|reserves/(apply|entry)[.]ts|readers/(fetches|addresses|combined|watch)[.]ts|sources/(values|syntax|options|json-bounds|retry-after)[.]ts|bestchange/|check/|probe/(classify|pages|rates|summary|report)[.]ts|compete/(?!config[.]ts$)|exports/(?!template[.]ts$))';
+  '^src/((guards|switches|health|status|report|tally|freshness)[.]ts|ha/(role|fingerprint|repeats)[.]ts|pricing/|reserves/(apply|entry)[.]ts|readers/(fetches|addresses|combined|watch)[.]ts|sources/(values|syntax|options|json-bounds|retry-after|http-answer)[.]ts|bestchange/|check/|probe/(classify|pages|rates|summary|report)[.]ts|compete/(?!config[.]ts$)|exports/(?!template[.]ts$))';
 const IO =
   '^src/((quotes|quote-cache|quote-feeds|source-ask|source-options|live-codes|compressions|publish|state|state-files|war-state|listing-state|build|cycle)[.]ts|config/(load|cross-check|normalize|schema|reload|tiers|shared-values)[.]ts|compete/config[.]ts|exports/template[.]ts|monitors/load[.]ts|probe/(fetch|run)[.]ts|readers/(store|nginx-log)[.]ts|sources/|reserves/|hosting/|ha/(lock|session|postgres|mysql|standby|placed)[.]ts)';
 const SERVICE = '^src/((service|server|listeners|schedule|source-watch|last-good-config|metrics|reasons|build-log)[.]ts|readers/tracker[.]ts|dashboard/|alerts/|ha/serve[.]ts)';
