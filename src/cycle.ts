@@ -2,7 +2,7 @@
 // keep the state and status, and a one-line summary.
 import { build, type BuildDeps, type BuildResult, type GuardContext } from './build.js';
 import { gateFiles, refusedError } from './check/gate.js';
-import { describeError, RatefileError } from './errors.js';
+import { errorLine, RatefileError } from './errors.js';
 import { s3Publisher } from './hosting/s3.js';
 import { uploadProblems, type UploadResult } from './hosting/s3-report.js';
 import type { Config, OutputFile } from './model.js';
@@ -71,12 +71,11 @@ export async function recordFailure(
   error: unknown,
   context: StatusContext = {},
 ): Promise<Status> {
-  const details = error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
   const status = failedStatus(
     await readStatus(config.stateDir),
     at,
     durationMs,
-    `${describeError(error)}${details}`,
+    errorLine(error),
     config.schedulePeriodMs,
     {
       healthPolicy: config.health,

@@ -33,6 +33,13 @@ export function describeError(error: unknown): string {
   return String(error);
 }
 
+/** `describeError`, then a RatefileError's details (a config's problems) after `lead`, joined by "; ": one line. */
+export function errorLine(error: unknown, lead = ' — '): string {
+  const details =
+    error instanceof RatefileError && error.details.length > 0 ? `${lead}${error.details.join('; ')}` : '';
+  return describeError(error) + details;
+}
+
 // C0 and C1 controls (ESC, BEL, CR, LF, CSI…), DEL, the Unicode line separators and the bidirectional
 // formatting characters (U+202E RIGHT-TO-LEFT OVERRIDE and kin): never written raw to a terminal, a log or a page,
 // or a value could forge a line ("ratefile: all good"), drive the terminal or show its text reversed.

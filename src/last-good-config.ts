@@ -1,6 +1,6 @@
 // The service's config for each build: the file's when it loads, else the last good one, so an edit that breaks
 // the file never stops the builds (health is degraded meanwhile). Rejection and acceptance are each logged once.
-import { describeError, RatefileError } from './errors.js';
+import { errorLine } from './errors.js';
 import type { Logger } from './log.js';
 import type { Config } from './model.js';
 
@@ -21,9 +21,7 @@ export function lastGoodConfig(load: () => Promise<Config>, first: Config, log: 
         if (rejected !== undefined) log.info('config reload accepted again', { event: 'config-reload', ok: true });
         rejected = undefined;
       } catch (error) {
-        const details =
-          error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
-        const text = `${describeError(error)}${details}`;
+        const text = errorLine(error);
         if (text !== rejected)
           log.error(`config reload rejected, the last good config still serves: ${text}`, {
             event: 'config-reload',

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { BuildDeps, BuildResult } from './build.js';
 import type { BuildLog } from './build-log.js';
 import { type CycleResult, readStatus, runCycle } from './cycle.js';
-import { describeError, RatefileError } from './errors.js';
+import { errorLine } from './errors.js';
 import type { LastGoodConfig } from './last-good-config.js';
 import type { Logger } from './log.js';
 import type { Config } from './model.js';
@@ -145,8 +145,7 @@ async function fileStats(outDir: string, files: readonly string[]): Promise<Map<
 /** The build failed: logged and counted; the status is read back (runCycle records its own failures there). */
 async function recordFailure(parts: BuildParts, error: unknown, started: number): Promise<Status | undefined> {
   parts.metrics.recordFailedBuild(performance.now() - started);
-  const details = error instanceof RatefileError && error.details.length > 0 ? ` — ${error.details.join('; ')}` : '';
-  parts.log.error(`build failed, last good files kept: ${describeError(error)}${details}`);
+  parts.log.error(`build failed, last good files kept: ${errorLine(error)}`);
   parts.buildLog.failed(parts.deps.now());
   return readStatus(parts.stateDir);
 }

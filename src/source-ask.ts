@@ -1,6 +1,6 @@
 // Asking one source: what it is given to fetch with (FetchDeps, sourceContext), its quotes checked one by one, its failure as one line.
 import { parseDecimal } from './decimal.js';
-import { describeError, RatefileError } from './errors.js';
+import { errorLine } from './errors.js';
 import type { SourceConfig } from './model.js';
 import type { Quote, RawQuote, SourceContext, SourceDefinition, SourceFeed } from './sources/source.js';
 import { priceLengthProblem, shown } from './sources/values.js';
@@ -47,8 +47,7 @@ export function checkQuote(raw: RawQuote, source: string): Quote | string {
 
 /** A thrown error as one line, with a RatefileError's details after a colon: a source's failure as logged. */
 export function errorText(error: unknown): string {
-  const details = error instanceof RatefileError && error.details.length > 0 ? `: ${error.details.join('; ')}` : '';
-  return describeError(error) + details;
+  return errorLine(error, ': ');
 }
 
 /** What a source (of quotes or of reserves) is given to fetch with. */

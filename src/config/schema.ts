@@ -123,39 +123,31 @@ const direction = z.strictObject({
   ...optionalFields(directionFields),
 });
 
-const source = z.discriminatedUnion(
-  'type',
-  sourceDefinitions.map((definition) => definition.options) as unknown as [z.ZodObject, ...z.ZodObject[]],
-  {
-    error: (issue) => {
-      const types = sourceDefinitions.map((d) => d.type).join(', ');
-      const input = issue.input;
-      if (typeof input !== 'object' || input === null || Array.isArray(input))
-        return `expected a mapping with a type (${types}), got ${describeValue(input)}`;
-      const type = (input as { type?: unknown }).type;
-      return type === undefined
-        ? `required: expected one of ${types}`
-        : `expected a source type, one of ${types}, got ${describeValue(type)}`;
+/**
+ * One of `definitions`' options, chosen by its `type:`. The error names the types there are; `what` says what a
+ * type is here ("a source type"), for a type that is none of them.
+ */
+function chosenByType(definitions: readonly { type: string; options: z.ZodType }[], what: string) {
+  return z.discriminatedUnion(
+    'type',
+    definitions.map((definition) => definition.options) as unknown as [z.ZodObject, ...z.ZodObject[]],
+    {
+      error: (issue) => {
+        const types = definitions.map((d) => d.type).join(', ');
+        const input = issue.input;
+        if (typeof input !== 'object' || input === null || Array.isArray(input))
+          return `expected a mapping with a type (${types}), got ${describeValue(input)}`;
+        const type = (input as { type?: unknown }).type;
+        return type === undefined
+          ? `required: expected one of ${types}`
+          : `expected ${what}, one of ${types}, got ${describeValue(type)}`;
+      },
     },
-  },
-);
+  );
+}
 
-const reserveSource = z.discriminatedUnion(
-  'type',
-  reserveDefinitions.map((definition) => definition.options) as unknown as [z.ZodObject, ...z.ZodObject[]],
-  {
-    error: (issue) => {
-      const types = reserveDefinitions.map((d) => d.type).join(', ');
-      const input = issue.input;
-      if (typeof input !== 'object' || input === null || Array.isArray(input))
-        return `expected a mapping with a type (${types}), got ${describeValue(input)}`;
-      const type = (input as { type?: unknown }).type;
-      return type === undefined
-        ? `required: expected one of ${types}`
-        : `expected a reserve source type, one of ${types}, got ${describeValue(type)}`;
-    },
-  },
-);
+const source = chosenByType(sourceDefinitions, 'a source type');
+const reserveSource = chosenByType(reserveDefinitions, 'a reserve source type');
 
 export const sourceName = text(/^[a-z][a-z0-9_-]*$/, 'a source name in lower case like "backoffice"');
 

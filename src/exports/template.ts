@@ -9,6 +9,7 @@ import { formatProblem, readYamlFile, validateYaml, type YamlFile } from '../con
 import { closest } from '../config/problems.js';
 import type { ExportTemplate } from '../model.js';
 import { exportFormats, formatExtension, type ExportFormat } from './formats.js';
+import { aliasProblems, outputProblems, templateFormat } from './template-check.js';
 import { loadProfiles } from '../monitors/load.js';
 import type { MonitorProfile } from '../monitors/profile.js';
 
@@ -78,13 +79,13 @@ export function percentToFraction(text: string): Decimal {
 }
 
 const yamlExtension = /\.ya?ml$/i;
-/** A private export's name: a run of 16+ letters and digits with a digit in it, a token no one guesses. */
-const unguessable = /(?=[A-Za-z0-9]*[0-9])[A-Za-z0-9]{16,}/;
 /**
  * A template's file name: its name (the file minus `.yaml`/`.yml`, dots allowed: `rates.v2`, `aff-eref-1.1`) plus
  * `.xml` or `.json` is its export's default file, so the name takes what `exportFileName` takes.
  */
 const templateFileName = /^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*\.ya?ml$/i;
+
+type TemplateData = z.output<typeof templateSchema>;
 
 /**
  * Read every `<name>.yaml` in the templates folder, sorted by name. Problems of every file come back
@@ -103,7 +104,39 @@ export async function loadTemplates(
   } catch (cause) {
     return { templates: [], problems: [`${folder}: cannot read the templates folder: ${(cause as Error).message}`] };
   }
-  // Every YAML file is a template or a problem, never skipped unseen; dotfiles (editor locks, drafts) are hidden.
+  const { names, problems, yamlFiles } = templateFiles(entries, dir, baseDir);
+  if (yamlFiles === 0) return { templates: [], problems: [`${folder}: no export templates (<name>.yaml) found`] };
+
+  const templates: ExportTemplate[] = [];
+  // Two templates writing one file would overwrite each other in every build; compared without case
+  // because parserfile.xml and ParserFile.xml are one file on some filesystems and to some monitors.
+  const writers = new Map<string, string>();
+  for (const fileName of names) {
+    const label = relative(baseDir, join(dir, fileName));
+    const file = await readTemplateFile(join(dir, fileName), label, problems);
+    if (file === undefined) continue;
+    const name = fileName.replace(yamlExtension, '');
+    const checked = await checkTemplate(file, name, currencyCodes, profilesDir);
+    const { data, lines, output } = checked;
+    const other = writers.get(output.toLowerCase());
+    if (other === undefined) writers.set(output.toLowerCase(), label);
+    else lines.push(`writes ${output}, as ${other} does; keep one of the two templates`);
+    problems.push(...lines.map((line) => `${label}: ${line}`));
+    if (lines.length > 0 || !data) continue;
+    templates.push(templateOf(name, data, checked));
+  }
+  return { templates, problems };
+}
+
+/**
+ * The folder's template files by name, and a problem for each YAML file misnamed: every YAML file is a template or a
+ * problem, never skipped unseen; dotfiles (editor locks, drafts) are hidden.
+ */
+function templateFiles(
+  entries: readonly string[],
+  dir: string,
+  baseDir: string,
+): { names: string[]; problems: string[]; yamlFiles: number } {
   const yamlFiles = entries.filter((name) => !name.startsWith('.') && yamlExtension.test(name)).sort();
   const names = yamlFiles.filter((name) => templateFileName.test(name));
   const problems: string[] = yamlFiles
@@ -112,121 +145,65 @@ export async function loadTemplates(
       (name) =>
         `${relative(baseDir, join(dir, name))}: expected a template file name of letters, digits, "-", "_" and "." (its export is <name>.xml), got ${quoteValue(name)}`,
     );
-  if (yamlFiles.length === 0)
-    return { templates: [], problems: [`${folder}: no export templates (<name>.yaml) found`] };
+  return { names, problems, yamlFiles: yamlFiles.length };
+}
 
-  const templates: ExportTemplate[] = [];
-  // Two templates writing one file would overwrite each other in every build; compared without case
-  // because parserfile.xml and ParserFile.xml are one file on some filesystems and to some monitors.
-  const writers = new Map<string, string>();
-  for (const fileName of names) {
-    const label = relative(baseDir, join(dir, fileName));
-    let file: YamlFile;
-    try {
-      file = await readYamlFile(join(dir, fileName), label);
-    } catch (error) {
-      if (!(error instanceof RatefileError)) throw error;
-      problems.push(
-        ...(error.details.length > 0 ? error.details.map((line) => `${error.message}: ${line}`) : [error.message]),
-      );
-      continue;
-    }
-    const { data, problems: schemaProblems } = validateYaml(file, templateSchema);
-    const lines = schemaProblems.map((problem) => formatProblem(file, problem));
-    // Checked on the raw file so these problems show up together with any schema problem.
-    const raw = file.data as { aliases?: unknown } | undefined;
-    const aliases = Object.entries(typeof raw?.aliases === 'object' && raw.aliases !== null ? raw.aliases : {}).filter(
-      (entry): entry is [string, string] => typeof entry[1] === 'string',
+/** A template's YAML, or undefined when it cannot be read or parsed (its problem lines added to `problems`). */
+async function readTemplateFile(path: string, label: string, problems: string[]): Promise<YamlFile | undefined> {
+  try {
+    return await readYamlFile(path, label);
+  } catch (error) {
+    if (!(error instanceof RatefileError)) throw error;
+    problems.push(
+      ...(error.details.length > 0 ? error.details.map((line) => `${error.message}: ${line}`) : [error.message]),
     );
-    for (const [code, alias] of aliases) {
-      if (!currencyCodes.has(code)) {
-        const hint = closest(code, currencyCodes);
-        lines.push(
-          formatProblem(file, {
-            path: ['aliases', code],
-            message: `unknown currency ${quoteValue(code)}${hint ? ` (did you mean "${hint}"?)` : ''}; expected a key of currencies`,
-          }),
-        );
-      } else if (alias === code) {
-        lines.push(formatProblem(file, { path: ['aliases', code], message: 'alias is the same as the code' }));
-      } else if (currencyCodes.has(alias)) {
-        lines.push(
-          formatProblem(file, {
-            path: ['aliases', code],
-            message: `alias ${quoteValue(alias)} is another configured currency; its rates would be published under two meanings`,
-          }),
-        );
-      }
-    }
-    for (const [code, alias] of aliases) {
-      const other = aliases.find(([otherCode, otherAlias]) => otherAlias === alias && otherCode < code);
-      if (other)
-        lines.push(
-          formatProblem(file, {
-            path: ['aliases', code],
-            message: `alias ${quoteValue(alias)} is already used for ${quoteValue(other[0])}`,
-          }),
-        );
-    }
-    const name = fileName.replace(yamlExtension, '');
-    const given = (raw as { format?: unknown } | undefined)?.format;
-    const monitor = data?.monitor === undefined ? undefined : await monitorOf(data.monitor, file, lines, profilesDir);
-    let format: ExportFormat = data?.format ?? 'classic';
-    if (monitor !== undefined && given === undefined) format = monitor.formats[0]!;
-    else if (monitor !== undefined && !(monitor.formats as readonly ExportFormat[]).includes(format))
-      lines.push(
-        formatProblem(file, {
-          path: ['format'],
-          message: `${monitor.title} reads ${monitor.formats.join(' or ')}, not ${format}`,
-        }),
-      );
-    const extension = formatExtension(format);
-    const output = data?.file ?? `${name}.${extension}`;
-    if (!output.endsWith(`.${extension}`)) {
-      lines.push(
-        formatProblem(file, {
-          path: ['file'],
-          message: `expected a name ending in .${extension} for the ${format} format, got ${quoteValue(output)}`,
-        }),
-      );
-    }
-    if (data?.url !== undefined && format !== 'classic') {
-      lines.push(
-        formatProblem(file, {
-          path: ['url'],
-          message: `only the classic format has a <url> element; ${format} has none`,
-        }),
-      );
-    }
-    if (data?.private === true && !unguessable.test(data.file ?? '')) {
-      lines.push(
-        formatProblem(file, {
-          path: ['file'],
-          message: `a private export needs a file name with a random token of 16 or more letters and digits (e.g. from "openssl rand -hex 16"), got ${quoteValue(data.file ?? output)}`,
-        }),
-      );
-    }
-    const other = writers.get(output.toLowerCase());
-    if (other === undefined) writers.set(output.toLowerCase(), label);
-    else lines.push(`writes ${output}, as ${other} does; keep one of the two templates`);
-    problems.push(...lines.map((line) => `${label}: ${line}`));
-    if (lines.length > 0 || !data) continue;
-    templates.push({
-      name,
-      file: output,
-      format,
-      ...(data.description === undefined ? {} : { description: data.description }),
-      ...(data.include ? { includeTags: data.include.tags } : {}),
-      excludeTags: data.exclude?.tags ?? [],
-      // The monitor's code map under the template's own aliases.
-      aliases: monitor === undefined ? data.aliases : { ...monitor.codes, ...data.aliases },
-      markup: percentToFraction(data.markup),
-      ...(data.url === undefined ? {} : { url: data.url }),
-      ...(monitor === undefined ? {} : { monitor }),
-      ...(data.private === true ? { private: true } : {}),
-    });
+    return undefined;
   }
-  return { templates, problems };
+}
+
+/** A template checked: its data when valid, its problem lines, and the format, file and monitor it comes to. */
+interface CheckedTemplate {
+  data: TemplateData | undefined;
+  lines: string[];
+  format: ExportFormat;
+  output: string;
+  monitor: MonitorProfile | undefined;
+}
+
+/** Every problem of one template file, in the order they are shown: schema, aliases, monitor, format, file. */
+async function checkTemplate(
+  file: YamlFile,
+  name: string,
+  currencyCodes: ReadonlySet<string>,
+  profilesDir: string | undefined,
+): Promise<CheckedTemplate> {
+  const { data, problems: schemaProblems } = validateYaml(file, templateSchema);
+  const lines = schemaProblems.map((problem) => formatProblem(file, problem));
+  lines.push(...aliasProblems(file, currencyCodes));
+  const monitor = data?.monitor === undefined ? undefined : await monitorOf(data.monitor, file, lines, profilesDir);
+  const format = templateFormat(file, data, monitor, lines);
+  const output = data?.file ?? `${name}.${formatExtension(format)}`;
+  lines.push(...outputProblems(file, data, format, output));
+  return { data, lines, format, output, monitor };
+}
+
+/** The model's template from a valid file. */
+function templateOf(name: string, data: TemplateData, checked: CheckedTemplate): ExportTemplate {
+  const { output, format, monitor } = checked;
+  return {
+    name,
+    file: output,
+    format,
+    ...(data.description === undefined ? {} : { description: data.description }),
+    ...(data.include ? { includeTags: data.include.tags } : {}),
+    excludeTags: data.exclude?.tags ?? [],
+    // The monitor's code map under the template's own aliases.
+    aliases: monitor === undefined ? data.aliases : { ...monitor.codes, ...data.aliases },
+    markup: percentToFraction(data.markup),
+    ...(data.url === undefined ? {} : { url: data.url }),
+    ...(monitor === undefined ? {} : { monitor }),
+    ...(data.private === true ? { private: true } : {}),
+  };
 }
 
 /** The shipped profile a template names, or a problem line naming the profiles there are. */

@@ -2,7 +2,7 @@
 // browser headers), a new connection each time, gzip asked for, redirects followed by hand (each one recorded) up
 // to a limit. Bounded: one timer for the whole fetch, redirects and body included (a server that trickles bytes
 // is cut off), a cap on the body's size counted after decompression (a gzip bomb stops at the cap too).
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { Transform } from 'node:stream';
@@ -56,6 +56,21 @@ function decoderFor(encoding: string | undefined) {
   }
 }
 
+/** One request in flight: how it settles (once, whatever comes after), and what has come of it so far. */
+interface Exchange {
+  req: ClientRequest;
+  options: FetchOptions;
+  cancel: AbortSignal;
+  /** The listener on `cancel`, removed when the exchange settles. */
+  stop: () => void;
+  resolve: (answer: Answer) => void;
+  reject: (reason: unknown) => void;
+  settled: boolean;
+  answered: IncomingMessage | undefined;
+  decoder: Transform | undefined;
+  wireBytes: number;
+}
+
 /** One request, no redirect followed; rejects with a FetchFailure, or with whatever `abort` was called with. */
 function requestOnce(url: URL, options: FetchOptions, redirecting: boolean, cancel: AbortSignal): Promise<Answer> {
   return new Promise((resolve, reject) => {
@@ -73,90 +88,121 @@ function requestOnce(url: URL, options: FetchOptions, redirecting: boolean, canc
         ...options.headers,
       },
     });
-    let settled = false;
-    let answered: IncomingMessage | undefined;
-    let decoder: Transform | undefined;
-    let wireBytes = 0;
-    const settle = (done: () => void) => {
-      if (settled) return;
-      settled = true;
-      cancel.removeEventListener('abort', stop);
-      done();
+    const exchange: Exchange = {
+      req,
+      options,
+      cancel,
+      stop: () => failWith(exchange, cancel.reason as FetchFailure),
+      resolve,
+      reject,
+      settled: false,
+      answered: undefined,
+      decoder: undefined,
+      wireBytes: 0,
     };
-    // Settled here and now, whatever the connection and the decompressor still have in flight.
-    const failWith = (failure: FetchFailure) => {
-      settle(() => reject(failure));
-      req.destroy();
-      decoder?.destroy();
-    };
-    const stop = () => failWith(cancel.reason as FetchFailure);
-    cancel.addEventListener('abort', stop, { once: true });
+    cancel.addEventListener('abort', exchange.stop, { once: true });
     req.on('error', (error: NodeJS.ErrnoException) =>
-      settle(() =>
+      settle(exchange, () =>
         reject(error instanceof FetchFailure ? error : new FetchFailure(networkFailure(error.code, error.message))),
       ),
     );
-    // Whatever ends the connection without an error event, the promise still settles (a decompressed body ends later).
-    req.on('close', () => {
-      if (!answered?.complete)
-        settle(() =>
-          reject(
-            new FetchFailure({
-              kind: 'connection-error',
-              message: answered
-                ? `the connection closed before the whole body came (${wireBytes} bytes)`
-                : 'the connection closed before an answer came',
-            }),
-          ),
-        );
-    });
-    req.on('response', (response) => {
-      answered = response;
-      // Errors of the response follow a destroy of the request, which reports them: this only keeps them from being unhandled.
-      response.on('error', () => {});
-      const status = response.statusCode ?? 0;
-      const headers = headersOf(response);
-      // A redirect's body is not read: only where it points matters.
-      if (redirecting && status >= 300 && status < 400 && headers.location) {
-        response.resume();
-        settle(() => resolve({ status, headers, body: new Uint8Array(), wireBytes: 0 }));
-        req.destroy();
-        return;
-      }
-      const declared = Number(headers['content-length'] ?? Number.NaN);
-      if (!headers['content-encoding'] && declared > options.maxBytes) {
-        failWith(tooLarge(options.maxBytes, `Content-Length says ${declared}`));
-        return;
-      }
-      // A 304, a 204 and a 1xx carry no body whatever Content-Encoding says (RFC 9110 §6.4.1): ratefile's own server
-      // answers a conditional request with 304 and the encoding of the copy it would send. Nothing to decompress.
-      decoder = bodiless(status) ? undefined : decoderFor(headers['content-encoding']);
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on('data', (chunk: Buffer) => (wireBytes += chunk.length));
-      const decoded = decoder ? response.pipe(decoder) : response;
-      decoded.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > options.maxBytes) failWith(tooLarge(options.maxBytes, `more than ${options.maxBytes} bytes came`));
-        else chunks.push(chunk);
-      });
-      decoder?.on('error', (error) =>
-        // No byte at all came: an empty body (named as such), not a broken compressed one.
-        wireBytes === 0 && response.complete
-          ? settle(() => resolve({ status, headers, body: new Uint8Array(), wireBytes }))
-          : failWith(
-              new FetchFailure({
-                kind: 'not-a-rate-file',
-                message: `Content-Encoding ${headers['content-encoding']}, but the body does not decompress: ${error.message}`,
-              }),
-            ),
-      );
-      decoded.on('end', () => {
-        if (!response.complete) return;
-        settle(() => resolve({ status, headers, body: Buffer.concat(chunks), wireBytes }));
-      });
-    });
+    req.on('close', () => closed(exchange));
+    req.on('response', (response) => answer(exchange, response, redirecting));
     req.end();
+  });
+}
+
+function settle(exchange: Exchange, done: () => void): void {
+  if (exchange.settled) return;
+  exchange.settled = true;
+  exchange.cancel.removeEventListener('abort', exchange.stop);
+  done();
+}
+
+/** Settled here and now, whatever the connection and the decompressor still have in flight. */
+function failWith(exchange: Exchange, failure: FetchFailure): void {
+  settle(exchange, () => exchange.reject(failure));
+  exchange.req.destroy();
+  exchange.decoder?.destroy();
+}
+
+/** Whatever ends the connection without an error event, the promise still settles (a decompressed body ends later). */
+function closed(exchange: Exchange): void {
+  const { answered, wireBytes } = exchange;
+  if (answered?.complete) return;
+  settle(exchange, () =>
+    exchange.reject(
+      new FetchFailure({
+        kind: 'connection-error',
+        message: answered
+          ? `the connection closed before the whole body came (${wireBytes} bytes)`
+          : 'the connection closed before an answer came',
+      }),
+    ),
+  );
+}
+
+/** The answer's head: a redirect settles at once, a declared body past the cap fails, any other body is read. */
+function answer(exchange: Exchange, response: IncomingMessage, redirecting: boolean): void {
+  exchange.answered = response;
+  // Errors of the response follow a destroy of the request, which reports them: this only keeps them from being unhandled.
+  response.on('error', () => {});
+  const status = response.statusCode ?? 0;
+  const headers = headersOf(response);
+  // A redirect's body is not read: only where it points matters.
+  if (redirecting && status >= 300 && status < 400 && headers.location) {
+    response.resume();
+    settle(exchange, () => exchange.resolve({ status, headers, body: new Uint8Array(), wireBytes: 0 }));
+    exchange.req.destroy();
+    return;
+  }
+  const { maxBytes } = exchange.options;
+  const declared = Number(headers['content-length'] ?? Number.NaN);
+  if (!headers['content-encoding'] && declared > maxBytes) {
+    failWith(exchange, tooLarge(maxBytes, `Content-Length says ${declared}`));
+    return;
+  }
+  readBody(exchange, response, status, headers);
+}
+
+/** The body, decompressed and counted against the cap as it comes; the wire's bytes counted too. */
+function readBody(
+  exchange: Exchange,
+  response: IncomingMessage,
+  status: number,
+  headers: Record<string, string>,
+): void {
+  const { maxBytes } = exchange.options;
+  // A 304, a 204 and a 1xx carry no body whatever Content-Encoding says (RFC 9110 §6.4.1): ratefile's own server
+  // answers a conditional request with 304 and the encoding of the copy it would send. Nothing to decompress.
+  const decoder = bodiless(status) ? undefined : decoderFor(headers['content-encoding']);
+  exchange.decoder = decoder;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  response.on('data', (chunk: Buffer) => (exchange.wireBytes += chunk.length));
+  const decoded = decoder ? response.pipe(decoder) : response;
+  decoded.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > maxBytes) failWith(exchange, tooLarge(maxBytes, `more than ${maxBytes} bytes came`));
+    else chunks.push(chunk);
+  });
+  decoder?.on('error', (error) =>
+    // No byte at all came: an empty body (named as such), not a broken compressed one.
+    exchange.wireBytes === 0 && response.complete
+      ? settle(exchange, () => exchange.resolve({ status, headers, body: new Uint8Array(), wireBytes: 0 }))
+      : failWith(
+          exchange,
+          new FetchFailure({
+            kind: 'not-a-rate-file',
+            message: `Content-Encoding ${headers['content-encoding']}, but the body does not decompress: ${error.message}`,
+          }),
+        ),
+  );
+  decoded.on('end', () => {
+    if (!response.complete) return;
+    settle(exchange, () =>
+      exchange.resolve({ status, headers, body: Buffer.concat(chunks), wireBytes: exchange.wireBytes }),
+    );
   });
 }
 

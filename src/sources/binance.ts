@@ -3,9 +3,17 @@ import { z } from 'zod';
 import { getJson, httpTarget, SourceError, type EnvelopeProblem } from './http.js';
 import { httpOptions, pairsOption } from './options.js';
 import { defineSource } from './source.js';
-import { collectQuotes, isRecord, pairSymbols, quoteFrom, shown } from './values.js';
+import { type TickerShape, tickerQuotes } from './tickers.js';
+import { isRecord, pairSymbols } from './values.js';
 
 const path = '/api/v3/ticker/bookTicker';
+const tickers: TickerShape = {
+  list: (body) => body,
+  expected: 'a list of tickers',
+  symbol: 'symbol',
+  bid: 'bidPrice',
+  ask: 'askPrice',
+};
 
 /** `{"code": -1121, "msg": "Invalid symbol."}`; a 451 from a restricted location carries code 0. */
 function envelope(body: unknown): EnvelopeProblem | undefined {
@@ -34,23 +42,6 @@ export const binanceSource = defineSource({
       if (!(error instanceof SourceError && isRecord(error.body) && String(error.body.code) === '-1121')) throw error;
       response = await ask({});
     }
-    const { where, body } = response;
-    if (!Array.isArray(body))
-      throw new SourceError(`${context.name}: ${where}: expected a list of tickers, got ${shown(body)}`);
-    const tickers = new Map<string, Record<string, unknown>>();
-    for (const entry of body) if (isRecord(entry) && typeof entry.symbol === 'string') tickers.set(entry.symbol, entry);
-    const fetchedAt = context.now();
-    return collectQuotes(
-      pairs,
-      where,
-      (pair) => tickers.get(pair.symbol),
-      (ticker, pair, label) =>
-        quoteFrom(
-          pair.pair,
-          label,
-          { bid: ['bidPrice', ticker.bidPrice], ask: ['askPrice', ticker.askPrice] },
-          fetchedAt,
-        ),
-    );
+    return tickerQuotes(context, pairs, response, tickers);
   },
 });

@@ -3,9 +3,17 @@ import { z } from 'zod';
 import { getJson, httpTarget, SourceError, type EnvelopeProblem } from './http.js';
 import { httpOptions, pairsOption } from './options.js';
 import { defineSource } from './source.js';
-import { collectQuotes, isRecord, pairSymbols, quoteFrom, shown } from './values.js';
+import { type TickerShape, tickerQuotes } from './tickers.js';
+import { isRecord, pairSymbols } from './values.js';
 
 const path = '/v5/market/tickers';
+const tickers: TickerShape = {
+  list: (body) => (isRecord(body) && isRecord(body.result) ? body.result.list : undefined),
+  expected: 'result.list, a list of tickers',
+  symbol: 'symbol',
+  bid: 'bid1Price',
+  ask: 'ask1Price',
+};
 /** After a 403 ("access too frequent") Bybit asks for at least ten minutes of silence. */
 const forbiddenPauseMs = 10 * 60_000;
 
@@ -42,24 +50,6 @@ export const bybitSource = defineSource({
       }
       throw error;
     }
-    const { where, body } = response;
-    const list = isRecord(body) && isRecord(body.result) ? body.result.list : undefined;
-    if (!Array.isArray(list))
-      throw new SourceError(`${context.name}: ${where}: expected result.list, a list of tickers, got ${shown(list)}`);
-    const tickers = new Map<string, Record<string, unknown>>();
-    for (const entry of list) if (isRecord(entry) && typeof entry.symbol === 'string') tickers.set(entry.symbol, entry);
-    const fetchedAt = context.now();
-    return collectQuotes(
-      pairs,
-      where,
-      (pair) => tickers.get(pair.symbol),
-      (ticker, pair, label) =>
-        quoteFrom(
-          pair.pair,
-          label,
-          { bid: ['bid1Price', ticker.bid1Price], ask: ['ask1Price', ticker.ask1Price] },
-          fetchedAt,
-        ),
-    );
+    return tickerQuotes(context, pairs, response, tickers);
   },
 });

@@ -1,14 +1,23 @@
 // HTTP for sources: base URL (config or RATEFILE_<TYPE>_URL), timeout, bounded retries with backoff that honour
 // Retry-After (capped at 10 minutes), a size cap, HTML and non-JSON detection, and errors naming the source, the URL path and the problem.
 import { RatefileError } from '../errors.js';
-import { redactSecrets } from '../secrets.js';
 import type { SourceContext } from './source.js';
 import { defaultRetries, defaultTimeoutMs } from './options.js';
 import { cappedNote, maxInlineWaitMs, maxRetryAfterMs, retryAfterMs } from './retry-after.js';
-
-export { maxInlineWaitMs, maxRetryAfterMs, retryAfterMs };
 import { JsonBoundsError, JsonBoundsScan } from './json-bounds.js';
 import { isRecord, parseSourceJson } from './values.js';
+import {
+  htmlPage,
+  looksLikeHtml,
+  opensWithMarkup,
+  snippet,
+  statusBody,
+  utf8,
+  type EnvelopeProblem,
+} from './http-answer.js';
+
+export { maxInlineWaitMs, maxRetryAfterMs, retryAfterMs };
+export { looksLikeHtml, snippet, type EnvelopeProblem };
 
 /** A source failure; `transient` ones are retried; `retryAfterMs` says how long the source asked not to be called. */
 export class SourceError extends RatefileError {
@@ -71,12 +80,6 @@ export function httpTarget(
   };
 }
 
-/** A problem a source reports inside a response; `transient` ones (rate limits, maintenance) are retried. */
-export interface EnvelopeProblem {
-  message: string;
-  transient?: boolean;
-}
-
 export interface RequestSpec {
   path: string;
   query?: Record<string, string>;
@@ -117,11 +120,6 @@ function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
     };
     signal.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-function opensWithMarkup(bytes: Uint8Array): boolean {
-  for (const byte of bytes) if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) return byte === 0x3c;
-  return false;
 }
 
 /**
@@ -171,46 +169,6 @@ function urlFor(target: HttpTarget, spec: RequestSpec): URL {
   return url;
 }
 
-const utf8 = new TextDecoder('utf-8');
-
-/** A short description of an HTML page: its title, which names the firewall or error page. */
-function htmlPage(text: string): string {
-  const found = /<title[^>]*>([^<]{0,1000})/i.exec(text)?.[1];
-  const title = found === undefined ? undefined : redactSecrets(found).trim().replace(/\s+/g, ' ').slice(0, 120);
-  return title ? `an HTML page ("${title}")` : 'an HTML page';
-}
-
-export function looksLikeHtml(contentType: string, text: string): boolean {
-  return /html/i.test(contentType) || /^\s*(<!doctype html|<html)/i.test(text);
-}
-
-/** The start of a body, for a message about why it could not be read; credentials redacted before the cut. */
-export const snippet = (body: string) => {
-  const text = redactSecrets(body.slice(0, 4096)).trim();
-  return JSON.stringify(text.slice(0, 60) + (text.length > 60 ? '…' : ''));
-};
-
-/** Try the envelope on a body that may be JSON; used to explain an HTTP error status. */
-function envelopeOf(bytes: Uint8Array, spec: RequestSpec): { body: unknown; problem?: EnvelopeProblem } {
-  try {
-    const body = parseSourceJson(utf8.decode(bytes));
-    const problem = spec.envelope?.(body) ?? genericEnvelope(body);
-    return problem ? { body, problem } : { body };
-  } catch {
-    return { body: undefined };
-  }
-}
-
-/** `{"msg": …}`, `{"message": …}` or `{"error": "…"}`: what most APIs put in an error body. */
-function genericEnvelope(body: unknown): EnvelopeProblem | undefined {
-  if (!isRecord(body)) return undefined;
-  for (const key of ['msg', 'message', 'error', 'error_message']) {
-    const value = body[key];
-    if (typeof value === 'string' && value !== '') return { message: value };
-  }
-  return undefined;
-}
-
 const transientStatus = (status: number) => status === 408 || status === 429 || status >= 500;
 
 type ErrorExtra = ConstructorParameters<typeof SourceError>[1];
@@ -247,11 +205,7 @@ export async function fetchWithRetries<T>(
       const bytes = await readCapped(response, where, context, spec.json ? new JsonBoundsScan() : undefined);
       const contentType = response.headers.get('content-type') ?? '';
       if (!response.ok && !(response.status === 304 && spec.conditional)) {
-        const { body, problem } = envelopeOf(bytes, spec);
-        const text = utf8.decode(bytes.subarray(0, 4096));
-        const what =
-          problem?.message ??
-          (looksLikeHtml(contentType, text) ? htmlPage(text) : text.trim() === '' ? 'empty body' : snippet(text));
+        const { body, what } = statusBody(bytes, contentType, spec.envelope);
         const asked = retryAfterMs(response.headers.get('retry-after'), context.now().getTime());
         const capped = asked === undefined ? '' : asked > maxRetryAfterMs ? cappedNote(asked) : '';
         const pause = asked === undefined ? undefined : Math.min(asked, maxRetryAfterMs);

@@ -96,7 +96,5 @@ export const pairsOption = z
     "Pairs to take, as BASE/QUOTE (one BASE costs bid..ask of QUOTE); a mapping gives the source's own symbol for a pair.",
   );
 
-export type PairsOption = z.output<typeof pairsOption>;
-
 export const defaultTimeoutMs = 10_000;
 export const defaultRetries = 2;
