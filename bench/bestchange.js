@@ -4,7 +4,7 @@
 // Usage: node --expose-gc bench/bestchange.js [RUNS]
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseFeed } from '../dist/bestchange/feed.js';
+import { parseFeed } from '../dist/pure/bestchange/feed.js';
 
 const runs = Number(process.argv[2] ?? 7);
 const zip = readFileSync(fileURLToPath(new URL('../test/fixtures/bestchange/info-2021-03-25.zip', import.meta.url)));

@@ -3,7 +3,7 @@
 // (suffixed limits, labels, cities, 1:0.96-style rates, elements out of order: every item gets the full rules).
 // Prints one JSON line last.
 import { readFileSync } from 'node:fs';
-import { checkExportTraced } from '../dist/check/export.js';
+import { checkExportTraced } from '../dist/pure/check/export.js';
 
 const count = Number(process.argv[2] ?? 16000);
 const runs = Number(process.argv[3] ?? 7);

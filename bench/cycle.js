@@ -12,12 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { writeFile as writeBytes } from 'node:fs/promises';
-import { loadConfig } from '../dist/config/load.js';
-import { runCycle } from '../dist/cycle.js';
-import { QuoteCache } from '../dist/quotes.js';
-import { itemElements } from '../dist/exports/items.js';
-import { selectExports } from '../dist/exports/select.js';
-import { compress } from '../dist/publish.js';
+import { loadConfig } from '../dist/io/config/load.js';
+import { runCycle } from '../dist/io/build/cycle.js';
+import { QuoteCache } from '../dist/io/quotes/quotes.js';
+import { itemElements } from '../dist/model/items.js';
+import { selectExports } from '../dist/pure/exports/select.js';
+import { compress } from '../dist/io/build/publish.js';
 
 const [count = 10000, cycles = 15] = process.argv.slice(2).map(Number);
 const dir = await mkdtemp(join(tmpdir(), 'ratefile-bench-'));

@@ -38,7 +38,7 @@ if (!shape) {
 } else {
   const dir = mkdtempSync(join(tmpdir(), 'ratefile-hostile-'));
   if (reader === 'file') writeFileSync(join(dir, 'quotes.json'), bodyOf(shape));
-  const { sourceDefinition } = await import('../dist/sources/index.js');
+  const { sourceDefinition } = await import('../dist/io/sources/index.js');
   const options =
     reader === 'json'
       ? { type: 'json', url, pairs: { 'BTC/USDT': 'rates.bid' }, retries: 0, timeout: '60s' }

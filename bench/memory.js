@@ -1,4 +1,4 @@
-// Where the memory goes in one build, stage by stage: the stages of src/build.ts and src/cycle.ts run by hand on a
+// Where the memory goes in one build, stage by stage: the stages of src/io/build/build.ts and src/io/build/cycle.ts run by hand on a
 // generated exchanger (no bestchange source, so compete has nothing to do), a full collection forced after each,
 // then what is live (V8 heap, buffers outside it) and the process's RSS, and its peak so far. Two cycles; the
 // second is the steady state (the first also fills the per-config caches). heap = live after the collection;
@@ -8,14 +8,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gateFiles } from '../dist/check/gate.js';
-import { competeDirections } from '../dist/compete/price.js';
-import { loadConfig } from '../dist/config/load.js';
-import { exportWriter } from '../dist/exports/renderers.js';
-import { emptyGuardState, guardDirections } from '../dist/guards.js';
-import { priceDirections } from '../dist/pricing/price.js';
-import { compress, publishFiles } from '../dist/publish.js';
-import { fetchQuotes } from '../dist/quotes.js';
+import { gateFiles } from '../dist/pure/check/gate.js';
+import { competeDirections } from '../dist/pure/compete/price.js';
+import { loadConfig } from '../dist/io/config/load.js';
+import { exportWriter } from '../dist/pure/exports/renderers.js';
+import { emptyGuardState, guardDirections } from '../dist/pure/guards/guards.js';
+import { priceDirections } from '../dist/pure/pricing/price.js';
+import { compress, publishFiles } from '../dist/io/build/publish.js';
+import { fetchQuotes } from '../dist/io/quotes/quotes.js';
 
 if (typeof globalThis.gc !== 'function') throw new Error('bench/memory.js: run with node --expose-gc');
 const [count = 50000] = process.argv.slice(2).map(Number);

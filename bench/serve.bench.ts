@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { expect, it } from 'vitest';
-import { loadConfig } from '../src/config/load.js';
-import { runCycle } from '../src/cycle.js';
+import { loadConfig } from '../src/io/config/load.js';
+import { runCycle } from '../src/io/build/cycle.js';
 import { findNginx, startNginx } from '../test/nginx/nginx.js';
 // @ts-expect-error plain JavaScript module of the build benchmark
 import { writeBenchProject } from './generate.js';

@@ -1,6 +1,6 @@
 // Writes docs/cli-reference.md and docs/config-reference.md from the program itself: the CLI reference from
 // each command's --help (commander builds it from the option definitions), the config reference from the
-// config's JSON Schema (made from the zod schema). `npm run docs` runs it on dist/; test/unit/docs.test.ts
+// config's JSON Schema (made from the zod schema). `npm run docs` runs it on dist/; test/unit/repo/docs.test.ts
 // makes both again from src/ and fails when the checked-in copies differ, so they cannot go stale.
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -180,7 +180,7 @@ export async function generateDocs({ run, configJsonSchema }) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = new URL('../', import.meta.url);
   const { run } = await import(new URL('dist/cli.js', root).href);
-  const { configJsonSchema } = await import(new URL('dist/config/schema.js', root).href);
+  const { configJsonSchema } = await import(new URL('dist/io/config/schema.js', root).href);
   for (const [path, text] of Object.entries(await generateDocs({ run, configJsonSchema }))) {
     await writeFile(new URL(path, root), text);
     process.stdout.write(`wrote ${path}\n`);

@@ -18,9 +18,9 @@ import * as serve from './commands/serve.js';
 import * as start from './commands/start.js';
 import * as status from './commands/status.js';
 import * as validate from './commands/validate.js';
-import { escapeControls, RatefileError, type ErrorCode } from './errors.js';
-import { createLogger, wantsColour, type LogFormat, type Logger } from './log.js';
-import { endQuietlyOnClosedPipe } from './pipes.js';
+import { escapeControls, RatefileError, type ErrorCode } from './base/errors.js';
+import { createLogger, wantsColour, type LogFormat, type Logger } from './base/log.js';
+import { endQuietlyOnClosedPipe } from './base/pipes.js';
 
 export type { CliDeps } from './commands/context.js';
 

@@ -1,7 +1,7 @@
 // `ratefile accept FROM TO`: publish a direction the jump guard holds back at its new rate on the next build.
 import type { Command } from 'commander';
-import { RatefileError } from '../errors.js';
-import { checkStateFolder } from '../folders.js';
+import { RatefileError } from '../base/errors.js';
+import { checkStateFolder } from '../base/folders.js';
 import { configOption, type CommandContext } from './context.js';
 
 export function register(program: Command, context: CommandContext): void {
@@ -14,9 +14,9 @@ export function register(program: Command, context: CommandContext): void {
     .addOption(configOption())
     .action(async (from: string, to: string, options: { config: string }) => {
       const [{ readStatus }, { requestAccept }, { directionName }] = await Promise.all([
-        import('../cycle.js'),
-        import('../state.js'),
-        import('../words.js'),
+        import('../io/build/cycle.js'),
+        import('../io/state/state.js'),
+        import('../base/words.js'),
       ]);
       const config = await context.load(options.config);
       const id = `${from}>${to}`;

@@ -1,9 +1,9 @@
 // `ratefile build`: price once and write the exports (or print them with --dry-run).
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { checkFolders } from '../folders.js';
-import type { Config } from '../model.js';
-import type { BuildReport } from '../report.js';
+import { checkFolders } from '../base/folders.js';
+import type { Config } from '../model/config.js';
+import type { BuildReport } from '../pure/status/report.js';
 import { configOption, outOption, type CommandContext } from './context.js';
 
 interface BuildOptions {
@@ -22,7 +22,7 @@ interface Built {
 async function printBuild(context: CommandContext, config: Config, dir: string): Promise<Built> {
   const { deps, log } = context;
   // The pipeline is imported when the command runs, not when the program is made (`--help`, `--version`).
-  const [{ build }, { problemLines }] = await Promise.all([import('../build.js'), import('../cycle-lines.js')]);
+  const [{ build }, { problemLines }] = await Promise.all([import('../io/build/build.js'), import('../pure/status/cycle-lines.js')]);
   const result = await build(config, { now: deps.now, fetch: deps.fetch, env: deps.env });
   for (const line of problemLines(result)) log.warn(line);
   for (const file of result.files) {
@@ -41,13 +41,13 @@ async function publishBuild(
 ): Promise<Built | undefined> {
   const { deps, log } = context;
   const [{ runCycle }, { buildFields, problemLines, summarize }] = await Promise.all([
-    import('../cycle.js'),
-    import('../cycle-lines.js'),
+    import('../io/build/cycle.js'),
+    import('../pure/status/cycle-lines.js'),
   ]);
   await checkFolders({ key: options.out ? '--out' : 'output', path: dir }, { key: 'state', path: config.stateDir });
   // With `ha:`, a one-off build publishes only when it can take the lock (never beside a running leader).
   const standby = config.ha
-    ? (await import('../ha/standby.js')).createStandby(config, { env: deps.env, log, now: deps.now })
+    ? (await import('../io/ha/standby.js')).createStandby(config, { env: deps.env, log, now: deps.now })
     : undefined;
   const cycle = await runCycle(config, dir, {
     now: deps.now,

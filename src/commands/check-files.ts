@@ -8,10 +8,10 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { RatefileError, type ErrorCode } from '../errors.js';
-import type { CheckResult, Verdict } from '../check/index.js';
-import type { Writer } from '../log.js';
-import type { MonitorProfile } from '../monitors/profile.js';
+import { RatefileError, type ErrorCode } from '../base/errors.js';
+import type { CheckResult, Verdict } from '../pure/check/index.js';
+import type { Writer } from '../base/log.js';
+import type { MonitorProfile } from '../model/monitor-profile.js';
 
 /** What a worker is given: one target and everything the check and its part of the report need. */
 export interface FileJob {
@@ -99,7 +99,7 @@ export async function checkFiles(
   options: CheckFilesOptions,
 ): Promise<boolean> {
   // The report's writer alone when workers check: the checker's modules (and the code lists) load in them only.
-  const { reportWriter } = await import('../check/report.js');
+  const { reportWriter } = await import('../pure/check/report.js');
   // Listened for from the write that was refused: a worker's report is written from its messages, and the stream
   // can drain before that file ends; waiting for 'drain' only then would wait for nothing (and the process would
   // end with the check unfinished).
@@ -115,7 +115,7 @@ export async function checkFiles(
     if (inWorkers && (await wantsWorker(target, options.cwd)))
       report.written(await checkInWorker({ ...shared, target, first: report.files() === 0 }, write));
     else {
-      const { checkTarget, everyWarningFails } = await import('../check/index.js');
+      const { checkTarget, everyWarningFails } = await import('../pure/check/index.js');
       const checked: CheckResult = await checkTarget(target, {
         fetch,
         cwd: options.cwd,

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { quoteValue, RatefileError } from '../errors.js';
+import { quoteValue, RatefileError } from '../base/errors.js';
 import type { CommandContext } from './context.js';
 
 /** The currency codes of a BestChange info.zip (bm_cycodes.dat): known besides the shipped list. */
@@ -18,7 +18,7 @@ async function codesFrom(file: string, cwd: string): Promise<ReadonlySet<string>
       { cause },
     );
   }
-  const { parseFeed } = await import('../bestchange/feed.js');
+  const { parseFeed } = await import('../pure/bestchange/feed.js');
   try {
     return parseFeed(bytes).currencies;
   } catch (cause) {
@@ -69,7 +69,7 @@ export function register(program: Command, context: CommandContext): void {
         const monitor =
           options.monitor === undefined
             ? undefined
-            : await (await import('../monitors/load.js')).profileNamed(options.monitor);
+            : await (await import('../io/monitors/load.js')).profileNamed(options.monitor);
         // One file at a time, its report written before the next is read (check-files.ts: many files in worker
         // threads), so many files take the memory of the largest, not of all of them.
         const ok = await checkFiles(targets, deps.stdout, {

@@ -1,6 +1,6 @@
 // `ratefile completion bash|zsh|fish`: a completion script made from the commander program itself, so it never lists a command or option that is not there.
 import { Argument, type Command } from 'commander';
-import { RatefileError } from '../errors.js';
+import { RatefileError } from '../base/errors.js';
 import type { CommandContext } from './context.js';
 
 interface Spec {

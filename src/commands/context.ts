@@ -3,11 +3,11 @@
 // loader (zod, both YAML readers) is imported when a command loads a config.
 import { relative, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { DEFAULT_HOST, defaultConfigFile } from '../config/defaults.js';
-import { RatefileError } from '../errors.js';
-import type { Logger, Writer } from '../log.js';
-import type { Config } from '../model.js';
-import { registerConfigSecrets, registerEnvSecrets } from '../secrets.js';
+import { DEFAULT_HOST, defaultConfigFile } from '../base/config/defaults.js';
+import { RatefileError } from '../base/errors.js';
+import type { Logger, Writer } from '../base/log.js';
+import type { Config } from '../model/config.js';
+import { registerConfigSecrets, registerEnvSecrets } from '../base/secrets.js';
 
 export interface CliDeps {
   stdout: Writer;
@@ -69,7 +69,7 @@ export function applyConfigEnv(program: Command, env: CliDeps['env']): void {
 
 /** A config that is not there: say how to get one. */
 async function loadWithHint(path: string, cwd: string): Promise<Config> {
-  const { loadConfig } = await import('../config/load.js');
+  const { loadConfig } = await import('../io/config/load.js');
   try {
     return await loadConfig(path, cwd);
   } catch (error) {

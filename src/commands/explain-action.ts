@@ -1,19 +1,19 @@
 // What `ratefile explain FROM TO` runs (registered in explain.ts, imported only when it runs): how a direction's published
 // rate comes about (quotes, chain, margin, markup, rounding, reserve, limits), or why it is held back. Builds in memory
 // with the state as it is; writes nothing. The pricing lines are explain-pricing.ts's, the exports' explain-exports.ts's.
-import { build, type BuildResult } from '../build.js';
-import { closest } from '../config/problems.js';
-import { escapeControls, RatefileError } from '../errors.js';
-import type { Config, Direction, ExportTemplate } from '../model.js';
-import type { PricedDirection } from '../priced.js';
-import { priceDirection } from '../pricing/price.js';
-import { fetchQuotes } from '../quotes.js';
-import type { BuildReport, Status } from '../report.js';
-import { redactSecrets } from '../secrets.js';
-import { acceptRequests, maintenanceFlag, readGuardState, readPauses, readStatusFile } from '../state.js';
-import { listingSummary } from '../status.js';
-import { readWarMemory, warDirections } from '../war-state.js';
-import { ago, directionName, plural } from '../words.js';
+import { build, type BuildResult } from '../io/build/build.js';
+import { closest } from '../base/config/problems.js';
+import { escapeControls, RatefileError } from '../base/errors.js';
+import type { Config, Direction, ExportTemplate } from '../model/config.js';
+import type { PricedDirection } from '../model/priced.js';
+import { priceDirection } from '../pure/pricing/price.js';
+import { fetchQuotes } from '../io/quotes/quotes.js';
+import type { BuildReport, Status } from '../pure/status/report.js';
+import { redactSecrets } from '../base/secrets.js';
+import { acceptRequests, maintenanceFlag, readGuardState, readPauses, readStatusFile } from '../io/state/state.js';
+import { listingSummary } from '../pure/status/status.js';
+import { readWarMemory, warDirections } from '../io/state/war-state.js';
+import { ago, directionName, plural } from '../base/words.js';
 import type { CommandContext } from './context.js';
 import { exportLines } from './explain-exports.js';
 import { pricingLines } from './explain-pricing.js';

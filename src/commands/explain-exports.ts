@@ -1,13 +1,13 @@
 // The export part of `ratefile explain`: a direction's items as each export wrote them (classic and EREF XML, a JSON
 // entry, a Premium line), and how the export's markup and rounding make its published in/out from the direction rate.
-import type { BuildResult } from '../build.js';
-import { parseDocument, type XmlElement } from '../check/tree.js';
-import { Decimal, formatDecimal } from '../decimal.js';
-import { isPremiumFormat } from '../exports/formats.js';
-import type { Direction, ExportTemplate } from '../model.js';
-import type { PricedDirection } from '../priced.js';
-import { publishedRate, rateAtMarkup } from '../pricing/published.js';
-import { percent, show } from '../words.js';
+import type { BuildResult } from '../io/build/build.js';
+import { parseDocument, type XmlElement } from '../pure/check/tree.js';
+import { Decimal, formatDecimal } from '../base/decimal.js';
+import { isPremiumFormat } from '../model/formats.js';
+import type { Direction, ExportTemplate } from '../model/config.js';
+import type { PricedDirection } from '../model/priced.js';
+import { publishedRate, rateAtMarkup } from '../pure/pricing/published.js';
+import { percent, show } from '../base/words.js';
 import { inverse } from './explain-pricing.js';
 
 const ONE = new Decimal(1);

@@ -1,11 +1,11 @@
 // The pricing part of `ratefile explain`: how a priced direction's rate comes about, in order: the quotes of its chain
 // and the market rate, the margin (or the compete step), the reserve and the limits, what else it publishes, its tiers.
-import { competeLines } from '../compete/explain.js';
-import type { CompeteDetail } from '../compete/price.js';
-import { Decimal, formatDecimal, roundDown } from '../decimal.js';
-import type { Direction, Money } from '../model.js';
-import type { PricedDirection } from '../priced.js';
-import { age, percent, show } from '../words.js';
+import { competeLines } from '../pure/compete/explain.js';
+import type { CompeteDetail } from '../pure/compete/price.js';
+import { Decimal, formatDecimal, roundDown } from '../base/decimal.js';
+import type { Direction, Money } from '../model/config.js';
+import type { PricedDirection } from '../model/priced.js';
+import { age, percent, show } from '../base/words.js';
 
 const ONE = new Decimal(1);
 /** 1 ÷ x to 34 of the 40 digits: 1 ÷ (1 ÷ x) is x again. */

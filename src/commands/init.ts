@@ -2,7 +2,7 @@
 import { lstat, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { RatefileError } from '../errors.js';
+import { RatefileError } from '../base/errors.js';
 import type { CommandContext } from './context.js';
 import { starterConfig, starterQuotes, starterTemplates } from './starter.js';
 

@@ -1,7 +1,7 @@
 // `ratefile maintenance [on|off]`: publish every export empty, or normally again; without an argument, tell which.
 import type { Command } from 'commander';
-import { RatefileError } from '../errors.js';
-import { checkStateFolder } from '../folders.js';
+import { RatefileError } from '../base/errors.js';
+import { checkStateFolder } from '../base/folders.js';
 import { configOption, type CommandContext } from './context.js';
 
 export function register(program: Command, context: CommandContext): void {
@@ -14,7 +14,7 @@ export function register(program: Command, context: CommandContext): void {
     .action(async (state: string | undefined, options: { config: string }) => {
       if (state !== undefined && state !== 'on' && state !== 'off')
         throw new RatefileError('E_USAGE', `expected "on" or "off", got "${state}"`);
-      const { maintenanceFlag, setMaintenanceFlag } = await import('../state.js');
+      const { maintenanceFlag, setMaintenanceFlag } = await import('../io/state/state.js');
       const config = await context.load(options.config);
       if (state !== undefined) {
         await checkStateFolder({ key: 'state', path: config.stateDir });

@@ -1,8 +1,8 @@
 // `ratefile pause FROM TO`: stop publishing a direction (or one city of it) until resumed or until a time.
 import type { Command } from 'commander';
-import { RatefileError, quoteValue } from '../errors.js';
-import { checkStateFolder } from '../folders.js';
-import type { Pause } from '../switches.js';
+import { RatefileError, quoteValue } from '../base/errors.js';
+import { checkStateFolder } from '../base/folders.js';
+import type { Pause } from '../pure/pause/switches.js';
 import { configOption, type CommandContext } from './context.js';
 import { switchedDirection } from './switches.js';
 
@@ -56,7 +56,7 @@ async function pause(context: CommandContext, from: string, to: string, options:
   const until = options.until === undefined ? undefined : parseUntil(options.until, now);
   const reason = parseReason(options.reason);
   await checkStateFolder({ key: 'state', path: config.stateDir });
-  const { writePause } = await import('../state.js');
+  const { writePause } = await import('../io/state/state.js');
   const paused: Pause = {
     direction: direction.id,
     ...(options.city === undefined ? {} : { city: options.city }),

@@ -3,8 +3,8 @@
 // monitor's timeout, 1 otherwise.
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { quoteValue, RatefileError } from '../errors.js';
-import { redactValue, registerUrlSecrets } from '../secrets.js';
+import { quoteValue, RatefileError } from '../base/errors.js';
+import { redactValue, registerUrlSecrets } from '../base/secrets.js';
 import type { CommandContext } from './context.js';
 
 const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
@@ -65,10 +65,10 @@ function probedUrl(target: string): URL {
 async function probe(context: CommandContext, target: string, options: ProbeFlags): Promise<void> {
   const { deps } = context;
   const url = probedUrl(target);
-  const { runProbe } = await import('../probe/run.js');
-  const { summarise } = await import('../probe/summary.js');
-  const { monitorTimeouts } = await import('../probe/classify.js');
-  const { formatFetch, formatHeader, formatSummary } = await import('../probe/report.js');
+  const { runProbe } = await import('../io/probe/run.js');
+  const { summarise } = await import('../pure/probe/summary.js');
+  const { monitorTimeouts } = await import('../pure/probe/classify.js');
+  const { formatFetch, formatHeader, formatSummary } = await import('../pure/probe/report.js');
   const userAgent = options.userAgent ?? defaultUserAgent();
   const at = deps.now().toISOString();
   if (!options.json)

@@ -2,9 +2,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { RatefileError } from '../errors.js';
+import { RatefileError } from '../base/errors.js';
 import { configOption, outOption, type CommandContext } from './context.js';
-import type { OutputFile } from '../model.js';
+import type { OutputFile } from '../model/config.js';
 
 /**
  * The config's exports as the last build wrote them; a missing one means there is nothing right to upload yet.
@@ -52,8 +52,8 @@ export function register(program: Command, context: CommandContext): void {
         context.shown,
       );
       // The AWS SDK is loaded only here and by a build that publishes to S3.
-      const { S3Publisher } = await import('../hosting/s3.js');
-      const { describeTarget, uploadProblems } = await import('../hosting/s3-report.js');
+      const { S3Publisher } = await import('../io/hosting/s3.js');
+      const { describeTarget, uploadProblems } = await import('../io/hosting/s3-report.js');
       // Its own publisher, closed when done: what was uploaded before is in the state folder.
       const publisher = new S3Publisher(target, config.stateDir);
       try {

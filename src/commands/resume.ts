@@ -19,7 +19,7 @@ export function register(program: Command, context: CommandContext): void {
         to,
         city: options.city,
       });
-      const { removePauses } = await import('../state.js');
+      const { removePauses } = await import('../io/state/state.js');
       const removed = await removePauses(config.stateDir, direction.id, options.city);
       if (removed === 0) {
         deps.stdout.write(`${what} is not paused: nothing to resume\n`);

@@ -9,8 +9,8 @@ export function register(program: Command, context: CommandContext): void {
     .option('--template', 'print the schema of export templates instead')
     .action(async (options: { template?: boolean }) => {
       const [{ configJsonSchema, toJsonSchema }, { templateSchema }] = await Promise.all([
-        import('../config/schema.js'),
-        import('../exports/template.js'),
+        import('../io/config/schema.js'),
+        import('../io/exports/template.js'),
       ]);
       const schema = options.template ? toJsonSchema(templateSchema) : configJsonSchema();
       context.deps.stdout.write(`${JSON.stringify(schema, null, 2)}\n`);

@@ -1,6 +1,6 @@
 // `ratefile serve`: serve the output folder alone, no builds (`start` builds and serves).
 import type { Command } from 'commander';
-import { DEFAULT_HOST } from '../config/defaults.js';
+import { DEFAULT_HOST } from '../base/config/defaults.js';
 import { configOption, hostOption, outOption, portOption, type CommandContext } from './context.js';
 
 interface ServeOptions {
@@ -20,7 +20,7 @@ export function register(program: Command, context: CommandContext): void {
     .addOption(portOption())
     .addOption(hostOption())
     .action(async (options: ServeOptions) => {
-      const { boundUrl, createExportServer, listen } = await import('../server.js');
+      const { boundUrl, createExportServer, listen } = await import('../service/server/server.js');
       const config = options.out ? undefined : await context.load(options.config);
       const dir = context.outDir(config, options.out);
       // With a config, only its declared exports answer; `--out` alone cannot know them: every export-named file.

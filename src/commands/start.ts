@@ -1,7 +1,7 @@
 // `ratefile start`: build now, rebuild on the schedule and serve, in one process (the service).
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { checkFolders } from '../folders.js';
+import { checkFolders } from '../base/folders.js';
 import { configOption, hostOption, outOption, portOption, type CommandContext } from './context.js';
 
 interface StartOptions {
@@ -26,8 +26,8 @@ export function register(program: Command, context: CommandContext): void {
     .action(async (options: StartOptions) => {
       // The service (scheduler, server, metrics, alerts) is imported when it starts, not for `--help`.
       const [{ configReloader }, { startService }] = await Promise.all([
-        import('../config/reload.js'),
-        import('../service.js'),
+        import('../io/config/reload.js'),
+        import('../service/start/service.js'),
       ]);
       // Reloaded before every build, but parsed again only when the config or a template changed and the
       // change has settled (a file saved in place is never read half-written).

@@ -1,7 +1,7 @@
 // `ratefile status`: the last build, the sources, and the directions published or held back with reasons.
 import type { Command } from 'commander';
-import { escapeControls, escapeJsonControls } from '../errors.js';
-import { mapStrings, redactValue } from '../secrets.js';
+import { escapeControls, escapeJsonControls } from '../base/errors.js';
+import { mapStrings, redactValue } from '../base/secrets.js';
 import { configOption, type CommandContext } from './context.js';
 
 export function register(program: Command, context: CommandContext): void {
@@ -14,10 +14,10 @@ export function register(program: Command, context: CommandContext): void {
     .action(async (options: { json?: boolean; config: string }) => {
       const [{ readStatus }, { assessHealth, healthBody }, { formatMonitors, formatStatus, monitorStatuses }, store] =
         await Promise.all([
-          import('../cycle.js'),
-          import('../health.js'),
-          import('../status.js'),
-          import('../readers/store.js'),
+          import('../io/build/cycle.js'),
+          import('../pure/status/health.js'),
+          import('../pure/status/status.js'),
+          import('../io/readers/store.js'),
         ]);
       const config = await context.load(options.config);
       // The file may be hand-edited (a pause's reason) or older than a redaction: no control character or credential is printed.

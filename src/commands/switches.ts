@@ -1,8 +1,8 @@
 // What `ratefile pause` and `ratefile resume` share: the direction (and city) the operator named, checked against
 // the config. Each pause is a file in the state folder, like accept and maintenance, so the CLI and the running
 // service never race.
-import { RatefileError, quoteValue } from '../errors.js';
-import type { Config, Direction } from '../model.js';
+import { RatefileError, quoteValue } from '../base/errors.js';
+import type { Config, Direction } from '../model/config.js';
 
 function findDirection(config: Config, from: string, to: string, shown: string): Direction {
   const id = `${from}>${to}`;
@@ -27,8 +27,8 @@ export async function switchedDirection(
   codes: { from: string; to: string; city: string | undefined },
 ): Promise<{ direction: Direction; what: string }> {
   const direction = findDirection(config, codes.from, codes.to, shownFile);
-  // Loaded with the action, as decimal.js behind it: `--help` stays light (test/integration/startup.test.ts).
-  const { directionName } = await import('../words.js');
+  // Loaded with the action, as decimal.js behind it: `--help` stays light (test/integration/cli/startup.test.ts).
+  const { directionName } = await import('../base/words.js');
   const name = directionName(direction.from.code, direction.to.code);
   checkCity(direction, name, codes.city);
   return { direction, what: `${name}${codes.city === undefined ? '' : ` in ${codes.city}`}` };

@@ -11,7 +11,7 @@ export function register(program: Command, context: CommandContext): void {
     .action(async (options: { config: string }) => {
       // Problems throw E_CONFIG (exit 2) with every line; warnings do not fail it.
       const config = await context.load(options.config);
-      const { plural } = await import('../words.js');
+      const { plural } = await import('../base/words.js');
       for (const warning of config.warnings) log.warn(warning);
       deps.stdout.write(
         `${context.shown(config.file)}: ok — ${plural(config.directions.length, 'direction')}, ${plural(config.sources.length, 'source')}, ` +

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Decimal } from '../../src/decimal.js';
+import { Decimal } from '../../src/base/decimal.js';
 import {
   assertBuilt,
   repoRoot,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli.js';
-import { publishFiles } from '../../src/publish.js';
+import { publishFiles } from '../../src/io/build/publish.js';
 import { rawRequest, type RawResponse } from '../support/http.js';
 import { makeProject, type Project } from '../support/project.js';
 import { xmlErrors } from '../support/xml.js';

@@ -6,7 +6,7 @@ import { chmod, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ReadersView } from '../../src/readers/tracker.js';
+import type { ReadersView } from '../../src/service/readers/tracker.js';
 import { pollUntil, rawRequest } from '../support/http.js';
 import { makeProject, sampleConfig, type Project } from '../support/project.js';
 import { servicesPerTest } from '../support/service.js';

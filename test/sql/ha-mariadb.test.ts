@@ -1,7 +1,7 @@
 // The warm standby's lock in a real MariaDB (Debian's mariadb-server, started on loopback for this file).
 import mysql from 'mysql2/promise';
 import { describe } from 'vitest';
-import { decode } from '../../src/reserves/sql-target.js';
+import { decode } from '../../src/io/reserves/sql-target.js';
 import { locker, testStandby } from './ha-suite.js';
 import { requireServer, startMariadb } from './servers.js';
 

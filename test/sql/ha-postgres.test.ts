@@ -1,6 +1,6 @@
 // The warm standby's lock in a real PostgreSQL (Debian's postgresql, started on loopback for this file).
 import { describe } from 'vitest';
-import { lockKeys } from '../../src/ha/postgres.js';
+import { lockKeys } from '../../src/io/ha/postgres.js';
 import { locker, testStandby } from './ha-suite.js';
 import { requireServer, startPostgres } from './servers.js';
 

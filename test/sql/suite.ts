@@ -1,4 +1,4 @@
-// The suite both databases run (like test/sources/contract.ts for quote sources): a table of back-office reserves
+// The suite both databases run (like test/integration/sources/contract.ts for quote sources): a table of back-office reserves
 // read by a real `sql` reserve source through `ratefile build`: values, limits and enabled published exactly as the
 // same entries from a `file` source; every fault withholds only BTC>SBERRUB with its reason; the password and the
 // user name appear in no output, status or state file; the real binary exits within the timeout on a slow query.

@@ -96,7 +96,7 @@ export function bigFeed(): Buffer {
  * `bigFeed`, deflated in worker threads (fflate's async zip), so the event loop keeps running meanwhile. Made on the
  * test's own thread, the seconds it blocks let a loopback server's idle keep-alive socket outlive its 5 s
  * keepAliveTimeout unnoticed: the client then sends the next request on it just before the server's overdue timer
- * closes it, and the fetch fails with ECONNRESET (test/sources/bestchange.test.ts, under load).
+ * closes it, and the fetch fails with ECONNRESET (test/integration/sources/bestchange.test.ts, under load).
  */
 export function bigFeedOffThread(): Promise<Buffer> {
   // Made once per test file: the same bytes every time, and seconds of deflate each.

@@ -1,7 +1,7 @@
 // A `compete:` rule as the config loader makes it, for the compete tests: place 2 (or `worst`) on source `bc`,
 // floor 0.5%, ceiling 3%, a 10% deviation limit; `extra` overrides any field.
-import { Decimal } from '../../src/decimal.js';
-import type { CompeteRule, Currency, Direction } from '../../src/model.js';
+import { Decimal } from '../../src/base/decimal.js';
+import type { CompeteRule, Currency, Direction } from '../../src/model/config.js';
 import { testDirection } from './model.js';
 
 export const competeRule = (extra: Partial<CompeteRule> = {}): CompeteRule => ({

@@ -1,4 +1,4 @@
-// The configs the golden test builds (test/integration/golden.test.ts): every shipped config — the demo, examples/*.yaml,
+// The configs the golden test builds (test/integration/build/golden.test.ts): every shipped config — the demo, examples/*.yaml,
 // the `ratefile init` starter — and bench/generate.js's projects, each copied into a temporary folder and built
 // in-process with build() at one fixed clock, its sources served on loopback from fixed recordings.
 import { execFileSync } from 'node:child_process';
@@ -7,9 +7,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from '../../src/build.js';
-import { loadConfig } from '../../src/config/load.js';
-import { moscowDate } from '../../src/sources/cbr.js';
+import { build } from '../../src/io/build/build.js';
+import { loadConfig } from '../../src/io/config/load.js';
+import { moscowDate } from '../../src/io/sources/cbr.js';
 import { dump } from './bestchange.js';
 import { repoRoot } from './process.js';
 import { fixtureWith, startReplay, type ReplayServer } from './replay.js';
@@ -102,7 +102,7 @@ async function buildConfig(config: string, env: Record<string, string> = {}): Pr
 const dateFile = (path: string) =>
   utimes(path, new Date(goldenNow.getTime() - 10_000), new Date(goldenNow.getTime() - 10_000));
 
-/** Every recorded source of examples/live.yaml, its fixings dated the golden day (as test/integration/live.test.ts does). */
+/** Every recorded source of examples/live.yaml, its fixings dated the golden day (as test/integration/build/live.test.ts does). */
 async function liveEnv(): Promise<Record<string, string>> {
   const cbrDate = moscowDate(goldenNow).replaceAll('/', '.');
   const ecbDate = goldenNow.toISOString().slice(0, 10);

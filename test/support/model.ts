@@ -1,7 +1,7 @@
 // The model as the config loader makes it, for tests of the pure steps: a quote book, a currency and a direction.
-import { Decimal } from '../../src/decimal.js';
-import type { Currency, Direction } from '../../src/model.js';
-import type { Quote, QuoteBook } from '../../src/sources/source.js';
+import { Decimal } from '../../src/base/decimal.js';
+import type { Currency, Direction } from '../../src/model/config.js';
+import type { Quote, QuoteBook } from '../../src/model/source.js';
 
 /** A quote book from `[pair, bid, ask]` rows, every quote taken at `time` from source `source`. */
 export function quoteBook(time: Date, source: string, ...rows: [pair: string, bid: string, ask: string][]): QuoteBook {

@@ -1,10 +1,10 @@
 // startService in-process on a test project with an injected clock, stopped after each test. Its tests drive the
-// builds with rebuild(), so a file they write starts none unless `watch: true` (test/integration/source-watch.test.ts).
+// builds with rebuild(), so a file they write starts none unless `watch: true` (test/integration/service/source-watch.test.ts).
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/log.js';
-import { startService, type Service } from '../../src/service.js';
+import { loadConfig } from '../../src/io/config/load.js';
+import { createLogger } from '../../src/base/log.js';
+import { startService, type Service } from '../../src/service/start/service.js';
 import type { Project } from './project.js';
 
 /** Registers an afterEach that stops every service started through the returned function. */

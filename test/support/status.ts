@@ -1,4 +1,4 @@
-import type { Status } from '../../src/report.js';
+import type { Status } from '../../src/pure/status/report.js';
 // A status as a good build at `at` writes it, for tests of what is read from it (health, alerts, status text).
 
 export function goodStatus(at: string, published: string[], overrides: Partial<Status> = {}): Status {

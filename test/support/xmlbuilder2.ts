@@ -1,7 +1,7 @@
-// The oracle the classic writer (src/exports/classic.ts) is tested against: the same items written with
+// The oracle the classic writer (src/pure/exports/classic.ts) is tested against: the same items written with
 // xmlbuilder2's DOM, a library that shares no code with the writer. xmlbuilder2 is a devDependency for this alone.
 import { create } from 'xmlbuilder2';
-import { itemElements, type ExportModel } from '../../src/exports/items.js';
+import { itemElements, type ExportModel } from '../../src/model/items.js';
 
 /**
  * An export model as xmlbuilder2 writes it. `&` is escaped before xmlbuilder2 sees the text: it leaves an `&` that

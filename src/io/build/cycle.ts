@@ -1,0 +1,286 @@
+// One build cycle as both `ratefile build` and the scheduler run it: read the state, build, publish,
+// keep the state and status, and a one-line summary.
+import { build, type BuildDeps, type BuildResult, type GuardContext } from './build.js';
+import { gateFiles, refusedError } from '../../pure/check/gate.js';
+import { errorLine, RatefileError } from '../../base/errors.js';
+import { s3Publisher } from '../hosting/s3.js';
+import { uploadProblems, type UploadResult } from '../hosting/s3-report.js';
+import type { Config, OutputFile } from '../../model/config.js';
+import { Compressions, fileSizes, type Compressed } from './compressions.js';
+import { PlaceRefused, publishFiles, removeExports, type PublishResult } from './publish.js';
+import { placeFence, uploadFence } from '../ha/placed.js';
+import {
+  acceptRequests,
+  clearAcceptRequests,
+  maintenanceFlag,
+  readGuardState,
+  readPauses,
+  readPublishedExports,
+  readStatusFile,
+  writeGuardState,
+  writePublishedExports,
+  writeStatusFile,
+} from '../state/state.js';
+import type { PublishGate } from '../ha/standby.js';
+import { failedStatus, successStatus, type StatusContext } from '../../pure/status/status.js';
+import { writeLiveCodes } from '../state/live-codes.js';
+import { readWarMemory, warDirections, writeWarMemory } from '../state/war-state.js';
+import { readListingMemory, writeListingMemory } from '../state/listing-state.js';
+import type { BuildReport, Status } from '../../pure/status/report.js';
+import { cycleWarnings, liveCodesNotKept } from '../../pure/status/cycle-lines.js';
+
+export interface CycleResult {
+  build: BuildResult;
+  publish: PublishResult;
+  /** Exports ratefile published before that no template declares any more: removed with their compressed copies. */
+  removed: string[];
+  durationMs: number;
+  publishMs: number;
+  status: Status;
+  /** The upload to `publish.s3` after the files were written, when the config has one. */
+  upload?: UploadResult;
+  /** Problems with the state folder worth a log line (an unreadable guard file), and failed uploads. */
+  warnings: string[];
+  /** True when another instance holds the `ha:` lock: this build published nothing. */
+  standby?: true;
+}
+
+export type CycleDeps = Omit<BuildDeps, 'guard' | 'onFile'> & {
+  elapsed?: () => number;
+  /** Why the config file was rejected on reload, when `config` is the last good one (kept in the status). */
+  configError?: string;
+  /** With an `ha:` block: asked right before publishing; only the lock's holder publishes. */
+  ha?: PublishGate;
+  /** The gzip and brotli compression (tests count its calls); absent: publish's `compress`. */
+  compress?: (bytes: Buffer) => Promise<Compressed>;
+};
+
+export async function readStatus(stateDir: string): Promise<Status | undefined> {
+  try {
+    return (await readStatusFile(stateDir)) as Status | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Record a build that failed before publishing (the last good files stay), and rethrow nothing: returns the status. */
+export async function recordFailure(
+  config: Pick<Config, 'stateDir' | 'schedulePeriodMs' | 'health'>,
+  at: Date,
+  durationMs: number,
+  error: unknown,
+  context: StatusContext = {},
+): Promise<Status> {
+  const status = failedStatus(
+    await readStatus(config.stateDir),
+    at,
+    durationMs,
+    errorLine(error),
+    config.schedulePeriodMs,
+    {
+      healthPolicy: config.health,
+      ...context,
+    },
+  );
+  await writeStatusFile(config.stateDir, status).catch(() => undefined);
+  return status;
+}
+
+export async function runCycle(config: Config, outDir: string, deps: CycleDeps): Promise<CycleResult> {
+  const elapsed = deps.elapsed ?? (() => performance.now());
+  const cycle: Cycle = {
+    config,
+    outDir,
+    deps,
+    elapsed,
+    started: elapsed(),
+    at: deps.now(),
+    context: {
+      healthPolicy: config.health,
+      ...(deps.configError === undefined ? {} : { configError: deps.configError }),
+    },
+  };
+  try {
+    const state = await readState(cycle);
+    const { result, compressions } = await buildFromState(cycle, state);
+    if (deps.ha && !(await deps.ha.mayPublish(config, cycle.at))) return asStandby(cycle, result, []);
+    const publishStarted = elapsed();
+    const published = await publish(cycle, state.published, result.files, result.report.liveCodes, compressions);
+    if ('lost' in published) return asStandby(cycle, result, [published.lost]);
+    const liveCodesProblem = await keepLiveCodes(config.stateDir, result.report.liveCodes);
+    const publishMs = elapsed() - publishStarted;
+    const guardShared = await writeState(cycle, result.report);
+    const { upload, lostLock } = await uploadExports(cycle, published.gate.passing, published.declared);
+    if (published.gate.refused.length > 0) throw refusedError(published.gate.refused);
+    const durationMs = Math.round(elapsed() - cycle.started);
+    const status = await recordStatus(cycle, result, durationMs);
+    const problems = { guardShared, lostLock, stateRead: state.problems, liveCodes: liveCodesProblem };
+    const warnings = cycleWarnings({ ...problems, upload: upload ? uploadProblems(upload) : [] });
+    const { publish: files, removed } = published;
+    return {
+      build: result,
+      publish: files,
+      removed,
+      durationMs,
+      publishMs,
+      status,
+      ...(upload ? { upload } : {}),
+      warnings,
+    };
+  } catch (error) {
+    await recordFailure(config, cycle.at, Math.round(elapsed() - cycle.started), error, withRole(cycle));
+    throw error;
+  }
+}
+
+/** One cycle's givens: the clock read once (`at`), the elapsed-time clock and the status's context. */
+interface Cycle {
+  config: Config;
+  outDir: string;
+  deps: CycleDeps;
+  elapsed: () => number;
+  started: number;
+  at: Date;
+  context: StatusContext;
+}
+
+type CycleState = Awaited<ReturnType<typeof readState>>;
+
+/** Everything kept in `.ratefile/` that the build and the publish need, read at once. */
+async function readState({ config, outDir, deps }: Cycle) {
+  const competing = new Set(config.directions.filter((d) => d.compete).map((d) => d.id));
+  const declared = config.exports.map((e) => e.file);
+  const [guardFile, accepted, maintenance, published, pauses, warFile, listingFile, sizes] = await Promise.all([
+    readGuardState(config.stateDir),
+    acceptRequests(config.stateDir),
+    maintenanceFlag(config.stateDir),
+    readPublishedExports(config.stateDir, outDir),
+    readPauses(config.stateDir),
+    readWarMemory(config.stateDir, warDirections(config)),
+    readListingMemory(config.stateDir, competing),
+    fileSizes(outDir, declared),
+  ]);
+  // A standby builds from the guard state the holder last published, so a jump it held back stays held back.
+  const shared = await deps.ha?.sharedGuard();
+  const guard: GuardContext = {
+    state: shared ?? guardFile.state,
+    accepted,
+    maintenance,
+    pauses,
+    wars: warFile.memory,
+    listing: listingFile.memory,
+  };
+  const problems = [guardFile.problem, warFile.problem, listingFile.problem, published.problem];
+  return { guard, published: published.files, sizes, problems };
+}
+
+/** The build, each changed export compressing while the next renders. */
+async function buildFromState({ config, deps, at }: Cycle, state: CycleState) {
+  // Each export whose size differs from its published file has surely changed: it compresses on libuv's pool
+  // while the next export renders. One the same size may be unchanged: publish compares it first, as it
+  // compresses nothing unchanged. A standby (by its last known role) publishes nothing, so compresses nothing.
+  const compressions = new Compressions(deps.compress);
+  const early = !deps.ha || deps.ha.status().role === 'leader';
+  const onFile = (file: OutputFile) => {
+    if (state.sizes.get(file.file) !== file.bytes.length) compressions.start(file);
+  };
+  const result = await build(config, { ...deps, now: () => at, ...(early ? { onFile } : {}), guard: state.guard });
+  return { result, compressions };
+}
+
+/**
+ * The gate and the publish: each file must pass the export check first (one that fails is not written and its
+ * last good version stays; the check runs while the changed files compress), then exports no template declares
+ * any more are removed. `lost`: the `ha:` lock was lost on the way.
+ */
+async function publish(
+  { config, outDir, deps, at }: Cycle,
+  published: readonly string[],
+  files: OutputFile[],
+  liveCodes: ReadonlySet<string> | undefined,
+  compressions: Compressions,
+) {
+  // Recorded before they are written, so a build killed mid-publish still leaves them to be removed one day.
+  const declared = config.exports.map((e) => e.file);
+  if (declared.some((file) => !published.includes(file)))
+    await writePublishedExports(config.stateDir, outDir, [...published, ...declared]);
+  let gate: ReturnType<typeof gateFiles> = { passing: [], refused: [] };
+  // Under `ha:`, each file is confirmed on the lock (and by the build's age) right before its rename.
+  const beforePlace = deps.ha ? placeFence(deps.ha, at, fenceClock(config, deps)) : undefined;
+  // Only exports ratefile itself published here are removed: the folder may hold other files.
+  const removed = published.filter((file) => !declared.includes(file));
+  try {
+    const written = await publishFiles(files, outDir, {
+      admit: (candidates) => (gate = gateFiles(candidates, liveCodes)).passing,
+      compressions,
+      ...(beforePlace ? { beforePlace } : {}),
+    });
+    if (removed.length > 0) {
+      await beforePlace?.(`${outDir}/${removed[0]}`);
+      await removeExports(removed, outDir);
+      await writePublishedExports(config.stateDir, outDir, declared);
+    }
+    return { publish: written, removed, declared, gate };
+  } catch (error) {
+    if (!(error instanceof PlaceRefused)) throw error;
+    // A lost lock: this instance is a standby now, and the new holder publishes. A build too old: it fails.
+    if (!error.lost) throw new RatefileError('E_PUBLISH', `${error.message}; the next build publishes`);
+    return { lost: error.message };
+  }
+}
+
+/** Only config warnings read it: a state folder that cannot take it is a warning, never a failed build. */
+async function keepLiveCodes(stateDir: string, liveCodes: ReadonlySet<string> | undefined) {
+  if (!liveCodes) return undefined;
+  return writeLiveCodes(stateDir, liveCodes).then(
+    () => undefined,
+    (error: unknown) => liveCodesNotKept(stateDir, error),
+  );
+}
+
+/** Kept only once the files are out, so the state always describes what was published; the shared guard's problem. */
+async function writeState({ config, deps, at }: Cycle, report: BuildReport) {
+  await writeGuardState(config.stateDir, report.guardState, at);
+  if (report.warMemory) await writeWarMemory(config.stateDir, report.warMemory, at);
+  if (report.listingMemory) await writeListingMemory(config.stateDir, report.listingMemory, at);
+  await clearAcceptRequests(config.stateDir, report.acceptedUsed);
+  return deps.ha?.published(report.guardState);
+}
+
+/** To `publish.s3`, unless the lock was lost. Never throws: a failed upload is a warning, the next build retries it. */
+async function uploadExports({ config, deps, at }: Cycle, passing: readonly OutputFile[], declared: string[]) {
+  const lostLock = Boolean(config.publish.s3 && deps.ha && !(await deps.ha.stillHolds()));
+  const upload =
+    config.publish.s3 && !lostLock
+      ? await s3Publisher(config.publish.s3, config.stateDir).upload(passing, {
+          declared,
+          ...(deps.ha ? { beforePut: uploadFence(deps.ha, at, fenceClock(config, deps)) } : {}),
+        })
+      : undefined;
+  return { upload, lostLock };
+}
+
+const fenceClock = (config: Config, deps: CycleDeps) => ({ now: deps.now, periodMs: config.schedulePeriodMs });
+
+/** The status context with this instance's role under `ha:`, as it is now. */
+const withRole = ({ context, deps }: Cycle): StatusContext => ({
+  ...context,
+  ...(deps.ha ? { ha: deps.ha.status() } : {}),
+});
+
+/** The build's status, written to the state folder. */
+async function recordStatus(cycle: Cycle, result: BuildResult, durationMs: number): Promise<Status> {
+  const { config } = cycle;
+  const previous = await readStatus(config.stateDir);
+  const status = successStatus(previous, result.report, durationMs, config.schedulePeriodMs, withRole(cycle));
+  await writeStatusFile(config.stateDir, status);
+  return status;
+}
+
+/** A standby's cycle (not the holder, or the lock lost mid-publish): built, nothing (more) published. */
+async function asStandby(cycle: Cycle, result: BuildResult, warnings: string[]): Promise<CycleResult> {
+  const durationMs = Math.round(cycle.elapsed() - cycle.started);
+  const status = await recordStatus(cycle, result, durationMs);
+  const publish = { written: [], unchanged: [] };
+  return { build: result, publish, removed: [], durationMs, publishMs: 0, status, warnings, standby: true };
+}

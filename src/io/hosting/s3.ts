@@ -1,0 +1,278 @@
+// Upload the exports to an S3 bucket: only what changed since the last successful upload, remembered in the state folder;
+// objects it uploaded for exports no longer declared are deleted.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { OutputFile, S3Target } from '../../model/config.js';
+import { writeStateFile } from '../state/state-files.js';
+import { contentTypeOf, exportFileName } from '../../model/formats.js';
+import { describeTarget, describeUploadError, uploadDeadlineMs, type UploadResult } from './s3-report.js';
+
+export interface UploadOptions {
+  /** Upload every file even when the state says the bucket already has its bytes. */
+  force?: boolean;
+  /**
+   * Every export the config declares: an object this publisher uploaded under the prefix for any other file is
+   * deleted. Only objects the state file remembers are touched; a failed deletion stays remembered and is retried.
+   */
+  declared?: readonly string[];
+  /** Asked right before each object is put (a warm standby's lock and build age): a reason skips that upload. */
+  beforePut?: (file: string) => Promise<string | undefined>;
+}
+
+/** What was last uploaded to one object: enough to tell whether the next bytes and headers differ. */
+interface Uploaded {
+  sha256: string;
+  contentType: string;
+  cacheControl: string;
+  etag?: string;
+  at: string;
+}
+
+interface StateFile {
+  version: 1;
+  objects: Record<string, Uploaded>;
+}
+
+/** The state file, in the state folder: never inside the served output folder. */
+export const s3StateFile = (stateDir: string): string => join(stateDir, 's3.json');
+
+/** One object of one store: the key the state file remembers it by. */
+const objectId = (target: S3Target, key: string): string => `${target.endpoint ?? 'aws'} ${target.bucket}/${key}`;
+
+const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+function parseState(text: string): Record<string, Uploaded> {
+  const data = JSON.parse(text) as Partial<StateFile>;
+  if (data.version !== 1 || typeof data.objects !== 'object' || data.objects === null)
+    throw new Error('not a ratefile S3 state file');
+  return data.objects;
+}
+
+export class S3Publisher {
+  readonly target: S3Target;
+  private readonly stateDir: string;
+  private readonly deadlineMs: number;
+  /** The SDK and its client, loaded on the first upload: the SDK is large, and a config without S3 never loads it. */
+  private connection?: Promise<{ sdk: typeof import('@aws-sdk/client-s3'); client: S3Client }>;
+  /** Kept in memory too, so a state folder that cannot be written costs re-uploads only after a restart. */
+  private readonly memory = new Map<string, Uploaded>();
+
+  constructor(target: S3Target, stateDir: string, options: { deadlineMs?: number } = {}) {
+    this.target = target;
+    this.stateDir = stateDir;
+    this.deadlineMs = options.deadlineMs ?? uploadDeadlineMs;
+    // Node 20 is a line we test and support (package.json engines); the SDK's multi-line notice on it is
+    // about SDK releases after January 2027, which the lockfile decides, not the operator. Its documented
+    // switch keeps it out of the log unless the operator set the variable themselves.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  }
+
+  private connect(): Promise<{ sdk: typeof import('@aws-sdk/client-s3'); client: S3Client }> {
+    const { target } = this;
+    this.connection ??= import('@aws-sdk/client-s3').then((sdk) => ({
+      sdk,
+      // Credentials: only the SDK's default chain (environment, profile, container or instance role).
+      client: new sdk.S3Client({
+        ...(target.region === undefined ? {} : { region: target.region }),
+        ...(target.endpoint === undefined ? {} : { endpoint: target.endpoint }),
+        forcePathStyle: target.forcePathStyle,
+        // Content-MD5 (below) instead of the SDK's newer default checksums, which several S3-compatible stores reject.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+        maxAttempts: 3,
+        requestHandler: {
+          connectionTimeout: Math.min(5_000, this.deadlineMs),
+          requestTimeout: Math.min(10_000, this.deadlineMs),
+        },
+      }),
+    }));
+    return this.connection;
+  }
+
+  /** What the state file and memory say was last uploaded; the newer entry wins when both know an object. */
+  private async recorded(warnings: string[]): Promise<Map<string, Uploaded>> {
+    const known = new Map(this.memory);
+    let text: string | undefined;
+    try {
+      text = await readFile(s3StateFile(this.stateDir), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        warnings.push(`${s3StateFile(this.stateDir)}: unreadable (${(error as Error).message})`);
+    }
+    if (text !== undefined) {
+      try {
+        for (const [id, entry] of Object.entries(parseState(text))) {
+          const mine = known.get(id);
+          if (!mine || entry.at > mine.at) known.set(id, entry);
+        }
+      } catch (error) {
+        warnings.push(
+          `${s3StateFile(this.stateDir)}: unreadable, every file is uploaded again (${(error as Error).message})`,
+        );
+      }
+    }
+    return known;
+  }
+
+  private async put(key: string, bytes: Buffer): Promise<string | undefined> {
+    const { sdk, client } = await this.connect();
+    const response = await client.send(
+      new sdk.PutObjectCommand({
+        Bucket: this.target.bucket,
+        Key: key,
+        Body: bytes,
+        ContentType: contentTypeOf(key),
+        CacheControl: this.target.cacheControl,
+        ContentMD5: createHash('md5').update(bytes).digest('base64'),
+      }),
+      { abortSignal: AbortSignal.timeout(this.deadlineMs) },
+    );
+    return response.ETag;
+  }
+
+  /** Upload each file whose bytes or headers differ from the last successful upload; never throws. */
+  async upload(files: readonly OutputFile[], options: UploadOptions = {}): Promise<UploadResult> {
+    const result: UploadResult = {
+      target: describeTarget(this.target),
+      uploaded: [],
+      unchanged: [],
+      removed: [],
+      failed: [],
+      warnings: [],
+    };
+    const known = await this.recorded(result.warnings);
+    const changes = new Map<string, Uploaded | undefined>();
+    await Promise.all(
+      files.map(async ({ file, bytes }) => {
+        const key = `${this.target.prefix}${file}`;
+        const id = objectId(this.target, key);
+        const contentType = contentTypeOf(file);
+        const entry: Uploaded = { sha256: sha256(bytes), contentType, cacheControl: this.target.cacheControl, at: '' };
+        const last = known.get(id);
+        if (
+          !options.force &&
+          last &&
+          last.sha256 === entry.sha256 &&
+          last.contentType === contentType &&
+          last.cacheControl === entry.cacheControl
+        ) {
+          result.unchanged.push(file);
+          return;
+        }
+        const refused = await options.beforePut?.(file);
+        if (refused !== undefined) {
+          result.warnings.push(`s3 upload of ${file} skipped: ${refused}`);
+          return;
+        }
+        try {
+          const etag = await this.put(key, bytes);
+          changes.set(id, { ...entry, ...(etag === undefined ? {} : { etag }), at: new Date().toISOString() });
+          result.uploaded.push(file);
+        } catch (error) {
+          // The object may or may not hold the new bytes now: forget it, so the next build uploads whatever it has.
+          changes.set(id, undefined);
+          result.failed.push({
+            file,
+            url: `s3://${this.target.bucket}/${key}`,
+            error: describeUploadError(error, process.env, this.deadlineMs),
+            action: 'upload',
+          });
+        }
+      }),
+    );
+    if (options.declared) await this.removeUndeclared(options.declared, known, changes, result);
+    const order = (names: string[]) =>
+      names.sort((a, b) => files.findIndex((f) => f.file === a) - files.findIndex((f) => f.file === b));
+    order(result.uploaded);
+    order(result.unchanged);
+    result.removed.sort();
+    result.failed.sort((a, b) => files.findIndex((f) => f.file === a.file) - files.findIndex((f) => f.file === b.file));
+    if (changes.size > 0) await this.remember(known, changes, result.warnings);
+    return result;
+  }
+
+  /** Delete the remembered objects under the prefix whose export is not declared; failures stay remembered, so the next build retries. */
+  private async removeUndeclared(
+    declared: readonly string[],
+    known: Map<string, Uploaded>,
+    changes: Map<string, Uploaded | undefined>,
+    result: UploadResult,
+  ): Promise<void> {
+    const under = objectId(this.target, this.target.prefix);
+    const stale = [...known.keys()]
+      .filter((id) => id.startsWith(under))
+      .map((id) => ({ id, file: id.slice(under.length) }))
+      .filter(({ file }) => exportFileName.test(file) && !declared.includes(file));
+    await Promise.all(
+      stale.map(async ({ id, file }) => {
+        const key = `${this.target.prefix}${file}`;
+        try {
+          const { sdk, client } = await this.connect();
+          await client.send(new sdk.DeleteObjectCommand({ Bucket: this.target.bucket, Key: key }), {
+            abortSignal: AbortSignal.timeout(this.deadlineMs),
+          });
+          changes.set(id, undefined);
+          result.removed.push(file);
+        } catch (error) {
+          result.failed.push({
+            file,
+            url: `s3://${this.target.bucket}/${key}`,
+            error: describeUploadError(error, process.env, this.deadlineMs),
+            action: 'removal',
+          });
+        }
+      }),
+    );
+  }
+
+  private async remember(
+    known: Map<string, Uploaded>,
+    changes: Map<string, Uploaded | undefined>,
+    warnings: string[],
+  ): Promise<void> {
+    for (const [id, entry] of changes) {
+      if (entry) {
+        known.set(id, entry);
+        this.memory.set(id, entry);
+      } else {
+        known.delete(id);
+        this.memory.delete(id);
+      }
+    }
+    const state: StateFile = {
+      version: 1,
+      objects: Object.fromEntries([...known].sort(([a], [b]) => a.localeCompare(b))),
+    };
+    try {
+      await writeStateFile(s3StateFile(this.stateDir), `${JSON.stringify(state, null, 2)}\n`);
+    } catch (error) {
+      warnings.push(
+        `cannot keep what was uploaded in ${s3StateFile(this.stateDir)}, so unchanged files are uploaded again after a restart: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /** Close the SDK's connections (one-shot commands; the scheduler keeps its publisher). */
+  destroy(): void {
+    // Nothing to close when nothing was uploaded; otherwise the client is closed as soon as it exists.
+    void this.connection?.then(
+      ({ client }) => client.destroy(),
+      () => undefined,
+    );
+    delete this.connection;
+  }
+}
+
+/** One publisher per process and state folder, so the scheduler keeps its connections and memory between builds. */
+const publishers = new Map<string, S3Publisher>();
+
+export function s3Publisher(target: S3Target, stateDir: string): S3Publisher {
+  const existing = publishers.get(stateDir);
+  if (existing && JSON.stringify(existing.target) === JSON.stringify(target)) return existing;
+  existing?.destroy();
+  const publisher = new S3Publisher(target, stateDir);
+  publishers.set(stateDir, publisher);
+  return publisher;
+}

@@ -1,0 +1,52 @@
+// QuoteCache: what the long-running service keeps of each source across builds, and its feed fetches under way.
+import type { Quote, SourceFeed } from '../../model/source.js';
+
+/**
+ * Last good quotes per source, kept across builds by the long-running service; `ratefile build` starts empty.
+ * With `background` (the service's), a feed source is fetched beside the builds: a build never waits for a
+ * fetch under way: it uses the last good feed while that is within maxAge, else none (competing directions fall back).
+ */
+export class QuoteCache {
+  readonly entries = new Map<string, CacheEntry>();
+  readonly background: boolean;
+  /** Feed fetches under way in the background, by source name: at most one per source. */
+  readonly fetching = new Map<string, { since: number; done: Promise<void> }>();
+  /** What sources keep between fetches beyond their last good result (`SourceContext.kept`), by their own keys. */
+  readonly kept = new Map<string, unknown>();
+  readonly #stopper = new AbortController();
+  /** Told of each background fetch that failed, with when the source is asked next (the service logs it). */
+  readonly onFeedFailure: ((failure: string, nextTry: Date) => void) | undefined;
+
+  constructor(options: { background?: boolean; onFeedFailure?: (failure: string, nextTry: Date) => void } = {}) {
+    this.background = options.background ?? false;
+    this.onFeedFailure = options.onFeedFailure;
+  }
+
+  /** Aborts the feed fetches under way (the service stops). */
+  close(): void {
+    this.#stopper.abort(new Error('the service stopped'));
+  }
+
+  get signal(): AbortSignal {
+    return this.#stopper.signal;
+  }
+
+  /** Resolves once no background fetch is under way. */
+  async settled(): Promise<void> {
+    while (this.fetching.size > 0) await Promise.all([...this.fetching.values()].map((fetch) => fetch.done));
+  }
+}
+
+export interface CacheEntry {
+  /** The source's type, options and base URL override: a changed config does not reuse old quotes. */
+  fingerprint: string;
+  quotes: Quote[];
+  rejected: string[];
+  /** A feed source's last good result. */
+  feed?: SourceFeed;
+  fetchedAt: number;
+  /** Not asked before this: the source asked so (Retry-After beyond what a build waits for), or a feed failed. */
+  notBefore?: number;
+  /** Why a feed source's last fetch failed: it is asked again only after `notBefore` (its refresh), not every build. */
+  failure?: string;
+}

@@ -1,0 +1,33 @@
+// Registry of rate sources: each lives in its own module; add new ones to this list. No adapter for
+// sanctioned venues: a venue of the operator's own choosing is a `json` source.
+import { bestchangeSource } from './bestchange.js';
+import { binanceSource } from './binance.js';
+import { bybitSource } from './bybit.js';
+import { cbrSource } from './cbr.js';
+import { coingeckoSource } from './coingecko.js';
+import { ecbSource } from './ecb.js';
+import { fileSource } from './file.js';
+import { jsonSource } from './json.js';
+import { krakenSource } from './kraken.js';
+import { okxSource } from './okx.js';
+import type { SourceDefinition } from '../../model/source.js';
+
+const erase = <Options extends { type: string }>(definition: SourceDefinition<Options>) =>
+  definition as unknown as SourceDefinition<{ type: string }>;
+
+export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = [
+  erase(fileSource),
+  erase(binanceSource),
+  erase(bybitSource),
+  erase(okxSource),
+  erase(krakenSource),
+  erase(coingeckoSource),
+  erase(cbrSource),
+  erase(ecbSource),
+  erase(jsonSource),
+  erase(bestchangeSource),
+];
+
+export function sourceDefinition(type: string): SourceDefinition<{ type: string }> | undefined {
+  return sourceDefinitions.find((definition) => definition.type === type);
+}

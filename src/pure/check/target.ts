@@ -1,0 +1,157 @@
+// checkTarget: read an export file from disk or over HTTP (with the HTTP facts monitors rely on), then check it.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { checkExport } from './export.js';
+import { looksLikeEref } from './eref.js';
+import { looksLikeJson } from './json.js';
+import type { CheckOptions, CheckResult, Finding } from './findings.js';
+import { decodeExport } from './decode.js';
+import { predictMonitor } from './monitor.js';
+import { checkPremiumExport, looksLikePremium } from './premium.js';
+import type { MonitorProfile } from '../../model/monitor-profile.js';
+
+export interface TargetDeps extends CheckOptions {
+  fetch: typeof globalThis.fetch;
+  cwd: string;
+  /** Give up on a URL after this long (monitors' own parsers time out at about 20 s). */
+  timeoutMs?: number;
+  /** Refuse bodies larger than this: an export file is kilobytes, not megabytes. */
+  maxBytes?: number;
+  /** Also predict what this monitor's parser does with the file (`check --monitor`). */
+  monitor?: MonitorProfile;
+}
+
+const isUrl = (target: string) => /^https?:\/\//i.test(target);
+
+async function readBody(response: Response, maxBytes: number): Promise<Uint8Array | undefined> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > maxBytes) return undefined;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (!response.body) return new Uint8Array();
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** HTTP facts: status, content type, and validators for conditional polling. Errors stop the check. */
+async function fetchTarget(url: string, deps: TargetDeps): Promise<{ bytes?: Uint8Array; findings: Finding[] }> {
+  const timeoutMs = deps.timeoutMs ?? 20_000;
+  const maxBytes = deps.maxBytes ?? 20 * 1024 * 1024;
+  const error = (message: string): { findings: Finding[] } => ({
+    findings: [{ severity: 'error', rule: 'http', message }],
+  });
+  let response: Response;
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    response = await deps.fetch(url, {
+      signal,
+      redirect: 'follow',
+      headers: { Accept: 'application/xml, application/json;q=0.9, text/xml;q=0.9, */*;q=0.1' },
+    });
+  } catch (cause) {
+    const reason = signal.aborted ? `no answer within ${timeoutMs / 1000} s` : describeCause(cause);
+    return error(`cannot fetch: ${reason}`);
+  }
+  if (response.status !== 200) {
+    await response.body?.cancel();
+    return error(`${`HTTP ${response.status} ${response.statusText}`.trim()}: monitors need 200 with the file`);
+  }
+  const findings: Finding[] = [];
+  const warn = (message: string) => findings.push({ severity: 'warning', rule: 'http', message });
+  const type = response.headers.get('content-type');
+  const charset = /charset=([^;]+)/i
+    .exec(type ?? '')?.[1]
+    ?.trim()
+    .replace(/"/g, '');
+  if (charset !== undefined && charset.toLowerCase() !== 'utf-8')
+    warn(`Content-Type says charset=${charset}; the file must be UTF-8`);
+  if (!response.headers.get('etag') && !response.headers.get('last-modified')) {
+    warn('no ETag or Last-Modified header: monitors poll every few seconds and cannot ask for changes only');
+  }
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await readBody(response, maxBytes);
+  } catch (cause) {
+    return {
+      findings: [
+        ...findings,
+        ...error(
+          `cannot read the body: ${signal.aborted ? `no complete answer within ${timeoutMs / 1000} s` : describeCause(cause)}`,
+        ).findings,
+      ],
+    };
+  }
+  if (!bytes) return { findings: [...findings, ...error(`the body is larger than ${maxBytes} bytes`).findings] };
+  return { bytes, findings: [...contentTypeFindings(type, bytes), ...findings] };
+}
+
+/** The Content-Type against the format of the body: application/xml for the XML formats, application/json for JSON. */
+function contentTypeFindings(type: string | null, bytes: Uint8Array): Finding[] {
+  const head = Buffer.from(bytes.subarray(0, 65_536)).toString('utf8');
+  // Premium's parser reads the body whatever its type; text/plain is what a .txt file is served as.
+  if (looksLikePremium(head)) return [];
+  const [expected, format] = looksLikeJson(head)
+    ? ['application/json', 'JSON']
+    : ['application/xml', looksLikeEref(head) ? 'EREF 1.1' : 'XML'];
+  const mime = type?.split(';')[0]?.trim().toLowerCase();
+  const finding = (severity: 'error' | 'warning', message: string): Finding[] => [{ severity, rule: 'http', message }];
+  if (!type) return finding('warning', `no Content-Type header; send ${expected}`);
+  if (mime === expected) return [];
+  // Monitors take either XML type (Premium sends text/xml); any other type (an HTML error page, text) they refuse.
+  if (expected === 'application/xml' && mime === 'text/xml')
+    return finding(
+      'warning',
+      `Content-Type is text/xml; ${format === 'EREF 1.1' ? 'EREF 1.1 requires' : 'the standard asks for'} application/xml`,
+    );
+  return finding(
+    'error',
+    `Content-Type is ${type}; monitors expect ${expected} for ${format === 'JSON' ? 'a JSON' : 'an XML'} file`,
+  );
+}
+
+function describeCause(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  const inner = cause.cause instanceof Error ? `: ${cause.cause.message}` : '';
+  return `${cause.message}${inner}`;
+}
+
+/** Check a file path (relative to `cwd`) or an http(s) URL. Never throws: problems reading it are findings. */
+export async function checkTarget(target: string, deps: TargetDeps): Promise<CheckResult> {
+  if (isUrl(target)) {
+    const fetched = await fetchTarget(target, deps);
+    if (!fetched.bytes) return { target, findings: fetched.findings };
+    const result = checkBytes(fetched.bytes, target, deps, false);
+    return { ...result, findings: [...fetched.findings, ...result.findings] };
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(resolve(deps.cwd, target));
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : describeCause(cause);
+    return { target, findings: [{ severity: 'error', rule: 'read', message: `cannot read: ${reason}` }] };
+  }
+  return checkBytes(bytes, target, deps, /\.txt$/i.test(target));
+}
+
+/**
+ * A Premium Exchanger file (told by its first line, or by a file's `.txt` name) by its own check (premium.ts): no
+ * monitor reads it, Premium's engine does. Any other file against the standard.
+ */
+function checkBytes(bytes: Uint8Array, target: string, deps: TargetDeps, txt: boolean): CheckResult {
+  if (txt || looksLikePremium(Buffer.from(bytes.subarray(0, 65_536)).toString('utf8')))
+    return checkPremiumExport(bytes, target);
+  return withMonitor(checkExport(bytes, target, deps), bytes, deps.monitor);
+}
+
+/** The standard's check, plus the monitor's reading when one is asked for: its findings after the standard's. */
+function withMonitor(result: CheckResult, bytes: Uint8Array, monitor: MonitorProfile | undefined): CheckResult {
+  if (monitor === undefined) return result;
+  const { text } = decodeExport(bytes);
+  const { reading, findings } = predictMonitor(text ?? '', monitor);
+  return { ...result, monitor: reading, findings: [...result.findings, ...findings] };
+}

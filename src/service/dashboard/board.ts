@@ -1,0 +1,123 @@
+// What `start` keeps for the dashboard: the latest build that published, its history (read back on start, a line
+// queued after each build, never awaited by it), and what must not be shown (redact.ts). service.ts only calls it.
+import type { Stats } from 'node:fs';
+import { homedir } from 'node:os';
+import { describeError } from '../../base/errors.js';
+import { renewHint } from '../../pure/sources/freshness.js';
+import type { Logger } from '../../base/log.js';
+import type { Config } from '../../model/config.js';
+import { sourceMaxAgeMs } from '../../io/quotes/source-options.js';
+import type { Route } from '../server/server.js';
+import type { LatestBuild } from './model.js';
+import { prepare } from './prepare.js';
+import { publicValue, secretValues, type Redaction } from './redact.js';
+import { dashboardRoutes, visible } from './route.js';
+import { openHistory } from './store.js';
+import { openCompeteStore } from './compete-store.js';
+import type { BuildReport, Status } from '../../pure/status/report.js';
+import type { ReadersView } from '../readers/tracker.js';
+
+export interface Dashboard {
+  /** After a build that published: keep it for the page, and queue its history line (made after this returns). */
+  built(report: BuildReport, config: Config, durationMs: number, files: ReadonlyMap<string, Stats>): void;
+  /** `/`, `/dashboard.json`, `/dashboard.js`; `status` and `readers` (who fetches the exports) are read at each request. */
+  routes(status: () => Status | undefined, readers?: (now: Date) => ReadersView): Record<string, Route>;
+  /** A value for anyone who reaches the server (the body of /healthz): no absolute paths, URL paths or secrets. */
+  shown<T>(value: T): T;
+  /** Resolves once the queued history lines are written. */
+  idle(): Promise<void>;
+}
+
+export async function openDashboard(options: {
+  config: Config;
+  outDir: string;
+  env: Readonly<Record<string, string | undefined>>;
+  log: Logger;
+  now: () => Date;
+}): Promise<Dashboard> {
+  const { config, log } = options;
+  const history = await openHistory(config.stateDir, log, options.now());
+  const redaction = dashboardRedaction(config, options.outDir, options.env);
+  let latest: LatestBuild | undefined;
+  const compete = await openCompeteStore(config.stateDir, log, options.now());
+  const competeHistory = compete.history;
+  let recording = Promise.resolve();
+  return {
+    built(report, current, durationMs, files) {
+      latest = latestBuild(report, current, files);
+      const { exports } = latest;
+      // Off the build's path: the rates are worked out (and the line queued) once the build has returned.
+      recording = new Promise((resolve) =>
+        setImmediate(() => {
+          try {
+            competeHistory.record(report);
+            compete.recorded(report.startedAt);
+            const { rates } = prepare(report, exports, redaction);
+            history.record(
+              report.startedAt,
+              {
+                durationMs,
+                published: report.directions.published.length,
+                withheld: report.directions.withheld.length,
+              },
+              rates,
+            );
+          } catch (error) {
+            log.warn(`history: this build is not recorded: ${describeError(error)}`);
+          }
+          resolve();
+        }),
+      );
+    },
+    routes: (status, readers) =>
+      dashboardRoutes(() => {
+        const now = options.now();
+        return {
+          latest,
+          status: status(),
+          history: history.history,
+          competeHistory,
+          now,
+          redaction,
+          readers: readers?.(now),
+        };
+      }),
+    shown: (value) => visible(publicValue(value, redaction)),
+    async idle() {
+      await recording;
+      await history.idle();
+      await compete.flush();
+    },
+  };
+}
+
+/** What is never shown: the folders' absolute paths, and the values of secret variables (reserve sources' `auth`). */
+function dashboardRedaction(
+  config: Config,
+  outDir: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Redaction {
+  const authVariables = config.reserveSources.flatMap((source) => {
+    const auth = (source.options as { auth?: { env?: unknown } }).auth;
+    return typeof auth?.env === 'string' ? [auth.env] : [];
+  });
+  return {
+    roots: [config.dir, config.stateDir, outDir, process.cwd(), homedir()],
+    secrets: secretValues(env, authVariables),
+  };
+}
+
+/** A build that published, with what its config said of the sources and what its files are now. */
+function latestBuild(report: BuildReport, config: Config, files: ReadonlyMap<string, Stats>): LatestBuild {
+  return {
+    report,
+    exports: config.exports,
+    maxAgeMs: Object.fromEntries(
+      config.sources.map((source) => [source.name, sourceMaxAgeMs(source, config.schedulePeriodMs) ?? null]),
+    ),
+    renewHints: Object.fromEntries(config.sources.map((source) => [source.name, renewHint(source)])),
+    files: Object.fromEntries(
+      [...files].map(([file, stats]) => [file, { bytes: stats.size, changedAt: stats.mtime.toISOString() }]),
+    ),
+  };
+}

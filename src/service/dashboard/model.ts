@@ -1,0 +1,280 @@
+// The dashboard's view model: one pure function from the latest build, the status, the history and the clock
+// to everything the page and /dashboard.json show, so the two cannot disagree. Texts are already public (redact.ts).
+import { assessHealth } from '../../pure/status/health.js';
+import { whoPublishes } from '../../pure/status/status.js';
+import type { ExportTemplate, HealthLevel } from '../../model/config.js';
+import { HISTORY_MS, type History } from './history.js';
+import { competeSectionView, type CompeteHistory, type CompeteSectionView } from './compete-chart.js';
+import { prepare, type ExportFacts } from './prepare.js';
+import type { DirectionFacts } from './rows.js';
+import { publicText, type Redaction } from './redact.js';
+import type { BuildReport, Status } from '../../pure/status/report.js';
+import type { ReadersView } from '../readers/tracker.js';
+import { age, plural } from '../../base/words.js';
+
+/** What the service keeps of its latest build that published, besides the report. */
+export interface LatestBuild {
+  report: BuildReport;
+  exports: readonly ExportTemplate[];
+  /** Quote maxAge per source name in ms; null: no limit (`maxAge: off`). */
+  maxAgeMs: Readonly<Record<string, number | null>>;
+  /** What renews a source's quotes once they are past maxAge, per source name (freshness.ts `renewHint`). */
+  renewHints?: Readonly<Record<string, string>>;
+  /** Per export file: its size in bytes and when it last changed (ISO), as on disk after the build. */
+  files: Readonly<Record<string, { bytes: number; changedAt: string }>>;
+}
+
+export interface Filter {
+  currency: string;
+  state: string;
+  export: string;
+  q: string;
+}
+
+export interface DashboardInput {
+  latest?: LatestBuild | undefined;
+  status?: Status | undefined;
+  history?: History | undefined;
+  /** The competing directions' charts (compete-chart.ts). */
+  competeHistory?: CompeteHistory | undefined;
+  now: Date;
+  filter?: Partial<Filter>;
+  redaction: Redaction;
+  /** Who fetches the exports (readers/tracker.ts); absent outside `start`. */
+  readers?: ReadersView | undefined;
+}
+
+export interface SourceView {
+  name: string;
+  type: string;
+  /** ok, failing, failing but its last good quotes stand in (`fallback`), or answering with quotes past its maxAge (`stale`). */
+  state: 'ok' | 'failing' | 'fallback' | 'stale';
+  count: string;
+  lastSuccessAt?: string;
+  /**
+   * Age of the oldest quote of it a published direction uses (of all its quotes when none is used: every direction
+   * needing them may be held back for their age), its maxAge, and the time left (s, negative: passed); maxAge null: off.
+   */
+  quoteAgeSeconds?: number;
+  maxAgeSeconds?: number | null;
+  leftSeconds?: number;
+  problem?: string;
+}
+
+export interface QuoteView {
+  pair: string;
+  side: 'bid' | 'ask';
+  source: string;
+  ageSeconds: number;
+  /** Seconds before it passes its source's maxAge; absent when the source has none. */
+  leftSeconds?: number;
+}
+
+export interface DirectionView extends Omit<DirectionFacts, 'quotes' | 'search'> {
+  quotes: QuoteView[];
+  /** [time (ms), published, market] per change over the last 24 hours, rates in the published form. */
+  history: [number, string | null, string | null][];
+}
+
+export interface DashboardView {
+  head: {
+    /** Changes whenever a build finishes: the page's script reloads the rest when it does. */
+    stamp: string;
+    now: string;
+    health: { level: HealthLevel; reasons: string[] };
+    build?: { at: string; ok: boolean; durationMs: number; error?: string; shownAt?: string };
+    counts: { published: number; withheld: number; paused: number; hours: number };
+    maintenance: boolean;
+    /** With `ha:`: this instance's role and who publishes, in the words of `ratefile status`. */
+    ha?: { role: 'leader' | 'standby'; instance: string; publisher: string };
+  };
+  sources: SourceView[];
+  reserveSources: SourceView[];
+  exports: (ExportFacts & { bytes?: number; changedAt?: string })[];
+  filter: Filter;
+  options: { currencies: string[]; states: string[]; exports: string[] };
+  directions: DirectionView[];
+  /** Directions matching the filter (only the first ROW_LIMIT are in `directions`), and all of them. */
+  matching: number;
+  total: number;
+  builds: [number, number, number][];
+  /** BestChange's listing of us and the competing directions' charts. */
+  compete: CompeteSectionView;
+  window: { from: number; to: number };
+  readers?: ReadersView;
+}
+
+/** Rows sent at once: a page of 10,000 directions is unreadable; the filters narrow it. */
+export const ROW_LIMIT = 200;
+const STATES = ['published', 'withheld', 'hours', 'paused'];
+const seconds = (ms: number) => Math.round(ms / 1000);
+
+function normalizeFilter(filter: Partial<Filter> = {}): Filter {
+  const one = (value: string | undefined) => (value ?? '').trim().slice(0, 100);
+  return {
+    currency: one(filter.currency).toUpperCase(),
+    state: one(filter.state),
+    export: one(filter.export),
+    q: one(filter.q),
+  };
+}
+
+/** The headline part alone (what dashboard.js polls): the same as `dashboardModel(input).head`, without the rows. */
+export function dashboardHead(input: DashboardInput): DashboardView['head'] {
+  const { latest, status, now, redaction } = input;
+  const health = assessHealth(status, now);
+  const report = latest?.report;
+  const counts = latest
+    ? { ...prepare(latest.report, latest.exports, redaction).counts }
+    : { published: 0, withheld: 0, paused: 0, hours: 0 };
+  const text = (value: string) => publicText(value, redaction);
+  return {
+    stamp: `${status?.lastBuild.at ?? ''}|${report?.startedAt.toISOString() ?? ''}`,
+    now: now.toISOString(),
+    health: { level: health.level, reasons: health.reasons.map(text) },
+    ...(status
+      ? {
+          build: {
+            at: status.lastBuild.at,
+            ok: status.lastBuild.ok,
+            durationMs: status.lastBuild.durationMs,
+            ...(status.lastBuild.error === undefined ? {} : { error: text(status.lastBuild.error) }),
+            ...(report ? { shownAt: report.startedAt.toISOString() } : {}),
+          },
+        }
+      : {}),
+    counts,
+    maintenance: report?.maintenance ?? false,
+    ...(status?.ha
+      ? {
+          ha: {
+            role: status.ha.role,
+            instance: status.ha.instance,
+            publisher: whoPublishes(status.ha, status.schedulePeriodMs, now),
+          },
+        }
+      : {}),
+  };
+}
+
+export function dashboardModel(input: DashboardInput): DashboardView {
+  const { latest, status, now, redaction } = input;
+  const text = (value: string) => publicText(value, redaction);
+  const filter = normalizeFilter(input.filter);
+  const prepared = latest ? prepare(latest.report, latest.exports, redaction) : undefined;
+  const report = latest?.report;
+  // The last 24 hours, or since the oldest build remembered when that is later (at least a minute), so a fresh history fills the charts.
+  const oldest =
+    input.history?.builds.find((b) => b.at >= now.getTime() - HISTORY_MS)?.at ?? now.getTime() - HISTORY_MS;
+  const window = { from: Math.min(oldest, now.getTime() - 60_000), to: now.getTime() };
+  const head = dashboardHead(input);
+  const maxAge = (source: string) => latest?.maxAgeMs[source];
+  const hint = (source: string) => latest?.renewHints?.[source];
+  const rows = (prepared?.rows ?? []).filter((row) => matches(row, filter));
+  return {
+    head,
+    sources: report ? sourceViews(report, status, now, { maxAge, hint }, text) : [],
+    reserveSources: (report?.reserves ?? []).map((source) => ({
+      name: source.name,
+      type: source.type,
+      state: source.ok ? (source.error ? 'fallback' : 'ok') : 'failing',
+      count: plural(source.entries, 'entry', 'entries'),
+      ...(source.fetchedAt ? { lastSuccessAt: source.fetchedAt.toISOString() } : {}),
+      ...(source.error === undefined ? {} : { problem: text(source.error) }),
+    })),
+    exports: (prepared?.exports ?? []).map((facts) => ({ ...facts, ...(latest?.files[facts.file] ?? {}) })),
+    filter,
+    options: {
+      currencies: prepared?.currencies ?? [],
+      states: STATES,
+      exports: (prepared?.exports ?? []).map((e) => e.file),
+    },
+    directions: rows.slice(0, ROW_LIMIT).map(({ search: _, ...row }) => ({
+      ...row,
+      quotes: row.quotes.map((quote) => {
+        const age = now.getTime() - quote.at;
+        const limit = maxAge(quote.source);
+        return {
+          pair: quote.pair,
+          side: quote.side,
+          source: quote.source,
+          ageSeconds: seconds(age),
+          ...(typeof limit === 'number' ? { leftSeconds: seconds(limit - age) } : {}),
+        };
+      }),
+      history: (input.history?.series.get(row.id) ?? []).map((point) => [
+        Math.max(point.at, window.from),
+        point.value?.[0] ?? null,
+        point.value?.[1] ?? null,
+      ]),
+    })),
+    matching: rows.length,
+    total: prepared?.rows.length ?? 0,
+    builds: (input.history?.builds ?? [])
+      .filter((b) => b.at >= window.from)
+      .map((b) => [b.at, b.durationMs, b.published]),
+    compete: competeSectionView(input.competeHistory, status?.listing),
+    window,
+    ...(input.readers ? { readers: input.readers } : {}),
+  };
+}
+
+function matches(row: DirectionFacts, filter: Filter): boolean {
+  if (filter.currency && row.from !== filter.currency && row.to !== filter.currency) return false;
+  if (filter.state && row.state !== filter.state) return false;
+  if (filter.export && !row.exports.includes(filter.export)) return false;
+  return !filter.q || row.search.includes(filter.q.toLowerCase());
+}
+
+interface SourceLimits {
+  maxAge: (source: string) => number | null | undefined;
+  hint: (source: string) => string | undefined;
+}
+
+function sourceViews(
+  report: BuildReport,
+  status: Status | undefined,
+  now: Date,
+  limits: SourceLimits,
+  text: (value: string) => string,
+): SourceView[] {
+  // The oldest quote of each source that a published direction uses: the one that passes its maxAge first.
+  const oldest = new Map<string, number>();
+  for (const priced of report.priced)
+    for (const step of priced.steps)
+      oldest.set(step.quote.source, Math.min(oldest.get(step.quote.source) ?? Infinity, step.quote.time.getTime()));
+  return report.sources.map((source) => {
+    const lastSuccessAt = status?.sources.find((s) => s.name === source.name)?.lastSuccessAt;
+    // None used: all may be held back for their age, so the source's own oldest quote says how it stands.
+    const time = oldest.get(source.name) ?? source.quoteTimes?.oldest.getTime();
+    const limit = limits.maxAge(source.name);
+    const ageMs = time === undefined ? undefined : now.getTime() - time;
+    const newest = source.quoteTimes ? now.getTime() - source.quoteTimes.newest.getTime() : undefined;
+    // Answering, but with quotes past maxAge: the directions needing them are (or at the next build will be) held back.
+    const stale =
+      source.ok &&
+      typeof limit === 'number' &&
+      ((ageMs !== undefined && ageMs > limit) || (newest !== undefined && newest > limit));
+    const staleText = !stale
+      ? undefined
+      : `${newest !== undefined && newest > limit ? `every quote is older than maxAge ${age(limit / 1000)} (the newest is ${age(newest / 1000)} old)` : `quotes in use are older than maxAge ${age(limit / 1000)}`}: ${limits.hint(source.name) ?? 'renew them, or raise maxAge'}`;
+    // The stale summary already says what the quotes dropped for their age have in common; list only the others.
+    const dropped = stale
+      ? source.rejected.slice(0, source.rejected.length - (source.staleDropped ?? 0))
+      : source.rejected;
+    const problem = [staleText, source.error, ...dropped.map((r) => `dropped ${r}`)]
+      .filter((p): p is string => !!p)
+      .join('; ');
+    return {
+      name: source.name,
+      type: source.type,
+      state: stale ? 'stale' : source.ok ? 'ok' : source.reused === 'fallback' ? 'fallback' : 'failing',
+      count: source.rows === undefined ? plural(source.quotes, 'quote') : `${source.rows} rows`,
+      ...(lastSuccessAt === undefined ? {} : { lastSuccessAt }),
+      ...(ageMs === undefined ? {} : { quoteAgeSeconds: seconds(ageMs) }),
+      ...(limit === undefined ? {} : { maxAgeSeconds: limit === null ? null : seconds(limit) }),
+      ...(ageMs !== undefined && typeof limit === 'number' ? { leftSeconds: seconds(limit - ageMs) } : {}),
+      ...(problem ? { problem: text(problem) } : {}),
+    };
+  });
+}

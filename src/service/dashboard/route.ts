@@ -1,0 +1,67 @@
+// The dashboard's routes: `/` (HTML, complete without script), `/dashboard.json` (the same view model; `?part=head`
+// for the headline alone) and `/dashboard.js`. Read-only (the server answers GET and HEAD only), no-cache, strict CSP.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { escapeControls } from '../../base/errors.js';
+import { mapStrings } from '../../base/secrets.js';
+import type { Route } from '../server/server.js';
+import { clientScript } from './client.js';
+import { dashboardHead, dashboardModel, type DashboardInput, type Filter } from './model.js';
+import { renderDashboard } from './page.js';
+
+const common = {
+  'Cache-Control': 'no-cache',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+/** The page's own script and its JSON, nothing from elsewhere; inline styles as before; forms only to `/`. */
+const pagePolicy =
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const dataPolicy = "default-src 'none'; frame-ancestors 'none'";
+
+function send(request: IncomingMessage, response: ServerResponse, type: string, policy: string, text: string): void {
+  const body = Buffer.from(text, 'utf8');
+  response.writeHead(200, {
+    ...common,
+    'Content-Type': type,
+    'Content-Security-Policy': policy,
+    'Content-Length': String(body.length),
+  });
+  response.end(request.method === 'HEAD' ? undefined : body);
+}
+
+/** The query's filters (`?currency=BTC&state=withheld&export=reffile.xml&q=msk`); anything else is ignored. */
+export function queryOf(url: string | undefined): { filter: Partial<Filter>; part?: string } {
+  const at = (url ?? '').indexOf('?');
+  const params = new URLSearchParams(at === -1 ? '' : (url ?? '').slice(at + 1));
+  const filter: Partial<Filter> = {};
+  for (const key of ['currency', 'state', 'export', 'q'] as const) {
+    const value = params.get(key);
+    if (value !== null) filter[key] = value;
+  }
+  const part = params.get('part');
+  return part === null ? { filter } : { filter, part };
+}
+
+/**
+ * Every text of a view with its control characters made visible (`\u001b`), as `status` and `probe` show them: a
+ * monitor's user agent (the access log's `\xHH` become bytes) or a hand-edited pause reason may hold ESC, BEL, C1 or
+ * U+202E, which must neither reach the page nor the JSON the page's script renders.
+ */
+export const visible = <T>(view: T): T => mapStrings(view, escapeControls);
+
+/** `state` is read at each request, so every answer shows the latest build. */
+export function dashboardRoutes(state: () => Omit<DashboardInput, 'filter'>): Record<string, Route> {
+  return {
+    '/': (request, response) => {
+      const view = visible(dashboardModel({ ...state(), filter: queryOf(request.url).filter }));
+      send(request, response, 'text/html; charset=utf-8', pagePolicy, renderDashboard(view));
+    },
+    '/dashboard.json': (request, response) => {
+      const { filter, part } = queryOf(request.url);
+      const view = visible(part === 'head' ? dashboardHead(state()) : dashboardModel({ ...state(), filter }));
+      send(request, response, 'application/json; charset=utf-8', dataPolicy, `${JSON.stringify(view)}\n`);
+    },
+    '/dashboard.js': (request, response) =>
+      send(request, response, 'text/javascript; charset=utf-8', dataPolicy, clientScript),
+  };
+}

@@ -1,0 +1,168 @@
+// One build of `ratefile start` and what it leaves behind: the config reloaded, runCycle, then the status, the
+// metrics, the dashboard, the log lines, a sweep of the state folder and the alerts. src/service/start/service.ts makes the parts
+// once at start and runs this for every build (src/service/start/schedule.ts: never two at once).
+import type { Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BuildDeps, BuildResult } from '../../io/build/build.js';
+import type { BuildLog } from './build-log.js';
+import { type CycleResult, readStatus, runCycle } from '../../io/build/cycle.js';
+import { errorLine } from '../../base/errors.js';
+import type { LastGoodConfig } from './last-good-config.js';
+import type { Logger } from '../../base/log.js';
+import type { Config } from '../../model/config.js';
+import type { Metrics } from '../server/metrics.js';
+import type { QuoteCache } from '../../io/quotes/quotes.js';
+import type { BuildReport, Status } from '../../pure/status/report.js';
+import { type SourceWatch, watchedFiles } from './source-watch.js';
+import { removeStaleStateTemporaries } from '../../io/state/state-files.js';
+import type { Notifier } from '../alerts/notifier.js';
+import type { Dashboard } from '../dashboard/board.js';
+import type { PlacedWatch } from '../../io/ha/placed.js';
+import type { Repeats } from '../../pure/ha/repeats.js';
+import type { Standby } from '../../io/ha/standby.js';
+import type { Readers } from '../readers/tracker.js';
+
+/** What the builds leave for the pages, the start-up notes and the next build. */
+export interface ServiceState {
+  /** Status after the latest build (also in the state folder's status.json). */
+  status: Status | undefined;
+  /** The export files the server answers: the ones the latest build's config declares, nothing else in the folder. */
+  declared: ReadonlySet<string>;
+  /** The first build that published, for the notes on quote freshness logged once at start. */
+  firstReport: { report: BuildReport; config: Config } | undefined;
+  /** When the state folder's stale temporaries were last swept (real clock). */
+  sweptAt: number;
+}
+
+/** What every build uses, made once at start (src/service/start/service.ts). */
+export interface BuildParts {
+  log: Logger;
+  outDir: string;
+  /** The state folder the service started with: a reload does not move it. */
+  stateDir: string;
+  /** The build's dependencies, with the quote cache the service keeps across builds. */
+  deps: BuildDeps & { quoteCache: QuoteCache };
+  /** The last config that loaded: when an edit breaks the file, builds go on with it (health is degraded). */
+  configs: LastGoodConfig;
+  /** The `file` sources' files, watched when `watchFiles` is on. */
+  sourceWatch: SourceWatch;
+  watchFiles: boolean;
+  standby: Standby | undefined;
+  placed: PlacedWatch | undefined;
+  /** A standby's reason once (again after a while), however many others alternate with it. */
+  standbyReasons: Repeats;
+  metrics: Metrics;
+  dashboard: Dashboard;
+  readers: Readers;
+  notifier: Notifier | undefined;
+  /** Each reason when it starts and when it ends (src/service/start/reasons.ts). */
+  logReasons: (result: BuildResult) => void;
+  buildLog: BuildLog;
+}
+
+/** One build: `changed` names the files whose change started it (undefined for the schedule's). */
+export async function runServiceBuild(
+  parts: BuildParts,
+  state: ServiceState,
+  changed: readonly string[] | undefined,
+): Promise<void> {
+  const started = performance.now();
+  try {
+    const { config, result } = await buildWithCurrentConfig(parts, state);
+    if (result.standby) recordStandby(parts, result);
+    else await recordPublished(parts, state, config, result, changed);
+  } catch (error) {
+    state.status = await recordFailure(parts, error, started);
+  }
+  await sweepState(parts.stateDir, state);
+  await observeAlerts(parts, state.status);
+}
+
+async function buildWithCurrentConfig(
+  parts: BuildParts,
+  state: ServiceState,
+): Promise<{ config: Config; result: CycleResult }> {
+  const config = await parts.configs.current();
+  state.declared = new Set(config.exports.map((e) => e.file));
+  const configError = parts.configs.error();
+  // A reloaded config's file sources are watched from now on, before this build reads them.
+  if (parts.watchFiles) parts.sourceWatch.target(watchedFiles(config));
+  const { placed, standby } = parts;
+  placed?.busy();
+  // The state folder, like the output folder, is the one the service started with.
+  const result = await runCycle({ ...config, stateDir: parts.stateDir }, parts.outDir, {
+    ...parts.deps,
+    ...(configError === undefined ? {} : { configError }),
+    ...(standby ? { ha: standby } : {}),
+  });
+  placed?.settled(result.standby ? undefined : result.build.report.exports.map((e) => e.file));
+  state.status = result.status;
+  return { config, result };
+}
+
+/** A standby publishes nothing: one line per reason, not one per build. */
+function recordStandby(parts: BuildParts, result: CycleResult): void {
+  const reason = result.status.ha?.reason ?? 'not the holder';
+  if (parts.standbyReasons.fresh(reason, parts.deps.now().getTime()))
+    parts.log.info(`ha: standby: ${reason}`, { event: 'ha', role: 'standby' });
+  // The lock lost mid-publish: which file was not put in place.
+  for (const warning of result.warnings) parts.log.warn(warning, { event: 'ha', ok: false });
+  parts.metrics.recordBuild(result, new Map());
+}
+
+async function recordPublished(
+  parts: BuildParts,
+  state: ServiceState,
+  config: Config,
+  result: CycleResult,
+  changed: readonly string[] | undefined,
+): Promise<void> {
+  parts.standbyReasons.clear();
+  state.firstReport ??= { report: result.build.report, config };
+  const files = await fileStats(
+    parts.outDir,
+    result.build.report.exports.map((e) => e.file),
+  );
+  const changedAt = new Map([...files].map(([file, stats]) => [file, stats.mtime]));
+  parts.metrics.recordBuild(result, changedAt);
+  parts.dashboard.built(result.build.report, config, result.durationMs, files);
+  for (const warning of result.warnings) parts.log.warn(warning);
+  // Each reason when it starts and when it ends, so a 30-second schedule does not repeat the same lines forever.
+  parts.logReasons(result.build);
+  // A line when something changed, else a heartbeat now and then: not 2,880 alike lines a day.
+  await parts.buildLog.built(result, config, changedAt, parts.deps.now(), changed);
+}
+
+/** Each export file's size and when it last changed: a publish leaves an unchanged file alone, so its mtime says. */
+async function fileStats(outDir: string, files: readonly string[]): Promise<Map<string, Stats>> {
+  const found = await Promise.all(
+    files.map(async (file) => [file, await stat(join(outDir, file)).catch(() => undefined)] as const),
+  );
+  return new Map(found.filter((entry): entry is readonly [string, Stats] => entry[1] !== undefined));
+}
+
+/** The build failed: logged and counted; the status is read back (runCycle records its own failures there). */
+async function recordFailure(parts: BuildParts, error: unknown, started: number): Promise<Status | undefined> {
+  parts.metrics.recordFailedBuild(performance.now() - started);
+  parts.log.error(`build failed, last good files kept: ${errorLine(error)}`);
+  parts.buildLog.failed(parts.deps.now());
+  return readStatus(parts.stateDir);
+}
+
+/**
+ * Temporaries a killed process left in the state folder (an alert outbox mid-write at `kill -9`), removed once
+ * stale, as the output folder's are at each publish; at most once a minute. File times are real: real clock.
+ */
+async function sweepState(stateDir: string, state: ServiceState): Promise<void> {
+  if (Date.now() - state.sweptAt < 60_000) return;
+  state.sweptAt = Date.now();
+  await removeStaleStateTemporaries(stateDir, state.sweptAt);
+}
+
+/** Queued, never awaited: a channel that is down does not slow a build. */
+async function observeAlerts(parts: BuildParts, status: Status | undefined): Promise<void> {
+  if (!parts.notifier || !status) return;
+  const monitors = await parts.readers.problems(parts.deps.now());
+  await parts.notifier.observe(status, parts.deps.now(), monitors.problems, monitors.recoveries);
+}

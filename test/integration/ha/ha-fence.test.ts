@@ -1,0 +1,125 @@
+// Issue 33, item 1: under `ha:` each file is confirmed on the lock right before it is put in place, and a build a
+// period old or more is never put in place. Real config, real builds and files; the lock is a gate that answers as
+// told (the real lock runs against PostgreSQL and MariaDB in `npm run test:sql`).
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/io/config/load.js';
+import { runCycle, type CycleDeps } from '../../../src/io/build/cycle.js';
+import { isRatefileError } from '../../../src/base/errors.js';
+import { watchPlaced } from '../../../src/io/ha/placed.js';
+import type { PublishGate } from '../../../src/io/ha/standby.js';
+import { publishFiles, writeFileAtomic } from '../../../src/io/build/publish.js';
+import type { HaStatus } from '../../../src/pure/status/report.js';
+import { makeProject, sampleConfig, type Project } from '../../support/project.js';
+import { offlineFetch } from '../../support/run-cli.js';
+
+const projects: Project[] = [];
+afterEach(async () => {
+  await Promise.all(projects.splice(0).map((made) => made.remove()));
+});
+
+const T = Date.parse('2026-11-21T12:00:30Z');
+
+/** A lock that is held while `holds()` says so; every question is counted. */
+function gate(holds: (asked: number) => boolean): PublishGate & { asked: number } {
+  let role: HaStatus['role'] = 'leader';
+  const self = {
+    asked: 0,
+    sharedGuard: async () => undefined,
+    mayPublish: async () => true,
+    stillHolds: async () => {
+      const held = holds(++self.asked);
+      if (!held) role = 'standby';
+      return held;
+    },
+    published: async () => undefined,
+    overwritten: () => undefined,
+    status: (): HaStatus => ({ role, instance: 'a', configHash: '0123456789abcdef' }),
+  };
+  return self;
+}
+
+/** Every file of the output folder with its bytes (temporaries included, by name). */
+async function folder(out: string): Promise<Map<string, string>> {
+  const names = (await readdir(out)).sort();
+  return new Map(await Promise.all(names.map(async (name) => [name, await readFile(join(out, name), 'hex')] as const)));
+}
+
+/** A project published once by a holder at T, then given another margin, so every file of the next build differs. */
+async function publishedOnce(): Promise<{ made: Project; out: string; before: Map<string, string> }> {
+  const made = await makeProject({
+    'ratefile.config.yaml': `${sampleConfig}ha: { lock: { env: LOCK }, instance: a }\n`,
+  });
+  projects.push(made);
+  const out = join(made.dir, 'public');
+  const deps: CycleDeps = { now: () => new Date(T), fetch: offlineFetch, ha: gate(() => true) };
+  await runCycle(await loadConfig(made.configPath), out, deps);
+  await made.write(
+    'ratefile.config.yaml',
+    `${sampleConfig.replace('margin: 1.5%', 'margin: 1.6%')}ha: { lock: { env: LOCK }, instance: a }\n`,
+  );
+  return { made, out, before: await folder(out) };
+}
+
+it('the lock lost between two files: the first is in place, no other file is', async () => {
+  const { made, out, before } = await publishedOnce();
+  expect(before.size).toBe(9);
+  const config = await loadConfig(made.configPath);
+  const lock = gate((asked) => asked === 1);
+  const cycle = await runCycle(config, out, { now: () => new Date(T + 30_000), fetch: offlineFetch, ha: lock });
+  expect(cycle.standby).toBe(true);
+  expect(cycle.warnings).toEqual([
+    expect.stringMatching(/^ha: \S+ not put in place: this instance no longer holds the lock$/),
+  ]);
+  const after = await folder(out);
+  // Nine files, no temporary left; exactly one (the one renamed while the lock was confirmed) holds the new build.
+  expect([...after.keys()]).toEqual([...before.keys()]);
+  expect([...after].filter(([name, bytes]) => before.get(name) !== bytes)).toHaveLength(1);
+  // Asked once per file that got as far as its rename, never once per publish.
+  expect(lock.asked).toBeGreaterThan(1);
+});
+
+it('a build a period old when its files are ready is never put in place', async () => {
+  const { made, out, before } = await publishedOnce();
+  const config = await loadConfig(made.configPath);
+  // The build starts at T + 30 s; by the time its files are ready the clock says a period later (a paused process).
+  let calls = 0;
+  const now = () => new Date(T + 30_000 + (calls++ === 0 ? 0 : config.schedulePeriodMs));
+  const lock = gate(() => true);
+  const failure = await runCycle(config, out, { now, fetch: offlineFetch, ha: lock }).catch((error: unknown) => error);
+  expect(isRatefileError(failure, 'E_PUBLISH')).toBe(true);
+  expect((failure as Error).message).toMatch(
+    new RegExp(
+      `^ha: \\S+ not put in place: the build of 2026-11-21T12:01:00.000Z is ${config.schedulePeriodMs} ms old, a period \\(${config.schedulePeriodMs} ms\\) or more: another instance may have published since; the next build publishes$`,
+    ),
+  );
+  expect(await folder(out)).toEqual(before);
+});
+
+it("a file another writer puts over the leader's is noticed at once; the leader's own publish is not", async () => {
+  const made = await makeProject();
+  projects.push(made);
+  const out = join(made.dir, 'public');
+  const files = ['parserfile.xml', 'reffile.xml'];
+  await publishFiles(
+    files.map((file) => ({ file, bytes: Buffer.from(`<rates>${file} new</rates>\n`) })),
+    out,
+  );
+  const replaced: string[][] = [];
+  const watch = watchPlaced({ dir: out, intervalMs: 20, onReplaced: (names) => replaced.push(names) });
+  try {
+    watch.settled(files);
+    // This instance's next publish: busy while it writes, settled after.
+    watch.busy();
+    await publishFiles([{ file: 'reffile.xml', bytes: Buffer.from('<rates>newer</rates>\n') }], out);
+    watch.settled(files);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(replaced).toEqual([]);
+    // An old leader resumes and renames its file over ours.
+    await writeFileAtomic(join(out, 'parserfile.xml'), '<rates>old build</rates>\n');
+    await expect.poll(() => replaced, { timeout: 2_000 }).toEqual([['parserfile.xml']]);
+  } finally {
+    watch.close();
+  }
+});
