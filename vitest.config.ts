@@ -1,14 +1,35 @@
 import { defineConfig } from 'vitest/config';
 
+// Two projects: `unit` (test/unit/, mirrors src/: no child process, no listening socket, refused by
+// test/support/quick-guard.ts) is `npm run test:quick`; `integration` (test/integration/: the real binary, the
+// service, loopback servers) runs beside it in `npm test`.
+const waits = {
+  // Waits are generous (a loaded CI machine stretches child start-up several times); no test times speed.
+  testTimeout: 45_000,
+  hookTimeout: 45_000,
+};
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/browser/**', 'test/nginx/**', 'test/metrics/**', 'test/sql/**', 'node_modules/**'],
-    // Vitest's default is one worker on a 2-core machine; most tests wait on child processes and sockets,
-    // so three workers halve the suite's time without starving anyone.
-    // Waits are generous (a loaded CI machine stretches child start-up several times); no test times speed.
+    // Vitest's default is one worker on a 2-core machine; most integration tests wait on child processes and
+    // sockets, so three workers halve the suite's time without starving anyone.
     maxWorkers: 3,
-    testTimeout: 45_000,
-    hookTimeout: 45_000,
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          setupFiles: ['test/support/quick-guard.ts'],
+          ...waits,
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          ...waits,
+        },
+      },
+    ],
   },
 });

@@ -22,7 +22,10 @@ interface Built {
 async function printBuild(context: CommandContext, config: Config, dir: string): Promise<Built> {
   const { deps, log } = context;
   // The pipeline is imported when the command runs, not when the program is made (`--help`, `--version`).
-  const [{ build }, { problemLines }] = await Promise.all([import('../io/build/build.js'), import('../pure/status/cycle-lines.js')]);
+  const [{ build }, { problemLines }] = await Promise.all([
+    import('../io/build/build.js'),
+    import('../pure/status/cycle-lines.js'),
+  ]);
   const result = await build(config, { now: deps.now, fetch: deps.fetch, env: deps.env });
   for (const line of problemLines(result)) log.warn(line);
   for (const file of result.files) {

@@ -6,7 +6,14 @@ import { pairText } from '../../base/config/fields.js';
 import { httpTarget, SourceError } from './http.js';
 import { httpOptions } from '../../pure/sources/options.js';
 import { defineSource } from '../../model/source.js';
-import { collectQuotes, endOfDay, isRecord, pairSymbols, priceLengthProblem, shown } from '../../pure/sources/values.js';
+import {
+  collectQuotes,
+  endOfDay,
+  isRecord,
+  pairSymbols,
+  priceLengthProblem,
+  shown,
+} from '../../pure/sources/values.js';
 import { getXml } from './xml.js';
 
 const path = '/scripts/XML_daily.asp';

@@ -3,7 +3,12 @@
 // after it published, like wars.json; at most MAX_VERSIONS rates of the last hour per direction and city.
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MAX_VERSIONS, type ListingEntry, type ListingMemory, type ListingVersion } from '../../pure/compete/listing.js';
+import {
+  MAX_VERSIONS,
+  type ListingEntry,
+  type ListingMemory,
+  type ListingVersion,
+} from '../../pure/compete/listing.js';
 import { writeStateFile } from './state-files.js';
 
 const listingFile = (dir: string) => join(dir, 'listing.json');

@@ -7,7 +7,13 @@ import { convertAlong } from '../pricing/convert.js';
 import { publicationAt } from '../pricing/published.js';
 import type { QuoteBook } from '../../model/source.js';
 import type { CompeteRule } from '../../model/config.js';
-import type { CompeteOutcome, CompeteWar, PricedDirection, PublishedRate, WithheldDirection } from '../../model/priced.js';
+import type {
+  CompeteOutcome,
+  CompeteWar,
+  PricedDirection,
+  PublishedRate,
+  WithheldDirection,
+} from '../../model/priced.js';
 import { type Bounds, boundsOf } from './bounds.js';
 import type { Cap } from './cap.js';
 import { approxOf, type CityField, cityField, type FieldCore, placeIn } from './field.js';

@@ -4,7 +4,14 @@ import type { ExportFormat } from '../../model/formats.js';
 import type { ExportItem } from '../../model/items.js';
 import { formatRefusal, sideFee } from './refusals.js';
 import type { CommonFields } from './direction-fields.js';
-import type { LadderStep, PricedDirection, PublishedLimits, PublishedRate, RateEntry, Refusal } from '../../model/priced.js';
+import type {
+  LadderStep,
+  PricedDirection,
+  PublishedLimits,
+  PublishedRate,
+  RateEntry,
+  Refusal,
+} from '../../model/priced.js';
 
 type ToLimits = Pick<ExportItem, 'tomin' | 'tomax'> | Refusal;
 

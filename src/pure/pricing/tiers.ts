@@ -1,7 +1,14 @@
 // Amount tiers at one export's rates: each tier's published rate and order range, and the range every format can
 // honestly publish at the direction's own (first) rate. Pure; published.ts calls it once per direction and markup.
 import { Decimal, roundUp } from '../../base/decimal.js';
-import type { LadderStep, PricedDirection, Publication, PublishedLimits, PublishedRate, Refusal } from '../../model/priced.js';
+import type {
+  LadderStep,
+  PricedDirection,
+  Publication,
+  PublishedLimits,
+  PublishedRate,
+  Refusal,
+} from '../../model/priced.js';
 
 /**
  * The tiers of a priced direction at one export's rates. The first step is the direction's own rate, from its

@@ -20,7 +20,14 @@ import { sourceMaxAgeMs } from '../../io/quotes/source-options.js';
 import { freshnessNotes } from '../../pure/sources/freshness.js';
 import { ReserveCache } from '../../io/reserves/fetch.js';
 import { boundUrl, requestPath, type Route } from '../server/server.js';
-import { type Address, healthRoutes, openListeners, pagesNoteOf, portOfServer, type Listeners } from '../server/listeners.js';
+import {
+  type Address,
+  healthRoutes,
+  openListeners,
+  pagesNoteOf,
+  portOfServer,
+  type Listeners,
+} from '../server/listeners.js';
 import { openDashboard } from '../dashboard/board.js';
 import { openReaders } from '../readers/tracker.js';
 import type { Status } from '../../pure/status/report.js';

@@ -17,7 +17,7 @@ const now = () => new Date('2026-11-21T12:00:30Z');
 const fixture = (name: string) =>
   readFileSync(fileURLToPath(new URL(`../../fixtures/configs/${name}`, import.meta.url)), 'utf8');
 const sampleSnapshot = (file: string) =>
-  readFile(fileURLToPath(new URL(`__snapshots__/sample/${file}`, import.meta.url)), 'utf8');
+  readFile(fileURLToPath(new URL(`../../fixtures/snapshots/sample/${file}`, import.meta.url)), 'utf8');
 const emptyExport = '<?xml version="1.0" encoding="UTF-8"?>\n<rates></rates>\n';
 
 const project = projectsPerTest();
@@ -347,14 +347,14 @@ describe('usage', () => {
     expect(result.stderr).toBe('');
     for (const command of ['build', 'serve', 'start', 'schema'])
       expect(result.stdout).toMatch(new RegExp(`^ {2}${command} \\[options\\] +\\S`, 'm'));
-    await expect(result.stdout).toMatchFileSnapshot('__snapshots__/cli/help.txt');
+    await expect(result.stdout).toMatchFileSnapshot('../../fixtures/snapshots/cli/help.txt');
   });
 
   it('build --help lists its options', async () => {
     const { dir } = await project();
     const result = await ratefile(['build', '--help'], dir);
     expect(result.code).toBe(0);
-    await expect(result.stdout).toMatchFileSnapshot('__snapshots__/cli/build-help.txt');
+    await expect(result.stdout).toMatchFileSnapshot('../../fixtures/snapshots/cli/build-help.txt');
     for (const option of ['--config <path>', '--out <dir>', '--dry-run']) expect(result.stdout).toContain(option);
     // The global options work after the command too, so its help lists them.
     expect(result.stdout).toMatch(/^Global Options:\n(.*\n)* {2}--log-format <format> /m);

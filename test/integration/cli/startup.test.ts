@@ -88,7 +88,7 @@ describe('a bare start', () => {
   it('a command that runs still loads what it uses (the log sees modules imported late)', async () => {
     const { stdout, modules } = await loaded(['schema', '--template']);
     expect(JSON.parse(stdout)).toHaveProperty('type');
-    expect(modules).toContain(`${dist}exports/template.js`);
+    expect(modules).toContain(`${dist}io/exports/template.js`);
     expect(modules.some((url) => url.includes('/node_modules/zod/'))).toBe(true);
   });
 });

@@ -55,25 +55,28 @@ describe('layering (.dependency-cruiser.cjs)', () => {
   it('catches a circle made of type imports and the model importing a step', async () => {
     const dir = await plant({
       'src/model/config.ts':
-        "import type { HealthPolicy } from './health.js';\nexport interface Config { health: HealthPolicy }\n",
-      'src/pure/status/health.ts': "import type { Status } from './status.js';\nexport interface HealthPolicy { s?: Status }\n",
+        "import type { HealthPolicy } from '../pure/status/health.js';\nexport interface Config { health: HealthPolicy }\n",
+      'src/pure/status/health.ts':
+        "import type { Status } from './status.js';\nexport interface HealthPolicy { s?: Status }\n",
       'src/pure/status/status.ts':
         "import type { HealthPolicy } from './health.js';\nexport interface Status { p?: HealthPolicy }\n",
     });
     const { code, output } = await cruise(dir);
     expect(code).not.toBe(0);
-    expect(output).toMatch(/no-circular: src\/health\.ts →/);
+    expect(output).toMatch(/no-circular: src\/pure\/status\/(health|status)\.ts →/);
     expect(output).toContain('model-imports-model: src/model/config.ts → src/pure/status/health.ts');
   }, 60_000);
 
-  it('catches a pure step importing I/O, I/O importing the service, the service importing a command, and a module of no layer', async () => {
+  it('catches a pure step importing I/O, I/O importing the service, the service importing a command, and a module outside the layer folders', async () => {
     const dir = await plant({
-      'src/pure/pricing/price.ts': "import type { SourceReport } from '../quotes.js';\nexport type R = SourceReport;\n",
+      'src/pure/pricing/price.ts':
+        "import type { SourceReport } from '../../io/quotes/quotes.js';\nexport type R = SourceReport;\n",
       'src/io/quotes/quotes.ts':
-        "import { start } from './service.js';\nexport interface SourceReport { name: string }\nexport const go = start;\n",
-      'src/service/start/service.ts': "import { run } from './cli.js';\nexport const start = run;\n",
+        "import { start } from '../../service/start/service.js';\nexport interface SourceReport { name: string }\nexport const go = start;\n",
+      'src/service/start/service.ts': "import { run } from '../../cli.js';\nexport const start = run;\n",
       'src/cli.ts': 'export const run = () => 0;\n',
       'src/stray.ts': "import { run } from './cli.js';\nexport const stray = run;\n",
+      'src/helpers/loose.ts': "import { run } from '../cli.js';\nexport const loose = run;\n",
     });
     const { code, output } = await cruise(dir);
     expect(code).not.toBe(0);
@@ -81,5 +84,6 @@ describe('layering (.dependency-cruiser.cjs)', () => {
     expect(output).toContain('io-no-service: src/io/quotes/quotes.ts → src/service/start/service.ts');
     expect(output).toContain('service-no-commands: src/service/start/service.ts → src/cli.ts');
     expect(output).toContain('layer-unknown: src/stray.ts → src/cli.ts');
+    expect(output).toContain('layer-unknown: src/helpers/loose.ts → src/cli.ts');
   }, 60_000);
 });

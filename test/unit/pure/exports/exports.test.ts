@@ -52,7 +52,7 @@ describe('the three sample exports', () => {
     for (const file of files) {
       const text = file.bytes.toString('utf8');
       expect(await xmlErrors(text, file.file)).toEqual([]);
-      await expect(text).toMatchFileSnapshot(`__snapshots__/sample/${file.file}`);
+      await expect(text).toMatchFileSnapshot(`../../../fixtures/snapshots/sample/${file.file}`);
     }
   });
 

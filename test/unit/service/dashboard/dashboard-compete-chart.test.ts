@@ -9,7 +9,12 @@ import { competeHistoryPath, openCompeteStore } from '../../../../src/service/da
 import { parseFeed } from '../../../../src/pure/bestchange/feed.js';
 import { competeDirections } from '../../../../src/pure/compete/price.js';
 import { Decimal } from '../../../../src/base/decimal.js';
-import { CompeteHistory, competeSection, competeSectionView, MAX_CHARTED } from '../../../../src/service/dashboard/compete-chart.js';
+import {
+  CompeteHistory,
+  competeSection,
+  competeSectionView,
+  MAX_CHARTED,
+} from '../../../../src/service/dashboard/compete-chart.js';
 import type { Direction } from '../../../../src/model/config.js';
 import { priceDirection } from '../../../../src/pure/pricing/price.js';
 import type { Quote, QuoteBook } from '../../../../src/model/source.js';

@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lineChart } from '../../../../src/service/dashboard/chart.js';
-import { History, HISTORY_BOUND, HISTORY_MS, parseLine, type RatePair } from '../../../../src/service/dashboard/history.js';
+import {
+  History,
+  HISTORY_BOUND,
+  HISTORY_MS,
+  parseLine,
+  type RatePair,
+} from '../../../../src/service/dashboard/history.js';
 import { publicText, publicValue, secretValues } from '../../../../src/service/dashboard/redact.js';
 import { historyFile, openHistory } from '../../../../src/service/dashboard/store.js';
 

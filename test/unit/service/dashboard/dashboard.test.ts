@@ -8,7 +8,12 @@ import { emptyGuardState } from '../../../../src/pure/guards/guards.js';
 import type { Config } from '../../../../src/model/config.js';
 import { escapeHtml } from '../../../../src/service/dashboard/html.js';
 import { History } from '../../../../src/service/dashboard/history.js';
-import { dashboardHead, dashboardModel, type DashboardInput, type LatestBuild } from '../../../../src/service/dashboard/model.js';
+import {
+  dashboardHead,
+  dashboardModel,
+  type DashboardInput,
+  type LatestBuild,
+} from '../../../../src/service/dashboard/model.js';
 import { queryOf } from '../../../../src/service/dashboard/route.js';
 import { renderDashboard } from '../../../../src/service/dashboard/page.js';
 import { orderExports } from '../../../../src/service/dashboard/prepare.js';

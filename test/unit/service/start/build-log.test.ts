@@ -10,7 +10,13 @@ import { createLogger } from '../../../../src/base/log.js';
 import type { Config } from '../../../../src/model/config.js';
 import { setMaintenanceFlag } from '../../../../src/io/state/state.js';
 import { RatefileError } from '../../../../src/base/errors.js';
-import { everySecondConfig, projectsPerTest, sampleConfig, sampleQuotes, type Project } from '../../../support/project.js';
+import {
+  everySecondConfig,
+  projectsPerTest,
+  sampleConfig,
+  sampleQuotes,
+  type Project,
+} from '../../../support/project.js';
 
 const project = projectsPerTest();
 const t0 = new Date('2026-11-21T12:00:00Z');
