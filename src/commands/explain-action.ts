@@ -17,6 +17,7 @@ import { ago, directionName, plural } from '../base/words.js';
 import type { CommandContext } from './context.js';
 import { exportLines } from './explain-exports.js';
 import { pricingLines } from './explain-pricing.js';
+import { derivationLines } from '../pure/rates/explain.js';
 
 /** The direction FROM>TO, also by a code an export publishes in its place (an alias), or a usage error with a hint. */
 export function findDirection(config: Config, from: string, to: string, shownFile = config.file): Direction {
@@ -137,6 +138,7 @@ function publishedLines(
     explained.at,
     result.report.competition?.get(priced.direction.id),
     explained.listing,
+    result.report.rates,
   );
   let published = false;
   for (const template of explained.templates) {
@@ -156,17 +158,26 @@ async function withheldLines(
   explained: { listing: string[]; at: Date },
 ): Promise<string[]> {
   const { deps } = context;
-  const { book } = await fetchQuotes(config.sources, {
-    configDir: config.dir,
-    fetch: deps.fetch,
-    env: deps.env,
-    now: () => explained.at,
-  });
+  const { book, derivations } = await fetchQuotes(
+    config.sources,
+    { configDir: config.dir, fetch: deps.fetch, env: deps.env, now: () => explained.at },
+    config.rates,
+  );
   const detail = report.competition?.get(direction.id);
   // A competing direction held by a guard: the rate the compete step chose, not the margin's.
   const again = detail?.priced ?? priceDirection(direction, book);
   if (!('reason' in again))
-    return [...pricingLines(again, explained.at, detail, explained.listing), 'These are the values it would have.'];
+    return [
+      ...pricingLines(again, explained.at, detail, explained.listing, derivations),
+      'These are the values it would have.',
+    ];
+  // A pair of `rates:` that could not be made: why, term by term.
+  const missing = derivations.filter((d) => d.missing !== undefined && again.reason.includes(`no quote for ${d.pair}`));
+  if (missing.length > 0)
+    return missing.flatMap((d) => [
+      `${d.pair} could not be made:`,
+      ...derivationLines(d, derivations, explained.at, '  '),
+    ]);
   const chain = direction.chain
     ? `the config's chain ${direction.chain.join(', ')}`
     : `a chain from ${direction.from.asset} to ${direction.to.asset}`;

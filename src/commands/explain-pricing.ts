@@ -6,6 +6,8 @@ import { Decimal, formatDecimal, roundDown } from '../base/decimal.js';
 import type { Direction, Money } from '../model/config.js';
 import type { PricedDirection } from '../model/priced.js';
 import { age, percent, show } from '../base/words.js';
+import type { Derivation } from '../pure/rates/derivation.js';
+import { derivationLines } from '../pure/rates/explain.js';
 
 const ONE = new Decimal(1);
 /** 1 ÷ x to 34 of the 40 digits: 1 ÷ (1 ÷ x) is x again. */
@@ -17,10 +19,11 @@ export function pricingLines(
   at: Date,
   compete?: CompeteDetail,
   listing: readonly string[] = [],
+  derivations: readonly Derivation[] = [],
 ): string[] {
   const give = !priced.published.rate.form.in.equals(ONE);
   return [
-    ...marketLines(priced, at, give),
+    ...marketLines(priced, at, give, derivations),
     ...(compete ? [...competeLines(compete, priced.direction), ...listing] : [marginLine(priced, give)]),
     ...reserveAndLimitLines(priced, give),
     ...alsoPublishedLines(priced.direction),
@@ -29,7 +32,7 @@ export function pricingLines(
 }
 
 /** Each quote of the chain and the side taken, then the market rate; or why no quote is needed. */
-function marketLines(priced: PricedDirection, at: Date, give: boolean): string[] {
+function marketLines(priced: PricedDirection, at: Date, give: boolean, derivations: readonly Derivation[]): string[] {
   const { direction, steps, market } = priced;
   const { from, to } = direction;
   if (steps.length === 0)
@@ -45,6 +48,9 @@ function marketLines(priced: PricedDirection, at: Date, give: boolean): string[]
     lines.push(
       `  ${quote.pair} from ${quote.source}: bid ${formatDecimal(quote.bid)}, ask ${formatDecimal(quote.ask)}, ${age((at.getTime() - quote.time.getTime()) / 1000)} old (${quote.time.toISOString()})`,
     );
+    // A pair of `rates:`: how it was made, term by term.
+    const made = quote.ruled && derivations.find((derivation) => derivation.pair === quote.pair);
+    if (made) lines.push(...derivationLines(made, derivations, at));
     lines.push(
       selling
         ? `    ${asset} → ${quote.quote}: sell ${quote.base} at the bid, × ${formatDecimal(price)}`

@@ -7,6 +7,7 @@ import type { HaConfig } from './ha.js';
 import type { MonitorConfig } from './readers.js';
 import type { MonitorProfile } from './monitor-profile.js';
 import type { ExportFormat } from './formats.js';
+import type { RateRule } from './rates.js';
 
 export interface Currency {
   readonly code: string;
@@ -130,6 +131,8 @@ export interface Config {
   readonly output: string;
   readonly templatesDir: string;
   readonly sources: readonly SourceConfig[];
+  /** The pairs of `rates:` (formulas and consensus), in the order they are made: each after the ruled pairs it reads. */
+  readonly rates: readonly RateRule[];
   /** Back-office reserve sources by name (`reserves:`), read before pricing like quote sources. */
   readonly reserveSources: readonly SourceConfig[];
   readonly currencies: ReadonlyMap<string, Currency>;

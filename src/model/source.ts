@@ -25,6 +25,13 @@ export interface Quote {
   source: string;
   /** The source's configured priority (higher wins a tie between chains); 0 when not set. */
   priority?: number;
+  /**
+   * A pair of `rates:` that could not be made this build, and why: it stays in the book without a price, so a
+   * chain through it is withheld with this reason instead of going round it (src/pure/rates/book.ts).
+   */
+  missing?: string;
+  /** Made by a rule of `rates:` (its `source` then says how: `formula`, `median of 3`), not sent by a source. */
+  ruled?: true;
 }
 
 export interface SourceContext {

@@ -90,6 +90,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
       startedAt,
       maintenance: false,
       sources: fetched.quotes.reports,
+      rates: fetched.quotes.derivations,
       reserves: fetched.reserves.reports,
       priced: steps.guarded.published,
       withheld,
@@ -127,6 +128,7 @@ function buildEmpty(
       startedAt,
       maintenance: true,
       sources: [],
+      rates: [],
       reserves: [],
       priced: [],
       withheld,
@@ -155,7 +157,11 @@ async function fetchInputs(config: Config, deps: BuildDeps, startedAt: Date) {
     schedulePeriodMs: config.schedulePeriodMs,
   };
   const [quotes, reserves] = await Promise.all([
-    fetchQuotes(config.sources, { ...io, dropStale: true, ...(deps.quoteCache ? { cache: deps.quoteCache } : {}) }),
+    fetchQuotes(
+      config.sources,
+      { ...io, dropStale: true, ...(deps.quoteCache ? { cache: deps.quoteCache } : {}) },
+      config.rates,
+    ),
     fetchReserves(config.reserveSources, { ...io, ...(deps.reserveCache ? { cache: deps.reserveCache } : {}) }),
   ]);
   return { quotes, reserves };

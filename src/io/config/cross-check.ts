@@ -6,6 +6,7 @@ import { quoteValue } from '../../base/errors.js';
 import { closest, type Problem } from '../../base/config/problems.js';
 import { chainAsList } from './schema.js';
 import { checkTiers } from './tiers.js';
+import { checkRates } from './rates-check.js';
 
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -51,6 +52,7 @@ export function crossCheck(raw: unknown, liveCodes: ReadonlySet<string>): { prob
   checkTopLevel(checking);
   checkCurrencyCodes(checking, liveCodes);
   checkReserves(checking);
+  checking.problems.push(...checkRates(raw));
   checkUnits(checking, checking.defaults, ['defaults']);
   const directions = Array.isArray(raw.directions) ? raw.directions : [];
   directions.forEach((fields, index) => {

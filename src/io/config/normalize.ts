@@ -12,6 +12,8 @@ import { bestchangeSources, normalizeCompete, selfIdsOf, type CompeteEntry } fro
 import { asList, assetOf } from './cross-check.js';
 import { SharedValues } from './shared-values.js';
 import { normalizeMonitors } from '../../model/readers.js';
+import type { RateRule } from '../../model/rates.js';
+import { ruleOrder, rulesOf } from '../../pure/rates/rules.js';
 
 /** Precision when the config gives none: satoshi-like for crypto, cents for everything else. */
 function defaultPrecision(code: string): number {
@@ -193,10 +195,17 @@ class ModelBuilder {
         const options = entry as Config['reserveSources'][number]['options'];
         return { name, type: options.type, options };
       }),
+      rates: ratesInOrder(data.rates),
       currencies: this.currencies,
       directions,
     };
   }
+}
+
+/** The rules of `rates:` in the order they are made (a loop is a problem crossCheck reported, so none is left here). */
+function ratesInOrder(rates: ConfigFile['rates']): RateRule[] {
+  const ordered = ruleOrder(rulesOf(rates));
+  return 'order' in ordered ? ordered.order : [];
 }
 
 /** The pairs the directions compete in on one feed source, each once (for BestChange's API v2). */

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { alertsSchema } from '../../model/alerts.js';
 import { haSchema } from '../../model/ha.js';
+import { ratesSchema } from '../../model/rates.js';
 import { accessLogSchema, monitorsSchema } from '../../model/readers.js';
 import { competeSchema } from '../compete/config.js';
 import { publishSchema } from '../hosting/config.js';
@@ -212,6 +213,7 @@ export const configSchema = z
       .record(sourceName, source)
       .refine((sources) => Object.keys(sources).length > 0, { error: 'expected at least one source' })
       .describe('Rate sources by name.'),
+    rates: ratesSchema,
     reserves: z
       .record(sourceName, reserveSource)
       .default({})

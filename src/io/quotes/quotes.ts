@@ -3,6 +3,9 @@
 // and fetches feeds beside the builds.
 import { RatefileError } from '../../base/errors.js';
 import type { SourceConfig } from '../../model/config.js';
+import type { RateRule } from '../../model/rates.js';
+import { makeBook, type SourceQuotes } from '../../pure/rates/book.js';
+import type { Derivation } from '../../pure/rates/derivation.js';
 import { SourceError, baseUrlVariable } from '../sources/http.js';
 import { sourceDefinition } from '../sources/index.js';
 import type { Quote, QuoteBook, SourceDefinition, SourceFeed } from '../../model/source.js';
@@ -194,22 +197,6 @@ function standIn(job: SourceFetch, failure: string): SourceFetched {
   return { report, quotes: [] };
 }
 
-/** The pair as an unordered market, so `USDT/RUB` and `RUB/USDT` compete for one place in the book. */
-const marketOf = (quote: Quote) => [quote.base, quote.quote].sort().join('/');
-
-/** One quote per market (config order, so among equal priorities the source listed first keeps the market), by pair. */
-function bookOf(quoteLists: readonly (readonly Quote[])[]): QuoteBook {
-  const winners = new Map<string, Quote>();
-  for (const quotes of quoteLists) {
-    for (const quote of quotes) {
-      const market = marketOf(quote);
-      const held = winners.get(market);
-      if (!held || (quote.priority ?? 0) > (held.priority ?? 0)) winners.set(market, quote);
-    }
-  }
-  return new Map<string, Quote>([...winners.values()].map((quote) => [quote.pair, quote]));
-}
-
 const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
 
 /**
@@ -254,17 +241,36 @@ export async function startFeedFetches(sources: readonly SourceConfig[], deps: F
 export async function fetchQuotes(
   sources: readonly SourceConfig[],
   deps: FetchDeps,
+  rates: readonly RateRule[] = [],
 ): Promise<{
   book: QuoteBook;
   withStale?: QuoteBook;
+  /** How each pair of `rates:` was made this build, in their order. */
+  derivations: Derivation[];
   reports: SourceReport[];
   feeds: ReadonlyMap<string, SourceFeed>;
 }> {
   const results = await Promise.all(sources.map((source) => fetchSource(source, deps)));
   const all = results.map((result) => result.quotes);
-  let stale = 0;
-  if (deps.dropStale) results.forEach((result, index) => (stale += dropStale(sources[index]!, result, deps).length));
-  const book = bookOf(results.map((result) => result.quotes));
+  const stale = deps.dropStale ? results.map((result, index) => dropStale(sources[index]!, result, deps)) : [];
+  const lists = (quotes: (index: number) => readonly Quote[], withStale: boolean): SourceQuotes[] =>
+    sources.map((source, index) => {
+      const { error } = results[index]!.report;
+      const old = withStale ? [] : (stale[index] ?? []);
+      return {
+        source: source.name,
+        quotes: quotes(index),
+        ...(old.length > 0 ? { stale: old } : {}),
+        ...(error === undefined ? {} : { error }),
+      };
+    });
+  const now = deps.now();
+  const { book, derivations } = makeBook(
+    lists((index) => results[index]!.quotes, false),
+    rates,
+    now,
+  );
+  const staleCount = stale.reduce((sum, list) => sum + list.length, 0);
   // Feed sources' results by source name (for `compete:`); a failing feed without a stand-in is absent.
   const feeds = new Map(
     sources.flatMap((source, index) => {
@@ -274,7 +280,16 @@ export async function fetchQuotes(
   );
   return {
     book,
-    ...(stale > 0 ? { withStale: bookOf(all) } : {}),
+    ...(staleCount > 0
+      ? {
+          withStale: makeBook(
+            lists((index) => all[index]!, true),
+            rates,
+            now,
+          ).book,
+        }
+      : {}),
+    derivations,
     reports: results.map((result) => result.report),
     feeds,
   };

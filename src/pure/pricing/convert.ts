@@ -42,13 +42,15 @@ export function convertAlong(
   pairs: readonly string[],
   from: string,
   pessimistic = true,
-): { factor: Decimal; steps: ChainStep[] } | { missing: string } {
+): { factor: Decimal; steps: ChainStep[] } | { missing: string; why?: string } {
   let asset = from;
   let factor = ONE;
   const steps: ChainStep[] = [];
   for (const pair of pairs) {
     const quote = lookUp(book, pair);
     if (!quote) return { missing: pair };
+    // A pair of `rates:` that could not be made this build: the chain fails with its reason.
+    if (quote.missing !== undefined) return { missing: pair, why: `${quote.source}: ${quote.missing}` };
     if (quote.base === asset) {
       const side = pessimistic ? 'bid' : 'ask';
       // Times 1 is the quote itself (rounded to the working precision only when longer, as the product would be).

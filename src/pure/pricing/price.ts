@@ -57,7 +57,11 @@ function priceAlone(direction: Direction, book: QuoteBook): PricedDirection | Wi
   const chain = direction.chain ?? findChain(book, from.asset, to.asset);
   if (!chain) return withhold('quote', `no quotes lead from ${from.asset} to ${to.asset}`);
   const converted = conversion(book, chain, from.asset);
-  if ('missing' in converted) return withhold('quote', `no quote for ${converted.missing}`);
+  if ('missing' in converted)
+    return withhold(
+      'quote',
+      `no quote for ${converted.missing}${converted.why === undefined ? '' : ` (${converted.why})`}`,
+    );
   const market = converted.factor;
   const rate = marginRate(converted, direction);
   if (!rate.isFinite() || rate.lessThanOrEqualTo(0))

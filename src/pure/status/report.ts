@@ -1,6 +1,7 @@
 // The shapes of what a build reports (BuildReport, read by the status, the dashboard and the service) and of the
 // status file kept between builds (Status). Types only: they sit below the steps that fill them in, so health,
 // status and tally read them without importing the build or each other.
+import type { Derivation } from '../rates/derivation.js';
 import type { CompeteDetail } from '../compete/price.js';
 import type { WarMemory } from '../compete/war.js';
 import type { ListingMemory, ListingView } from '../compete/listing.js';
@@ -13,6 +14,8 @@ export interface BuildReport {
   /** True when the build published empty exports for maintenance. */
   maintenance: boolean;
   sources: SourceReport[];
+  /** How each pair of `rates:` was made this build (or why it could not be), in the order they are made. */
+  rates: Derivation[];
   /** The reserve sources read for this build. */
   reserves: ReserveReport[];
   /** Directions priced and published. */

@@ -1,0 +1,78 @@
+// Checks of `rates:` across the config: every source a formula or a consensus names exists, a pair is not made
+// of itself through other pairs, and a quorum can be met. Reported with the schema's problems, with their lines.
+import { parseFormula, quotesOf } from '../../base/config/formula.js';
+import { closest, type Problem } from '../../base/config/problems.js';
+import { quoteValue } from '../../base/errors.js';
+import { ruleOrder, rulesOf } from '../../pure/rates/rules.js';
+import type { RatesFile } from '../../model/rates.js';
+import { ratesSchema } from '../../model/rates.js';
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The problems of a raw `rates:` block; only what the schema itself cannot see. */
+export function checkRates(raw: Record<string, unknown>): Problem[] {
+  if (!isRecord(raw.rates)) return [];
+  const sources = isRecord(raw.sources) ? Object.keys(raw.sources) : [];
+  const problems: Problem[] = [];
+  for (const [pair, entry] of Object.entries(raw.rates)) {
+    const [base, quote] = pair.split('/');
+    if (base !== undefined && base === quote)
+      problems.push({ path: ['rates', pair], message: `expected two different assets, got ${quoteValue(pair)}` });
+    for (const { path, text } of formulaTexts(entry, pair)) {
+      const read = parseFormula(text);
+      if ('problem' in read) continue;
+      for (const ref of quotesOf(read.node))
+        if (ref.source !== undefined && !sources.includes(ref.source))
+          problems.push({ path: ['rates', pair, ...path], message: unknownSource(ref.source, sources) });
+    }
+    if (isRecord(entry) && Array.isArray(entry.sources)) problems.push(...quorumProblems(pair, entry));
+  }
+  // The order is read from the checked block: a loop is one problem, at the first pair on it.
+  const parsed = ratesSchema.safeParse(raw.rates);
+  if (parsed.success && problems.length === 0) {
+    const ordered = ruleOrder(rulesOf(parsed.data as RatesFile));
+    if ('loop' in ordered)
+      problems.push({
+        path: ['rates', ordered.loop[0]!],
+        message: `expected a pair made of other pairs, got a loop: ${ordered.loop.join(' → ')} (a term naming its source, like "binance:${ordered.loop[0]}", reads that source's quote, not the book's)`,
+      });
+  }
+  return problems;
+}
+
+/** Each formula text of an entry and its path under the pair: the entry itself, `formula`, or each of `sources`. */
+function formulaTexts(entry: unknown, pair: string): { path: (string | number)[]; text: string }[] {
+  if (typeof entry === 'string') return [{ path: [], text: entry }];
+  if (!isRecord(entry)) return [];
+  if (typeof entry.formula === 'string') return [{ path: ['formula'], text: entry.formula }];
+  if (!Array.isArray(entry.sources)) return [];
+  return entry.sources.flatMap((term, index) =>
+    typeof term !== 'string'
+      ? []
+      : [{ path: ['sources', index], text: /^\s*[a-z][a-z0-9_-]*\s*$/.test(term) ? `${term.trim()}:${pair}` : term }],
+  );
+}
+
+function unknownSource(name: string, sources: readonly string[]): string {
+  const hint = closest(name, sources);
+  return `expected a source of \`sources:\`, got ${quoteValue(name)}${hint ? ` (did you mean ${hint}?)` : ''}`;
+}
+
+/** A quorum no larger than the terms; a trimmed mean needs three terms to trim. */
+function quorumProblems(pair: string, entry: Record<string, unknown>): Problem[] {
+  const terms = (entry.sources as unknown[]).length;
+  const quorum = typeof entry.quorum === 'number' ? entry.quorum : Math.floor(terms / 2) + 1;
+  const problems: Problem[] = [];
+  if (quorum > terms)
+    problems.push({
+      path: ['rates', pair, 'quorum'],
+      message: `expected at most the ${terms} terms listed, got ${quorum}`,
+    });
+  if (entry.method === 'trimmed' && quorum < 3)
+    problems.push({
+      path: ['rates', pair, 'quorum'],
+      message: `expected at least 3 for a trimmed mean (it drops the highest and the lowest term), got ${quorum}`,
+    });
+  return problems;
+}
