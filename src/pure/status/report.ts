@@ -2,6 +2,7 @@
 // status file kept between builds (Status). Types only: they sit below the steps that fill them in, so health,
 // status and tally read them without importing the build or each other.
 import type { Derivation } from '../rates/derivation.js';
+import type { RateStatus } from './rates.js';
 import type { CompeteDetail } from '../compete/price.js';
 import type { WarMemory } from '../compete/war.js';
 import type { ListingMemory, ListingView } from '../compete/listing.js';
@@ -132,6 +133,8 @@ export interface Status {
   configError?: string;
   maintenance: boolean;
   sources: SourceStatus[];
+  /** The pairs of `rates:` (absent when the config has none): how each was made, or why it could not be. */
+  rates?: RateStatus[];
   /** Back-office reserve sources (`reserves:`), when the config has any; type `reserves/<type>`. */
   reserveSources?: SourceStatus[];
   exports: { name: string; file: string; items: number; counted?: number }[];

@@ -1,5 +1,6 @@
 // The status of the last build: what is published, what is held back and why, how each source is doing.
 // Written to the state folder after every build; read by `ratefile status` and served at /healthz.
+import { rateStatuses } from './rates.js';
 import { assessHealth } from './health.js';
 import { redactValue } from '../../base/secrets.js';
 import type { HealthPolicy } from '../../model/config.js';
@@ -74,6 +75,7 @@ export function successStatus(
           ...(age === undefined ? {} : { oldestQuoteAgeSeconds: Math.round(age) }),
         };
       }),
+      ...(report.rates.length === 0 ? {} : { rates: rateStatuses(report.rates) }),
       ...reserveSources(report, new Map(previous?.reserveSources?.map((source) => [source.name, source]))),
       exports: report.exports,
       published: directions.published.map((priced) => priced.direction.id),

@@ -18,7 +18,12 @@ export function currentProblems(status: Status, now: Date): Problem[] {
   const health = assessHealth(status, now);
   if (health.level !== 'ok')
     problems.push({ key: `health:${health.level}`, text: `health ${health.level}: ${health.reasons.join('; ')}` });
-  problems.push(...sourceProblems(status), ...heldProblems(status), ...competeProblems(status));
+  problems.push(
+    ...sourceProblems(status),
+    ...rateProblems(status),
+    ...heldProblems(status),
+    ...competeProblems(status),
+  );
   problems.push(...listingProblems(status, now));
   if (!status.lastBuild.ok)
     problems.push({ key: 'build', text: `build failing: ${status.lastBuild.error ?? 'unknown error'}` });
@@ -47,6 +52,30 @@ function sourceProblems(status: Status): Problem[] {
         key: `reserves:${source.name}`,
         text: `reserve source ${source.name} failing: ${source.lastError ?? 'unknown error'}`,
       });
+  }
+  return problems;
+}
+
+/**
+ * Pairs of `rates:`: one that could not be made, and each term dropped as an outlier, named, so the source that went
+ * wrong is known while the consensus still prices without it.
+ */
+function rateProblems(status: Status): Problem[] {
+  const problems: Problem[] = [];
+  for (const rate of status.rates ?? []) {
+    if (rate.missing !== undefined)
+      problems.push({
+        key: `rate:${rate.pair}`,
+        level: 'degraded',
+        text: `rate ${rate.pair} (${rate.made}) missing: ${rate.missing}`,
+      });
+    for (const term of rate.terms)
+      if (term.status === 'dropped' && rate.ok)
+        problems.push({
+          key: `rate:${rate.pair}:dropped:${term.label}`,
+          level: 'degraded',
+          text: `rate ${rate.pair} (${rate.made}): ${term.label} dropped, ${term.why ?? 'an outlier'}; made without it`,
+        });
   }
   return problems;
 }

@@ -11,6 +11,7 @@ import { publicText, type Redaction } from './redact.js';
 import type { BuildReport, Status } from '../../pure/status/report.js';
 import type { ReadersView } from '../readers/tracker.js';
 import { age, plural } from '../../base/words.js';
+import { rateViews, type RateView } from './rates.js';
 
 /** What the service keeps of its latest build that published, besides the report. */
 export interface LatestBuild {
@@ -89,6 +90,8 @@ export interface DashboardView {
     ha?: { role: 'leader' | 'standby'; instance: string; publisher: string };
   };
   sources: SourceView[];
+  /** The pairs of `rates:`: how each was made, its spread, its terms (rates.ts). */
+  rates: RateView[];
   reserveSources: SourceView[];
   exports: (ExportFacts & { bytes?: number; changedAt?: string })[];
   filter: Filter;
@@ -174,6 +177,7 @@ export function dashboardModel(input: DashboardInput): DashboardView {
   return {
     head,
     sources: report ? sourceViews(report, status, now, { maxAge, hint }, text) : [],
+    rates: rateViews(status?.rates, redaction),
     reserveSources: (report?.reserves ?? []).map((source) => ({
       name: source.name,
       type: source.type,

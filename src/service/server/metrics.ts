@@ -109,6 +109,24 @@ function sourceInstruments(registers: Registers) {
       labelNames: ['source'],
       registers,
     }),
+    rateSpread: new Gauge({
+      name: 'ratefile_rate_spread_ratio',
+      help: 'A consensus pair of rates: (highest mid - lowest mid) / median mid of its fresh terms in the last build.',
+      labelNames: ['pair'],
+      registers,
+    }),
+    rateMissing: new Gauge({
+      name: 'ratefile_rate_missing',
+      help: 'A pair of rates: 1 when the last build could not make it (quorum, spread or a missing quote).',
+      labelNames: ['pair'],
+      registers,
+    }),
+    rateTerms: new Gauge({
+      name: 'ratefile_rate_terms',
+      help: 'A consensus pair of rates: its terms in the last build, by state (used, dropped, missing).',
+      labelNames: ['pair', 'state'],
+      registers,
+    }),
   };
 }
 
@@ -215,10 +233,25 @@ function recordBuild(m: Instruments, cycle: CycleResult, changedAt: ReadonlyMap<
       m.quoteAge.set({ source: source.name }, source.oldestQuoteAgeSeconds);
     else m.quoteAge.remove({ source: source.name });
   }
+  recordRates(m, cycle.status.rates ?? []);
   for (const entry of report.exports) m.exportItems.set({ file: redactSecrets(entry.file) }, entry.items);
   for (const file of files) m.exportBytes.set({ file: redactSecrets(file.file) }, file.bytes.length);
   if (report.listing) recordListing(m, report.listing);
   for (const [file, at] of changedAt) m.exportChanged.set({ file: redactSecrets(file) }, at.getTime() / 1000);
+}
+
+/** Reset first: a pair taken out of the config must not keep its last reading. */
+function recordRates(m: Instruments, rates: NonNullable<Status['rates']>): void {
+  m.rateSpread.reset();
+  m.rateMissing.reset();
+  m.rateTerms.reset();
+  for (const rate of rates) {
+    m.rateMissing.set({ pair: rate.pair }, rate.ok ? 0 : 1);
+    if (rate.spread !== undefined) m.rateSpread.set({ pair: rate.pair }, rate.spread);
+    if (rate.made === 'formula') continue;
+    for (const state of ['used', 'dropped', 'missing'] as const)
+      m.rateTerms.set({ pair: rate.pair, state }, rate.terms.filter((term) => term.status === state).length);
+  }
 }
 
 function recordListing(m: Instruments, listing: NonNullable<BuildReport['listing']>): void {
