@@ -80,11 +80,13 @@ function reserveAndLimitLines(priced: PricedDirection, give: boolean): string[] 
   const { direction } = priced;
   const { from, to } = direction;
   const own =
-    direction.reserveSource !== undefined
-      ? `read from ${direction.reserveSource}`
-      : direction.reserve.equals(to.reserve)
-        ? `${to.code}'s reserve`
-        : 'set on the direction';
+    direction.reserveFormula !== undefined
+      ? 'made by its reserveFormula'
+      : direction.reserveSource !== undefined
+        ? `read from ${direction.reserveSource}`
+        : direction.reserve.equals(to.reserve)
+          ? `${to.code}'s reserve`
+          : 'set on the direction';
   // Limits hold at the rate as published (in:out), not the unrounded one; each export's at its own.
   const { form } = priced.published.rate;
   const { limits } = priced.published;
@@ -93,6 +95,7 @@ function reserveAndLimitLines(priced: PricedDirection, give: boolean): string[] 
   const capacity = amount.div(published);
   return [
     `Reserve: ${formatDecimal(direction.reserve)} ${to.code} (${own}), rounded down to ${to.precision} places → <amount>${formatDecimal(amount)}</amount>`,
+    ...(direction.reserveMade ?? []).map((step) => `  ${step}`),
     `Limits, in ${from.code} at the published rate ${formatDecimal(form.in)}:${formatDecimal(form.out)} (${from.precision} places; minimum rounded up, maximum down; an export with a markup at its own rate):`,
     direction.min && limits.min !== undefined
       ? `  min ${describeLimit(direction.min, direction, published)} → <minamount>${formatDecimal(limits.min)}</minamount>`

@@ -8,6 +8,8 @@ import type { MonitorConfig } from './readers.js';
 import type { MonitorProfile } from './monitor-profile.js';
 import type { ExportFormat } from './formats.js';
 import type { RateRule } from './rates.js';
+import type { Formula } from '../base/config/formula.js';
+import type { ReserveCap, ReserveMargin } from './reserve-shape.js';
 
 export interface Currency {
   readonly code: string;
@@ -21,6 +23,9 @@ export interface Currency {
   readonly reserve: Decimal;
   /** Name of the reserve source (`reserves:`) its reserve is read from on every build. */
   readonly reserveSource?: string;
+  /** The reserve as a formula over reserve sources' entries, read on every build. */
+  readonly reserveFormula?: Formula;
+  readonly reserveCap?: ReserveCap;
 }
 
 /** An amount in a given asset; limits may be set in any asset and are converted per build. */
@@ -44,6 +49,17 @@ export interface Direction {
   readonly reserve: Decimal;
   /** The reserve source its reserve (and limits) are read from before pricing; absent: the configured reserve. */
   readonly reserveSource?: string;
+  /** The reserve as a formula over reserve sources' entries (`reserveFormula:`), read on every build. */
+  readonly reserveFormula?: Formula;
+  /** The most reserve published (`reserveCap:`): an amount, or a share of what is there. */
+  readonly reserveCap?: ReserveCap;
+  /** Margins by the published reserve (`reserveMargins:`), ascending by `from`. */
+  readonly reserveMargins?: readonly ReserveMargin[];
+  /**
+   * Set by the reserves step on the copy it makes (src/pure/reserves/shape.ts): how this build made the reserve
+   * and the margin from it, in words, for `explain`.
+   */
+  readonly reserveMade?: readonly string[];
   readonly min?: Money;
   readonly max?: Money;
   /** Amount tiers, ascending: from an amount of the from asset on, another margin (as a fraction). */

@@ -49,9 +49,9 @@ const consensus = z.strictObject({
     ),
 });
 
-const rule = z.union([formulaText, z.strictObject({ formula: formulaText }), consensus], {
+const rule = z.union([formulaText, consensus], {
   error: (issue) =>
-    `expected a formula like "whitebit:BTC/USDT * USDT/UAH", { formula: … } or a consensus { sources: [a, b, c] }, got ${describeValue(issue.input)}`,
+    `expected a formula like "whitebit:BTC/USDT * USDT/UAH" or a consensus like { sources: [a, b, c] }, got ${describeValue(issue.input)}`,
 });
 
 export const ratesSchema = z

@@ -11,11 +11,18 @@ export interface QuoteRef {
   readonly source?: string;
 }
 
+/** A back-office entry in a reserve formula: `wallets:USDTTRC20` is reserve source `wallets`' entry of that key (letters, digits, _). */
+export interface EntryRef {
+  readonly source: string;
+  readonly key: string;
+}
+
 export type Operator = '+' | '-' | '*' | '/';
 
 export type FormulaNode =
   | { readonly kind: 'number'; readonly value: string }
   | ({ readonly kind: 'quote' } & QuoteRef)
+  | ({ readonly kind: 'entry' } & EntryRef)
   | {
       readonly kind: 'operation';
       readonly operator: Operator;
@@ -37,12 +44,13 @@ const MAX_DEPTH = 32;
 type Token =
   | { kind: 'number'; text: string; at: number }
   | { kind: 'quote'; ref: QuoteRef; at: number }
+  | { kind: 'entry'; ref: EntryRef; at: number }
   | { kind: 'operator'; text: Operator; at: number }
   | { kind: 'paren'; text: '(' | ')'; at: number };
 
-/** One token each: a source-named pair, a pair, a number, an operator or a parenthesis. */
+/** One token each: a source-named pair, a pair, a source-named entry, a number, an operator or a parenthesis. */
 const tokenPattern =
-  /\s*(?:(?:([a-z][a-z0-9_-]*):)?([A-Z][A-Z0-9]{1,9})\/([A-Z][A-Z0-9]{1,9})(?![A-Za-z0-9])|(\d+(?:\.\d+)?)(?![\d.])|([-+*/])|([()]))/y;
+  /\s*(?:(?:([a-z][a-z0-9_-]*):)?([A-Z][A-Z0-9]{1,9})\/([A-Z][A-Z0-9]{1,9})(?![A-Za-z0-9])|([a-z][a-z0-9_-]*):([A-Za-z0-9_]{1,64})(?![A-Za-z0-9_/])|(\d+(?:\.\d+)?)(?![\d.])|([-+*/])|([()]))/y;
 
 class FormulaError extends Error {}
 
@@ -61,8 +69,10 @@ function tokenize(text: string): Token[] {
       );
     }
     const start = match.index + (match[0].length - match[0].trimStart().length);
-    const [, source, base, quote, number, operator, paren] = match;
-    if (base !== undefined && quote !== undefined)
+    const [, source, base, quote, entrySource, key, number, operator, paren] = match;
+    if (entrySource !== undefined && key !== undefined)
+      tokens.push({ kind: 'entry', at: start, ref: { source: entrySource, key } });
+    else if (base !== undefined && quote !== undefined)
       tokens.push({
         kind: 'quote',
         at: start,
@@ -82,6 +92,8 @@ class Reader {
   constructor(
     private readonly tokens: Token[],
     private readonly length: number,
+    /** What a formula reads: quotes (a rate) or back-office entries (a reserve). */
+    private readonly wants: 'quote' | 'entry',
   ) {}
 
   formula(): FormulaNode {
@@ -121,7 +133,13 @@ class Reader {
   private factor(depth: number): FormulaNode {
     const token = this.tokens[this.next++];
     if (!token) throw new FormulaError(`at column ${this.length + 1}: expected a pair, a number or "(", got the end`);
-    if (token.kind === 'quote') return { kind: 'quote', ...token.ref };
+    if (token.kind === 'quote' || token.kind === 'entry') {
+      if (token.kind !== this.wants)
+        throw new FormulaError(
+          `at column ${token.at + 1}: expected ${this.wants === 'quote' ? 'a pair like BTC/USDT or source:BTC/USDT' : 'an entry like wallets:USDTTRC20'}, got ${describe(token)}`,
+        );
+      return token.kind === 'quote' ? { kind: 'quote', ...token.ref } : { kind: 'entry', ...token.ref };
+    }
     if (token.kind === 'number') {
       const tooLong = checkDecimalLength(token.text);
       if (tooLong) throw new FormulaError(`at column ${token.at + 1}: ${token.text.slice(0, 20)}… ${tooLong}`);
@@ -147,29 +165,43 @@ class Reader {
 }
 
 function describe(token: Token): string {
+  if (token.kind === 'entry') return quoteValue(`${token.ref.source}:${token.ref.key}`);
   if (token.kind === 'quote')
     return quoteValue(token.ref.source ? `${token.ref.source}:${token.ref.pair}` : token.ref.pair);
   return quoteValue(token.text);
 }
 
-/** The formula in `text`, or what is wrong with it and where (`at column 12: expected …`). */
-export function parseFormula(text: string): Formula | { problem: string } {
+/**
+ * The formula in `text`, or what is wrong with it and where (`at column 12: expected …`). A rate formula reads
+ * quotes; a reserve formula (`reads: 'entry'`) reads back-office entries.
+ */
+export function parseFormula(text: string, reads: 'quote' | 'entry' = 'quote'): Formula | { problem: string } {
   const trimmed = text.trim();
-  if (trimmed.length === 0) return { problem: 'expected a formula like "BTC/USDT * USDT/RUB", got an empty text' };
+  if (trimmed.length === 0)
+    return {
+      problem: `expected a formula like ${reads === 'quote' ? '"BTC/USDT * USDT/RUB"' : '"hot:USDTTRC20 + cold:USDTTRC20"'}, got an empty text`,
+    };
   if (trimmed.length > MAX_LENGTH)
     return { problem: `expected a formula of at most ${MAX_LENGTH} characters, got ${trimmed.length}` };
   try {
-    return { text: trimmed, node: new Reader(tokenize(trimmed), trimmed.length).formula() };
+    return { text: trimmed, node: new Reader(tokenize(trimmed), trimmed.length, reads).formula() };
   } catch (error) {
     if (error instanceof FormulaError) return { problem: error.message };
     throw error;
   }
 }
 
+/** Every back-office entry a reserve formula reads, in the order written. */
+export function entriesOf(node: FormulaNode): EntryRef[] {
+  if (node.kind === 'entry') return [node];
+  if (node.kind === 'operation') return [...entriesOf(node.left), ...entriesOf(node.right)];
+  return [];
+}
+
 /** Every quote a formula reads, in the order written. */
 export function quotesOf(node: FormulaNode): QuoteRef[] {
   if (node.kind === 'quote') return [node];
-  if (node.kind === 'number') return [];
+  if (node.kind === 'number' || node.kind === 'entry') return [];
   return [...quotesOf(node.left), ...quotesOf(node.right)];
 }
 
@@ -177,6 +209,7 @@ export function quotesOf(node: FormulaNode): QuoteRef[] {
 export function formulaText(node: FormulaNode, parentRank = 0, rightSide = false): string {
   if (node.kind === 'number') return node.value;
   if (node.kind === 'quote') return node.source ? `${node.source}:${node.pair}` : node.pair;
+  if (node.kind === 'entry') return `${node.source}:${node.key}`;
   const rank = node.operator === '+' || node.operator === '-' ? 1 : 2;
   const text = `${formulaText(node.left, rank)} ${node.operator} ${formulaText(node.right, rank, true)}`;
   return rank < parentRank || (rank === parentRank && rightSide) ? `(${text})` : text;

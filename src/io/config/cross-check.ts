@@ -6,7 +6,7 @@ import { quoteValue } from '../../base/errors.js';
 import { closest, type Problem } from '../../base/config/problems.js';
 import { chainAsList } from './schema.js';
 import { checkTiers } from './tiers.js';
-import { checkRates } from './rates-check.js';
+import { checkRates, reserveFormulaProblems } from './rates-check.js';
 
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -127,15 +127,20 @@ function checkReserves({ raw, currencies, codes, problems }: Checking): void {
   for (const code of codes) {
     const entry = currencies[code];
     if (!isRecord(entry)) continue;
-    if (entry.reserve === undefined && entry.reserveFrom === undefined)
+    if (entry.reserve === undefined && entry.reserveFrom === undefined && entry.reserveFormula === undefined)
       problems.push({
         path: ['currencies', code, 'reserve'],
-        message: 'required: expected a reserve like "5000", or reserveFrom naming a reserve source',
+        message: 'required: expected a reserve like "5000", reserveFrom naming a reserve source, or a reserveFormula',
       });
     checkReserveFrom(entry, ['currencies', code]);
+    problems.push(...reserveFormulaProblems(entry, ['currencies', code], reserveNames));
   }
   if (Array.isArray(raw.directions))
-    raw.directions.forEach((entry, index) => isRecord(entry) && checkReserveFrom(entry, ['directions', index]));
+    raw.directions.forEach((entry, index) => {
+      if (!isRecord(entry)) return;
+      checkReserveFrom(entry, ['directions', index]);
+      problems.push(...reserveFormulaProblems(entry, ['directions', index], reserveNames));
+    });
 }
 
 /** Limits (`min`, `max`, …) given with a unit name one of `units`. */

@@ -13,6 +13,8 @@ import { asList, assetOf } from './cross-check.js';
 import { SharedValues } from './shared-values.js';
 import { normalizeMonitors } from '../../model/readers.js';
 import type { RateRule } from '../../model/rates.js';
+import type { ReserveCap } from '../../model/reserve-shape.js';
+import { Decimal } from '../../base/decimal.js';
 import { ruleOrder, rulesOf } from '../../pure/rates/rules.js';
 
 /** Precision when the config gives none: satoshi-like for crypto, cents for everything else. */
@@ -66,6 +68,8 @@ class ModelBuilder {
           reserve: shared.decimal(entry.reserve ?? 0),
         };
         if (entry.reserveFrom !== undefined) currency.reserveSource = shared.text(entry.reserveFrom);
+        if (entry.reserveFormula !== undefined) currency.reserveFormula = entry.reserveFormula;
+        if (entry.reserveCap !== undefined) currency.reserveCap = capOf(entry.reserveCap);
         return [code, currency];
       }),
     );
@@ -113,7 +117,7 @@ class ModelBuilder {
           margin: shared.fraction(margin!),
           reserve:
             entry.reserve === undefined
-              ? entry.reserveFrom === undefined
+              ? entry.reserveFrom === undefined && entry.reserveFormula === undefined
                 ? to.reserve
                 : shared.decimal(0)
               : shared.decimal(entry.reserve),
@@ -123,8 +127,18 @@ class ModelBuilder {
         };
         if (chain) direction.chain = chain;
         // The direction's own reserve or source beats its to currency's.
-        const reserveSource = entry.reserveFrom ?? (entry.reserve === undefined ? to.reserveSource : undefined);
+        const ownReserve =
+          entry.reserve !== undefined || entry.reserveFrom !== undefined || entry.reserveFormula !== undefined;
+        const reserveSource = entry.reserveFrom ?? (ownReserve ? undefined : to.reserveSource);
         if (reserveSource !== undefined) direction.reserveSource = shared.text(reserveSource);
+        const reserveFormula = entry.reserveFormula ?? (ownReserve ? undefined : to.reserveFormula);
+        if (reserveFormula !== undefined) direction.reserveFormula = reserveFormula;
+        const reserveCap = entry.reserveCap === undefined ? to.reserveCap : capOf(entry.reserveCap);
+        if (reserveCap !== undefined) direction.reserveCap = reserveCap;
+        if (entry.reserveMargins !== undefined)
+          direction.reserveMargins = entry.reserveMargins
+            .map((step) => ({ from: shared.decimal(step.from), margin: shared.fraction(step.margin) }))
+            .sort((a, b) => a.from.comparedTo(b.from));
         if (min !== undefined) direction.min = shared.parseMoney(min, from.asset, currencies);
         if (max !== undefined) direction.max = shared.parseMoney(max, from.asset, currencies);
         if (tiers !== undefined) direction.tiers = tiers;
@@ -200,6 +214,11 @@ class ModelBuilder {
       directions,
     };
   }
+}
+
+/** `"80%"` as a share, `"50000"` as an amount. */
+function capOf(text: string): ReserveCap {
+  return text.endsWith('%') ? { share: percentToFraction(text) } : { amount: new Decimal(text) };
 }
 
 /** The rules of `rates:` in the order they are made (a loop is a problem crossCheck reported, so none is left here). */

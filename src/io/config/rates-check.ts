@@ -1,6 +1,6 @@
 // Checks of `rates:` across the config: every source a formula or a consensus names exists, a pair is not made
 // of itself through other pairs, and a quorum can be met. Reported with the schema's problems, with their lines.
-import { parseFormula, quotesOf } from '../../base/config/formula.js';
+import { entriesOf, parseFormula, quotesOf } from '../../base/config/formula.js';
 import { closest, type Problem } from '../../base/config/problems.js';
 import { quoteValue } from '../../base/errors.js';
 import { ruleOrder, rulesOf } from '../../pure/rates/rules.js';
@@ -41,11 +41,10 @@ export function checkRates(raw: Record<string, unknown>): Problem[] {
   return problems;
 }
 
-/** Each formula text of an entry and its path under the pair: the entry itself, `formula`, or each of `sources`. */
+/** Each formula text of an entry and its path under the pair: the entry itself, or each of `sources`. */
 function formulaTexts(entry: unknown, pair: string): { path: (string | number)[]; text: string }[] {
   if (typeof entry === 'string') return [{ path: [], text: entry }];
   if (!isRecord(entry)) return [];
-  if (typeof entry.formula === 'string') return [{ path: ['formula'], text: entry.formula }];
   if (!Array.isArray(entry.sources)) return [];
   return entry.sources.flatMap((term, index) =>
     typeof term !== 'string'
@@ -74,5 +73,28 @@ function quorumProblems(pair: string, entry: Record<string, unknown>): Problem[]
       path: ['rates', pair, 'quorum'],
       message: `expected at least 3 for a trimmed mean (it drops the highest and the lowest term), got ${quorum}`,
     });
+  return problems;
+}
+
+/** A reserve formula names reserve sources that exist, and stands alone (not beside reserve or reserveFrom). */
+export function reserveFormulaProblems(
+  entry: Record<string, unknown>,
+  path: (string | number)[],
+  reserveNames: readonly string[],
+): Problem[] {
+  if (typeof entry.reserveFormula !== 'string') return [];
+  const problems: Problem[] = [];
+  if (entry.reserve !== undefined || entry.reserveFrom !== undefined)
+    problems.push({ path: [...path, 'reserveFormula'], message: 'set one of reserve, reserveFrom and reserveFormula' });
+  const read = parseFormula(entry.reserveFormula, 'entry');
+  if ('problem' in read) return problems;
+  for (const ref of entriesOf(read.node))
+    if (!reserveNames.includes(ref.source)) {
+      const hint = closest(ref.source, reserveNames);
+      problems.push({
+        path: [...path, 'reserveFormula'],
+        message: `expected a reserve source of \`reserves:\`, got ${quoteValue(ref.source)}${hint ? ` (did you mean ${hint}?)` : ''}`,
+      });
+    }
   return problems;
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { alertsSchema } from '../../model/alerts.js';
 import { haSchema } from '../../model/ha.js';
 import { ratesSchema } from '../../model/rates.js';
+import { reserveCapField, reserveFormulaField, reserveMarginsField } from '../../model/reserve-shape.js';
 import { accessLogSchema, monitorsSchema } from '../../model/readers.js';
 import { competeSchema } from '../compete/config.js';
 import { publishSchema } from '../hosting/config.js';
@@ -55,6 +56,8 @@ const currency = z.strictObject({
     .describe(
       'Name of a reserve source (`reserves:`) the reserve is read from on every build, by this currency code; never replaced by a number here.',
     ),
+  reserveFormula: reserveFormulaField.optional(),
+  reserveCap: reserveCapField.optional(),
 });
 
 /** Fields a direction may set, which `defaults` may also set for every direction. */
@@ -103,6 +106,9 @@ const direction = z.strictObject({
     .describe(
       "Reserve source this direction's reserve (the to currency's entry) is read from; default: the to currency's.",
     ),
+  reserveFormula: reserveFormulaField.optional(),
+  reserveCap: reserveCapField.optional(),
+  reserveMargins: reserveMarginsField.optional(),
   cities: z
     .array(cityCode)
     .min(1, { error: 'expected at least one city code' })

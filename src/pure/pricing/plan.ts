@@ -43,7 +43,12 @@ const sharedPlans = new WeakMap<Currency, SharedPlans>();
 export function planOf(direction: Direction): DirectionPlan {
   let plan = plans.get(direction);
   if (!plan) {
-    plan = direction.reserveSource === undefined ? sharedPlan(direction) : newPlan(direction, planKeys(direction));
+    // A reserve read or made at every build has values of its own: its plan is its own too.
+    const perBuild =
+      direction.reserveSource !== undefined ||
+      direction.reserveFormula !== undefined ||
+      direction.reserveMade !== undefined;
+    plan = perBuild ? newPlan(direction, planKeys(direction)) : sharedPlan(direction);
     plans.set(direction, plan);
   }
   return plan;

@@ -2,7 +2,7 @@
 // bid × bid and ask × ask, a quotient bid ÷ ask and ask ÷ bid (dividing inverts the sides), a difference
 // bid − ask and ask − bid. Decimal arithmetic at 40 digits, left to right as written. Pure.
 import { Decimal } from '../../base/decimal.js';
-import type { FormulaNode, QuoteRef } from '../../base/config/formula.js';
+import type { EntryRef, FormulaNode, QuoteRef } from '../../base/config/formula.js';
 import { formulaText } from '../../base/config/formula.js';
 import type { Quote } from '../../model/source.js';
 
@@ -26,25 +26,53 @@ export function oriented(quote: Quote, ref: Pick<QuoteRef, 'base'>): Sides {
     : { bid: ONE.div(quote.ask), ask: ONE.div(quote.bid) };
 }
 
+/** Where a reserve formula's entries come from: an entry's reserve, or why there is none. */
+export type EntryLookup = (ref: EntryRef) => Decimal | { why: string };
+
+const noQuotes: QuoteLookup = (ref) => ({ why: `${ref.pair} is a quote, not a reserve entry` });
+
 export function evaluate(node: FormulaNode, lookup: QuoteLookup): Evaluated {
   const quotes: Quote[] = [];
-  const value = evaluateNode(node, lookup, quotes);
+  const value = evaluateNode(
+    node,
+    { lookup, entries: (ref) => ({ why: `${ref.source}:${ref.key} is not a quote` }), positive: true },
+    quotes,
+  );
   return 'why' in value ? { why: value.why, quotes } : { ...value, quotes };
 }
 
-function evaluateNode(node: FormulaNode, lookup: QuoteLookup, quotes: Quote[]): Sides | { why: string } {
+/** A reserve formula's amount: plain arithmetic over back-office entries (a difference may go below zero). */
+export function evaluateAmount(node: FormulaNode, entries: EntryLookup): Decimal | { why: string } {
+  const value = evaluateNode(node, { lookup: noQuotes, entries, positive: false }, []);
+  return 'why' in value ? value : value.bid;
+}
+
+interface Lookups {
+  lookup: QuoteLookup;
+  entries: EntryLookup;
+  /** A rate: every value on the way must be positive. */
+  positive: boolean;
+}
+
+function evaluateNode(node: FormulaNode, lookups: Lookups, quotes: Quote[]): Sides | { why: string } {
   if (node.kind === 'number') return { bid: new Decimal(node.value), ask: new Decimal(node.value) };
+  if (node.kind === 'entry') {
+    // An amount, not a price: both sides are the amount, so the arithmetic below is plain arithmetic.
+    const amount = lookups.entries(node);
+    return 'why' in amount ? amount : { bid: amount, ask: amount };
+  }
   if (node.kind === 'quote') {
-    const found = lookup(node);
+    const found = lookups.lookup(node);
     if ('why' in found) return found;
     quotes.push(found);
     return oriented(found, node);
   }
-  const left = evaluateNode(node.left, lookup, quotes);
+  const left = evaluateNode(node.left, lookups, quotes);
   if ('why' in left) return left;
-  const right = evaluateNode(node.right, lookup, quotes);
+  const right = evaluateNode(node.right, lookups, quotes);
   if ('why' in right) return right;
   const sides = operate(node.operator, left, right);
+  if (!lookups.positive) return sides.bid.isFinite() ? sides : { why: `${formulaText(node)} divides by zero` };
   // Every value on the way must be positive, or "the side worse for the client" has no meaning.
   if (!(sides.bid.isFinite() && sides.bid.greaterThan(0)))
     return {

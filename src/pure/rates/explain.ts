@@ -74,6 +74,7 @@ function substituted(
 ): string {
   if (node.kind === 'number') return node.value;
   if (node.kind === 'quote') return show(values[cursor.next++]![side]);
+  if (node.kind === 'entry') return `${node.source}:${node.key}`;
   const own = node.operator === '+' || node.operator === '-' ? 1 : 2;
   const rightSide = node.operator === '/' || node.operator === '-' ? other(side) : side;
   const symbol = { '+': '+', '-': '−', '*': '×', '/': '÷' }[node.operator];

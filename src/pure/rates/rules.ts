@@ -24,8 +24,7 @@ export function rulesOf(rates: RatesFile): RateRule[] {
         ...(entry.spread === undefined ? {} : { spread: fraction(entry.spread) }),
       };
     }
-    const formula = 'formula' in entry ? entry.formula : entry;
-    return { kind: 'formula', pair, base, quote, formula };
+    return { kind: 'formula', pair, base, quote, formula: entry };
   });
 }
 

@@ -1,6 +1,7 @@
 // Reserves read from the back office put into the directions that take them, before pricing. Pure: the readings and
 // the directions in; each direction with its reserve (and limits) from the source, or withheld with the reason.
-import { roundDown, roundUp } from '../../base/decimal.js';
+import { type Decimal, roundDown, roundUp } from '../../base/decimal.js';
+import { formulaReserve, shapeReserve } from './shape.js';
 import type { Direction } from '../../model/config.js';
 import { checkEntry, type ReserveEntry } from './entry.js';
 import type { ReserveBook } from '../../model/reserve-source.js';
@@ -14,8 +15,15 @@ import type { WithheldDirection } from '../../model/priced.js';
  */
 const withReadings = new WeakMap<Direction, { values: string; direction: Direction }>();
 
-function withReading(direction: Direction, entry: ReserveEntry): Direction {
-  const values = `${entry.reserve.toString()}|${entry.min?.toString() ?? ''}|${entry.max?.toString() ?? ''}`;
+/** What a build puts into a direction: the reserve (and limits) read or made, and the margin and words of its shape. */
+interface Reading {
+  entry: ReserveEntry;
+  margin?: Decimal;
+  words?: readonly string[];
+}
+
+function withReading(direction: Direction, { entry, margin, words }: Reading): Direction {
+  const values = [entry.reserve, entry.min ?? '', entry.max ?? '', margin ?? '', ...(words ?? [])].join('|');
   const known = withReadings.get(direction);
   if (known?.values === values) return known.direction;
   const { to } = direction;
@@ -24,6 +32,8 @@ function withReading(direction: Direction, entry: ReserveEntry): Direction {
     reserve: roundDown(entry.reserve, to.precision),
     ...(entry.min === undefined ? {} : { min: { value: roundUp(entry.min, to.precision), asset: to.asset } }),
     ...(entry.max === undefined ? {} : { max: { value: roundDown(entry.max, to.precision), asset: to.asset } }),
+    ...(margin === undefined ? {} : { margin }),
+    ...(words === undefined || words.length === 0 ? {} : { reserveMade: words }),
   };
   withReadings.set(direction, { values, direction: made });
   return made;
@@ -42,22 +52,45 @@ export function applyReserves(
   const kept: Direction[] = [];
   const withheld: WithheldDirection[] = [];
   for (const direction of directions) {
-    const name = direction.reserveSource;
-    if (name === undefined) {
+    const shaped =
+      direction.reserveFormula !== undefined ||
+      direction.reserveCap !== undefined ||
+      direction.reserveMargins !== undefined;
+    if (direction.reserveSource === undefined && !shaped) {
       kept.push(direction);
       continue;
     }
-    const { to } = direction;
-    const reading = book.get(name);
-    const withhold = (kind: 'reserve' | 'paused', reason: string) => withheld.push({ direction, kind, reason });
-    if (!reading) withhold('reserve', `reserve of ${to.code} from ${name}: not read`);
-    else if ('error' in reading) withhold('reserve', `reserve of ${to.code} from ${name}: ${reading.error}`);
-    else {
-      const entry = checkEntry(to.code, reading.entries.get(to.code));
-      if (typeof entry === 'string') withhold('reserve', `reserve of ${to.code} from ${name}: ${entry}`);
-      else if (!entry.enabled) withhold('paused', `switched off by ${name} (${to.code} enabled: false)`);
-      else kept.push(withReading(direction, entry));
-    }
+    const read = readingOf(direction, book);
+    if ('reason' in read) withheld.push({ direction, kind: read.kind, reason: read.reason });
+    else kept.push(withReading(direction, read));
   }
   return { directions: kept, withheld };
+}
+
+/** The to currency's entry of the direction's reserve source, or the reserve its formula makes, or the configured one; then shaped. */
+function readingOf(direction: Direction, book: ReserveBook): Reading | { kind: 'reserve' | 'paused'; reason: string } {
+  const { to } = direction;
+  const name = direction.reserveSource;
+  let entry: ReserveEntry = { reserve: direction.reserve, enabled: true };
+  let words: string[] = [];
+  if (direction.reserveFormula !== undefined) {
+    const made = formulaReserve(direction, book);
+    if ('reason' in made) return made;
+    entry = { reserve: made.reserve, enabled: true };
+    words = made.words;
+  } else if (name !== undefined) {
+    const reading = book.get(name);
+    if (!reading) return { kind: 'reserve', reason: `reserve of ${to.code} from ${name}: not read` };
+    if ('error' in reading) return { kind: 'reserve', reason: `reserve of ${to.code} from ${name}: ${reading.error}` };
+    const checked = checkEntry(to.code, reading.entries.get(to.code));
+    if (typeof checked === 'string')
+      return { kind: 'reserve', reason: `reserve of ${to.code} from ${name}: ${checked}` };
+    if (!checked.enabled) return { kind: 'paused', reason: `switched off by ${name} (${to.code} enabled: false)` };
+    entry = checked;
+  }
+  if (direction.reserveCap === undefined && direction.reserveMargins === undefined)
+    return { entry, ...(words.length > 0 ? { words } : {}) };
+  const shaped = shapeReserve(direction, entry.reserve, words);
+  if ('reason' in shaped) return shaped;
+  return { entry: { ...entry, reserve: shaped.reserve }, margin: shaped.margin, words: shaped.words };
 }
