@@ -10,6 +10,9 @@ import { fileSource } from './file.js';
 import { jsonSource } from './json.js';
 import { krakenSource } from './kraken.js';
 import { okxSource } from './okx.js';
+// issue 36: more exchanges
+import { kucoinSource } from './kucoin.js';
+import { mexcSource } from './mexc.js';
 import type { SourceDefinition } from '../../model/source.js';
 
 const erase = <Options extends { type: string }>(definition: SourceDefinition<Options>) =>
@@ -26,6 +29,9 @@ export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = 
   erase(ecbSource),
   erase(jsonSource),
   erase(bestchangeSource),
+  // issue 36: more exchanges
+  erase(kucoinSource),
+  erase(mexcSource),
 ];
 
 export function sourceDefinition(type: string): SourceDefinition<{ type: string }> | undefined {
