@@ -13,6 +13,7 @@ import { okxSource } from './okx.js';
 // issue 36: more exchanges
 import { kucoinSource } from './kucoin.js';
 import { mexcSource } from './mexc.js';
+import { htxSource } from './htx.js';
 import type { SourceDefinition } from '../../model/source.js';
 
 const erase = <Options extends { type: string }>(definition: SourceDefinition<Options>) =>
@@ -32,6 +33,7 @@ export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = 
   // issue 36: more exchanges
   erase(kucoinSource),
   erase(mexcSource),
+  erase(htxSource),
 ];
 
 export function sourceDefinition(type: string): SourceDefinition<{ type: string }> | undefined {
