@@ -14,6 +14,7 @@ import { okxSource } from './okx.js';
 import { kucoinSource } from './kucoin.js';
 import { mexcSource } from './mexc.js';
 import { htxSource } from './htx.js';
+import { bitfinexSource } from './bitfinex.js';
 import type { SourceDefinition } from '../../model/source.js';
 
 const erase = <Options extends { type: string }>(definition: SourceDefinition<Options>) =>
@@ -34,6 +35,7 @@ export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = 
   erase(kucoinSource),
   erase(mexcSource),
   erase(htxSource),
+  erase(bitfinexSource),
 ];
 
 export function sourceDefinition(type: string): SourceDefinition<{ type: string }> | undefined {
