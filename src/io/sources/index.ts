@@ -15,6 +15,7 @@ import { kucoinSource } from './kucoin.js';
 import { mexcSource } from './mexc.js';
 import { htxSource } from './htx.js';
 import { bitfinexSource } from './bitfinex.js';
+import { whitebitSource } from './whitebit.js';
 import type { SourceDefinition } from '../../model/source.js';
 
 const erase = <Options extends { type: string }>(definition: SourceDefinition<Options>) =>
@@ -36,6 +37,7 @@ export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = 
   erase(mexcSource),
   erase(htxSource),
   erase(bitfinexSource),
+  erase(whitebitSource),
 ];
 
 export function sourceDefinition(type: string): SourceDefinition<{ type: string }> | undefined {
