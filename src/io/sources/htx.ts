@@ -8,6 +8,15 @@ import { type TickerShape, tickerQuotes } from './tickers.js';
 import { isRecord, pairSymbols, serverTime } from '../../pure/sources/values.js';
 
 const path = '/market/tickers';
+const tickers: TickerShape = {
+  list: (body) => (isRecord(body) ? body.data : undefined),
+  expected: 'data, a list of tickers',
+  symbol: 'symbol',
+  bid: 'bid',
+  ask: 'ask',
+  // One snapshot time for every ticker (`ts`, Unix ms), capped at the fetch.
+  time: (_ticker, fetchedAt, body) => serverTime(isRecord(body) ? body.ts : undefined, fetchedAt),
+};
 
 /** `{"status": "error", "err-code": "invalid-parameter", "err-msg": "…", "data": null}`; "ok" on success. */
 function envelope(body: unknown): EnvelopeProblem | undefined {
@@ -33,16 +42,6 @@ export const htxSource = defineSource({
       symbol: pair.symbol.toLowerCase(),
     }));
     const response = await getJson(context, target, { path, envelope });
-    // One snapshot time for every ticker (`ts`, Unix ms), capped at the fetch.
-    const taken = isRecord(response.body) ? response.body.ts : undefined;
-    const tickers: TickerShape = {
-      list: (body) => (isRecord(body) ? body.data : undefined),
-      expected: 'data, a list of tickers',
-      symbol: 'symbol',
-      bid: 'bid',
-      ask: 'ask',
-      time: (_ticker, fetchedAt) => serverTime(taken, fetchedAt),
-    };
     return tickerQuotes(context, pairs, response, tickers);
   },
 });

@@ -11,6 +11,15 @@ const path = '/api/v1/market/allTickers';
 
 /** `{"code": "200000", "data": {"time": …, "ticker": [ … ]}}`: the list and the time it was taken. */
 const tickersIn = (body: unknown) => (isRecord(body) && isRecord(body.data) ? body.data : undefined);
+const tickers: TickerShape = {
+  list: (body) => tickersIn(body)?.ticker,
+  expected: 'data.ticker, a list of tickers',
+  symbol: 'symbol',
+  bid: 'buy',
+  ask: 'sell',
+  // One snapshot time for every ticker (`data.time`, Unix ms), capped at the fetch.
+  time: (_ticker, fetchedAt, body) => serverTime(tickersIn(body)?.time, fetchedAt),
+};
 
 /** `{"code": "400100", "msg": "…"}`: `code` is a string, "200000" on success, with HTTP 200 or an error status. */
 function envelope(body: unknown): EnvelopeProblem | undefined {
@@ -18,7 +27,7 @@ function envelope(body: unknown): EnvelopeProblem | undefined {
   const code = String(body.code);
   if (code === '200000') return undefined;
   const message = typeof body.msg === 'string' && body.msg !== '' ? body.msg : 'error';
-  // 429000: KuCoin's servers over capacity (its rate-limit page says to retry); 1015: the IP rate limit.
+  // Retried: 429000, KuCoin's servers over capacity (its rate-limit page), and 1015, its IP rate limit.
   return { message: `${message} (code ${code})`, transient: ['429000', '1015'].includes(code) };
 }
 
@@ -33,16 +42,6 @@ export const kucoinSource = defineSource({
     const target = httpTarget('kucoin', 'https://api.kucoin.com', options, context);
     const pairs = pairSymbols(options.pairs, (base, quote) => `${base}-${quote}`);
     const response = await getJson(context, target, { path, envelope });
-    // One snapshot time for every ticker (`data.time`, Unix ms), capped at the fetch.
-    const taken = tickersIn(response.body)?.time;
-    const tickers: TickerShape = {
-      list: (body) => tickersIn(body)?.ticker,
-      expected: 'data.ticker, a list of tickers',
-      symbol: 'symbol',
-      bid: 'buy',
-      ask: 'sell',
-      time: (_ticker, fetchedAt) => serverTime(taken, fetchedAt),
-    };
     return tickerQuotes(context, pairs, response, tickers);
   },
 });

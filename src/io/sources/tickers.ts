@@ -14,8 +14,8 @@ export interface TickerShape {
   symbol: string;
   bid: string;
   ask: string;
-  /** The quote's time from the ticker; the fetch's time when absent. */
-  time?: (ticker: Record<string, unknown>, fetchedAt: Date) => Date;
+  /** The quote's time from the ticker, or from the whole answer (one snapshot time); the fetch's time when absent. */
+  time?: (ticker: Record<string, unknown>, fetchedAt: Date, body: unknown) => Date;
   /** Why a ticker must not be used whatever its prices say (trading halted), or undefined. */
   unusable?: (ticker: Record<string, unknown>) => string | undefined;
 }
@@ -49,7 +49,7 @@ export function tickerQuotes(
         pair.pair,
         label,
         { bid: [shape.bid, ticker[shape.bid]], ask: [shape.ask, ticker[shape.ask]] },
-        shape.time?.(ticker, fetchedAt) ?? fetchedAt,
+        shape.time?.(ticker, fetchedAt, body) ?? fetchedAt,
       );
     },
   );
