@@ -1,5 +1,6 @@
 // The `coingecko` source: CoinGecko simple/price, GET /api/v3/simple/price?ids=tether&vs_currencies=rub: one
-// aggregated price per coin and currency (bid = ask), sent as JSON numbers and read as decimal text.
+// aggregated price per coin and currency (bid = ask), sent as JSON numbers and read as decimal text. Any currency
+// CoinGecko prices in (`vs_currencies`: UAH, TRY, …) is a pair's QUOTE.
 import { z } from 'zod';
 import { getJson, httpTarget, SourceError, type EnvelopeProblem } from './http.js';
 import { httpOptions, pairsOption } from '../../pure/sources/options.js';
@@ -33,6 +34,26 @@ export const coinIds: Readonly<Record<string, string>> = {
   ETC: 'ethereum-classic',
 };
 
+/**
+ * The currencies CoinGecko prices in (`vs_currencies`, as GET /api/v3/simple/supported_vs_currencies lists them): any
+ * of them goes as a pair's QUOTE (`USDT/UAH`). Not a gate, since CoinGecko adds currencies: a QUOTE outside the list is
+ * still asked for, and when the answer lacks it the problem line says it is not one of CoinGecko's (KZT, UZS).
+ */
+export const vsCurrencies: ReadonlySet<string> = new Set(
+  (
+    'usd aed ars aud bdt bhd bmd brl cad chf clp cny czk dkk eur gbp gel hkd huf idr ils inr jpy krw kwd lkr mmk mxn ' +
+    'myr ngn nok nzd php pkr pln rub sar sek sgd thb try twd uah vef vnd zar xdr xag xau bits sats ' +
+    'btc eth ltc bch bnb eos xrp xlm link dot yfi'
+  ).split(' '),
+);
+
+/** A pair the answer lacks: why, when its currency is not one CoinGecko prices in. */
+function missingCurrency(currency: string): string | undefined {
+  return vsCurrencies.has(currency)
+    ? undefined
+    : `CoinGecko prices in no ${currency.toUpperCase()} (${currency} is not among the vs_currencies of GET /api/v3/simple/supported_vs_currencies)`;
+}
+
 /** `{"status": {"error_code": 429, "error_message": "…"}}`, or `{"error": "…"}`. */
 function envelope(body: unknown): EnvelopeProblem | undefined {
   if (!isRecord(body)) return undefined;
@@ -51,7 +72,7 @@ export const coingeckoSource = defineSource({
     .strictObject({
       type: z.literal('coingecko'),
       pairs: pairsOption.describe(
-        'Pairs as COIN/CURRENCY (USDT/RUB); a mapping gives the coin id ({ USDT/RUB: tether }). Known coins: see the README.',
+        'Pairs as COIN/CURRENCY (USDT/RUB, USDT/UAH: any currency CoinGecko prices in); a mapping gives the coin id ({ USDT/RUB: tether }). Known coins: see the README.',
       ),
       plan: z
         .enum(['demo', 'pro'])
@@ -109,16 +130,22 @@ export const coingeckoSource = defineSource({
     if (!isRecord(body))
       throw new SourceError(`${context.name}: ${where}: expected an object of prices by coin id, got ${shown(body)}`);
     const fetchedAt = context.now();
+    // A currency CoinGecko has no price in is missing for every coin: say so, not only "not in the response".
+    const priced = new Set(Object.values(body).flatMap((prices) => (isRecord(prices) ? Object.keys(prices) : [])));
     return collectQuotes(
       pairs,
       where,
       (pair) => {
         const prices = Object.hasOwn(body, pair.symbol) ? body[pair.symbol] : undefined;
         const currency = pair.quote.toLowerCase();
-        return isRecord(prices) && Object.hasOwn(prices, currency) ? { price: prices[currency] } : undefined;
+        if (isRecord(prices) && Object.hasOwn(prices, currency)) return { price: prices[currency] };
+        const why = priced.has(currency) ? undefined : missingCurrency(currency);
+        return why === undefined ? undefined : { why };
       },
       (entry, pair, label) =>
-        quoteFrom(pair.pair, label, { bid: ['price', entry.price], ask: ['price', entry.price] }, fetchedAt),
+        'why' in entry
+          ? `${label}: not in the response: ${entry.why}`
+          : quoteFrom(pair.pair, label, { bid: ['price', entry.price], ask: ['price', entry.price] }, fetchedAt),
     );
   },
 });

@@ -10,6 +10,12 @@ import { fileSource } from './file.js';
 import { jsonSource } from './json.js';
 import { krakenSource } from './kraken.js';
 import { okxSource } from './okx.js';
+// issue 36: more exchanges
+import { kucoinSource } from './kucoin.js';
+import { mexcSource } from './mexc.js';
+import { htxSource } from './htx.js';
+import { bitfinexSource } from './bitfinex.js';
+import { whitebitSource } from './whitebit.js';
 import type { SourceDefinition } from '../../model/source.js';
 
 const erase = <Options extends { type: string }>(definition: SourceDefinition<Options>) =>
@@ -26,6 +32,12 @@ export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = 
   erase(ecbSource),
   erase(jsonSource),
   erase(bestchangeSource),
+  // issue 36: more exchanges
+  erase(kucoinSource),
+  erase(mexcSource),
+  erase(htxSource),
+  erase(bitfinexSource),
+  erase(whitebitSource),
 ];
 
 export function sourceDefinition(type: string): SourceDefinition<{ type: string }> | undefined {

@@ -1,4 +1,4 @@
-// An exchange's list of tickers (binance, bybit, okx) read into quotes for the configured pairs: the adapters
+// An exchange's list of tickers (binance, bybit, okx and others) read into quotes for the configured pairs: the adapters
 // differ only in where the list is, which field names a ticker and which fields hold its bid, ask and time.
 import { SourceError } from './http.js';
 import type { SourceContext, SourceResult } from '../../model/source.js';
@@ -14,8 +14,10 @@ export interface TickerShape {
   symbol: string;
   bid: string;
   ask: string;
-  /** The quote's time from the ticker; the fetch's time when absent. */
-  time?: (ticker: Record<string, unknown>, fetchedAt: Date) => Date;
+  /** The quote's time from the ticker, or from the whole answer (one snapshot time); the fetch's time when absent. */
+  time?: (ticker: Record<string, unknown>, fetchedAt: Date, body: unknown) => Date;
+  /** Why a ticker must not be used whatever its prices say (trading halted), or undefined. */
+  unusable?: (ticker: Record<string, unknown>) => string | undefined;
 }
 
 /** Quotes for `pairs` out of an answer, one problem line per pair missing or unusable; no list at all throws. */
@@ -40,12 +42,15 @@ export function tickerQuotes(
     pairs,
     where,
     (pair) => tickers.get(pair.symbol),
-    (ticker, pair, label) =>
-      quoteFrom(
+    (ticker, pair, label) => {
+      const unusable = shape.unusable?.(ticker);
+      if (unusable !== undefined) return `${label}: ${unusable}`;
+      return quoteFrom(
         pair.pair,
         label,
         { bid: [shape.bid, ticker[shape.bid]], ask: [shape.ask, ticker[shape.ask]] },
-        shape.time?.(ticker, fetchedAt) ?? fetchedAt,
-      ),
+        shape.time?.(ticker, fetchedAt, body) ?? fetchedAt,
+      );
+    },
   );
 }

@@ -116,6 +116,26 @@ describe('coingecko: its own traps', () => {
     expect(result.problems).toEqual([`ETH/TRY (ethereum) in GET ${path}: not in the response`]);
   });
 
+  it('prices in any currency CoinGecko has (UAH, TRY), and says when it has none (KZT)', async () => {
+    replay.setRoutes([{ path, responses: [{ fixture: 'coingecko/simple-price-fiat.json' }] }]);
+    const result = await runSource(
+      'coingecko',
+      { pairs: ['USDT/UAH', 'USDT/KZT', 'USDT/TRY', 'BTC/UAH', 'BTC/TRY'] },
+      replay.url,
+    );
+    expect(replay.requests.at(-1)?.query.get('vs_currencies')).toBe('uah,kzt,try');
+    expect(result.quotes.map(({ pair, bid, ask }) => `${pair} ${bid} ${ask}`)).toEqual([
+      'USDT/UAH 41.88230198221034 41.88230198221034',
+      'USDT/TRY 34.52120188440212 34.52120188440212',
+      'BTC/UAH 4063112.5171 4063112.5171',
+      'BTC/TRY 3348811.2094 3348811.2094',
+    ]);
+    expect(result.problems).toEqual([
+      `USDT/KZT (tether) in GET ${path}: not in the response: CoinGecko prices in no KZT (kzt is not among the vs_currencies of GET /api/v3/simple/supported_vs_currencies)`,
+    ]);
+    replay.setRoutes([{ path, responses: [{ fixture: 'coingecko/simple-price.json' }] }]);
+  });
+
   it('needs a coin id for a coin it does not know, at load', () => {
     const parsed = sourceDefinition('coingecko')!.options.safeParse({
       type: 'coingecko',

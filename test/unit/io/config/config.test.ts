@@ -589,8 +589,8 @@ describe('loadConfig problems', () => {
       'backoffice: { type: http, url: "https://x.example/" }\n  other: { path: quotes.json }',
     );
     expectLines(await problems(config), [
-      'sources.backoffice.type: expected a source type, one of file, binance, bybit, okx, kraken, coingecko, cbr, ecb, json, bestchange, got "http" (line 3)',
-      'sources.other.type: required: expected one of file, binance, bybit, okx, kraken, coingecko, cbr, ecb, json, bestchange (line 4)',
+      'sources.backoffice.type: expected a source type, one of file, binance, bybit, okx, kraken, coingecko, cbr, ecb, json, bestchange, kucoin, mexc, htx, bitfinex, whitebit, got "http" (line 3)',
+      'sources.other.type: required: expected one of file, binance, bybit, okx, kraken, coingecko, cbr, ecb, json, bestchange, kucoin, mexc, htx, bitfinex, whitebit (line 4)',
     ]);
   });
 
