@@ -9,6 +9,7 @@ import { ecbSource } from './ecb.js';
 import { fileSource } from './file.js';
 import { jsonSource } from './json.js';
 import { krakenSource } from './kraken.js';
+import { nbuSource } from './nbu.js';
 import { okxSource } from './okx.js';
 import type { SourceDefinition } from '../../model/source.js';
 
@@ -24,6 +25,7 @@ export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = 
   erase(coingeckoSource),
   erase(cbrSource),
   erase(ecbSource),
+  erase(nbuSource),
   erase(jsonSource),
   erase(bestchangeSource),
 ];
