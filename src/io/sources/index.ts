@@ -9,6 +9,7 @@ import { ecbSource } from './ecb.js';
 import { fileSource } from './file.js';
 import { jsonSource } from './json.js';
 import { krakenSource } from './kraken.js';
+import { nbkSource } from './nbk.js';
 import { nbuSource } from './nbu.js';
 import { okxSource } from './okx.js';
 import type { SourceDefinition } from '../../model/source.js';
@@ -26,6 +27,7 @@ export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = 
   erase(cbrSource),
   erase(ecbSource),
   erase(nbuSource),
+  erase(nbkSource),
   erase(jsonSource),
   erase(bestchangeSource),
 ];

@@ -1,0 +1,60 @@
+// The `nbk` source: the National Bank of Kazakhstan's official tenge rates, GET /rss/rates_all.xml: an RSS channel of
+// items `<title>USD</title><pubDate>21.11.2026</pubDate><description>518.42</description><quant>1</quant>`, KZT per
+// `quant` units. Pairs are XXX/KZT; bid = ask = the official rate per one unit.
+import { z } from 'zod';
+import { httpTarget, SourceError } from './http.js';
+import { httpOptions } from '../../pure/sources/options.js';
+import { defineSource } from '../../model/source.js';
+import { fixingDay, pairsAgainst, perUnit } from '../../pure/sources/fixing.js';
+import { collectQuotes, endOfDay, isRecord, pairSymbols, shown } from '../../pure/sources/values.js';
+import { getXml } from './xml.js';
+
+const path = '/rss/rates_all.xml';
+const timeZone = 'Asia/Almaty';
+/** The longest a rate may lag (the New Year and Nauryz holidays, with weekends). */
+const maxLagDays = 15;
+
+export const nbkSource = defineSource({
+  type: 'nbk',
+  options: z.strictObject({
+    type: z.literal('nbk'),
+    pairs: pairsAgainst('KZT', 'USD/KZT', 'every currency in the feed'),
+    ...httpOptions,
+  }),
+  defaultRefreshMs: 3_600_000,
+  async fetchQuotes(options, context) {
+    const target = httpTarget('nbk', 'https://nationalbank.kz', options, context);
+    const { where, body } = await getXml(context, target, { path }, (name) => name === 'item');
+    const fail = (problem: string) => new SourceError(`${context.name}: ${where}: ${problem}`);
+    const channel = isRecord(body) && isRecord(body.rss) ? body.rss.channel : undefined;
+    if (!isRecord(channel)) throw fail('expected an RSS document (<rss><channel>)');
+    const items = Array.isArray(channel.item) ? channel.item.filter(isRecord) : [];
+    const first = items[0];
+    if (first === undefined) throw fail('no <item> rates in the feed');
+    const now = context.now();
+    const fixing = fixingDay('pubDate', first.pubDate, now, maxLagDays);
+    if ('problem' in fixing) throw fail(fixing.problem);
+    // Set for its day and in force through it in Kazakhstan: its age counts from the end of that day.
+    const dated = endOfDay(fixing.day, timeZone, now);
+    const byCode = new Map<string, Record<string, unknown>>();
+    for (const item of items)
+      if (typeof item.title === 'string' && !byCode.has(item.title)) byCode.set(item.title, item);
+    const pairs = pairSymbols(
+      options.pairs ?? [...byCode.keys()].filter((code) => /^[A-Z]{3}$/.test(code)).map((code) => `${code}/KZT`),
+      (base) => base,
+    );
+    return collectQuotes(
+      pairs,
+      where,
+      (pair) => byCode.get(pair.base),
+      (item, pair, label) => {
+        if (item.pubDate !== first.pubDate)
+          return `${label}: pubDate ${shown(item.pubDate)} is not the feed's ${shown(first.pubDate)}`;
+        const rate = perUnit(['description', item.description], ['quant', item.quant]);
+        return 'problem' in rate
+          ? `${label}: ${rate.problem}`
+          : { pair: pair.pair, bid: rate.rate, ask: rate.rate, time: dated };
+      },
+    );
+  },
+});
