@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { httpTarget, SourceError } from './http.js';
 import { httpOptions } from '../../pure/sources/options.js';
 import { defineSource } from '../../model/source.js';
-import { fixingDay, pairsAgainst, perUnit } from '../../pure/sources/fixing.js';
-import { collectQuotes, endOfDay, isRecord, pairSymbols, shown } from '../../pure/sources/values.js';
+import { fixingQuotes, pairsAgainst, perUnit } from '../../pure/sources/fixing.js';
+import { isRecord } from '../../pure/sources/values.js';
 import { getXml } from './xml.js';
 
 const path = '/rss/rates_all.xml';
@@ -28,33 +28,21 @@ export const nbkSource = defineSource({
     const fail = (problem: string) => new SourceError(`${context.name}: ${where}: ${problem}`);
     const channel = isRecord(body) && isRecord(body.rss) ? body.rss.channel : undefined;
     if (!isRecord(channel)) throw fail('expected an RSS document (<rss><channel>)');
-    const items = Array.isArray(channel.item) ? channel.item.filter(isRecord) : [];
-    const first = items[0];
-    if (first === undefined) throw fail('no <item> rates in the feed');
-    const now = context.now();
-    const fixing = fixingDay('pubDate', first.pubDate, now, maxLagDays);
-    if ('problem' in fixing) throw fail(fixing.problem);
-    // Set for its day and in force through it in Kazakhstan: its age counts from the end of that day.
-    const dated = endOfDay(fixing.day, timeZone, now);
-    const byCode = new Map<string, Record<string, unknown>>();
-    for (const item of items)
-      if (typeof item.title === 'string' && !byCode.has(item.title)) byCode.set(item.title, item);
-    const pairs = pairSymbols(
-      options.pairs ?? [...byCode.keys()].filter((code) => /^[A-Z]{3}$/.test(code)).map((code) => `${code}/KZT`),
-      (base) => base,
-    );
-    return collectQuotes(
-      pairs,
+    const quotes = fixingQuotes({
+      rows: Array.isArray(channel.item) ? channel.item.filter(isRecord) : [],
       where,
-      (pair) => byCode.get(pair.base),
-      (item, pair, label) => {
-        if (item.pubDate !== first.pubDate)
-          return `${label}: pubDate ${shown(item.pubDate)} is not the feed's ${shown(first.pubDate)}`;
-        const rate = perUnit(['description', item.description], ['quant', item.quant]);
-        return 'problem' in rate
-          ? `${label}: ${rate.problem}`
-          : { pair: pair.pair, bid: rate.rate, ask: rate.rate, time: dated };
-      },
-    );
+      local: 'KZT',
+      pairs: options.pairs,
+      code: (item) => item.title,
+      date: (item) => item.pubDate,
+      dateName: 'pubDate',
+      rate: (item) => perUnit(['description', item.description], ['quant', item.quant]),
+      // Set for its day and in force through it in Kazakhstan: its age counts from the end of that day.
+      timeZone,
+      now: context.now(),
+      lagDays: maxLagDays,
+    });
+    if ('problem' in quotes) throw fail(quotes.problem);
+    return quotes;
   },
 });

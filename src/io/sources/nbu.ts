@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { getJson, httpTarget, SourceError, type EnvelopeProblem, type HttpTarget } from './http.js';
 import { httpOptions } from '../../pure/sources/options.js';
 import { defineSource, type SourceContext } from '../../model/source.js';
-import { fixingDay, pairsAgainst, zoneDay } from '../../pure/sources/fixing.js';
-import { collectQuotes, endOfDay, isRecord, pairSymbols, priceText, shown } from '../../pure/sources/values.js';
+import { fixingQuotes, pairsAgainst, zoneDay } from '../../pure/sources/fixing.js';
+import { isRecord, priceText, shown } from '../../pure/sources/values.js';
 
 const path = '/NBUStatService/v1/statdirectory/exchange';
 const timeZone = 'Europe/Kyiv';
@@ -55,31 +55,24 @@ export const nbuSource = defineSource({
     let asked = options.date === 'latest' ? await ratesOf(context, target, zoneDay(now, timeZone, 1)) : undefined;
     if (asked === undefined || asked.rows.length === 0) asked = await ratesOf(context, target, zoneDay(now, timeZone));
     const { where, rows } = asked;
-    const fail = (problem: string) => new SourceError(`${context.name}: ${where}: ${problem}`);
-    const first = rows[0];
-    if (first === undefined) throw fail('no rates in the answer');
-    const fixing = fixingDay('exchangedate', first.exchangedate, now, maxLagDays);
-    if ('problem' in fixing) throw fail(fixing.problem);
-    // Set on the working day before and in force through its own day in Kyiv: its age counts from the end of that day.
-    const dated = endOfDay(fixing.day, timeZone, now);
-    const byCode = new Map<string, Record<string, unknown>>();
-    for (const row of rows) if (typeof row.cc === 'string' && !byCode.has(row.cc)) byCode.set(row.cc, row);
-    const pairs = pairSymbols(
-      options.pairs ?? [...byCode.keys()].filter((code) => /^[A-Z]{3}$/.test(code)).map((code) => `${code}/UAH`),
-      (base) => base,
-    );
-    return collectQuotes(
-      pairs,
+    const quotes = fixingQuotes({
+      rows,
       where,
-      (pair) => byCode.get(pair.base),
-      (row, pair, label) => {
-        if (row.exchangedate !== first.exchangedate)
-          return `${label}: exchangedate ${shown(row.exchangedate)} is not the answer's ${shown(first.exchangedate)}`;
+      local: 'UAH',
+      pairs: options.pairs,
+      code: (row) => row.cc,
+      date: (row) => row.exchangedate,
+      dateName: 'exchangedate',
+      rate: (row) => {
         const rate = priceText(row.rate);
-        return 'problem' in rate
-          ? `${label}: rate ${rate.problem}`
-          : { pair: pair.pair, bid: rate.text, ask: rate.text, time: dated };
+        return 'problem' in rate ? { problem: `rate ${rate.problem}` } : { rate: rate.text };
       },
-    );
+      // Set on the working day before and in force through its own day in Kyiv: its age counts from the end of that day.
+      timeZone,
+      now,
+      lagDays: maxLagDays,
+    });
+    if ('problem' in quotes) throw new SourceError(`${context.name}: ${where}: ${quotes.problem}`);
+    return quotes;
   },
 });

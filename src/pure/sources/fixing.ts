@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import { Decimal, formatDecimal } from '../../base/decimal.js';
 import { pairText } from '../../base/config/fields.js';
-import { priceLengthProblem, shown } from './values.js';
+import type { RawQuote } from '../../model/source.js';
+import { collectQuotes, endOfDay, pairSymbols, priceLengthProblem, shown } from './values.js';
 
 const dayMs = 86_400_000;
 
@@ -90,4 +91,64 @@ export function perUnit(
   const unit = new Decimal(read.text).div(units);
   if (unit.isZero()) return { problem: `${rate[0]} ${shown(rate[1])} is zero` };
   return { rate: formatDecimal(unit) };
+}
+
+/** One central bank's answer, read row by row: what the source knows of its shape. */
+export interface FixingAnswer<Row> {
+  rows: readonly Row[];
+  /** How messages name the request (`GET /rss/rates_all.xml`). */
+  where: string;
+  /** The local currency every pair is against (`KZT`). */
+  local: string;
+  /** The configured pairs; every currency in the answer when absent. */
+  pairs: readonly string[] | undefined;
+  /** A row's currency code, and its date (`21.11.2026`) under the field name `dateName`. */
+  code: (row: Row) => unknown;
+  date: (row: Row) => unknown;
+  dateName: string;
+  /** A row's rate in the local currency per one unit, or the problem with it. */
+  rate: (row: Row) => { rate: string } | { problem: string };
+  /** The bank's time zone: a rate is as old as the end of its own date there. */
+  timeZone: string;
+  now: Date;
+  lagDays: number;
+}
+
+/**
+ * The quotes of an official fixing: the answer's date is its first row's and must be a current one (the problem,
+ * for the source to fail with, otherwise); a row dated otherwise, a currency not in the answer or a bad rate
+ * drops that pair with a reason; bid = ask = the rate, dated by the end of the fixing's day in the bank's zone.
+ */
+export function fixingQuotes<Row>(
+  answer: FixingAnswer<Row>,
+): { quotes: RawQuote[]; problems: string[] } | { problem: string } {
+  const first = answer.rows[0];
+  if (first === undefined) return { problem: 'no rates in the answer' };
+  const date = answer.date(first);
+  const fixing = fixingDay(answer.dateName, date, answer.now, answer.lagDays);
+  if ('problem' in fixing) return fixing;
+  const time = endOfDay(fixing.day, answer.timeZone, answer.now);
+  const byCode = new Map<string, Row>();
+  for (const row of answer.rows) {
+    const code = answer.code(row);
+    if (typeof code === 'string' && !byCode.has(code)) byCode.set(code, row);
+  }
+  const pairs = pairSymbols(
+    answer.pairs ??
+      [...byCode.keys()].filter((code) => /^[A-Z]{3}$/.test(code)).map((code) => `${code}/${answer.local}`),
+    (base) => base,
+  );
+  return collectQuotes(
+    pairs,
+    answer.where,
+    (pair) => byCode.get(pair.base),
+    (row, pair, label) => {
+      const own = answer.date(row);
+      if (own !== date) return `${label}: ${answer.dateName} ${shown(own)} is not the answer's ${shown(date)}`;
+      const rate = answer.rate(row);
+      return 'problem' in rate
+        ? `${label}: ${rate.problem}`
+        : { pair: pair.pair, bid: rate.rate, ask: rate.rate, time };
+    },
+  );
 }

@@ -102,7 +102,7 @@ describe('nbk: its own traps', () => {
     );
     const result = await runAt(replay.url, '2026-11-21T12:00:00Z', { pairs: ['USD/KZT', 'EUR/KZT'] });
     expect(result.problems).toEqual([
-      `EUR/KZT (EUR) in GET ${path}: pubDate "14.11.2026" is not the feed's "21.11.2026"`,
+      `EUR/KZT (EUR) in GET ${path}: pubDate "14.11.2026" is not the answer's "21.11.2026"`,
     ]);
   });
 
@@ -112,7 +112,7 @@ describe('nbk: its own traps', () => {
     expect(other.message).toBe(`nbk: GET ${path}: expected an RSS document (<rss><channel>)`);
     serve('<?xml version="1.0"?><rss version="2.0"><channel><title>Курсы</title></channel></rss>');
     const empty = await sourceError(runAt(replay.url, '2026-11-21T12:00:00Z'), 'nbk', path);
-    expect(empty.message).toBe(`nbk: GET ${path}: no <item> rates in the feed`);
+    expect(empty.message).toBe(`nbk: GET ${path}: no rates in the answer`);
   });
 
   it('takes only pairs against KZT, at load', () => {
