@@ -4,6 +4,7 @@ import { bestchangeSource } from './bestchange.js';
 import { binanceSource } from './binance.js';
 import { bybitSource } from './bybit.js';
 import { cbrSource } from './cbr.js';
+import { cbuSource } from './cbu.js';
 import { coingeckoSource } from './coingecko.js';
 import { ecbSource } from './ecb.js';
 import { fileSource } from './file.js';
@@ -28,6 +29,7 @@ export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = 
   erase(ecbSource),
   erase(nbuSource),
   erase(nbkSource),
+  erase(cbuSource),
   erase(jsonSource),
   erase(bestchangeSource),
 ];
