@@ -4,6 +4,7 @@ import { bestchangeSource } from './bestchange.js';
 import { binanceSource } from './binance.js';
 import { bybitSource } from './bybit.js';
 import { cbrSource } from './cbr.js';
+import { cbrtSource } from './cbrt.js';
 import { cbuSource } from './cbu.js';
 import { coingeckoSource } from './coingecko.js';
 import { ecbSource } from './ecb.js';
@@ -30,6 +31,7 @@ export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = 
   erase(nbuSource),
   erase(nbkSource),
   erase(cbuSource),
+  erase(cbrtSource),
   erase(jsonSource),
   erase(bestchangeSource),
 ];

@@ -106,8 +106,8 @@ export interface FixingAnswer<Row> {
   code: (row: Row) => unknown;
   date: (row: Row) => unknown;
   dateName: string;
-  /** A row's rate in the local currency per one unit, or the problem with it. */
-  rate: (row: Row) => { rate: string } | { problem: string };
+  /** A row's rate in the local currency per one unit (or its buying and selling rates), or the problem with it. */
+  rate: (row: Row) => { rate: string } | { bid: string; ask: string } | { problem: string };
   /** The bank's time zone: a rate is as old as the end of its own date there. */
   timeZone: string;
   now: Date;
@@ -117,7 +117,8 @@ export interface FixingAnswer<Row> {
 /**
  * The quotes of an official fixing: the answer's date is its first row's and must be a current one (the problem,
  * for the source to fail with, otherwise); a row dated otherwise, a currency not in the answer or a bad rate
- * drops that pair with a reason; bid = ask = the rate, dated by the end of the fixing's day in the bank's zone.
+ * drops that pair with a reason; bid = ask = the rate (or the bank's buying and selling rates), dated by the end
+ * of the fixing's day in the bank's zone.
  */
 export function fixingQuotes<Row>(
   answer: FixingAnswer<Row>,
@@ -146,9 +147,10 @@ export function fixingQuotes<Row>(
       const own = answer.date(row);
       if (own !== date) return `${label}: ${answer.dateName} ${shown(own)} is not the answer's ${shown(date)}`;
       const rate = answer.rate(row);
-      return 'problem' in rate
-        ? `${label}: ${rate.problem}`
-        : { pair: pair.pair, bid: rate.rate, ask: rate.rate, time };
+      if ('problem' in rate) return `${label}: ${rate.problem}`;
+      return 'rate' in rate
+        ? { pair: pair.pair, bid: rate.rate, ask: rate.rate, time }
+        : { pair: pair.pair, bid: rate.bid, ask: rate.ask, time };
     },
   );
 }
