@@ -14,6 +14,7 @@ import { krakenSource } from './kraken.js';
 import { nbkSource } from './nbk.js';
 import { nbuSource } from './nbu.js';
 import { okxSource } from './okx.js';
+import { privatbankSource } from './privatbank.js';
 import type { SourceDefinition } from '../../model/source.js';
 
 const erase = <Options extends { type: string }>(definition: SourceDefinition<Options>) =>
@@ -32,6 +33,7 @@ export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = 
   erase(nbkSource),
   erase(cbuSource),
   erase(cbrtSource),
+  erase(privatbankSource),
   erase(jsonSource),
   erase(bestchangeSource),
 ];
