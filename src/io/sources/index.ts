@@ -29,13 +29,14 @@ export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = 
   erase(coingeckoSource),
   erase(cbrSource),
   erase(ecbSource),
+  erase(jsonSource),
+  erase(bestchangeSource),
+  // Central banks and banks (docs/sources.md "Central banks and banks").
   erase(nbuSource),
   erase(nbkSource),
   erase(cbuSource),
   erase(cbrtSource),
   erase(privatbankSource),
-  erase(jsonSource),
-  erase(bestchangeSource),
 ];
 
 export function sourceDefinition(type: string): SourceDefinition<{ type: string }> | undefined {
