@@ -1,5 +1,5 @@
 // The `nbu` source: the National Bank of Ukraine's official hryvnia rates, GET
-// /NBUStatService/v1/statdirectory/exchange?json&date=YYYYMMDD: a JSON list of { r030, txt, rate, cc, exchangedate },
+// /NBUStatService/v1/statdirectory/exchange?json[&date=YYYYMMDD]: a JSON list of { r030, txt, rate, cc, exchangedate },
 // `rate` a JSON number of UAH per 1 unit. Pairs are XXX/UAH; bid = ask = the official rate.
 import { z } from 'zod';
 import { getJson, httpTarget, SourceError, type EnvelopeProblem, type HttpTarget } from './http.js';
@@ -20,15 +20,15 @@ function envelope(body: unknown): EnvelopeProblem | undefined {
   return typeof message === 'string' ? { message: `NBU answered ${shown(message)}` } : undefined;
 }
 
-/** The rates NBU set for `day` (`2026-11-21`): its rows, none when that day's are not set yet. */
+/** The rates NBU set for `day` (`2026-11-21`), none when that day's are not set yet; without a day, those in force. */
 async function ratesOf(
   context: SourceContext,
   target: HttpTarget,
-  day: string,
+  day?: string,
 ): Promise<{ where: string; rows: Record<string, unknown>[] }> {
   // `?json` is a bare flag; the query is written out, not through URLSearchParams, which would make it `json=`.
   const { where, body } = await getJson(context, target, {
-    path: `${path}?json&date=${day.replaceAll('-', '')}`,
+    path: day === undefined ? `${path}?json` : `${path}?json&date=${day.replaceAll('-', '')}`,
     envelope,
   });
   if (!Array.isArray(body)) throw new SourceError(`${context.name}: ${where}: expected a JSON list of rates`);
@@ -44,7 +44,7 @@ export const nbuSource = defineSource({
       .enum(['today', 'latest'])
       .optional()
       .describe(
-        "today (default): the rates in force today in Kyiv; latest: tomorrow's once NBU has set them (on working days, in the afternoon), else today's.",
+        "today (default): the rates in force now; latest: tomorrow's once NBU has set them (on working days, in the afternoon), else those in force.",
       ),
     ...httpOptions,
   }),
@@ -53,7 +53,7 @@ export const nbuSource = defineSource({
     const target = httpTarget('nbu', 'https://bank.gov.ua', options, context);
     const now = context.now();
     let asked = options.date === 'latest' ? await ratesOf(context, target, zoneDay(now, timeZone, 1)) : undefined;
-    if (asked === undefined || asked.rows.length === 0) asked = await ratesOf(context, target, zoneDay(now, timeZone));
+    if (asked === undefined || asked.rows.length === 0) asked = await ratesOf(context, target);
     const { where, rows } = asked;
     const quotes = fixingQuotes({
       rows,

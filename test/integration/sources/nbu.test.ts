@@ -43,30 +43,27 @@ describe('nbu: its own traps', () => {
   });
   afterAll(() => replay.close());
 
-  it('asks for today in Kyiv, and takes every currency per one unit', async () => {
+  it('asks for the rates in force, and takes every currency per one unit', async () => {
     replay.setRoutes([{ path, responses: [{ fixture: 'nbu/exchange.json' }] }]);
     const result = await runAt(replay.url, '2026-11-21T12:00:00Z');
     const request = replay.requests.at(-1);
     expect(request?.query.has('json')).toBe(true);
-    expect(request?.query.get('date')).toBe('20261121');
+    expect(request?.query.has('date')).toBe(false);
     expect(result.problems).toEqual([]);
     expect(result.quotes).toHaveLength(15);
     // Gold is per troy ounce; SDR and the forint per one unit, as NBU has quoted every currency since 2019.
     expect(result.quotes.find((quote) => quote.pair === 'XAU/UAH')?.bid).toBe('171234.56');
     expect(result.quotes.find((quote) => quote.pair === 'HUF/UAH')?.bid).toBe('0.12704');
-    // 22:30 UTC on 21 November is already 22 November in Kyiv (UTC+2).
-    await runAt(replay.url, '2026-11-21T22:30:00Z');
-    expect(replay.requests.at(-1)?.query.get('date')).toBe('20261122');
   });
 
-  it("date: latest asks for tomorrow's rates, and for today's while tomorrow's are not set", async () => {
+  it("date: latest asks for tomorrow's rates, and for those in force while tomorrow's are not set", async () => {
     replay.setRoutes([
       { path, query: { date: '20261122' }, responses: [{ body: '[]', fixture: 'nbu/any.json' }] },
-      { path, query: { date: '20261121' }, responses: [{ fixture: 'nbu/exchange.json' }] },
+      { path, query: { date: null }, responses: [{ fixture: 'nbu/exchange.json' }] },
     ]);
     const before = replay.requests.length;
     const result = await runAt(replay.url, '2026-11-21T12:00:00Z', { date: 'latest', pairs: ['USD/UAH'] });
-    expect(replay.requests.slice(before).map((request) => request.query.get('date'))).toEqual(['20261122', '20261121']);
+    expect(replay.requests.slice(before).map((request) => request.query.get('date'))).toEqual(['20261122', null]);
     expect(result.quotes).toEqual([expect.objectContaining({ pair: 'USD/UAH', bid: '42.1536' })]);
     // Once set, tomorrow's rates are as new as the fetch, never from the future.
     replay.setRoutes([
@@ -77,6 +74,9 @@ describe('nbu: its own traps', () => {
     ]);
     const tomorrow = await runAt(replay.url, '2026-11-21T15:00:00Z', { date: 'latest', pairs: ['USD/UAH'] });
     expect(tomorrow.quotes[0]?.time.toISOString()).toBe('2026-11-21T15:00:00.000Z');
+    // 22:30 UTC on 21 November is already 22 November in Kyiv (UTC+2): tomorrow is the 23rd.
+    await runAt(replay.url, '2026-11-21T22:30:00Z', { date: 'latest', pairs: ['USD/UAH'] });
+    expect(replay.requests.at(-1)?.query.get('date')).toBe('20261123');
   });
 
   it('dates the rates by the end of their day in Kyiv', async () => {
