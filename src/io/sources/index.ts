@@ -4,18 +4,22 @@ import { bestchangeSource } from './bestchange.js';
 import { binanceSource } from './binance.js';
 import { bybitSource } from './bybit.js';
 import { cbrSource } from './cbr.js';
+import { cbrtSource } from './cbrt.js';
+import { cbuSource } from './cbu.js';
 import { coingeckoSource } from './coingecko.js';
 import { ecbSource } from './ecb.js';
 import { fileSource } from './file.js';
 import { jsonSource } from './json.js';
 import { krakenSource } from './kraken.js';
+import { nbkSource } from './nbk.js';
+import { nbuSource } from './nbu.js';
 import { okxSource } from './okx.js';
-// issue 36: more exchanges
 import { kucoinSource } from './kucoin.js';
 import { mexcSource } from './mexc.js';
 import { htxSource } from './htx.js';
 import { bitfinexSource } from './bitfinex.js';
 import { whitebitSource } from './whitebit.js';
+import { privatbankSource } from './privatbank.js';
 import type { SourceDefinition } from '../../model/source.js';
 
 const erase = <Options extends { type: string }>(definition: SourceDefinition<Options>) =>
@@ -32,12 +36,17 @@ export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = 
   erase(ecbSource),
   erase(jsonSource),
   erase(bestchangeSource),
-  // issue 36: more exchanges
   erase(kucoinSource),
   erase(mexcSource),
   erase(htxSource),
   erase(bitfinexSource),
   erase(whitebitSource),
+  // Central banks and banks (docs/sources.md "Central banks and banks").
+  erase(nbuSource),
+  erase(nbkSource),
+  erase(cbuSource),
+  erase(cbrtSource),
+  erase(privatbankSource),
 ];
 
 export function sourceDefinition(type: string): SourceDefinition<{ type: string }> | undefined {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../../src/io/config/load.js';
 import { RatefileError } from '../../../../src/base/errors.js';
 import { Decimal } from '../../../../src/base/decimal.js';
+import { sourceDefinitions } from '../../../../src/io/sources/index.js';
 import type { Config } from '../../../../src/model/config.js';
 import { projectsPerTest, makeProject, sampleConfig, sampleTemplates, type Project } from '../../../support/project.js';
 
@@ -588,9 +589,12 @@ describe('loadConfig problems', () => {
       'backoffice: { type: file, path: quotes.json }',
       'backoffice: { type: http, url: "https://x.example/" }\n  other: { path: quotes.json }',
     );
+    // Every registered type, in the registry's order (file, binance, bybit, okx, kraken, coingecko, cbr, ecb, json, …).
+    const types = sourceDefinitions.map((definition) => definition.type).join(', ');
+    expect(types).toMatch(/^file, binance, bybit, okx, kraken, coingecko, cbr, ecb, json, bestchange\b/);
     expectLines(await problems(config), [
-      'sources.backoffice.type: expected a source type, one of file, binance, bybit, okx, kraken, coingecko, cbr, ecb, json, bestchange, kucoin, mexc, htx, bitfinex, whitebit, got "http" (line 3)',
-      'sources.other.type: required: expected one of file, binance, bybit, okx, kraken, coingecko, cbr, ecb, json, bestchange, kucoin, mexc, htx, bitfinex, whitebit (line 4)',
+      `sources.backoffice.type: expected a source type, one of ${types}, got "http" (line 3)`,
+      `sources.other.type: required: expected one of ${types} (line 4)`,
     ]);
   });
 
