@@ -433,7 +433,7 @@ describe('loadConfig problems', () => {
     );
     expectLines(await problems(config), [
       'sources.backoffice.path: required (line 3)',
-      'currencies.BTC.reserve: required: expected a reserve like "5000", or reserveFrom naming a reserve source (line 5)',
+      'currencies.BTC.reserve: required: expected a reserve like "5000", reserveFrom naming a reserve source, or a reserveFormula (line 5)',
       'directions[0].margin: required (here or in defaults.margin): expected a percentage like "1.5%" (line 12)',
       'directions[1].margin: required (here or in defaults.margin): expected a percentage like "1.5%" (line 13)',
       'directions[2].margin: required (here or in defaults.margin): expected a percentage like "1.5%" (line 14)',
