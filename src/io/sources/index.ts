@@ -10,6 +10,7 @@ import { fileSource } from './file.js';
 import { jsonSource } from './json.js';
 import { krakenSource } from './kraken.js';
 import { okxSource } from './okx.js';
+import { p2pSource } from './p2p.js';
 import type { SourceDefinition } from '../../model/source.js';
 
 const erase = <Options extends { type: string }>(definition: SourceDefinition<Options>) =>
@@ -26,6 +27,7 @@ export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = 
   erase(ecbSource),
   erase(jsonSource),
   erase(bestchangeSource),
+  erase(p2pSource),
 ];
 
 export function sourceDefinition(type: string): SourceDefinition<{ type: string }> | undefined {
