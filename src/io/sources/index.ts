@@ -6,6 +6,7 @@ import { bybitSource } from './bybit.js';
 import { cbrSource } from './cbr.js';
 import { coingeckoSource } from './coingecko.js';
 import { ecbSource } from './ecb.js';
+import { exportfileSource } from './exportfile.js';
 import { fileSource } from './file.js';
 import { jsonSource } from './json.js';
 import { krakenSource } from './kraken.js';
@@ -28,6 +29,7 @@ export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = 
   erase(jsonSource),
   erase(bestchangeSource),
   erase(p2pSource),
+  erase(exportfileSource),
 ];
 
 export function sourceDefinition(type: string): SourceDefinition<{ type: string }> | undefined {
