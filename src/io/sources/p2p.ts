@@ -3,7 +3,7 @@
 // p2p.binance.com's public advert search, `venue: bybit` to api2.bybit.com's; src/pure/sources/p2p.ts filters and
 // averages. An advert for another asset, fiat or side than asked is never counted.
 import { z } from 'zod';
-import { describeValue, pairText } from '../../base/config/fields.js';
+import { amount, describeValue, pairText } from '../../base/config/fields.js';
 import { type EnvelopeProblem, httpTarget, postJson, SourceError } from './http.js';
 import { httpOptions } from '../../pure/sources/options.js';
 import { type Advert, type AdvertFilters, sidePrice } from '../../pure/sources/p2p.js';
@@ -135,9 +135,7 @@ const options = z
       .max(20)
       .optional()
       .describe("Only adverts taking one of these pay methods, by the venue's identifier (default: any)."),
-    amount: z
-      .string({ error: expectedInt('a fiat amount like "10000"') })
-      .regex(/^\d{1,15}(\.\d{1,8})?$/, { error: expectedInt('a fiat amount like "10000"') })
+    amount: amount
       .optional()
       .describe('Only adverts accepting a trade of this much fiat (between their min and max single trade).'),
     merchantsOnly: z.boolean().default(false).describe('Only merchants\u2019 adverts (default false).'),
