@@ -1,5 +1,12 @@
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Decimal } from '../../../src/base/decimal.js';
+import { build } from '../../../src/io/build/build.js';
+import { loadConfig } from '../../../src/io/config/load.js';
 import { sourceDefinition } from '../../../src/io/sources/index.js';
+import { repoRoot } from '../../support/process.js';
 import { fixtureWith, startReplay, type ReplayServer } from '../../support/replay.js';
 import { runSource, sourceError, testSource } from './contract.js';
 
@@ -247,5 +254,63 @@ describe('p2p: its own traps', () => {
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]?.message).toBe('expected skip + take of at most 20, the adverts one search lists');
     expect(definition.options.safeParse({ type: 'p2p', venue: 'okx', pairs: ['USDT/RUB'] }).success).toBe(false);
+  });
+});
+
+describe('p2p: a build priced from a Binance P2P average', () => {
+  let dir: string;
+  let replay: ReplayServer;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ratefile-p2p-build-'));
+    await cp(join(repoRoot, 'templates'), join(dir, 'templates'), { recursive: true });
+    replay = await startReplay([
+      { path: binancePath, body: { tradeType: 'BUY' }, responses: [{ fixture: 'p2p/binance-usdt-rub-ask.json' }] },
+      { path: binancePath, body: { tradeType: 'SELL' }, responses: [{ fixture: 'p2p/binance-usdt-rub-bid.json' }] },
+    ]);
+  });
+  afterAll(async () => {
+    await replay.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function configWith(filters: string) {
+    await writeFile(
+      join(dir, 'ratefile.config.yaml'),
+      `sources:
+  p2p-rub: { type: p2p, venue: binance, pairs: [USDT/RUB], ${filters} }
+currencies:
+  USDTTRC20: { reserve: "100000" }
+  USDTERC20: { reserve: "100000" }
+  SBERRUB: { reserve: "5000000" }
+directions:
+  - { from: USDTTRC20, to: SBERRUB, margin: 1%, chain: [USDT/RUB] }
+  - { from: SBERRUB, to: USDTTRC20, margin: 1%, chain: [RUB/USDT] }
+`,
+    );
+    return loadConfig(join(dir, 'ratefile.config.yaml'));
+  }
+  const now = () => new Date('2026-11-21T12:00:00Z');
+  const env = () => ({ RATEFILE_P2P_URL: replay.url });
+
+  it('prices USDT/RUB both ways from the average of the best merchant adverts taking 50,000 RUB by Tinkoff', async () => {
+    const config = await configWith('payMethods: [TinkoffNew], amount: 50000, merchantsOnly: true, skip: 1, take: 3');
+    const result = await build(config, { now, env: env() });
+    expect(result.report.sources[0]).toMatchObject({ name: 'p2p-rub', ok: true, quotes: 1 });
+    // The client selling USDT gets the bid (96.6233333333 RUB), the one buying pays the ask (97.8333333333 RUB).
+    const market = Object.fromEntries(result.report.priced.map((priced) => [priced.direction.id, priced.market]));
+    expect(market['USDTTRC20>SBERRUB']?.toString()).toBe('96.6233333333');
+    expect(new Decimal(1).dividedBy(market['SBERRUB>USDTTRC20']!).toSignificantDigits(12).toString()).toBe(
+      '97.8333333333',
+    );
+  });
+
+  it('holds both directions back when the book is too thin for the filters, saying so', async () => {
+    const config = await configWith('amount: 500000, merchantsOnly: true, skip: 1, take: 4');
+    const result = await build(config, { now, env: env() });
+    expect(result.report.priced).toEqual([]);
+    expect(result.report.sources[0]?.rejected).toEqual([
+      `USDT/RUB (binance) in POST ${binancePath}: bid side: 0 adverts after filters, 5 needed (1 skipped + 4 averaged)`,
+    ]);
+    expect(result.report.withheld).toHaveLength(2);
   });
 });
