@@ -1,10 +1,13 @@
 // The `exportfile` source: another exchanger's or a liquidity provider's export file (classic or EREF 1.1 XML,
-// jsons.info JSON: what ratefile writes and `ratefile check` reads) fetched over HTTP and read as quotes. Each pair
-// names two of the file's directions: the one selling the base gives the bid (out ÷ in), the one buying it the ask
-// (in ÷ out). The file passes through the checker first (src/pure/sources/export-rates.ts); it is dated by its
-// Last-Modified, so a file its owner stopped updating goes stale by `maxAge`.
+// jsons.info JSON: what ratefile writes and `ratefile check` reads) fetched over HTTP, or read from a local `path`,
+// as quotes. Each pair names two of the file's directions: the one selling the base gives the bid (out ÷ in), the one
+// buying it the ask (in ÷ out). The file passes through the checker first (src/pure/sources/export-rates.ts); it is dated by its
+// Last-Modified (a local file by its mtime), so a file its owner stopped updating goes stale by `maxAge`.
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { describeValue, pairText } from '../../base/config/fields.js';
+import { readRegularBytes } from '../../base/files.js';
+import { maxSourceFileBytes } from './json-file.js';
 import { fetchWithRetries, httpTarget, SourceError, type Fetched } from './http.js';
 import { xmlBoundsProblem } from './xml.js';
 import { commonOptions, httpOptions } from '../../pure/sources/options.js';
@@ -39,20 +42,34 @@ const fileUrl = z.string().refine(
 
 const { baseUrl: _baseUrl, ...requestOptions } = httpOptions;
 
-const options = z.strictObject({
-  type: z.literal('exportfile'),
-  url: fileUrl.describe(
-    'The export file (XML, EREF 1.1 or jsons.info JSON); RATEFILE_EXPORTFILE_URL replaces its scheme, host and port.',
-  ),
-  pairs: z
-    .record(pairText, z.strictObject({ bid: direction, ask: direction }))
-    .refine((pairs) => Object.keys(pairs).length > 0, { error: 'expected at least one pair' })
-    .describe(
-      'Each pair (BASE/QUOTE) and two directions of the file: bid from the one selling BASE (out ÷ in), ask from the one buying it (in ÷ out).',
-    ),
-  ...commonOptions,
-  ...requestOptions,
-});
+const options = z
+  .strictObject({
+    type: z.literal('exportfile'),
+    url: fileUrl
+      .optional()
+      .describe(
+        'The export file (XML, EREF 1.1 or jsons.info JSON); RATEFILE_EXPORTFILE_URL replaces its scheme, host and port.',
+      ),
+    path: z
+      .string({ error: expected('a path to the export file') })
+      .min(1, { error: expected('a path to the export file') })
+      .optional()
+      .describe('Or a local export file, relative to the config file (dated by its modification time).'),
+    pairs: z
+      .record(pairText, z.strictObject({ bid: direction, ask: direction }))
+      .refine((pairs) => Object.keys(pairs).length > 0, { error: 'expected at least one pair' })
+      .describe(
+        'Each pair (BASE/QUOTE) and two directions of the file: bid from the one selling BASE (out ÷ in), ask from the one buying it (in ÷ out).',
+      ),
+    ...commonOptions,
+    ...requestOptions,
+  })
+  .refine((given) => (given.url === undefined) !== (given.path === undefined), {
+    error: 'expected either url or path, the one export file to read',
+    path: ['url'],
+  });
+
+type ExportfileOptions = z.output<typeof options>;
 
 interface MappedPair extends PairSymbol {
   bid: string;
@@ -60,12 +77,11 @@ interface MappedPair extends PairSymbol {
 }
 
 /** The file's bytes, refused when they are an HTML page, empty, or past the bounds every source's answer has. */
-function fileBytes(context: SourceContext, fetched: Fetched): Uint8Array {
-  const fail = (problem: string) => new SourceError(`${context.name}: ${fetched.where}: ${problem}`);
-  const text = utf8.decode(fetched.bytes);
-  if (looksLikeHtml(fetched.contentType, text) && !/^\s*(<\?xml|<rates)/i.test(text))
-    throw fail(`got ${htmlPage(text)} instead of an export file (HTTP ${fetched.status})`);
-  if (text.trim() === '') throw fail(`got an empty body instead of an export file (HTTP ${fetched.status})`);
+function fileBytes(bytes: Uint8Array, fail: (problem: string) => SourceError, contentType = '', status = 200) {
+  const text = utf8.decode(bytes);
+  if (looksLikeHtml(contentType, text) && !/^\s*(<\?xml|<rates)/i.test(text))
+    throw fail(`got ${htmlPage(text)} instead of an export file (HTTP ${status})`);
+  if (text.trim() === '') throw fail('got an empty body instead of an export file');
   if (looksLikeJson(text)) {
     try {
       checkJsonBounds(text);
@@ -77,7 +93,31 @@ function fileBytes(context: SourceContext, fetched: Fetched): Uint8Array {
     const bounds = xmlBoundsProblem(text);
     if (bounds) throw fail(`refused before parsing: ${bounds}`);
   }
-  return fetched.bytes;
+  return bytes;
+}
+
+/** The file over HTTP (bounded like every source's answer) and when it last changed, or from disk and its mtime. */
+async function readFile(given: ExportfileOptions, context: SourceContext) {
+  if (given.path !== undefined) {
+    const path = resolve(context.configDir, given.path);
+    const fail = (problem: string) => new SourceError(`${context.name}: ${path}: ${problem}`);
+    let read: Awaited<ReturnType<typeof readRegularBytes>>;
+    try {
+      read = await readRegularBytes(path, maxSourceFileBytes);
+    } catch (cause) {
+      throw new SourceError(`${context.name}: cannot read export file ${path}: ${(cause as Error).message}`, { cause });
+    }
+    const modified = read.stats.mtime < context.now() ? read.stats.mtime : context.now();
+    return { where: path, bytes: fileBytes(read.bytes, fail), time: modified };
+  }
+  const configured = new URL(given.url ?? '');
+  const target = httpTarget('exportfile', configured.origin, given, context);
+  const spec = { path: configured.pathname + configured.search, label: `GET ${configured.pathname}` };
+  return fetchWithRetries(context, target, spec, (answer) => {
+    const fail = (problem: string) => new SourceError(`${context.name}: ${answer.where}: ${problem}`);
+    const bytes = fileBytes(answer.bytes, fail, answer.contentType, answer.status);
+    return { where: answer.where, bytes, time: fileTime(answer, context.now()) };
+  });
 }
 
 /** When the file last changed (Last-Modified), never later than its fetch; the fetch when it does not say. */
@@ -121,23 +161,17 @@ export const exportfileSource = defineSource({
   options,
   defaultRefreshMs: 60_000,
   async fetchQuotes(given, context) {
-    const configured = new URL(given.url);
-    const target = httpTarget('exportfile', configured.origin, given, context);
-    const spec = { path: configured.pathname + configured.search, label: `GET ${configured.pathname}` };
-    const fetched = await fetchWithRetries(context, target, spec, (answer) => ({
-      answer,
-      bytes: fileBytes(context, answer),
-    }));
-    const read = readExportRates(fetched.bytes);
-    if ('problem' in read) throw new SourceError(`${context.name}: ${spec.label}: ${read.problem}`);
-    const time = fileTime(fetched.answer, context.now());
+    const file = await readFile(given, context);
+    const read = readExportRates(file.bytes);
+    if ('problem' in read) throw new SourceError(`${context.name}: ${file.where}: ${read.problem}`);
+    const time = file.time;
     const pairs: MappedPair[] = Object.entries(given.pairs).map(([pair, { bid, ask }]) => {
       const [base = '', quote = ''] = pair.split('/');
       return { pair, base, quote, symbol: `bid ${bid}, ask ${ask}`, bid, ask };
     });
     return collectQuotes(
       pairs,
-      spec.label,
+      file.where,
       (pair) => {
         const bid = itemFor(read.rates, pair.bid);
         const ask = itemFor(read.rates, pair.ask);

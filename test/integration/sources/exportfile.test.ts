@@ -1,8 +1,10 @@
+import { stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchQuotes } from '../../../src/io/quotes/quotes.js';
 import { sourceDefinition } from '../../../src/io/sources/index.js';
 import { fixture, fixtureWith, startReplay, type ReplayServer } from '../../support/replay.js';
-import { runSource, sourceError, testNow, testSource, type Options } from './contract.js';
+import { contextFor, runSource, sourceError, testNow, testSource, type Options } from './contract.js';
 
 // Real exchangers' files (test/fixtures/exports/real/, see its README) and ratefile's own renders
 // (test/fixtures/formats/), served as an upstream would serve them.
@@ -145,6 +147,31 @@ describe('exportfile: its own traps', () => {
       expect.arrayContaining([expect.stringContaining('USDT/SBERRUB: 3600 s old, past its maxAge of 600 s: not used')]),
     );
     expect(definition.defaultRefreshMs).toBe(60_000);
+  });
+
+  it('reads a local file instead, dated by its modification time, and wants exactly one of url and path', async () => {
+    const local = fileURLToPath(new URL('../../fixtures/exports/real/CoinDrop.xml', import.meta.url));
+    const definition = sourceDefinition('exportfile')!;
+    const options = definition.options.parse({ type: 'exportfile', path: local, pairs });
+    const result = await definition.fetchQuotes(options, contextFor('exportfile', {}));
+    const { quotes, problems } = Array.isArray(result) ? { quotes: result, problems: [] } : result;
+    expect(problems).toEqual([]);
+    expect(quotes).toEqual(expect.arrayContaining([expect.objectContaining({ pair: 'USDT/SBERRUB', bid: '98.9386' })]));
+    expect(quotes[0]!.time.getTime()).toBe(Math.min((await stat(local)).mtime.getTime(), testNow.getTime()));
+    const missing = await definition
+      .fetchQuotes(
+        definition.options.parse({ type: 'exportfile', path: '/nonexistent/rates.xml', pairs }),
+        contextFor('exportfile', {}),
+      )
+      .then(
+        () => '',
+        (error: Error) => error.message,
+      );
+    expect(missing).toMatch(/^exportfile: cannot read export file \/nonexistent\/rates\.xml: ENOENT/);
+    for (const both of [{}, { url, path: local }])
+      expect(definition.options.safeParse({ type: 'exportfile', pairs, ...both }).error?.issues[0]?.message).toBe(
+        'expected either url or path, the one export file to read',
+      );
   });
 
   it('refuses a direction that is not one', () => {
