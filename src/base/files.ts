@@ -34,13 +34,22 @@ export async function readRegularFile(
   path: string,
   maxBytes = Number.POSITIVE_INFINITY,
 ): Promise<{ text: string; stats: Stats }> {
+  const { bytes, stats } = await readRegularBytes(path, maxBytes);
+  return { text: bytes.toString('utf8'), stats };
+}
+
+/** `readRegularFile`'s bytes, undecoded: for a reader that checks the encoding itself (an export file). */
+export async function readRegularBytes(
+  path: string,
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<{ bytes: Buffer; stats: Stats }> {
   const handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw new NotRegularFileError(path, fileKind(stats));
     // Bounded before reading: a runaway writer's gigabyte must not be read into memory.
     if (stats.size > maxBytes) throw new Error(`${stats.size} bytes, more than the ${maxBytes} allowed`);
-    return { text: await handle.readFile('utf8'), stats };
+    return { bytes: await handle.readFile(), stats };
   } finally {
     await handle.close();
   }

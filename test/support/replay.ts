@@ -39,6 +39,8 @@ export interface ReplayRoute {
   path: string;
   /** Query parameters the request must have (a string: that value; null: absent). */
   query?: Record<string, string | null>;
+  /** Fields a JSON request body (a POST's) must have, compared as JSON (a search's asset, side…). */
+  body?: Record<string, unknown>;
   /** Served in turn; the last one is repeated. */
   responses: ReplayResponse[];
 }
@@ -48,6 +50,8 @@ export interface RecordedRequest {
   path: string;
   query: URLSearchParams;
   headers: IncomingMessage['headers'];
+  /** The request's body as text ('' for a GET). */
+  body: string;
 }
 
 export interface ReplayServer {
@@ -67,10 +71,21 @@ const contentTypes: Record<string, string> = {
   html: 'text/html; charset=utf-8',
 };
 
-function matches(route: ReplayRoute, path: string, query: URLSearchParams): boolean {
+function bodyField(body: string, key: string): string | undefined {
+  try {
+    return JSON.stringify((JSON.parse(body) as Record<string, unknown>)[key]);
+  } catch {
+    return undefined;
+  }
+}
+
+function matches(route: ReplayRoute, path: string, query: URLSearchParams, body: string): boolean {
   if (route.path !== path) return false;
-  return Object.entries(route.query ?? {}).every(([key, value]) =>
-    value === null ? !query.has(key) : query.get(key) === value,
+  const fields = Object.entries(route.body ?? {});
+  return (
+    Object.entries(route.query ?? {}).every(([key, value]) =>
+      value === null ? !query.has(key) : query.get(key) === value,
+    ) && fields.every(([key, value]) => bodyField(body, key) === JSON.stringify(value))
   );
 }
 
@@ -78,15 +93,26 @@ export async function startReplay(initial: ReplayRoute[]): Promise<ReplayServer>
   let routes = initial;
   const served = new Map<ReplayRoute, number>();
   const requests: RecordedRequest[] = [];
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+  const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    requests.push({
+    // Recorded on arrival, its body filled in once read: a test counting requests sees one the client gave up on.
+    const recorded: RecordedRequest = {
       method: request.method ?? 'GET',
       path: url.pathname,
       query: url.searchParams,
       headers: request.headers,
-    });
-    const route = routes.find((candidate) => matches(candidate, url.pathname, url.searchParams));
+      body: '',
+    };
+    requests.push(recorded);
+    const chunks: Buffer[] = [];
+    try {
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+    } catch {
+      return; // the client went away mid-body
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    recorded.body = text;
+    const route = routes.find((candidate) => matches(candidate, url.pathname, url.searchParams, text));
     if (!route) {
       response
         .writeHead(404, { 'content-type': 'text/plain' })

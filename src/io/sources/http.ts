@@ -92,6 +92,8 @@ export interface RequestSpec {
   label?: string;
   /** A JSON answer: its nesting and values are bounded as it arrives (`JsonBoundsScan`). */
   json?: boolean;
+  /** A JSON request body: the request is a POST carrying it (`content-type: application/json`), else a GET. */
+  body?: unknown;
 }
 
 export interface Fetched {
@@ -187,7 +189,10 @@ export async function fetchWithRetries<T>(
   read: (fetched: Fetched) => T,
 ): Promise<T> {
   const url = urlFor(target, spec);
-  const where = spec.label ?? `GET ${url.pathname}`;
+  const method = spec.body === undefined ? 'GET' : 'POST';
+  const where = spec.label ?? `${method} ${url.pathname}`;
+  const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+  const sent = body === undefined ? {} : { 'content-type': 'application/json' };
   const sleep = context.sleep ?? defaultSleep;
   const fail = (problem: string, extra: ErrorExtra = {}) =>
     new SourceError(`${context.name}: ${where}: ${problem}`, extra);
@@ -199,7 +204,9 @@ export async function fetchWithRetries<T>(
     const signal = AbortSignal.any([context.signal, timeout]);
     try {
       const response = await context.fetch(url, {
-        headers: { accept: 'application/json, application/xml;q=0.9, */*;q=0.5', ...spec.headers },
+        method,
+        headers: { accept: 'application/json, application/xml;q=0.9, */*;q=0.5', ...sent, ...spec.headers },
+        ...(body === undefined ? {} : { body }),
         signal,
       });
       const bytes = await readCapped(response, where, context, spec.json ? new JsonBoundsScan() : undefined);
@@ -252,7 +259,7 @@ function describeCause(error: unknown): string {
 }
 
 /**
- * GET a JSON document: refuses an HTML page and a body that is not JSON, and applies the API's envelope to
+ * GET a JSON document (a POST when `spec.body` is given: a search API such as a P2P venue's): refuses an HTML page and a body that is not JSON, and applies the API's envelope to
  * a successful response too (Bybit and Kraken report errors with HTTP 200). Numbers arrive as decimal text.
  */
 export function getJson(
@@ -280,4 +287,13 @@ export function getJson(
     if (problem) throw fail(problem.message, { status: fetched.status, body, transient: problem.transient ?? false });
     return { where: fetched.where, body };
   });
+}
+
+/** POST `body` as JSON and read the JSON answer, with everything `getJson` checks (P2P searches take their filters so). */
+export function postJson(
+  context: SourceContext,
+  target: HttpTarget,
+  spec: RequestSpec & { body: unknown },
+): Promise<{ where: string; body: unknown }> {
+  return getJson(context, target, spec);
 }

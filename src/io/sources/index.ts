@@ -8,6 +8,7 @@ import { cbrtSource } from './cbrt.js';
 import { cbuSource } from './cbu.js';
 import { coingeckoSource } from './coingecko.js';
 import { ecbSource } from './ecb.js';
+import { exportfileSource } from './exportfile.js';
 import { fileSource } from './file.js';
 import { jsonSource } from './json.js';
 import { krakenSource } from './kraken.js';
@@ -20,6 +21,7 @@ import { htxSource } from './htx.js';
 import { bitfinexSource } from './bitfinex.js';
 import { whitebitSource } from './whitebit.js';
 import { privatbankSource } from './privatbank.js';
+import { p2pSource } from './p2p.js';
 import type { SourceDefinition } from '../../model/source.js';
 
 const erase = <Options extends { type: string }>(definition: SourceDefinition<Options>) =>
@@ -36,6 +38,7 @@ export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = 
   erase(ecbSource),
   erase(jsonSource),
   erase(bestchangeSource),
+  // More exchanges (docs/sources.md "More exchanges").
   erase(kucoinSource),
   erase(mexcSource),
   erase(htxSource),
@@ -47,6 +50,9 @@ export const sourceDefinitions: readonly SourceDefinition<{ type: string }>[] = 
   erase(cbuSource),
   erase(cbrtSource),
   erase(privatbankSource),
+  // P2P markets and another exchanger's export file.
+  erase(p2pSource),
+  erase(exportfileSource),
 ];
 
 export function sourceDefinition(type: string): SourceDefinition<{ type: string }> | undefined {

@@ -30,9 +30,13 @@ describe('rate formulas as the config writes them', () => {
     expect(problem('BTC/USDT * (USDT/RUB')).toBe('at column 21: expected ")", got the end');
     expect(problem('BTC/USDT * * 2')).toBe('at column 12: expected a pair, a number or "(", got "*"');
     expect(problem('BTC/USDT USDT/RUB')).toBe('at column 10: expected an operator or the end, got "USDT/RUB"');
-    expect(problem('BTC * 2')).toMatch(/^at column 1: expected a pair like BTC\/USDT \(or source:BTC\/USDT\), a number/);
+    expect(problem('BTC * 2')).toMatch(
+      /^at column 1: expected a pair like BTC\/USDT \(or source:BTC\/USDT\), a number/,
+    );
     expect(problem('  ')).toBe('expected a formula like "BTC/USDT * USDT/RUB", got an empty text');
-    expect(problem(`${'('.repeat(40)}BTC/USDT${')'.repeat(40)}`)).toBe('at column 33: parentheses nested deeper than 32');
+    expect(problem(`${'('.repeat(40)}BTC/USDT${')'.repeat(40)}`)).toBe(
+      'at column 33: parentheses nested deeper than 32',
+    );
     expect(problem(`BTC/USDT * ${'9'.repeat(600)}`)).toMatch(/^expected a formula of at most 500 characters/);
   });
 
@@ -43,7 +47,9 @@ describe('rate formulas as the config writes them', () => {
       'cold:USDTTRC20',
       'payouts:SBERRUB_PENDING',
     ]);
-    expect(problem('hot:BTC/USDT', 'entry')).toBe('at column 1: expected an entry like wallets:USDTTRC20, got "hot:BTC/USDT"');
+    expect(problem('hot:BTC/USDT', 'entry')).toBe(
+      'at column 1: expected an entry like wallets:USDTTRC20, got "hot:BTC/USDT"',
+    );
     expect(problem('hot:USDTTRC20 * 2')).toBe(
       'at column 1: expected a pair like BTC/USDT or source:BTC/USDT, got "hot:USDTTRC20"',
     );

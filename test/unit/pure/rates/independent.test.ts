@@ -44,7 +44,15 @@ function price(next: Next): string {
 function quote(next: Next, source: string, base: string, other: string): Quote {
   const bid = price(next);
   const ask = new D(bid).times(new D(1).plus(new D(Math.floor(next() * 50)).div(10_000))).toFixed();
-  return { pair: `${base}/${other}`, base, quote: other, bid: new Decimal(bid), ask: new Decimal(ask), time: now, source };
+  return {
+    pair: `${base}/${other}`,
+    base,
+    quote: other,
+    bid: new Decimal(bid),
+    ask: new Decimal(ask),
+    time: now,
+    source,
+  };
 }
 
 /** Each source quotes each market once, in a random orientation. */
@@ -109,7 +117,11 @@ function evaluateText(text: string, lists: Map<string, Quote[]>): Two | undefine
       const op = tokens[at++];
       const right = factor();
       if (!left || !right) return undefined;
-      left = positive(op === '*' ? { bid: left.bid.times(right.bid), ask: left.ask.times(right.ask) } : { bid: left.bid.div(right.ask), ask: left.ask.div(right.bid) });
+      left = positive(
+        op === '*'
+          ? { bid: left.bid.times(right.bid), ask: left.ask.times(right.ask) }
+          : { bid: left.bid.div(right.ask), ask: left.ask.div(right.bid) },
+      );
     }
     return left;
   };
@@ -119,7 +131,11 @@ function evaluateText(text: string, lists: Map<string, Quote[]>): Two | undefine
       const op = tokens[at++];
       const right = product();
       if (!left || !right) return undefined;
-      left = positive(op === '+' ? { bid: left.bid.plus(right.bid), ask: left.ask.plus(right.ask) } : { bid: left.bid.minus(right.ask), ask: left.ask.minus(right.bid) });
+      left = positive(
+        op === '+'
+          ? { bid: left.bid.plus(right.bid), ask: left.ask.plus(right.ask) }
+          : { bid: left.bid.minus(right.ask), ask: left.ask.minus(right.bid) },
+      );
     }
     return left;
   };
@@ -136,7 +152,9 @@ const mean = (values: D[]) => values.reduce((a, b) => a.plus(b), new D(0)).div(v
 const mid = (t: Two) => t.bid.plus(t.ask).div(2);
 const spreadOf = (terms: Two[]) => {
   const mids = terms.map(mid);
-  return D.max(...mids).minus(D.min(...mids)).div(median(mids));
+  return D.max(...mids)
+    .minus(D.min(...mids))
+    .div(median(mids));
 };
 
 function consensus(terms: (Two | undefined)[], method: ConsensusMethod, quorum: number, limit?: D): Two | undefined {
@@ -192,7 +210,13 @@ describe(`rates against an independent evaluator (RATES_SEED=${seed})`, () => {
     const outcomes = { made: 0, missing: 0 };
     for (let round = 0; round < 400; round++) {
       const lists = quotesOf(next);
-      const [base, other] = [pick(next, assets), pick(next, assets.filter((a) => a !== 'BTC'))];
+      const [base, other] = [
+        pick(next, assets),
+        pick(
+          next,
+          assets.filter((a) => a !== 'BTC'),
+        ),
+      ];
       if (base === other) continue;
       const terms = sources.slice(0, 2 + Math.floor(next() * 3));
       // Sometimes one term is a formula: a source's quote times a number.
