@@ -98,7 +98,7 @@ function readQuote(lists: Map<string, Quote[]>, source: string, base: string, ot
 function evaluateText(text: string, lists: Map<string, Quote[]>): Two | undefined {
   const tokens = text.match(/[a-z]+:[A-Z]+\/[A-Z]+|\d+(\.\d+)?|[-+*/()]/g)!;
   let at = 0;
-  const positive = (v: Two | undefined) => (v && v.bid.greaterThan(0) && v.bid.isFinite() ? v : undefined);
+  const positive = (v: Two | undefined) => (v?.bid.greaterThan(0) && v.bid.isFinite() ? v : undefined);
   const factor = (): Two | undefined => {
     const token = tokens[at++]!;
     if (token === '(') {
