@@ -97,7 +97,9 @@ export function consensusOf(
   return { dropped, spread, sides: combine(rule.method, kept) };
 }
 
+/** Two terms are always equally far from their median: neither is the outlier. */
 function furthestFromMedian(terms: readonly FreshTerm[]): FreshTerm | undefined {
+  if (terms.length <= 2) return undefined;
   const center = median(terms.map(midOf));
   const distances = terms.map((term) => midOf(term).minus(center).abs());
   const furthest = Decimal.max(...distances);

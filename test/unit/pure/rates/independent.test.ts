@@ -9,8 +9,8 @@
 // - a × b: bid × bid, ask × ask. a ÷ b: bid ÷ ask, ask ÷ bid. a + b: bid + bid, ask + ask. a − b: bid − ask,
 //   ask − bid. A number is both sides. Every value on the way must be positive, else the pair is missing.
 // - A consensus: the fresh terms; fewer than the quorum → missing. Spread = (highest mid − lowest mid) ÷ median
-//   mid, mid = (bid + ask) ÷ 2. Past the limit: drop the one term furthest from the median mid (two equally far:
-//   missing), again while past it; fewer than the quorum left → missing. Then bids and asks apart: median (the
+//   mid, mid = (bid + ask) ÷ 2. Past the limit: drop the one term furthest from the median mid (two equally far, or only two
+//   terms: missing), again while past it; fewer than the quorum left → missing. Then bids and asks apart: median (the
 //   middle one, or the mean of the two middle ones), mean, trimmed (the mean without the lowest and the highest),
 //   worst (the lowest bid, the highest ask).
 import { Decimal as DecimalJs } from 'decimal.js';
@@ -164,7 +164,7 @@ function consensus(terms: (Two | undefined)[], method: ConsensusMethod, quorum: 
     const center = median(kept.map(mid));
     const distances = kept.map((t) => mid(t).minus(center).abs());
     const far = D.max(...distances);
-    if (distances.filter((d) => d.equals(far)).length > 1) return undefined;
+    if (kept.length <= 2 || distances.filter((d) => d.equals(far)).length > 1) return undefined;
     kept = kept.filter((_, i) => !distances[i]!.equals(far));
     if (kept.length < quorum) return undefined;
   }
@@ -202,7 +202,7 @@ describe(`rates against an independent evaluator (RATES_SEED=${seed})`, () => {
       expect([got.bid.toFixed(), got.ask.toFixed()], text).toEqual([expected.bid.toFixed(), expected.ask.toFixed()]);
     }
     // The cases must exercise both outcomes.
-    expect(made).toBeGreaterThan(100);
+    expect(made).toBeGreaterThan(60);
   });
 
   it('consensus: 400 random pairs of 2..5 terms, every method, quorums and spread limits', () => {
@@ -252,7 +252,7 @@ describe(`rates against an independent evaluator (RATES_SEED=${seed})`, () => {
       expect(got.missing, label).toBeUndefined();
       expect([got.bid.toFixed(), got.ask.toFixed()], label).toEqual([expected.bid.toFixed(), expected.ask.toFixed()]);
     }
-    expect(outcomes.made).toBeGreaterThan(100);
+    expect(outcomes.made).toBeGreaterThan(60);
     expect(outcomes.missing).toBeGreaterThan(20);
   });
 });
