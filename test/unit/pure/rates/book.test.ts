@@ -42,7 +42,12 @@ describe('a consensus pair', () => {
   it('takes the market from every single source: the median of bids and of asks apart', () => {
     const { book, derivations } = makeBook(lists, [consensus(['a', 'b', 'c'])], now);
     const made = book.get('USDT/RUB')!;
-    expect([made.bid.toFixed(), made.ask.toFixed(), made.source, made.ruled]).toEqual(['92.1', '92.4', 'median of 3', true]);
+    expect([made.bid.toFixed(), made.ask.toFixed(), made.source, made.ruled]).toEqual([
+      '92.1',
+      '92.4',
+      'median of 3',
+      true,
+    ]);
     expect(book.has('RUB/USDT')).toBe(false);
     expect(derivations[0]!.terms.map((t) => t.status)).toEqual(['used', 'used', 'used']);
   });
@@ -70,7 +75,7 @@ describe('a consensus pair', () => {
     ];
     const { book } = makeBook(partial, [consensus(['a', 'b', 'c', 'd'], 'median', 2)], now);
     expect(book.get('USDT/RUB')!.missing).toBe(
-      '1 fresh of 4 terms, quorum 2 (b: b:USDT/RUB is 10 min old, past its source\'s maxAge; c: c:USDT/RUB: c failing: GET /api: HTTP 503; d: d sent no quote of USDT/RUB)',
+      "1 fresh of 4 terms, quorum 2 (b: b:USDT/RUB is 10 min old, past its source's maxAge; c: c:USDT/RUB: c failing: GET /api: HTTP 503; d: d sent no quote of USDT/RUB)",
     );
   });
 
