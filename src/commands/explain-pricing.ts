@@ -46,7 +46,7 @@ function marketLines(priced: PricedDirection, at: Date, give: boolean, derivatio
     const selling = quote.base === asset;
     const price = quote[step.side];
     lines.push(
-      `  ${quote.pair} from ${quote.source}: bid ${formatDecimal(quote.bid)}, ask ${formatDecimal(quote.ask)}, ${age((at.getTime() - quote.time.getTime()) / 1000)} old (${quote.time.toISOString()})`,
+      `  ${quote.pair} from ${quote.source}: bid ${priceText(quote, 'bid')}, ask ${priceText(quote, 'ask')}, ${age((at.getTime() - quote.time.getTime()) / 1000)} old (${quote.time.toISOString()})`,
     );
     // A pair of `rates:`: how it was made, term by term.
     const made = quote.ruled && derivations.find((derivation) => derivation.pair === quote.pair);
@@ -66,6 +66,10 @@ function marketLines(priced: PricedDirection, at: Date, give: boolean, derivatio
   );
   return lines;
 }
+
+/** A source's price as it sent it; a made one (a quotient may run to 40 digits) to 14 significant digits. */
+const priceText = (quote: PricedDirection['steps'][number]['quote'], side: 'bid' | 'ask') =>
+  quote.ruled ? show(quote[side]) : formatDecimal(quote[side]);
 
 function marginLine(priced: PricedDirection, give: boolean): string {
   const { direction, market, rate } = priced;

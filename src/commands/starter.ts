@@ -42,6 +42,12 @@ templates: templates
 sources:
   backoffice: { type: file, path: quotes.json, maxAge: 5m }
 
+# Pairs you make yourself (docs/formulas.md): a formula over other quotes, or a consensus of several sources
+# (\`USDT/RUB: { sources: [binance_p2p, bybit_p2p, exchange], spread: 1% }\`: the median, an outlier dropped).
+# A direction's chain then finds the pair like any other; \`ratefile explain\` shows every term.
+rates:
+  BTC/RUB: "backoffice:BTC/USDT * backoffice:USDT/RUB"
+
 # Currencies by the code monitors know (data/currency-codes.tsv in the package lists them).
 #   precision      decimal places of amounts (default 8 for crypto, 2 otherwise)
 #   ratePrecision  decimal places of a rate's side in this currency (default: precision)

@@ -224,6 +224,11 @@ export const goldenCases: GoldenCase[] = [
     build: async () => buildConfig(join(await shippedTree(), 'examples/live.yaml'), await liveEnv()),
   },
   {
+    name: 'examples-formulas',
+    bytes: true,
+    build: async () => buildConfig(join(await shippedTree(), 'examples/formulas.yaml')),
+  },
+  {
     name: 'examples-monitors',
     bytes: true,
     build: async () => buildConfig(join(await shippedTree(), 'examples/monitors.yaml')),

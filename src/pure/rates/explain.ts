@@ -41,7 +41,8 @@ export function derivationLines(
 }
 
 function quoteLine(quote: Quote, at: Date): string {
-  return `${quote.pair} from ${quote.source}: bid ${formatDecimal(quote.bid)}, ask ${formatDecimal(quote.ask)}, ${age((at.getTime() - quote.time.getTime()) / 1000)} old`;
+  const price = (side: 'bid' | 'ask') => (quote.ruled ? show(quote[side]) : formatDecimal(quote[side]));
+  return `${quote.pair} from ${quote.source}: bid ${price('bid')}, ask ${price('ask')}, ${age((at.getTime() - quote.time.getTime()) / 1000)} old`;
 }
 
 function formulaLines(derivation: Derivation, node: FormulaNode, at: Date, indent: string): string[] {
