@@ -15,6 +15,7 @@ import { S3Publisher } from '../../src/io/hosting/s3.js';
 import { lockTiming } from '../../src/pure/ha/role.js';
 import { makeProject, sampleConfig, type Project } from '../support/project.js';
 import { spawnRatefile, stopAll, type RatefileProcess } from '../support/process.js';
+import { startStallProxy } from '../support/stall-proxy.js';
 import { publishes, startQuotes } from './ha-suite.js';
 import { requireRadosgw, startRadosgw, type S3Store } from './radosgw.js';
 
@@ -193,17 +194,24 @@ describe.runIf(requireRadosgw())('warm standby on an S3 lease (Ceph RADOS Gatewa
     second.close();
   });
 
-  const configFor = (quotesUrl: string, instance: string, key: string) =>
+  const configFor = (quotesUrl: string, instance: string, key: string, endpoint: string, haExtra: string) =>
     `${sampleConfig.replace(
       'backoffice: { type: file, path: quotes.json }',
       `venue: { type: json, url: "${quotesUrl}", pairs: { BTC/USDT: { bid: btc.bid, ask: btc.ask }, USDT/RUB: { bid: rub.bid, ask: rub.ask } } }`,
     )}schedule: "*/4 * * * * *"
 guards: { maxJump: 10%, confirmBuilds: 1000 }
-publish: { s3: { bucket: exports, prefix: ${key}, endpoint: "${store.endpoint}", region: ${region}, forcePathStyle: true } }
-ha: { lock: { s3: { bucket: leases, key: ${key}.json, endpoint: "${store.endpoint}", region: ${region}, forcePathStyle: true } }, instance: ${instance} }
+publish: { s3: { bucket: exports, prefix: ${key}, endpoint: "${endpoint}", region: ${region}, forcePathStyle: true } }
+ha: { lock: { s3: { bucket: leases, key: ${key}.json, endpoint: "${endpoint}", region: ${region}, forcePathStyle: true } }, instance: ${instance}${haExtra} }
 `;
-  const start = async (instance: string, key: string): Promise<{ made: Project; run: RatefileProcess }> => {
-    const made = await makeProject({ 'ratefile.config.yaml': configFor(quotes!.url, instance, key) });
+  const start = async (
+    instance: string,
+    key: string,
+    endpoint = store.endpoint,
+    haExtra = '',
+  ): Promise<{ made: Project; run: RatefileProcess }> => {
+    const made = await makeProject({
+      'ratefile.config.yaml': configFor(quotes!.url, instance, key, endpoint, haExtra),
+    });
     projects.push(made);
     const run = spawnRatefile(['--log-format', 'json', 'start', '--port', '0'], { cwd: made.dir, env: awsEnv() });
     return { made, run };
@@ -216,11 +224,17 @@ ha: { lock: { s3: { bucket: leases, key: ${key}.json, endpoint: "${store.endpoin
     };
 
   /** a leads and publishes (files and uploads), b stands by; both seen from outside. */
-  const pair = async (key: string) => {
+  const pair = async (key: string, endpointOfA = store.endpoint) => {
     quotes = await startQuotes();
-    const a = await start('a', key);
+    const a = await start('a', key, endpointOfA);
     await a.run.waitForLog(/"msg":"ha: took the lock on s3 [^"]*: this instance publishes"/, 30_000);
-    const b = await start('b', key);
+    // a's store behind a proxy is another endpoint, so another config hash: b is told to take over all the same.
+    const b = await start(
+      'b',
+      key,
+      store.endpoint,
+      endpointOfA === store.endpoint ? '' : ', allowConfigMismatch: true',
+    );
     await b.run.waitForLog(/"msg":"ha: standby: a holds the lock"/, 30_000);
     const [baseA, baseB] = await Promise.all([base(a.run), base(b.run)]);
     expect((await fetch(`${baseA}healthz`)).status).toBe(200);
@@ -236,7 +250,7 @@ ha: { lock: { s3: { bucket: leases, key: ${key}.json, endpoint: "${store.endpoin
     // The holder uploads; the standby neither publishes nor uploads.
     expect(a.run.stderr()).toMatch(/"event":"build"[^\n]*"uploaded"/);
     expect(publishes('b', b.run.stderr())).toEqual([]);
-    return { a, b, baseB };
+    return { a, b, baseA, baseB };
   };
 
   it('SIGKILL of the holder: the other takes over within the lease time plus one build, and uploads', async () => {
@@ -277,8 +291,26 @@ ha: { lock: { s3: { bucket: leases, key: ${key}.json, endpoint: "${store.endpoin
     await new Promise((resolve) => setTimeout(resolve, 2 * PERIOD));
     expect(publishes('a', a.run.stderr()).length).toBe(byA);
     expect((await status(a.made)).ha).toMatchObject({ role: 'standby', holder: 'b' });
-    // Whatever a had in flight was refused before it reached the bucket: the object is b's.
+    // b goes on publishing and uploading.
     await new Promise((resolve) => setTimeout(resolve, PERIOD));
     expect(b.run.stderr()).toMatch(/"event":"build"[^\n]*"uploaded"/);
+  }, 120_000);
+  it("the holder's link to the store stalls: its renewal passes the deadline, it stops, the other takes over", async () => {
+    const proxy = await startStallProxy(Number(new URL(store.endpoint).port));
+    try {
+      const { a, b, baseA } = await pair('stalled', `http://127.0.0.1:${proxy.port}`);
+      const stalledAt = Date.now();
+      proxy.stall();
+      // No answer at all (no RST): the renewal's deadline (a quarter period) ends the holder's lease session.
+      await a.run.waitForLog(/"msg":"ha: lost the lock on s3 [^"]*this instance stops publishing"/, PERIOD);
+      expect((await fetch(`${baseA}healthz`)).status).toBe(503);
+      await b.run.waitForLog(/"msg":"ha: took the lock on s3 [^"]*\(took over from a\)"/, 3 * PERIOD);
+      await expect.poll(() => publishes('b', b.run.stderr())[0], { timeout: 3 * PERIOD }).toBeDefined();
+      const takeover = publishes('b', b.run.stderr())[0]!.at - stalledAt;
+      expect(takeover).toBeLessThanOrEqual(2 * PERIOD);
+      console.info(`S3 lease: stall, takeover after ${takeover} ms`);
+    } finally {
+      await proxy.close();
+    }
   }, 120_000);
 });

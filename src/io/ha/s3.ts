@@ -91,6 +91,8 @@ class LeaseSession implements LockSession {
   /** Some stores (Ceph RGW 16) compare If-Match with the bare ETag, without its quotes: learnt once, then kept. */
   private bareEtags = false;
   private queue: Promise<unknown> = Promise.resolve();
+  /** The running step's deadline: its requests are aborted when it passes. */
+  private signal: AbortSignal | undefined;
   private closed = false;
 
   constructor(
@@ -105,20 +107,27 @@ class LeaseSession implements LockSession {
     this.session = `${options.instance}/${randomBytes(6).toString('hex')}`;
   }
 
-  /** Each step after the one before, under the query deadline. */
+  /** Each step after the one before, under the query deadline (past it, the step's requests are aborted). */
   private turn<T>(what: string, step: () => Promise<T>, closing = false): Promise<T> {
     const next = this.queue.then(() => {
       if (this.closed && !closing) throw new LockProblem('the lease session is closed');
-      return withDeadline(step(), this.timing.queryTimeoutMs, what, () => undefined);
+      const deadline = new AbortController();
+      this.signal = deadline.signal;
+      return withDeadline(step(), this.timing.queryTimeoutMs, what, () => deadline.abort());
     });
     this.queue = next.catch(() => undefined);
     return next;
+  }
+
+  private sent() {
+    return this.signal ? { abortSignal: this.signal } : {};
   }
 
   private async get(): Promise<{ etag: string; lease: Lease } | undefined> {
     try {
       const answer = await this.client.send(
         new this.sdk.GetObjectCommand({ Bucket: this.target.bucket, Key: this.target.key }),
+        this.sent(),
       );
       const text = (await answer.Body?.transformToString('utf8')) ?? '';
       return { etag: answer.ETag ?? '', lease: leaseOf(text, this.name, this.where) };
@@ -140,6 +149,7 @@ class LeaseSession implements LockSession {
           CacheControl: 'no-store',
           ...('ifNoneMatch' in condition ? { IfNoneMatch: '*' } : { IfMatch: ifMatch }),
         }),
+        this.sent(),
       );
     const bare = (etag: string) => etag.replaceAll('"', '');
     const ifMatch = 'ifMatch' in condition ? condition.ifMatch : undefined;
