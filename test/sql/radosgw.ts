@@ -15,7 +15,14 @@ export interface S3Store {
   stop(): Promise<void>;
 }
 
-const binaries = ['/usr/bin/radosgw', '/usr/bin/ceph-mon', '/usr/bin/ceph-osd', '/usr/bin/ceph', '/usr/bin/monmaptool'];
+const binaries = [
+  '/usr/bin/radosgw',
+  '/usr/bin/radosgw-admin',
+  '/usr/bin/ceph-mon',
+  '/usr/bin/ceph-osd',
+  '/usr/bin/ceph',
+  '/usr/bin/monmaptool',
+];
 
 /** Skip (with the reason printed) only outside CI; in CI a missing radosgw fails the run. */
 export function requireRadosgw(): boolean {
