@@ -26,7 +26,7 @@ export interface HaDialect {
 }
 
 /** A quote server: USDT/RUB moves a little at every request (so every publish writes), BTC/USDT jumps on demand. */
-async function startQuotes(): Promise<{ url: string; jump(): void; close(): Promise<void> }> {
+export async function startQuotes(): Promise<{ url: string; jump(): void; close(): Promise<void> }> {
   let count = 0;
   let jumped = false;
   const server: Server = createServer((_request, response) => {
@@ -64,7 +64,7 @@ interface Publish {
 }
 
 /** Every publish an instance logged: a `build` line (each build writes, the quotes move at every request). */
-function publishes(instance: string, log: string): Publish[] {
+export function publishes(instance: string, log: string): Publish[] {
   return log
     .split('\n')
     .filter((line) => line.startsWith('{'))

@@ -1,4 +1,5 @@
-// `npm run test:sql`: the sql reserve source and the warm standby's lock (ha-*.test.ts) against a real PostgreSQL and MariaDB (kept out of `npm test`, which
+// `npm run test:sql`: the sql reserve source and the warm standby's lock (ha-*.test.ts) against a real PostgreSQL and MariaDB,
+// and the S3 lease against Ceph's radosgw (ha-s3.test.ts) (kept out of `npm test`, which
 // needs only Node.js); each test file starts its own server on loopback.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';

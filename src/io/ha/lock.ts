@@ -6,6 +6,8 @@ import { RatefileError } from '../../base/errors.js';
 import { redact } from '../../base/secrets.js';
 import { parseSqlUrl, sqlTarget, type SqlTarget } from '../reserves/sql-target.js';
 import type { LockTiming } from '../../pure/ha/role.js';
+import type { HaConfig } from '../../model/ha.js';
+import { leaseWhere } from './s3.js';
 import type { LockDriver, LockSession } from './session.js';
 
 export type { LockSession } from './session.js';
@@ -43,5 +45,28 @@ export function lockStore(
     open: async () => (await drivers[target.dialect]())(target, name, timing),
     // Only the password is cut out: a user name is no secret, and `role "***" does not exist` hides the fault.
     describe: (error) => redact(error instanceof Error ? error.message : String(error), ...target.secrets.password),
+  };
+}
+
+/** The store `ha.lock` names: a database (`env`) or a lease object in an S3 bucket (`s3`, src/io/ha/s3.ts). */
+export function haLockStore(
+  lock: HaConfig['lock'],
+  env: Record<string, string | undefined>,
+  name: string,
+  timing: LockTiming,
+  lease: { instance: string; now: () => Date },
+): LockStore {
+  const target = lock.s3;
+  if (target === undefined) return lockStore(lock.env ?? '', env, name, timing);
+  return {
+    where: leaseWhere(target),
+    open: async () => (await import('./s3.js')).openLease(target, name, timing, lease),
+    // The SDK's words: its errors name the bucket and the status, never the credentials.
+    describe: (error) => {
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      const text =
+        error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : String(error);
+      return status === undefined ? text : `${text} (HTTP ${status})`;
+    },
   };
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../../base/log.js';
 import type { Config } from '../../model/config.js';
 import type { HaStatus } from '../../pure/status/report.js';
 import { configHash } from '../../pure/ha/fingerprint.js';
-import { lockStore, type LockSession, type LockStore } from './lock.js';
+import { haLockStore, type LockSession, type LockStore } from './lock.js';
 import { repeatFilter, type Repeats } from '../../pure/ha/repeats.js';
 import { lockTiming, type LockRecord, type LockTiming } from '../../pure/ha/role.js';
 
@@ -51,7 +51,7 @@ export function takeSeat(config: Config, options: StandbyOptions): Seat {
     options,
     instance,
     timing,
-    store: lockStore(ha.lock.env, options.env, ha.name, timing),
+    store: haLockStore(ha.lock, options.env, ha.name, timing, { instance, now: options.now }),
     held: false,
     since: 0,
     cooldownUntil: 0,

@@ -155,6 +155,32 @@ describe('the ha: block', () => {
     expect(error.details.join('\n')).not.toContain('u:p');
   });
 
+  it('an S3 lease instead of a database: the key defaults, wrong fields are named, no credentials in the endpoint', async () => {
+    const good = await project({
+      'ratefile.config.yaml': `${sampleConfig}ha: { lock: { s3: { bucket: rates-lock, endpoint: "https://s3.example" } } }\n`,
+    });
+    expect((await loadConfig(good.configPath)).ha?.lock).toEqual({
+      s3: { bucket: 'rates-lock', key: 'ratefile-lease.json', endpoint: 'https://s3.example', forcePathStyle: false },
+    });
+    const bad = await project({
+      'ratefile.config.yaml': `${sampleConfig}ha: { lock: { s3: { bucket: X, key: /lease, endpoint: "https://k:s@s3.example" } } }\n`,
+    });
+    const error = (await loadConfig(bad.configPath).catch((caught: unknown) => caught)) as RatefileError;
+    expect(error.details).toEqual([
+      expect.stringMatching(/^ha\.lock\.s3\.bucket: expected a bucket name like "rates-lock"/),
+      expect.stringMatching(/^ha\.lock\.s3\.key: expected an object key like "ratefile\/lease\.json"/),
+      expect.stringMatching(/^ha\.lock\.s3\.endpoint: credentials are never read from the config file/),
+    ]);
+    expect(error.details.join('\n')).not.toContain('k:s');
+    const both = await project({
+      'ratefile.config.yaml': `${sampleConfig}ha: { lock: { env: LOCK_URL, s3: { bucket: rates-lock } } }\n`,
+    });
+    const twice = (await loadConfig(both.configPath).catch((caught: unknown) => caught)) as RatefileError;
+    expect(twice.details).toEqual([
+      expect.stringMatching(/^ha\.lock: expected one of env \(a lock database\) or s3 \(a lease object\), not both/),
+    ]);
+  });
+
   it('a one-off build with the lock URL unset fails naming the variable, and publishes nothing', async () => {
     const made = await project({ 'ratefile.config.yaml': haConfig('a') });
     const outcome = await runRatefile(['build'], made.dir, { env: {} });
