@@ -95,7 +95,7 @@ describe('probe through an nginx proxy_cache that caches too long', () => {
     const fresh = await ratefile('probe', url, '-n', '3');
     expect(fresh.stdout).toContain('Copy against parserfile.xml as published here: 3 fetches the latest build.');
     // The conditional re-fetches too: nginx answers them from its copy.
-    expect(fresh.stdout).toContain('Cache: fetches 2, 3, 4, 5 came from a cache; X-Cache MISS,');
+    expect(fresh.stdout).toContain('Cache: fetches 2, 3, 4, 5 came from a cache; X-Cache-Status MISS,');
     expect(fresh.code).toBe(0);
 
     // A newer build, published ten minutes ago (the schedule runs every 30 s); nginx still has the old copy.

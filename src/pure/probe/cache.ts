@@ -8,6 +8,8 @@ export interface CacheFacts {
   age?: number;
   cfCacheStatus?: string;
   xCache?: string;
+  /** The header `xCache` came in, when not X-Cache (nginx's usual `X-Cache-Status $upstream_cache_status`). */
+  xCacheHeader?: 'X-Cache-Status';
   via?: string;
   cacheControl?: string;
   cdnCacheControl?: string;
@@ -18,9 +20,11 @@ export function cacheFactsOf(headers: Record<string, string>): CacheFacts | unde
   const facts: CacheFacts = {
     ...(headers.age !== undefined && Number.isFinite(age) ? { age } : {}),
     ...(headers['cf-cache-status'] ? { cfCacheStatus: headers['cf-cache-status'] } : {}),
-    ...(headers['x-cache'] || headers['x-cache-status']
-      ? { xCache: headers['x-cache'] ?? headers['x-cache-status'] }
-      : {}),
+    ...(headers['x-cache']
+      ? { xCache: headers['x-cache'] }
+      : headers['x-cache-status']
+        ? { xCache: headers['x-cache-status'], xCacheHeader: 'X-Cache-Status' as const }
+        : {}),
     ...(headers.via ? { via: headers.via } : {}),
     ...(headers['cache-control'] ? { cacheControl: headers['cache-control'] } : {}),
     ...(headers['cdn-cache-control'] ? { cdnCacheControl: headers['cdn-cache-control'] } : {}),
@@ -139,7 +143,7 @@ export function cacheSummary(
   const seen = distinct(
     facts.flatMap((fact) => [
       ...(fact.cfCacheStatus ? [`cf-cache-status ${fact.cfCacheStatus}`] : []),
-      ...(fact.xCache ? [`X-Cache ${fact.xCache}`] : []),
+      ...(fact.xCache ? [`${fact.xCacheHeader ?? 'X-Cache'} ${fact.xCache}`] : []),
       ...(fact.via ? [`Via ${fact.via}`] : []),
       ...(fact.cacheControl ? [`Cache-Control ${fact.cacheControl}`] : []),
       ...(fact.cdnCacheControl ? [`CDN-Cache-Control ${fact.cdnCacheControl}`] : []),
