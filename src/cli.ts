@@ -6,6 +6,7 @@ import * as build from './commands/build.js';
 import * as check from './commands/check.js';
 import * as completion from './commands/completion.js';
 import { applyConfigEnv, createContext, type CliDeps, type CommandModule } from './commands/context.js';
+import * as edge from './commands/edge.js';
 import * as explain from './commands/explain.js';
 import * as init from './commands/init.js';
 import * as maintenance from './commands/maintenance.js';
@@ -47,6 +48,7 @@ const commands: readonly CommandModule[] = [
   publish,
   check,
   probe,
+  edge,
   explain,
   init,
   validate,

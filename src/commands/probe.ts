@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { quoteValue, RatefileError } from '../base/errors.js';
 import { redactValue, registerUrlSecrets } from '../base/secrets.js';
-import type { CommandContext } from './context.js';
+import { configOption, type CommandContext } from './context.js';
 
 const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
 
@@ -45,6 +45,7 @@ interface ProbeFlags {
   format?: 'classic' | 'eref' | 'json';
   userAgent?: string;
   json?: boolean;
+  config: string;
 }
 
 /** The URL to probe: http or https, or a usage error. Its credentials are secrets from here on. */
@@ -61,6 +62,24 @@ function probedUrl(target: string): URL {
   return url;
 }
 
+/**
+ * Beside the config (the default file, RATEFILE_CONFIG or --config): the export the URL names, as published here,
+ * and the schedule period; none without a config file there or when the URL names no export of it.
+ */
+async function besideConfig(context: CommandContext, url: URL, path: string) {
+  const { existsSync } = await import('node:fs');
+  const { resolve } = await import('node:path');
+  if (!existsSync(resolve(context.deps.cwd, path))) return undefined;
+  const config = await context.load(path);
+  const { exportNamed, localCopyReader } = await import('../io/probe/local.js');
+  const file = exportNamed(config, url);
+  if (file === undefined) return { note: `${url.pathname} names none of the exports of ${context.shown(config.file)}` };
+  return {
+    local: { file, periodMs: config.schedulePeriodMs },
+    read: localCopyReader(config, file, context.deps.now),
+  };
+}
+
 /** N fetches in a row, each reported as it ends (unless --json), then the summary; exit 0 when every one was good. */
 async function probe(context: CommandContext, target: string, options: ProbeFlags): Promise<void> {
   const { deps } = context;
@@ -70,6 +89,7 @@ async function probe(context: CommandContext, target: string, options: ProbeFlag
   const { monitorTimeouts } = await import('../pure/probe/classify.js');
   const { formatFetch, formatHeader, formatSummary } = await import('../pure/probe/report.js');
   const userAgent = options.userAgent ?? defaultUserAgent();
+  const beside = await besideConfig(context, url, options.config);
   const at = deps.now().toISOString();
   if (!options.json)
     deps.stdout.write(
@@ -87,6 +107,7 @@ async function probe(context: CommandContext, target: string, options: ProbeFlag
       userAgent,
       ...(options.format ? { format: options.format } : {}),
       timeouts: monitorTimeouts,
+      ...(beside?.read ? { local: beside.read } : {}),
     },
     (fetch) => {
       if (!options.json) deps.stdout.write(`${formatFetch(fetch)}\n`);
@@ -95,7 +116,9 @@ async function probe(context: CommandContext, target: string, options: ProbeFlag
   const summary = summarise(target, at, userAgent, fetches, {
     timeouts: monitorTimeouts,
     timeoutMs: options.timeout * 1000,
+    ...(beside?.local ? { local: beside.local } : {}),
   });
+  if (beside?.note) summary.notes.push(`${beside.note}: the copy is not compared with a build`);
   // Digests stay in the data (they tell fetches apart); a URL's credentials never leave the process.
   deps.stdout.write(
     options.json ? `${JSON.stringify(redactValue({ summary, fetches }), null, 2)}\n` : formatSummary(summary),
@@ -107,7 +130,7 @@ export function register(program: Command, context: CommandContext): void {
   program
     .command('probe')
     .description(
-      "fetch a public export as a monitor's robot does, N times in a row: what each fetch got (a rate file, a challenge page, an empty body, an error…), ETag/304 behaviour, a summary for a monitor's support",
+      "fetch a public export as a monitor's robot does, N times in a row: what each fetch got (a rate file, a challenge page, an empty body, an error…), ETag/304 behaviour, a cache in front (Age, cf-cache-status, X-Cache, Via) and, beside the config, whether the copy is older than one build; a summary for a monitor's support",
     )
     .argument('<url>', 'the export as the monitors fetch it: an http(s) URL')
     .option('-n, --count <n>', 'fetches one after another', wholeNumber(1, 1000), 20)
@@ -147,5 +170,6 @@ export function register(program: Command, context: CommandContext): void {
       "the User-Agent to send, e.g. a monitor's own as your access log shows it (default: ratefile-probe/VERSION, saying what it is)",
     )
     .option('--json', 'print every fetch and the summary as JSON')
+    .addOption(configOption())
     .action((target: string, options: ProbeFlags) => probe(context, target, options));
 }

@@ -25,7 +25,12 @@ export function register(program: Command, context: CommandContext): void {
       const dir = context.outDir(config, options.out);
       // With a config, only its declared exports answer; `--out` alone cannot know them: every export-named file.
       const declared = config && new Set(config.exports.map((e) => e.file));
-      const server = createExportServer(dir, {}, undefined, declared ? { declared: () => declared } : {});
+      const server = createExportServer(
+        dir,
+        {},
+        undefined,
+        config ? { declared: () => declared!, headers: () => config.server.headers } : {},
+      );
       await listen(server, context.portFor(config, options.port), options.host ?? config?.server.host ?? DEFAULT_HOST);
       log.info(`serving ${context.shown(dir)} at ${boundUrl(server)}`);
       const signal = await deps.waitForStop();

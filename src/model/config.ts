@@ -143,6 +143,8 @@ export interface Config {
     readonly port: number;
     readonly host: string;
     readonly private?: { readonly host: string; readonly port: number };
+    /** The caching headers of every export (`server.headers`, defaults filled in: src/pure/edge/headers.ts). */
+    readonly headers: { readonly cacheControl: string; readonly cdnCacheControl: string };
   };
   readonly output: string;
   readonly templatesDir: string;

@@ -1,4 +1,5 @@
 // The schema-checked config file as the model of src/model/config.ts: currencies, directions, the top-level blocks.
+import { exportHeaders } from '../../pure/edge/headers.js';
 import { dirname, resolve } from 'node:path';
 import cron from 'node-cron';
 import { knownCurrencies } from '../../base/codes.js';
@@ -182,6 +183,13 @@ class ModelBuilder {
         port: data.server.port,
         host: data.server.host,
         ...(data.server.private ? { private: data.server.private } : {}),
+        headers: exportHeaders(
+          {
+            cacheControl: data.server.headers?.['Cache-Control'],
+            cdnCacheControl: data.server.headers?.['CDN-Cache-Control'],
+          },
+          schedulePeriodMs(data.schedule),
+        ),
       },
       output: resolve(dir, data.output),
       stateDir: resolve(dir, data.state),

@@ -10,6 +10,7 @@ import { publishSchema } from '../hosting/config.js';
 import { reserveDefinitions } from '../reserves/index.js';
 import { sourceDefinitions } from '../sources/index.js';
 import { DEFAULT_HOST } from '../../base/config/defaults.js';
+import { cacheControlPattern } from '../../pure/edge/headers.js';
 import {
   describeValue,
   amount,
@@ -160,6 +161,12 @@ export const sourceName = text(/^[a-z][a-z0-9_-]*$/, 'a source name in lower cas
 
 export { DEFAULT_HOST };
 
+/** A Cache-Control value: directives like `no-cache` or `max-age=30`, comma-separated. */
+const cacheDirectives = text(
+  cacheControlPattern,
+  'cache directives like "no-cache" or "max-age=30, stale-if-error=60"',
+);
+
 export const configSchema = z
   .strictObject({
     schedule: z
@@ -206,6 +213,21 @@ export const configSchema = z
           .optional()
           .describe(
             'A second listener for the dashboard (`/`, `/dashboard.json`), `/metrics` and the full `/healthz`. On a `host` that is not loopback (0.0.0.0, a LAN address), the server answers only the exports and a bare `/healthz`; these pages answer here instead.',
+          ),
+        headers: z
+          .strictObject({
+            'Cache-Control': cacheDirectives
+              .optional()
+              .describe('For browsers and plain proxies (default `no-cache`: kept, but asked again at every poll).'),
+            'CDN-Cache-Control': cacheDirectives
+              .optional()
+              .describe(
+                'For a CDN in front (RFC 9213; Cloudflare honours it over Cache-Control). Default `max-age=` the schedule period in seconds: a cached copy is never more than one build behind.',
+              ),
+          })
+          .optional()
+          .describe(
+            'The caching headers every export is served with by the built-in server, and printed by `ratefile edge` for nginx and Cloudflare.',
           ),
       })
       .default({ port: 8080, host: DEFAULT_HOST }),

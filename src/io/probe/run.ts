@@ -4,6 +4,7 @@
 import { fetchOnce } from './fetch.js';
 import { cameWhole, monitorTimeouts, type MonitorTimeout, type RateFormat } from '../../pure/probe/classify.js';
 import { describeFetch, type ProbeFetch } from '../../pure/probe/summary.js';
+import type { LocalCopy } from '../../pure/probe/cache.js';
 
 export interface ProbeOptions {
   count: number;
@@ -16,6 +17,8 @@ export interface ProbeOptions {
   format?: RateFormat;
   /** The monitors' timeouts each fetch is judged against (default: the shipped ones, `monitorTimeouts`). */
   timeouts?: readonly MonitorTimeout[];
+  /** Beside the config: the export as last published here, read again after each fetch (a build may publish meanwhile). */
+  local?: () => Promise<LocalCopy | undefined>;
 }
 
 const notMade = (index: number, conditional?: ProbeFetch['conditional']): ProbeFetch =>
@@ -68,7 +71,8 @@ export async function runProbe(
     if (deadline.signal.aborted) return record(notMade(index, conditional));
     const headers = conditional ? { [conditional.header]: conditional.value } : {};
     const fetched = await fetchOnce(url, { ...fetchOptions, headers });
-    record(describeFetch(index, fetched, options.format, conditional, options.timeouts ?? monitorTimeouts));
+    const local = await options.local?.();
+    record(describeFetch(index, fetched, options.format, conditional, options.timeouts ?? monitorTimeouts, local));
   };
   try {
     for (let index = 1; index <= options.count; index++) await one(index);

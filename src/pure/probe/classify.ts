@@ -24,6 +24,7 @@ export type FailureKind =
   | 'wrong-format'
   | 'invalid-rate-file'
   | 'too-slow'
+  | 'stale-copy'
   | 'not-made';
 
 /** Each kind as the report names it. */
@@ -44,6 +45,7 @@ export const failureNames: Record<FailureKind, string> = {
   'wrong-format': 'rate file of another format',
   'invalid-rate-file': 'rate file with errors',
   'too-slow': "slower than a monitor's timeout",
+  'stale-copy': 'a cached copy older than one build',
   'not-made': 'not made (overall deadline)',
 };
 
@@ -135,7 +137,8 @@ export interface Verdict {
   ratesDigest?: string;
 }
 
-const digest = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex').slice(0, 16);
+/** The short digest of a body or of its rates (16 hex digits of SHA-256): what tells two fetches, or a fetch and the local file, apart. */
+export const digest = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex').slice(0, 16);
 
 /** The format of a body by its content, as the checker tells them apart: JSON starts with `{`, EREF 1.1 items carry its limits. */
 export function formatOf(text: string): RateFormat | undefined {

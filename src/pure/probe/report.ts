@@ -6,6 +6,7 @@ import { redactSecrets } from '../../base/secrets.js';
 import { age, plural } from '../../base/words.js';
 import { failureNames, formatNames, timeoutWords, type FailureKind, type MonitorTimeout } from './classify.js';
 import type { ConditionalOutcome, MonitorTiming, ProbeFetch, ProbeSummary } from './summary.js';
+import { servedFromCache, type CacheFacts, type CacheSummary } from './cache.js';
 
 const safe = (text: string) => escapeControls(redactSecrets(text));
 
@@ -20,14 +21,15 @@ const timingsAsTimeouts = (timings: readonly MonitorTiming[]) =>
   timings.map((timing) => ({ monitor: timing.monitor, ms: timing.timeoutMs }));
 
 /** What to do about each kind, in a few words; the ones about time name the monitors' own timeouts. */
-function hintFor(kind: FailureKind, timings: readonly MonitorTiming[]): string {
+function hintFor(kind: FailureKind, timings: readonly MonitorTiming[], advice?: string): string {
+  if (kind === 'stale-copy') return advice ?? 'a cache in front keeps the copy longer than one build';
   if (kind !== 'timeout' && kind !== 'too-slow') return hints[kind];
   const shortest = [...timings].sort((a, b) => a.timeoutMs - b.timeoutMs)[0];
   const under = shortest ? ` (${shortest.monitor} gives up after ${timeoutWords(shortest.timeoutMs)})` : '';
   return `the whole file, body included, must come within every monitor's timeout${under}: serve it as a static, compressed file, not built per request`;
 }
 
-const hints: Record<Exclude<FailureKind, 'timeout' | 'too-slow'>, string> = {
+const hints: Record<Exclude<FailureKind, 'timeout' | 'too-slow' | 'stale-copy'>, string> = {
   'cloudflare-challenge':
     "a monitor's robot runs no JavaScript: add a WAF skip rule for the export's path (or allow Cloudflare's verified bots)",
   'antibot-page':
@@ -62,8 +64,9 @@ export function formatFetch(fetch: ProbeFetch): string {
   else if (fetch.failure) what = `FAIL ${failureNames[fetch.failure.kind]}: ${fetch.failure.detail}`;
   else
     what = `${formatNames[fetch.format!]}, ${plural(fetch.items ?? 0, 'item')}${fetch.warnings ? `, ${plural(fetch.warnings, 'warning')}` : ''}`;
+  const cached = servedFromCache(fetch.cache) ? `, from a cache${cacheMark(fetch.cache!)}` : '';
   return safe(
-    `${String(fetch.index).padStart(4)}  ${status.padEnd(3)}  ${type.padEnd(20)} ${duration(fetch.ms).padStart(8)}  ${size.padEnd(18)} ${what}${redirected}`,
+    `${String(fetch.index).padStart(4)}  ${status.padEnd(3)}  ${type.padEnd(20)} ${duration(fetch.ms).padStart(8)}  ${size.padEnd(18)} ${what}${redirected}${cached}`,
   );
 }
 
@@ -120,7 +123,7 @@ export function formatSummary(summary: ProbeSummary): string {
     lines.push(
       `  ${failure.count} × ${failure.name} (${failure.kind}), ${failure.count === 1 ? 'fetch' : 'fetches'} ${list(failure.fetches)}: ${failure.detail}`,
     );
-    lines.push(`      → ${hintFor(failure.kind, summary.monitors)}`);
+    lines.push(`      → ${hintFor(failure.kind, summary.monitors, summary.cache.advice)}`);
   }
   for (const line of [
     timeLine(summary),
@@ -129,6 +132,10 @@ export function formatSummary(summary: ProbeSummary): string {
     validatorsLine(summary),
     ratesLine(summary),
     redirectsLine(summary),
+    ...cacheLines(
+      summary.cache,
+      summary.failures.some((failure) => failure.kind === 'stale-copy'),
+    ),
   ])
     if (line) lines.push(line);
   for (const note of summary.notes) lines.push(`Note: ${note}.`);
@@ -193,6 +200,41 @@ function ratesLine(summary: ProbeSummary): string | undefined {
   return distinct === 1
     ? `Rates: the same in all ${files} ${summary.readable === files ? 'readable fetches' : 'rate files fetched'}${bodies > 1 ? ` (${bodies} different bodies)` : ''}.`
     : `Rates: ${distinct} different sets; they changed at ${changedAt.length === 1 ? 'fetch' : 'fetches'} ${list(changedAt)} (expected while rates move).`;
+}
+
+/** " (HIT, Age 3400 s)". */
+function cacheMark(facts: CacheFacts): string {
+  const words = [
+    facts.cfCacheStatus ?? facts.xCache?.split(/\s/)[0],
+    facts.age === undefined ? undefined : `Age ${facts.age} s`,
+  ].filter((word) => word !== undefined);
+  return words.length > 0 ? ` (${words.join(', ')})` : '';
+}
+
+/** "Cache: …" (what the headers say of a cache), "Copy: …" (against the local export), and the advice. */
+function cacheLines(cache: CacheSummary, adviceShown: boolean): string[] {
+  const lines: string[] = [];
+  if (cache.seen.length > 0 || cache.hits.length > 0) {
+    const hits =
+      cache.hits.length === 0
+        ? 'no fetch came from a cache'
+        : `${cache.hits.length === 1 ? 'fetch' : 'fetches'} ${list(cache.hits)} came from a cache${cache.maxAge === undefined ? '' : ` (Age up to ${cache.maxAge} s)`}`;
+    lines.push(`Cache: ${hits}; ${cache.seen.join(', ') || 'no caching headers'}.`);
+  }
+  if (cache.local) {
+    const { current, behind, stale, newer } = cache.copies;
+    const parts = [
+      current.length > 0 ? `${plural(current.length, 'fetch', 'fetches')} the latest build` : '',
+      behind.length > 0 ? `${list(behind)} one build behind, within one schedule period` : '',
+      stale.length > 0 ? `${list(stale)} older than one build` : '',
+      newer.length > 0 ? `${list(newer)} newer than the local file (not the publishing folder?)` : '',
+    ].filter(Boolean);
+    lines.push(
+      `Copy against ${cache.local.file} as published here: ${parts.join('; ') || 'no rate file came to compare'}.`,
+    );
+  }
+  if (cache.advice && !adviceShown) lines.push(`      → ${cache.advice}`);
+  return lines;
 }
 
 function redirectsLine(summary: ProbeSummary): string | undefined {

@@ -15,6 +15,15 @@ import {
   type RateFormat,
   type Verdict,
 } from './classify.js';
+import {
+  cacheFactsOf,
+  cacheSummary,
+  judgeCopy,
+  type CacheFacts,
+  type CacheSummary,
+  type CopyVerdict,
+  type LocalCopy,
+} from './cache.js';
 
 export type ValidatorHeader = 'If-None-Match' | 'If-Modified-Since';
 
@@ -34,21 +43,35 @@ export interface ProbeFetch extends Verdict {
   lastModified?: string;
   /** The server set a cookie: a monitor sends none back. */
   setsCookie: boolean;
+  /** The caching headers (Age, cf-cache-status, X-Cache, Via, Cache-Control, CDN-Cache-Control), when any came. */
+  cache?: CacheFacts;
+  /** Beside the config: the copy against the export as last published here. */
+  copy?: CopyVerdict;
 }
 
-/** One fetch's facts and verdict together. */
+/** A rate file that came whole, against the local copy: an older one than one build is a failure (`stale-copy`). */
+function withCopy(verdict: Verdict, lastModified: string | undefined, local: LocalCopy | undefined) {
+  if (!local || !cameWhole(verdict) || verdict.notModified || verdict.bodyDigest === undefined) return verdict;
+  const copy = judgeCopy(verdict.bodyDigest, lastModified, local);
+  if (copy.copy !== 'stale' || !verdict.readable) return { ...verdict, copy };
+  return { ...verdict, copy, readable: false, failure: { kind: 'stale-copy' as const, detail: copy.detail } };
+}
+
+/** One fetch's facts and verdict together; `local`: the export as last published here (probe beside the config). */
 export function describeFetch(
   index: number,
   fetched: Fetched,
   expected: RateFormat | undefined,
   conditional?: ProbeFetch['conditional'],
   timeouts: readonly MonitorTimeout[] = monitorTimeouts,
+  local?: LocalCopy,
 ): ProbeFetch {
   const headers = fetched.headers ?? {};
+  const cache = cacheFactsOf(headers);
   return {
     index,
     ...(conditional ? { conditional } : {}),
-    ...judgeFetch(fetched, expected, conditional !== undefined, timeouts),
+    ...withCopy(judgeFetch(fetched, expected, conditional !== undefined, timeouts), headers['last-modified'], local),
     ms: fetched.ms,
     ...(fetched.status === undefined ? {} : { status: fetched.status }),
     ...(headers['content-type'] === undefined ? {} : { contentType: headers['content-type'] }),
@@ -59,6 +82,7 @@ export function describeFetch(
     ...(headers.etag === undefined ? {} : { etag: headers.etag }),
     ...(headers['last-modified'] === undefined ? {} : { lastModified: headers['last-modified'] }),
     setsCookie: headers['set-cookie'] !== undefined,
+    ...(cache ? { cache } : {}),
   };
 }
 
@@ -122,6 +146,7 @@ export interface ProbeSummary {
   validators: { etag?: string; lastModified?: string; conditional: ConditionalOutcome[] };
   /** Over the rate files that came (in time or not): how many, how many different rate sets and bodies, and the fetches whose rates differed from the one before. */
   rates: { files: number; distinct: number; bodies: number; changedAt: number[] };
+  cache: CacheSummary;
   notes: string[];
 }
 
@@ -230,6 +255,8 @@ export interface SummaryOptions {
   timeouts?: readonly MonitorTimeout[];
   /** The probe's own timeout for one fetch (`--timeout`). */
   timeoutMs?: number;
+  /** Beside the config: the export the URL names, and the schedule period. */
+  local?: { file: string; periodMs: number };
 }
 
 /** The summary of a probe. The figures of the file (format, items, sizes, rates) count every rate file that came, in time or not. */
@@ -285,6 +312,7 @@ export function summarise(
       bodies: distinct(readable.map((fetch) => fetch.bodyDigest)).length,
       changedAt,
     },
+    cache: cacheSummary(fetches, options.local),
     notes: [...timeNotes(timings, timeMs?.max, options.timeoutMs), ...notesOn(plain, readable)],
   };
 }

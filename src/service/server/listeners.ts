@@ -58,6 +58,7 @@ export interface Listeners {
 function serverFor(options: ListenerOptions, routes: Readonly<Record<string, Route>>, exposed: boolean): Server {
   const server = createExportServer(options.outDir, routes, options.refuse?.(exposed), {
     ...(options.declared ? { declared: options.declared } : {}),
+    ...(options.headers ? { headers: options.headers } : {}),
   });
   server.on('request', (request: IncomingMessage, response: ServerResponse) =>
     options.onRequest(routes, request, response),

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import serveHandler from 'serve-handler';
 import { contentTypeOf, exportFileName } from '../../model/formats.js';
+import { exportHeaders, type ExportHeaders } from '../../pure/edge/headers.js';
 
 /** Export file names: no folders, no dotfiles (temporary files are dotfiles), nothing but `.xml`, `.json` and `.txt` (compressed copies are sent by content negotiation, not by name). */
 const exportPath = new RegExp(`^/${exportFileName.source.slice(1)}`);
@@ -28,7 +29,6 @@ const handlerConfig = (dir: string): HandlerConfig => ({
       source: `**/*.${extension}`,
       headers: [
         { key: 'Content-Type', value: contentTypeOf(`.${extension}`) },
-        { key: 'Cache-Control', value: 'no-cache' },
         { key: 'X-Content-Type-Options', value: 'nosniff' },
       ],
     })),
@@ -139,13 +139,14 @@ async function sendCompressed(
   response: ServerResponse,
   file: string,
   encoding: 'br' | 'gzip',
+  caching: ExportHeaders,
 ): Promise<boolean> {
   const snapshot = await readSnapshot(`${file}.${extensions[encoding]}`);
   if (!snapshot) return false;
   const headers = {
     'Content-Type': contentTypeOf(file),
     'Content-Encoding': encoding,
-    'Cache-Control': 'no-cache',
+    ...cachingHeaders(caching),
     'X-Content-Type-Options': 'nosniff',
     Vary: 'Accept-Encoding',
     ETag: snapshot.etag,
@@ -160,6 +161,15 @@ async function sendCompressed(
   response.end(request.method === 'HEAD' ? undefined : snapshot.bytes);
   return true;
 }
+
+/** `server.headers`, as header fields: Cache-Control and CDN-Cache-Control. */
+const cachingHeaders = (caching: ExportHeaders) => ({
+  'Cache-Control': caching.cacheControl,
+  'CDN-Cache-Control': caching.cdnCacheControl,
+});
+
+/** Without a config (`serve --out`): the defaults for a schedule of 30 s. */
+const defaultHeaders = exportHeaders({}, 30_000);
 
 function reply(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   response.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-cache', ...headers });
@@ -190,6 +200,8 @@ export interface ServeOptions {
    * even with an export's extension. Unset (`serve --out` without a config): every export-named file.
    */
   declared?: () => ReadonlySet<string>;
+  /** The caching headers of every export (`server.headers`), read at each request so a reload's apply at once. */
+  headers?: () => ExportHeaders;
 }
 
 export function exportRequestHandler(
@@ -226,13 +238,15 @@ export function exportRequestHandler(
         reply(response, 404, 'Not Found');
         return;
       }
+      const caching = options.headers?.() ?? defaultHeaders;
       const encoding = chooseEncoding(request.headers['accept-encoding']);
-      if (encoding && (await sendCompressed(request, response, file, encoding))) return;
+      if (encoding && (await sendCompressed(request, response, file, encoding, caching))) return;
+      for (const [name, value] of Object.entries(cachingHeaders(caching))) response.setHeader(name, value);
       response.setHeader('Vary', 'Accept-Encoding');
       response.setHeader('ETag', snapshot.etag);
       response.setHeader('Last-Modified', snapshot.stats.mtime.toUTCString());
       if (notModified(request, snapshot)) {
-        response.writeHead(304, { 'Cache-Control': 'no-cache' });
+        response.writeHead(304);
         response.end();
         return;
       }

@@ -29,6 +29,8 @@ export interface ServiceState {
   status: Status | undefined;
   /** The export files the server answers: the ones the latest build's config declares, nothing else in the folder. */
   declared: ReadonlySet<string>;
+  /** The caching headers of the exports (`server.headers`), the latest build's config's. */
+  headers: Config['server']['headers'];
   /** The first build that published, for the notes on quote freshness logged once at start. */
   firstReport: { report: BuildReport; config: Config } | undefined;
   /** When the state folder's stale temporaries were last swept (real clock). */
@@ -85,6 +87,7 @@ async function buildWithCurrentConfig(
 ): Promise<{ config: Config; result: CycleResult }> {
   const config = await parts.configs.current();
   state.declared = new Set(config.exports.map((e) => e.file));
+  state.headers = config.server.headers;
   const configError = parts.configs.error();
   // A reloaded config's file sources are watched from now on, before this build reads them.
   if (parts.watchFiles) parts.sourceWatch.target(watchedFiles(config));

@@ -91,6 +91,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const state: ServiceState = {
     status: await readStatus(options.config.stateDir),
     declared: new Set(options.config.exports.map((e) => e.file)),
+    headers: options.config.server.headers,
     firstReport: undefined,
     sweptAt: Number.NEGATIVE_INFINITY,
   };
@@ -241,6 +242,7 @@ async function openServing(
     publicRoutes: { '/healthz': healthz.bare },
     refuse: standby ? (exposed) => standbyRefusal(() => standby.status(), exposed) : undefined,
     declared: () => state.declared,
+    headers: () => state.headers,
     onRequest: (routes, request, response) => {
       const path = requestPath(request.url ?? '');
       const route = Object.hasOwn(routes, path) || exportPaths.has(path) ? path : 'other';

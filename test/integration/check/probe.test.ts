@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
@@ -124,7 +125,8 @@ beforeEach(() => {
   counts.clear();
 });
 
-const probe = (args: readonly string[]) => runRatefile(['probe', ...args], repoRoot);
+// Run from the system's temporary folder, where no config is: beside one, probe compares the copy with its exports.
+const probe = (args: readonly string[]) => runRatefile(['probe', ...args], tmpdir());
 
 interface ProbeJson {
   summary: ProbeSummary;

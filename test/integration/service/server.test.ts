@@ -4,6 +4,7 @@ import { Agent, type Server } from 'node:http';
 import { mkdir, mkdtemp, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { publishFiles } from '../../../src/io/build/publish.js';
 import { createExportServer, listen, type Route } from '../../../src/service/server/server.js';
@@ -118,6 +119,34 @@ describe('the export server: what it serves', () => {
     const response = await fetch(new URL('parserfile.xml?cache=bust', main.base));
     expect(response.status).toBe(200);
     expect(Buffer.from(await response.arrayBuffer()).equals(parserfile)).toBe(true);
+  });
+});
+
+describe('the export server: the caching headers (server.headers)', () => {
+  it('sends Cache-Control: no-cache and CDN-Cache-Control: max-age=30 by default, on 200 and 304', async () => {
+    const response = await get('/parserfile.xml');
+    expect(response.headers['cache-control']).toBe('no-cache');
+    expect(response.headers['cdn-cache-control']).toBe('max-age=30');
+    const cached = await get('/parserfile.xml', { headers: { 'If-None-Match': response.headers.etag ?? '' } });
+    expect(cached.status).toBe(304);
+    expect(cached.headers['cache-control']).toBe('no-cache');
+    expect(cached.headers['cdn-cache-control']).toBe('max-age=30');
+  });
+
+  it("sends the config's values, read at each request, on the plain and the precompressed copy", async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'parserfile.xml'), parserfile);
+    await writeFile(join(dir, 'parserfile.xml.gz'), gzipSync(parserfile));
+    let headers = { cacheControl: 'no-store', cdnCacheControl: 'max-age=5' };
+    const server = createExportServer(dir, {}, undefined, { headers: () => headers });
+    servers.push(server);
+    const port = await listen(server, 0, '127.0.0.1');
+    const plain = await rawRequest({ port, path: '/parserfile.xml' });
+    expect([plain.headers['cache-control'], plain.headers['cdn-cache-control']]).toEqual(['no-store', 'max-age=5']);
+    headers = { cacheControl: 'no-cache', cdnCacheControl: 'no-store' };
+    const gzipped = await rawRequest({ port, path: '/parserfile.xml', headers: { 'Accept-Encoding': 'gzip' } });
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect([gzipped.headers['cache-control'], gzipped.headers['cdn-cache-control']]).toEqual(['no-cache', 'no-store']);
   });
 });
 

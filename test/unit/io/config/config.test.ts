@@ -135,11 +135,27 @@ describe('loadConfig on the sample project', () => {
     expect(config.file).toBe(join(sample.dir, 'ratefile.config.yaml'));
     expect(config.dir).toBe(sample.dir);
     expect(config.schedule).toBe('*/30 * * * * *');
-    expect(config.server).toEqual({ port: 8080, host: '127.0.0.1' });
+    expect(config.server).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      headers: { cacheControl: 'no-cache', cdnCacheControl: 'max-age=30' },
+    });
     expect(config.output).toBe(join(sample.dir, 'public'));
     expect(config.templatesDir).toBe(join(sample.dir, 'templates'));
     expect(config.sources).toEqual([
       { name: 'backoffice', type: 'file', options: { type: 'file', path: 'quotes.json' } },
+    ]);
+  });
+
+  it("server.headers: the exports' caching headers as set, CDN-Cache-Control by default the schedule period", async () => {
+    const set = await loads(
+      `${sampleConfig}schedule: "0 */5 * * * *"\nserver: { headers: { Cache-Control: "no-store", CDN-Cache-Control: "max-age=10, stale-if-error=60" } }\n`,
+    );
+    expect(set.server.headers).toEqual({ cacheControl: 'no-store', cdnCacheControl: 'max-age=10, stale-if-error=60' });
+    const period = await loads(`${sampleConfig}schedule: "0 */5 * * * *"\n`);
+    expect(period.server.headers).toEqual({ cacheControl: 'no-cache', cdnCacheControl: 'max-age=300' });
+    expectLines(await problems(`${sampleConfig}server: { headers: { Cache-Control: "no cache; please" } }\n`), [
+      'server.headers.Cache-Control: expected cache directives like "no-cache" or "max-age=30, stale-if-error=60", got "no cache; please" (line 15)',
     ]);
   });
 
