@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { writeBenchProject } from './generate.js';
 
+export { movedQuotes } from './generate.js';
+
 /**
  * Starts the service on `count` generated directions and waits for its server. Returns the project's folder, the
  * directions generated, the quotes file and its quotes, the child process, the server's base URL, `until` (polls
@@ -60,7 +62,3 @@ export async function startEverySecond(name, count, pollMs) {
     throw error;
   }
 }
-
-/** The quotes moved by `factor`, bid and ask alike. */
-export const movedQuotes = (baseQuotes, factor) =>
-  baseQuotes.map((q) => ({ ...q, bid: (Number(q.bid) * factor).toFixed(6), ask: (Number(q.ask) * factor).toFixed(6) }));

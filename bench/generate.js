@@ -22,6 +22,10 @@ function priceOf(asset, index) {
   return Number((0.05 + ((index * 7919) % 100000) / 97).toFixed(4));
 }
 
+/** The quotes moved by a factor, as decimal text of six places (the other sources of a consensus, the cycles' moves). */
+export const movedQuotes = (quotes, factor) =>
+  quotes.map((q) => ({ ...q, bid: (Number(q.bid) * factor).toFixed(6), ask: (Number(q.ask) * factor).toFixed(6) }));
+
 /** Every how many directions one competes in the BestChange field (`compete:`), when the project has a feed. */
 const competeEvery = 10;
 
@@ -56,9 +60,10 @@ function bestChangeDump(competing, priceOfCode) {
 /**
  * Writes the project into `dir` and returns how many directions it has. With `bestchange`, the config has a
  * `bestchange` source (refresh 30 s, BestChange's least) and every tenth non-cash direction competes in its
- * field; the feed to serve is written to `dir/info.zip`.
+ * field; the feed to serve is written to `dir/info.zip`. With `consensus`, two more file sources quote every pair a
+ * little apart (quotes2.json, quotes3.json) and `rates:` makes every pair the median of the three.
  */
-export async function writeBenchProject(dir, count, { bestchange = false } = {}) {
+export async function writeBenchProject(dir, count, { bestchange = false, consensus = false } = {}) {
   await mkdir(join(dir, 'templates'), { recursive: true });
   const assets = [...new Set(codes.map((c) => c.asset))];
   const quotes = assets
@@ -92,7 +97,13 @@ export async function writeBenchProject(dir, count, { bestchange = false } = {})
   const config = [
     'sources:',
     '  feed: { type: file, path: quotes.json }',
+    ...(consensus
+      ? ['  feed2: { type: file, path: quotes2.json }', '  feed3: { type: file, path: quotes3.json }']
+      : []),
     ...(bestchange ? ['  bc: { type: bestchange, refresh: 30s, maxAge: 5m }'] : []),
+    ...(consensus
+      ? ['rates:', ...quotes.map((q) => `  ${q.pair}: { sources: [feed, feed2, feed3], spread: 5% }`)]
+      : []),
     'currencies:',
     ...currencies,
     'defaults:',
@@ -105,6 +116,12 @@ export async function writeBenchProject(dir, count, { bestchange = false } = {})
   ].join('\n');
   await writeFile(join(dir, 'ratefile.config.yaml'), config);
   await writeFile(join(dir, 'quotes.json'), JSON.stringify({ quotes }));
+  if (consensus)
+    for (const [file, factor] of [
+      ['quotes2.json', 1.0003],
+      ['quotes3.json', 0.9998],
+    ])
+      await writeFile(join(dir, file), JSON.stringify({ quotes: movedQuotes(quotes, factor) }));
   if (bestchange) await writeFile(join(dir, 'info.zip'), bestChangeDump(competing, priceOfCode));
   await writeFile(join(dir, 'templates', 'parserfile.yaml'), 'description: all\n');
   await writeFile(

@@ -14,7 +14,13 @@ const sizes = process.env.BENCH_CHECK_ONLY
         return [count, cyclesAt[count] ?? 5];
       });
 // Targets are ratios within one run (absolute times move 2× between machines) and memory bounds.
-const targets = { floorRatio: 2, rssMb: { 50000: 300, 100000: 450 }, linearSpread: 0.2, freshnessP99Ms: 1000 };
+const targets = {
+  floorRatio: 2,
+  rssMb: { 50000: 300, 100000: 450 },
+  linearSpread: 0.2,
+  freshnessP99Ms: 1000,
+  consensusRatio: 1.3,
+};
 // The machine is too busy for the figures to count when its load average per core, before the bench or after
 // a size (the bench itself keeps about one core busy), is above these.
 const busy = { before: 0.5, after: 1.25 };
@@ -138,6 +144,24 @@ if (results.length > 0) {
       `- linear: ms per direction ${perDirection.map((v) => v.toFixed(4)).join(' / ')} (${results.map((r) => `${r.directions / 1000}k`).join(' / ')}), at most ${(spread * 100).toFixed(0)}% from their mean (≤ ±${targets.linearSpread * 100}%) → ${verdict(spread <= targets.linearSpread)}`,
     );
   }
+}
+
+// Consensus (docs/formulas.md): 10k directions whose every pair is the median of three sources against the same
+// exchanger priced from one source, cycles alternating in one process (bench/consensus.js).
+if (!process.env.BENCH_CHECK_ONLY) {
+  const c = JSON.parse(
+    execFileSync(
+      process.execPath,
+      ['--max-old-space-size=4096', new URL('./consensus.js', import.meta.url).pathname, '10000', '15'],
+      { encoding: 'utf8' },
+    )
+      .trim()
+      .split('\n')
+      .pop(),
+  );
+  console.log(
+    `\nconsensus: ${c.directions} directions, ${c.pairs} pairs each the median of 3 sources (${c.missing} missing; ${c.published.consensus} published, ${c.published.single} with one source): median cycle ${c.medianMs.consensus} ms against ${c.medianMs.single} ms, ${c.ratio}× (≤ ${targets.consensusRatio}×) → ${verdict(c.ratio <= targets.consensusRatio)}`,
+  );
 }
 
 // The export check alone (`ratefile check`'s checker) on a generated 16,000-item file of about 3 MB, in its own process.
