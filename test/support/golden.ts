@@ -142,6 +142,26 @@ async function liveEnv(): Promise<Record<string, string>> {
   );
 }
 
+/** Every recorded source of examples/regional.yaml (fixtures of 2026-11-21, the golden day). */
+async function regionalEnv(): Promise<Record<string, string>> {
+  const p2p = '/bapi/c2c/v2/friendly/c2c/adv/search';
+  const server = await serveReplay([
+    { path: p2p, body: { tradeType: 'BUY' }, responses: [{ fixture: 'p2p/binance-usdt-rub-ask.json' }] },
+    { path: p2p, body: { tradeType: 'SELL' }, responses: [{ fixture: 'p2p/binance-usdt-rub-bid.json' }] },
+    { path: '/api/v2/public/ticker', responses: [{ fixture: 'whitebit/ticker.json' }] },
+    { path: '/0/public/Ticker', responses: [{ fixture: 'kraken/ticker.json' }] },
+    { path: '/NBUStatService/v1/statdirectory/exchange', responses: [{ fixture: 'nbu/exchange.json' }] },
+    { path: '/p24api/pubinfo', responses: [{ fixture: 'privatbank/pubinfo-noncash.json' }] },
+    { path: '/rss/rates_all.xml', responses: [{ fixture: 'nbk/rates_all.xml' }] },
+    { path: '/kurlar/today.xml', responses: [{ fixture: 'cbrt/today.xml' }] },
+    { path: '/api/v1/market/allTickers', responses: [{ fixture: 'kucoin/allTickers.json' }] },
+    { path: '/market/tickers', responses: [{ fixture: 'htx/tickers.json' }] },
+    { path: '/v2/tickers', responses: [{ fixture: 'bitfinex/tickers.json' }] },
+  ]);
+  const types = ['p2p', 'whitebit', 'kraken', 'nbu', 'privatbank', 'nbk', 'cbrt', 'kucoin', 'htx', 'bitfinex'];
+  return Object.fromEntries(types.map((type) => [`RATEFILE_${type.toUpperCase()}_URL`, server.url]));
+}
+
 /**
  * BestChange's field for examples/compete.yaml near the demo's quotes (BTC/USDT 96,850, USDT/RUB 93.45): six
  * exchangers, among them the ones the example ignores (MyExchanger, id 1042) and one below its minReserve (Delta); cash in Moscow and St Petersburg.
@@ -227,6 +247,11 @@ export const goldenCases: GoldenCase[] = [
     name: 'examples-formulas',
     bytes: true,
     build: async () => buildConfig(join(await shippedTree(), 'examples/formulas.yaml')),
+  },
+  {
+    name: 'examples-regional',
+    bytes: true,
+    build: async () => buildConfig(join(await shippedTree(), 'examples/regional.yaml'), await regionalEnv()),
   },
   {
     name: 'examples-monitors',
