@@ -6,8 +6,7 @@ import { readFile, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectsPerTest } from '../../support/project.js';
-import { sampleConfig } from '../../support/project.js';
-import type { Held } from '../../support/reserves.js';
+import { withSwitches, type Held } from '../../support/reserves.js';
 import { startReplay, type ReplayServer } from '../../support/replay.js';
 import { runRatefile } from '../../support/run-cli.js';
 
@@ -16,16 +15,6 @@ const servers: ReplayServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
-
-/** The sample config with BTC → SBERRUB switched by `office: <source>`, and manualHours open at the test clock. */
-const withSwitches = (source: string) =>
-  sampleConfig
-    .replace(
-      '  - { from: BTC, to: [SBERRUB, USDTTRC20], min: 0.001, max: "500000 RUB", tags: [ref] }',
-      '  - { from: BTC, to: SBERRUB, min: 0.001, max: "500000 RUB", tags: [ref], params: [verifying], switchesFrom: office }\n  - { from: BTC, to: USDTTRC20, tags: [ref] }',
-    )
-    .replace('currencies:\n', `reserves:\n  office: ${source}\ncurrencies:\n`)
-    .concat('manualHours: "Mon-Sun 09:00-21:00 UTC"\n');
 
 /** The BTC → SBERRUB item of the classic file, if published. */
 const item = async (dir: string) =>
