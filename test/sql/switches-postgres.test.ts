@@ -69,6 +69,19 @@ describe.runIf(requireServer('postgres'))('labels and switch from a PostgreSQL t
     expect(await build()).toContain('<param>manual, verifying</param>');
   });
 
+  it('reads labels from a text[] column, in BestChange order', async () => {
+    const arrays = source.replace(
+      'SELECT direction AS code, active AS enabled, labels FROM direction_switches',
+      "SELECT direction AS code, ARRAY['reg', 'manual']::text[] AS labels FROM direction_switches",
+    );
+    const made = await project({ 'ratefile.config.yaml': withSwitches(arrays) });
+    const outcome = await runRatefile(['build'], made.dir, { env: { SWITCHES_DB_URL: url } });
+    expect(outcome.code, outcome.stderr).toBe(0);
+    expect(await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8')).toMatch(
+      /<from>BTC<\/from>\s*<to>SBERRUB<\/to>[\s\S]*?<param>manual, reg<\/param>/,
+    );
+  });
+
   it('keeps the last known state for maxAge when the table cannot be read, then withholds the direction', async () => {
     const { build } = await import('../../src/io/build/build.js');
     const { loadConfig } = await import('../../src/io/config/load.js');

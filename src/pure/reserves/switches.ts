@@ -15,12 +15,15 @@ import { EntryProblem, enabledOf } from './entry.js';
  */
 const switchedCopies = new WeakMap<Direction, { labels: string; direction: Direction }>();
 
-/** A `labels` field: "manual,verifying" (commas or spaces) or a list; absent or null: the config's `params`. */
+/**
+ * A `labels` field: "manual,verifying" (commas or spaces), a list, or a PostgreSQL array as the sql source reads it
+ * (its text, `{manual,verifying}`); absent or null: the config's `params`.
+ */
 export function labelsOf(key: string, value: unknown): readonly Label[] | undefined | string {
   if (value === undefined || value === null) return undefined;
   const words =
     typeof value === 'string'
-      ? value.split(/[\s,;]+/)
+      ? value.replace(/^\{(.*)\}$/s, '$1').split(/[\s,;]+/)
       : Array.isArray(value) && value.every((item) => typeof item === 'string')
         ? (value as string[])
         : undefined;

@@ -21,6 +21,8 @@ describe('labelsOf', () => {
     expect(labelsOf('k', 'verifying, manual')).toEqual(['manual', 'verifying']);
     expect(labelsOf('k', 'cardverify manual,manual')).toEqual(['manual', 'cardverify']);
     expect(labelsOf('k', ['reg', 'MANUAL'])).toEqual(['manual', 'reg']);
+    expect(labelsOf('k', '{reg,manual}')).toEqual(['manual', 'reg']);
+    expect(labelsOf('k', '{}')).toEqual([]);
     expect(labelsOf('k', '')).toEqual([]);
     expect(labelsOf('k', [])).toEqual([]);
   });
