@@ -137,7 +137,9 @@ function alsoPublishedLines(direction: Direction): string[] {
     direction.delay !== undefined ? `delay ${direction.delay} min` : undefined,
     direction.cities.length > 0 ? `cities ${direction.cities.join(', ')}` : undefined,
   ].filter((part) => part !== undefined);
-  return extras.length > 0 ? [`Also published: ${extras.join('; ')}`] : [];
+  // Labels and the switch from the back office (`switchesFrom:`): where they came from this build.
+  const switched = direction.switched ?? [];
+  return [...(extras.length > 0 ? [`Also published: ${extras.join('; ')}`] : []), ...switched];
 }
 
 function tierLines(priced: PricedDirection): string[] {

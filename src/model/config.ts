@@ -65,6 +65,15 @@ export interface Direction {
   /** Amount tiers, ascending: from an amount of the from asset on, another margin (as a fraction). */
   readonly tiers?: readonly { readonly from: Decimal; readonly margin: Decimal }[];
   readonly params: readonly Label[];
+  /** The reserve source its labels and on/off switch are read from at every build (`switchesFrom:`), by its id. */
+  readonly switchesFrom?: string;
+  /**
+   * With `switchesFrom` and no working hours of its own: the config's `manualHours`, which it keeps while the back
+   * office labels it `manual` (as a direction configured `manual` does) and drops otherwise.
+   */
+  readonly manualHours?: readonly HoursWindow[];
+  /** Set by the switches step on the copy it makes (src/pure/reserves/switches.ts): what the back office set, in words. */
+  readonly switched?: readonly string[];
   readonly fromfee?: string;
   readonly tofee?: string;
   readonly minfee?: string;

@@ -1,5 +1,5 @@
-// build: fetch quotes and reserves, then pauses → reserves → price → compete → guards → select and render each
-// export in turn, returning files before anything is written. docs/pipeline.md describes each step (and cycle.ts's).
+// build: fetch quotes and reserves, then pauses → back-office switches → reserves → price → compete → guards →
+// select and render each export in turn, returning files before anything is written. docs/pipeline.md describes each step (and cycle.ts's).
 import { emptyGuardState, guardDirections, staleHold, type GuardState } from '../../pure/guards/guards.js';
 import type { Config, OutputFile } from '../../model/config.js';
 import { priceDirections } from '../../pure/pricing/price.js';
@@ -8,6 +8,7 @@ import { sourceMaxAgeMs } from '../quotes/source-options.js';
 import { exportWriter } from '../../pure/exports/renderers.js';
 import { applyPauses, type Pause } from '../../pure/pause/switches.js';
 import { applyReserves } from '../../pure/reserves/apply.js';
+import { applySwitches } from '../../pure/reserves/switches.js';
 import { fetchReserves, type ReserveCache } from '../reserves/fetch.js';
 import { competeDirections, type FeedState } from '../../pure/compete/price.js';
 import type { WarMemory } from '../../pure/compete/war.js';
@@ -167,13 +168,15 @@ async function fetchInputs(config: Config, deps: BuildDeps, startedAt: Date) {
   return { quotes, reserves };
 }
 
-/** pause → reserves → price → compete → guard; `before`: every direction held back on the way, in config order. */
+/** pause → switches → reserves → price → compete → guard; `before`: every direction held back on the way, in config order. */
 function priceSteps(config: Config, guard: GuardContext, { quotes, reserves }: Fetched, startedAt: Date) {
   const { book, withStale, reports, feeds } = quotes;
   // Paused directions are taken out before pricing: withheld on purpose, not for a fault.
   const switched = applyPauses(config.directions, guard.pauses ?? [], startedAt);
+  // The back office's on/off switch and labels (`switchesFrom:`); unreadable past its maxAge: withheld.
+  const labelled = applySwitches(switched.directions, reserves.book);
   // A reserve that could not be read withholds the direction; it is never replaced by the configured number.
-  const reserved = applyReserves(switched.directions, reserves.book);
+  const reserved = applyReserves(labelled.directions, reserves.book);
   const { priced: margined, withheld: unpriced } = priceDirections(reserved.directions, book);
   const maxAge = new Map(
     config.sources.map((source) => [source.name, sourceMaxAgeMs(source, config.schedulePeriodMs)]),
@@ -203,6 +206,7 @@ function priceSteps(config: Config, guard: GuardContext, { quotes, reserves }: F
     (withStale && staleHold(w, withStale, startedAt, (source) => maxAge.get(source))) || explain(w);
   const before = [
     ...switched.withheld,
+    ...labelled.withheld,
     ...reserved.withheld,
     ...unpriced.map(unpricedWhy),
     ...competed.withheld,

@@ -135,10 +135,22 @@ function checkReserves({ raw, currencies, codes, problems }: Checking): void {
     checkReserveFrom(entry, ['currencies', code]);
     problems.push(...reserveFormulaProblems(entry, ['currencies', code], reserveNames));
   }
+  // `switchesFrom:` names a reserve source too (its entries keyed by direction id).
+  const checkSwitchesFrom = (entry: Record<string, unknown>, path: Path) => {
+    const name = entry.switchesFrom;
+    if (name === undefined || (typeof name === 'string' && reserveNames.includes(name))) return;
+    const hint = typeof name === 'string' ? closest(name, reserveNames) : undefined;
+    problems.push({
+      path: [...path, 'switchesFrom'],
+      message: `expected a key of reserves${hint ? ` (did you mean "${hint}"?)` : ''}, got ${typeof name === 'string' ? quoteValue(name) : String(name)}`,
+    });
+  };
+  if (isRecord(raw.defaults)) checkSwitchesFrom(raw.defaults, ['defaults']);
   if (Array.isArray(raw.directions))
     raw.directions.forEach((entry, index) => {
       if (!isRecord(entry)) return;
       checkReserveFrom(entry, ['directions', index]);
+      checkSwitchesFrom(entry, ['directions', index]);
       problems.push(...reserveFormulaProblems(entry, ['directions', index], reserveNames));
     });
 }

@@ -88,6 +88,7 @@ class ModelBuilder {
     const min = entry.min ?? defaults.min;
     const max = entry.max ?? defaults.max;
     const hoursText = entry.hours ?? defaults.hours;
+    const switchesFrom = entry.switchesFrom ?? defaults.switchesFrom;
     const hours =
       hoursText === undefined
         ? params?.includes('manual')
@@ -149,6 +150,11 @@ class ModelBuilder {
         if (floating !== undefined) direction.floating = shared.text(floating);
         if (delay !== undefined) direction.delay = delay;
         if (hours) direction.hours = hours;
+        if (switchesFrom !== undefined) {
+          direction.switchesFrom = shared.text(switchesFrom);
+          // The back office's `manual` label brings the config's manualHours, as a configured one does.
+          if (hoursText === undefined && this.manualHours) direction.manualHours = this.manualHours;
+        }
         if (entry.compete) direction.compete = this.competeRule(entry.compete, to);
         this.directions.push(direction);
       }

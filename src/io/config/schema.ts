@@ -69,6 +69,11 @@ const directionFields = {
     'Maximum per order; in the from currency, or with a unit. Always capped by the reserve.',
   ),
   params: z.array(label).describe('Labels published in <param>.'),
+  switchesFrom: z
+    .string()
+    .describe(
+      'Reserve source (`reserves:`) whose entry under the direction id (BTC>SBERRUB) switches it on or off (`enabled`) and gives its labels (`labels`, in place of params) at every build.',
+    ),
   fromfee: fee.describe('Extra fee on what the client sends.'),
   tofee: fee.describe('Extra fee on what the client receives.'),
   minfee: fee.describe('Minimum fee for the direction.'),

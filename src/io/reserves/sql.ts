@@ -1,6 +1,6 @@
 // The `sql` reserve source: a read-only query against PostgreSQL or MySQL/MariaDB (dialect from the URL's scheme),
 // its URL from an environment variable, returning rows of `code`, `reserve` and optionally `min`, `max`, `enabled`
-// and a time column. The drivers (sql-postgres.ts, sql-mysql.ts) are loaded only when such a source is read.
+// and a time column (or, for `switchesFrom`, rows of a direction id as `code` with `enabled` and/or `labels`). The drivers (sql-postgres.ts, sql-mysql.ts) are loaded only when such a source is read.
 import { z } from 'zod';
 import { describeValue } from '../../base/config/fields.js';
 import { RatefileError } from '../../base/errors.js';
@@ -52,8 +52,8 @@ const param = z.union([z.string().max(1000), z.int(), z.boolean()], {
   error: expected('a text, an integer or true/false'),
 });
 
-/** The columns a query may return besides the optional time column. */
-const knownColumns = ['code', 'reserve', 'min', 'max', 'enabled'];
+/** The columns a query may return besides the optional time column (`labels`: for `switchesFrom`). */
+const knownColumns = ['code', 'reserve', 'min', 'max', 'enabled', 'labels'];
 const amountColumns = ['reserve', 'min', 'max'];
 
 /**
@@ -95,7 +95,9 @@ export function readingOf(result: SqlRows, timeColumn: string | undefined, now: 
       );
     }
   });
-  for (const required of ['code', 'reserve', ...(time ? [time] : [])]) {
+  // A query for `switchesFrom` (code: a direction id) returns enabled or labels instead of a reserve.
+  const switches = names.includes('enabled') || names.includes('labels');
+  for (const required of ['code', ...(switches ? [] : ['reserve']), ...(time ? [time] : [])]) {
     if (!names.includes(required))
       throw new SqlProblem(`the query returns no ${required} column (it returns ${names.join(', ') || 'no columns'})`);
   }
@@ -148,7 +150,7 @@ export const sqlReserves = defineReserveSource({
       .min(1, { error: 'expected an SQL query returning code, reserve (and optionally min, max, enabled)' })
       .max(20_000, { error: 'expected a query of at most 20000 characters' })
       .describe(
-        'One SELECT returning rows of code, reserve and optionally min, max, enabled; placeholders $1, $2 (PostgreSQL) or ? (MySQL) take `params`.',
+        'One SELECT returning rows of code, reserve and optionally min, max, enabled (for `switchesFrom`: a direction id as code, enabled and/or labels); placeholders $1, $2 (PostgreSQL) or ? (MySQL) take `params`.',
       ),
     params: z
       .array(param)

@@ -42,13 +42,18 @@ export function checkEntry(code: string, raw: unknown): ReserveEntry | string {
     if (typeof value === 'string') return value;
     entry[key] = value;
   }
-  const enabled = fields.enabled;
-  if (enabled !== undefined && enabled !== null) {
-    if (enabled === false || enabled === 'false' || enabled === '0') entry.enabled = false;
-    else if (!(enabled === true || enabled === 'true' || enabled === '1'))
-      return `${code}: enabled ${shown(enabled)} is not true or false`;
-  }
+  const enabled = enabledOf(code, fields.enabled);
+  if (typeof enabled === 'string') return enabled;
+  entry.enabled = enabled;
   return entry;
+}
+
+/** An `enabled` field: true, false, "true", "false", "1", "0"; absent or null is on. Otherwise why it is unusable. */
+export function enabledOf(key: string, enabled: unknown): boolean | string {
+  if (enabled === undefined || enabled === null || enabled === true || enabled === 'true' || enabled === '1')
+    return true;
+  if (enabled === false || enabled === 'false' || enabled === '0') return false;
+  return `${key}: enabled ${shown(enabled)} is not true or false`;
 }
 
 /** A document's entries: a mapping of code → entry. */

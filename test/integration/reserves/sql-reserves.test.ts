@@ -159,12 +159,21 @@ describe('readingOf', () => {
     });
   });
 
+  it('reads the rows of a switchesFrom query: a direction id as code, enabled and labels, no reserve', () => {
+    const read = readingOf(
+      { columns: columns('code', 'enabled', 'labels'), rows: [['BTC>SBERRUB', false, 'manual,verifying']] },
+      undefined,
+      now,
+    );
+    expect(read.entries).toEqual(new Map([['BTC>SBERRUB', { enabled: false, labels: 'manual,verifying' }]]));
+  });
+
   it.each([
     [
       'no reserve column',
       { columns: columns('code', 'amount'), rows: [] },
       undefined,
-      'column "amount" is not one of code, reserve, min, max, enabled: name the columns with AS',
+      'column "amount" is not one of code, reserve, min, max, enabled, labels: name the columns with AS',
     ],
     [
       'a missing reserve column',
