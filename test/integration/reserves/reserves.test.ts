@@ -208,7 +208,7 @@ describe('reserves in the config', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('currencies.BTC.reserveFrom: set reserve or reserveFrom, not both');
     expect(result.stderr).toContain(
-      'currencies.CASHRUB.reserve: required: expected a reserve like "5000", or reserveFrom naming a reserve source',
+      'currencies.CASHRUB.reserve: required: expected a reserve like "5000", reserveFrom naming a reserve source, or a reserveFormula',
     );
     expect(result.stderr).toContain(
       'directions[1].reserveFrom: expected a key of reserves (did you mean "office"?), got "ofice"',
