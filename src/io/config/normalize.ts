@@ -102,6 +102,9 @@ class ModelBuilder {
     const minfee = entry.minfee ?? defaults.minfee;
     const floating = entry.floating ?? defaults.floating;
     const delay = entry.delay ?? defaults.delay;
+    const reserveMargins = entry.reserveMargins
+      ?.map((step) => ({ from: shared.decimal(step.from), margin: shared.fraction(step.margin) }))
+      .sort((a, b) => a.from.comparedTo(b.from));
     const fromCodes = typeof entry.from === 'string' ? [entry.from] : entry.from;
     const toCodes = typeof entry.to === 'string' ? [entry.to] : entry.to;
     for (const fromCode of fromCodes) {
@@ -128,19 +131,7 @@ class ModelBuilder {
           tags: shared.list(entry.tags ?? defaults.tags),
         };
         if (chain) direction.chain = chain;
-        // The direction's own reserve or source beats its to currency's.
-        const ownReserve =
-          entry.reserve !== undefined || entry.reserveFrom !== undefined || entry.reserveFormula !== undefined;
-        const reserveSource = entry.reserveFrom ?? (ownReserve ? undefined : to.reserveSource);
-        if (reserveSource !== undefined) direction.reserveSource = shared.text(reserveSource);
-        const reserveFormula = entry.reserveFormula ?? (ownReserve ? undefined : to.reserveFormula);
-        if (reserveFormula !== undefined) direction.reserveFormula = reserveFormula;
-        const reserveCap = entry.reserveCap === undefined ? to.reserveCap : capOf(entry.reserveCap);
-        if (reserveCap !== undefined) direction.reserveCap = reserveCap;
-        if (entry.reserveMargins !== undefined)
-          direction.reserveMargins = entry.reserveMargins
-            .map((step) => ({ from: shared.decimal(step.from), margin: shared.fraction(step.margin) }))
-            .sort((a, b) => a.from.comparedTo(b.from));
+        this.addReserve(direction, entry, reserveMargins);
         if (min !== undefined) direction.min = shared.parseMoney(min, from.asset, currencies);
         if (max !== undefined) direction.max = shared.parseMoney(max, from.asset, currencies);
         if (tiers !== undefined) direction.tiers = tiers;
@@ -159,6 +150,23 @@ class ModelBuilder {
         this.directions.push(direction);
       }
     }
+  }
+
+  /** Where the reserve comes from and how it is shaped: the direction's own reserve, source or formula beats its to currency's. */
+  private addReserve(
+    direction: Writable<Direction>,
+    entry: DirectionEntry,
+    margins: Direction['reserveMargins'],
+  ): void {
+    const { to } = direction;
+    const own = entry.reserve !== undefined || entry.reserveFrom !== undefined || entry.reserveFormula !== undefined;
+    const reserveSource = entry.reserveFrom ?? (own ? undefined : to.reserveSource);
+    if (reserveSource !== undefined) direction.reserveSource = this.shared.text(reserveSource);
+    const reserveFormula = entry.reserveFormula ?? (own ? undefined : to.reserveFormula);
+    if (reserveFormula !== undefined) direction.reserveFormula = reserveFormula;
+    const reserveCap = entry.reserveCap === undefined ? to.reserveCap : capOf(entry.reserveCap);
+    if (reserveCap !== undefined) direction.reserveCap = reserveCap;
+    if (margins !== undefined) direction.reserveMargins = margins;
   }
 
   /** Compete rules hold no direction of their own (caches key them with the direction's codes), so equal ones are one. */
