@@ -105,27 +105,19 @@ class Reader {
   }
 
   private sum(depth: number): FormulaNode {
-    let node = this.product(depth);
-    for (
-      let token = this.peek();
-      token?.kind === 'operator' && (token.text === '+' || token.text === '-');
-      token = this.peek()
-    ) {
-      this.next++;
-      node = { kind: 'operation', operator: token.text, left: node, right: this.product(depth) };
-    }
-    return node;
+    return this.leftToRight(['+', '-'], () => this.product(depth));
   }
 
   private product(depth: number): FormulaNode {
-    let node = this.factor(depth);
-    for (
-      let token = this.peek();
-      token?.kind === 'operator' && (token.text === '*' || token.text === '/');
-      token = this.peek()
-    ) {
+    return this.leftToRight(['*', '/'], () => this.factor(depth));
+  }
+
+  /** Operands joined by any of `operators`, each operation taking the one before as its left side. */
+  private leftToRight(operators: readonly Operator[], operand: () => FormulaNode): FormulaNode {
+    let node = operand();
+    for (let token = this.peek(); token?.kind === 'operator' && operators.includes(token.text); token = this.peek()) {
       this.next++;
-      node = { kind: 'operation', operator: token.text, left: node, right: this.factor(depth) };
+      node = { kind: 'operation', operator: token.text, left: node, right: operand() };
     }
     return node;
   }
