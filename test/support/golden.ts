@@ -157,8 +157,11 @@ async function regionalEnv(): Promise<Record<string, string>> {
     { path: '/api/v1/market/allTickers', responses: [{ fixture: 'kucoin/allTickers.json' }] },
     { path: '/market/tickers', responses: [{ fixture: 'htx/tickers.json' }] },
     { path: '/v2/tickers', responses: [{ fixture: 'bitfinex/tickers.json' }] },
+    { path: '/api/v3/ticker/bookTicker', responses: [{ fixture: 'mexc/bookTicker.json' }] },
+    { path: '/uz/arkhiv-kursov-valyut/json/', responses: [{ fixture: 'cbu/json.json' }] },
+    { path: '/api/v3/simple/price', responses: [{ fixture: 'coingecko/simple-price-fiat.json' }] },
   ]);
-  const types = ['p2p', 'whitebit', 'kraken', 'nbu', 'privatbank', 'nbk', 'cbrt', 'kucoin', 'htx', 'bitfinex'];
+  const types = ['p2p', 'whitebit', 'kraken', 'nbu', 'privatbank', 'nbk', 'cbrt', 'kucoin', 'htx', 'bitfinex', 'mexc', 'cbu', 'coingecko'];
   return Object.fromEntries(types.map((type) => [`RATEFILE_${type.toUpperCase()}_URL`, server.url]));
 }
 
