@@ -161,7 +161,21 @@ async function regionalEnv(): Promise<Record<string, string>> {
     { path: '/uz/arkhiv-kursov-valyut/json/', responses: [{ fixture: 'cbu/json.json' }] },
     { path: '/api/v3/simple/price', responses: [{ fixture: 'coingecko/simple-price-fiat.json' }] },
   ]);
-  const types = ['p2p', 'whitebit', 'kraken', 'nbu', 'privatbank', 'nbk', 'cbrt', 'kucoin', 'htx', 'bitfinex', 'mexc', 'cbu', 'coingecko'];
+  const types = [
+    'p2p',
+    'whitebit',
+    'kraken',
+    'nbu',
+    'privatbank',
+    'nbk',
+    'cbrt',
+    'kucoin',
+    'htx',
+    'bitfinex',
+    'mexc',
+    'cbu',
+    'coingecko',
+  ];
   return Object.fromEntries(types.map((type) => [`RATEFILE_${type.toUpperCase()}_URL`, server.url]));
 }
 

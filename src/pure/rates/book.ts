@@ -112,13 +112,7 @@ function consensusPair(rule: ConsensusRule, lookup: QuoteLookup): Derivation {
     const dropped = result.dropped.get(index);
     const sides: Sides & { time: Date } = { bid: value.bid, ask: value.ask, time: oldest(value.quotes, new Date(0)) };
     return dropped === undefined
-      ? {
-          label,
-          quotes: value.quotes,
-          status: result.sides ? 'used' : 'dropped',
-          ...sides,
-          ...(result.sides ? {} : { why: 'no consensus' }),
-        }
+      ? { label, quotes: value.quotes, status: result.sides ? 'used' : 'unused', ...sides }
       : { label, quotes: value.quotes, status: 'dropped', why: dropped, ...sides };
   });
   const missingTerms = terms.filter((term) => term.status === 'missing').map((term) => `${term.label}: ${term.why}`);

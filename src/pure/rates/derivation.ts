@@ -3,6 +3,8 @@ import type { Decimal } from '../../base/decimal.js';
 import type { RateRule } from '../../model/rates.js';
 import type { Quote } from '../../model/source.js';
 
+export type TermStatus = 'used' | 'dropped' | 'missing' | 'unused';
+
 /** What one term (or a formula's result) came to in a build. */
 export interface TermOutcome {
   readonly label: string;
@@ -13,8 +15,11 @@ export interface TermOutcome {
   readonly time?: Date;
   /** The quotes it read. */
   readonly quotes: readonly Quote[];
-  /** used: counted in the result; dropped: an outlier past the spread; missing: not there or not fresh. */
-  readonly status: 'used' | 'dropped' | 'missing';
+  /**
+   * used: counted in the result; dropped: an outlier past the spread; missing: not there or not fresh; unused: fresh,
+   * but the pair could not be made (too few others, or no single outlier).
+   */
+  readonly status: TermStatus;
   readonly why?: string;
 }
 

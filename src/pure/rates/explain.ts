@@ -100,8 +100,12 @@ function consensusLines(derivation: Derivation, rule: ConsensusRule, at: Date, i
 }
 
 function termLines(term: TermOutcome, at: Date, indent: string): string[] {
-  const status =
-    term.status === 'used' ? 'used' : term.status === 'dropped' ? `DROPPED: ${term.why}` : `missing: ${term.why}`;
+  const status = {
+    used: 'used',
+    dropped: `DROPPED: ${term.why}`,
+    missing: `missing: ${term.why}`,
+    unused: 'not used: the pair is not made',
+  }[term.status];
   if (term.bid === undefined || term.ask === undefined) return [`${indent}${term.label}: ${status}`];
   const when = term.time ? `, ${age((at.getTime() - term.time.getTime()) / 1000)} old` : '';
   const head = `${indent}${term.label}: bid ${show(term.bid)}, ask ${show(term.ask)}${when} — ${status}`;

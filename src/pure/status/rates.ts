@@ -2,7 +2,7 @@
 // made this build, its spread between sources, and each term's state. Plain JSON. Pure.
 import { formatDecimal } from '../../base/decimal.js';
 import { shortPercent } from '../rates/consensus.js';
-import type { Derivation } from '../rates/derivation.js';
+import type { Derivation, TermStatus } from '../rates/derivation.js';
 
 export interface RateStatus {
   pair: string;
@@ -14,7 +14,7 @@ export interface RateStatus {
   /** A consensus: (highest mid − lowest mid) ÷ median mid of its fresh terms, as a fraction, and in words. */
   spread?: number;
   spreadText?: string;
-  terms: { label: string; status: 'used' | 'dropped' | 'missing'; why?: string }[];
+  terms: { label: string; status: TermStatus; why?: string }[];
   /** Why the pair could not be made. */
   missing?: string;
 }

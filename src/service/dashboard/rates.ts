@@ -16,7 +16,7 @@ export function rateViews(rates: readonly RateStatus[] | undefined, redaction: R
   }));
 }
 
-const termClass = { used: 'good', dropped: 'bad', missing: 'warn' } as const;
+const termClass = { used: 'good', dropped: 'bad', missing: 'warn', unused: 'muted' } as const;
 
 export function ratesSection(rates: readonly RateView[]): string {
   if (rates.length === 0) return '';

@@ -123,7 +123,7 @@ function sourceInstruments(registers: Registers) {
     }),
     rateTerms: new Gauge({
       name: 'ratefile_rate_terms',
-      help: 'A consensus pair of rates: its terms in the last build, by state (used, dropped, missing).',
+      help: 'A consensus pair of rates: its terms in the last build, by state (used, dropped, missing, unused).',
       labelNames: ['pair', 'state'],
       registers,
     }),
@@ -249,7 +249,7 @@ function recordRates(m: Instruments, rates: NonNullable<Status['rates']>): void 
     m.rateMissing.set({ pair: rate.pair }, rate.ok ? 0 : 1);
     if (rate.spread !== undefined) m.rateSpread.set({ pair: rate.pair }, rate.spread);
     if (rate.made === 'formula') continue;
-    for (const state of ['used', 'dropped', 'missing'] as const)
+    for (const state of ['used', 'dropped', 'missing', 'unused'] as const)
       m.rateTerms.set({ pair: rate.pair, state }, rate.terms.filter((term) => term.status === state).length);
   }
 }

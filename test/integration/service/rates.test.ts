@@ -42,6 +42,7 @@ describe('rates under start', () => {
       'ratefile_rate_terms{pair="USDT/RUB",state="used"} 2',
       'ratefile_rate_terms{pair="USDT/RUB",state="dropped"} 1',
       'ratefile_rate_terms{pair="USDT/RUB",state="missing"} 0',
+      'ratefile_rate_terms{pair="USDT/RUB",state="unused"} 0',
     ]);
     const board = (await (await fetch(new URL('dashboard.json', service.base))).json()) as { rates: unknown[] };
     expect(board.rates).toEqual([
