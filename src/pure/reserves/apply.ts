@@ -2,6 +2,7 @@
 // the directions in; each direction with its reserve (and limits) from the source, or withheld with the reason.
 import { type Decimal, roundDown, roundUp } from '../../base/decimal.js';
 import { formulaReserve, shapeReserve } from './shape.js';
+import { eachDirection } from './each.js';
 import type { Direction } from '../../model/config.js';
 import { checkEntry, type ReserveEntry } from './entry.js';
 import type { ReserveBook } from '../../model/reserve-source.js';
@@ -49,22 +50,15 @@ export function applyReserves(
   directions: readonly Direction[],
   book: ReserveBook,
 ): { directions: Direction[]; withheld: WithheldDirection[] } {
-  const kept: Direction[] = [];
-  const withheld: WithheldDirection[] = [];
-  for (const direction of directions) {
+  return eachDirection(directions, (direction) => {
     const shaped =
       direction.reserveFormula !== undefined ||
       direction.reserveCap !== undefined ||
       direction.reserveMargins !== undefined;
-    if (direction.reserveSource === undefined && !shaped) {
-      kept.push(direction);
-      continue;
-    }
+    if (direction.reserveSource === undefined && !shaped) return direction;
     const read = readingOf(direction, book);
-    if ('reason' in read) withheld.push({ direction, kind: read.kind, reason: read.reason });
-    else kept.push(withReading(direction, read));
-  }
-  return { directions: kept, withheld };
+    return 'reason' in read ? read : withReading(direction, read);
+  });
 }
 
 /** The to currency's entry of the direction's reserve source, or the reserve its formula makes, or the configured one; then shaped. */

@@ -7,6 +7,7 @@ import type { WithheldDirection } from '../../model/priced.js';
 import type { ReserveBook } from '../../model/reserve-source.js';
 import { isRecord, shown } from '../sources/values.js';
 import { EntryProblem, enabledOf } from './entry.js';
+import { eachDirection, type StepOutcome } from './each.js';
 
 /**
  * The last copy of each direction with its back-office labels, and those labels: the same labels give the same
@@ -85,33 +86,20 @@ export function applySwitches(
   directions: readonly Direction[],
   book: ReserveBook,
 ): { directions: Direction[]; withheld: WithheldDirection[] } {
-  const kept: Direction[] = [];
-  const withheld: WithheldDirection[] = [];
-  for (const direction of directions) {
+  return eachDirection(directions, (direction) => {
     const source = direction.switchesFrom;
-    if (source === undefined) {
-      kept.push(direction);
-      continue;
-    }
-    const why = (text: string): WithheldDirection => ({
-      direction,
+    if (source === undefined) return direction;
+    const why = (text: string): StepOutcome => ({
       kind: 'reserve',
       reason: `labels and switch of ${direction.id} from ${source}: ${text}`,
     });
     const reading = book.get(source);
-    if (!reading) withheld.push(why('not read'));
-    else if ('error' in reading) withheld.push(why(reading.error));
-    else {
-      const checked = checkSwitch(direction.id, reading.entries.get(direction.id));
-      if (typeof checked === 'string') withheld.push(why(checked));
-      else if (!checked.enabled)
-        withheld.push({
-          direction,
-          kind: 'paused',
-          reason: `switched off by ${source} (${direction.id} enabled: false)`,
-        });
-      else kept.push(withLabels(direction, source, checked.labels));
-    }
-  }
-  return { directions: kept, withheld };
+    if (!reading) return why('not read');
+    if ('error' in reading) return why(reading.error);
+    const checked = checkSwitch(direction.id, reading.entries.get(direction.id));
+    if (typeof checked === 'string') return why(checked);
+    if (!checked.enabled)
+      return { kind: 'paused', reason: `switched off by ${source} (${direction.id} enabled: false)` };
+    return withLabels(direction, source, checked.labels);
+  });
 }
