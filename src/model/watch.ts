@@ -25,7 +25,7 @@ export const watchSchema = z
       .min(1)
       .max(300)
       .regex(/^[\x20-\x7e]+$/, { error: 'expected a user agent of printable ASCII' })
-      .default('ratefile-watch (+https://github.com/ratefile/ratefile)')
+      .default('ratefile-watch (a monitor-like check of an exchange-rates export file)')
       .describe('The User-Agent of the fetches: a monitor-like one shows what an anti-bot layer does to monitors.'),
     timeout: atLeast(1_000, 'expected a duration of 1s or more, like "10s"')
       .default(10_000)
