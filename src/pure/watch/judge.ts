@@ -109,6 +109,8 @@ export interface OutsideCheck extends OutsideJudgement {
   at: string;
   /** Since when the state has been what it is (ISO): the first fetch in a row that found it. */
   since: string;
+  /** Since when the copy has been other than `same`, whatever the states in between (ISO); absent while `same`. */
+  wrongSince?: string;
 }
 
 /** The new check of an export: `since` carried over while the state stays the same. */
@@ -119,7 +121,10 @@ export function nextCheck(
   at: string,
 ): OutsideCheck {
   const since = previous && previous.state === judged.state ? previous.since : at;
-  return { ...target, ...judged, at, since };
+  if (judged.state === 'same') return { ...target, ...judged, at, since };
+  // An older copy that turns into a challenge is still wrong: the alert counts from the first wrong fetch.
+  const wrongSince = previous && previous.state !== 'same' ? (previous.wrongSince ?? previous.since) : at;
+  return { ...target, ...judged, at, since, wrongSince };
 }
 
 /** The copy's age (seconds) at `now`: since the build that made it ran; undefined when no copy of ours came. */
@@ -135,7 +140,9 @@ export function outsideProblems(
   now: Date,
 ): { key: string; text: string; level: 'degraded' }[] {
   return checks
-    .filter((check) => check.state !== 'same' && now.getTime() - Date.parse(check.since) >= alertAfterMs)
+    .filter(
+      (check) => check.state !== 'same' && now.getTime() - Date.parse(check.wrongSince ?? check.since) >= alertAfterMs,
+    )
     .map((check) => ({
       key: `outside:${check.file}`,
       level: 'degraded' as const,

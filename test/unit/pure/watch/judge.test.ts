@@ -123,7 +123,17 @@ describe('since, age, alerts and the status lines', () => {
         text: 'the public copy of parserfile.xml (https://rates.example.com/parserfile.xml) is older since 2026-11-26T10:10:00.000Z: 1 build behind, built 2026-11-26T10:05:00.000Z',
       },
     ]);
+    // Older, then a challenge: still wrong since the first older fetch, so the alert is not put off.
+    const challenged = nextCheck(
+      second,
+      judgeOutside(answer(fixture('cloudflare-challenge.html'), { status: 403 }), versions, 3000),
+      target,
+      '2026-11-26T10:24:00.000Z',
+    );
+    expect(challenged).toMatchObject({ state: 'challenge', since: '2026-11-26T10:24:00.000Z' });
+    expect(outsideProblems([challenged], 900_000, new Date('2026-11-26T10:25:00Z'))).toHaveLength(1);
     const same = nextCheck(second, judgeOutside(answer(v3), versions, 3000), target, '2026-11-26T10:20:00.000Z');
+    expect(same.wrongSince).toBeUndefined();
     expect(same.since).toBe('2026-11-26T10:20:00.000Z');
     expect(outsideProblems([same], 0, new Date('2026-11-26T11:00:00Z'))).toEqual([]);
   });
