@@ -183,6 +183,7 @@ async function sweepState(stateDir: string, state: ServiceState): Promise<void> 
 async function observeAlerts(parts: BuildParts, status: Status | undefined): Promise<void> {
   if (!parts.notifier || !status) return;
   const monitors = await parts.readers.problems(parts.deps.now());
-  const outside = parts.outside?.problems(parts.deps.now()) ?? [];
+  // A standby publishes nothing of its own: the public copy is the leader's, judged (and alerted on) by the leader.
+  const outside = status.ha?.role === 'standby' ? [] : (parts.outside?.problems(parts.deps.now()) ?? []);
   await parts.notifier.observe(status, parts.deps.now(), [...monitors.problems, ...outside], monitors.recoveries);
 }

@@ -159,6 +159,10 @@ watch:
     expect(status.stdout).toContain(
       'public copies (the watch from outside):\n  parserfile.xml: SAME since 0 s ago: the latest build',
     );
+    const json = await runRatefile(['status', '--json', '--config', made.configPath], made.dir, { now: () => now });
+    expect((JSON.parse(json.stdout) as { outside: { file: string; state: string }[] }).outside).toMatchObject([
+      { file: 'parserfile.xml', state: 'same', behind: 0 },
+    ]);
   });
 
   it('refuses a watched file no template declares', async () => {
