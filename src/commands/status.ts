@@ -12,13 +12,21 @@ export function register(program: Command, context: CommandContext): void {
     .option('--json', 'print the status as JSON (what /healthz serves)')
     .addOption(configOption())
     .action(async (options: { json?: boolean; config: string }) => {
-      const [{ readStatus }, { assessHealth, healthBody }, { formatMonitors, formatStatus, monitorStatuses }, store] =
-        await Promise.all([
-          import('../io/build/cycle.js'),
-          import('../pure/status/health.js'),
-          import('../pure/status/status.js'),
-          import('../io/readers/store.js'),
-        ]);
+      const [
+        { readStatus },
+        { assessHealth, healthBody },
+        { formatMonitors, formatStatus, monitorStatuses },
+        store,
+        { readOutside },
+        { formatOutside },
+      ] = await Promise.all([
+        import('../io/build/cycle.js'),
+        import('../pure/status/health.js'),
+        import('../pure/status/status.js'),
+        import('../io/readers/store.js'),
+        import('../io/watch/store.js'),
+        import('../pure/watch/lines.js'),
+      ]);
       const config = await context.load(options.config);
       // The file may be hand-edited (a pause's reason) or older than a redaction: no control character or credential is printed.
       const status = redactValue(await readStatus(config.stateDir));
@@ -37,11 +45,16 @@ export function register(program: Command, context: CommandContext): void {
             );
       const monitors = redactValue(saved ? monitorStatuses(saved.watches, now) : []);
       if (saved?.problem) deps.stderr.write(`${escapeControls(saved.problem)}\n`);
+      // The public copies as the service last judged them (`watch:`).
+      const watched = config.watch?.exports ?? {};
+      const outside = config.watch ? redactValue(await readOutside(config.stateDir)) : undefined;
+      const outsideChecks = Object.keys(watched).flatMap((file) => outside?.checks[file] ?? []);
       if (options.json) {
         const json = JSON.stringify(
           {
             ...healthBody(health, status),
             ...(expected.length > 0 ? { monitors } : {}),
+            ...(config.watch ? { outside: outsideChecks } : {}),
           },
           null,
           2,
@@ -50,7 +63,8 @@ export function register(program: Command, context: CommandContext): void {
       } else
         deps.stdout.write(
           formatStatus(mapStrings(status, escapeControls), now) +
-            formatMonitors(mapStrings(monitors, escapeControls), now),
+            formatMonitors(mapStrings(monitors, escapeControls), now) +
+            formatOutside(redactValue(watched), mapStrings(outside?.checks ?? {}, escapeControls), now),
         );
       // Exit 0 only for ok: degraded and failing both need the operator.
       context.setExitCode(health.level === 'ok' ? 0 : 1);

@@ -5,6 +5,7 @@ import type { HoursWindow } from '../base/hours.js';
 import type { AlertsConfig } from './alerts.js';
 import type { HaConfig } from './ha.js';
 import type { MonitorConfig } from './readers.js';
+import type { WatchConfig } from './watch.js';
 import type { MonitorProfile } from './monitor-profile.js';
 import type { ExportFormat } from './formats.js';
 import type { RateRule } from './rates.js';
@@ -180,6 +181,8 @@ export interface Config {
   readonly monitors?: readonly MonitorConfig[];
   /** nginx's access log (`accessLog:`), absolute: `start` reads the exports' fetches from it. */
   readonly accessLog?: string;
+  /** The public copies watched from outside (`watch:`); absent: no watch. */
+  readonly watch?: WatchConfig;
   /** Longest gap between two scheduled builds, in milliseconds. */
   readonly schedulePeriodMs: number;
   /** Uploads after each build (`publish.s3`). */

@@ -4,6 +4,8 @@
 // builds and after a restart, and the page says when it lost contact; no cell overflows or breaks a word at phone
 // width; axe-core finds no serious violation. Screenshots go to test/browser/__screenshots__/ (CI artefacts).
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +40,8 @@ let profile: string;
 let context: BrowserContext;
 let page: Page;
 const problems: string[] = [];
+/** An edge in front of reffile.xml that answers Cloudflare's challenge, for the Outside view. */
+let edge: Server;
 
 /** The few browser globals the checks use (the tsconfig has no DOM library); cast inside each callback, which runs in the page. */
 interface PageGlobals {
@@ -105,7 +109,15 @@ beforeAll(async () => {
     throw new Error(`${executablePath} is missing: install the Debian package (apt-get install -y chromium)`);
   assertBuilt();
   // The demo in a fresh folder, rebuilt every second; a jump is held until accepted (1,000 builds), so it can be looked at.
-  const config = `${demoFile('ratefile.config.yaml').replace('schedule: "*/30 * * * * *"', 'schedule: "*/1 * * * * *"')}\nguards: { maxJump: "10%", confirmBuilds: 1000 }\n`;
+  // The Outside view: parserfile.xml watched at the service itself, reffile.xml behind an edge that challenges.
+  const challenge = readFileSync(new URL('../fixtures/probe/cloudflare-challenge.html', import.meta.url));
+  edge = createServer((_request, response) =>
+    response.writeHead(403, { 'Content-Type': 'text/html; charset=UTF-8', 'cf-mitigated': 'challenge' }).end(challenge),
+  );
+  await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
+  port = await freePort();
+  const watch = `watch:\n  exports:\n    parserfile.xml: http://127.0.0.1:${port}/parserfile.xml\n    reffile.xml: http://127.0.0.1:${(edge.address() as AddressInfo).port}/reffile.xml\n`;
+  const config = `${demoFile('ratefile.config.yaml').replace('schedule: "*/30 * * * * *"', 'schedule: "*/1 * * * * *"')}\nguards: { maxJump: "10%", confirmBuilds: 1000 }\n${watch}`;
   project = await makeProject({
     'ratefile.config.yaml': config,
     ...Object.fromEntries(
@@ -113,7 +125,6 @@ beforeAll(async () => {
     ),
   });
   await writeQuotes();
-  port = await freePort();
   proc = start();
   base = await waitForServing(proc, 20_000);
   profile = await mkdtemp(join(tmpdir(), 'ratefile-chromium-'));
@@ -148,6 +159,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  edge?.closeAllConnections();
+  edge?.close();
   await context?.close();
   await stopAll();
   await project?.remove();
@@ -204,6 +217,21 @@ describe('the dashboard in Chromium', () => {
     ).toBeGreaterThanOrEqual(1);
     expect(await page.locator('svg[aria-labelledby^="chart-BTC-SBERRUB-t"] path.published').count()).toBe(1);
     await page.screenshot({ path: join(screenshots, 'dashboard-desktop.png'), fullPage: true });
+    expect((await overflow()).cells).toEqual([]);
+  });
+
+  it("shows the Outside view: each public copy's state as a monitor gets it", async () => {
+    const state = (file: string) =>
+      page.locator('#outside-rows tbody tr', { hasText: file }).locator('td[data-label="State"]').textContent();
+    await page.reload({ waitUntil: 'load' });
+    await expect.poll(async () => (await state('reffile.xml'))?.trim(), { timeout: 15_000 }).toBe('CHALLENGE');
+    expect(['same', 'OLDER']).toContain((await state('parserfile.xml'))?.trim());
+    await page.locator('#outside').scrollIntoViewIfNeeded();
+    // The section: its heading down to the end of its table.
+    const top = (await page.locator('#outside').boundingBox())!;
+    const table = (await page.locator('#outside-rows').boundingBox())!;
+    const clip = { x: 0, y: top.y - 8, width: 1280, height: table.y + table.height - top.y + 16 };
+    await page.screenshot({ path: join(screenshots, 'dashboard-outside.png'), fullPage: true, clip });
     expect((await overflow()).cells).toEqual([]);
   });
 

@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectsPerTest } from '../support/project.js';
+import { freePort } from '../support/ports.js';
+import { projectsPerTest, sampleConfig } from '../support/project.js';
 import { servicesPerTest } from '../support/service.js';
 
 const project = projectsPerTest();
@@ -39,6 +40,20 @@ describe('promtool check metrics', () => {
     const text = await (await fetch(new URL('metrics', service.base))).text();
     expect(text).toContain('ratefile_directions_withheld{reason="quote"} 4');
     expect(text).toContain('ratefile_http_requests_total{route="/healthz",status="200"}');
+    expect(await promtool(text)).toEqual({ code: 0, output: '' });
+  });
+
+  it("accepts the watch from outside's gauges (watch:), the public copy here the service itself", async () => {
+    const port = await freePort();
+    const made = await project({
+      'ratefile.config.yaml': `${sampleConfig}watch:\n  exports:\n    parserfile.xml: http://127.0.0.1:${port}/parserfile.xml\n    reffile.xml: http://127.0.0.1:${port}/nothing.xml\n`,
+    });
+    const service = await start(made, { port });
+    await service.checkOutside();
+    const text = await (await fetch(new URL('metrics', service.base))).text();
+    expect(text).toContain('ratefile_outside_state{file="parserfile.xml",state="same"} 1');
+    expect(text).toContain('ratefile_outside_state{file="reffile.xml",state="error"} 1');
+    expect(text).toContain('ratefile_outside_builds_behind{file="parserfile.xml"} 0');
     expect(await promtool(text)).toEqual({ code: 0, output: '' });
   });
 

@@ -17,6 +17,8 @@ export function servicesPerTest(): (
     watch?: boolean;
     /** The address listened on (default 127.0.0.1); requests still go to 127.0.0.1 (`0.0.0.0` includes it). */
     host?: string;
+    /** The port listened on (default 0: any free one); a config that names its own URL (`watch:`) needs it known. */
+    port?: number;
   },
 ) => Promise<Service & { base: string }> {
   const services: Service[] = [];
@@ -28,7 +30,7 @@ export function servicesPerTest(): (
       config: await loadConfig(made.configPath),
       loadConfig: () => loadConfig(made.configPath),
       outDir: join(made.dir, 'public'),
-      port: 0,
+      port: options.port ?? 0,
       host: options.host ?? '127.0.0.1',
       log: createLogger({ write: (text: string) => options.log?.(text) }),
       watchFiles: options.watch ?? false,

@@ -43,6 +43,18 @@ export async function loadConfig(path: string = defaultConfigFile, cwd: string =
   );
   const { templates, problems: templateProblems } = await loadTemplates(templatesDir, codes, cwd);
 
+  // Each watched export must be one the templates declare: a URL for a file never published cannot be judged.
+  const declared = new Set(templates.map((template) => template.file));
+  const shown = templates.filter((template) => !template.private).map((template) => template.file);
+  for (const file of Object.keys(data?.watch?.exports ?? {}))
+    if (templateProblems.length === 0 && !declared.has(file))
+      lines.push(
+        formatProblem(yaml, {
+          path: ['watch', 'exports', file],
+          // A private export's name is a secret: never listed.
+          message: `expected an export a template declares (${shown.join(', ')}), got ${quoteValue(file)}`,
+        }),
+      );
   if (lines.length > 0 || templateProblems.length > 0 || !data) {
     throw configError(label, [...lines, ...templateProblems]);
   }

@@ -13,6 +13,7 @@ import { bestchangeSources, normalizeCompete, selfIdsOf, type CompeteEntry } fro
 import { asList, assetOf } from './cross-check.js';
 import { SharedValues } from './shared-values.js';
 import { normalizeMonitors } from '../../model/readers.js';
+import { normalizeWatch } from '../../model/watch.js';
 import type { RateRule } from '../../model/rates.js';
 import type { ReserveCap } from '../../model/reserve-shape.js';
 import { Decimal } from '../../base/decimal.js';
@@ -213,6 +214,7 @@ class ModelBuilder {
       ...(data.ha ? { ha: data.ha } : {}),
       monitors: normalizeMonitors(data.monitors),
       ...(data.accessLog === undefined ? {} : { accessLog: resolve(dir, data.accessLog) }),
+      ...(data.watch ? { watch: normalizeWatch(data.watch)! } : {}),
       health: {
         failAfterPeriods: data.health.failAfterPeriods,
         maxWithheldShare: percentToFraction(data.health.maxWithheld).toNumber(),

@@ -5,6 +5,7 @@ import { haSchema } from '../../model/ha.js';
 import { ratesSchema } from '../../model/rates.js';
 import { reserveCapField, reserveFormulaField, reserveMarginsField } from '../../model/reserve-shape.js';
 import { accessLogSchema, monitorsSchema } from '../../model/readers.js';
+import { watchSchema } from '../../model/watch.js';
 import { competeSchema } from '../compete/config.js';
 import { publishSchema } from '../hosting/config.js';
 import { reserveDefinitions } from '../reserves/index.js';
@@ -314,6 +315,7 @@ export const configSchema = z
     ha: haSchema,
     monitors: monitorsSchema,
     accessLog: accessLogSchema,
+    watch: watchSchema,
   })
   .describe('ratefile configuration');
 

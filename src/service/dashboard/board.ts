@@ -16,12 +16,18 @@ import { openHistory } from './store.js';
 import { openCompeteStore } from './compete-store.js';
 import type { BuildReport, Status } from '../../pure/status/report.js';
 import type { ReadersView } from '../readers/tracker.js';
+import type { OutsideView } from '../start/outside-watch.js';
+import { mapStrings, redactSecrets } from '../../base/secrets.js';
 
 export interface Dashboard {
   /** After a build that published: keep it for the page, and queue its history line (made after this returns). */
   built(report: BuildReport, config: Config, durationMs: number, files: ReadonlyMap<string, Stats>): void;
   /** `/`, `/dashboard.json`, `/dashboard.js`; `status` and `readers` (who fetches the exports) are read at each request. */
-  routes(status: () => Status | undefined, readers?: (now: Date) => ReadersView): Record<string, Route>;
+  routes(
+    status: () => Status | undefined,
+    readers?: (now: Date) => ReadersView,
+    outside?: (now: Date) => OutsideView,
+  ): Record<string, Route>;
   /** A value for anyone who reaches the server (the body of /healthz): no absolute paths, URL paths or secrets. */
   shown<T>(value: T): T;
   /** Resolves once the queued history lines are written. */
@@ -69,7 +75,7 @@ export async function openDashboard(options: {
         }),
       );
     },
-    routes: (status, readers) =>
+    routes: (status, readers, outside) =>
       dashboardRoutes(() => {
         const now = options.now();
         return {
@@ -80,6 +86,8 @@ export async function openDashboard(options: {
           now,
           redaction,
           readers: readers?.(now),
+          // A public URL may carry a private export's token: credentials and token-like values are not shown.
+          outside: outside ? mapStrings(outside(now), redactSecrets) : undefined,
         };
       }),
     shown: (value) => visible(publicValue(value, redaction)),

@@ -10,6 +10,7 @@ import type { DirectionFacts } from './rows.js';
 import { publicText, type Redaction } from './redact.js';
 import type { BuildReport, Status } from '../../pure/status/report.js';
 import type { ReadersView } from '../readers/tracker.js';
+import type { OutsideView } from '../start/outside-watch.js';
 import { age, plural } from '../../base/words.js';
 import { rateViews, type RateView } from './rates.js';
 
@@ -43,6 +44,8 @@ export interface DashboardInput {
   redaction: Redaction;
   /** Who fetches the exports (readers/tracker.ts); absent outside `start`. */
   readers?: ReadersView | undefined;
+  /** The public copies watched from outside (`watch:`); absent without one. */
+  outside?: OutsideView | undefined;
 }
 
 export interface SourceView {
@@ -105,6 +108,7 @@ export interface DashboardView {
   compete: CompeteSectionView;
   window: { from: number; to: number };
   readers?: ReadersView;
+  outside?: OutsideView;
 }
 
 /** Rows sent at once: a page of 10,000 directions is unreadable; the filters narrow it. */
@@ -220,6 +224,7 @@ export function dashboardModel(input: DashboardInput): DashboardView {
     compete: competeSectionView(input.competeHistory, status?.listing),
     window,
     ...(input.readers ? { readers: input.readers } : {}),
+    ...(input.outside ? { outside: input.outside } : {}),
   };
 }
 

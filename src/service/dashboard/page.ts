@@ -5,6 +5,7 @@ import { escapeHtml, html, lines, style, table, type Cell } from './html.js';
 import { ROW_LIMIT, type DashboardView, type DirectionView, type SourceView } from './model.js';
 import { age, ago, directionName, plural } from '../../base/words.js';
 import { readersSection } from './readers.js';
+import { outsideSection } from './outside.js';
 import { ratesSection } from './rates.js';
 
 const levelText = { ok: 'OK', degraded: 'DEGRADED', failing: 'FAILING' } as const;
@@ -289,8 +290,8 @@ function renderLive(view: DashboardView): { top: string; rows: string } {
 ${headline(view.head)}
 ${buildLine(view)}
 <p id="counts">${plural(counts.published, 'direction')} published, ${counts.withheld} withheld, ${counts.hours} out of hours, ${counts.paused} paused.</p>
-<nav aria-label="Sections"><a href="#sources">Sources</a>${view.rates.length > 0 ? '<a href="#rates">Rates</a>' : ''}<a href="#exports">Exports</a>${view.readers ? '<a href="#readers">Readers</a>' : ''}<a href="#directions">Directions</a>${view.compete.charts.length + view.compete.listing.length > 0 ? '<a href="#competing">Competing</a>' : ''}<a href="#history">Last 24 hours</a></nav>
-${built ? `${sourcesSection(view)}${view.rates.length > 0 ? `\n${ratesSection(view.rates)}` : ''}\n${exportsSection(view)}` : ''}${view.readers ? `\n${readersSection(view.readers, view.head.now)}` : ''}
+<nav aria-label="Sections"><a href="#sources">Sources</a>${view.rates.length > 0 ? '<a href="#rates">Rates</a>' : ''}<a href="#exports">Exports</a>${view.readers ? '<a href="#readers">Readers</a>' : ''}${view.outside ? '<a href="#outside">Outside view</a>' : ''}<a href="#directions">Directions</a>${view.compete.charts.length + view.compete.listing.length > 0 ? '<a href="#competing">Competing</a>' : ''}<a href="#history">Last 24 hours</a></nav>
+${built ? `${sourcesSection(view)}${view.rates.length > 0 ? `\n${ratesSection(view.rates)}` : ''}\n${exportsSection(view)}` : ''}${view.readers ? `\n${readersSection(view.readers, view.head.now)}` : ''}${view.outside ? `\n${outsideSection(view.outside, view.head.now)}` : ''}
 </div>`;
   const rows = `<div id="live-rows">
 ${built ? `${directionsSection(view)}\n${competeSection(view.compete, view.window)}\n${historySection(view)}` : ''}

@@ -1,7 +1,6 @@
 // The built-in server: only the export files of the output folder, as application/xml, application/json or text/plain (Premium's files), with ETag and 304.
 import { constants } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
@@ -9,6 +8,7 @@ import { Readable } from 'node:stream';
 import serveHandler from 'serve-handler';
 import { contentTypeOf, exportFileName } from '../../model/formats.js';
 import { exportHeaders, type ExportHeaders } from '../../pure/edge/headers.js';
+import { exportEtag } from '../../pure/watch/judge.js';
 
 /** Export file names: no folders, no dotfiles (temporary files are dotfiles), nothing but `.xml`, `.json` and `.txt` (compressed copies are sent by content negotiation, not by name). */
 const exportPath = new RegExp(`^/${exportFileName.source.slice(1)}`);
@@ -70,7 +70,8 @@ async function readSnapshot(path: string): Promise<Snapshot | undefined> {
     if (known?.identity === identity) return known.snapshot;
     const stats = await handle.stat();
     const bytes = await handle.readFile();
-    const snapshot = { stats, bytes, etag: `"${createHash('sha1').update(bytes).digest('base64url')}"` };
+    // The same validator the watch from outside matches a public copy by (src/pure/watch/judge.ts).
+    const snapshot = { stats, bytes, etag: exportEtag(bytes) };
     // Only export files are ever read here (the path filter allows nothing else), so this stays small.
     versions.set(path, { identity, snapshot });
     return snapshot;

@@ -2,7 +2,7 @@
 // metrics, the dashboard, the log lines, a sweep of the state folder and the alerts. src/service/start/service.ts makes the parts
 // once at start and runs this for every build (src/service/start/schedule.ts: never two at once).
 import type { Stats } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BuildDeps, BuildResult } from '../../io/build/build.js';
 import type { BuildLog } from './build-log.js';
@@ -22,6 +22,7 @@ import type { PlacedWatch } from '../../io/ha/placed.js';
 import type { Repeats } from '../../pure/ha/repeats.js';
 import type { Standby } from '../../io/ha/standby.js';
 import type { Readers } from '../readers/tracker.js';
+import type { OutsideWatch } from './outside-watch.js';
 
 /** What the builds leave for the pages, the start-up notes and the next build. */
 export interface ServiceState {
@@ -57,6 +58,8 @@ export interface BuildParts {
   metrics: Metrics;
   dashboard: Dashboard;
   readers: Readers;
+  /** The watch from outside (`watch:`); absent without one. */
+  outside: OutsideWatch | undefined;
   notifier: Notifier | undefined;
   /** Each reason when it starts and when it ends (src/service/start/reasons.ts). */
   logReasons: (result: BuildResult) => void;
@@ -130,11 +133,24 @@ async function recordPublished(
   const changedAt = new Map([...files].map(([file, stats]) => [file, stats.mtime]));
   parts.metrics.recordBuild(result, changedAt);
   parts.dashboard.built(result.build.report, config, result.durationMs, files);
+  await recordVersions(parts, config, result.build.report.startedAt);
   for (const warning of result.warnings) parts.log.warn(warning);
   // Each reason when it starts and when it ends, so a 30-second schedule does not repeat the same lines forever.
   parts.logReasons(result.build);
   // A line when something changed, else a heartbeat now and then: not 2,880 alike lines a day.
   await parts.buildLog.built(result, config, changedAt, parts.deps.now(), changed);
+}
+
+/** The bytes now published of each watched export, for the watch from outside to match public copies against. */
+async function recordVersions(parts: BuildParts, config: Config, at: Date): Promise<void> {
+  if (!parts.outside || !config.watch) return;
+  const files = await Promise.all(
+    Object.keys(config.watch.exports).map(async (file) => {
+      const bytes = await readFile(join(parts.outDir, file)).catch(() => undefined);
+      return bytes ? [{ file, bytes }] : [];
+    }),
+  );
+  parts.outside.published(files.flat(), at);
 }
 
 /** Each export file's size and when it last changed: a publish leaves an unchanged file alone, so its mtime says. */
@@ -167,5 +183,7 @@ async function sweepState(stateDir: string, state: ServiceState): Promise<void> 
 async function observeAlerts(parts: BuildParts, status: Status | undefined): Promise<void> {
   if (!parts.notifier || !status) return;
   const monitors = await parts.readers.problems(parts.deps.now());
-  await parts.notifier.observe(status, parts.deps.now(), monitors.problems, monitors.recoveries);
+  // A standby publishes nothing of its own: the public copy is the leader's, judged (and alerted on) by the leader.
+  const outside = status.ha?.role === 'standby' ? [] : (parts.outside?.problems(parts.deps.now()) ?? []);
+  await parts.notifier.observe(status, parts.deps.now(), [...monitors.problems, ...outside], monitors.recoveries);
 }

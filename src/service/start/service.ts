@@ -36,6 +36,7 @@ import { standbyRefusal } from '../ha/serve.js';
 import { repeatFilter } from '../../pure/ha/repeats.js';
 import { guardPlaced } from '../../io/ha/placed.js';
 import { lastGoodConfig } from './last-good-config.js';
+import { openOutsideWatch } from './outside-watch.js';
 
 export interface ServiceOptions {
   /** Loads the config afresh for each build, so edits apply without a restart. */
@@ -69,6 +70,8 @@ export interface Service {
   status(): Status | undefined;
   /** Resolves once no alert waits undelivered (never while a channel stays down). */
   alertsIdle(): Promise<void>;
+  /** With `watch:`: fetch every public copy now and judge it (the watch does it every `watch.every`). */
+  checkOutside(): Promise<void>;
 }
 
 /** Fails (EADDRINUSE, EACCES) when the port cannot be bound, so a taken port is reported before a first build runs. */
@@ -112,6 +115,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       })
     : undefined;
   const task = scheduleBuilds(options.config.schedule, () => void rebuild(), options.log);
+  // The public copies are first judged once the first build published, then every `watch.every`.
+  const firstCheck = parts.outside?.checkNow();
   announceStart(options, listeners, state.firstReport);
   return {
     port: listeners?.port,
@@ -120,8 +125,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     rebuild,
     status: () => state.status,
     alertsIdle: async () => parts.notifier?.idle(),
+    checkOutside: async () => parts.outside?.checkNow(),
     async stop() {
       parts.sourceWatch.close();
+      await firstCheck;
+      await parts.outside?.stop();
       await task.stop();
       await task.destroy();
       await builds.stop();
@@ -181,6 +189,17 @@ async function openBuildParts(
     registry: metrics.registry,
     serving: serve,
   });
+  // The public copies as the config at start-up names them (`watch:`).
+  const watch = options.config.watch;
+  const outside = watch
+    ? await openOutsideWatch({
+        config: watch,
+        stateDir: options.config.stateDir,
+        log,
+        now: options.deps.now,
+        registry: metrics.registry,
+      })
+    : undefined;
   // Alerts as the config at start-up says: a channel is not added or dropped by a reload.
   const alerts = options.config.alerts;
   const notifier = alerts
@@ -207,6 +226,7 @@ async function openBuildParts(
     metrics,
     dashboard,
     readers,
+    outside,
     notifier,
     logReasons,
     buildLog,
@@ -228,7 +248,7 @@ async function openServing(
     shown: parts.dashboard.shown,
   });
   const pages: Record<string, Route> = {
-    ...parts.dashboard.routes(() => state.status, readers.view),
+    ...parts.dashboard.routes(() => state.status, readers.view, parts.outside?.view),
     '/healthz': healthz.full,
     '/metrics': metrics.route,
   };
