@@ -21,7 +21,11 @@ export function checkRates(raw: Record<string, unknown>): Problem[] {
       problems.push({ path: ['rates', pair], message: `expected two different assets, got ${quoteValue(pair)}` });
     for (const { path, text } of formulaTexts(entry, pair)) {
       const read = parseFormula(text);
-      if ('problem' in read) continue;
+      // A pair's own formula is read by the schema, which says what is wrong; a consensus term only here.
+      if ('problem' in read) {
+        if (path.length > 0) problems.push({ path: ['rates', pair, ...path], message: read.problem });
+        continue;
+      }
       for (const ref of quotesOf(read.node))
         if (ref.source !== undefined && !sources.includes(ref.source))
           problems.push({ path: ['rates', pair, ...path], message: unknownSource(ref.source, sources) });

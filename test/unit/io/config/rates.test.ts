@@ -60,6 +60,7 @@ describe('rates: in the config', () => {
           '  RUB/RUB: "backoffice:USDT/RUB"',
           '  TON/RUB: { sources: [backoffice] }',
           '  XRP/RUB: { sources: [backoffice, other], method: best }',
+          '  TRX/RUB: { sources: [backoffice, "other:TRX/USDT * (2"] }',
           '',
         ].join('\n'),
       ),
@@ -73,6 +74,7 @@ describe('rates: in the config', () => {
         'rates.RUB/RUB: expected two different assets, got "RUB/RUB" (line 11)',
         'rates.TON/RUB.sources: expected at least two terms: a consensus of one source is that source (line 12)',
         'rates.XRP/RUB.method: expected one of median, mean, trimmed, worst, got "best" (line 13)',
+        'rates.TRX/RUB.sources[1]: at column 20: expected ")", got the end (line 14)',
       ].sort(),
     );
   });
