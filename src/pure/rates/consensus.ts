@@ -13,7 +13,7 @@ export interface FreshTerm extends Sides {
 }
 
 export interface ConsensusResult {
-  /** Each term's status: used, or dropped as an outlier (missing terms are the caller's). */
+  /** The terms dropped as outliers, by their place among the rule's terms, with why (missing terms are the caller's). */
   dropped: Map<number, string>;
   spread?: Decimal;
   sides?: Sides;
