@@ -32,6 +32,11 @@ export function formatDecimal(value: Decimal): string {
  */
 export const compact = (value: Decimal): Decimal => new Decimal(value);
 
+/** Parse "1.5%" into the fraction 0.015. */
+export function percentToFraction(text: string): Decimal {
+  return new Decimal(text.replace('%', '').trim()).div(100);
+}
+
 /** Round to `places` decimals toward +∞ (up) or toward 0 (down); amounts here are never negative. */
 export function roundUp(value: Decimal, places: number): Decimal {
   return value.toDecimalPlaces(places, Decimal.ROUND_UP);

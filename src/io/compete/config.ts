@@ -3,9 +3,8 @@
 import { z } from 'zod';
 import { quoteValue } from '../../base/errors.js';
 import { amountWithUnit, describeValue, duration, percentage } from '../../base/config/fields.js';
-import { percentToFraction } from '../exports/template.js';
 import type { CompeteRule, Money } from '../../model/config.js';
-import { Decimal } from '../../base/decimal.js';
+import { Decimal, percentToFraction } from '../../base/decimal.js';
 import { closest, type Problem } from '../../base/config/problems.js';
 
 const expected = (what: string) => (issue: { input?: unknown }) =>

@@ -4,7 +4,6 @@ import { dirname, resolve } from 'node:path';
 import cron from 'node-cron';
 import { knownCurrencies } from '../../base/codes.js';
 import type { HoursWindow } from '../../base/hours.js';
-import { percentToFraction } from '../exports/template.js';
 import { normalizePublish } from '../hosting/config.js';
 import type { CompeteRule, Config, Currency, Direction, FeedPair } from '../../model/config.js';
 import type { ConfigFile, ConfigTop, DirectionEntry } from './schema.js';
@@ -16,7 +15,7 @@ import { normalizeMonitors } from '../../model/readers.js';
 import { normalizeWatch } from '../../model/watch.js';
 import type { RateRule } from '../../model/rates.js';
 import type { ReserveCap } from '../../model/reserve-shape.js';
-import { Decimal } from '../../base/decimal.js';
+import { Decimal, percentToFraction } from '../../base/decimal.js';
 import { ruleOrder, rulesOf } from '../../pure/rates/rules.js';
 
 /** Precision when the config gives none: satoshi-like for crypto, cents for everything else. */

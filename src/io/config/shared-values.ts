@@ -1,8 +1,7 @@
 // One object per distinct value among the loaded directions, so the model grows with the distinct values, not with
 // the directions.
-import { Decimal } from '../../base/decimal.js';
+import { Decimal, percentToFraction } from '../../base/decimal.js';
 import { parseHours, type HoursWindow } from '../../base/hours.js';
-import { percentToFraction } from '../exports/template.js';
 import type { Currency, Direction, Money } from '../../model/config.js';
 import { toTiers, type TierInput } from './tiers.js';
 

@@ -1,8 +1,7 @@
 // `tiers:` on a direction: from an order amount (in the from currency) on, another margin. Checked across fields here.
-import { Decimal } from '../../base/decimal.js';
+import { Decimal, percentToFraction } from '../../base/decimal.js';
 import { quoteValue } from '../../base/errors.js';
 import type { Problem } from '../../base/config/problems.js';
-import { percentToFraction } from '../exports/template.js';
 
 export interface TierInput {
   from: string;

@@ -2,7 +2,7 @@
 import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
-import { Decimal } from '../../base/decimal.js';
+import { percentToFraction } from '../../base/decimal.js';
 import { quoteValue, RatefileError } from '../../base/errors.js';
 import { currencyCode, describeValue, percentage, tag, text } from '../../base/config/fields.js';
 import { formatProblem, readYamlFile, validateYaml, type YamlFile } from '../../base/config/yaml.js';
@@ -72,11 +72,6 @@ export const templateSchema = z
       ),
   })
   .describe('ratefile export template');
-
-/** Parse "1.5%" into the fraction 0.015. */
-export function percentToFraction(text: string): Decimal {
-  return new Decimal(text.replace('%', '').trim()).div(100);
-}
 
 const yamlExtension = /\.ya?ml$/i;
 /**

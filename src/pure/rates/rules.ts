@@ -1,11 +1,9 @@
 // The `rates:` block made into rules, and the order they are made in: a pair whose formula reads another ruled
 // pair from the book (a bare `USDT/UAH`) comes after it. A pair that reads itself through others is a loop. Pure.
-import { Decimal } from '../../base/decimal.js';
+import { percentToFraction } from '../../base/decimal.js';
 import { parseFormula, quotesOf, type Formula } from '../../base/config/formula.js';
 import type { ConsensusTerm, RateRule, RatesFile } from '../../model/rates.js';
 import { marketOf } from './book.js';
-
-const fraction = (text: string) => new Decimal(text.replace('%', '').trim()).div(100);
 
 /** The rules of a checked `rates:` block, in the config's order. */
 export function rulesOf(rates: RatesFile): RateRule[] {
@@ -21,7 +19,7 @@ export function rulesOf(rates: RatesFile): RateRule[] {
         terms,
         method: entry.method,
         quorum: entry.quorum ?? Math.floor(terms.length / 2) + 1,
-        ...(entry.spread === undefined ? {} : { spread: fraction(entry.spread) }),
+        ...(entry.spread === undefined ? {} : { spread: percentToFraction(entry.spread) }),
       };
     }
     return { kind: 'formula', pair, base, quote, formula: entry };
