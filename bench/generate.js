@@ -22,6 +22,9 @@ function priceOf(asset, index) {
   return Number((0.05 + ((index * 7919) % 100000) / 97).toFixed(4));
 }
 
+/** The assets of crypto codes (not stablecoins): the legs that move most often on a real exchanger. */
+export const cryptoAssets = new Set(codes.filter((c) => c.kind === 'crypto').map((c) => c.asset));
+
 /** The quotes moved by a factor, as decimal text of six places (the other sources of a consensus, the cycles' moves). */
 export const movedQuotes = (quotes, factor) =>
   quotes.map((q) => ({ ...q, bid: (Number(q.bid) * factor).toFixed(6), ask: (Number(q.ask) * factor).toFixed(6) }));
