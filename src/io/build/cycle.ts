@@ -103,17 +103,20 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
   try {
     const state = await readState(cycle);
     const { result, compressions } = await buildFromState(cycle, state);
-    if (deps.ha && !(await deps.ha.mayPublish(config, cycle.at))) return asStandby(cycle, result, []);
+    if (deps.ha && !(await deps.ha.mayPublish(config, cycle.at))) return asStandby(cycle, state, result, []);
     const publishStarted = elapsed();
     const published = await publish(cycle, state.published, result.files, result.report.liveCodes, compressions);
-    if ('lost' in published) return asStandby(cycle, result, [published.lost]);
-    const liveCodesProblem = await keepLiveCodes(config.stateDir, result.report.liveCodes);
+    if ('lost' in published) return asStandby(cycle, state, result, [published.lost]);
     const publishMs = elapsed() - publishStarted;
-    const guardShared = await writeState(cycle, result.report);
+    // The state files are independent of one another: their writes wait on the disk together.
+    const [liveCodesProblem, guardShared] = await Promise.all([
+      keepLiveCodes(config.stateDir, result.report.liveCodes),
+      writeState(cycle, result.report),
+    ]);
     const { upload, lostLock } = await uploadExports(cycle, published.gate.passing, published.declared);
     if (published.gate.refused.length > 0) throw refusedError(published.gate.refused);
     const durationMs = Math.round(elapsed() - cycle.started);
-    const status = await recordStatus(cycle, result, durationMs);
+    const status = await recordStatus(cycle, state.previousStatus, result, durationMs);
     const problems = { guardShared, lostLock, stateRead: state.problems, liveCodes: liveCodesProblem };
     const warnings = cycleWarnings({ ...problems, upload: upload ? uploadProblems(upload) : [] });
     const { publish: files, removed } = published;
@@ -150,7 +153,7 @@ type CycleState = Awaited<ReturnType<typeof readState>>;
 async function readState({ config, outDir, deps }: Cycle) {
   const competing = new Set(config.directions.filter((d) => d.compete).map((d) => d.id));
   const declared = config.exports.map((e) => e.file);
-  const [guardFile, accepted, maintenance, published, pauses, warFile, listingFile, sizes] = await Promise.all([
+  const all = await Promise.all([
     readGuardState(config.stateDir),
     acceptRequests(config.stateDir),
     maintenanceFlag(config.stateDir),
@@ -159,7 +162,10 @@ async function readState({ config, outDir, deps }: Cycle) {
     readWarMemory(config.stateDir, warDirections(config)),
     readListingMemory(config.stateDir, competing),
     fileSizes(outDir, declared),
+    // Only cycles write the status: the one read now is still the last when this cycle records its own.
+    readStatus(config.stateDir),
   ]);
+  const [guardFile, accepted, maintenance, published, pauses, warFile, listingFile, sizes, previousStatus] = all;
   // A standby builds from the guard state the holder last published, so a jump it held back stays held back.
   const shared = await deps.ha?.sharedGuard();
   const guard: GuardContext = {
@@ -171,7 +177,7 @@ async function readState({ config, outDir, deps }: Cycle) {
     listing: listingFile.memory,
   };
   const problems = [guardFile.problem, warFile.problem, listingFile.problem, published.problem];
-  return { guard, published: published.files, sizes, problems };
+  return { guard, published: published.files, sizes, problems, previousStatus };
 }
 
 /** The build, each changed export compressing while the next renders. */
@@ -240,11 +246,17 @@ async function keepLiveCodes(stateDir: string, liveCodes: ReadonlySet<string> | 
 
 /** Kept only once the files are out, so the state always describes what was published; the shared guard's problem. */
 async function writeState({ config, deps, at }: Cycle, report: BuildReport) {
-  await writeGuardState(config.stateDir, report.guardState, at);
-  if (report.warMemory) await writeWarMemory(config.stateDir, report.warMemory, at);
-  if (report.listingMemory) await writeListingMemory(config.stateDir, report.listingMemory, at);
-  await clearAcceptRequests(config.stateDir, report.acceptedUsed);
-  return deps.ha?.published(report.guardState);
+  // Each file on its own, at once; an acceptance is used up (and the guard state shared) only once the guard
+  // state that took it is kept.
+  const [shared] = await Promise.all([
+    writeGuardState(config.stateDir, report.guardState, at).then(async () => {
+      await clearAcceptRequests(config.stateDir, report.acceptedUsed);
+      return deps.ha?.published(report.guardState);
+    }),
+    report.warMemory && writeWarMemory(config.stateDir, report.warMemory, at),
+    report.listingMemory && writeListingMemory(config.stateDir, report.listingMemory, at),
+  ]);
+  return shared;
 }
 
 /** To `publish.s3`, unless the lock was lost. Never throws: a failed upload is a warning, the next build retries it. */
@@ -269,18 +281,27 @@ const withRole = ({ context, deps }: Cycle): StatusContext => ({
 });
 
 /** The build's status, written to the state folder. */
-async function recordStatus(cycle: Cycle, result: BuildResult, durationMs: number): Promise<Status> {
+async function recordStatus(
+  cycle: Cycle,
+  previous: Status | undefined,
+  result: BuildResult,
+  durationMs: number,
+): Promise<Status> {
   const { config } = cycle;
-  const previous = await readStatus(config.stateDir);
   const status = successStatus(previous, result.report, durationMs, config.schedulePeriodMs, withRole(cycle));
   await writeStatusFile(config.stateDir, status);
   return status;
 }
 
 /** A standby's cycle (not the holder, or the lock lost mid-publish): built, nothing (more) published. */
-async function asStandby(cycle: Cycle, result: BuildResult, warnings: string[]): Promise<CycleResult> {
+async function asStandby(
+  cycle: Cycle,
+  state: CycleState,
+  result: BuildResult,
+  warnings: string[],
+): Promise<CycleResult> {
   const durationMs = Math.round(cycle.elapsed() - cycle.started);
-  const status = await recordStatus(cycle, result, durationMs);
+  const status = await recordStatus(cycle, state.previousStatus, result, durationMs);
   const publish = { written: [], unchanged: [] };
   return { build: result, publish, removed: [], durationMs, publishMs: 0, status, warnings, standby: true };
 }

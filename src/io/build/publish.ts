@@ -7,7 +7,7 @@ import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promis
 import { basename, dirname, join } from 'node:path';
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip } from 'node:zlib';
-import { Compressions } from './compressions.js';
+import { Compressions, type Compressed } from './compressions.js';
 import { exportFileName } from '../../model/formats.js';
 import { RatefileError } from '../../base/errors.js';
 import type { OutputFile } from '../../model/config.js';
@@ -103,19 +103,47 @@ async function stampOfSet(path: string): Promise<string> {
 /** The temporary files this process is writing now: never removed as stale, however slow the disk. */
 const writing = new Set<string>();
 
+/** Where a file goes and how: `mode` exactly, whatever the umask; `beforePlace` asked right before its rename. */
+interface PlaceOptions {
+  mode?: number;
+  beforePlace?: ((path: string) => Promise<void>) | undefined;
+}
+
+/** A file written whole to its temporary and synced to disk, not yet in place. */
+interface StagedFile {
+  /** The rename into place (the temporary is removed when it fails). */
+  place(): Promise<void>;
+  /** The temporary removed, the file left as it was. */
+  discard(): Promise<void>;
+}
+
 /**
  * Write a file so that readers see the old bytes or the new, never a mix. The temporary file is a
  * dotfile in the same folder: same file system, so the rename is atomic, and servers that refuse
  * dotfiles never serve it half-written. `mode` is set exactly, whatever the umask: `0o644` for the
  * exports (nginx reads them as another user), `0o600` for the state folder's files (state-files.ts).
  */
-export async function writeFileAtomic(
+export async function writeFileAtomic(path: string, bytes: Buffer | string, options: PlaceOptions = {}): Promise<void> {
+  await (await stageFile(path, bytes, options)).place();
+}
+
+/**
+ * The first half of writeFileAtomic: the temporary written and synced. Staged apart from the rename so that the
+ * syncs of files placed in a set order (the copies before the export) wait on the disk together.
+ */
+async function stageFile(
   path: string,
   bytes: Buffer | string,
-  { mode = 0o644, beforePlace }: { mode?: number; beforePlace?: ((path: string) => Promise<void>) | undefined } = {},
-): Promise<void> {
+  { mode = 0o644, beforePlace }: PlaceOptions,
+): Promise<StagedFile> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   writing.add(temporary);
+  const fail = async (cause: unknown): Promise<never> => {
+    await rm(temporary, { force: true });
+    writing.delete(temporary);
+    if (cause instanceof PlaceRefused) throw cause;
+    throw new RatefileError('E_PUBLISH', `cannot write ${path}: ${(cause as Error).message}`, { cause });
+  };
   try {
     const handle = await open(temporary, 'w', mode);
     try {
@@ -125,20 +153,55 @@ export async function writeFileAtomic(
     } finally {
       await handle.close();
     }
-    if (beforePlace) {
-      // The last word before the file is in place (a warm standby's lock and build age), then the rename at once,
-      // synchronously: an async rename may wait in libuv's queue behind compressions, and a process paused there
-      // would rename an old file long after the check said yes.
-      await beforePlace(path);
-      renameSync(temporary, path);
-    } else await rename(temporary, path);
   } catch (cause) {
-    await rm(temporary, { force: true });
-    if (cause instanceof PlaceRefused) throw cause;
-    throw new RatefileError('E_PUBLISH', `cannot write ${path}: ${(cause as Error).message}`, { cause });
-  } finally {
-    writing.delete(temporary);
+    return fail(cause);
   }
+  return {
+    async place() {
+      try {
+        if (beforePlace) {
+          // The last word before the file is in place (a warm standby's lock and build age), then the rename at
+          // once, synchronously: an async rename may wait in libuv's queue behind compressions, and a process
+          // paused there would rename an old file long after the check said yes.
+          await beforePlace(path);
+          renameSync(temporary, path);
+        } else await rename(temporary, path);
+      } catch (cause) {
+        return fail(cause);
+      }
+      writing.delete(temporary);
+    },
+    async discard() {
+      await rm(temporary, { force: true }).catch(() => undefined);
+      writing.delete(temporary);
+    },
+  };
+}
+
+/**
+ * An export and its compressed copies, each written and synced at once, then put in place in order: the copies
+ * first, so a server never finds a new .xml beside an older .gz. When one cannot be written none is placed.
+ */
+async function placeSet(path: string, bytes: Buffer, copies: Compressed, options: PlaceOptions): Promise<void> {
+  const staged = await Promise.allSettled([
+    stageFile(`${path}.gz`, copies.gzipped, options),
+    stageFile(`${path}.br`, copies.brotli, options),
+    stageFile(path, bytes, options),
+  ]);
+  const ready = staged.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failed = staged.find((result) => result.status === 'rejected');
+  if (failed) {
+    await Promise.all(ready.map((file) => file.discard()));
+    throw failed.reason;
+  }
+  const [gz, br, plain] = ready as [StagedFile, StagedFile, StagedFile];
+  try {
+    await Promise.all([gz.place(), br.place()]);
+  } catch (cause) {
+    await Promise.all([gz.discard(), br.discard(), plain.discard()]);
+    throw cause;
+  }
+  await plain.place();
 }
 
 /** Thrown by a `beforePlace` check: this file, and every one after it, is not put in place. */
@@ -190,17 +253,24 @@ export interface PublishOptions {
   beforePlace?: (path: string) => Promise<void>;
 }
 
-export async function publishFiles(
-  files: readonly OutputFile[],
-  dir: string,
-  options: PublishOptions = {},
-): Promise<PublishResult> {
+/** The output folder, created when missing, without the temporaries a killed process left there. */
+async function outputFolder(dir: string): Promise<void> {
   try {
     await mkdir(dir, { recursive: true });
     await removeStaleTemporaries(dir, Date.now());
   } catch (cause) {
     throw new RatefileError('E_PUBLISH', `cannot create output folder ${dir}: ${(cause as Error).message}`, { cause });
   }
+}
+
+export async function publishFiles(
+  files: readonly OutputFile[],
+  dir: string,
+  options: PublishOptions = {},
+): Promise<PublishResult> {
+  // The folder is made ready on libuv's pool while the files are compared and checked; awaited before any write.
+  const folderReady = outputFolder(dir);
+  folderReady.catch(() => undefined);
   const unchanged = new Set<string>();
   await Promise.all(
     files.map(async ({ file, bytes }) => (await samePublished(join(dir, file), bytes)) && unchanged.add(file)),
@@ -211,21 +281,16 @@ export async function publishFiles(
   const compressing = new Map(files.filter((f) => !unchanged.has(f.file)).map((f) => [f.file, compressions.of(f)]));
   const admitted = new Set((options.admit ? options.admit(files) : files).map((f) => f.file));
 
+  await folderReady;
   const written: string[] = [];
   await Promise.all(
     files.map(async ({ file, bytes }) => {
       const pending = compressing.get(file);
       if (!pending || !admitted.has(file)) return;
       const path = join(dir, file);
-      const { gzipped, brotli } = await pending;
+      const copies = await pending;
       verifiedSets.delete(path);
-      // Compressed copies first: a server never finds a new .xml beside an older .gz.
-      const { beforePlace } = options;
-      await Promise.all([
-        writeFileAtomic(`${path}.gz`, gzipped, { beforePlace }),
-        writeFileAtomic(`${path}.br`, brotli, { beforePlace }),
-      ]);
-      await writeFileAtomic(path, bytes, { beforePlace });
+      await placeSet(path, bytes, copies, { beforePlace: options.beforePlace });
       verifiedSets.set(path, await stampOfSet(path));
       written.push(file);
     }),

@@ -1,6 +1,6 @@
 // guardDirections and the guards around it: working hours (own, default and manualHours), stale quotes,
 // sanity, and the jump guard with confirmations, accept requests and its memory in .ratefile/guard.json.
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../../../../src/io/build/build.js';
@@ -571,6 +571,18 @@ describe('guard state across runs (.ratefile/guard.json)', () => {
     expect(next.build.report.withheld.find((w) => w.direction.id === 'BTC>SBERRUB')?.reason).toMatch(
       /seen on 1 of 3 builds/,
     );
+  });
+
+  it('an accept request is used up only once the guard state that took it is kept', async () => {
+    const run = await setUp();
+    await cycle(run, at(0), '1');
+    expect((await cycle(run, at(30), '0.5')).build.report.withheld).toHaveLength(2);
+    await requestAccept(run.stateDir, 'BTC>SBERRUB');
+    // guard.json cannot be replaced (a folder stands in its place): the build that used the request fails to keep it.
+    await rm(join(run.stateDir, 'guard.json'));
+    await mkdir(join(run.stateDir, 'guard.json'));
+    await expect(cycle(run, at(60), '0.5')).rejects.toThrow(/guard\.json/);
+    expect(await readdir(join(run.stateDir, 'accept'))).toEqual(['BTC-SBERRUB']);
   });
 
   it("a guard.json changed by hand between builds is read again, not taken from the last build's memory", async () => {
