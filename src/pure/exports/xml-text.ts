@@ -57,20 +57,30 @@ function growable(): GrowableMemory | undefined {
 }
 
 /**
+ * A file that stays under this many bytes is written into a buffer from malloc: reserving growable memory and
+ * giving it back costs each file a few system calls (about a millisecond for each export of a 1,000-direction
+ * build), more than glibc can keep of a file this small. A file that outgrows it moves into growable memory once.
+ */
+export const smallFileBytes = 2 ** 20;
+
+/**
  * The file's bytes, written chunk by chunk into one buffer sized from the first chunk's bytes per share of the work,
- * so a 20 MB export is not also held as a list of chunks and then copied into one. The buffer is growable memory:
- * V8 maps it itself, grows it without a copy and unmaps it whole once the file is let go. A buffer from malloc
- * would, once freed, stay with glibc (it raises its mmap threshold after the first large free, and keeps the next
- * builds' buffers in arenas it does not give back): 50 to 115 MB of the peak at 50,000 to 100,000 directions.
+ * so a 20 MB export is not also held as a list of chunks and then copied into one. Past `smallFileBytes` the buffer
+ * is growable memory: V8 maps it itself, grows it without a copy and unmaps it whole once the file is let go. A
+ * buffer from malloc would, once freed, stay with glibc (it raises its mmap threshold after the first large free,
+ * and keeps the next builds' buffers in arenas it does not give back): 50 to 115 MB of the peak at 50,000 to
+ * 100,000 directions.
  */
 export class ByteSink {
-  /** Where the bytes grow; buffers from malloc without it (or once the file outgrows it). */
+  /** Where the bytes grow once the file is past `small`; buffers from malloc without it (or once outgrown). */
   private memory: GrowableMemory | undefined;
+  private reserved = false;
 
-  /** `reserve`: the memory to grow in (tests give a small one, or none). */
-  constructor(reserve: () => GrowableMemory | undefined = growable) {
-    this.memory = reserve();
-  }
+  /** `reserve`: the memory to grow in (tests give a small one, or none); `small`: the bytes kept in malloc's buffers. */
+  constructor(
+    private readonly reserve: () => GrowableMemory | undefined = growable,
+    private readonly small = smallFileBytes,
+  ) {}
 
   private buffer: Buffer = Buffer.alloc(0);
   private length = 0;
@@ -93,6 +103,18 @@ export class ByteSink {
   }
 
   private grow(wanted: number): void {
+    if (!this.reserved && wanted > this.small) {
+      // Once, the first time the file is no longer small: the bytes so far move into the growable memory.
+      this.reserved = true;
+      this.memory = this.reserve();
+      if (this.memory && wanted <= this.memory.maxByteLength) {
+        this.memory.resize(wanted);
+        const moved = Buffer.from(this.memory, 0, wanted);
+        this.buffer.copy(moved, 0, 0, this.length);
+        this.buffer = moved;
+        return;
+      }
+    }
     if (this.memory && wanted <= this.memory.maxByteLength) {
       this.memory.resize(wanted);
       this.buffer = Buffer.from(this.memory, 0, wanted);
