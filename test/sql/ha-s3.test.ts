@@ -16,7 +16,7 @@ import { lockTiming } from '../../src/pure/ha/role.js';
 import { makeProject, sampleConfig, type Project } from '../support/project.js';
 import { spawnRatefile, stopAll, type RatefileProcess } from '../support/process.js';
 import { startStallProxy } from '../support/stall-proxy.js';
-import { publishes, startQuotes } from './ha-suite.js';
+import { leaderAndStandby, publishes, startQuotes } from './ha-suite.js';
 import { requireRadosgw, startRadosgw, type S3Store } from './radosgw.js';
 
 const PERIOD = 4_000;
@@ -216,8 +216,6 @@ ha: { lock: { s3: { bucket: leases, key: ${key}.json, endpoint: "${endpoint}", r
     const run = spawnRatefile(['--log-format', 'json', 'start', '--port', '0'], { cwd: made.dir, env: awsEnv() });
     return { made, run };
   };
-  const base = async (run: RatefileProcess) =>
-    (await run.waitForLog(/serving \S+ at (http:\/\/127\.0\.0\.1:\d+\/)/))[1]!;
   const status = async (made: Project) =>
     JSON.parse(await readFile(join(made.dir, '.ratefile', 'status.json'), 'utf8')) as {
       ha?: { role: string; holder?: string; takeover?: { from: string } };
@@ -236,15 +234,7 @@ ha: { lock: { s3: { bucket: leases, key: ${key}.json, endpoint: "${endpoint}", r
       endpointOfA === store.endpoint ? '' : ', allowConfigMismatch: true',
     );
     await b.run.waitForLog(/"msg":"ha: standby: a holds the lock"/, 30_000);
-    const [baseA, baseB] = await Promise.all([base(a.run), base(b.run)]);
-    expect((await fetch(`${baseA}healthz`)).status).toBe(200);
-    const health = await fetch(`${baseB}healthz`);
-    expect(health.status).toBe(503);
-    expect(((await health.json()) as { ha: unknown }).ha).toMatchObject({
-      role: 'standby',
-      instance: 'b',
-      holder: 'a',
-    });
+    const [baseA, baseB] = await leaderAndStandby(a.run, b.run);
     const before = publishes('a', a.run.stderr()).length;
     await expect.poll(() => publishes('a', a.run.stderr()).length, { timeout: 4 * PERIOD }).toBeGreaterThan(before + 1);
     // The holder uploads; the standby neither publishes nor uploads.

@@ -63,6 +63,21 @@ interface Publish {
   at: number;
 }
 
+/** The address an instance logged that it serves at. */
+export async function servedAt(run: RatefileProcess): Promise<string> {
+  return (await run.waitForLog(/serving \S+ at (http:\/\/127\.0\.0\.1:\d+\/)/))[1]!;
+}
+
+/** `a` answers /healthz 200 and `b` 503, naming itself a standby with `a` holding the lock; their addresses. */
+export async function leaderAndStandby(a: RatefileProcess, b: RatefileProcess): Promise<[string, string]> {
+  const [baseA, baseB] = await Promise.all([servedAt(a), servedAt(b)]);
+  expect((await fetch(`${baseA}healthz`)).status).toBe(200);
+  const health = await fetch(`${baseB}healthz`);
+  expect(health.status).toBe(503);
+  expect(((await health.json()) as { ha: unknown }).ha).toMatchObject({ role: 'standby', instance: 'b', holder: 'a' });
+  return [baseA, baseB];
+}
+
 /** Every publish an instance logged: a `build` line (each build writes, the quotes move at every request). */
 export function publishes(instance: string, log: string): Publish[] {
   return log
@@ -183,10 +198,6 @@ export function testStandby(dialect: HaDialect): void {
       ha?: { role: string; holder?: string; takeover?: { from: string } };
     };
 
-  /** The address an instance logged that it serves at. */
-  const base = async (run: RatefileProcess) =>
-    (await run.waitForLog(/serving \S+ at (http:\/\/127\.0\.0\.1:\d+\/)/))[1]!;
-
   /** Two instances, `a` leading; `fault` hits it; then the log of every publish is checked. */
   let tests = 0;
   const failover = async (
@@ -203,15 +214,7 @@ export function testStandby(dialect: HaDialect): void {
     const b = await start('b', url, lock);
     await b.run.waitForLog(/"msg":"ha: standby: a holds the lock"/, 30_000);
     // What a load balancer and a scraper see: the standby answers 503 for /healthz and the exports.
-    const [baseA, baseB] = await Promise.all([base(a.run), base(b.run)]);
-    expect((await fetch(`${baseA}healthz`)).status).toBe(200);
-    const health = await fetch(`${baseB}healthz`);
-    expect(health.status).toBe(503);
-    expect(((await health.json()) as { ha: unknown }).ha).toMatchObject({
-      role: 'standby',
-      instance: 'b',
-      holder: 'a',
-    });
+    const [baseA, baseB] = await leaderAndStandby(a.run, b.run);
     expect((await fetch(`${baseB}parserfile.xml`)).status).toBe(503);
     expect((await fetch(`${baseA}parserfile.xml`)).status).toBe(200);
     expect(await (await fetch(`${baseB}metrics`)).text()).toContain('ratefile_ha_leader{instance="b",holder="a"} 0');
@@ -350,7 +353,7 @@ export function testStandby(dialect: HaDialect): void {
     expect(publishes('b', b.run.stderr())).toEqual([]);
     expect((await status(b.made)).ha).toMatchObject({ role: 'standby', holder: 'a', holderHolds: false });
     // Nobody publishes: b's health turns failing (3 periods after a's last publish) and says why.
-    const baseB = await base(b.run);
+    const baseB = await servedAt(b.run);
     await expect
       .poll(async () => ((await (await fetch(`${baseB}healthz`)).json()) as { level: string }).level, {
         timeout: 4 * PERIOD,
