@@ -144,6 +144,8 @@ async function sendCompressed(
 ): Promise<boolean> {
   const snapshot = await readSnapshot(`${file}.${extensions[encoding]}`);
   if (!snapshot) return false;
+  // Set on the response rather than passed to writeHead, which writes them without keeping them: what a hook reads
+  // once the answer is sent (who fetched, and how many bytes: src/service/readers/tracker.ts) sees what went out.
   const headers = {
     'Content-Type': contentTypeOf(file),
     'Content-Encoding': encoding,
@@ -153,12 +155,14 @@ async function sendCompressed(
     ETag: snapshot.etag,
     'Last-Modified': snapshot.stats.mtime.toUTCString(),
   };
+  for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
   if (notModified(request, snapshot)) {
-    response.writeHead(304, headers);
+    response.writeHead(304);
     response.end();
     return true;
   }
-  response.writeHead(200, { ...headers, 'Content-Length': String(snapshot.bytes.length) });
+  response.setHeader('Content-Length', String(snapshot.bytes.length));
+  response.writeHead(200);
   response.end(request.method === 'HEAD' ? undefined : snapshot.bytes);
   return true;
 }

@@ -195,6 +195,33 @@ describe('the silent-monitor alert', () => {
     expect(metrics).toContain('ratefile_export_fetches_total{file="other",monitor="bestchange",class="4xx"} 1');
     expect(metrics).toContain('ratefile_monitor_ok{monitor="bestchange"} 0');
   });
+  it('a monitor whose client asks for gzip or brotli gets the file: no alert, monitor ok, its bytes counted', async () => {
+    const { hook, port, step } = await alertingService();
+    const fetched = [];
+    for (const encoding of ['gzip', 'br', 'gzip, deflate, br'])
+      fetched.push(
+        await rawRequest({
+          port,
+          path: '/parserfile.xml',
+          headers: { 'user-agent': bestchange, 'accept-encoding': encoding },
+        }),
+      );
+    expect(fetched.map((r) => r.headers['content-encoding'])).toEqual(['gzip', 'br', 'br']);
+    await rawRequest({
+      port,
+      path: '/reffile.xml',
+      headers: { 'user-agent': 'Sumo/2.1', 'accept-encoding': 'gzip' },
+    });
+    await step(1_000);
+    expect(hook.events('monitor')).toEqual([]);
+    const view = await readersView(port);
+    expect(view.monitors.map((m) => `${m.name} ${m.state}`)).toEqual(['bestchange ok', 'sumo ok']);
+    expect(view.fetches[0]).toMatchObject({ monitor: 'bestchange', fetches: 3, failed: 0 });
+    expect((await rawRequest({ port, path: '/' })).body.toString()).not.toContain('NOT GETTING THE FILE');
+    const metrics = (await rawRequest({ port, path: '/metrics' })).body.toString();
+    expect(metrics).toContain('ratefile_monitor_ok{monitor="bestchange"} 1');
+    expect(metrics).toContain('ratefile_monitor_ok{monitor="sumo"} 1');
+  });
   it('a silent monitor alerts at its own level (degraded, health being ok) and its end says it fetched again', async () => {
     const { hook, made, fetchAs, step } = await alertingService();
     const bodies = () =>
