@@ -1,7 +1,9 @@
 // What `ratefile probe` tells of a cache between the server and the monitors: the headers that name one (`Age`,
 // `cf-cache-status`, `X-Cache`, `X-Cache-Status`, `Via`), and, run beside the config, whether the public copy is
-// older than one build: its bytes are not the latest published file's, and that file was published more than one
-// schedule period ago. The advice names the cache rule to change. Pure: headers and the local facts in, words out.
+// older than one build: its bytes are not the latest published file's, and the build that replaced them was published
+// more than one schedule period ago (dated by the builds `.ratefile/outside.json` keeps). The advice names the cache
+// rule to change. Pure: headers and the local facts in, words out.
+import type { PublishedVersion } from '../watch/judge.js';
 
 /** The caching headers of one answer, as sent. */
 export interface CacheFacts {
@@ -61,6 +63,15 @@ export interface LocalCopy {
   publishedAtMs: number;
   periodMs: number;
   nowMs: number;
+  /** The versions of the file the watch from outside keeps (`.ratefile/outside.json`), oldest first; none without `watch:`. */
+  versions?: readonly PublishedVersion[];
+}
+
+/** A public copy as one fetch got it: its bytes' short digest and its validators. */
+export interface CopySeen {
+  digest: string;
+  etag?: string;
+  lastModified?: string;
 }
 
 export interface CopyVerdict {
@@ -71,17 +82,49 @@ export interface CopyVerdict {
 const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
 
 /**
- * The public copy against the local one: the same bytes (current), other bytes while the latest build is younger
- * than one period (behind: a cache within its time), other bytes for longer (stale: older than one build), or a
- * copy whose Last-Modified is after the local file's (newer: this is not the publishing machine's folder).
+ * When a newer build replaced the copy, and how many builds are after it, by the versions kept: the copy's own
+ * version (its bytes, else its ETag) and the one after it, else the first build at least a second after its
+ * Last-Modified (the header's resolution). Every answer errs young: the latest local file when nothing kept dates it.
  */
-export function judgeCopy(bodyDigest: string, lastModified: string | undefined, local: LocalCopy): CopyVerdict {
-  if (bodyDigest === local.digest) return { copy: 'current', detail: `the bytes of ${local.file} as last published` };
-  const copyTime = lastModified === undefined ? Number.NaN : Date.parse(lastModified);
+function replacedBy(copy: CopySeen, local: LocalCopy): { atMs: number; after?: string; when?: string } {
+  const versions = local.versions ?? [];
+  const etag = copy.etag?.trim().replace(/^W\//, '');
+  let index = versions.findLastIndex((version) => version.sha256.startsWith(copy.digest));
+  if (index === -1 && etag) index = versions.findLastIndex((version) => version.etag === etag);
+  const modified = copy.lastModified === undefined ? Number.NaN : Date.parse(copy.lastModified);
+  const next =
+    index !== -1
+      ? index + 1
+      : Number.isNaN(modified)
+        ? -1
+        : versions.findIndex((version) => Date.parse(version.at) >= modified + 1000);
+  const successor = next === -1 ? undefined : versions[next];
+  if (!successor) return { atMs: local.publishedAtMs };
+  // The local file may be newer than the last version kept (the watch not running): at least one build more.
+  const latestKept = versions.at(-1)!.sha256.startsWith(local.digest);
+  const after = versions.length - next + (latestKept ? 0 : 1);
+  const builds = `${latestKept ? '' : 'at least '}${after === 1 ? 'a build' : `${after} builds`}`;
+  return { atMs: Date.parse(successor.at), after: builds, when: successor.at };
+}
+
+/**
+ * The public copy against the local one: the same bytes (current), other bytes replaced here less than one period
+ * ago (behind: a cache within its time), replaced longer ago (stale: older than one build), or a copy whose
+ * Last-Modified is after the local file's (newer: this is not the publishing machine's folder). When it was replaced
+ * is read from the builds `.ratefile/outside.json` keeps (by the copy's bytes, ETag or Last-Modified), so a copy
+ * minutes old is stale even when rates move at every build; without them, from the local file's time (a lower bound).
+ */
+export function judgeCopy(copy: CopySeen, local: LocalCopy): CopyVerdict {
+  if (copy.digest === local.digest) return { copy: 'current', detail: `the bytes of ${local.file} as last published` };
+  const copyTime = copy.lastModified === undefined ? Number.NaN : Date.parse(copy.lastModified);
   if (copyTime > local.publishedAtMs + 1000)
     return { copy: 'newer', detail: `newer than ${local.file} here: not the folder the exports are published from?` };
-  const outdated = local.nowMs - local.publishedAtMs;
-  const behind = `not the build of ${local.file} published ${seconds(outdated)} ago`;
+  const replaced = replacedBy(copy, local);
+  const outdated = local.nowMs - replaced.atMs;
+  const behind =
+    replaced.when === undefined
+      ? `not the build of ${local.file} published ${seconds(outdated)} ago`
+      : `${replaced.after} of ${local.file} behind, replaced by the build of ${replaced.when} (${seconds(outdated)} ago)`;
   if (outdated <= local.periodMs)
     return { copy: 'behind', detail: `${behind}, within one schedule period (${seconds(local.periodMs)})` };
   return {

@@ -50,9 +50,14 @@ export interface ProbeFetch extends Verdict {
 }
 
 /** A rate file that came whole, against the local copy: an older one than one build is a failure (`stale-copy`). */
-function withCopy(verdict: Verdict, lastModified: string | undefined, local: LocalCopy | undefined) {
+function withCopy(verdict: Verdict, headers: Record<string, string>, local: LocalCopy | undefined) {
   if (!local || !cameWhole(verdict) || verdict.notModified || verdict.bodyDigest === undefined) return verdict;
-  const copy = judgeCopy(verdict.bodyDigest, lastModified, local);
+  const seen = {
+    digest: verdict.bodyDigest,
+    ...(headers.etag === undefined ? {} : { etag: headers.etag }),
+    ...(headers['last-modified'] === undefined ? {} : { lastModified: headers['last-modified'] }),
+  };
+  const copy = judgeCopy(seen, local);
   if (copy.copy !== 'stale' || !verdict.readable) return { ...verdict, copy };
   return { ...verdict, copy, readable: false, failure: { kind: 'stale-copy' as const, detail: copy.detail } };
 }
@@ -71,7 +76,7 @@ export function describeFetch(
   return {
     index,
     ...(conditional ? { conditional } : {}),
-    ...withCopy(judgeFetch(fetched, expected, conditional !== undefined, timeouts), headers['last-modified'], local),
+    ...withCopy(judgeFetch(fetched, expected, conditional !== undefined, timeouts), headers, local),
     ms: fetched.ms,
     ...(fetched.status === undefined ? {} : { status: fetched.status }),
     ...(headers['content-type'] === undefined ? {} : { contentType: headers['content-type'] }),

@@ -4,13 +4,14 @@
 // loopback "CDN" serving an old or the current copy, and against ratefile's own server.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm, utimes } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProbeSummary } from '../../../src/pure/probe/summary.js';
+import { exportEtag, sha256Of } from '../../../src/pure/watch/judge.js';
 import { createExportServer, listen } from '../../../src/service/server/server.js';
-import { makeProject, type Project } from '../../support/project.js';
+import { makeProject, sampleConfig, type Project } from '../../support/project.js';
 import { fixedNow, runRatefile } from '../../support/run-cli.js';
 
 let project: Project;
@@ -72,6 +73,42 @@ describe('probe names a cached copy', () => {
       /→ Cloudflare keeps a copy: for the export paths, no "Cache Everything" rule and no Edge TTL "Ignore cache-control header/,
     );
     expect(code).toBe(1);
+  });
+
+  it('beside the config, rates moving at every build: a copy minutes old is stale by the builds outside.json keeps', async () => {
+    // The local file published 4 s ago, as at every build; the copy the cache keeps is three minutes old and
+    // `.ratefile/outside.json` (the watch from outside) keeps the builds since, every 10 s.
+    const moving = await makeProject({ 'ratefile.config.yaml': `${sampleConfig}schedule: "*/10 * * * * *"\n` });
+    try {
+      expect((await runRatefile(['build'], moving.dir)).code).toBe(0);
+      const file = join(moving.dir, 'public', 'parserfile.xml');
+      const latest = await readFile(file);
+      const now = fixedNow().getTime();
+      await utimes(file, new Date(now - 4_000), new Date(now - 4_000));
+      const at = (ago: number) => new Date(now - ago).toISOString();
+      const between = Array.from({ length: 17 }, (_, i) => {
+        const bytes = Buffer.from(`${i}`);
+        return { sha256: sha256Of(bytes), etag: exportEtag(bytes), at: at(170_000 - i * 10_000) };
+      });
+      const versions = [
+        { sha256: sha256Of(older), etag: exportEtag(older), at: at(180_000) },
+        ...between,
+        { sha256: sha256Of(latest), etag: exportEtag(latest), at: at(4_500) },
+      ];
+      await mkdir(join(moving.dir, '.ratefile'), { recursive: true });
+      await writeFile(
+        join(moving.dir, '.ratefile', 'outside.json'),
+        JSON.stringify({ version: 1, versions: { 'parserfile.xml': versions }, checks: {} }),
+      );
+      const { code, stdout } = await runRatefile(['probe', `${cdnBase}/parserfile.xml`, '-n', '1'], moving.dir);
+      expect(stdout).toContain(
+        `FAIL a cached copy older than one build: 18 builds of parserfile.xml behind, replaced by the build of ${at(170_000)} (170 s ago): older than one build (the schedule runs every 10 s)`,
+      );
+      expect(stdout).toContain('Copy against parserfile.xml as published here: 1 older than one build.');
+      expect(code).toBe(1);
+    } finally {
+      await moving.remove();
+    }
   });
 
   it('beside the config: the current bytes from a cache pass', async () => {

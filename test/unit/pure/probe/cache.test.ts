@@ -43,9 +43,9 @@ describe('the copy against the export as published here', () => {
   };
 
   it('the same bytes are current; other bytes within a period are behind, after it stale', () => {
-    expect(judgeCopy('aaaa', undefined, local).copy).toBe('current');
-    expect(judgeCopy('bbbb', undefined, local).copy).toBe('behind');
-    expect(judgeCopy('bbbb', undefined, { ...local, nowMs: 1_100_000 })).toEqual({
+    expect(judgeCopy({ digest: 'aaaa' }, local).copy).toBe('current');
+    expect(judgeCopy({ digest: 'bbbb' }, local).copy).toBe('behind');
+    expect(judgeCopy({ digest: 'bbbb' }, { ...local, nowMs: 1_100_000 })).toEqual({
       copy: 'stale',
       detail:
         'not the build of parserfile.xml published 100 s ago: older than one build (the schedule runs every 30 s)',
@@ -53,6 +53,67 @@ describe('the copy against the export as published here', () => {
   });
 
   it('a copy modified after the local file is newer: this folder is not where the exports are published from', () => {
-    expect(judgeCopy('bbbb', new Date(1_100_000).toUTCString(), { ...local, nowMs: 2_000_000 }).copy).toBe('newer');
+    expect(
+      judgeCopy({ digest: 'bbbb', lastModified: new Date(1_100_000).toUTCString() }, { ...local, nowMs: 2_000_000 })
+        .copy,
+    ).toBe('newer');
+  });
+
+  // Behind an nginx `proxy_cache_valid any 10m` on a 10 s schedule whose rates move at every build: the local file is
+  // always seconds old, so only the copy's own version (its bytes, ETag or Last-Modified) dates it.
+  describe('dated by the builds .ratefile/outside.json keeps', () => {
+    const builtAt = (i: number) => 1_700_000_000_000 + i * 10_000;
+    // 31 builds 10 s apart, the last one the local file, published 4 s ago.
+    const versions = Array.from({ length: 31 }, (_, i) => ({
+      sha256: `${String(i).padStart(4, '0')}${'f'.repeat(60)}`,
+      etag: `"etag-${i}"`,
+      at: new Date(builtAt(i)).toISOString(),
+    }));
+    const moving = {
+      file: 'parserfile.xml',
+      digest: versions[30]!.sha256.slice(0, 16),
+      publishedAtMs: builtAt(30) + 200,
+      periodMs: 10_000,
+      nowMs: builtAt(30) + 4_000,
+      versions,
+    };
+    const copyOf = (i: number) => ({
+      digest: versions[i]!.sha256.slice(0, 16),
+      etag: versions[i]!.etag,
+      lastModified: new Date(builtAt(i) + 200).toUTCString(),
+    });
+
+    it('a copy 3 minutes old is stale, by its bytes, its ETag or its Last-Modified', () => {
+      expect(judgeCopy(copyOf(12), moving)).toEqual({
+        copy: 'stale',
+        detail: `18 builds of parserfile.xml behind, replaced by the build of ${versions[13]!.at} (174 s ago): older than one build (the schedule runs every 10 s)`,
+      });
+      // A proxy that changed the bytes (a CDN's minifier) but kept the ETag; one that sent neither body nor ETag we know.
+      expect(judgeCopy({ ...copyOf(12), digest: 'cdcdcdcdcdcdcdcd' }, moving).copy).toBe('stale');
+      expect(judgeCopy({ digest: 'cdcdcdcdcdcdcdcd', lastModified: copyOf(12).lastModified }, moving)).toMatchObject({
+        copy: 'stale',
+        detail: expect.stringContaining(`replaced by the build of ${versions[13]!.at} (174 s ago)`),
+      });
+    });
+
+    it('the build just before the latest is one build behind, within one period', () => {
+      expect(judgeCopy(copyOf(29), moving)).toEqual({
+        copy: 'behind',
+        detail: `a build of parserfile.xml behind, replaced by the build of ${versions[30]!.at} (4 s ago), within one schedule period (10 s)`,
+      });
+    });
+
+    it('a local file newer than the versions kept counts at least one build more', () => {
+      const unkept = { ...moving, digest: '9999999999999999', publishedAtMs: builtAt(31), nowMs: builtAt(31) + 3_000 };
+      expect(judgeCopy(copyOf(30), unkept).detail).toBe(
+        'not the build of parserfile.xml published 3 s ago, within one schedule period (10 s)',
+      );
+      expect(judgeCopy(copyOf(28), unkept).detail).toMatch(/^at least 3 builds of parserfile.xml behind/);
+    });
+
+    it('without versions kept it errs young: dated by the local file', () => {
+      const { versions: _, ...bare } = moving;
+      expect(judgeCopy(copyOf(12), bare).copy).toBe('behind');
+    });
   });
 });
