@@ -86,7 +86,9 @@ async function probe(context: CommandContext, target: string, options: ProbeFlag
   const url = probedUrl(target);
   const { runProbe } = await import('../io/probe/run.js');
   const { summarise } = await import('../pure/probe/summary.js');
-  const { monitorTimeouts } = await import('../pure/probe/classify.js');
+  const { contentTypeRules, monitorTimeouts } = await import('../pure/probe/classify.js');
+  const { loadProfiles } = await import('../io/monitors/load.js');
+  const contentTypes = contentTypeRules((await loadProfiles()).values());
   const { formatFetch, formatHeader, formatSummary } = await import('../pure/probe/report.js');
   const userAgent = options.userAgent ?? defaultUserAgent();
   const beside = await besideConfig(context, url, options.config);
@@ -107,6 +109,7 @@ async function probe(context: CommandContext, target: string, options: ProbeFlag
       userAgent,
       ...(options.format ? { format: options.format } : {}),
       timeouts: monitorTimeouts,
+      contentTypes,
       ...(beside?.read ? { local: beside.read } : {}),
     },
     (fetch) => {

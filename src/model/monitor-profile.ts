@@ -44,6 +44,11 @@ export interface MonitorProfile {
   readonly labels: 'all' | 'first-cash-only';
   /** `strict`: an item whose elements are out of the standard order is refused. */
   readonly order: 'strict' | 'any';
+  /**
+   * A regular expression the answer's Content-Type must match from its start, as the monitor's robot tests it before
+   * reading the body (MoneySwap: else `RobotCheckError`, the exchanger made inactive); absent: not tested.
+   */
+  readonly contentType?: string;
   /** Documented polling interval, for people; absent when no source states it. */
   readonly polling?: string;
   /** Documented robot addresses to allow through an anti-bot wall. */

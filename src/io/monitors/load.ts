@@ -13,6 +13,15 @@ import type { MonitorProfile } from '../../model/monitor-profile.js';
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: (issue) => `expected one of ${values.join(', ')}, got ${describeValue(issue.input)}` });
 
+const compiles = (pattern: string) => {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 export const profileSchema = z
   .strictObject({
     title: z.string().min(1),
@@ -28,6 +37,7 @@ export const profileSchema = z
     negativeRate: oneOf(['absolute'] as const).optional(),
     labels: oneOf(['all', 'first-cash-only'] as const),
     order: oneOf(['strict', 'any'] as const),
+    contentType: z.string().min(1).refine(compiles, { error: 'expected a regular expression' }).optional(),
     polling: z.string().optional(),
     robots: z.array(z.string()).default([]),
     sources: z.record(z.string(), z.string().min(1)).refine((sources) => Object.keys(sources).length > 0, {
@@ -61,7 +71,7 @@ async function readProfiles(dir: string): Promise<ReadonlyMap<string, MonitorPro
     const { data, problems: found } = validateYaml(file, profileSchema);
     problems.push(...found.map((problem) => `data/monitors/${fileName}: ${formatProblem(file, problem)}`));
     if (!data) continue;
-    const { polling, rateDecimals, duplicates, negativeRate, ...rest } = data;
+    const { polling, rateDecimals, duplicates, negativeRate, contentType, ...rest } = data;
     profiles.set(fileName.replace(/\.yaml$/, ''), {
       name: fileName.replace(/\.yaml$/, ''),
       ...rest,
@@ -69,6 +79,7 @@ async function readProfiles(dir: string): Promise<ReadonlyMap<string, MonitorPro
       ...(rateDecimals === undefined ? {} : { rateDecimals }),
       ...(duplicates === undefined ? {} : { duplicates }),
       ...(negativeRate === undefined ? {} : { negativeRate }),
+      ...(contentType === undefined ? {} : { contentType }),
     });
   }
   if (problems.length > 0) throw configError('monitor profiles', problems);

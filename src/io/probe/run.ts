@@ -2,7 +2,13 @@
 // re-fetch per validator the server sent (If-None-Match, If-Modified-Since), all under one overall deadline: what
 // the deadline leaves undone is reported as not made, never waited for.
 import { fetchOnce } from './fetch.js';
-import { cameWhole, monitorTimeouts, type MonitorTimeout, type RateFormat } from '../../pure/probe/classify.js';
+import {
+  cameWhole,
+  monitorTimeouts,
+  type ContentTypeRule,
+  type MonitorTimeout,
+  type RateFormat,
+} from '../../pure/probe/classify.js';
 import { describeFetch, type ProbeFetch } from '../../pure/probe/summary.js';
 import type { LocalCopy } from '../../pure/probe/cache.js';
 
@@ -17,6 +23,8 @@ export interface ProbeOptions {
   format?: RateFormat;
   /** The monitors' timeouts each fetch is judged against (default: the shipped ones, `monitorTimeouts`). */
   timeouts?: readonly MonitorTimeout[];
+  /** The Content-Types the monitors' robots accept (the profiles' `contentType`): another is `refused-type`. */
+  contentTypes?: readonly ContentTypeRule[];
   /** Beside the config: the export as last published here, read again after each fetch (a build may publish meanwhile). */
   local?: () => Promise<LocalCopy | undefined>;
 }
@@ -72,7 +80,8 @@ export async function runProbe(
     const headers = conditional ? { [conditional.header]: conditional.value } : {};
     const fetched = await fetchOnce(url, { ...fetchOptions, headers });
     const local = await options.local?.();
-    record(describeFetch(index, fetched, options.format, conditional, options.timeouts ?? monitorTimeouts, local));
+    const timeouts = options.timeouts ?? monitorTimeouts;
+    record(describeFetch(index, fetched, options.format, conditional, timeouts, local, options.contentTypes));
   };
   try {
     for (let index = 1; index <= options.count; index++) await one(index);

@@ -3,6 +3,8 @@
 // checked with the project's own checker (`checkExport`, the rules of `ratefile check`), and the time it took with the
 // monitors' own timeouts (`monitorTimeouts`): a good file that comes too late is lost to the monitor all the same.
 import { createHash } from 'node:crypto';
+import type { MonitorFormat } from '../../model/formats.js';
+import type { MonitorProfile } from '../../model/monitor-profile.js';
 import { checkExport } from '../check/index.js';
 import { recognisePage, type PageKind } from './pages.js';
 import { ratesOf } from './rates.js';
@@ -24,6 +26,7 @@ export type FailureKind =
   | 'wrong-format'
   | 'invalid-rate-file'
   | 'too-slow'
+  | 'refused-type'
   | 'stale-copy'
   | 'not-made';
 
@@ -45,6 +48,7 @@ export const failureNames: Record<FailureKind, string> = {
   'wrong-format': 'rate file of another format',
   'invalid-rate-file': 'rate file with errors',
   'too-slow': "slower than a monitor's timeout",
+  'refused-type': 'a Content-Type a monitor refuses',
   'stale-copy': 'a cached copy older than one build',
   'not-made': 'not made (overall deadline)',
 };
@@ -91,6 +95,52 @@ export function slowFor(
     (timeout, i) => `${timeout.monitor}${i === 0 ? ' gives up' : ''} after ${timeoutWords(timeout.ms)}`,
   );
   return { monitors: gaveUp.map((timeout) => timeout.monitor), detail: `took ${ms} ms: ${words.join(', ')}` };
+}
+
+/** The Content-Type one monitor's robot accepts for the formats it reads (its profile's `contentType`). */
+export interface ContentTypeRule {
+  /** The monitor as people know it. */
+  readonly monitor: string;
+  /** Matched from the start of the header, as the monitor matches it. */
+  readonly pattern: string;
+  readonly formats: readonly RateFormat[];
+}
+
+const rateFormatOf: Record<MonitorFormat, RateFormat> = { classic: 'classic', 'eref-1.1': 'eref', json: 'json' };
+
+/** The Content-Type rules of the monitor profiles (data/monitors/): the monitors that test the header. */
+export const contentTypeRules = (profiles: Iterable<MonitorProfile>): ContentTypeRule[] =>
+  [...profiles].flatMap((profile) =>
+    profile.contentType === undefined
+      ? []
+      : [
+          {
+            monitor: profile.title,
+            pattern: profile.contentType,
+            formats: profile.formats.map((format) => rateFormatOf[format]),
+          },
+        ],
+  );
+
+/**
+ * The monitors that refuse a rate file of this format for its Content-Type (none sent counts as refused: the robot
+ * finds no header to test), as "Content-Type text/html: MoneySwap refuses it"; none: undefined.
+ */
+export function refusedType(
+  contentType: string | undefined,
+  format: RateFormat,
+  rules: readonly ContentTypeRule[],
+): { monitors: string[]; detail: string } | undefined {
+  const refusing = rules.filter(
+    (rule) => rule.formats.includes(format) && !new RegExp(rule.pattern).test(contentType ?? ''),
+  );
+  if (refusing.length === 0) return undefined;
+  const monitors = [...new Set(refusing.map((rule) => rule.monitor))];
+  const sent = contentType === undefined ? 'no Content-Type' : `Content-Type ${contentType}`;
+  return {
+    monitors,
+    detail: `${sent}: ${monitors.join(', ')} ${monitors.length === 1 ? 'refuses' : 'refuse'} it before reading the body (${refusing.map((rule) => `/${rule.pattern}/`).join(', ')} expected)`,
+  };
 }
 
 /** A redirect followed on the way: its status and where it pointed. */
@@ -158,23 +208,36 @@ const fail = (kind: FailureKind, detail: string, extra: Partial<Verdict> = {}): 
 
 /**
  * Judge one fetch. `expected`: the format the monitor reads (`--format`), else any of the three. `conditional`: the
- * request carried a validator, so a 304 is the right answer. A readable answer slower than a monitor's timeout is
- * `too-slow`: that monitor never sees it.
+ * request carried a validator, so a 304 is the right answer. A readable answer whose Content-Type a monitor refuses
+ * (`contentTypes`, from the profiles) is `refused-type`, one slower than a monitor's timeout `too-slow`: that monitor
+ * never reads it.
  */
 export function judgeFetch(
   fetched: Fetched,
   expected?: RateFormat,
   conditional = false,
   timeouts: readonly MonitorTimeout[] = monitorTimeouts,
+  contentTypes: readonly ContentTypeRule[] = [],
 ): Verdict {
   const verdict = judgeAnswer(fetched, expected, conditional);
+  const refused =
+    verdict.readable && verdict.format !== undefined
+      ? refusedType(fetched.headers?.['content-type'], verdict.format, contentTypes)
+      : undefined;
+  if (refused)
+    return {
+      ...verdict,
+      readable: false,
+      failure: { kind: 'refused-type', detail: refused.detail },
+    };
   const slow = verdict.readable ? slowFor(fetched.ms, timeouts) : undefined;
   if (!slow) return verdict;
   return { ...verdict, readable: false, failure: { kind: 'too-slow', detail: slow.detail }, gaveUp: slow.monitors };
 }
 
-/** A rate file (or a 304) came, whether in time or not: its facts (format, items, validators) hold. */
-export const cameWhole = (verdict: Verdict): boolean => verdict.readable || verdict.failure?.kind === 'too-slow';
+/** A rate file (or a 304) came, whether in time, with a type every monitor takes, or not: its facts (format, items, validators) hold. */
+export const cameWhole = (verdict: Verdict): boolean =>
+  verdict.readable || verdict.failure?.kind === 'too-slow' || verdict.failure?.kind === 'refused-type';
 
 function judgeAnswer(fetched: Fetched, expected: RateFormat | undefined, conditional: boolean): Verdict {
   if (fetched.error) return fail(fetched.error.kind, fetched.error.message);

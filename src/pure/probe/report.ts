@@ -38,6 +38,8 @@ const hints: Record<Exclude<FailureKind, 'timeout' | 'too-slow' | 'stale-copy'>,
   'engine-error': 'the engine or the site answered with an error or maintenance page instead of the file',
   html: 'the URL serves a web page, not the export: check the path and any rewrite that sends unknown paths to the site',
   'empty-body': 'a 200 with nothing in it: a file read while being rewritten, or a script that failed',
+  'refused-type':
+    "serve the export as application/xml (a JSON one as application/json): the web server's type for the path, not a script's or a page's",
   redirect: 'register the final URL with the monitors: not every robot follows redirects',
   'connection-error': 'the server refused or dropped the connection',
   'tls-error': 'check the certificate (full chain, not expired, matching the host name) and the TLS versions offered',

@@ -8,6 +8,7 @@ import {
   judgeFetch,
   monitorTimeouts,
   timeoutWords,
+  type ContentTypeRule,
   type FailureKind,
   type Fetched,
   type Hop,
@@ -70,13 +71,15 @@ export function describeFetch(
   conditional?: ProbeFetch['conditional'],
   timeouts: readonly MonitorTimeout[] = monitorTimeouts,
   local?: LocalCopy,
+  contentTypes: readonly ContentTypeRule[] = [],
 ): ProbeFetch {
   const headers = fetched.headers ?? {};
   const cache = cacheFactsOf(headers);
+  const verdict = judgeFetch(fetched, expected, conditional !== undefined, timeouts, contentTypes);
   return {
     index,
     ...(conditional ? { conditional } : {}),
-    ...withCopy(judgeFetch(fetched, expected, conditional !== undefined, timeouts), headers, local),
+    ...withCopy(verdict, headers, local),
     ms: fetched.ms,
     ...(fetched.status === undefined ? {} : { status: fetched.status }),
     ...(headers['content-type'] === undefined ? {} : { contentType: headers['content-type'] }),

@@ -2,9 +2,17 @@
 // src/io/probe/fetch.ts) compared with the versions this instance published. `same`: the bytes of the latest build;
 // `older`: an older build's (how many builds behind, built when) or a rate file of no build kept; `challenge`: an
 // anti-bot or other HTML page instead of the file (recognised by probe's own classifier); `error`: a status, a
-// network failure, a body that is no rate file; `slow`: an answer slower than the monitors wait. Pure: no clock.
+// network failure, a body that is no rate file, a Content-Type a monitor refuses; `slow`: an answer slower than the
+// monitors wait. Pure: no clock.
 import { createHash } from 'node:crypto';
-import { judgeFetch, type Fetched, type FailureKind } from '../probe/classify.js';
+import {
+  formatOf,
+  judgeFetch,
+  refusedType,
+  type ContentTypeRule,
+  type Fetched,
+  type FailureKind,
+} from '../probe/classify.js';
 
 /** One published version of an export: what a public copy is matched against. */
 export interface PublishedVersion {
@@ -65,11 +73,21 @@ const pageKinds: ReadonlySet<FailureKind> = new Set(['cloudflare-challenge', 'an
 
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
-/** One fetch judged against the versions published (oldest first) and the time a monitor waits. */
+/** The monitors that refuse one of our files for its Content-Type (the profiles' `contentType`), in words. */
+function refusedCopy(fetched: Fetched, rules: readonly ContentTypeRule[]): string | undefined {
+  const format = formatOf(Buffer.from((fetched.body ?? new Uint8Array()).subarray(0, 262_144)).toString('utf8'));
+  return format && refusedType(fetched.headers?.['content-type'], format, rules)?.detail;
+}
+
+/**
+ * One fetch judged against the versions published (oldest first), the time a monitor waits and the Content-Types
+ * the monitors' robots accept: our bytes under a type a monitor refuses are an `error` for it all the same.
+ */
 export function judgeOutside(
   fetched: Fetched,
   versions: readonly PublishedVersion[],
   slowAfterMs: number,
+  contentTypes: readonly ContentTypeRule[] = [],
 ): OutsideJudgement {
   const { ms } = fetched;
   const base = { ms, ...(fetched.status === undefined ? {} : { status: fetched.status }) };
@@ -83,11 +101,13 @@ export function judgeOutside(
     const behind = versions.length - 1 - index;
     const copyBuiltAt = versions[index]!.at;
     const words = behind === 0 ? 'the latest build' : `${behind} build${behind === 1 ? '' : 's'} behind`;
+    const refused = refusedCopy(fetched, contentTypes);
+    if (refused) return { ...base, state: 'error', detail: `${words}, but ${refused}`, behind, copyBuiltAt };
     const state = slow ? 'slow' : behind === 0 ? 'same' : 'older';
     return { ...base, state, detail: `${words}, built ${copyBuiltAt}${slow}`, behind, copyBuiltAt };
   }
   // Not one of ours: probe's classifier says what it is (a challenge page, a status, an empty body, another file).
-  const verdict = judgeFetch(fetched, undefined, false, []);
+  const verdict = judgeFetch(fetched, undefined, false, [], contentTypes);
   const failure = verdict.failure;
   if (failure && pageKinds.has(failure.kind))
     return { ...base, state: 'challenge', detail: `${failure.detail} instead of the file` };

@@ -9,7 +9,9 @@ import type { Logger } from '../../base/log.js';
 import { redactSecrets } from '../../base/secrets.js';
 import type { WatchConfig } from '../../model/watch.js';
 import { fetchOnce } from '../../io/probe/fetch.js';
+import { loadProfiles } from '../../io/monitors/load.js';
 import { readOutside, writeOutside, type OutsideSaved } from '../../io/watch/store.js';
+import { contentTypeRules, type ContentTypeRule } from '../../pure/probe/classify.js';
 import {
   copyAgeSeconds,
   judgeOutside,
@@ -46,6 +48,8 @@ interface Watching {
   log: Logger;
   now: () => Date;
   saved: OutsideSaved;
+  /** The Content-Types the monitors' robots accept (the profiles' `contentType`). */
+  contentTypes: readonly ContentTypeRule[];
   running: Promise<void> | undefined;
   saving: Promise<void>;
   stopped: boolean;
@@ -69,6 +73,7 @@ export async function openOutsideWatch(options: {
     log: options.log,
     now: options.now,
     saved: { versions: saved.versions, checks: saved.checks },
+    contentTypes: contentTypeRules((await loadProfiles()).values()),
     running: undefined,
     saving: Promise.resolve(),
     stopped: false,
@@ -127,7 +132,8 @@ async function checkAll(watching: Watching): Promise<void> {
         maxBytes: config.maxBytes,
         maxRedirects: 3,
       });
-      const judged = judgeOutside(fetched, watching.saved.versions[file] ?? [], config.slowAfterMs);
+      const versions = watching.saved.versions[file] ?? [];
+      const judged = judgeOutside(fetched, versions, config.slowAfterMs, watching.contentTypes);
       const previous = watching.saved.checks[file];
       const check = nextCheck(previous, judged, { file, url }, watching.now().toISOString());
       watching.saved.checks[file] = check;

@@ -97,6 +97,8 @@ const routes: Record<string, (headers: IncomingHttpHeaders, response: ServerResp
   },
   '/changing': (_, response, turn) => send(response, 200, 'application/xml', rateFile(100 + Math.min(turn, 3))),
   '/json': (_, response) => send(response, 200, 'application/json', fixture('formats/rates.json')),
+  // The file itself, sent as a web page (a rewrite to a script, a wrong `types` block): MoneySwap's robot refuses it.
+  '/as-html.xml': (_, response) => send(response, 200, 'text/html; charset=utf-8', goodXml),
 };
 
 beforeAll(async () => {
@@ -280,6 +282,7 @@ describe('each failure kind is named', () => {
     ['/silent', ['--timeout', '0.3'], 'timeout', 'no complete answer within 0.3 s'],
     ['/huge', ['--max-bytes', '100000'], 'too-large', 'more than 100000 bytes came'],
     ['/bomb', ['--max-bytes', '100000'], 'too-large', 'more than 100000 bytes came'],
+    ['/as-html.xml', [], 'refused-type', 'Content-Type text/html; charset=utf-8: MoneySwap refuses it'],
   ])('%s %j → %s', async (path, args, kind, detail) => {
     const { code, report } = await probeJson([`${base}${path}`, '-n', '2', ...args]);
     expect(code).toBe(1);

@@ -22,7 +22,7 @@ afterEach(async () => {
 
 const challenge = readFileSync(new URL('../../fixtures/probe/cloudflare-challenge.html', import.meta.url));
 
-type Mode = 'origin' | 'cached' | 'challenge' | '503' | 'slow';
+type Mode = 'origin' | 'cached' | 'challenge' | '503' | 'slow' | 'html';
 
 /** The edge: `mode` says what it answers; `cached` is the copy a "cache everything" rule keeps. */
 async function edge() {
@@ -48,6 +48,8 @@ async function edge() {
           .end(challenge);
       case '503':
         return response.writeHead(503, { 'Content-Type': 'text/plain' }).end('Service Unavailable');
+      case 'html':
+        return response.writeHead(200, { 'Content-Type': 'text/html' }).end(await fromOrigin());
       case 'slow': {
         const body = await fromOrigin();
         setTimeout(() => response.writeHead(200, { 'Content-Type': 'application/xml' }).end(body), 700);
@@ -140,6 +142,14 @@ watch:
 
     cdn.state.mode = '503';
     expect(await check()).toMatchObject({ state: 'error', status: 503, detail: 'HTTP 503' });
+
+    // The latest bytes, sent as a web page: MoneySwap's robot refuses them before reading a byte.
+    cdn.state.mode = 'html';
+    expect(await check()).toMatchObject({
+      state: 'error',
+      behind: 0,
+      detail: expect.stringContaining('the latest build, but Content-Type text/html: MoneySwap refuses it'),
+    });
 
     cdn.state.mode = 'slow';
     const slow = await check();

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  contentTypeRules,
   formatOf,
   judgeFetch,
   monitorTimeouts,
@@ -15,6 +16,7 @@ import { ratesOf } from '../../../../src/pure/probe/rates.js';
 import { formatSummary } from '../../../../src/pure/probe/report.js';
 import { summarise, describeFetch } from '../../../../src/pure/probe/summary.js';
 import { repoRoot } from '../../../support/process.js';
+import { loadProfiles } from '../../../../src/io/monitors/load.js';
 
 const fixture = (path: string) => readFileSync(join(repoRoot, 'test', 'fixtures', path));
 const answer = (body: string | Buffer, status = 200, headers: Record<string, string> = {}): Fetched => ({
@@ -105,6 +107,50 @@ describe('a body that is not a rate file is named', () => {
   it('a 304 is right only for a conditional request', () => {
     expect(judgeFetch(answer('', 304), undefined, true)).toEqual({ readable: true, notModified: true });
     expect(judgeFetch(answer('', 304)).failure?.kind).toBe('http-status');
+  });
+});
+
+// The shipped profiles (data/monitors/): MoneySwap's robot tests the header before it reads the body.
+const rules = contentTypeRules((await loadProfiles()).values());
+
+describe('a Content-Type a known monitor refuses', () => {
+  const classic = fixture('formats/parserfile.xml');
+
+  it('a classic file as text/html, or with no Content-Type, fails naming MoneySwap', () => {
+    expect(rules.map((rule) => rule.monitor)).toEqual(['MoneySwap']);
+    expect(
+      judgeFetch(answer(classic, 200, { 'content-type': 'text/html; charset=utf-8' }), undefined, false, [], rules),
+    ).toMatchObject({
+      readable: false,
+      format: 'classic',
+      failure: {
+        kind: 'refused-type',
+        detail:
+          'Content-Type text/html; charset=utf-8: MoneySwap refuses it before reading the body (/^[a-zA-Z]+/xml?/ expected)',
+      },
+    });
+    const bare = { ...answer(classic), headers: {} };
+    expect(judgeFetch(bare, undefined, false, [], rules).failure?.detail).toMatch(
+      /^no Content-Type: MoneySwap refuses/,
+    );
+  });
+
+  it('application/xml and text/xml pass; a JSON file (a format MoneySwap does not read) is not its business', () => {
+    for (const type of ['application/xml', 'text/xml; charset=UTF-8'])
+      expect(judgeFetch(answer(classic, 200, { 'content-type': type }), undefined, false, [], rules).readable).toBe(
+        true,
+      );
+    const json = answer(fixture('formats/rates.json'), 200, { 'content-type': 'text/plain' });
+    expect(judgeFetch(json, undefined, false, [], rules).failure).toBeUndefined();
+  });
+
+  it('the summary counts it as a failure and says what to serve', () => {
+    const fetched = describeFetch(1, answer(classic), undefined, undefined, monitorTimeouts, undefined, rules);
+    const summary = summarise('http://x/parserfile.xml', '2026-11-26T00:00:00Z', 'ua', [fetched]);
+    expect(summary.ok).toBe(false);
+    expect(formatSummary(summary)).toContain(
+      '1 × a Content-Type a monitor refuses (refused-type), fetch 1: Content-Type text/html: MoneySwap refuses it',
+    );
   });
 });
 

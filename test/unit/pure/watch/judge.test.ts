@@ -2,7 +2,8 @@
 // test/fixtures/probe/ (a Cloudflare challenge, a JavaScript cookie check) for what a monitor gets instead.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { Fetched } from '../../../../src/pure/probe/classify.js';
+import { loadProfiles } from '../../../../src/io/monitors/load.js';
+import { contentTypeRules, type Fetched } from '../../../../src/pure/probe/classify.js';
 import {
   copyAgeSeconds,
   exportEtag,
@@ -90,6 +91,25 @@ describe('judgeOutside', () => {
       error: { kind: 'connection-error', message: 'connection refused' },
     };
     expect(judgeOutside(refused, versions, 3000)).toMatchObject({ state: 'error', detail: 'connection refused' });
+  });
+
+  it('error: the latest build under a Content-Type a monitor refuses (MoneySwap, text/html), naming the monitor', async () => {
+    const rules = contentTypeRules((await loadProfiles()).values());
+    const html = answer(v3, { headers: { 'content-type': 'text/html' } });
+    expect(judgeOutside(html, versions, 3000, rules)).toMatchObject({
+      state: 'error',
+      behind: 0,
+      detail:
+        'the latest build, but Content-Type text/html: MoneySwap refuses it before reading the body (/^[a-zA-Z]+/xml?/ expected)',
+    });
+    expect(judgeOutside(answer(v3), versions, 3000, rules).state).toBe('same');
+    // Not one of ours: an error all the same.
+    expect(
+      judgeOutside(answer(file('1'), { headers: { 'content-type': 'text/html' } }), versions, 3000, rules),
+    ).toMatchObject({
+      state: 'error',
+      detail: expect.stringContaining('MoneySwap refuses it'),
+    });
   });
 
   it('slow: the latest build too late for the monitors, or no whole answer within the timeout', () => {
