@@ -26,7 +26,7 @@ import { failedStatus, successStatus, type StatusContext } from '../../pure/stat
 import { writeLiveCodes } from '../state/live-codes.js';
 import { readWarMemory, warDirections, writeWarMemory } from '../state/war-state.js';
 import { readListingMemory, writeListingMemory } from '../state/listing-state.js';
-import type { BuildReport, Status } from '../../pure/status/report.js';
+import type { BuildReport, OutsideProblem, Status } from '../../pure/status/report.js';
 import { cycleWarnings, liveCodesNotKept } from '../../pure/status/cycle-lines.js';
 
 export interface CycleResult {
@@ -49,6 +49,8 @@ export type CycleDeps = Omit<BuildDeps, 'guard' | 'onFile'> & {
   elapsed?: () => number;
   /** Why the config file was rejected on reload, when `config` is the last good one (kept in the status). */
   configError?: string;
+  /** The watch from outside's problems now (`outside:<file>`), kept in the status: health counts them. */
+  outside?: readonly OutsideProblem[];
   /** With an `ha:` block: asked right before publishing; only the lock's holder publishes. */
   ha?: PublishGate;
   /** The gzip and brotli compression (tests count its calls); absent: publish's `compress`. */
@@ -98,6 +100,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     context: {
       healthPolicy: config.health,
       ...(deps.configError === undefined ? {} : { configError: deps.configError }),
+      ...(deps.outside ? { outside: deps.outside } : {}),
     },
   };
   try {

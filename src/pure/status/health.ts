@@ -78,6 +78,8 @@ export function assessHealth(status: Status | undefined, now: Date): Health {
     );
   }
   if (sources.length > 0) degraded.push(`failing source${sources.length === 1 ? '' : 's'}: ${sources.join(', ')}`);
+  // What the monitors fetch is not what was published: degraded (the files here are right), the level its alert has.
+  for (const problem of status.outsideProblems ?? []) degraded.push(problem.text);
   if (status.maintenance) notes.push('maintenance: every export is published empty');
 
   if (failing.length > 0) return { level: 'failing', reasons: [...failing, ...degraded, ...notes] };

@@ -149,6 +149,17 @@ export interface Status {
   leftOut?: LeftOutStatus[];
   /** Present with an `ha:` block: leader or standby, and who holds the lock. */
   ha?: HaStatus;
+  /**
+   * The public copies the watch from outside (`watch:`) found wrong for `watch.alertAfter` or longer when the build
+   * ran (`outside:<file>`): health is degraded by them, and the alert says the same. Absent when none (or standby).
+   */
+  outsideProblems?: OutsideProblem[];
+}
+
+/** A public copy other than the latest build for `watch.alertAfter` or longer. */
+export interface OutsideProblem {
+  key: string;
+  text: string;
 }
 
 export interface LeftOutStatus {

@@ -4,7 +4,7 @@ import { rateStatuses } from './rates.js';
 import { assessHealth } from './health.js';
 import { redactValue } from '../../base/secrets.js';
 import type { HealthPolicy } from '../../model/config.js';
-import type { BuildReport, CompetingStatus, HaStatus, SourceStatus, Status } from './report.js';
+import type { BuildReport, CompetingStatus, HaStatus, OutsideProblem, SourceStatus, Status } from './report.js';
 import type { ListingView } from '../compete/listing.js';
 import type { MonitorState, MonitorWatch } from '../readers/watch.js';
 import { age, ago, directionNameOfId, plural } from '../../base/words.js';
@@ -15,6 +15,8 @@ export interface StatusContext {
   configError?: string;
   /** This instance's role in a warm standby (`ha:`). */
   ha?: HaStatus;
+  /** The watch from outside's problems when the build ran (a standby's are the leader's business: not kept). */
+  outside?: readonly OutsideProblem[];
 }
 
 /** The status with its health assessed at `at`; no credential in its texts (they quote sources' answers). */
@@ -27,6 +29,9 @@ const contextFields = (context: StatusContext) => ({
   ...(context.healthPolicy ? { healthPolicy: context.healthPolicy } : {}),
   ...(context.configError === undefined ? {} : { configError: context.configError }),
   ...(context.ha ? { ha: context.ha } : {}),
+  ...(context.outside && context.outside.length > 0 && context.ha?.role !== 'standby'
+    ? { outsideProblems: [...context.outside] }
+    : {}),
 });
 
 export function successStatus(
@@ -139,7 +144,8 @@ export function failedStatus(
   schedulePeriodMs: number,
   context: StatusContext = {},
 ): Status {
-  const { configError: _, ...kept }: Partial<Status> = previous ?? {};
+  // A rejected reload and the outside watch's problems are the context's now, not the last good build's.
+  const { configError: _, outsideProblems: __, ...kept }: Partial<Status> = previous ?? {};
   return withHealth(
     {
       version: 1,

@@ -100,6 +100,8 @@ async function buildWithCurrentConfig(
   const result = await runCycle({ ...config, stateDir: parts.stateDir }, parts.outDir, {
     ...parts.deps,
     ...(configError === undefined ? {} : { configError }),
+    // Kept in the status, so health, /healthz, /metrics, the dashboard, `ratefile status` and the alert say one level.
+    ...(parts.outside ? { outside: parts.outside.problems(parts.deps.now()) } : {}),
     ...(standby ? { ha: standby } : {}),
   });
   placed?.settled(result.standby ? undefined : result.build.report.exports.map((e) => e.file));
@@ -183,7 +185,7 @@ async function sweepState(stateDir: string, state: ServiceState): Promise<void> 
 async function observeAlerts(parts: BuildParts, status: Status | undefined): Promise<void> {
   if (!parts.notifier || !status) return;
   const monitors = await parts.readers.problems(parts.deps.now());
-  // A standby publishes nothing of its own: the public copy is the leader's, judged (and alerted on) by the leader.
-  const outside = status.ha?.role === 'standby' ? [] : (parts.outside?.problems(parts.deps.now()) ?? []);
+  // The build's own (health counts them); a standby keeps none: the public copy is the leader's, judged by the leader.
+  const outside = (status.outsideProblems ?? []).map((problem) => ({ ...problem, level: 'degraded' as const }));
   await parts.notifier.observe(status, parts.deps.now(), [...monitors.problems, ...outside], monitors.recoveries);
 }

@@ -134,6 +134,39 @@ watch:
     await service.rebuild();
     await service.alertsIdle();
     expect(hook.events('outside')).toEqual(['start outside:parserfile.xml']);
+    // One level everywhere: the message, /healthz, /metrics, the dashboard and `ratefile status` say degraded, and why.
+    const levels = async () => {
+      const healthz = JSON.parse((await rawRequest({ port, path: '/healthz' })).body.toString()) as {
+        level: string;
+        reasons: string[];
+      };
+      const scraped = (await rawRequest({ port, path: '/metrics' })).body.toString();
+      const board = JSON.parse((await rawRequest({ port, path: '/dashboard.json' })).body.toString()) as {
+        head: { health: { level: string } };
+      };
+      const json = await runRatefile(['status', '--json', '--config', made.configPath], made.dir, { now: () => now });
+      const status = JSON.parse(json.stdout) as { level: string };
+      return {
+        message: (JSON.parse(hook.bodies.at(-1)!) as { level: string }).level,
+        healthz: healthz.level,
+        metrics: metricLine(scraped, 'ratefile_health'),
+        dashboard: board.head.health.level,
+        status: status.level,
+        exit: json.code,
+        reasons: healthz.reasons,
+      };
+    };
+    expect(await levels()).toMatchObject({
+      message: 'degraded',
+      healthz: 'degraded',
+      metrics: 'ratefile_health{level="degraded"} 1',
+      dashboard: 'degraded',
+      status: 'degraded',
+      exit: 1,
+      reasons: [
+        expect.stringMatching(/^the public copy of parserfile\.xml \(http:.* is older since .*: 2 builds behind/),
+      ],
+    });
 
     cdn.state.mode = 'challenge';
     const challenged = await check();
@@ -165,6 +198,15 @@ watch:
     await service.rebuild();
     await service.alertsIdle();
     expect(hook.events('outside')).toEqual(['start outside:parserfile.xml', 'end outside:parserfile.xml']);
+    expect(await levels()).toMatchObject({
+      message: 'ok',
+      healthz: 'ok',
+      metrics: 'ratefile_health{level="ok"} 1',
+      dashboard: 'ok',
+      status: 'ok',
+      exit: 0,
+      reasons: [],
+    });
     const status = await runRatefile(['status', '--config', made.configPath], made.dir, { now: () => now });
     expect(status.stdout).toContain(
       'public copies (the watch from outside):\n  parserfile.xml: SAME since 0 s ago: the latest build',

@@ -67,6 +67,14 @@ describe('assessHealth', () => {
       ['failing source: spare'],
     ],
     [
+      'a public copy wrong for alertAfter (the watch from outside): degraded, as its alert',
+      status({
+        outsideProblems: [{ key: 'outside:parserfile.xml', text: 'the public copy of parserfile.xml is older' }],
+      }),
+      'degraded',
+      ['the public copy of parserfile.xml is older'],
+    ],
+    [
       'a rejected config reload',
       status({ configError: 'bad' }),
       'degraded',
