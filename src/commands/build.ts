@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { checkFolders } from '../base/folders.js';
 import type { Config } from '../model/config.js';
-import type { BuildReport } from '../pure/status/report.js';
+import type { BuildReport, Status } from '../pure/status/report.js';
 import { configOption, outOption, type CommandContext } from './context.js';
 
 interface BuildOptions {
@@ -12,8 +12,9 @@ interface BuildOptions {
   dryRun?: boolean;
 }
 
-/** What decides the exit code: the build's report and how many uploads failed. */
+/** What decides the exit code: the status the build leaves (its health), its report and how many uploads failed. */
 interface Built {
+  status: Status;
   report: BuildReport;
   failedUploads: number;
 }
@@ -22,17 +23,20 @@ interface Built {
 async function printBuild(context: CommandContext, config: Config, dir: string): Promise<Built> {
   const { deps, log } = context;
   // The pipeline is imported when the command runs, not when the program is made (`--help`, `--version`).
-  const [{ build }, { problemLines }] = await Promise.all([
+  const [{ build }, { problemLines }, { successStatus }] = await Promise.all([
     import('../io/build/build.js'),
     import('../pure/status/cycle-lines.js'),
+    import('../pure/status/status.js'),
   ]);
   const result = await build(config, { now: deps.now, fetch: deps.fetch, env: deps.env });
+  // The status this build would leave, kept in memory: its health decides the exit code as a written one's does.
+  const status = successStatus(undefined, result.report, 0, config.schedulePeriodMs, { healthPolicy: config.health });
   for (const line of problemLines(result)) log.warn(line);
   for (const file of result.files) {
     deps.stdout.write(`==> ${context.shown(resolve(dir, file.file))} (${file.bytes.length} bytes) <==\n`);
     deps.stdout.write(file.bytes.toString('utf8'));
   }
-  return { report: result.report, failedUploads: 0 };
+  return { status, report: result.report, failedUploads: 0 };
 }
 
 /** A build that writes and publishes (one cycle); undefined when a standby of `ha:` did not publish (exit 1). */
@@ -66,7 +70,7 @@ async function publishBuild(
   for (const line of problemLines(cycle.build)) log.warn(line);
   for (const warning of cycle.warnings) log.warn(warning);
   log.info(`build: ${summarize(cycle)} → ${context.shown(dir)}`, buildFields(cycle));
-  return { report: cycle.build.report, failedUploads: cycle.upload?.failed.length ?? 0 };
+  return { status: cycle.status, report: cycle.build.report, failedUploads: cycle.upload?.failed.length ?? 0 };
 }
 
 export function register(program: Command, context: CommandContext): void {
@@ -84,10 +88,11 @@ export function register(program: Command, context: CommandContext): void {
         ? await printBuild(context, config, dir)
         : await publishBuild(context, config, dir, options);
       if (built === undefined) return;
-      // The files are written either way, without the directions a failing source or a dropped quote
-      // left unpriced; the exit code tells a cron job that something needs a look.
-      const failing =
-        built.report.sources.some((source) => !source.ok || source.rejected.length > 0) || built.failedUploads > 0;
-      context.setExitCode(failing ? 1 : 0);
+      // The files are written either way, without what a fault left unpriced; the exit code (the rule `status`
+      // exits by, on the health this build leaves) tells a cron job that something needs a look.
+      const { assessHealth, exitCodeOf } = await import('../pure/status/health.js');
+      const unusable = built.report.sources.some((source) => source.rejected.length > 0);
+      const health = assessHealth(built.status, context.deps.now());
+      context.setExitCode(exitCodeOf(health, { unusable, failedUploads: built.failedUploads }));
     });
 }

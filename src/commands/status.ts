@@ -14,7 +14,7 @@ export function register(program: Command, context: CommandContext): void {
     .action(async (options: { json?: boolean; config: string }) => {
       const [
         { readStatus },
-        { assessHealth, healthBody },
+        { assessHealth, exitCodeOf, healthBody },
         { formatMonitors, formatStatus, monitorStatuses },
         store,
         { readOutside },
@@ -67,6 +67,6 @@ export function register(program: Command, context: CommandContext): void {
             formatOutside(redactValue(watched), mapStrings(outside?.checks ?? {}, escapeControls), now),
         );
       // Exit 0 only for ok: degraded and failing both need the operator.
-      context.setExitCode(health.level === 'ok' ? 0 : 1);
+      context.setExitCode(exitCodeOf(health));
     });
 }

@@ -107,6 +107,15 @@ function haSilence(status: Status, now: Date, limitMs: number): string | undefin
     : `no instance has published since this one started ${Math.round(silentMs / 1000)} s ago (${limit})${why}`;
 }
 
+/**
+ * The exit code of `ratefile status` and `ratefile build`, one rule: 0 only while health is ok (degraded and failing
+ * both need the operator: a source or a reserve source down, a direction withheld for a fault…). A build also fails
+ * when a source sent a quote it had to drop (`unusable`) or an upload failed: the files are written all the same.
+ */
+export function exitCodeOf(health: Health, build: { unusable?: boolean; failedUploads?: number } = {}): 0 | 1 {
+  return health.level === 'ok' && !build.unusable && (build.failedUploads ?? 0) === 0 ? 0 : 1;
+}
+
 /** The body of the full /healthz and of `ratefile status --json`: one level with its reasons, then the status. */
 export type HealthBody = Health & Omit<Partial<Status>, 'health'>;
 

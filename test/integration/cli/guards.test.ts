@@ -185,7 +185,8 @@ describe('every direction out: the three files are still valid, empty', () => {
     expect((await ratefile(['build'], made.dir)).code).toBe(0);
     await writeQuotes(made, later(30), '2', '2');
     const result = await ratefile(['build'], made.dir, later(30));
-    expect(result.code, result.stderr).toBe(0);
+    // Exit 1 as `status` says FAILING: every direction withheld for a fault (the files are written, empty).
+    expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toMatch(
       /info build: published 0 directions, 4 held back; affiliatefile\.xml 0 items \(written\)/,
     );

@@ -1,7 +1,7 @@
 // assessHealth: ok, degraded or failing from a status and the clock; the thresholds of `health:`.
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../../src/io/config/load.js';
-import { assessHealth, healthBody } from '../../../../src/pure/status/health.js';
+import { assessHealth, exitCodeOf, healthBody } from '../../../../src/pure/status/health.js';
 import { projectsPerTest, sampleConfig } from '../../../support/project.js';
 import { goodStatus } from '../../../support/status.js';
 import type { Status } from '../../../../src/pure/status/report.js';
@@ -194,5 +194,19 @@ describe('health: in the config', () => {
       'ratefile.config.yaml': `${sampleConfig}health: { failAfterPeriods: 5, maxWithheld: "50%" }\n`,
     });
     expect((await loadConfig(set.configPath)).health).toEqual({ failAfterPeriods: 5, maxWithheldShare: 0.5 });
+  });
+});
+
+describe('exitCodeOf: the exit code of `status` and `build`, one rule', () => {
+  it('0 only for ok; degraded and failing are 1; a build also fails on a dropped quote or a failed upload', () => {
+    expect(exitCodeOf(assessHealth(status(), now))).toBe(0);
+    expect(exitCodeOf(assessHealth(status(holding(1, 'reserve')), now))).toBe(1);
+    expect(exitCodeOf(assessHealth(status(holding(8, 'jump')), now))).toBe(1);
+    // Out of hours or paused is the config's doing: no fault.
+    expect(exitCodeOf(assessHealth(status(holding(8, 'hours')), now))).toBe(0);
+    const failingReserves = { reserveSources: [{ name: 'office', type: 'reserves/file', ok: false, quotes: 0 }] };
+    expect(exitCodeOf(assessHealth(status(failingReserves), now))).toBe(1);
+    expect(exitCodeOf(assessHealth(status(), now), { unusable: true })).toBe(1);
+    expect(exitCodeOf(assessHealth(status(), now), { failedUploads: 1 })).toBe(1);
   });
 });
