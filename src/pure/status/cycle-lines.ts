@@ -1,7 +1,8 @@
 // What people read of one build cycle: the build line and its fields for `--log-format json`, the detail lines
 // worth a log line each, and the cycle's warnings. Pure: cycle.ts hands over what happened, this says it.
 import type { BuildReport } from './report.js';
-import { directionName, plural } from '../../base/words.js';
+import { plural } from '../../base/words.js';
+import { buildReasons, summariseReasons } from './reasons.js';
 
 /** What a cycle's lines are made of (a `CycleResult` is one). */
 export interface CycleFacts {
@@ -83,22 +84,12 @@ export function uploadSummary(upload: UploadCounts): string {
   return `s3 ${upload.uploaded.length} uploaded, ${upload.unchanged.length} unchanged${removed}${failed}`;
 }
 
-/** Detail lines worth a separate log line: failing sources, rejected quotes and held-back directions. */
+/**
+ * Detail lines worth a separate log line: failing sources and reserve sources, rejected quotes, held-back directions;
+ * many of one cause summarised (src/pure/status/reasons.ts).
+ */
 export function problemLines(result: { report: BuildReport }): string[] {
-  const { report } = result;
-  return [
-    ...report.sources.filter((s) => !s.ok).map((s) => `source ${s.name} failed: ${s.error ?? 'unknown error'}`),
-    ...report.sources.flatMap((s) => s.rejected.map((reason) => `source ${s.name}: dropped quote ${reason}`)),
-    ...report.reserves.filter((r) => r.error !== undefined).map((r) => `reserve source ${r.name} failed: ${r.error}`),
-    ...report.directions.withheld.map(
-      (w) =>
-        `held back ${directionName(w.direction.from.code, w.direction.to.code)} (directions[${w.direction.index}]): ${w.reason}`,
-    ),
-    ...report.directions.leftOut.map(
-      (o) =>
-        `published ${directionName(o.direction.from.code, o.direction.to.code)} (directions[${o.direction.index}]) but ${o.reason}`,
-    ),
-  ];
+  return summariseReasons(buildReasons(result.report)).map((line) => line.line);
 }
 
 /** What went wrong beside a published build: none of it fails the build. */

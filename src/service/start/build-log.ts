@@ -5,7 +5,7 @@ import type { CycleResult } from '../../io/build/cycle.js';
 import { buildFields, summarize } from '../../pure/status/cycle-lines.js';
 import type { Logger } from '../../base/log.js';
 import type { Config } from '../../model/config.js';
-import { buildReasons } from './reasons.js';
+import { buildReasons } from '../../pure/status/reasons.js';
 import { age, plural } from '../../base/words.js';
 
 /**
@@ -20,7 +20,7 @@ export function buildState(result: CycleResult): string {
     report.maintenance,
     report.sources.map((s) => `${s.name}:${s.ok}`),
     report.reserves.map((r) => `${r.name}:${r.ok}`),
-    buildReasons(result.build).map((reason) => reason.key),
+    buildReasons(result.build.report).map((reason) => reason.key),
     report.exports.map((e) => `${e.file}:${e.items}`),
     result.upload?.failed.map((f) => f.file) ?? [],
     result.status.configError ?? null,

@@ -1,46 +1,24 @@
-// The reasons of a build (a failing source, a dropped quote, a held-back direction) as keyed log lines,
-// logged when each starts and when it ends — not at every build, where ages in the text change each time.
+// The reasons of a build (src/pure/status/reasons.ts) as log lines across builds: each logged when it starts and when
+// it ends, not at every build, where ages in the text change each time; many of one cause summarised (count, the
+// first few, where to see all), so one fault at 10,000 directions and its end are a handful of lines.
 import type { BuildResult } from '../../io/build/build.js';
 import type { Logger } from '../../base/log.js';
-import { directionName } from '../../base/words.js';
-
-export interface Reason {
-  /** Stable while the reason lasts: the source, the source and pair, or the direction and kind. */
-  key: string;
-  line: string;
-}
-
-export function buildReasons(result: BuildResult): Reason[] {
-  const { report } = result;
-  return [
-    ...report.sources
-      .filter((s) => !s.ok)
-      .map((s) => ({ key: `source:${s.name}`, line: `source ${s.name} failed: ${s.error ?? 'unknown error'}` })),
-    ...report.sources.flatMap((s) =>
-      s.rejected.map((reason) => ({
-        key: `dropped:${s.name}:${reason.split(':')[0]}`,
-        line: `source ${s.name}: dropped quote ${reason}`,
-      })),
-    ),
-    ...report.directions.withheld.map((w) => ({
-      key: `withheld:${w.direction.id}:${w.kind}`,
-      line: `held back ${directionName(w.direction.from.code, w.direction.to.code)} (directions[${w.direction.index}]): ${w.reason}`,
-    })),
-    ...report.directions.leftOut.map((o) => ({
-      key: `left-out:${o.direction.id}:${o.files.join(',')}`,
-      line: `published ${directionName(o.direction.from.code, o.direction.to.code)} (directions[${o.direction.index}]) but ${o.reason}`,
-    })),
-  ];
-}
+import { buildReasons, summariseReasons, type Reason } from '../../pure/status/reasons.js';
 
 /** A logger of reasons across builds: `warn` when one starts, `info` when it is over. */
 export function reasonLog(log: Logger): (result: BuildResult) => void {
-  let known = new Map<string, string>();
+  let known = new Map<string, Reason>();
   return (result) => {
-    const now = new Map(buildReasons(result).map((reason) => [reason.key, reason.line]));
-    for (const [key, line] of now) if (!known.has(key)) log.warn(line, { event: 'reason', state: 'start', key });
-    for (const [key, line] of known)
-      if (!now.has(key)) log.info(`over: ${line}`, { event: 'reason', state: 'end', key });
+    const now = new Map(buildReasons(result.report).map((reason) => [reason.key, reason]));
+    const started = [...now.values()].filter((reason) => !known.has(reason.key));
+    const ended = [...known.values()].filter((reason) => !now.has(reason.key));
+    for (const line of summariseReasons(started))
+      log.warn(line.line, { event: 'reason', state: 'start', ...fields(line) });
+    for (const line of summariseReasons(ended, 'over: '))
+      log.info(line.line, { event: 'reason', state: 'end', ...fields(line) });
     known = now;
   };
 }
+
+const fields = (line: ReturnType<typeof summariseReasons>[number]) =>
+  'reason' in line ? { key: line.reason.key } : { cause: line.cause, count: line.count };
