@@ -139,6 +139,7 @@ function publishedLines(
     result.report.competition?.get(priced.direction.id),
     explained.listing,
     result.report.rates,
+    explained.templates,
   );
   let published = false;
   for (const template of explained.templates) {

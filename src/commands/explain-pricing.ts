@@ -2,8 +2,10 @@
 // and the market rate, the margin (or the compete step), the reserve and the limits, what else it publishes, its tiers.
 import { competeLines } from '../pure/compete/explain.js';
 import type { CompeteDetail } from '../pure/compete/price.js';
-import { Decimal, formatDecimal, roundDown } from '../base/decimal.js';
-import type { Direction, Money } from '../model/config.js';
+import { Decimal, formatDecimal, roundDown, roundUp } from '../base/decimal.js';
+import type { Direction, ExportTemplate, Money } from '../model/config.js';
+import { selects } from '../pure/exports/select.js';
+import { publisherAt } from '../pure/pricing/published.js';
 import type { PricedDirection } from '../model/priced.js';
 import { age, percent, show } from '../base/words.js';
 import type { Derivation } from '../pure/rates/derivation.js';
@@ -13,13 +15,17 @@ const ONE = new Decimal(1);
 /** 1 ÷ x to 34 of the 40 digits: 1 ÷ (1 ÷ x) is x again. */
 export const inverse = (x: Decimal) => ONE.div(x).toSignificantDigits(34);
 
-/** The lines of a priced direction. `give`: its exports publish it as X:1 (from per to), for a rate below 1. */
+/**
+ * The lines of a priced direction. `give`: its exports publish it as X:1 (from per to), for a rate below 1.
+ * `templates`: the exports explained, to say of each tier whether one publishes it.
+ */
 export function pricingLines(
   priced: PricedDirection,
   at: Date,
   compete?: CompeteDetail,
   listing: readonly string[] = [],
   derivations: readonly Derivation[] = [],
+  templates: readonly ExportTemplate[] = [],
 ): string[] {
   const give = !priced.published.rate.form.in.equals(ONE);
   return [
@@ -27,7 +33,7 @@ export function pricingLines(
     ...(compete ? [...competeLines(compete, priced.direction), ...listing] : [marginLine(priced, give)]),
     ...reserveAndLimitLines(priced, give),
     ...alsoPublishedLines(priced.direction),
-    ...tierLines(priced),
+    ...tierLines(priced, templates),
   ];
 }
 
@@ -142,15 +148,49 @@ function alsoPublishedLines(direction: Direction): string[] {
   return [...(extras.length > 0 ? [`Also published: ${extras.join('; ')}`] : []), ...switched];
 }
 
-function tierLines(priced: PricedDirection): string[] {
+function tierLines(priced: PricedDirection, templates: readonly ExportTemplate[]): string[] {
   const { direction, tierRates } = priced;
   if (!direction.tiers || !tierRates) return [];
   const { from, to } = direction;
+  const unpublished = templates.length > 0 ? unpublishedTier(priced, templates) : () => undefined;
   return [
     'Tiers (EREF 1.1 <step>s; every format lists the first, and its range ends below a tier worse for the client):',
-    ...direction.tiers.map(
-      (tier, i) =>
-        `  from ${formatDecimal(tier.from)} ${from.code}: margin ${percent(tier.margin)} → ${show(tierRates[i]!)} ${to.code} per ${from.code}`,
-    ),
+    ...direction.tiers.map((tier, i) => {
+      const why = unpublished(roundUp(tier.from, from.precision));
+      return `  from ${formatDecimal(tier.from)} ${from.code}: margin ${percent(tier.margin)} → ${show(tierRates[i]!)} ${to.code} per ${from.code}${why ? `: NOT PUBLISHED, ${why}` : ''}`;
+    }),
   ];
+}
+
+/**
+ * Why no export of `templates` publishes the tier starting at `start` (the publications the exports make, at their
+ * markups), or undefined when an EREF 1.1 export lists it as a <step>.
+ */
+function unpublishedTier(
+  priced: PricedDirection,
+  templates: readonly ExportTemplate[],
+): (start: Decimal) => string | undefined {
+  const selecting = templates.filter((template) => selects(template, priced.direction.tags));
+  const made = selecting.map((template) => ({ template, published: publisherAt(template.markup)(priced) }));
+  const publications = made.flatMap(({ template, published }) =>
+    'reason' in published ? [] : [{ template, published }],
+  );
+  const code = priced.direction.from.code;
+  const widest = publications.reduce<Decimal | undefined>(
+    (max, { published }) => (max === undefined || published.limits.max.greaterThan(max) ? published.limits.max : max),
+    undefined,
+  );
+  return (start) => {
+    const stepped = publications.some(
+      ({ template, published }) =>
+        template.format === 'eref-1.1' && (published.steps ?? []).some((step) => step.min.equals(start)),
+    );
+    if (stepped) return undefined;
+    if (widest === undefined) return 'no export publishes this direction';
+    if (start.greaterThan(widest))
+      return `beyond the range any export publishes (orders up to ${formatDecimal(widest)} ${code}: the reserve or the maximum)`;
+    if (!publications.some(({ template }) => template.format === 'eref-1.1'))
+      return 'no EREF 1.1 export carries the direction (the other formats list only the first rate)';
+    return 'the range ends below it (a rate worse for the client than the listed one, or one the reserve cannot pay from its first amount)';
+  };
 }

@@ -221,4 +221,27 @@ describe('ratefile explain with other formats and tiers', () => {
       /^Tiers \(EREF 1\.1 <step>s; every format lists the first, and its range ends below a tier worse for the client\):\n {2}from 1000000 \w+: margin 0\.5% → /m,
     );
   });
+
+  it('says of a tier no export publishes why: beyond the range any export publishes, or no EREF 1.1 export', async () => {
+    const project = await demo({ 'templates/steps.yaml': 'format: eref-1.1\n' });
+    await writeFile(
+      project.configPath,
+      `${demoFile('ratefile.config.yaml')}`.replace(
+        /(\n {2}- )/,
+        '$1tiers: [{ from: 0.5, margin: 0.3% }, { from: 1000000, margin: 0.2% }]\n    ',
+      ),
+    );
+    const result = await runRatefile(['explain', 'BTC', 'USDTTRC20'], project.dir);
+    expect(result.code, result.stderr).toBe(0);
+    const tiers = result.stdout.split('\n').filter((line) => /^ {2}from \d/.test(line));
+    // Within the reserve's range, an EREF 1.1 <step>; a million BTC is past what the reserve pays.
+    expect(tiers[0]).toMatch(/^ {2}from 0\.5 BTC: margin 0\.3% → [\d.]+ USDTTRC20 per BTC$/);
+    expect(tiers[1]).toMatch(
+      /^ {2}from 1000000 BTC: margin 0\.2% → [\d.]+ USDTTRC20 per BTC: NOT PUBLISHED, beyond the range any export publishes \(orders up to [\d.]+ BTC: the reserve or the maximum\)$/,
+    );
+    const classic = await runRatefile(['explain', 'BTC', 'USDTTRC20', '--export', 'parserfile'], project.dir);
+    expect(classic.stdout).toMatch(
+      /^ {2}from 0\.5 BTC: .*: NOT PUBLISHED, no EREF 1\.1 export carries the direction \(the other formats list only the first rate\)$/m,
+    );
+  });
 });
