@@ -29,8 +29,16 @@ export interface MonitorProfile {
   readonly minfee: MinfeeReading;
   /** `required`: an item without both limits is dropped (made inactive); `recommended`: read anyway. */
   readonly limits: 'required' | 'recommended';
-  /** The item is dropped unless its minimum is strictly below its maximum. */
+  /**
+   * The item is dropped unless its minimum is strictly below its maximum, each read as Python's `float()` reads the
+   * first word of its text (MoneySwap's `check_valid_min_max_amount`): one `float()` cannot read drops it too.
+   */
   readonly minBelowMax: boolean;
+  /**
+   * Elements read under another name when missing or empty, in order (MoneySwap's `findtext('minamount') or
+   * findtext('minAmount')`): `minamount: [minAmount]`.
+   */
+  readonly fallbacks: Readonly<Record<string, readonly string[]>>;
   /** The rate is read as 1:X with X rounded half-up to this many decimals; absent: as written. */
   readonly rateDecimals?: number;
   /**

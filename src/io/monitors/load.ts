@@ -32,6 +32,7 @@ export const profileSchema = z
     minfee: oneOf(['fixed', 'market-gap', 'ignored'] as const),
     limits: oneOf(['required', 'recommended'] as const),
     minBelowMax: z.boolean(),
+    fallbacks: z.record(z.string().min(1), z.array(z.string().min(1)).min(1)).default({}),
     rateDecimals: z.number().int().min(0).max(18).optional(),
     duplicates: oneOf(['first-wins'] as const).optional(),
     negativeRate: oneOf(['absolute'] as const).optional(),

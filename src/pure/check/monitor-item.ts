@@ -2,7 +2,7 @@
 // severity follows what changes for the exchanger: an item lost or read as another rate or fee is an error, a
 // departure the monitor may hold against it a warning, a change no client can see (MoneySwap's 5-decimal rounding,
 // a zero fee not read) information.
-import { Decimal, formatDecimal, parseDecimal } from '../../base/decimal.js';
+import { Decimal, formatDecimal } from '../../base/decimal.js';
 import type { MonitorProfile } from '../../model/monitor-profile.js';
 import { itemElements } from '../../model/items.js';
 import type { Severity } from './findings.js';
@@ -31,7 +31,9 @@ const rank = new Map<string, number>(itemElements.map((name, index) => [name, in
 /** What the profile's parser does with one item's values: each verdict with why. */
 export function judgeItem(item: SeenItem, profile: MonitorProfile): [Verdict, string][] {
   const verdicts: [Verdict, string][] = [];
-  const first = (name: string) => item.values.get(name)?.[0];
+  const own = (name: string) => item.values.get(name)?.[0];
+  // An element missing or empty is read under its fallback names, as `findtext(a) or findtext(b)` reads it.
+  const first = (name: string) => own(name) || (profile.fallbacks[name] ?? []).map(own).find(Boolean) || own(name);
   if (profile.order === 'strict') {
     const ranks = item.order.map((name) => rank.get(name)).filter((value) => value !== undefined);
     // The rule comes from a third party's page (estandards.ru), not the monitor's own: a risk, not a known drop.
@@ -42,11 +44,7 @@ export function judgeItem(item: SeenItem, profile: MonitorProfile): [Verdict, st
   const max = first('maxamount');
   if (profile.limits === 'required' && (!min || !max))
     verdicts.push(['dropped', 'no <minamount> or <maxamount>: the item is made inactive']);
-  else if (profile.minBelowMax && min && max) {
-    const [low, high] = [parseDecimal(min.split(/\s/)[0]!), parseDecimal(max.split(/\s/)[0]!)];
-    if (low === undefined || high === undefined || !low.lessThan(high))
-      verdicts.push(['dropped', `minimum ${min} is not below maximum ${max}: the item is skipped`]);
-  }
+  else if (profile.minBelowMax && min && max) verdicts.push(...belowMax(min, max));
   const minfee = first('minfee');
   if (minfee !== undefined && profile.minfee === 'market-gap')
     verdicts.push([
@@ -62,6 +60,18 @@ export function judgeItem(item: SeenItem, profile: MonitorProfile): [Verdict, st
   else if (profile.labels === 'first-cash-only' && params.length > 1)
     verdicts.push(['ignored', `only the first <param> is read: ${params.slice(1).join(', ')} ignored`]);
   return verdicts;
+}
+
+/** `minBelowMax`: each limit's first word read by float(), the minimum strictly below (NaN is below nothing). */
+function belowMax(min: string, max: string): [Verdict, string][] {
+  const [low, high] = [floatRead(min.trim().split(/\s+/)[0]!), floatRead(max.trim().split(/\s+/)[0]!)];
+  const unread = low === undefined ? ['minamount', min] : high === undefined ? ['maxamount', max] : undefined;
+  if (unread)
+    return [
+      ['dropped', `<${unread[0]}> ${unread[1]} is not a number float() reads: reading it fails, the item is skipped`],
+    ];
+  if (!low!.lessThan(high!)) return [['dropped', `minimum ${min} is not below maximum ${max}: the item is skipped`]];
+  return [];
 }
 
 /** A fee's number when it is zero (`0`, `0 %`, `0.00 USD`): not reading it changes nothing. */
@@ -98,10 +108,37 @@ function fees(item: SeenItem, profile: MonitorProfile): [Verdict, string][] {
   return verdicts;
 }
 
-/** A number as Python's float() reads it (spaces around, a sign, an exponent); undefined when it raises. */
+const digitPart = String.raw`\d(?:_?\d)*`;
+const pythonFloat = new RegExp(
+  String.raw`^[+-]?(?:(?:${digitPart}(?:\.(?:${digitPart})?)?|\.${digitPart})(?:[eE][+-]?${digitPart})?|inf(?:inity)?|nan)$`,
+  'i',
+);
+
+/**
+ * A number as Python's float() reads it: spaces around, a sign, an exponent, `_` between digits (PEP 515), `inf`,
+ * `infinity` and `nan` in any case (ASCII digits only: other scripts' digits are left out); undefined when it raises.
+ */
 function floatRead(text: string): Decimal | undefined {
   const trimmed = text.trim();
-  return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(trimmed) ? new Decimal(trimmed) : undefined;
+  if (!pythonFloat.test(trimmed)) return undefined;
+  const plain = trimmed.replaceAll('_', '').toLowerCase();
+  if (/nan$/.test(plain)) return new Decimal(Number.NaN);
+  if (/inf/.test(plain)) return new Decimal(plain.startsWith('-') ? '-Infinity' : 'Infinity');
+  return new Decimal(plain);
+}
+
+/**
+ * X as MoneySwap's `make_valid_values_for_dict` makes it, in doubles as Python's floats are: `out / in` unless in is
+ * 1, then `1 / out` when that is below 1; then `Decimal(X).quantize(…, ROUND_HALF_UP)`, the double's exact binary
+ * value rounded half-up, which is what `toFixed` gives. So 9999999999999.99999, a double of 10¹³, is stored as
+ * 10000000000000.00000: 20 characters, too many. Undefined when no finite X is left (quantize raises).
+ */
+function storedX(inValue: number, outValue: number, decimals: number): string | undefined {
+  let [rateIn, rateOut] = [inValue, outValue];
+  if (rateIn !== 1) [rateIn, rateOut] = [1, rateOut / rateIn];
+  if (rateOut < 1) [rateIn, rateOut] = [1 / rateOut, 1];
+  const x = rateIn === 1 ? rateOut : rateIn;
+  return Number.isFinite(x) && x < 1e21 ? x.toFixed(decimals) : undefined;
 }
 
 /**
@@ -115,10 +152,14 @@ function rateRead(
   profile: MonitorProfile,
 ): [Verdict, string][] {
   const decimals = profile.rateDecimals;
-  if (decimals === undefined || inText === undefined || outText === undefined) return [];
+  if (decimals === undefined) return [];
+  if (!inText || !outText) return [['dropped', 'no <in> or <out>: the item is skipped']];
   const [rateIn, rateOut] = [floatRead(inText), floatRead(outText)];
   if (rateIn === undefined || rateOut === undefined)
     return [['dropped', `the rate ${inText}:${outText} is not two numbers: reading it fails`]];
+  // No finite X to store: Decimal(inf).quantize raises, a NaN is no rate.
+  if (!rateIn.isFinite() || !rateOut.isFinite())
+    return [['dropped', `the rate ${inText}:${outText} is not two finite numbers: storing it fails`]];
   if (rateIn.isZero() || rateOut.isZero())
     return [['dropped', `a side of the rate ${inText}:${outText} is zero: normalising it divides by zero`]];
   const verdicts: [Verdict, string][] = [];
@@ -131,10 +172,12 @@ function rateRead(
     ]);
   const [a, b] = profile.negativeRate === 'absolute' ? [rateIn.abs(), rateOut.abs()] : [rateIn, rateOut];
   const paysMore = a.greaterThan(b);
+  // The file's X, exactly; and the X the monitor stores, made as its code makes it.
   const x = paysMore ? a.div(b) : b.div(a);
-  const read = x.toDecimalPlaces(decimals, Decimal.ROUND_HALF_UP);
-  if (read.toFixed(decimals).length >= 20)
-    return [...verdicts, ['dropped', `the rate's X (${formatDecimal(read)}) has too many digits to be stored`]];
+  const stored = storedX(a.toNumber(), b.toNumber(), decimals);
+  if (stored === undefined || stored.length >= 20)
+    return [...verdicts, ['dropped', `the rate's X (${stored ?? formatDecimal(x)}) has too many digits to be stored`]];
+  const read = new Decimal(stored);
   // The client pays X (paysMore): read lower is better for him; he gets X: read higher is.
   if (paysMore ? read.lessThan(x) : read.greaterThan(x)) {
     const moved = read.minus(x).abs().div(x).times(100);

@@ -34,8 +34,13 @@ describe('MoneySwap, from its public parser (tApps-team/moneyswap_back@5bce1fd)'
       '14: monitor-dropped', // the same from/to/city as item 8 (spb upper-cased): the first read wins
       '15: monitor-unread', // <minfee>0</minfee> not read: zero, information
       '15: monitor-unread', // <tofee>0 %</tofee> not read: zero, information
+      // 17: <minAmount>/<maxAmount> are read when <minamount>/<maxamount> are missing; 18: float() reads 1e2.
+      '19: monitor-dropped', // float('5,5') raises
+      '20: monitor-dropped', // X = 10¹³: 20 characters with its 5 decimals
+      '21: monitor-dropped', // 9999999999999.99999 is, as a double, 10¹³
+      // 22: 9999999999999.5, a double exactly, is stored.
     ]);
-    expect(reading).toEqual({ monitor: 'moneyswap', items: 16, read: 6, dropped: 6, misread: 4 });
+    expect(reading).toEqual({ monitor: 'moneyswap', items: 22, read: 9, dropped: 9, misread: 4 });
   });
 
   it('grades each finding by what changes for the exchanger', async () => {
@@ -67,11 +72,34 @@ describe('MoneySwap, from its public parser (tApps-team/moneyswap_back@5bce1fd)'
       'MoneySwap: the rate 1:-0.00123 has a negative side: it is read without its sign (older code read it with it)',
     );
     expect(message(12)).toBe('MoneySwap: a side of the rate 0:0.0345 is zero: normalising it divides by zero');
+    expect(message(19)).toBe(
+      'MoneySwap: <minamount> 5,5 is not a number float() reads: reading it fails, the item is skipped',
+    );
+    expect(message(20)).toBe("MoneySwap: the rate's X (10000000000000.00000) has too many digits to be stored");
+    expect(message(21)).toBe("MoneySwap: the rate's X (10000000000000.00000) has too many digits to be stored");
+  });
+
+  it('reads limits as float() does: an exponent, underscores, inf; NaN is below nothing; no <in> drops the item', async () => {
+    const profile = await profileNamed('moneyswap');
+    const item = (limits: string, rate = '<in>1</in><out>92</out>') =>
+      `<rates><item><from>USDTTRC20</from><to>SBERRUB</to>${rate}<amount>5</amount>${limits}</item></rates>`;
+    const read = (limits: string, rate?: string) =>
+      predictMonitor(item(limits, rate), profile).findings.map((f) => f.message);
+    expect(read('<minamount>1e2 USDT</minamount><maxamount>1_000</maxamount>')).toEqual([]);
+    expect(read('<minamount>5</minamount><maxamount>inf</maxamount>')).toEqual([]);
+    expect(read('<minamount>nan</minamount><maxamount>5</maxamount>')).toEqual([
+      'MoneySwap: minimum nan is not below maximum 5: the item is skipped',
+    ]);
+    // An empty <minamount> is read under its other name.
+    expect(read('<minamount></minamount><minAmount>1</minAmount><maxamount>5</maxamount>')).toEqual([]);
+    expect(read('<minamount>1</minamount><maxamount>5</maxamount>', '<out>92</out>')).toEqual([
+      'MoneySwap: no <in> or <out>: the item is skipped',
+    ]);
   });
 
   it('BestChange reads the same file without those verdicts', async () => {
     const { reading } = verdicts(fixture('moneyswap-cases.xml'), 'bestchange', await loadProfiles());
-    expect(reading).toEqual({ monitor: 'bestchange', items: 16, read: 16, dropped: 0, misread: 0 });
+    expect(reading).toEqual({ monitor: 'bestchange', items: 22, read: 22, dropped: 0, misread: 0 });
   });
 });
 
