@@ -1,5 +1,6 @@
 // Checks of `rates:` across the config: every source a formula or a consensus names exists, a pair is not made
-// of itself through other pairs, and a quorum can be met. Reported with the schema's problems, with their lines.
+// of itself through other pairs, a market has one rule (not one each way round), and a quorum can be met. Reported
+// with the schema's problems, with their lines.
 import { entriesOf, parseFormula, quotesOf } from '../../base/config/formula.js';
 import { closest, type Problem } from '../../base/config/problems.js';
 import { quoteValue } from '../../base/errors.js';
@@ -32,6 +33,7 @@ export function checkRates(raw: Record<string, unknown>): Problem[] {
     }
     if (isRecord(entry) && Array.isArray(entry.sources)) problems.push(...quorumProblems(pair, entry));
   }
+  problems.push(...reversedPairs(Object.keys(raw.rates)));
   // The order is read from the checked block: a loop is one problem, at the first pair on it.
   const parsed = ratesSchema.safeParse(raw.rates);
   if (parsed.success && problems.length === 0) {
@@ -41,6 +43,26 @@ export function checkRates(raw: Record<string, unknown>): Problem[] {
         path: ['rates', ordered.loop[0]!],
         message: `expected a pair made of other pairs, got a loop: ${ordered.loop.join(' → ')} (a term naming its source, like "binance:${ordered.loop[0]}", reads that source's quote, not the book's)`,
       });
+  }
+  return problems;
+}
+
+/**
+ * A pair and its reverse are one market: with a rule for each, the book takes one and the other (its quorum, its
+ * spread) is never used. One problem, at the later of the two, naming both.
+ */
+function reversedPairs(pairs: readonly string[]): Problem[] {
+  const seen = new Set<string>();
+  const problems: Problem[] = [];
+  for (const pair of pairs) {
+    const [base, quote] = pair.split('/');
+    const reverse = `${quote}/${base}`;
+    if (base !== quote && seen.has(reverse))
+      problems.push({
+        path: ['rates', pair],
+        message: `expected one rule per market, got rules for both ${quoteValue(reverse)} and ${quoteValue(pair)} (one market the other way round: only one would be used, the other's sources, quorum and spread ignored); keep one`,
+      });
+    seen.add(pair);
   }
   return problems;
 }

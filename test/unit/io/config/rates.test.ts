@@ -88,6 +88,17 @@ describe('rates: in the config', () => {
     ]);
   });
 
+  it('two rules for one market, both ways round, are one problem naming both (the second would be ignored)', async () => {
+    const lines = await problems(
+      withRates(
+        '  EUR/USDT: "backoffice:EUR/USDT"\n  USDT/EUR: { sources: [backoffice, other], quorum: 2, spread: 1% }\n',
+      ),
+    );
+    expect(lines).toEqual([
+      'rates.USDT/EUR: expected one rule per market, got rules for both "EUR/USDT" and "USDT/EUR" (one market the other way round: only one would be used, the other\'s sources, quorum and spread ignored); keep one (line 8)',
+    ]);
+  });
+
   it('a reserve formula names reserve sources that exist and stands alone', async () => {
     const config = sampleConfig
       .replace(
