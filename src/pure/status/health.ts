@@ -4,6 +4,7 @@ import type { Health, HealthPolicy } from '../../model/config.js';
 import type { Status } from './report.js';
 import type { WithheldKind } from '../../model/priced.js';
 import { directionNameOfId, plural } from '../../base/words.js';
+import { notMadeText } from './rates.js';
 
 export const defaultHealthPolicy: HealthPolicy = { failAfterPeriods: 3, maxWithheldShare: 0.25 };
 
@@ -78,6 +79,8 @@ export function assessHealth(status: Status | undefined, now: Date): Health {
     );
   }
   if (sources.length > 0) degraded.push(`failing source${sources.length === 1 ? '' : 's'}: ${sources.join(', ')}`);
+  // A market the operator ruled that cannot be made: degraded, as its alert, whether a direction needs it now or not.
+  for (const rate of status.rates ?? []) if (!rate.ok) degraded.push(notMadeText(rate));
   // What the monitors fetch is not what was published: degraded (the files here are right), the level its alert has.
   for (const problem of status.outsideProblems ?? []) degraded.push(problem.text);
   if (status.maintenance) notes.push('maintenance: every export is published empty');

@@ -3,6 +3,7 @@
 // lines (how many, the first few, where to see them all), not 10,000 that push the build's own line past journald's
 // burst limit. `ratefile build` prints them once; `start` logs each reason when it starts and when it ends. Pure.
 import type { BuildReport } from './report.js';
+import { madeBy, notMadeText } from './rates.js';
 import { directionName, plural } from '../../base/words.js';
 
 export interface Reason {
@@ -43,6 +44,14 @@ export function buildReasons(report: BuildReport): Reason[] {
         cause: `reserves:${r.name}`,
         many: ['failing reserve source', 'failing reserve sources'] as Reason['many'],
         line: `reserve source ${r.name} failed: ${r.error}`,
+      })),
+    ...report.rates
+      .filter((rate) => rate.missing !== undefined)
+      .map((rate) => ({
+        key: `rate:${rate.pair}`,
+        cause: 'rate:missing',
+        many: ['ruled pair that cannot be made', 'ruled pairs that cannot be made'] as Reason['many'],
+        line: notMadeText({ pair: rate.pair, made: madeBy(rate.rule), missing: rate.missing }),
       })),
     ...report.directions.withheld.map((w) => ({
       key: `withheld:${w.direction.id}:${w.kind}`,

@@ -1,6 +1,6 @@
 // The status of the last build: what is published, what is held back and why, how each source is doing.
 // Written to the state folder after every build; read by `ratefile status` and served at /healthz.
-import { rateStatuses } from './rates.js';
+import { notMadeLines, rateStatuses } from './rates.js';
 import { assessHealth } from './health.js';
 import { redactValue } from '../../base/secrets.js';
 import type { HealthPolicy } from '../../model/config.js';
@@ -287,6 +287,7 @@ export function formatStatus(status: Status | undefined, now: Date): string {
           ),
         ]
       : []),
+    ...notMadeLines(status.rates),
     'exports:',
     ...status.exports.map((e) => `  ${e.file}: ${plural(e.counted ?? e.items, 'item')}`),
     `published: ${plural(status.published.length, 'direction')}`,

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { currentProblems } from '../../../src/service/alerts/problems.js';
 import type { Status } from '../../../src/pure/status/report.js';
 import { projectsPerTest, sampleConfig } from '../../support/project.js';
+import { runRatefile } from '../../support/run-cli.js';
 import { servicesPerTest } from '../../support/service.js';
 
 const project = projectsPerTest();
@@ -77,5 +78,51 @@ describe('rates under start', () => {
     ]);
     const after = JSON.parse(await readFile(join(made.dir, '.ratefile', 'status.json'), 'utf8')) as Status;
     expect(currentProblems(after, new Date()).filter((p) => p.key.startsWith('rate:'))).toEqual([]);
+  });
+
+  it('a ruled pair no direction needs that cannot be made: the build log, status, health, dashboard, /metrics and the alerts say which and why', async () => {
+    // USDT/EUR from two sources, both needed; otc has no such quote. No direction is priced through it.
+    const withEur = config.replace(
+      '  USDT/RUB: { sources: [backoffice, p2p, otc], spread: 1% }\n',
+      '  USDT/RUB: { sources: [backoffice, p2p, otc], spread: 1% }\n  USDT/EUR: { sources: [p2p, otc], quorum: 2 }\n',
+    );
+    const made = await project({
+      'ratefile.config.yaml': withEur,
+      'p2p.json': JSON.stringify({
+        quotes: [
+          { pair: 'USDT/RUB', bid: '92.05', ask: '92.40' },
+          { pair: 'USDT/EUR', bid: '0.92', ask: '0.93' },
+        ],
+      }),
+      'otc.json': quotes('92.15', '92.30'),
+    });
+    let log = '';
+    const service = await start(made, { log: (text) => (log += text) });
+    expect(
+      log
+        .split('\n')
+        .filter((line) => line.includes('USDT/EUR'))
+        .map((line) => line.replace(/^\S+ /, '')),
+    ).toEqual([expect.stringMatching(/^warn rate USDT\/EUR \(median of 2\) cannot be made: .*quorum 2/)]);
+    const status = await runRatefile(['status'], made.dir);
+    expect(status.stdout).toMatch(/^DEGRADED: rate USDT\/EUR \(median of 2\) cannot be made: /);
+    expect(status.stdout).toMatch(
+      /\nrates that cannot be made: 1 of 2\n {2}USDT\/EUR \(median of 2\): 1 fresh of 2 terms, quorum 2 \(otc: otc sent no quote of USDT\/EUR\)\n/,
+    );
+    expect(status.stdout).toContain('held back: 0');
+    const board = (await (await fetch(new URL('dashboard.json', service.base))).json()) as {
+      rates: { pair: string; ok: boolean; missing?: string }[];
+    };
+    expect(board.rates.find((rate) => rate.pair === 'USDT/EUR')).toMatchObject({
+      ok: false,
+      missing: expect.any(String),
+    });
+    expect(await metricLines(service.base)).toContain('ratefile_rate_missing{pair="USDT/EUR"} 1');
+    const saved = JSON.parse(await readFile(join(made.dir, '.ratefile', 'status.json'), 'utf8')) as Status;
+    const problems = currentProblems(saved, new Date());
+    expect(problems.find((p) => p.key === 'rate:USDT/EUR')?.text).toMatch(/^rate USDT\/EUR \(median of 2\) missing: /);
+    expect(problems.find((p) => p.key === 'health:degraded')?.text).toMatch(
+      /rate USDT\/EUR \(median of 2\) cannot be made/,
+    );
   });
 });

@@ -29,6 +29,7 @@ function report(count: number, stale = true): BuildReport {
   return {
     sources: [{ name: 'desk', ok: !stale, rejected: [], error: stale ? 'quotes are 130 s old' : undefined }],
     reserves: [],
+    rates: [],
     directions: { published: [], withheld: [...withheld, ...jumps], leftOut: [] },
   } as unknown as BuildReport;
 }
