@@ -42,7 +42,7 @@ export const commonOptions = {
     })
     .optional()
     .describe(
-      'Quotes older than this are not used (default: twice the refresh interval or the schedule period, whichever is longer); "off": no limit.',
+      'Quotes older than this are not used; one exactly this old still is (default: twice the refresh interval or the schedule period, whichever is longer); "off": no limit.',
     ),
 };
 

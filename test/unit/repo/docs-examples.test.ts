@@ -7,9 +7,11 @@ import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { starterTemplates } from '../../../src/commands/starter.js';
+import { build } from '../../../src/io/build/build.js';
 import { loadConfig } from '../../../src/io/config/load.js';
+import { commonOptions } from '../../../src/pure/sources/options.js';
 import { repoRoot } from '../../support/process.js';
-import { projectsPerTest, sampleConfig } from '../../support/project.js';
+import { projectsPerTest, sampleConfig, sampleQuotes } from '../../support/project.js';
 import { runRatefile } from '../../support/run-cli.js';
 
 const read = (path: string) => readFileSync(join(repoRoot, path), 'utf8');
@@ -61,5 +63,27 @@ describe('the docs show what the program does', () => {
       USDTTRC20: 'USDTTRC',
       USDTERC20: 'USDTERC',
     });
+  });
+
+  it('maxAge is one rule, in the code and in both docs: a quote older than it is not used, one exactly that old is', async () => {
+    const now = new Date('2026-11-26T12:00:00.000Z');
+    const quotesAged = (ms: number) =>
+      JSON.stringify({
+        quotes: sampleQuotes.quotes.map((quote) => ({ ...quote, time: new Date(now.getTime() - ms).toISOString() })),
+      });
+    const config = sampleConfig.replace('path: quotes.json }', 'path: quotes.json, maxAge: 60s }');
+    const published = async (ms: number) => {
+      const made = await project({ 'ratefile.config.yaml': config, 'quotes.json': quotesAged(ms) });
+      const { report } = await build(await loadConfig(made.configPath), { now: () => now });
+      return report.directions.published.length;
+    };
+    expect(await published(60_000)).toBe(4);
+    expect(await published(60_001)).toBe(0);
+    const described = commonOptions.maxAge.description ?? '';
+    expect(described).toMatch(/^Quotes older than this are not used; one exactly this old still is/);
+    expect(read('docs/config-reference.md')).toContain(described);
+    const formulas = read('docs/formulas.md');
+    expect(formulas).not.toMatch(/younger than (its own source's )?`maxAge`/);
+    expect(formulas).toContain("no older than its own source's `maxAge`");
   });
 });
