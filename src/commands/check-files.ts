@@ -115,7 +115,10 @@ export async function checkFiles(
     if (inWorkers && (await wantsWorker(target, options.cwd)))
       report.written(await checkInWorker({ ...shared, target, first: report.files() === 0 }, write));
     else {
-      const { checkTarget, everyWarningFails } = await import('../pure/check/index.js');
+      const [{ checkTarget }, { everyWarningFails }] = await Promise.all([
+        import('../io/check/target.js'),
+        import('../pure/check/index.js'),
+      ]);
       const checked: CheckResult = await checkTarget(target, {
         fetch,
         cwd: options.cwd,

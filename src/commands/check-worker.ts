@@ -2,7 +2,8 @@
 // go when it ends, so the next file starts from a small heap rather than from the one the largest file so far grew.
 // The report is posted to the main thread, which alone writes to stdout, in order.
 import { parentPort, workerData } from 'node:worker_threads';
-import { checkTarget, everyWarningFails, verdictOf, writeFileReport } from '../pure/check/index.js';
+import { checkTarget } from '../io/check/target.js';
+import { everyWarningFails, verdictOf, writeFileReport } from '../pure/check/index.js';
 import type { FileJob, FromWorker } from './check-files.js';
 
 async function run(job: FileJob): Promise<void> {

@@ -1,13 +1,13 @@
 // The `monitors:` block of the config: the monitors expected to read the exports, each recognised by its user agent
 // and/or its address, and how long it may go without a fetch. Also `accessLog:`, nginx's log read for the same.
-import { isIP } from 'node:net';
+import { ipFamily } from '../base/addresses.js';
 import { z } from 'zod';
 import { duration, text } from '../base/config/fields.js';
 
 /** An address (`46.4.58.77`, `2001:db8::1`) or a network in CIDR form (`162.19.0.0/16`, `2001:db8::/32`). */
 export function parseNetwork(value: string): { address: string; bits: number; family: 4 | 6 } | undefined {
   const [address = '', prefix, ...rest] = value.trim().split('/');
-  const family = isIP(address);
+  const family = ipFamily(address);
   if (rest.length > 0 || (family !== 4 && family !== 6)) return undefined;
   const max = family === 4 ? 32 : 128;
   if (prefix !== undefined && !/^\d{1,3}$/.test(prefix)) return undefined;

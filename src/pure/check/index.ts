@@ -1,6 +1,6 @@
 // The export-file checker: the standard's rules for any exchanger's export file, used by `ratefile check` and before every publish.
 export { checkExport } from './export.js';
-export { checkTarget, type TargetDeps } from './target.js';
+export { checkBytes, contentTypeFindings, type BytesOptions } from './bytes.js';
 export {
   describeItem,
   errorCount,

@@ -248,7 +248,8 @@ directions:
   it('a reserve below the last decimal place is held back by pricing, not published as 0', async () => {
     const { dir } = await project({ 'ratefile.config.yaml': config('0.004') });
     const result = await runRatefile(['build'], dir);
-    expect(result.code).toBe(0);
+    // Withheld for a fault (kind reserve): health is degraded, so the build exits 1 as `status` would.
+    expect(result.code).toBe(1);
     expect(result.stderr).toContain(
       'held back BTC → SBERRUB (directions[1]): no reserve of SBERRUB (0.004 at 2 decimals)',
     );

@@ -1,24 +1,17 @@
-// checkTarget: read an export file from disk or over HTTP (with the HTTP facts monitors rely on), then check it.
+// checkTarget: read an export file from disk or over HTTP (with the HTTP facts monitors rely on), then check it with
+// the pure checker (src/pure/check/bytes.ts): the reading here, the judging there.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { checkExport } from './export.js';
-import { looksLikeEref } from './eref.js';
-import { looksLikeJson } from './json.js';
-import type { CheckOptions, CheckResult, Finding } from './findings.js';
-import { decodeExport } from './decode.js';
-import { predictMonitor } from './monitor.js';
-import { checkPremiumExport, looksLikePremium } from './premium.js';
-import type { MonitorProfile } from '../../model/monitor-profile.js';
+import { checkBytes, contentTypeFindings, type BytesOptions } from '../../pure/check/bytes.js';
+import type { CheckResult, Finding } from '../../pure/check/findings.js';
 
-export interface TargetDeps extends CheckOptions {
+export interface TargetDeps extends BytesOptions {
   fetch: typeof globalThis.fetch;
   cwd: string;
   /** Give up on a URL after this long (monitors' own parsers time out at about 20 s). */
   timeoutMs?: number;
   /** Refuse bodies larger than this: an export file is kilobytes, not megabytes. */
   maxBytes?: number;
-  /** Also predict what this monitor's parser does with the file (`check --monitor`). */
-  monitor?: MonitorProfile;
 }
 
 const isUrl = (target: string) => /^https?:\/\//i.test(target);
@@ -89,30 +82,6 @@ async function fetchTarget(url: string, deps: TargetDeps): Promise<{ bytes?: Uin
   return { bytes, findings: [...contentTypeFindings(type, bytes), ...findings] };
 }
 
-/** The Content-Type against the format of the body: application/xml for the XML formats, application/json for JSON. */
-function contentTypeFindings(type: string | null, bytes: Uint8Array): Finding[] {
-  const head = Buffer.from(bytes.subarray(0, 65_536)).toString('utf8');
-  // Premium's parser reads the body whatever its type; text/plain is what a .txt file is served as.
-  if (looksLikePremium(head)) return [];
-  const [expected, format] = looksLikeJson(head)
-    ? ['application/json', 'JSON']
-    : ['application/xml', looksLikeEref(head) ? 'EREF 1.1' : 'XML'];
-  const mime = type?.split(';')[0]?.trim().toLowerCase();
-  const finding = (severity: 'error' | 'warning', message: string): Finding[] => [{ severity, rule: 'http', message }];
-  if (!type) return finding('warning', `no Content-Type header; send ${expected}`);
-  if (mime === expected) return [];
-  // Monitors take either XML type (Premium sends text/xml); any other type (an HTML error page, text) they refuse.
-  if (expected === 'application/xml' && mime === 'text/xml')
-    return finding(
-      'warning',
-      `Content-Type is text/xml; ${format === 'EREF 1.1' ? 'EREF 1.1 requires' : 'the standard asks for'} application/xml`,
-    );
-  return finding(
-    'error',
-    `Content-Type is ${type}; monitors expect ${expected} for ${format === 'JSON' ? 'a JSON' : 'an XML'} file`,
-  );
-}
-
 function describeCause(cause: unknown): string {
   if (!(cause instanceof Error)) return String(cause);
   const inner = cause.cause instanceof Error ? `: ${cause.cause.message}` : '';
@@ -136,22 +105,4 @@ export async function checkTarget(target: string, deps: TargetDeps): Promise<Che
     return { target, findings: [{ severity: 'error', rule: 'read', message: `cannot read: ${reason}` }] };
   }
   return checkBytes(bytes, target, deps, /\.txt$/i.test(target));
-}
-
-/**
- * A Premium Exchanger file (told by its first line, or by a file's `.txt` name) by its own check (premium.ts): no
- * monitor reads it, Premium's engine does. Any other file against the standard.
- */
-function checkBytes(bytes: Uint8Array, target: string, deps: TargetDeps, txt: boolean): CheckResult {
-  if (txt || looksLikePremium(Buffer.from(bytes.subarray(0, 65_536)).toString('utf8')))
-    return checkPremiumExport(bytes, target);
-  return withMonitor(checkExport(bytes, target, deps), bytes, deps.monitor);
-}
-
-/** The standard's check, plus the monitor's reading when one is asked for: its findings after the standard's. */
-function withMonitor(result: CheckResult, bytes: Uint8Array, monitor: MonitorProfile | undefined): CheckResult {
-  if (monitor === undefined) return result;
-  const { text } = decodeExport(bytes);
-  const { reading, findings } = predictMonitor(text ?? '', monitor);
-  return { ...result, monitor: reading, findings: [...result.findings, ...findings] };
 }
