@@ -23,6 +23,16 @@ export function cashCurrency(from: string | undefined, to: string | undefined): 
   return undefined;
 }
 
+/**
+ * A zero `<amount>` (classic and EREF 1.1 items alike, one rule): read as a reserve of 0, nothing to give now, not
+ * misread, so tolerated. True when it is zero: the limits it cannot pay are not reported again.
+ */
+export function zeroReserve(amount: string | undefined, element: XmlElement | undefined, report: Report): boolean {
+  if (amount === undefined || !isZero(amount)) return false;
+  report('tolerated', 'reserve', '<amount> (the reserve) is zero: leave the direction out instead', element);
+  return true;
+}
+
 export function checkConsistency(item: XmlElement, values: Values, report: Report): void {
   const { from, to, numbers } = values;
   if (from !== undefined && from === to)
@@ -30,14 +40,7 @@ export function checkConsistency(item: XmlElement, values: Values, report: Repor
   const inValue = numbers.get('in');
   const outValue = numbers.get('out');
   const amount = numbers.get('amount');
-  // A zero reserve is read as a reserve of 0 (nothing to give now), not misread: tolerated.
-  if (amount !== undefined && isZero(amount))
-    report(
-      'tolerated',
-      'reserve',
-      '<amount> (the reserve) is zero: leave the direction out instead',
-      childNamed(item, 'amount'),
-    );
+  const noReserve = zeroReserve(amount, childNamed(item, 'amount'), report);
   if (inValue !== undefined && outValue !== undefined) {
     const problem = rateTextProblem(inValue, outValue);
     // Monitors divide out by in, so 1:0.96 or 2:3 reads right; a zero side cannot be read as a rate.
@@ -52,7 +55,7 @@ export function checkConsistency(item: XmlElement, values: Values, report: Repor
     !isZero(inValue) &&
     !isZero(outValue) &&
     amount !== undefined &&
-    !isZero(amount) &&
+    !noReserve &&
     to !== undefined
   )
     checkReservePaysLimits(item, values, inValue, outValue, amount, to, report);

@@ -4,6 +4,7 @@ import { labels } from '../../base/config/fields.js';
 import { Decimal } from '../../base/decimal.js';
 import { closest } from '../../base/config/problems.js';
 import type { Report } from './findings.js';
+import { zeroReserve } from './consistency.js';
 import { checkSteps } from './eref-steps.js';
 import { checkItemText, checkMissing } from './item.js';
 import { checkCities, checkCurrency } from './item-values.js';
@@ -204,13 +205,7 @@ export function checkErefItem(item: XmlElement, report: Report, codes?: Readonly
   if (from !== undefined && from === to)
     report('error', 'currency', `from and to are the same currency (${from})`, seen.get('to'));
   const amount = numbers.get('amount');
-  if (amount !== undefined && isZero(amount))
-    report(
-      'tolerated',
-      'reserve',
-      '<amount> (the reserve) is zero: leave the direction out instead',
-      seen.get('amount'),
-    );
+  const noReserve = zeroReserve(amount, seen.get('amount'), report);
   const inValue = numbers.get('in');
   const outValue = numbers.get('out');
   if (inValue !== undefined && outValue !== undefined) {
@@ -220,7 +215,7 @@ export function checkErefItem(item: XmlElement, report: Report, codes?: Readonly
   }
   checkLimitOrder(values, report);
   // A zero reserve is reported once, above (as in a classic item), not again by every limit it cannot pay.
-  if (amount !== undefined && !isZero(amount)) checkReservePaysLimits(values, amount, report);
+  if (amount !== undefined && !noReserve) checkReservePaysLimits(values, amount, report);
   checkSteps(item, numbers.get('frommin'), numbers.get('frommax'), report);
 }
 

@@ -1,7 +1,7 @@
 // createExportServer in-process on 127.0.0.1:0, against a real folder: what it serves, what it refuses,
 // and that a republish never hands a client a torn file.
 import { Agent, type Server } from 'node:http';
-import { mkdir, mkdtemp, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -510,5 +510,26 @@ describe('the export server during republishing', () => {
       headers: { 'If-None-Match': before.headers.etag ?? '' },
     });
     expect(conditional.status).toBe(200);
+  });
+
+  it("serves build N+2 when it comes back under build N's inode (ext4 hands a freed inode out again)", async () => {
+    // Two links to one inode: its bytes rewritten in place and renamed back over the export, as a rename can reuse a
+    // freed inode. The same size, so only the change time tells the versions apart.
+    const dir = await tempDir();
+    const [n, n1, n2] = ['AAAA', 'BBBB', 'CCCC'].map((label) => exportDocument(2, label));
+    const path = join(dir, 'reffile.xml');
+    await writeFile(path, n!);
+    await link(path, join(dir, 'keep'));
+    const { port } = await serve(dir);
+    expect((await rawRequest({ port, path: '/reffile.xml' })).body.equals(n!)).toBe(true);
+    await writeFile(join(dir, 'next'), n1!);
+    await rename(join(dir, 'next'), path);
+    expect((await rawRequest({ port, path: '/reffile.xml' })).body.equals(n1!)).toBe(true);
+    const inode = (await stat(join(dir, 'keep'))).ino;
+    await writeFile(join(dir, 'keep'), n2!);
+    await rename(join(dir, 'keep'), path);
+    expect((await stat(path)).ino).toBe(inode);
+    const served = await rawRequest({ port, path: '/reffile.xml' });
+    expect(served.body.toString()).toBe(n2!.toString());
   });
 });

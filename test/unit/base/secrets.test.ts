@@ -38,6 +38,15 @@ describe('a registered secret', () => {
     }
   });
 
+  it('is redacted JSON-escaped too when it holds a quote or a backslash (an echoed JSON document, a JSON log line)', () => {
+    const awkward = 'pa"ss\\w0rd-Q7z';
+    registerSecret(awkward);
+    const echoed = JSON.stringify({ echo: awkward });
+    expect(echoed).toContain('pa\\"ss\\\\w0rd');
+    const out = redactSecrets(`upstream said ${echoed}`);
+    expect(out).toBe('upstream said {"echo":"***"}');
+  });
+
   it('is redacted before a value is cut, so no prefix of it is left (shown cuts at 40, snippet at 60, quoteValue at 200)', () => {
     const long = `${'a'.repeat(30)}${token}`;
     expect(shown(long)).not.toContain(token.slice(0, 6));

@@ -49,6 +49,22 @@ describe('shaped reserves', () => {
     expect(applyReserves([direction], book).directions[0]).toBe(made);
   });
 
+  it('reaches the second step, and the highest step reached wins (a reserve exactly at a step is on it)', () => {
+    const margins = [
+      { from: d('1000000'), margin: d('0.008') },
+      { from: d('2000000'), margin: d('0.005') },
+    ];
+    const at = (formula: string) =>
+      applyReserves(
+        [testDirection(btc, rub, { reserveFormula: reserveFormula(formula), reserveMargins: margins })],
+        book,
+      ).directions[0]!;
+    expect(at('wallets:SBERRUB').margin.toFixed()).toBe('0.005');
+    expect(at('wallets:SBERRUB').reserveMade?.at(-1)).toBe('reserve 2500000 ≥ 2000000: margin 0.5%');
+    expect(at('wallets:SBERRUB - 500000').margin.toFixed()).toBe('0.005');
+    expect(at('wallets:SBERRUB - 500001').margin.toFixed()).toBe('0.008');
+  });
+
   it('below zero is none; a cap by amount; below every step the direction keeps its margin', () => {
     const direction = testDirection(btc, rub, {
       reserveFormula: reserveFormula('wallets:PENDING - wallets:SBERRUB'),
