@@ -514,7 +514,8 @@ describe('the export server during republishing', () => {
 
   it("serves build N+2 when it comes back under build N's inode (ext4 hands a freed inode out again)", async () => {
     // Two links to one inode: its bytes rewritten in place and renamed back over the export, as a rename can reuse a
-    // freed inode. The same size, so only the change time tells the versions apart.
+    // freed inode. The same size, so only the change time tells the versions apart; build N+1 is not asked for, so
+    // what the server last read of the path is build N's.
     const dir = await tempDir();
     const [n, n1, n2] = ['AAAA', 'BBBB', 'CCCC'].map((label) => exportDocument(2, label));
     const path = join(dir, 'reffile.xml');
@@ -524,7 +525,6 @@ describe('the export server during republishing', () => {
     expect((await rawRequest({ port, path: '/reffile.xml' })).body.equals(n!)).toBe(true);
     await writeFile(join(dir, 'next'), n1!);
     await rename(join(dir, 'next'), path);
-    expect((await rawRequest({ port, path: '/reffile.xml' })).body.equals(n1!)).toBe(true);
     const inode = (await stat(join(dir, 'keep'))).ino;
     await writeFile(join(dir, 'keep'), n2!);
     await rename(join(dir, 'keep'), path);
