@@ -1,5 +1,6 @@
 // `npm test`: the checks CI runs, timed. The four static checks run side by side (each prints its output when it
-// ends, so lines never interleave), then vitest's two projects; the last line says how long each step took.
+// ends, so lines never interleave), then vitest's three projects (unit, heavy, integration); the last line says how
+// long each step took.
 // Extra arguments go to vitest (`npm test -- test/unit/base`).
 import { spawn } from 'node:child_process';
 
