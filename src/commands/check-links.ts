@@ -18,16 +18,21 @@ export interface LinksFlags {
   concurrency: number;
 }
 
-/** An export file's text: from disk, or over HTTP (bounded like `check URL`). */
+/** An export file's text: from disk, or over HTTP as `check URL` reads it (its timeout, size cap and messages). */
 async function exportText(context: CommandContext, target: string, timeoutMs: number): Promise<string> {
   if (!/^https?:\/\//i.test(target))
     return readFile(resolve(context.deps.cwd, target), 'utf8').catch((cause: unknown) => {
       throw new RatefileError('E_USAGE', `${quoteValue(target)}: cannot read it: ${(cause as Error).message}`);
     });
-  const response = await context.deps.fetch(target, { signal: AbortSignal.timeout(timeoutMs) }).catch(() => undefined);
-  if (response?.status !== 200)
-    throw new RatefileError('E_SOURCE', `${quoteValue(target)}: cannot fetch it (${response?.status ?? 'no answer'})`);
-  return response.text();
+  const { fetchTarget } = await import('../pure/check/target.js');
+  const { bytes, findings } = await fetchTarget(target, {
+    fetch: context.deps.fetch,
+    cwd: context.deps.cwd,
+    timeoutMs,
+  });
+  if (bytes !== undefined) return Buffer.from(bytes).toString('utf8');
+  const errors = findings.filter((finding) => finding.severity === 'error').map((finding) => finding.message);
+  throw new RatefileError('E_SOURCE', `${quoteValue(target)}: ${errors.join('; ')}`);
 }
 
 /** The files whose links are checked: the ones named, else the config's exports with a `url:` template. */

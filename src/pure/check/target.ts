@@ -37,8 +37,11 @@ async function readBody(response: Response, maxBytes: number): Promise<Uint8Arra
   return Buffer.concat(chunks);
 }
 
-/** HTTP facts: status, content type, and validators for conditional polling. Errors stop the check. */
-async function fetchTarget(url: string, deps: TargetDeps): Promise<{ bytes?: Uint8Array; findings: Finding[] }> {
+/**
+ * HTTP facts: status, content type, and validators for conditional polling. Errors stop the check. Also how
+ * `check --links URL` reads the export (src/commands/check-links.ts): the same bounds and messages.
+ */
+export async function fetchTarget(url: string, deps: TargetDeps): Promise<{ bytes?: Uint8Array; findings: Finding[] }> {
   const timeoutMs = deps.timeoutMs ?? 20_000;
   const maxBytes = deps.maxBytes ?? 20 * 1024 * 1024;
   const error = (message: string): { findings: Finding[] } => ({
