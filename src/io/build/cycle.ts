@@ -24,6 +24,7 @@ import {
 import type { PublishGate } from '../ha/standby.js';
 import { failedStatus, successStatus, type StatusContext } from '../../pure/status/status.js';
 import { writeLiveCodes } from '../state/live-codes.js';
+import { removeStaleStateTemporaries } from '../state/state-files.js';
 import { readWarMemory, warDirections, writeWarMemory } from '../state/war-state.js';
 import { readListingMemory, writeListingMemory } from '../state/listing-state.js';
 import type { BuildReport, Status } from '../../pure/status/report.js';
@@ -164,6 +165,7 @@ async function readState({ config, outDir, deps }: Cycle) {
     fileSizes(outDir, declared),
     // Only cycles write the status: the one read now is still the last when this cycle records its own.
     readStatus(config.stateDir),
+    removeStaleStateTemporaries(config.stateDir),
   ]);
   const [guardFile, accepted, maintenance, published, pauses, warFile, listingFile, sizes, previousStatus] = all;
   // A standby builds from the guard state the holder last published, so a jump it held back stays held back.
