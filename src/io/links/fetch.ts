@@ -3,6 +3,7 @@
 // hand (5 at most, each recorded; one that is not http(s), as written or where a redirect points, is never
 // fetched), and only the first 256 KiB of a page read (enough for its title and a login
 // form). The verdicts are src/pure/links/links.ts's.
+import { hostAndPort } from '../../base/requests.js';
 import { performance } from 'node:perf_hooks';
 import { judgeLink, notWebLink, type ItemLink, type LinkFetch, type LinkVerdict } from '../../pure/links/links.js';
 
@@ -69,7 +70,7 @@ export async function fetchLink(url: string, options: LinkOptions): Promise<Link
     }
   } catch (cause) {
     const error = signal.aborted ? `no answer within ${options.timeoutMs / 1000} s` : describe(cause);
-    return { chain, error, ms: ms() };
+    return { chain, error: `${error} (${hostAndPort(chain[chain.length - 1]!)})`, ms: ms() };
   }
 }
 

@@ -15,6 +15,8 @@ export interface TargetDeps extends CheckOptions {
   cwd: string;
   /** Give up on a URL after this long (monitors' own parsers time out at about 20 s). */
   timeoutMs?: number;
+  /** The User-Agent of the fetch (`ratefile/<version>`), else the fetch's own. */
+  userAgent?: string;
   /** Refuse bodies larger than this: an export file is kilobytes, not megabytes. */
   maxBytes?: number;
   /** Also predict what this monitor's parser does with the file (`check --monitor`). */
@@ -53,7 +55,10 @@ export async function fetchTarget(url: string, deps: TargetDeps): Promise<{ byte
     response = await deps.fetch(url, {
       signal,
       redirect: 'follow',
-      headers: { Accept: 'application/xml, application/json;q=0.9, text/xml;q=0.9, */*;q=0.1' },
+      headers: {
+        Accept: 'application/xml, application/json;q=0.9, text/xml;q=0.9, */*;q=0.1',
+        ...(deps.userAgent === undefined ? {} : { 'User-Agent': deps.userAgent }),
+      },
     });
   } catch (cause) {
     const reason = signal.aborted ? `no answer within ${timeoutMs / 1000} s` : describeCause(cause);

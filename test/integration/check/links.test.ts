@@ -8,12 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultUserAgent } from '../../../src/base/requests.js';
 import { makeProject, sampleTemplates, type Project } from '../../support/project.js';
 import { runRatefile } from '../../support/run-cli.js';
 
 let server: Server;
 let site: string;
 let dir: string;
+/** The User-Agent of every request the site got. */
+const agents: string[] = [];
 const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20), { level: 9 });
 const projects: Project[] = [];
 
@@ -39,6 +42,7 @@ function answer(
 beforeAll(async () => {
   server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://x');
+    agents.push(String(request.headers['user-agent']));
     const { status, headers, body } = answer(url.pathname, url.searchParams);
     if (status === -1) return; // never answers
     if (url.pathname === '/bomb.xml') {
@@ -99,7 +103,10 @@ describe('ratefile check --links', () => {
     expect(stdout).toContain('     HTTP 404 — 1 item: USDTTRC20 → BTC');
     expect(stdout).toContain(`     ends at ${site}/user/login?next=/account`);
     expect(stdout).toContain('     the page asks for a password');
-    expect(stdout).toContain('     no answer within 1 s');
+    expect(stdout).toContain(`     no answer within 1 s (${new URL(site).host})`);
+    expect(agents.at(-1)).toBe(
+      `Mozilla/5.0 (compatible; ${defaultUserAgent()}; checks that an exchange direction's link opens)`,
+    );
     expect(stdout).toMatch(/7 links of 7 items checked: 2 open a page, 5 do not\.\n$/);
   });
 
@@ -185,5 +192,7 @@ describe('ratefile check --links', () => {
       fetch: globalThis.fetch,
     });
     expect(checked.stdout).toContain('cannot read the body: no complete answer within 1 s');
+    // Asked as ratefile, never as Node's default `node`.
+    expect(agents.slice(-3)).toEqual(Array(3).fill(defaultUserAgent()));
   });
 });
