@@ -7,6 +7,7 @@ import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { measuredRead } from './measured-read.js';
 
 const size = 10_000_010;
 /** Each shape as bytes of at most `size`: the issue's nesting, and wide ones a depth bound does not stop. */
@@ -56,28 +57,10 @@ if (!shape) {
   globalThis.gc();
   const before = process.memoryUsage().rss;
   const peakBefore = process.resourceUsage().maxRSS * 1024;
-  // The longest gap between ticks of a 1 ms timer: how long nothing else (a build, /healthz) could run.
-  let stall = 0;
-  let tick = performance.now();
-  const timer = setInterval(() => {
-    const at = performance.now();
-    stall = Math.max(stall, at - tick);
-    tick = at;
-  }, 1);
-  const started = performance.now();
-  // CPU time too: on a loaded machine the stall also counts the time the process was not scheduled at all.
-  const cpu = process.cpuUsage();
-  let outcome;
-  try {
+  const { stallMs, cpuMs, ms, outcome } = await measuredRead(async () => {
     await definition.fetchQuotes(parsed, context);
-    outcome = 'read';
-  } catch (error) {
-    outcome = error.message.slice(0, 160);
-  }
-  const ms = Math.round(performance.now() - started);
-  const used = process.cpuUsage(cpu);
-  clearInterval(timer);
-  stall = Math.max(stall, performance.now() - tick);
+    return 'read';
+  });
   const peak = process.resourceUsage().maxRSS * 1024;
   const mb = (bytes) => Math.round(bytes / 2 ** 20);
   console.log(
@@ -85,8 +68,8 @@ if (!shape) {
       shape,
       reader,
       rssRiseMb: mb(peak - Math.max(before, peakBefore)),
-      stallMs: Math.round(stall),
-      cpuMs: Math.round((used.user + used.system) / 1000),
+      stallMs,
+      cpuMs,
       ms,
       outcome,
     }),

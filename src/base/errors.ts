@@ -44,6 +44,11 @@ export function errorLine(error: unknown, lead = ' — '): string {
 // formatting characters (U+202E RIGHT-TO-LEFT OVERRIDE and kin): never written raw to a terminal, a log or a page,
 // or a value could forge a line ("ratefile: all good"), drive the terminal or show its text reversed.
 const controls = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+const oneControl = new RegExp(controls.source);
+
+/** Whether `text` holds a character `escapeControls` would escape: refused where a value is written raw (a recipe). */
+export const hasControls = (text: string): boolean => oneControl.test(text);
+
 const escapeControl = (character: string) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /** `text` with every control character written as `\u001b`; the safety net of the CLI, the text log and the dashboard. */

@@ -18,6 +18,8 @@ export interface FileJob {
   target: string;
   cwd: string;
   timeoutMs: number;
+  /** The User-Agent of a URL's fetch. */
+  userAgent: string;
   strict: boolean;
   json: boolean;
   /** The first file of `--json`'s `files`: written without the comma before it. */
@@ -123,6 +125,7 @@ export async function checkFiles(
         fetch,
         cwd: options.cwd,
         timeoutMs: options.timeoutMs,
+        userAgent: options.userAgent,
         ...(options.codes ? { codes: options.codes } : {}),
         ...(options.monitor ? { monitor: options.monitor } : {}),
       });

@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { escapeControls, quoteValue, RatefileError } from '../base/errors.js';
+import { defaultUserAgent } from '../base/requests.js';
 import { redactSecrets } from '../base/secrets.js';
 import { plural } from '../base/words.js';
 import { checkLinks, type CheckedLink } from '../io/links/fetch.js';
@@ -18,22 +19,36 @@ export interface LinksFlags {
   concurrency: number;
 }
 
-/** An export file's text: from disk, or over HTTP (bounded like `check URL`). */
+/** An export file's text: from disk, or over HTTP as `check URL` reads it (its timeout, size cap and messages). */
 async function exportText(context: CommandContext, target: string, timeoutMs: number): Promise<string> {
   if (!/^https?:\/\//i.test(target))
     return readFile(resolve(context.deps.cwd, target), 'utf8').catch((cause: unknown) => {
       throw new RatefileError('E_USAGE', `${quoteValue(target)}: cannot read it: ${(cause as Error).message}`);
     });
-  const response = await context.deps.fetch(target, { signal: AbortSignal.timeout(timeoutMs) }).catch(() => undefined);
-  if (response?.status !== 200)
-    throw new RatefileError('E_SOURCE', `${quoteValue(target)}: cannot fetch it (${response?.status ?? 'no answer'})`);
-  return response.text();
+  const { fetchTarget } = await import('../pure/check/target.js');
+  const { bytes, findings } = await fetchTarget(target, {
+    fetch: context.deps.fetch,
+    cwd: context.deps.cwd,
+    timeoutMs,
+    userAgent: defaultUserAgent(),
+  });
+  if (bytes !== undefined) return Buffer.from(bytes).toString('utf8');
+  const errors = findings.filter((finding) => finding.severity === 'error').map((finding) => finding.message);
+  throw new RatefileError('E_SOURCE', `${quoteValue(target)}: ${errors.join('; ')}`);
 }
 
-/** The files whose links are checked: the ones named, else the config's exports with a `url:` template. */
+/**
+ * The files whose links are checked: the ones named, else the config's exports with a `url:` template; and the
+ * config's User-Agent then (`userAgent:`), else ratefile's own.
+ */
 async function linkFiles(context: CommandContext, targets: readonly string[], flags: LinksFlags) {
-  if (targets.length > 0)
-    return targets.map((target) => ({ name: target, read: () => exportText(context, target, flags.timeout * 1000) }));
+  if (targets.length > 0) {
+    const files = targets.map((target) => ({
+      name: target,
+      read: () => exportText(context, target, flags.timeout * 1000),
+    }));
+    return { files, userAgent: defaultUserAgent() };
+  }
   const config = await context.load(flags.config);
   const linked = config.exports.filter((entry) => entry.url !== undefined);
   if (linked.length === 0)
@@ -41,7 +56,7 @@ async function linkFiles(context: CommandContext, targets: readonly string[], fl
       'E_USAGE',
       `check --links: no export of ${context.shown(config.file)} has a url: template, and no file was named`,
     );
-  return linked.map((entry) => ({
+  const files = linked.map((entry) => ({
     name: entry.file,
     read: () =>
       readFile(join(config.output, entry.file), 'utf8').catch(() => {
@@ -51,6 +66,7 @@ async function linkFiles(context: CommandContext, targets: readonly string[], fl
         );
       }),
   }));
+  return { files, userAgent: config.userAgent };
 }
 
 /** Every link of the files, once each, with the items (and files) that carry it. */
@@ -84,14 +100,12 @@ function reportLines(checked: readonly CheckedLink[]): string[] {
 }
 
 export async function checkItemLinks(context: CommandContext, targets: readonly string[], flags: LinksFlags) {
-  const files = await linkFiles(context, targets, flags);
+  const { files, userAgent } = await linkFiles(context, targets, flags);
   const links = await collectLinks(files, files.length > 1);
-  const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
+  // A browser's form (some sites answer a bare robot's name with a challenge), naming ratefile and what it does.
   const checked = await checkLinks(links, {
     fetch: context.deps.fetch,
-    userAgent: `Mozilla/5.0 (compatible; ratefile-links/${version}; checks that an exchange direction's link opens)`,
+    userAgent: `Mozilla/5.0 (compatible; ${userAgent}; checks that an exchange direction's link opens)`,
     timeoutMs: flags.linkTimeout * 1000,
     concurrency: flags.concurrency,
   });

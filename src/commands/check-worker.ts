@@ -13,6 +13,7 @@ async function run(job: FileJob): Promise<void> {
       fetch: globalThis.fetch,
       cwd: job.cwd,
       timeoutMs: job.timeoutMs,
+      userAgent: job.userAgent,
       ...(job.codes ? { codes: job.codes } : {}),
       ...(job.monitor ? { monitor: job.monitor } : {}),
     });

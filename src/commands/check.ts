@@ -110,6 +110,7 @@ export function register(program: Command, context: CommandContext): void {
         fetch: deps.fetch,
         cwd: deps.cwd,
         timeoutMs: options.timeout * 1000,
+        userAgent: (await import('../base/requests.js')).defaultUserAgent(),
         strict: options.strict === true,
         json: options.json === true,
         ...(codes ? { codes } : {}),

@@ -13,18 +13,19 @@ interface EdgeFlags {
 
 async function printRecipe(context: CommandContext, edge: 'nginx' | 'cloudflare', options: EdgeFlags): Promise<void> {
   const config = await context.load(options.config);
-  const { exportPaths } = await import('../pure/edge/input.js');
+  const { checkedHost, checkedPrefix, checkRecipeTexts, exportPaths } = await import('../pure/edge/input.js');
   const input = {
     configFile: context.shown(config.file),
     paths: exportPaths(
       config.exports.map((entry) => entry.file),
-      options.prefix,
+      checkedPrefix(options.prefix),
     ),
     monitors: config.monitors ?? [],
     headers: config.server.headers,
     periodSeconds: Math.max(1, Math.round(config.schedulePeriodMs / 1000)),
-    ...(options.host === undefined ? {} : { host: options.host }),
+    ...(options.host === undefined ? {} : { host: checkedHost(options.host) }),
   };
+  checkRecipeTexts(input);
   if (edge === 'nginx') {
     const { nginxRecipe } = await import('../pure/edge/nginx.js');
     context.deps.stdout.write(nginxRecipe(input));

@@ -1,7 +1,6 @@
 // `ratefile probe URL`: fetch a public export as a monitor's robot does, N times in a row, and report what each fetch got
 // and a summary fit to send to a monitor's support; exit 0 when every fetch was a readable rate file within every
 // monitor's timeout, 1 otherwise.
-import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { quoteValue, RatefileError } from '../base/errors.js';
 import { redactValue, registerUrlSecrets } from '../base/secrets.js';
@@ -26,13 +25,6 @@ function seconds(max: number, zero: boolean) {
       throw new InvalidArgumentError(`expected a number of seconds, ${zero ? '0' : 'more than 0'} to ${max}`);
     return number;
   };
-}
-
-function defaultUserAgent(): string {
-  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return `ratefile-probe/${version} (a monitor-like check of an exchange-rates export file)`;
 }
 
 interface ProbeFlags {
@@ -73,8 +65,11 @@ async function besideConfig(context: CommandContext, url: URL, path: string) {
   const config = await context.load(path);
   const { exportNamed, localCopyReader } = await import('../io/probe/local.js');
   const file = exportNamed(config, url);
-  if (file === undefined) return { note: `${url.pathname} names none of the exports of ${context.shown(config.file)}` };
+  const { userAgent } = config;
+  if (file === undefined)
+    return { userAgent, note: `${url.pathname} names none of the exports of ${context.shown(config.file)}` };
   return {
+    userAgent,
     local: { file, periodMs: config.schedulePeriodMs },
     read: localCopyReader(config, file, context.deps.now),
   };
@@ -90,8 +85,9 @@ async function probe(context: CommandContext, target: string, options: ProbeFlag
   const { loadProfiles } = await import('../io/monitors/load.js');
   const contentTypes = contentTypeRules((await loadProfiles()).values());
   const { formatFetch, formatHeader, formatSummary } = await import('../pure/probe/report.js');
-  const userAgent = options.userAgent ?? defaultUserAgent();
   const beside = await besideConfig(context, url, options.config);
+  const { defaultUserAgent, monitorLikeAgent } = await import('../base/requests.js');
+  const userAgent = options.userAgent ?? monitorLikeAgent(beside?.userAgent ?? defaultUserAgent());
   const at = deps.now().toISOString();
   if (!options.json)
     deps.stdout.write(
@@ -170,7 +166,7 @@ export function register(program: Command, context: CommandContext): void {
     )
     .option(
       '--user-agent <text>',
-      "the User-Agent to send, e.g. a monitor's own as your access log shows it (default: ratefile-probe/VERSION, saying what it is)",
+      "the User-Agent to send, e.g. a monitor's own as your access log shows it (default: the config's userAgent, else ratefile/VERSION, saying what it is)",
     )
     .option('--json', 'print every fetch and the summary as JSON')
     .addOption(configOption())

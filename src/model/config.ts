@@ -183,6 +183,8 @@ export interface Config {
   readonly accessLog?: string;
   /** The public copies watched from outside (`watch:`); absent: no watch. */
   readonly watch?: WatchConfig;
+  /** The User-Agent of every request ratefile makes (`userAgent:`; default `ratefile/<version>`, src/base/requests.ts). */
+  readonly userAgent: string;
   /** Longest gap between two scheduled builds, in milliseconds. */
   readonly schedulePeriodMs: number;
   /** Uploads after each build (`publish.s3`). */

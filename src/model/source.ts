@@ -40,6 +40,8 @@ export interface SourceContext {
   /** Folder of the config file; relative paths in source options resolve against it. */
   configDir: string;
   fetch: typeof globalThis.fetch;
+  /** The User-Agent its requests carry (the config's `userAgent:`, else `ratefile/<version>`). */
+  userAgent: string;
   signal: AbortSignal;
   now: () => Date;
   /** Environment variables (`RATEFILE_<TYPE>_URL` base URL overrides, API keys). */

@@ -1,7 +1,8 @@
 // The `watch:` block of the config: the public address of each export, fetched by `ratefile start` as a monitor
 // would (src/service/start/outside-watch.ts) and compared with what was published (src/pure/watch/judge.ts).
 import { z } from 'zod';
-import { duration } from '../base/config/fields.js';
+import { duration, userAgentText } from '../base/config/fields.js';
+import { monitorLikeAgent } from '../base/requests.js';
 
 const publicUrl = z.url({ protocol: /^https?$/, error: 'expected the http(s) URL monitors fetch the export from' });
 
@@ -20,13 +21,11 @@ export const watchSchema = z
     every: atLeast(30_000, 'expected a duration of 30s or more, like "5m"')
       .default(300_000)
       .describe('How often each public copy is fetched (default 5m).'),
-    userAgent: z
-      .string()
-      .min(1)
-      .max(300)
-      .regex(/^[\x20-\x7e]+$/, { error: 'expected a user agent of printable ASCII' })
-      .default('ratefile-watch (a monitor-like check of an exchange-rates export file)')
-      .describe('The User-Agent of the fetches: a monitor-like one shows what an anti-bot layer does to monitors.'),
+    userAgent: userAgentText
+      .optional()
+      .describe(
+        'The User-Agent of the fetches (default: the config\'s `userAgent` followed by "(a monitor-like check of an exchange-rates export file)"): a monitor-like one shows what an anti-bot layer does to monitors.',
+      ),
     timeout: atLeast(1_000, 'expected a duration of 1s or more, like "10s"')
       .default(10_000)
       .describe('A fetch is cut off after this long, body included (default 10s): state `slow`.'),
@@ -66,12 +65,13 @@ export interface WatchConfig {
   readonly keep: number;
 }
 
-export function normalizeWatch(entry: z.output<typeof watchSchema>): WatchConfig | undefined {
+/** The `watch:` block, normalized; `userAgent` is the config's (`userAgent:`), which the watch's own replaces. */
+export function normalizeWatch(entry: z.output<typeof watchSchema>, userAgent: string): WatchConfig | undefined {
   if (!entry) return undefined;
   return {
     exports: entry.exports,
     everyMs: entry.every,
-    userAgent: entry.userAgent,
+    userAgent: entry.userAgent ?? monitorLikeAgent(userAgent),
     timeoutMs: entry.timeout,
     slowAfterMs: entry.slowAfter,
     maxBytes: entry.maxBytes,

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli.js';
-import { rawRequest } from '../support/http.js';
+import { rawRequest, type RawResponse } from '../support/http.js';
 import { makeProject, sampleConfig, type Project } from '../support/project.js';
 import { findNginx, startNginx, type Nginx } from './nginx.js';
 
@@ -106,5 +106,52 @@ describe('ratefile edge nginx under a real nginx', () => {
     const statuses = await burst(nginx, 30);
     expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
     expect(statuses).toContain(429);
+  });
+
+  it('keeps on the export paths what deploy/nginx.conf gives them: gzip, Vary, Allow, no ranges, the one spelling', async () => {
+    const { nginx: edge } = await edgeNginx('same', 'monitors:\n  loopback: { address: [127.0.0.1, "::1"] }\n');
+    const project = projects.at(-1)!;
+    const shipped = await startNginx({
+      binary: findNginx(),
+      dir: join(scratch, 'shipped'),
+      root: join(project.dir, 'public'),
+      ...(process.getuid?.() === 0 ? { user: workerUser() } : {}),
+    });
+    running.push(shipped);
+    const requests: { path: string; method?: string; headers?: Record<string, string> }[] = [
+      { path: '/parserfile.xml' },
+      { path: '/parserfile.xml', headers: { 'Accept-Encoding': 'gzip' } },
+      { path: '/reffile.xml', headers: { 'Accept-Encoding': 'gzip, br' } },
+      { path: '/parserfile.xml', method: 'HEAD', headers: { 'Accept-Encoding': 'gzip' } },
+      { path: '/parserfile.xml', headers: { Range: 'bytes=0-99' } },
+      { path: '/parserfile.xml', headers: { Range: 'bytes=0-99', 'Accept-Encoding': 'gzip' } },
+      { path: '/parserfile.xml', method: 'POST' },
+      { path: '/parserfile.xml', method: 'OPTIONS' },
+      { path: '//parserfile.xml' },
+      { path: '/%70arserfile.xml' },
+      { path: '/parserfile.xml?x=1' },
+    ];
+    // What may differ: the date, and CDN-Cache-Control, which the recipe adds (server.headers).
+    const seen = (response: RawResponse) => {
+      const { date: _date, 'cdn-cache-control': _cdn, ...headers } = response.headers;
+      return { status: response.status, headers, bytes: response.body.length };
+    };
+    for (const request of requests) {
+      const [want, got] = await Promise.all(
+        [shipped, edge].map((server) => rawRequest({ port: server.port, ...request })),
+      );
+      expect(seen(got!), `${request.method ?? 'GET'} ${request.path} ${JSON.stringify(request.headers ?? {})}`).toEqual(
+        seen(want!),
+      );
+    }
+    const polled = await rawRequest({
+      port: edge.port,
+      path: '/parserfile.xml',
+      headers: { 'Accept-Encoding': 'gzip' },
+    });
+    expect(polled.headers['content-encoding']).toBe('gzip');
+    expect(polled.headers.vary).toBe('Accept-Encoding');
+    expect(polled.headers.allow).toBe('GET, HEAD');
+    expect(polled.headers['cdn-cache-control']).toBe('max-age=20');
   });
 });

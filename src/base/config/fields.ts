@@ -126,3 +126,10 @@ export function oneOrMany<T extends z.ZodType>(item: T, what: string) {
     error: expected(`${what} or a list of them`),
   });
 }
+
+/** A User-Agent as sent: printable ASCII (a header cannot carry more), at most 300 characters. */
+export const userAgentText = z
+  .string()
+  .min(1)
+  .max(300)
+  .regex(/^[\x20-\x7e]+$/, { error: 'expected a user agent of printable ASCII' });

@@ -8,12 +8,12 @@ import {
   isScalar,
   isSeq,
   type Document,
-  type Node,
   type Pair,
+  type Scalar,
   type YAMLMap,
 } from 'yaml';
 import type { z } from 'zod';
-import { RatefileError } from '../errors.js';
+import { quoteValue, RatefileError } from '../errors.js';
 import { NotRegularFileError, readRegularFile } from '../files.js';
 import { allowedAliasValues, checkAliases, measureData } from './aliases.js';
 import { formatPath, problemsFromIssues, type IssuePath, type Problem } from './problems.js';
@@ -105,19 +105,20 @@ function capped(lines: readonly string[]): string[] {
 }
 
 /**
- * Keys repeated in a mapping, found with one set per mapping: `yaml`'s own `uniqueKeys` compares every key
- * with every earlier one, so its time grows with the square of a mapping's size.
+ * Keys repeated in a mapping, each with the key's first place, found with one map per mapping: `yaml`'s own
+ * `uniqueKeys` compares every key with every earlier one, so its time grows with the square of a mapping's size.
  */
-function duplicateKeys(document: Document): Node[] {
-  const found: Node[] = [];
+function duplicateKeys(document: Document): { key: Scalar; first: Scalar }[] {
+  const found: { key: Scalar; first: Scalar }[] = [];
   const walk = (node: unknown) => {
     if (isSeq(node)) for (const item of node.items) walk(item);
     if (!isMap(node)) return;
-    const seen = new Set<unknown>();
+    const seen = new Map<unknown, Scalar>();
     for (const pair of node.items) {
       if (isScalar(pair.key)) {
-        if (seen.has(pair.key.value)) found.push(pair.key);
-        seen.add(pair.key.value);
+        const first = seen.get(pair.key.value);
+        if (first) found.push({ key: pair.key, first });
+        else seen.set(pair.key.value, pair.key);
       }
       walk(pair.value);
     }
@@ -139,8 +140,11 @@ function readWithPositions(path: string, label: string, text: string): YamlFile 
     text: `${error.linePos?.[0] ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}: ` : at(error.pos[0])}${error.message.split('\n')[0]}`,
   }));
   if (errors.length === 0) {
-    for (const key of duplicateKeys(document))
-      errors.push({ offset: key.range![0], text: `${at(key.range![0])}Map keys must be unique` });
+    for (const { key, first } of duplicateKeys(document))
+      errors.push({
+        offset: key.range![0],
+        text: `${at(key.range![0])}duplicate key ${quoteValue(String(key.value))}, first on line ${lineCounter.linePos(first.range![0]).line}`,
+      });
   }
   if (errors.length > 0) {
     throw new RatefileError('E_CONFIG', `${label}: not valid YAML`, {

@@ -152,6 +152,7 @@ async function fetchInputs(config: Config, deps: BuildDeps, startedAt: Date) {
   const io = {
     configDir: config.dir,
     fetch: deps.fetch ?? globalThis.fetch,
+    userAgent: config.userAgent,
     now: () => startedAt,
     ...(deps.signal ? { signal: deps.signal } : {}),
     env: deps.env ?? process.env,

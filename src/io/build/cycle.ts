@@ -2,7 +2,7 @@
 // keep the state and status, and a one-line summary.
 import { build, type BuildDeps, type BuildResult, type GuardContext } from './build.js';
 import { gateFiles, refusedError } from '../../pure/check/gate.js';
-import { errorLine, RatefileError } from '../../base/errors.js';
+import { RatefileError } from '../../base/errors.js';
 import { s3Publisher } from '../hosting/s3.js';
 import { uploadProblems, type UploadResult } from '../hosting/s3-report.js';
 import type { Config, OutputFile } from '../../model/config.js';
@@ -16,14 +16,14 @@ import {
   readGuardState,
   readPauses,
   readPublishedExports,
-  readStatusFile,
   writeGuardState,
   writePublishedExports,
-  writeStatusFile,
 } from '../state/state.js';
 import type { PublishGate } from '../ha/standby.js';
-import { failedStatus, successStatus, type StatusContext } from '../../pure/status/status.js';
+import { successStatus, type StatusContext } from '../../pure/status/status.js';
 import { writeLiveCodes } from '../state/live-codes.js';
+import { keepStatus, readStatus, recordFailure, stateNotKept } from './cycle-status.js';
+import { removeStaleStateTemporaries } from '../state/state-files.js';
 import { readWarMemory, warDirections, writeWarMemory } from '../state/war-state.js';
 import { readListingMemory, writeListingMemory } from '../state/listing-state.js';
 import type { BuildReport, OutsideProblem, Status } from '../../pure/status/report.js';
@@ -57,36 +57,7 @@ export type CycleDeps = Omit<BuildDeps, 'guard' | 'onFile'> & {
   compress?: (bytes: Buffer) => Promise<Compressed>;
 };
 
-export async function readStatus(stateDir: string): Promise<Status | undefined> {
-  try {
-    return (await readStatusFile(stateDir)) as Status | undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Record a build that failed before publishing (the last good files stay), and rethrow nothing: returns the status. */
-export async function recordFailure(
-  config: Pick<Config, 'stateDir' | 'schedulePeriodMs' | 'health'>,
-  at: Date,
-  durationMs: number,
-  error: unknown,
-  context: StatusContext = {},
-): Promise<Status> {
-  const status = failedStatus(
-    await readStatus(config.stateDir),
-    at,
-    durationMs,
-    errorLine(error),
-    config.schedulePeriodMs,
-    {
-      healthPolicy: config.health,
-      ...context,
-    },
-  );
-  await writeStatusFile(config.stateDir, status).catch(() => undefined);
-  return status;
-}
+export { readStatus, recordFailure };
 
 export async function runCycle(config: Config, outDir: string, deps: CycleDeps): Promise<CycleResult> {
   const elapsed = deps.elapsed ?? (() => performance.now());
@@ -114,12 +85,12 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     // The state files are independent of one another: their writes wait on the disk together.
     const [liveCodesProblem, guardShared] = await Promise.all([
       keepLiveCodes(config.stateDir, result.report.liveCodes),
-      writeState(cycle, result.report),
+      writeState(cycle, result.report).catch(stateNotKept),
     ]);
     const { upload, lostLock } = await uploadExports(cycle, published.gate.passing, published.declared);
     if (published.gate.refused.length > 0) throw refusedError(published.gate.refused);
     const durationMs = Math.round(elapsed() - cycle.started);
-    const status = await recordStatus(cycle, state.previousStatus, result, durationMs);
+    const status = await recordStatus(cycle, state.previousStatus, result, durationMs).catch(stateNotKept);
     const problems = { guardShared, lostLock, stateRead: state.problems, liveCodes: liveCodesProblem };
     const warnings = cycleWarnings({ ...problems, upload: upload ? uploadProblems(upload) : [] });
     const { publish: files, removed } = published;
@@ -167,6 +138,7 @@ async function readState({ config, outDir, deps }: Cycle) {
     fileSizes(outDir, declared),
     // Only cycles write the status: the one read now is still the last when this cycle records its own.
     readStatus(config.stateDir),
+    removeStaleStateTemporaries(config.stateDir),
   ]);
   const [guardFile, accepted, maintenance, published, pauses, warFile, listingFile, sizes, previousStatus] = all;
   // A standby builds from the guard state the holder last published, so a jump it held back stays held back.
@@ -292,7 +264,7 @@ async function recordStatus(
 ): Promise<Status> {
   const { config } = cycle;
   const status = successStatus(previous, result.report, durationMs, config.schedulePeriodMs, withRole(cycle));
-  await writeStatusFile(config.stateDir, status);
+  await keepStatus(config.stateDir, status);
   return status;
 }
 

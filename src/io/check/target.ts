@@ -10,6 +10,8 @@ export interface TargetDeps extends BytesOptions {
   cwd: string;
   /** Give up on a URL after this long (monitors' own parsers time out at about 20 s). */
   timeoutMs?: number;
+  /** The User-Agent of the fetch (`ratefile/<version>`), else the fetch's own. */
+  userAgent?: string;
   /** Refuse bodies larger than this: an export file is kilobytes, not megabytes. */
   maxBytes?: number;
 }
@@ -30,8 +32,11 @@ async function readBody(response: Response, maxBytes: number): Promise<Uint8Arra
   return Buffer.concat(chunks);
 }
 
-/** HTTP facts: status, content type, and validators for conditional polling. Errors stop the check. */
-async function fetchTarget(url: string, deps: TargetDeps): Promise<{ bytes?: Uint8Array; findings: Finding[] }> {
+/**
+ * HTTP facts: status, content type, and validators for conditional polling. Errors stop the check. Also how
+ * `check --links URL` reads the export (src/commands/check-links.ts): the same bounds and messages.
+ */
+export async function fetchTarget(url: string, deps: TargetDeps): Promise<{ bytes?: Uint8Array; findings: Finding[] }> {
   const timeoutMs = deps.timeoutMs ?? 20_000;
   const maxBytes = deps.maxBytes ?? 20 * 1024 * 1024;
   const error = (message: string): { findings: Finding[] } => ({
@@ -43,7 +48,10 @@ async function fetchTarget(url: string, deps: TargetDeps): Promise<{ bytes?: Uin
     response = await deps.fetch(url, {
       signal,
       redirect: 'follow',
-      headers: { Accept: 'application/xml, application/json;q=0.9, text/xml;q=0.9, */*;q=0.1' },
+      headers: {
+        Accept: 'application/xml, application/json;q=0.9, text/xml;q=0.9, */*;q=0.1',
+        ...(deps.userAgent === undefined ? {} : { 'User-Agent': deps.userAgent }),
+      },
     });
   } catch (cause) {
     const reason = signal.aborted ? `no answer within ${timeoutMs / 1000} s` : describeCause(cause);

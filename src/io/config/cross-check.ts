@@ -3,6 +3,7 @@ import cron from 'node-cron';
 import { knownCities, knownCurrencies } from '../../base/codes.js';
 import { competeMarginWarning, competeSourceProblem } from '../compete/config.js';
 import { quoteValue } from '../../base/errors.js';
+import { directionName } from '../../base/words.js';
 import { closest, type Problem } from '../../base/config/problems.js';
 import { chainAsList } from './schema.js';
 import { checkTiers } from './tiers.js';
@@ -214,9 +215,10 @@ function checkDirectionIds({ seen, problems }: Checking, { index, path, ends }: 
       if (from === to) problems.push({ path, message: `from and to are the same currency (${from})` });
       const id = `${from}>${to}`;
       const first = seen.get(id);
-      if (first === index) problems.push({ path, message: `direction ${id} is listed twice here` });
+      const name = directionName(from, to);
+      if (first === index) problems.push({ path, message: `direction ${name} is listed twice here` });
       else if (first !== undefined)
-        problems.push({ path, message: `duplicate direction ${id}, already at directions[${first}]` });
+        problems.push({ path, message: `duplicate direction ${name}, already at directions[${first}]` });
       else seen.set(id, index);
     }
   }

@@ -13,6 +13,7 @@ import { asList, assetOf } from './cross-check.js';
 import { SharedValues } from './shared-values.js';
 import { normalizeMonitors } from '../../model/readers.js';
 import { normalizeWatch } from '../../model/watch.js';
+import { defaultUserAgent } from '../../base/requests.js';
 import type { RateRule } from '../../model/rates.js';
 import type { ReserveCap } from '../../model/reserve-shape.js';
 import { Decimal, percentToFraction } from '../../base/decimal.js';
@@ -188,6 +189,7 @@ class ModelBuilder {
   finish(): Omit<Config, 'exports' | 'warnings'> {
     const { data, file, directions } = this;
     const dir = dirname(file);
+    const userAgent = data.userAgent ?? defaultUserAgent();
     return {
       file,
       dir,
@@ -213,7 +215,8 @@ class ModelBuilder {
       ...(data.ha ? { ha: data.ha } : {}),
       monitors: normalizeMonitors(data.monitors),
       ...(data.accessLog === undefined ? {} : { accessLog: resolve(dir, data.accessLog) }),
-      ...(data.watch ? { watch: normalizeWatch(data.watch)! } : {}),
+      ...(data.watch ? { watch: normalizeWatch(data.watch, userAgent)! } : {}),
+      userAgent,
       health: {
         failAfterPeriods: data.health.failAfterPeriods,
         maxWithheldShare: percentToFraction(data.health.maxWithheld).toNumber(),

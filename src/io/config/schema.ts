@@ -31,6 +31,7 @@ import {
   precision,
   tag,
   text,
+  userAgentText,
 } from '../../base/config/fields.js';
 
 /** `"BTC/USDT * USDT/RUB"` is the same chain as `[BTC/USDT, USDT/RUB]`. */
@@ -316,6 +317,11 @@ export const configSchema = z
     monitors: monitorsSchema,
     accessLog: accessLogSchema,
     watch: watchSchema,
+    userAgent: userAgentText
+      .optional()
+      .describe(
+        'The User-Agent of the requests ratefile makes: to sources, reserve sources and feeds, of the watch from outside and of `probe` and `check --links` beside this config (default "ratefile/VERSION"; Node\'s own, `node`, is what some CDNs block).',
+      ),
   })
   .describe('ratefile configuration');
 

@@ -1,5 +1,6 @@
 // What people read of an upload: the target, a failed upload's error with credentials taken out, and the log lines
 // of an upload that went wrong in part. Kept apart from the publisher so that reading them loads no SDK.
+import { hostAndPort } from '../../base/requests.js';
 import type { S3Target } from '../../model/config.js';
 
 export interface UploadFailure {
@@ -37,6 +38,8 @@ export function describeUploadError(
   error: unknown,
   env: Record<string, string | undefined> = process.env,
   deadlineMs = uploadDeadlineMs,
+  /** The store's host and port (`uploadHost`), named when no answer came and the message does not name it. */
+  host?: string,
 ): string {
   const name = error instanceof Error ? error.name : 'Error';
   let message = error instanceof Error ? error.message : String(error);
@@ -47,7 +50,14 @@ export function describeUploadError(
     if (secret !== undefined && secret.length >= 4) message = message.split(secret).join('[redacted]');
   }
   message = message.replace(/\b(AKIA|ASIA)[A-Z0-9]{16}\b/g, '[redacted]');
-  return `${name === 'Error' ? '' : `${name}: `}${message}${status === undefined ? '' : ` (HTTP ${status})`}`;
+  const where = status === undefined && host !== undefined && !message.includes(host) ? ` (${host})` : '';
+  return `${name === 'Error' ? '' : `${name}: `}${message}${where}${status === undefined ? '' : ` (HTTP ${status})`}`;
+}
+
+/** Where a target's uploads go: the endpoint's host and port, or AWS's regional endpoint when the region is set. */
+export function uploadHost(target: S3Target): string | undefined {
+  if (target.endpoint !== undefined) return hostAndPort(target.endpoint);
+  return target.region === undefined ? undefined : `s3.${target.region}.amazonaws.com:443`;
 }
 
 /**

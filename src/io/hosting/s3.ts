@@ -7,7 +7,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { OutputFile, S3Target } from '../../model/config.js';
 import { writeStateFile } from '../state/state-files.js';
 import { contentTypeOf, exportFileName } from '../../model/formats.js';
-import { describeTarget, describeUploadError, uploadDeadlineMs, type UploadResult } from './s3-report.js';
+import { describeTarget, describeUploadError, uploadDeadlineMs, uploadHost, type UploadResult } from './s3-report.js';
 
 export interface UploadOptions {
   /** Upload every file even when the state says the bucket already has its bytes. */
@@ -176,7 +176,7 @@ export class S3Publisher {
           result.failed.push({
             file,
             url: `s3://${this.target.bucket}/${key}`,
-            error: describeUploadError(error, process.env, this.deadlineMs),
+            error: describeUploadError(error, process.env, this.deadlineMs, uploadHost(this.target)),
             action: 'upload',
           });
         }
@@ -219,7 +219,7 @@ export class S3Publisher {
           result.failed.push({
             file,
             url: `s3://${this.target.bucket}/${key}`,
-            error: describeUploadError(error, process.env, this.deadlineMs),
+            error: describeUploadError(error, process.env, this.deadlineMs, uploadHost(this.target)),
             action: 'removal',
           });
         }

@@ -1,9 +1,11 @@
 // `ratefile check --links`: each item's link fetched as a client's browser would open it, bounded: a few at a time
 // (4 by default), one timer per link for the whole fetch with its redirects (10 s by default), redirects followed by
-// hand (5 at most, each recorded), and only the first 256 KiB of a page read (enough for its title and a login
+// hand (5 at most, each recorded; one that is not http(s), as written or where a redirect points, is never
+// fetched), and only the first 256 KiB of a page read (enough for its title and a login
 // form). The verdicts are src/pure/links/links.ts's.
+import { hostAndPort } from '../../base/requests.js';
 import { performance } from 'node:perf_hooks';
-import { judgeLink, type ItemLink, type LinkFetch, type LinkVerdict } from '../../pure/links/links.js';
+import { judgeLink, notWebLink, type ItemLink, type LinkFetch, type LinkVerdict } from '../../pure/links/links.js';
 
 export interface LinkOptions {
   fetch: typeof globalThis.fetch;
@@ -47,6 +49,8 @@ export async function fetchLink(url: string, options: LinkOptions): Promise<Link
   try {
     for (;;) {
       const current = chain[chain.length - 1]!;
+      const refused = notWebLink(current);
+      if (refused !== undefined) return { chain, refused, ms: ms() };
       const response = await options.fetch(current, {
         redirect: 'manual',
         signal,
@@ -66,7 +70,7 @@ export async function fetchLink(url: string, options: LinkOptions): Promise<Link
     }
   } catch (cause) {
     const error = signal.aborted ? `no answer within ${options.timeoutMs / 1000} s` : describe(cause);
-    return { chain, error, ms: ms() };
+    return { chain, error: `${error} (${hostAndPort(chain[chain.length - 1]!)})`, ms: ms() };
   }
 }
 

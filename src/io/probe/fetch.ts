@@ -2,6 +2,7 @@
 // browser headers), a new connection each time, gzip asked for, redirects followed by hand (each one recorded) up
 // to a limit. Bounded: one timer for the whole fetch, redirects and body included (a server that trickles bytes
 // is cut off), a cap on the body's size counted after decompression (a gzip bomb stops at the cap too).
+import { hostAndPort } from '../../base/requests.js';
 import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
@@ -102,14 +103,21 @@ function requestOnce(url: URL, options: FetchOptions, redirecting: boolean, canc
     };
     cancel.addEventListener('abort', exchange.stop, { once: true });
     req.on('error', (error: NodeJS.ErrnoException) =>
-      settle(exchange, () =>
-        reject(error instanceof FetchFailure ? error : new FetchFailure(networkFailure(error.code, error.message))),
-      ),
+      settle(exchange, () => reject(error instanceof FetchFailure ? error : networkError(error, url))),
     );
     req.on('close', () => closed(exchange));
     req.on('response', (response) => answer(exchange, response, redirecting));
     req.end();
   });
+}
+
+/** A network error in a few words, with the host and port it happened at (a redirect may have changed host). */
+function networkError(error: NodeJS.ErrnoException, url: URL): FetchFailure {
+  const failure = networkFailure(error.code, error.message);
+  const host = hostAndPort(url);
+  return new FetchFailure(
+    failure.message.includes(host) ? failure : { ...failure, message: `${failure.message} (${host})` },
+  );
 }
 
 function settle(exchange: Exchange, done: () => void): void {

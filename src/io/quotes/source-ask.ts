@@ -1,4 +1,5 @@
 // Asking one source: what it is given to fetch with (FetchDeps, sourceContext), its quotes checked one by one, its failure as one line.
+import { defaultUserAgent } from '../../base/requests.js';
 import { parseDecimal } from '../../base/decimal.js';
 import { errorLine } from '../../base/errors.js';
 import type { SourceConfig } from '../../model/config.js';
@@ -10,6 +11,8 @@ import { sourcePriority } from './source-options.js';
 export interface FetchDeps {
   configDir: string;
   fetch: typeof globalThis.fetch;
+  /** The User-Agent of the sources' requests (the config's `userAgent`); default `ratefile/<version>`. */
+  userAgent?: string;
   now: () => Date;
   signal?: AbortSignal;
   /** Environment for base URL overrides and keys; default process.env. */
@@ -53,12 +56,13 @@ export function errorText(error: unknown): string {
 /** What a source (of quotes or of reserves) is given to fetch with. */
 export function sourceContext(
   name: string,
-  deps: Pick<FetchDeps, 'configDir' | 'fetch' | 'signal' | 'now' | 'env' | 'sleep'>,
+  deps: Pick<FetchDeps, 'configDir' | 'fetch' | 'userAgent' | 'signal' | 'now' | 'env' | 'sleep'>,
 ): SourceContext {
   return {
     name,
     configDir: deps.configDir,
     fetch: deps.fetch,
+    userAgent: deps.userAgent ?? defaultUserAgent(),
     signal: deps.signal ?? new AbortController().signal,
     now: deps.now,
     env: deps.env ?? process.env,

@@ -15,6 +15,8 @@ export class ReserveCache {
 export interface ReserveFetchDeps {
   configDir: string;
   fetch: typeof globalThis.fetch;
+  /** The User-Agent of the reserve sources' requests (the config's `userAgent`). */
+  userAgent?: string;
   now: () => Date;
   signal?: AbortSignal;
   env: Readonly<Record<string, string | undefined>>;

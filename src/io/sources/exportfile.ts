@@ -1,7 +1,8 @@
 // The `exportfile` source: another exchanger's or a liquidity provider's export file (classic or EREF 1.1 XML,
 // jsons.info JSON: what ratefile writes and `ratefile check` reads) fetched over HTTP, or read from a local `path`,
 // as quotes. Each pair names two of the file's directions: the one selling the base gives the bid (out ÷ in), the one
-// buying it the ask (in ÷ out). The file passes through the checker first (src/pure/sources/export-rates.ts); it is dated by its
+// buying it the ask (in ÷ out). The file passes through the checker first (src/pure/sources/export-rates.ts; a big
+// file in a worker thread: export-read.ts); it is dated by its
 // Last-Modified (a local file by its mtime), so a file its owner stopped updating goes stale by `maxAge`.
 import { resolve } from 'node:path';
 import { z } from 'zod';
@@ -9,12 +10,9 @@ import { describeValue, pairText } from '../../base/config/fields.js';
 import { readRegularBytes } from '../../base/files.js';
 import { maxSourceFileBytes } from './json-file.js';
 import { fetchWithRetries, httpTarget, SourceError, type Fetched } from './http.js';
-import { xmlBoundsProblem } from './xml.js';
 import { commonOptions, httpOptions } from '../../pure/sources/options.js';
-import { htmlPage, looksLikeHtml, utf8 } from '../../pure/sources/http-answer.js';
-import { checkJsonBounds, JsonBoundsError } from '../../pure/sources/json-bounds.js';
-import { looksLikeJson } from '../../pure/check/json.js';
-import { type ExportRate, rateOf, readExportRates } from '../../pure/sources/export-rates.js';
+import { type ExportRate, rateOf } from '../../pure/sources/export-rates.js';
+import { readWantedRates } from './export-read.js';
 import { defineSource, type SourceContext } from '../../model/source.js';
 import { collectQuotes, priceText, type PairSymbol, quoteFrom } from '../../pure/sources/values.js';
 
@@ -76,31 +74,10 @@ interface MappedPair extends PairSymbol {
   ask: string;
 }
 
-/** The file's bytes, refused when they are an HTML page, empty, or past the bounds every source's answer has. */
-function fileBytes(bytes: Uint8Array, fail: (problem: string) => SourceError, contentType = '', status = 200) {
-  const text = utf8.decode(bytes);
-  if (looksLikeHtml(contentType, text) && !/^\s*(<\?xml|<rates)/i.test(text))
-    throw fail(`got ${htmlPage(text)} instead of an export file (HTTP ${status})`);
-  if (text.trim() === '') throw fail('got an empty body instead of an export file');
-  if (looksLikeJson(text)) {
-    try {
-      checkJsonBounds(text);
-    } catch (error) {
-      if (error instanceof JsonBoundsError) throw fail(`refused before parsing: ${error.message}`);
-      throw error;
-    }
-  } else {
-    const bounds = xmlBoundsProblem(text);
-    if (bounds) throw fail(`refused before parsing: ${bounds}`);
-  }
-  return bytes;
-}
-
 /** The file over HTTP (bounded like every source's answer) and when it last changed, or from disk and its mtime. */
 async function readFile(given: ExportfileOptions, context: SourceContext) {
   if (given.path !== undefined) {
     const path = resolve(context.configDir, given.path);
-    const fail = (problem: string) => new SourceError(`${context.name}: ${path}: ${problem}`);
     let read: Awaited<ReturnType<typeof readRegularBytes>>;
     try {
       read = await readRegularBytes(path, maxSourceFileBytes);
@@ -108,15 +85,14 @@ async function readFile(given: ExportfileOptions, context: SourceContext) {
       throw new SourceError(`${context.name}: cannot read export file ${path}: ${(cause as Error).message}`, { cause });
     }
     const modified = read.stats.mtime < context.now() ? read.stats.mtime : context.now();
-    return { where: path, bytes: fileBytes(read.bytes, fail), time: modified };
+    return { where: path, file: { bytes: read.bytes }, time: modified };
   }
   const configured = new URL(given.url ?? '');
   const target = httpTarget('exportfile', configured.origin, given, context);
   const spec = { path: configured.pathname + configured.search, label: `GET ${configured.pathname}` };
   return fetchWithRetries(context, target, spec, (answer) => {
-    const fail = (problem: string) => new SourceError(`${context.name}: ${answer.where}: ${problem}`);
-    const bytes = fileBytes(answer.bytes, fail, answer.contentType, answer.status);
-    return { where: answer.where, bytes, time: fileTime(answer, context.now()) };
+    const file = { bytes: answer.bytes, contentType: answer.contentType, status: answer.status };
+    return { where: answer.where, file, time: fileTime(answer, context.now()) };
   });
 }
 
@@ -162,7 +138,11 @@ export const exportfileSource = defineSource({
   defaultRefreshMs: 60_000,
   async fetchQuotes(given, context) {
     const file = await readFile(given, context);
-    const read = readExportRates(file.bytes);
+    const directions = Object.values(given.pairs).flatMap(({ bid, ask }) => [bid, ask]);
+    // A big file is bounded, checked and read off the main thread, so the service answers meanwhile (export-read.ts).
+    const read = await readWantedRates({ ...file.file, directions }, context.signal).catch((cause: unknown) => {
+      throw new SourceError(`${context.name}: ${file.where}: ${(cause as Error).message}`, { cause });
+    });
     if ('problem' in read) throw new SourceError(`${context.name}: ${file.where}: ${read.problem}`);
     const time = file.time;
     const pairs: MappedPair[] = Object.entries(given.pairs).map(([pair, { bid, ask }]) => {

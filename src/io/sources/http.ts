@@ -1,6 +1,8 @@
 // HTTP for sources: base URL (config or RATEFILE_<TYPE>_URL), timeout, bounded retries with backoff that honour
-// Retry-After (capped at 10 minutes), a size cap, HTML and non-JSON detection, and errors naming the source, the URL path and the problem.
+// Retry-After (capped at 10 minutes), a size cap, HTML and non-JSON detection, and errors naming the source, the URL path and the problem
+// (a network failure also the host and port). Every request carries the config's User-Agent (`ratefile/<version>`).
 import { RatefileError } from '../../base/errors.js';
+import { hostAndPort } from '../../base/requests.js';
 import type { SourceContext } from '../../model/source.js';
 import { defaultRetries, defaultTimeoutMs } from '../../pure/sources/options.js';
 import { cappedNote, maxInlineWaitMs, maxRetryAfterMs, retryAfterMs } from '../../pure/sources/retry-after.js';
@@ -205,7 +207,12 @@ export async function fetchWithRetries<T>(
     try {
       const response = await context.fetch(url, {
         method,
-        headers: { accept: 'application/json, application/xml;q=0.9, */*;q=0.5', ...sent, ...spec.headers },
+        headers: {
+          accept: 'application/json, application/xml;q=0.9, */*;q=0.5',
+          'user-agent': context.userAgent,
+          ...sent,
+          ...spec.headers,
+        },
         ...(body === undefined ? {} : { body }),
         signal,
       });
@@ -232,9 +239,13 @@ export async function fetchWithRetries<T>(
       } else if (context.signal.aborted) {
         throw fail('aborted', { cause: error });
       } else {
+        // The host and port too: a path alone does not say which of several hosts (a mirror, a proxy) failed.
         last = timeout.aborted
-          ? fail(`timed out after ${target.timeoutMs} ms`, { cause: error, transient: true })
-          : fail(`request failed: ${describeCause(error)}`, { cause: error, transient: true });
+          ? fail(`timed out after ${target.timeoutMs} ms waiting for ${hostAndPort(url)}`, {
+              cause: error,
+              transient: true,
+            })
+          : fail(`request to ${hostAndPort(url)} failed: ${describeCause(error)}`, { cause: error, transient: true });
       }
       delay = Math.max(backoffMs(attempt), last.retryAfterMs ?? 0);
     }

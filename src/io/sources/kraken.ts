@@ -22,18 +22,13 @@ function envelope(body: unknown): EnvelopeProblem | undefined {
 
 /**
  * The names Kraken may answer under for a pair: the altname (`XBTUSDT`, `SOLUSD`) or the canonical name,
- * where older assets carry an X (crypto) or Z (fiat) prefix (`XXBTZUSD`, `XETHXXBT`, `USDTZUSD`).
+ * where older assets carry an X (crypto) or Z (fiat) prefix on either side (`XXBTZUSD`, `XETHXXBT`, `USDTZUSD`,
+ * and the fiat pairs `ZEURZUSD`, `ZGBPZUSD`, `ZUSDZJPY`).
  */
 function resultNames(pair: PairSymbol): string[] {
   const [base, quote] = [krakenName(pair.base), krakenName(pair.quote)];
-  return [
-    pair.symbol,
-    `${base}${quote}`,
-    `X${base}Z${quote}`,
-    `X${base}X${quote}`,
-    `${base}Z${quote}`,
-    `X${base}${quote}`,
-  ];
+  const prefixes = ['', 'X', 'Z'];
+  return [pair.symbol, ...prefixes.flatMap((before) => prefixes.map((after) => `${before}${base}${after}${quote}`))];
 }
 
 const firstPrice = (value: unknown): unknown => (Array.isArray(value) ? value[0] : undefined);

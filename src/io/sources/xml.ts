@@ -1,5 +1,6 @@
 // XML from sources (CBR, ECB): decoded by its declared encoding, refused if it carries a DTD (no entities, no
 // XXE, no entity expansion), checked for well-formedness, then parsed with values kept as text.
+import { validatorProblem } from '../../pure/check/xml.js';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { sourceJsonBounds, type JsonBounds } from '../../pure/sources/json-bounds.js';
 import { SourceError, fetchWithRetries, looksLikeHtml, snippet, type HttpTarget, type RequestSpec } from './http.js';
@@ -76,7 +77,10 @@ export function parseXml(text: string, isList: (name: string) => boolean): unkno
   const bounds = xmlBoundsProblem(text);
   if (bounds) throw new Error(`refused before parsing: ${bounds}`);
   const valid = XMLValidator.validate(text, { allowBooleanAttributes: false });
-  if (valid !== true) throw new Error(`not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
+  if (valid !== true) {
+    const { message, line } = validatorProblem(valid.err, text);
+    throw new Error(`not well-formed XML: ${message} (line ${line})`);
+  }
   const parser = new XMLParser({
     ignoreAttributes: false,
     attributeNamePrefix: '@_',

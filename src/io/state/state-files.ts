@@ -21,8 +21,18 @@ export async function writeStateFile(path: string, bytes: Buffer | string): Prom
   await writeFileAtomic(path, bytes, { mode: STATE_FILE_MODE });
 }
 
-/** Stale temporaries removed from the state folder and its folders (history/, paused/, accept/), one level deep. */
-export async function removeStaleStateTemporaries(stateDir: string, now: number): Promise<void> {
+/** When each state folder was last swept by this process (real clock: file times are real). */
+const sweptAt = new Map<string, number>();
+
+/**
+ * Stale temporaries removed from the state folder and its folders (history/, paused/, accept/), one level deep; at
+ * most once a minute per folder. Every cycle asks (`runCycle` as it reads the state), so `ratefile build` cleans what
+ * a killed build or service left as `start` does.
+ */
+export async function removeStaleStateTemporaries(stateDir: string): Promise<void> {
+  const now = Date.now();
+  if (now - (sweptAt.get(stateDir) ?? Number.NEGATIVE_INFINITY) < 60_000) return;
+  sweptAt.set(stateDir, now);
   const entries = await readdir(stateDir, { withFileTypes: true }).catch(() => []);
   const folders = [
     stateDir,

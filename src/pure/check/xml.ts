@@ -164,6 +164,47 @@ function checkReference(scan: Scan, index: number): void {
   }
 }
 
+/**
+ * fast-xml-parser's validator's error in people's words where its own are a data dump: elements left open at the end
+ * (a file cut short) come as `Invalid '["rates","item","out"]' found.` at line 1, column 1; said here as where the
+ * file ends, inside which element, and which are never closed. Other errors keep the validator's words and place.
+ */
+export function validatorProblem(
+  error: { code: string; msg: string; line: number; col?: number },
+  text: string,
+): { message: string; line: number; column?: number } {
+  const place = { line: error.line, ...(typeof error.col === 'number' ? { column: error.col } : {}) };
+  const single = /^Unclosed tag '([^']*)'\.$/.exec(error.msg);
+  if (single)
+    return {
+      message: `<${single[1]}> is never closed: the file ends before its end tag (cut short, or </${single[1]}> is missing)`,
+      ...place,
+    };
+  const open = /^Invalid '(\[.*\])' found\.$/s.exec(error.msg);
+  const names = open ? openNames(open[1]!) : undefined;
+  if (!names || names.length === 0) return { message: error.msg, ...place };
+  const lines = text.split('\n');
+  const listed = `${names
+    .slice(0, -1)
+    .map((name) => `<${name}>`)
+    .join(', ')} and <${names.at(-1)}>`;
+  return {
+    message: `the file ends inside <${names.at(-1)}>, with ${listed} never closed: it was cut short, or end tags are missing`,
+    line: lines.length,
+    column: lines.at(-1)!.length + 1,
+  };
+}
+
+/** The element names of the validator's JSON list, or undefined when it is no list of names. */
+function openNames(list: string): string[] | undefined {
+  try {
+    const names: unknown = JSON.parse(list);
+    return Array.isArray(names) && names.every((name) => typeof name === 'string') ? names : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface WellFormedness {
   /** The document when it is well-formed. */
   text?: string;
@@ -179,16 +220,16 @@ export function checkWellFormedText(text: string, findings: readonly Finding[]):
 
   const verdict = XMLValidator.validate(text, { allowBooleanAttributes: false });
   if (verdict !== true) {
-    const { msg, line, col } = verdict.err;
+    const { message, line, column } = validatorProblem(verdict.err, text);
     return {
       findings: [
         ...findings,
         {
           severity: 'error',
           rule: 'xml',
-          message: `not well-formed XML: ${msg}`,
+          message: `not well-formed XML: ${message}`,
           line,
-          ...(typeof col === 'number' ? { column: col } : {}),
+          ...(column === undefined ? {} : { column }),
         },
       ],
     };

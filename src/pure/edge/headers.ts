@@ -10,9 +10,12 @@ export interface ExportHeaders {
   readonly cdnCacheControl: string;
 }
 
-/** `no-cache`, `max-age=30`, `public, max-age=30, stale-if-error=60`, `private="x"`: directives with optional values. */
+/**
+ * `no-cache`, `max-age=30`, `public, max-age=30, stale-if-error=60`, `private="x"`: directives with optional values;
+ * no control character anywhere (a header cannot carry one, and the recipes of `ratefile edge` write it raw).
+ */
 export const cacheControlPattern =
-  /^[A-Za-z][A-Za-z-]*(=(\d+|"[^"\\]*"|[A-Za-z0-9-]+))?(\s*,\s*[A-Za-z][A-Za-z-]*(=(\d+|"[^"\\]*"|[A-Za-z0-9-]+))?)*$/;
+  /^[A-Za-z][A-Za-z-]*(=(\d+|"[^"\\\u0000-\u001f\u007f]*"|[A-Za-z0-9-]+))?( *, *[A-Za-z][A-Za-z-]*(=(\d+|"[^"\\\u0000-\u001f\u007f]*"|[A-Za-z0-9-]+))?)*$/;
 
 export const DEFAULT_CACHE_CONTROL = 'no-cache';
 

@@ -16,8 +16,8 @@ function agentRegex(agent: string): string {
   return `~*${isRegex ? agent.slice(1, -1) : literal(agent)}`;
 }
 
-/** The export paths as one anchored location regex. */
-const pathsRegex = (paths: readonly string[]) => `^(${paths.map(literal).join('|')})$`;
+/** The export paths as alternatives of a regex (`[/]parserfile[.]xml|…`). */
+const pathsAlternatives = (paths: readonly string[]) => paths.map(literal).join('|');
 
 /** The http { } part: who is a monitor, and the rate limit that spares them. */
 export function nginxHttpPart(input: EdgeInput): string[] {
@@ -52,15 +52,27 @@ export function nginxHttpPart(input: EdgeInput): string[] {
 /** Two fetches per schedule period for anyone who is no monitor, at least 6 a minute. */
 const limitPerMinute = (periodSeconds: number) => Math.max(6, Math.ceil((2 * 60) / Math.max(1, periodSeconds)));
 
-/** The server { } part: the location of the export paths. */
+/** The server { } part: the location of the export paths, with everything deploy/nginx.conf gives the exports. */
 export function nginxServerPart(input: EdgeInput): string[] {
   const addresses = monitorAddresses(input.monitors);
   const { cacheControl, cdnCacheControl } = input.headers;
+  const paths = pathsAlternatives(input.paths);
   return [
     '# --- Part 2: in the server { } block that serves the exports, before any other location matching them ---',
     '# (regular-expression locations are tried in order; deploy/nginx.conf has one for every export name).',
+    "# It keeps what deploy/nginx.conf's location gives the exports (test/nginx/edge.test.ts compares the two).",
     '',
-    `location ~ ${quoted(pathsRegex(input.paths))} {`,
+    `location ~ ${quoted(`^(${paths})$`)} {`,
+    '    # Only regular files, only GET and HEAD, only this one spelling of the path (locations match the',
+    '    # normalized path: `//parserfile.xml` or `/%70arserfile.xml` would land here too).',
+    '    try_files $uri =404;',
+    '    if ($request_method !~ ^(GET|HEAD)$) {',
+    '        return 405;',
+    '    }',
+    `    if ($request_uri !~ ${quoted(`^(${paths})([?]|$)`)}) {`,
+    '        return 404;',
+    '    }',
+    '',
     '    # Monitors are never rate limited (Part 1); anyone else past the limit gets 429.',
     '    limit_req zone=ratefile_exports burst=10 nodelay;',
     '    limit_req_status 429;',
@@ -68,19 +80,36 @@ export function nginxServerPart(input: EdgeInput): string[] {
     ...addresses.map(({ address, monitor }) => `    allow ${address}; # ${monitor}`),
     '    # deny all; # uncomment to serve the exports to the monitors only',
     '',
-    '    # The caching headers of server.headers: browsers and proxies ask again each time, a CDN keeps a copy',
-    '    # no longer than this (RFC 9213), so the public copy is never older than one build.',
-    `    add_header Cache-Control ${quoted(cacheControl)} always;`,
-    `    add_header CDN-Cache-Control ${quoted(cdnCacheControl)} always;`,
-    '    add_header X-Content-Type-Options "nosniff" always;',
-    '    expires off;',
-    '    etag on;',
+    '    # application/xml without a charset parameter, application/json, UTF-8 text/plain (as deploy/nginx.conf).',
     '    types {',
     '        application/xml xml;',
     '        application/json json;',
     '        text/plain txt;',
     '    }',
-    '    try_files $uri =404;',
+    '    default_type application/xml;',
+    '    charset utf-8;',
+    '    charset_types text/plain;',
+    '',
+    '    # The caching headers of server.headers: browsers and proxies ask again each time, a CDN keeps a copy',
+    '    # no longer than this (RFC 9213), so the public copy is never older than one build.',
+    `    add_header Cache-Control ${quoted(cacheControl)} always;`,
+    `    add_header CDN-Cache-Control ${quoted(cdnCacheControl)} always;`,
+    '    add_header X-Content-Type-Options "nosniff" always;',
+    '    add_header Allow "GET, HEAD" always;',
+    '    expires off;',
+    '    etag on;',
+    '    if_modified_since before;',
+    '    # No byte ranges: two builds of one length within a second share an ETag, and If-Range would splice them.',
+    '    max_ranges 0;',
+    '',
+    '    # gzip: the <name>.xml.gz the build writes beside each export, else compressed on the fly; Vary tells',
+    '    # caches the two answers apart.',
+    '    gzip_static on;',
+    '    gzip on;',
+    '    gzip_types application/xml application/json text/plain;',
+    '    gzip_min_length 256;',
+    '    gzip_proxied any;',
+    '    gzip_vary on;',
     '',
     "    # If this nginx proxies ratefile's own server with a proxy_cache instead (proxy_pass), keep no copy",
     '    # longer than one build, and never one without asking when the origin says no-cache:',

@@ -1,6 +1,8 @@
 // `ratefile check --links`: the links of an export's items (`<url>`, from a template's `url:`), and whether each one
 // opens a page a client can use. Pure: the export's text in, links out; one fetch's facts in, a verdict out
 // (src/io/links/fetch.ts makes the facts). A link that does not open a page, by these rules, in this order:
+// - not an http(s) link (data:, file:, javascript:, ftp:, a relative path), as written or where a redirect points:
+//   never fetched;
 // - an error: no answer within the time (10 s by default), a refused connection, a bad certificate;
 // - a status other than 2xx at the end of the redirects (404, 410, 500, a 403 from an anti-bot layer), or more
 //   redirects than followed;
@@ -62,10 +64,12 @@ export interface LinkFetch {
   head?: string;
   /** A failure before an answer: timeout, network, too many redirects. */
   error?: string;
+  /** The last URL of the chain is not http(s), so it was not fetched: what it is (`notWebLink`). */
+  refused?: string;
   ms: number;
 }
 
-export type LinkProblem = 'error' | 'http-status' | 'home-redirect' | 'login-page';
+export type LinkProblem = 'not-http' | 'error' | 'http-status' | 'home-redirect' | 'login-page';
 
 export interface LinkVerdict {
   ok: boolean;
@@ -74,6 +78,7 @@ export interface LinkVerdict {
 }
 
 export const problemNames: Record<LinkProblem, string> = {
+  'not-http': 'not an http(s) link',
   error: 'no answer',
   'http-status': 'not a 2xx status',
   'home-redirect': 'redirected to the home page',
@@ -90,10 +95,18 @@ const isHome = (url: URL) => (url.pathname === '/' || url.pathname === '') && ur
 export const titleOf = (head: string): string | undefined =>
   /<title[^>]*>([^<]*)<\/title>/i.exec(head)?.[1]?.replace(/\s+/g, ' ').trim();
 
+/** Why a link is no http(s) URL (`its scheme is data:, not http(s)`); undefined for an http(s) one. */
+export function notWebLink(url: string): string | undefined {
+  if (!URL.canParse(url)) return 'not an absolute http(s) URL';
+  const { protocol } = new URL(url);
+  return protocol === 'http:' || protocol === 'https:' ? undefined : `its scheme is ${protocol}, not http(s)`;
+}
+
 /** Whether one link opens a page, by the rules at the top of this file. */
 export function judgeLink(fetched: LinkFetch): LinkVerdict {
   const last = fetched.chain[fetched.chain.length - 1]!;
   const via = fetched.chain.length > 1 ? ` (after ${fetched.chain.length - 1} redirect(s), at ${last})` : '';
+  if (fetched.refused !== undefined) return { ok: false, problem: 'not-http', detail: `${fetched.refused}${via}` };
   if (fetched.error !== undefined) return { ok: false, problem: 'error', detail: `${fetched.error}${via}` };
   const status = fetched.status ?? 0;
   if (status < 200 || status > 299) return { ok: false, problem: 'http-status', detail: `HTTP ${status}${via}` };

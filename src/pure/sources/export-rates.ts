@@ -1,13 +1,15 @@
 // Another exchanger's export file (classic or EREF 1.1 XML, jsons.info JSON) read as rates, for the `exportfile`
 // source: the file goes through `ratefile check`'s own checker first (src/pure/check/), then its items are read with
-// the checker's decoder, well-formedness check and XML tree (no second parser). An item the check finds an error in
-// is never read as a rate; an error outside the items refuses the whole file. Pure.
+// the checker's decoder and its item scanner (simple.ts; the fast-xml-parser tree only for what the scanner does not
+// take), keeping only the items of the directions asked for. An item the check finds an error in is never read as a
+// rate; an error outside the items refuses the whole file. Pure; src/io/sources/export-read.ts runs it off the main
+// thread for a big file.
 import { Decimal, formatDecimal } from '../../base/decimal.js';
 import { checkExport, formatFinding, type Finding } from '../check/index.js';
 import { decodeExport } from '../check/decode.js';
 import { looksLikeJson } from '../check/json.js';
 import { childNamed, parseDocument, type XmlElement } from '../check/tree.js';
-import { checkWellFormedText } from '../check/xml.js';
+import { scanSimple } from '../check/simple.js';
 import { isRecord, parseJsonExact } from './values.js';
 
 /** One item of the file: a direction (`from` → `to`, in `cities` when it is cash) at `in` : `out`. */
@@ -28,32 +30,45 @@ export const rateDigits = 12;
 
 const oneLine = (finding: Finding) => formatFinding(finding).replace(/^\S+\s+/, '');
 
-function xmlRates(text: string): ExportRate[] {
-  const root = parseDocument(text).root;
+/** Whether an item of `from` → `to` is wanted: the source keeps only the directions its pairs name. */
+export type WantedItem = (from: string, to: string) => boolean;
+
+/** The file's items (those `wanted` says), each numbered as the check numbers them, by the scanner or else the tree. */
+function xmlRates(text: string, wanted: WantedItem): ExportRate[] {
   const rates: ExportRate[] = [];
+  let index = 0;
   const textOf = (item: XmlElement, name: string) => childNamed(item, name)?.text.trim() ?? '';
-  for (const item of root?.children ?? []) {
-    if (item.name !== 'item') continue;
+  const take = (item: XmlElement) => {
+    if (item.name !== 'item') return;
+    index += 1;
+    const [from, to] = [textOf(item, 'from'), textOf(item, 'to')];
+    if (!wanted(from, to)) return;
     const city = textOf(item, 'city');
     rates.push({
-      index: rates.length + 1,
-      from: textOf(item, 'from'),
-      to: textOf(item, 'to'),
+      index,
+      from,
+      to,
       cities: city === '' ? [] : city.split(/\s*,\s*/),
       in: textOf(item, 'in'),
       out: textOf(item, 'out'),
     });
-  }
+  };
+  // The scanner reads most files item by item, without a tree of the whole document; the rest the tree reads.
+  if (scanSimple(text, { declaration: () => undefined, root: () => true, child: take })) return rates;
+  rates.length = 0;
+  index = 0;
+  for (const item of parseDocument(text).root?.children ?? []) take(item);
   return rates;
 }
 
 /** jsons.info: exchange → from number → to → to number → X (X from = 1 to), -X (1 from = X to) or { xr, cities }. */
-function jsonRates(text: string): ExportRate[] {
+function jsonRates(text: string, wanted: WantedItem): ExportRate[] {
   const data = parseJsonExact(text);
   const root = isRecord(data) ? data : {};
   const list = isRecord(root.currencies) && isRecord(root.currencies.list) ? root.currencies.list : {};
   const code = (number: string) => (typeof list[number] === 'string' ? list[number] : '');
   const rates: ExportRate[] = [];
+  let index = 0;
   // The same walk as the check's (json.ts), so an item's index is the one its findings name.
   for (const [from, exchange] of Object.entries(isRecord(root.exchange) ? root.exchange : {})) {
     if (!isRecord(exchange) || !isRecord(exchange.to)) continue;
@@ -61,17 +76,23 @@ function jsonRates(text: string): ExportRate[] {
       const xr = String(isRecord(entry) ? entry.xr : entry);
       const cities = isRecord(entry) && Array.isArray(entry.cities) ? entry.cities.map(String) : [];
       const [inText, outText] = xr.startsWith('-') ? ['1', xr.slice(1)] : [xr, '1'];
-      rates.push({ index: rates.length + 1, from: code(from), to: code(to), cities, in: inText, out: outText });
+      index += 1;
+      if (wanted(code(from), code(to)))
+        rates.push({ index, from: code(from), to: code(to), cities, in: inText, out: outText });
     }
   }
   return rates;
 }
 
 /**
- * The rates of an export file's bytes, each item the check refused marked so; or why the file cannot be read at
- * all (an error of the check outside any item: not UTF-8, not well-formed, no <rates>, not JSON…).
+ * The rates of an export file's bytes (the items `wanted` says, by default all), each item the check refused marked
+ * so; or why the file cannot be read at all (an error of the check outside any item: not UTF-8, not well-formed, no
+ * <rates>, not JSON…).
  */
-export function readExportRates(bytes: Uint8Array): { rates: ExportRate[] } | { problem: string } {
+export function readExportRates(
+  bytes: Uint8Array,
+  wanted: WantedItem = () => true,
+): { rates: ExportRate[] } | { problem: string } {
   const { findings } = checkExport(bytes, 'export file');
   const refused = new Map<number, string>();
   for (const finding of findings) {
@@ -79,11 +100,9 @@ export function readExportRates(bytes: Uint8Array): { rates: ExportRate[] } | { 
     if (!finding.item) return { problem: `the file fails the check: ${oneLine(finding)}` };
     if (!refused.has(finding.item.index)) refused.set(finding.item.index, oneLine(finding));
   }
+  // No error outside the items: the text decodes and is well-formed (the check says so when it is not).
   const text = decodeExport(bytes).text ?? '';
-  let rates: ExportRate[];
-  if (looksLikeJson(text)) rates = jsonRates(text);
-  else if (checkWellFormedText(text, []).text === undefined) return { problem: 'the file is not well-formed XML' };
-  else rates = xmlRates(text);
+  const rates = looksLikeJson(text) ? jsonRates(text, wanted) : xmlRates(text, wanted);
   return {
     rates: rates.map((rate) => {
       const why = refused.get(rate.index);

@@ -15,7 +15,6 @@ import type { Metrics } from '../server/metrics.js';
 import type { QuoteCache } from '../../io/quotes/quotes.js';
 import type { BuildReport, Status } from '../../pure/status/report.js';
 import { type SourceWatch, watchedFiles } from './source-watch.js';
-import { removeStaleStateTemporaries } from '../../io/state/state-files.js';
 import type { Notifier } from '../alerts/notifier.js';
 import type { Dashboard } from '../dashboard/board.js';
 import type { PlacedWatch } from '../../io/ha/placed.js';
@@ -34,8 +33,6 @@ export interface ServiceState {
   headers: Config['server']['headers'];
   /** The first build that published, for the notes on quote freshness logged once at start. */
   firstReport: { report: BuildReport; config: Config } | undefined;
-  /** When the state folder's stale temporaries were last swept (real clock). */
-  sweptAt: number;
 }
 
 /** What every build uses, made once at start (src/service/start/service.ts). */
@@ -80,7 +77,6 @@ export async function runServiceBuild(
   } catch (error) {
     state.status = await recordFailure(parts, error, started);
   }
-  await sweepState(parts.stateDir, state);
   await observeAlerts(parts, state.status);
 }
 
@@ -169,16 +165,6 @@ async function recordFailure(parts: BuildParts, error: unknown, started: number)
   parts.log.error(`build failed, last good files kept: ${errorLine(error)}`);
   parts.buildLog.failed(parts.deps.now());
   return readStatus(parts.stateDir);
-}
-
-/**
- * Temporaries a killed process left in the state folder (an alert outbox mid-write at `kill -9`), removed once
- * stale, as the output folder's are at each publish; at most once a minute. File times are real: real clock.
- */
-async function sweepState(stateDir: string, state: ServiceState): Promise<void> {
-  if (Date.now() - state.sweptAt < 60_000) return;
-  state.sweptAt = Date.now();
-  await removeStaleStateTemporaries(stateDir, state.sweptAt);
 }
 
 /** Queued, never awaited: a channel that is down does not slow a build. */

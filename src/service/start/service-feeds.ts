@@ -31,6 +31,7 @@ export async function waitForFirstFeeds(config: Config, deps: BuildDeps & { quot
   await startFeedFetches(config.sources, {
     configDir: config.dir,
     fetch: deps.fetch ?? globalThis.fetch,
+    userAgent: config.userAgent,
     now: deps.now,
     env: deps.env ?? process.env,
     schedulePeriodMs: config.schedulePeriodMs,

@@ -96,7 +96,6 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     declared: new Set(options.config.exports.map((e) => e.file)),
     headers: options.config.server.headers,
     firstReport: undefined,
-    sweptAt: Number.NEGATIVE_INFINITY,
   };
   const parts = await openBuildParts(options, serve, state, {
     rebuild: () => rebuild(),

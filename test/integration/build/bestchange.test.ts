@@ -141,7 +141,8 @@ directions:
 
   it("ratefile start's first build already has a feed that answers promptly (asked first, waited for a little)", async () => {
     replay.setRoutes([{ path: '/info.zip', responses: [{ body: Buffer.from(dump(base)), delayMs: 300 }] }]);
-    const { dir } = await project({ 'ratefile.config.yaml': config(replay.url) });
+    const before = replay.requests.length;
+    const { dir } = await project({ 'ratefile.config.yaml': `${config(replay.url)}userAgent: ExchangerBot/2.0\n` });
     const proc = spawnRatefile(['start', '--port', '0', '--host', '127.0.0.1'], { cwd: dir });
     const served = await waitForServing(proc);
     // The status written by the first build, before any scheduled one (every 30 s).
@@ -154,6 +155,10 @@ directions:
       rows: expect.any(Number) as unknown,
     });
     expect(proc.stderr()).not.toContain('fetching its feed since');
+    // The feed asked beside the builds, as ratefile names itself (the config's userAgent), not as Node's `node`.
+    const asked = replay.requests.slice(before).filter((request) => request.path === '/info.zip');
+    expect(asked.length).toBeGreaterThan(0);
+    for (const request of asked) expect(request.headers['user-agent']).toBe('ExchangerBot/2.0');
   }, 30_000);
 
   it('ratefile start asks a failing feed once per refresh, not every build', async () => {

@@ -202,7 +202,9 @@ describe('ratefile build --config examples/live.yaml against replayed sources', 
   it.each(sources)('with %s down, every direction not depending on it is still published, unchanged', async (down) => {
     const run = await build(down);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(new RegExp(`source ${down} failed: ${down}: GET /\\S+: request failed: .*ECONNREFUSED`));
+    expect(run.stderr).toMatch(
+      new RegExp(`source ${down} failed: ${down}: GET /\\S+: request to 127\\.0\\.0\\.1:\\d+ failed: .*ECONNREFUSED`),
+    );
     expect(run.stderr).toMatch(new RegExp(`failing sources: ${down}\\b`));
     const before = itemsOf(allUp.exports.parserfile!);
     const after = itemsOf(run.exports.parserfile!);

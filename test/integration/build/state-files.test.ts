@@ -66,9 +66,9 @@ describe('file modes', () => {
 });
 
 describe('temporaries left in the state folder', () => {
-  it('removes stale ones of our naming at start, keeps young ones and other names', async () => {
-    const made = await project();
-    const state = join(made.dir, '.ratefile');
+  /** A state folder as killed processes left it: stale temporaries of our naming, young ones, other names. */
+  async function leftBehind(dir: string) {
+    const state = join(dir, '.ratefile');
     await mkdir(join(state, 'history'), { recursive: true });
     const old = new Date(Date.now() - 5 * 60_000);
     const files = {
@@ -83,9 +83,25 @@ describe('temporaries left in the state folder', () => {
       await writeFile(join(state, name), 'x'.repeat(1000));
       if (name !== '.status.json.fedcba987654.tmp') await utimes(join(state, name), old, old);
     }
+    return async () => {
+      const left = Object.keys(await modes(state));
+      for (const name of files.stale) expect(left, name).not.toContain(name);
+      for (const name of files.kept) expect(left, name).toContain(name);
+    };
+  }
+
+  it('removes stale ones of our naming at start, keeps young ones and other names', async () => {
+    const made = await project();
+    const check = await leftBehind(made.dir);
     await start(made);
-    const left = Object.keys(await modes(state));
-    for (const name of files.stale) expect(left, name).not.toContain(name);
-    for (const name of files.kept) expect(left, name).toContain(name);
+    await check();
+  });
+
+  it('removes them at `ratefile build` as at start (a killed build leaves them too)', async () => {
+    const made = await project();
+    const check = await leftBehind(made.dir);
+    const built = await runRatefile(['build'], made.dir);
+    expect(built.code, built.stderr).toBe(0);
+    await check();
   });
 });

@@ -161,7 +161,9 @@ describe('a good export', () => {
     await probe([`${base}/good.xml`, '-n', '2']);
     expect(requests.map((request) => request.path)).toEqual(Array(4).fill('/good.xml'));
     for (const { headers } of requests) {
-      expect(headers['user-agent']).toMatch(/^ratefile-probe\/\d+\.\d+\.\d+ \(/);
+      expect(headers['user-agent']).toMatch(
+        /^ratefile\/\d+\.\d+\.\d+ \(a monitor-like check of an exchange-rates export file\)$/,
+      );
       expect(headers['accept-encoding']).toBe('gzip');
       expect(headers.cookie).toBeUndefined();
     }
@@ -299,9 +301,13 @@ describe('each failure kind is named', () => {
   });
 
   it('a connection error: nothing listens on the port', async () => {
-    const { code, report } = await probeJson([`http://127.0.0.1:${await freePort()}/rates.xml`, '-n', '1']);
+    const port = await freePort();
+    const { code, report } = await probeJson([`http://127.0.0.1:${port}/rates.xml`, '-n', '1']);
     expect(code).toBe(1);
-    expect(report.summary.failures[0]).toMatchObject({ kind: 'connection-error', detail: 'connection refused' });
+    expect(report.summary.failures[0]).toMatchObject({
+      kind: 'connection-error',
+      detail: `connection refused (127.0.0.1:${port})`,
+    });
   });
 
   it('the anti-bot page sets a cookie: noted, and never sent back', async () => {

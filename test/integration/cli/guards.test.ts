@@ -415,13 +415,17 @@ describe('ratefile status', () => {
     await mkdir(join(dir, '.ratefile', 'guard.json', 'x'), { recursive: true });
     const failed = await ratefile(['build'], dir, later(30));
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toMatch(/^ratefile: cannot write .*guard\.json: EISDIR/);
+    expect(failed.stderr).toMatch(
+      /^ratefile: the exports are published, but the state folder cannot keep this build: cannot write .*guard\.json: EISDIR/,
+    );
 
     const human = await ratefile(['status'], dir, later(35));
     expect(human.code).toBe(1);
-    expect(human.stdout).toMatch(/^DEGRADED: last build failed: cannot write .*guard\.json/);
+    expect(human.stdout).toMatch(
+      /^DEGRADED: last build failed: the exports are published, but the state folder .*guard\.json/,
+    );
     expect(human.stdout).toContain(', FAILED, ');
-    expect(human.stdout).toMatch(/\n {2}error: cannot write .*guard\.json/);
+    expect(human.stdout).toMatch(/\n {2}error: the exports are published, but .*cannot write .*guard\.json/);
     expect(human.stdout).toContain(`last good build: ${t0.toISOString()}\n`);
     const { code, status } = await statusJson(dir, later(35));
     expect(code).toBe(1);

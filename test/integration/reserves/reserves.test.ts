@@ -8,6 +8,7 @@ import { projectsPerTest, type Project } from '../../support/project.js';
 import { withReserves, type Held } from '../../support/reserves.js';
 import { startReplay, type ReplayServer } from '../../support/replay.js';
 import { runRatefile, type Outcome } from '../../support/run-cli.js';
+import { freePort } from '../../support/ports.js';
 
 const project = projectsPerTest();
 const servers: ReplayServer[] = [];
@@ -143,6 +144,31 @@ describe('an http reserve source that does not answer in time', () => {
     const build = await runRatefile(['build'], made.dir, { fetch: globalThis.fetch });
     expect(build.stderr).toContain(
       'held back BTC → SBERRUB (directions[0]): reserve of SBERRUB from office: office: GET /api/reserves: timed out after 300 ms',
+    );
+  });
+});
+
+describe('an http reserve source asked as ratefile', () => {
+  it("sends the config's userAgent (default ratefile/<version>) and names the host and port it could not reach", async () => {
+    const server = await startReplay([{ path: '/api/reserves', responses: [{ body: '{"SBERRUB": "100"}' }] }]);
+    servers.push(server);
+    const source = `{ type: http, url: "${server.url}/api/reserves", retries: 0 }`;
+    const plain = await project({ 'ratefile.config.yaml': withReserves(source) });
+    expect((await runRatefile(['build'], plain.dir, { fetch: globalThis.fetch })).code).toBe(0);
+    expect(server.requests.at(-1)?.headers['user-agent']).toMatch(/^ratefile\/\d+\.\d+\.\d+$/);
+    const named = await project({
+      'ratefile.config.yaml': `${withReserves(source)}userAgent: "ExchangerBot/2.0 (+https://exchanger.example/)"\n`,
+    });
+    expect((await runRatefile(['build'], named.dir, { fetch: globalThis.fetch })).code).toBe(0);
+    expect(server.requests.at(-1)?.headers['user-agent']).toBe('ExchangerBot/2.0 (+https://exchanger.example/)');
+
+    const port = await freePort();
+    const down = await project({
+      'ratefile.config.yaml': withReserves(`{ type: http, url: "http://127.0.0.1:${port}/api/reserves", retries: 0 }`),
+    });
+    const build = await runRatefile(['build'], down.dir, { fetch: globalThis.fetch });
+    expect(build.stderr).toContain(
+      `office: GET /api/reserves: request to 127.0.0.1:${port} failed: fetch failed (ECONNREFUSED)`,
     );
   });
 });

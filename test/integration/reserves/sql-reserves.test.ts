@@ -276,6 +276,7 @@ describe('a database server that accepts and never answers', () => {
         name: 'office',
         configDir: '.',
         fetch: globalThis.fetch,
+        userAgent: 'ratefile/test',
         signal: new AbortController().signal,
         now: () => new Date(),
         env: { DB: `${scheme}://u:pw-0451@127.0.0.1:${port}/db` },

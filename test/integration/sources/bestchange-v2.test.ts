@@ -245,7 +245,9 @@ describe('bestchange source, api: v2', () => {
     const [a, b] = [await freePort(), await freePort()];
     const bc = source({ baseUrl: `http://127.0.0.1:${a}`, mirrors: [`http://127.0.0.1:${b}`] });
     const { reports, feeds } = await fetchQuotes([bc], deps());
-    expect(reports[0]?.error).toMatch(/request failed.*\(and 1 other hosts failed too\)/);
+    expect(reports[0]?.error).toMatch(
+      new RegExp(`request to 127\\.0\\.0\\.1:${b} failed: .*\\(and 1 other hosts failed too\\)`),
+    );
     expect(feeds.has('bc')).toBe(false);
   });
 

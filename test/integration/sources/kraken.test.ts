@@ -47,6 +47,18 @@ describe('kraken: its own traps', () => {
     ]);
   });
 
+  it('finds a fiat pair under its Z…Z… name (ZEURZUSD, ZGBPZUSD, ZUSDZJPY)', async () => {
+    replay.setRoutes([{ path, responses: [{ fixture: 'kraken/ticker-fiat.json' }] }]);
+    const result = await runSource('kraken', { pairs: ['EUR/USD', 'GBP/USD', 'USD/JPY'] }, replay.url);
+    expect(replay.requests.at(-1)?.query.get('pair')).toBe('EURUSD,GBPUSD,USDJPY');
+    expect(result.problems).toEqual([]);
+    expect(result.quotes.map(({ pair, bid, ask }) => `${pair} ${bid} ${ask}`)).toEqual([
+      'EUR/USD 1.05430 1.05431',
+      'GBP/USD 1.26170 1.26172',
+      'USD/JPY 154.309 154.312',
+    ]);
+  });
+
   it('a mapping names a pair by whatever Kraken calls it', async () => {
     replay.setRoutes([{ path, responses: [{ fixture: 'kraken/ticker.json' }] }]);
     const result = await runSource('kraken', { pairs: { 'BTC/USD': 'XXBTZUSD' } }, replay.url);

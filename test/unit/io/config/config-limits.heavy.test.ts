@@ -130,7 +130,7 @@ describe('YAML alias bombs', () => {
         // An unknown key is placed at its value, the mapping on the next line.
         `shared: unknown key (line ${lineOf(config, 'shared:') + 1})`,
         `directions[0].reserve: expected a non-negative decimal like "12.5", got "x" (line ${line})`,
-        `directions[1]: duplicate direction BTC>SBERRUB, already at directions[0] (line ${line + 1})`,
+        `directions[1]: duplicate direction BTC → SBERRUB, already at directions[0] (line ${line + 1})`,
       ]),
     );
   });
@@ -171,8 +171,9 @@ describe('many YAML errors', () => {
     expect(error).toBeInstanceOf(RatefileError);
     expect(error.message).toBe('ratefile.config.yaml: not valid YAML');
     const first = sampleConfig.split('\n').length + 1;
-    expect(error.details[0]).toBe(`line ${first}, column 1: Map keys must be unique`);
-    expect(error.details[99]).toBe(`line ${first + 99}, column 1: Map keys must be unique`);
+    // The key named, and where it first was.
+    expect(error.details[0]).toBe(`line ${first}, column 1: duplicate key "twice", first on line ${first - 1}`);
+    expect(error.details[99]).toBe(`line ${first + 99}, column 1: duplicate key "twice", first on line ${first - 1}`);
     expect(error.details.slice(100)).toEqual(['… and 50 more problems']);
   });
 });

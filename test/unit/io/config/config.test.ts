@@ -504,7 +504,7 @@ describe('loadConfig problems', () => {
     );
     expectLines(details, [
       'directions[3]: from and to are the same currency (BTC) (line 15)',
-      'directions[4]: duplicate direction SBERRUB>USDTTRC20, already at directions[1] (line 16)',
+      'directions[4]: duplicate direction SBERRUB → USDTTRC20, already at directions[1] (line 16)',
     ]);
   });
 
@@ -637,7 +637,12 @@ describe('loadConfig problems', () => {
     });
     expect(error.message).toBe('ratefile.config.yaml: not valid YAML');
     expect(error.details).toHaveLength(1);
-    expect(error.details[0]).toMatch(/^line 1[01], column \d+: Map keys must be unique/);
+    // The key named, with the line where it first was.
+    expect(error.details[0]).toMatch(/^line (1[01]), column \d+: duplicate key "margin", first on line (\d+)$/);
+    const [, line, first] = /^line (\d+), column \d+: duplicate key "margin", first on line (\d+)$/.exec(
+      error.details[0]!,
+    )!;
+    expect(Number(first)).toBe(Number(line) - 1);
   });
 
   it('a config file that does not exist', async () => {
@@ -738,7 +743,7 @@ describe('loadConfig problems', () => {
       'directions[0].max: expected an amount like "0.01" or "5000 RUB", got "lots" (line 13)',
       'directions[1].params[0]: expected one of manual, juridical, verifying, cardverify, reg, otherin, otherout, got "vip" (line 14)',
       'directions[2].cities[0]: expected a city code in capitals like "MSK", got "msk" (line 15)',
-      'directions[3]: duplicate direction BTC>SBERRUB, already at directions[0] (line 16)',
+      'directions[3]: duplicate direction BTC → SBERRUB, already at directions[0] (line 16)',
       'directions[4]: from and to are the same currency (CASHRUB) (line 17)',
       'directions[4].fromfee: expected a fee like "0.0005", "1.5%" or "2 USD", got "x" (line 17)',
       'directions[5].to: unknown currency "BTX" (did you mean "BTC"?); expected a key of currencies (line 18)',

@@ -118,4 +118,15 @@ describe('describeUploadError', () => {
       'AbortError: no answer within 20 s',
     );
   });
+
+  it("names the store's host and port when no answer came, once", () => {
+    const timeout = Object.assign(new Error('Request aborted'), { name: 'AbortError' });
+    expect(describeUploadError(timeout, {}, 20_000, 's3.example.net:443')).toBe(
+      'AbortError: no answer within 20 s (s3.example.net:443)',
+    );
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9000'), { code: 'ECONNREFUSED' });
+    expect(describeUploadError(refused, {}, 20_000, '127.0.0.1:9000')).toBe('connect ECONNREFUSED 127.0.0.1:9000');
+    const answered = Object.assign(new Error('denied'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
+    expect(describeUploadError(answered, {}, 20_000, 's3.example.net:443')).toBe('AccessDenied: denied (HTTP 403)');
+  });
 });

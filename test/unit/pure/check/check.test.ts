@@ -155,6 +155,29 @@ describe('well-formedness, judged like libxml2', () => {
     expect(result.findings[0]?.message).toMatch(/^not well-formed XML: Expected closing tag 'from'/);
   });
 
+  it("says in words where a file cut short ends, and which elements it leaves open (not fast-xml-parser's list)", () => {
+    const cut = '<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n  <item>\n    <from>BTC</from>\n    <out>1';
+    expect(check(cut).findings).toEqual([
+      {
+        severity: 'error',
+        rule: 'xml',
+        message:
+          'not well-formed XML: the file ends inside <out>, with <rates>, <item> and <out> never closed: it was cut short, or end tags are missing',
+        line: 5,
+        column: 11,
+      },
+    ]);
+    expect(
+      check('<?xml version="1.0" encoding="UTF-8"?>\n<rates>\n  <item><from>BTC</from></item>\n').findings,
+    ).toEqual([
+      expect.objectContaining({
+        message:
+          'not well-formed XML: <rates> is never closed: the file ends before its end tag (cut short, or </rates> is missing)',
+        line: 2,
+      }),
+    ]);
+  });
+
   it('rejects bytes that are not UTF-8, and a DOCTYPE, and UTF-16', () => {
     const latin1 = Buffer.concat([Buffer.from('<rates>\n<item>'), Buffer.from([0xe9]), Buffer.from('</item></rates>')]);
     expect(checkExport(latin1, 'x').findings).toEqual([

@@ -2,6 +2,7 @@
 // read back by a small parser of the Rules language's grammar for what they use (fields, operators, string and IP
 // lists, parentheses): balanced, quoted, valid addresses, known fields and operators. nginx's own parser reads the
 // nginx lines in test/nginx/edge.test.ts.
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { parseNetwork } from '../../../../src/model/readers.js';
@@ -180,5 +181,20 @@ describe('ratefile edge nginx', () => {
       expect(line, line).toMatch(/[;{}]$/);
     }
     expect(depth).toBe(0);
+  });
+  it("carries every directive of deploy/nginx.conf's export location (the caching header from server.headers)", () => {
+    const shipped = readFileSync(new URL('../../../../deploy/nginx.conf', import.meta.url), 'utf8');
+    const location = shipped.slice(shipped.indexOf('    location ~ '));
+    const directives = (text: string) =>
+      text
+        .split('\n')
+        .map((line) => line.replace(/#.*$/, '').trim())
+        .filter((line) => /^[a-z_]+ .*;$/.test(line) && !line.startsWith('location'));
+    const recipe = nginxRecipe(input);
+    const ours = new Set(directives(recipe.slice(recipe.indexOf('location ~ '))));
+    const theirs = directives(location).filter((line) => !line.startsWith('add_header Cache-Control'));
+    expect(theirs.length).toBeGreaterThan(15);
+    expect(theirs.filter((line) => !ours.has(line))).toEqual([]);
+    expect(ours).toContain('add_header Cache-Control "no-cache" always;');
   });
 });

@@ -44,6 +44,29 @@ describe('readExportRates: an export file as rates', () => {
   });
 });
 
+describe('readExportRates: only the items asked for', () => {
+  const file = (extra = '') => `<?xml version="1.0" encoding="UTF-8"?>
+<rates>${extra}
+<item><from>BTC</from><to>SBERRUB</to><in>1</in><out>8942034.14</out><amount>1.5</amount></item>
+<item><from>SBERRUB</from><to>BTC</to><in>9012345.12</in><out>1</out><amount>4.85</amount></item>
+<item><from>USDTTRC20</from><to>SBERRUB</to><in>1</in><out>98.9</out><amount>1,5</amount></item>
+</rates>`;
+  const wanted = (_from: string, to: string) => to === 'SBERRUB';
+
+  it('keeps the wanted items with the numbers the check gives them, by the scanner and by the tree alike', () => {
+    // A comment is outside the scanner's subset: the tree reads that file, to the same items.
+    for (const text of [file(), file('<!-- a comment -->')]) {
+      const read = readExportRates(bytes(text), wanted);
+      if (!('rates' in read)) throw new Error(read.problem);
+      expect(read.rates.map((rate) => [rate.index, rate.from, rate.to, rate.refused !== undefined])).toEqual([
+        [1, 'BTC', 'SBERRUB', false],
+        [3, 'USDTTRC20', 'SBERRUB', true],
+      ]);
+      expect(read.rates[1]?.refused).toMatch(/item 3 \(USDTTRC20 → SBERRUB\): <amount> "1,5" has a decimal comma/);
+    }
+  });
+});
+
 describe('rateOf', () => {
   it('divides exactly when the division ends, else to 12 significant digits', () => {
     expect(rateOf(rate('1', '98.9386'), 'out/in')).toBe('98.9386');
