@@ -92,27 +92,38 @@ export function watchPlaced(options: PlacedWatchOptions): PlacedWatch {
   };
 }
 
-/**
- * The service's watch over a leader's files: a replacement is noted on the gate (the status's `ha.overwritten`, an
- * alert), logged, and published over by a build at once.
- */
-export function guardPlaced(options: {
+export interface GuardPlacedOptions {
   dir: string;
   standby: PublishGate;
   log: Logger;
   now: () => Date;
   rebuild: () => Promise<void>;
-}): PlacedWatch {
+}
+
+/**
+ * The service's watch over a leader's files: a replacement is noted on the gate (the status's `ha.overwritten`, an
+ * alert), logged, and published over by a build at once.
+ */
+export function guardPlaced(options: GuardPlacedOptions): PlacedWatch {
   return watchPlaced({
     dir: options.dir,
     intervalMs: 250,
-    onReplaced: (files) => {
-      options.standby.overwritten(files, options.now());
-      options.log.warn(
-        `ha: ${files.join(', ')} replaced by another writer while this instance leads (an old leader resumed?): publishing again at once`,
-        { event: 'ha', ok: false, files },
-      );
-      void options.rebuild();
-    },
+    onReplaced: (files) => void judgeReplaced(files, options),
   });
+}
+
+/**
+ * Only a leader judges: the lock is asked first, on its connection. An instance that resumed after a pause may still
+ * take itself for the leader until that answer; the files it finds replaced are then the new leader's, which is no
+ * fault (its lost lock is logged once, by the lock check itself), and it neither alerts nor publishes over them.
+ */
+async function judgeReplaced(files: string[], options: GuardPlacedOptions): Promise<void> {
+  const { standby } = options;
+  if (standby.status().role !== 'leader' || !(await standby.stillHolds())) return;
+  standby.overwritten(files, options.now());
+  options.log.warn(
+    `ha: ${files.join(', ')} replaced by another writer while this instance leads (an old leader resumed?): publishing again at once`,
+    { event: 'ha', ok: false, files },
+  );
+  await options.rebuild();
 }

@@ -102,7 +102,9 @@ async function buildWithCurrentConfig(
     ...(configError === undefined ? {} : { configError }),
     ...(standby ? { ha: standby } : {}),
   });
-  placed?.settled(result.standby ? undefined : result.build.report.exports.map((e) => e.file));
+  // Only a leader watches its files: one that lost the lock on the way (after its publish) has none to guard.
+  const leads = !result.standby && standby?.status().role === 'leader';
+  placed?.settled(leads ? result.build.report.exports.map((e) => e.file) : undefined);
   state.status = result.status;
   return { config, result };
 }

@@ -3,11 +3,12 @@
 // told (the real lock runs against PostgreSQL and MariaDB in `npm run test:sql`).
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/base/log.js';
 import { loadConfig } from '../../../src/io/config/load.js';
 import { runCycle, type CycleDeps } from '../../../src/io/build/cycle.js';
 import { isRatefileError } from '../../../src/base/errors.js';
-import { watchPlaced } from '../../../src/io/ha/placed.js';
+import { guardPlaced, watchPlaced } from '../../../src/io/ha/placed.js';
 import type { PublishGate } from '../../../src/io/ha/standby.js';
 import { publishFiles, writeFileAtomic } from '../../../src/io/build/publish.js';
 import type { HaStatus } from '../../../src/pure/status/report.js';
@@ -122,4 +123,66 @@ it("a file another writer puts over the leader's is noticed at once; the leader'
   } finally {
     watch.close();
   }
+});
+
+describe('issue 45, item 6: only an instance that still holds the lock judges a replaced file', () => {
+  /** A published folder, watched by guardPlaced for a gate that takes itself for the leader until the lock says. */
+  async function watched(holds: boolean) {
+    const made = await makeProject();
+    projects.push(made);
+    const out = join(made.dir, 'public');
+    const files = ['parserfile.xml'];
+    await publishFiles([{ file: 'parserfile.xml', bytes: Buffer.from('<rates>mine</rates>\n') }], out);
+    const lines: string[] = [];
+    const seen = { asked: 0, overwritten: [] as string[][], rebuilt: 0 };
+    const lock = gate(() => holds);
+    const standby: PublishGate = {
+      ...lock,
+      stillHolds: async () => {
+        seen.asked++;
+        return lock.stillHolds();
+      },
+      overwritten: (names) => seen.overwritten.push([...names]),
+    };
+    const watch = guardPlaced({
+      dir: out,
+      standby,
+      log: createLogger({ write: (text: string) => lines.push(text) }),
+      now: () => new Date(),
+      rebuild: async () => {
+        seen.rebuilt++;
+      },
+    });
+    watch.settled(files);
+    return { out, lines, seen, close: () => watch.close() };
+  }
+
+  it("a leader that resumed after losing the lock finds the new leader's file: no alert, no log line, no publish", async () => {
+    const { out, lines, seen, close } = await watched(false);
+    try {
+      // The new leader's publish lands over the resumed (former) leader's file.
+      await writeFileAtomic(join(out, 'parserfile.xml'), '<rates>the new leader</rates>\n');
+      // Until the watch acts: it asks the lock (or, without that check, judges at once).
+      await expect.poll(() => seen.asked + seen.rebuilt + lines.length, { timeout: 5_000 }).toBeGreaterThan(0);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(seen).toEqual({ asked: 1, overwritten: [], rebuilt: 0 });
+      expect(lines.join('')).not.toContain('replaced by another writer');
+    } finally {
+      close();
+    }
+  });
+
+  it('a leader that still holds the lock alerts and publishes over the file', async () => {
+    const { out, lines, seen, close } = await watched(true);
+    try {
+      await writeFileAtomic(join(out, 'parserfile.xml'), '<rates>an old leader</rates>\n');
+      await expect.poll(() => seen.rebuilt, { timeout: 5_000 }).toBe(1);
+      expect(seen.overwritten).toEqual([['parserfile.xml']]);
+      expect(lines.join('')).toMatch(
+        /warn ha: parserfile\.xml replaced by another writer while this instance leads \(an old leader resumed\?\): publishing again at once/,
+      );
+    } finally {
+      close();
+    }
+  });
 });
