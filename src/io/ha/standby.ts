@@ -148,10 +148,12 @@ function stepBack(
 /** Publishing this build: the record claimed for it, and this instance the leader. */
 async function lead(seat: Seat, current: LockSession, at: Date, decision: Extract<PublishDecision, { publish: true }>) {
   const { instance } = seat;
-  if (!seat.held) seat.since = at.getTime();
+  // A new term: the lock newly taken, or held since a build that left the publish to the last holder's period.
+  const taken = !seat.held || seat.state.role !== 'leader';
+  if (taken) seat.since = at.getTime();
   const claim = { holder: instance, configHash: seat.state.configHash, since: seat.since, publishingAt: at.getTime() };
   await current.claim(claim);
-  if (!seat.held)
+  if (taken)
     seat.options.log.info(
       `ha: took the lock on ${seat.store.where}: this instance publishes${decision.takeover ? ` (took over from ${decision.takeover.from})` : ''}`,
       { event: 'ha', role: 'leader', ...(decision.takeover ? { from: decision.takeover.from } : {}) },
@@ -163,6 +165,7 @@ async function lead(seat: Seat, current: LockSession, at: Date, decision: Extrac
     ...rest,
     role: 'leader',
     holder: instance,
+    leaderSince: new Date(seat.since).toISOString(),
     ...(decision.takeover ? { takeover: { from: decision.takeover.from, at: at.toISOString() } } : {}),
   };
   seat.record = { holder: instance, configHash: seat.state.configHash, since: seat.since, publishingAt: at.getTime() };

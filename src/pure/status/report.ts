@@ -175,6 +175,8 @@ export interface HaStatus {
   configHash: string;
   /** The holder's config hash, when it differs from this one. */
   holderConfigHash?: string;
+  /** Leader: when this instance took the lock (the time of the build that took it). */
+  leaderSince?: string;
   /** When this instance last took the publishing over from another, and from which. */
   takeover?: { from: string; at: string };
   /** When this instance started watching the lock: health counts a silence from here while no publish is known. */
