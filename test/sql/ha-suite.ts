@@ -25,11 +25,17 @@ export interface HaDialect {
   killHolder(server: DatabaseServer, url: string, name: string): Promise<void>;
 }
 
-/** A quote server: USDT/RUB moves a little at every request (so every publish writes), BTC/USDT jumps on demand. */
-export async function startQuotes(): Promise<{ url: string; jump(): void; close(): Promise<void> }> {
+/**
+ * A quote server: USDT/RUB moves a little at every request (so every publish writes), BTC/USDT jumps on demand;
+ * `delayMs`: each answer that late (a slow venue: builds longer than the period).
+ */
+export async function startQuotes({
+  delayMs = 0,
+} = {}): Promise<{ url: string; jump(): void; close(): Promise<void> }> {
   let count = 0;
   let jumped = false;
-  const server: Server = createServer((_request, response) => {
+  const server: Server = createServer(async (_request, response) => {
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     count++;
     // 0.05 RUB a step: every export file changes at every build, so every publish logs a build line.
     const rub = (92 + (count % 50) * 0.05).toFixed(2);
@@ -331,6 +337,27 @@ export function testStandby(dialect: HaDialect): void {
       })
       .toMatchObject({ files: ['parserfile.xml'] });
     console.info(`${dialect.name}: a replaced file was put back after ${restoredMs} ms`);
+  }, 60_000);
+
+  it('builds longer than the period: the log, status and health say so, not the lock', async () => {
+    const lock = `failover-${++tests}`;
+    // Every build waits 5 s for its quotes, on a 4 s period.
+    quotes = await startQuotes({ delayMs: PERIOD + 1_000 });
+    const a = await start('a', url, lock);
+    const words = /builds take \d+(\.\d)? s, longer than the period 4 s: nothing can be published; raise the period/;
+    await a.run.waitForLog(new RegExp(`"msg":"build failed, last good files kept: ${words.source}"`), 30_000);
+    const base = await servedAt(a.run);
+    const health = await fetch(`${base}healthz`);
+    expect(health.status).toBe(503);
+    const body = (await health.json()) as { level: string; reasons: string[] };
+    expect(body.level).toBe('failing');
+    expect(body.reasons[0]).toMatch(new RegExp(`^${words.source}$`));
+    const said = spawnRatefile(['status'], { cwd: a.made.dir });
+    await said.exited;
+    expect(said.stdout()).toMatch(new RegExp(`^FAILING: ${words.source}`, 'm'));
+    // Nothing was published, and the lock was never taken for a build that could not be published.
+    expect(publishes('a', a.run.stderr())).toEqual([]);
+    expect(a.run.stderr()).not.toContain('ha: took the lock');
   }, 60_000);
 
   it('a standby whose config differs does not take over, and says why', async () => {

@@ -4,6 +4,7 @@ import type { Health, HealthPolicy } from '../../model/config.js';
 import type { HaStatus, Status } from './report.js';
 import type { WithheldKind } from '../../model/priced.js';
 import { directionNameOfId, plural } from '../../base/words.js';
+import { slowBuildText } from '../ha/role.js';
 
 export const defaultHealthPolicy: HealthPolicy = { failAfterPeriods: 3, maxWithheldShare: 0.25 };
 
@@ -28,6 +29,8 @@ export function assessHealth(status: Status | undefined, now: Date): Health {
   const notes: string[] = [];
 
   const limitMs = policy.failAfterPeriods * status.schedulePeriodMs;
+  // The cause first: with `ha:`, a build longer than the period can never be published.
+  if (status.ha?.slowBuild) failing.push(slowBuildText(status.ha.slowBuild.buildMs, status.schedulePeriodMs));
   if (status.lastSuccessAt === undefined) failing.push('no build has succeeded yet');
   else {
     const age = now.getTime() - Date.parse(status.lastSuccessAt);

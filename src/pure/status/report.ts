@@ -185,6 +185,8 @@ export interface HaStatus {
   lastPublish?: { by: string; at: string };
   /** Standby: whether another session held the lock at the last check (absent: the lock could not be asked). */
   holderHolds?: boolean;
+  /** The last build took a period or longer (ms), so it could not be published (health: failing, saying so). */
+  slowBuild?: { buildMs: number; at: string };
   /** Leader: export files another writer replaced while this instance led, put back at once (an alert). */
   overwritten?: { files: string[]; at: string };
 }

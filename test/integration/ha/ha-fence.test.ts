@@ -13,7 +13,7 @@ import type { PublishGate } from '../../../src/io/ha/standby.js';
 import { publishFiles, writeFileAtomic } from '../../../src/io/build/publish.js';
 import type { HaStatus } from '../../../src/pure/status/report.js';
 import { makeProject, sampleConfig, type Project } from '../../support/project.js';
-import { offlineFetch } from '../../support/run-cli.js';
+import { offlineFetch, runRatefile } from '../../support/run-cli.js';
 
 const projects: Project[] = [];
 afterEach(async () => {
@@ -23,12 +23,21 @@ afterEach(async () => {
 const T = Date.parse('2026-11-21T12:00:30Z');
 
 /** A lock that is held while `holds()` says so; every question is counted. */
-function gate(holds: (asked: number) => boolean): PublishGate & { asked: number } {
+function gate(holds: (asked: number) => boolean): PublishGate & { asked: number; publishAsked: number } {
   let role: HaStatus['role'] = 'leader';
+  let slowBuild: HaStatus['slowBuild'];
   const self = {
     asked: 0,
+    publishAsked: 0,
     sharedGuard: async () => undefined,
-    mayPublish: async () => true,
+    mayPublish: async () => {
+      self.publishAsked++;
+      slowBuild = undefined;
+      return true;
+    },
+    tooSlow: (buildMs: number, at: Date) => {
+      slowBuild = { buildMs, at: at.toISOString() };
+    },
     stillHolds: async () => {
       const held = holds(++self.asked);
       if (!held) role = 'standby';
@@ -36,7 +45,13 @@ function gate(holds: (asked: number) => boolean): PublishGate & { asked: number 
     },
     published: async () => undefined,
     overwritten: () => undefined,
-    status: (): HaStatus => ({ role, instance: 'a', configHash: '0123456789abcdef' }),
+    status: (): HaStatus => ({
+      role,
+      instance: 'a',
+      configHash: '0123456789abcdef',
+      lastPublish: { by: 'a', at: new Date(T).toISOString() },
+      ...(slowBuild ? { slowBuild } : {}),
+    }),
   };
   return self;
 }
@@ -184,5 +199,48 @@ describe('issue 45, item 6: only an instance that still holds the lock judges a 
     } finally {
       close();
     }
+  });
+});
+
+describe('issue 45, item 8: a build longer than the period under ha: says so', () => {
+  it('is not published, the lock not even asked, and the log line, status and health name the cause', async () => {
+    const { made, out, before } = await publishedOnce();
+    const config = await loadConfig(made.configPath);
+    const period = config.schedulePeriodMs;
+    // The build's own clock: it reaches its files a period and 2.5 s after it started.
+    let reads = 0;
+    const elapsed = () => (reads++ === 0 ? 0 : period + 2_500);
+    const lock = gate(() => true);
+    const at = T + 30_000;
+    const failure = await runCycle(config, out, {
+      now: () => new Date(at),
+      elapsed,
+      fetch: offlineFetch,
+      ha: lock,
+    }).catch((error: unknown) => error);
+    const words = `builds take ${period / 1000 + 2.5} s, longer than the period ${period / 1000} s: nothing can be published; raise the period`;
+    expect(isRatefileError(failure, 'E_PUBLISH')).toBe(true);
+    expect((failure as Error).message).toBe(words);
+    // Never asked to publish (it would take a free lock it cannot use), nothing put in place.
+    expect(lock.publishAsked).toBe(0);
+    expect(await folder(out)).toEqual(before);
+    const status = await runRatefile(['status'], made.dir, { now: () => new Date(at + 1_000) });
+    expect(status.stdout).toMatch(new RegExp(`^FAILING: ${words.replace(/[.()]/g, '\\$&')}`, 'm'));
+    const json = JSON.parse(
+      (await runRatefile(['status', '--json'], made.dir, { now: () => new Date(at + 1_000) })).stdout,
+    ) as {
+      level: string;
+      reasons: string[];
+      lastBuild: { ok: boolean; error: string };
+      ha: { slowBuild: { buildMs: number } };
+    };
+    expect(json.level).toBe('failing');
+    expect(json.reasons[0]).toBe(words);
+    expect(json.lastBuild).toMatchObject({ ok: false, error: expect.stringContaining(words) as string });
+    expect(json.ha.slowBuild.buildMs).toBe(period + 2_500);
+    // A build in time publishes again, and the cause is gone from health.
+    await runCycle(config, out, { now: () => new Date(at + period), fetch: offlineFetch, ha: lock });
+    expect(lock.publishAsked).toBe(1);
+    expect(lock.status().slowBuild).toBeUndefined();
   });
 });
