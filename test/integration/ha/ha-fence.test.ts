@@ -8,7 +8,7 @@ import { createLogger } from '../../../src/base/log.js';
 import { loadConfig } from '../../../src/io/config/load.js';
 import { runCycle, type CycleDeps } from '../../../src/io/build/cycle.js';
 import { isRatefileError } from '../../../src/base/errors.js';
-import { guardPlaced, watchPlaced } from '../../../src/io/ha/placed.js';
+import { guardPlaced, watchPlaced } from '../../../src/io/ha/placed-watch.js';
 import type { PublishGate } from '../../../src/io/ha/standby.js';
 import { publishFiles, writeFileAtomic } from '../../../src/io/build/publish.js';
 import type { HaStatus } from '../../../src/pure/status/report.js';
@@ -123,7 +123,7 @@ it("a file another writer puts over the leader's is noticed at once; the leader'
     out,
   );
   const replaced: string[][] = [];
-  const watch = watchPlaced({ dir: out, intervalMs: 20, onReplaced: (names) => replaced.push(names) });
+  const watch = watchPlaced({ dir: out, intervalMs: 20, onReplaced: (names: string[]) => replaced.push(names) });
   try {
     watch.settled(files);
     // This instance's next publish: busy while it writes, settled after.
@@ -146,8 +146,8 @@ describe('issue 45, item 6: only an instance that still holds the lock judges a 
     const made = await makeProject();
     projects.push(made);
     const out = join(made.dir, 'public');
-    const files = ['parserfile.xml'];
-    await publishFiles([{ file: 'parserfile.xml', bytes: Buffer.from('<rates>mine</rates>\n') }], out);
+    const mine = [{ file: 'parserfile.xml', bytes: Buffer.from('<rates>mine</rates>\n') }];
+    await publishFiles(mine, out);
     const lines: string[] = [];
     const seen = { asked: 0, overwritten: [] as string[][], rebuilt: 0 };
     const lock = gate(() => holds);
@@ -164,11 +164,12 @@ describe('issue 45, item 6: only an instance that still holds the lock judges a 
       standby,
       log: createLogger({ write: (text: string) => lines.push(text) }),
       now: () => new Date(),
+      periodMs: 30_000,
       rebuild: async () => {
         seen.rebuilt++;
       },
     });
-    watch.settled(files);
+    watch.settled(mine);
     return { out, lines, seen, close: () => watch.close() };
   }
 
@@ -187,15 +188,26 @@ describe('issue 45, item 6: only an instance that still holds the lock judges a 
     }
   });
 
-  it('a leader that still holds the lock alerts and publishes over the file', async () => {
+  it('a leader that still holds the lock alerts and puts its own file back from memory, without a build', async () => {
     const { out, lines, seen, close } = await watched(true);
     try {
       await writeFileAtomic(join(out, 'parserfile.xml'), '<rates>an old leader</rates>\n');
-      await expect.poll(() => seen.rebuilt, { timeout: 5_000 }).toBe(1);
+      await expect
+        .poll(() => readFile(join(out, 'parserfile.xml'), 'utf8'), { timeout: 5_000 })
+        .toBe('<rates>mine</rates>\n');
       expect(seen.overwritten).toEqual([['parserfile.xml']]);
+      expect(seen.rebuilt).toBe(0);
+      // The lock asked before judging, then again right before the file was put back (the fence of a publish).
+      expect(seen.asked).toBeGreaterThanOrEqual(2);
       expect(lines.join('')).toMatch(
-        /warn ha: parserfile\.xml replaced by another writer while this instance leads \(an old leader resumed\?\): publishing again at once/,
+        /warn ha: parserfile\.xml replaced by another writer while this instance leads \(an old leader resumed\?\): putting this instance's back at once/,
       );
+      // Watched again: a second replacement is put back too.
+      await writeFileAtomic(join(out, 'parserfile.xml.gz'), 'an old copy');
+      await expect.poll(() => seen.overwritten.length, { timeout: 5_000 }).toBe(2);
+      await expect
+        .poll(async () => (await readFile(join(out, 'parserfile.xml.gz'))).length, { timeout: 5_000 })
+        .not.toBe(11);
     } finally {
       close();
     }
