@@ -106,22 +106,34 @@ async function judge(
   };
 }
 
-/** The leader is whoever's mark the files landing now carry (not just who logged a takeover last). */
+/** The leader: the last to log taking the lock, once a file carrying its mark lands (it publishes). */
 async function currentLeader(instances: readonly Instance[], landed: () => readonly Landing[]): Promise<Instance> {
   const since = Date.now();
-  const mark = await until('a publish', () => landed().findLast((e) => e.at > since && e.mark)?.mark, 30_000);
+  const publishing = () => {
+    const name = lastTakeover(instances)?.name;
+    return landed().some((e) => e.at > since && e.mark === name) ? name : undefined;
+  };
+  const mark = await until('a publish by the last to take the lock', publishing, 30_000);
   return instances.find((instance) => instance.name === mark)!;
 }
 
 /** Pauses the leader as HA_PAUSE_MODE says; resolves with the moment the pause began. */
-async function pauseLeader(leader: Instance, onTemporary: (handler: (() => void) | undefined) => void) {
+async function pauseLeader(
+  leader: Instance,
+  onTemporary: (handler: (() => void) | undefined) => void,
+): Promise<number | undefined> {
   if (mode === 'rename') {
     await writeFile(leader.pauseFlag, '');
-    await until(
+    const entered = await until(
       'the pause in the rename',
       () => (existsSync(`${leader.pauseFlag}.entered`) ? true : undefined),
-      30_000,
-    );
+      3 * PERIOD,
+    ).catch(() => false);
+    // It lost the lock meanwhile (a slow build on a loaded machine): no pause, this trial is made again.
+    if (!entered) {
+      await rm(leader.pauseFlag, { force: true });
+      return undefined;
+    }
     await rm(`${leader.pauseFlag}.entered`);
     return Date.now();
   }
@@ -180,10 +192,16 @@ async function measure(backend: 'postgres' | 'mariadb' | 's3'): Promise<Trial[]>
           });
     const uploads = () => instances.flatMap((instance) => instance.uploads());
     const trials: Trial[] = [];
+    let missed = 0;
     try {
       for (let trial = 1; trial <= TRIALS; trial++) {
         const leader = await currentLeader(instances, () => (mode === 'upload' ? uploads() : landed));
         const pausedAt = await pauseLeader(leader, (handler) => (onTemporary = handler));
+        if (pausedAt === undefined) {
+          if (++missed > TRIALS) throw new Error(`${missed} trials could not pause a leader`);
+          trial--;
+          continue;
+        }
         const outcome = await judge(instances, leader, pausedAt, mode === 'upload' ? uploads() : landed);
         const row = describeTrial(trial, leader, pausedAt, outcome);
         console.info(`${backend} (${mode}): ${row}`);

@@ -150,7 +150,8 @@ export function guardPlaced(options: GuardPlacedOptions): GuardedFiles {
         event: 'ha',
         ok: false,
       });
-      await options.rebuild();
+      // Not awaited: a build that reaches its publish meanwhile waits for this putting back to end.
+      void options.rebuild();
     }
   };
   return {

@@ -140,41 +140,41 @@ it("a file another writer puts over the leader's is noticed at once; the leader'
   }
 });
 
-describe('issue 45, item 6: only an instance that still holds the lock judges a replaced file', () => {
-  /** A published folder, watched by guardPlaced for a gate that takes itself for the leader until the lock says. */
-  async function watched(holds: boolean) {
-    const made = await makeProject();
-    projects.push(made);
-    const out = join(made.dir, 'public');
-    const mine = [{ file: 'parserfile.xml', bytes: Buffer.from('<rates>mine</rates>\n') }];
-    await publishFiles(mine, out);
-    const lines: string[] = [];
-    const seen = { asked: 0, overwritten: [] as string[][], rebuilt: 0 };
-    const lock = gate(() => holds);
-    const standby: PublishGate = {
-      ...lock,
-      stillHolds: async () => {
-        seen.asked++;
-        return lock.stillHolds();
-      },
-      overwritten: (names) => seen.overwritten.push([...names]),
-    };
-    const watch = guardPlaced({
-      dir: out,
-      standby,
-      log: createLogger({ write: (text: string) => lines.push(text) }),
-      now: () => new Date(),
-      periodMs: 30_000,
-      rebuild: async () => {
-        seen.rebuilt++;
-      },
-    });
-    watch.settled(mine);
-    return { out, lines, seen, close: () => watch.close() };
-  }
+/** A published folder, watched by guardPlaced for a gate that takes itself for the leader until the lock says. */
+async function watchedOf(holds: boolean, now: () => Date = () => new Date()) {
+  const made = await makeProject();
+  projects.push(made);
+  const out = join(made.dir, 'public');
+  const mine = [{ file: 'parserfile.xml', bytes: Buffer.from('<rates>mine</rates>\n') }];
+  await publishFiles(mine, out);
+  const lines: string[] = [];
+  const seen = { asked: 0, overwritten: [] as string[][], rebuilt: 0 };
+  const lock = gate(() => holds);
+  const standby: PublishGate = {
+    ...lock,
+    stillHolds: async () => {
+      seen.asked++;
+      return lock.stillHolds();
+    },
+    overwritten: (names) => seen.overwritten.push([...names]),
+  };
+  const watch = guardPlaced({
+    dir: out,
+    standby,
+    log: createLogger({ write: (text: string) => lines.push(text) }),
+    now,
+    periodMs: 30_000,
+    rebuild: async () => {
+      seen.rebuilt++;
+    },
+  });
+  watch.settled(mine);
+  return { out, lines, seen, close: () => watch.close() };
+}
 
+describe('issue 45, item 6: only an instance that still holds the lock judges a replaced file', () => {
   it("a leader that resumed after losing the lock finds the new leader's file: no alert, no log line, no publish", async () => {
-    const { out, lines, seen, close } = await watched(false);
+    const { out, lines, seen, close } = await watchedOf(false);
     try {
       // The new leader's publish lands over the resumed (former) leader's file.
       await writeFileAtomic(join(out, 'parserfile.xml'), '<rates>the new leader</rates>\n');
@@ -189,7 +189,7 @@ describe('issue 45, item 6: only an instance that still holds the lock judges a 
   });
 
   it('a leader that still holds the lock alerts and puts its own file back from memory, without a build', async () => {
-    const { out, lines, seen, close } = await watched(true);
+    const { out, lines, seen, close } = await watchedOf(true);
     try {
       await writeFileAtomic(join(out, 'parserfile.xml'), '<rates>an old leader</rates>\n');
       await expect
@@ -212,6 +212,22 @@ describe('issue 45, item 6: only an instance that still holds the lock judges a 
       close();
     }
   });
+});
+
+it('a lock answer that came too late to put the files back (a pause): a build is started instead', async () => {
+  // Each look at the clock is 20 s after the last: the lock's answer "took" longer than its idle timeout (15 s).
+  let clock = Date.parse('2026-11-21T12:00:00Z');
+  const { out, lines, seen, close } = await watchedOf(true, () => new Date((clock += 20_000)));
+  try {
+    await writeFileAtomic(join(out, 'parserfile.xml'), '<rates>an old leader</rates>\n');
+    await expect.poll(() => seen.rebuilt, { timeout: 5_000 }).toBe(1);
+    expect(await readFile(join(out, 'parserfile.xml'), 'utf8')).toBe('<rates>an old leader</rates>\n');
+    expect(lines.join('')).toMatch(
+      /warn ha: parserfile\.xml not put back \(ha: parserfile\.xml\.gz not put back: the lock's answer took \d+ ms, its idle timeout \(15000 ms\) or more\): building now/,
+    );
+  } finally {
+    close();
+  }
 });
 
 describe('issue 45, item 8: a build longer than the period under ha: says so', () => {
