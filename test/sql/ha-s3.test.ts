@@ -173,6 +173,55 @@ describe.runIf(requireRadosgw())('warm standby on an S3 lease (Ceph RADOS Gatewa
     }
   }, 30_000);
 
+  it("every upload is conditional: the bucket refuses an old holder's late upload over a newer one", async () => {
+    const target = {
+      bucket: 'exports',
+      prefix: 'conditional/',
+      forcePathStyle: true,
+      cacheControl: 'no-cache',
+      endpoint: store.endpoint,
+      region,
+    };
+    const publisher = async () => new S3Publisher(target, await mkdtemp(join(tmpdir(), 'ratefile-upload-')));
+    const file = (text: string) => [{ file: 'parserfile.xml', bytes: Buffer.from(`<rates>${text}</rates>`) }];
+    const [a, b] = [await publisher(), await publisher()];
+    try {
+      // a uploads first (a first write: If-None-Match: *).
+      expect((await a.upload(file('a, first'))).uploaded).toEqual(['parserfile.xml']);
+      // b takes over: its first write meets a's object (412), reads its version, asks its lock, writes over it.
+      const asked: string[] = [];
+      const holder = async (name: string) => {
+        asked.push(name);
+        return undefined;
+      };
+      expect((await b.upload(file('b, the new leader'), { beforePut: holder })).uploaded).toEqual(['parserfile.xml']);
+      expect(asked).toEqual(['parserfile.xml', 'parserfile.xml']);
+      expect(await object('conditional')).toBe('<rates>b, the new leader</rates>');
+      // a resumes after a pause: its lock check had said yes before the pause, so its PUT goes out, If-Match on
+      // a's own last version. The bucket refuses it (412); asked again after that, a's lock says no.
+      let checks = 0;
+      const stale = async () => (++checks === 1 ? undefined : 'this instance no longer holds the lock');
+      const late = await a.upload(file('a, an old build'), { beforePut: stale });
+      expect(late.uploaded).toEqual([]);
+      expect(late.warnings).toEqual(['s3 upload of parserfile.xml skipped: this instance no longer holds the lock']);
+      expect(checks).toBe(2);
+      expect(await object('conditional')).toBe('<rates>b, the new leader</rates>');
+      // Another writer replaces b's object; b's next build has the same bytes as its last upload: b looks (HEAD),
+      // sees the object is not its upload any more, and puts its own back, over that version.
+      await client.send(
+        new PutObjectCommand({ Bucket: 'exports', Key: 'conditional/parserfile.xml', Body: '<rates>by hand</rates>' }),
+      );
+      const again = await b.upload(file('b, the new leader'), { beforePut: holder });
+      expect(again.uploaded).toEqual(['parserfile.xml']);
+      expect(await object('conditional')).toBe('<rates>b, the new leader</rates>');
+      // Without another writer, an unchanged file stays unchanged (one HEAD, no upload).
+      expect((await b.upload(file('b, the new leader'), { beforePut: holder })).unchanged).toEqual(['parserfile.xml']);
+    } finally {
+      a.destroy();
+      b.destroy();
+    }
+  });
+
   it('refuses to overwrite an object that is not a lease, or the lease of another lock name', async () => {
     await client.send(new PutObjectCommand({ Bucket: 'leases', Key: 'not-a-lease.json', Body: '{"hello":1}' }));
     const timing = lockTiming(PERIOD);

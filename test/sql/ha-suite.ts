@@ -25,11 +25,30 @@ export interface HaDialect {
   killHolder(server: DatabaseServer, url: string, name: string): Promise<void>;
 }
 
-/** A quote server: USDT/RUB moves a little at every request (so every publish writes), BTC/USDT jumps on demand. */
-export async function startQuotes(): Promise<{ url: string; jump(): void; close(): Promise<void> }> {
+export interface Quotes {
+  url: string;
+  jump(): void;
+  /** The next request waits for `release`; `arrived` resolves when it comes (a build waiting for its quotes). */
+  holdNext(): { arrived: Promise<void>; release(): void };
+  close(): Promise<void>;
+}
+
+/**
+ * A quote server: USDT/RUB moves a little at every request (so every publish writes), BTC/USDT jumps on demand;
+ * `delayMs`: each answer that late (a slow venue: builds longer than the period).
+ */
+export async function startQuotes({ delayMs = 0 } = {}): Promise<Quotes> {
   let count = 0;
   let jumped = false;
-  const server: Server = createServer((_request, response) => {
+  let held: { arrive(): void; released: Promise<void> } | undefined;
+  const server: Server = createServer(async (_request, response) => {
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    const hold = held;
+    held = undefined;
+    if (hold) {
+      hold.arrive();
+      await hold.released;
+    }
     count++;
     // 0.05 RUB a step: every export file changes at every build, so every publish logs a build line.
     const rub = (92 + (count % 50) * 0.05).toFixed(2);
@@ -44,6 +63,13 @@ export async function startQuotes(): Promise<{ url: string; jump(): void; close(
     url: `http://127.0.0.1:${port}/quotes`,
     jump: () => {
       jumped = true;
+    },
+    holdNext: () => {
+      const ends: { arrive?: () => void; release?: () => void } = {};
+      const arrived = new Promise<void>((resolve) => (ends.arrive = resolve));
+      const released = new Promise<void>((resolve) => (ends.release = resolve));
+      held = { arrive: () => ends.arrive?.(), released };
+      return { arrived, release: () => ends.release?.() };
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -91,7 +117,7 @@ export function publishes(instance: string, log: string): Publish[] {
 export function testStandby(dialect: HaDialect): void {
   let server: DatabaseServer;
   let url: string;
-  let quotes: Awaited<ReturnType<typeof startQuotes>>;
+  let quotes: Quotes;
   const projects: Project[] = [];
   const proxies: StallProxy[] = [];
 
@@ -322,15 +348,70 @@ export function testStandby(dialect: HaDialect): void {
     await rename(`${path}.tmp-old-leader`, path);
     const replacedAt = Date.now();
     await a.run.waitForLog(/"msg":"ha: parserfile\.xml replaced by another writer while this instance leads/, PERIOD);
-    // Put back by a build at once, well before the next scheduled one.
+    // Put back at once, well before the next scheduled build.
     await expect.poll(async () => (await readFile(path, 'utf8')) !== stale, { timeout: PERIOD / 2 }).toBe(true);
     const restoredMs = Date.now() - replacedAt;
+    // Kept in the status by the next build.
     await expect
       .poll(async () => ((await status(a.made)).ha as { overwritten?: { files: string[] } }).overwritten, {
-        timeout: PERIOD,
+        timeout: 3 * PERIOD,
       })
       .toMatchObject({ files: ['parserfile.xml'] });
     console.info(`${dialect.name}: a replaced file was put back after ${restoredMs} ms`);
+  }, 60_000);
+
+  it("another writer's file over the leader's while its next build runs: put back before that build ends", async () => {
+    const lock = `failover-${++tests}`;
+    quotes = await startQuotes();
+    const a = await start('a', url, lock);
+    await a.run.waitForLog(/"msg":"ha: took the lock[^"]*: this instance publishes"/, 30_000);
+    await expect.poll(() => publishes('a', a.run.stderr()).length, { timeout: 3 * PERIOD }).toBeGreaterThan(1);
+    // The next build waits for its quotes until the test lets it go: the old leader's file lands meanwhile.
+    const hold = quotes.holdNext();
+    await hold.arrived;
+    const built = publishes('a', a.run.stderr()).length;
+    const path = join(a.made.dir, 'public', 'parserfile.xml');
+    const stale = '<?xml version="1.0" encoding="UTF-8"?>\n<rates></rates>\n';
+    await writeFile(`${path}.tmp-old-leader`, stale);
+    await rename(`${path}.tmp-old-leader`, path);
+    try {
+      await a.run.waitForLog(/"msg":"ha: parserfile\.xml replaced by another writer while this instance leads/, PERIOD);
+      // From memory, while the build still waits: not by that build's publish.
+      await expect.poll(async () => (await readFile(path, 'utf8')) !== stale, { timeout: PERIOD / 2 }).toBe(true);
+      expect(publishes('a', a.run.stderr()).length).toBe(built);
+    } finally {
+      console.info(
+        a.run
+          .stderr()
+          .split('\n')
+          .filter((l) => !l.includes('"event":"build"'))
+          .slice(-15)
+          .join('\n'),
+      );
+      hold.release();
+    }
+    await expect.poll(() => publishes('a', a.run.stderr()).length, { timeout: 2 * PERIOD }).toBeGreaterThan(built);
+  }, 60_000);
+
+  it('builds longer than the period: the log, status and health say so, not the lock', async () => {
+    const lock = `failover-${++tests}`;
+    // Every build waits 5 s for its quotes, on a 4 s period.
+    quotes = await startQuotes({ delayMs: PERIOD + 1_000 });
+    const a = await start('a', url, lock);
+    const words = /builds take \d+(\.\d)? s, longer than the period 4 s: nothing can be published; raise the period/;
+    await a.run.waitForLog(new RegExp(`"msg":"build failed, last good files kept: ${words.source}"`), 30_000);
+    const base = await servedAt(a.run);
+    const health = await fetch(`${base}healthz`);
+    expect(health.status).toBe(503);
+    const body = (await health.json()) as { level: string; reasons: string[] };
+    expect(body.level).toBe('failing');
+    expect(body.reasons[0]).toMatch(new RegExp(`^${words.source}$`));
+    const said = spawnRatefile(['status'], { cwd: a.made.dir });
+    await said.exited;
+    expect(said.stdout()).toMatch(new RegExp(`^FAILING: ${words.source}`, 'm'));
+    // Nothing was published, and the lock was never taken for a build that could not be published.
+    expect(publishes('a', a.run.stderr())).toEqual([]);
+    expect(a.run.stderr()).not.toContain('ha: took the lock');
   }, 60_000);
 
   it('a standby whose config differs does not take over, and says why', async () => {

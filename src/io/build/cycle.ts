@@ -9,6 +9,7 @@ import type { Config, OutputFile } from '../../model/config.js';
 import { Compressions, fileSizes, type Compressed } from './compressions.js';
 import { PlaceRefused, publishFiles, removeExports, type PublishResult } from './publish.js';
 import { placeFence, uploadFence } from '../ha/placed.js';
+import { slowBuildText } from '../../pure/ha/role.js';
 import {
   acceptRequests,
   clearAcceptRequests,
@@ -77,7 +78,10 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
   try {
     const state = await readState(cycle);
     const { result, compressions } = await buildFromState(cycle, state);
-    if (deps.ha && !(await deps.ha.mayPublish(config, cycle.at))) return asStandby(cycle, state, result, []);
+    if (deps.ha) {
+      refuseSlowBuild(cycle, deps.ha);
+      if (!(await deps.ha.mayPublish(config, cycle.at))) return asStandby(cycle, state, result, []);
+    }
     const publishStarted = elapsed();
     const published = await publish(cycle, state.published, result.files, result.report.liveCodes, compressions);
     if ('lost' in published) return asStandby(cycle, state, result, [published.lost]);
@@ -245,6 +249,17 @@ async function uploadExports({ config, deps, at }: Cycle, passing: readonly Outp
         })
       : undefined;
   return { upload, lostLock };
+}
+
+/**
+ * Under `ha:`, a build that took a period or more is never published (the fence refuses it, and while it ran the
+ * lock's session may have gone silent): the cause said as such, before the lock is asked or taken.
+ */
+function refuseSlowBuild({ config, elapsed, started, at }: Cycle, ha: PublishGate): void {
+  const buildMs = elapsed() - started;
+  if (buildMs < config.schedulePeriodMs) return;
+  ha.tooSlow(buildMs, at);
+  throw new RatefileError('E_PUBLISH', slowBuildText(buildMs, config.schedulePeriodMs));
 }
 
 const fenceClock = (config: Config, deps: CycleDeps) => ({ now: deps.now, periodMs: config.schedulePeriodMs });

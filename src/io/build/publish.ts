@@ -111,6 +111,8 @@ interface PlaceOptions {
 
 /** A file written whole to its temporary and synced to disk, not yet in place. */
 interface StagedFile {
+  /** The temporary's inode: the file's once it is in place (unless another writer's rename came after). */
+  ino: bigint;
   /** The rename into place (the temporary is removed when it fails). */
   place(): Promise<void>;
   /** The temporary removed, the file left as it was. */
@@ -144,12 +146,14 @@ async function stageFile(
     if (cause instanceof PlaceRefused) throw cause;
     throw new RatefileError('E_PUBLISH', `cannot write ${path}: ${(cause as Error).message}`, { cause });
   };
+  let ino = 0n;
   try {
     const handle = await open(temporary, 'w', mode);
     try {
       await handle.chmod(mode);
       await handle.writeFile(bytes);
       await handle.sync();
+      ino = (await handle.stat({ bigint: true })).ino;
     } finally {
       await handle.close();
     }
@@ -157,6 +161,7 @@ async function stageFile(
     return fail(cause);
   }
   return {
+    ino,
     async place() {
       try {
         if (beforePlace) {
@@ -182,7 +187,7 @@ async function stageFile(
  * An export and its compressed copies, each written and synced at once, then put in place in order: the copies
  * first, so a server never finds a new .xml beside an older .gz. When one cannot be written none is placed.
  */
-async function placeSet(path: string, bytes: Buffer, copies: Compressed, options: PlaceOptions): Promise<void> {
+async function placeSet(path: string, bytes: Buffer, copies: Compressed, options: PlaceOptions): Promise<bigint[]> {
   const staged = await Promise.allSettled([
     stageFile(`${path}.gz`, copies.gzipped, options),
     stageFile(`${path}.br`, copies.brotli, options),
@@ -202,6 +207,8 @@ async function placeSet(path: string, bytes: Buffer, copies: Compressed, options
     throw cause;
   }
   await plain.place();
+  // In the order of stampOfSet: the export, then its copies.
+  return [plain.ino, gz.ino, br.ino];
 }
 
 /** Thrown by a `beforePlace` check: this file, and every one after it, is not put in place. */
@@ -290,8 +297,12 @@ export async function publishFiles(
       const path = join(dir, file);
       const copies = await pending;
       verifiedSets.delete(path);
-      await placeSet(path, bytes, copies, { beforePlace: options.beforePlace });
-      verifiedSets.set(path, await stampOfSet(path));
+      const inodes = await placeSet(path, bytes, copies, { beforePlace: options.beforePlace });
+      const stamp = await stampOfSet(path);
+      // Another writer's rename between ours and this look (an old leader resumed) is never taken for ours: the
+      // stamp kept cannot match the disk, so the watch over a leader's files sees the set replaced.
+      const ours = stamp.split('|').every((part, index) => part.split(':')[0] === String(inodes[index]));
+      verifiedSets.set(path, ours ? stamp : `replaced while placed: ${stamp}`);
       written.push(file);
     }),
   );

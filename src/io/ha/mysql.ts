@@ -23,8 +23,12 @@ export const openMysqlLock: LockDriver = async (target, name, timing) => {
   };
   await link.open(async () => {
     await withDeadline(session.connect(), Math.max(2_000, timing.idleTimeoutMs), 'connecting', link.end);
-    await query(`SET SESSION wait_timeout = ${Math.max(1, Math.ceil(timing.idleTimeoutMs / 1000))}`);
-    await query(table);
+    await query(
+      `SET SESSION wait_timeout = ${Math.max(1, Math.ceil(timing.idleTimeoutMs / 1000))}`,
+      [],
+      'setting wait_timeout',
+    );
+    await query(table, [], 'creating the table ratefile_ha');
   });
   return lockSession(name, mysqlSql(name), query, link);
 };

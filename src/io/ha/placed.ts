@@ -1,9 +1,9 @@
 // A leader's files in place under `ha:`: each confirmed on the lock (and by the build's age) right before it is put
-// there, and watched after, so a file another writer puts over one of them (an old leader that resumed after a pause,
-// a VM freeze, a slow disk) is noticed within a fraction of a second and published over at once.
+// there (each rename, each S3 upload); src/io/ha/placed-watch.ts watches them after and puts them back when another
+// writer's file lands over one (an old leader that resumed after a pause: no lock fences a shared folder).
 import { basename } from 'node:path';
-import type { Logger } from '../../base/log.js';
-import { PlaceRefused, placedStamps, replacedSince } from '../build/publish.js';
+import { PlaceRefused } from '../build/publish.js';
+import { lockTiming } from '../../pure/ha/role.js';
 import type { PublishGate } from './standby.js';
 
 /** What a fence needs besides the lock: the wall clock and the schedule's period. */
@@ -36,6 +36,27 @@ export function placeFence(gate: PublishGate, at: Date, clock: FenceClock): (pat
   };
 }
 
+/**
+ * The `beforePlace` of a leader putting its own files back (src/io/ha/placed-watch.ts): they are its last publish,
+ * whatever their build's age, so what counts is the lock, confirmed right before each rename, and that the answer
+ * came within the lock's idle timeout of the question: the lock frees no sooner after the check, so another instance
+ * cannot have taken it by then (a pause of this process before the answer is read counts).
+ */
+export function putBackFence(gate: PublishGate, clock: FenceClock): (path: string) => Promise<void> {
+  const { idleTimeoutMs } = lockTiming(clock.periodMs);
+  return async (path) => {
+    const asked = clock.now().getTime();
+    if (!(await gate.stillHolds()))
+      throw new PlaceRefused(`ha: ${basename(path)} not put back: this instance no longer holds the lock`, true);
+    const waited = clock.now().getTime() - asked;
+    if (waited >= idleTimeoutMs)
+      throw new PlaceRefused(
+        `ha: ${basename(path)} not put back: the lock's answer took ${waited} ms, its idle timeout (${idleTimeoutMs} ms) or more`,
+        false,
+      );
+  };
+}
+
 /** The `beforePut` of an S3 upload: the same, right before each object is put. */
 export function uploadFence(
   gate: PublishGate,
@@ -43,76 +64,4 @@ export function uploadFence(
   clock: FenceClock,
 ): (file: string) => Promise<string | undefined> {
   return async () => (await refusal(gate, at, clock))?.message;
-}
-
-export interface PlacedWatch {
-  /** A build of this instance starts: its own renames are not another writer's. */
-  busy(): void;
-  /** The build is over: `files` are this leader's to watch (their stamps as it left them); undefined: none are. */
-  settled(files: readonly string[] | undefined): void;
-  close(): void;
-}
-
-export interface PlacedWatchOptions {
-  dir: string;
-  /** How often the stamps (three stats per export) are compared. */
-  intervalMs: number;
-  /** Called once per replacement seen; the watch rests until the next `settled`. */
-  onReplaced: (files: string[]) => void;
-}
-
-export function watchPlaced(options: PlacedWatchOptions): PlacedWatch {
-  let expected: Map<string, string> | undefined;
-  let checking = false;
-  const timer = setInterval(() => {
-    const compared = expected;
-    if (!compared || compared.size === 0 || checking) return;
-    checking = true;
-    replacedSince(compared, options.dir)
-      .then(
-        (files) => {
-          // A build that started meanwhile made the comparison moot (its own renames change the stamps).
-          if (files.length === 0 || expected !== compared) return;
-          expected = undefined;
-          options.onReplaced(files);
-        },
-        () => undefined,
-      )
-      .finally(() => (checking = false));
-  }, options.intervalMs);
-  timer.unref();
-  return {
-    busy: () => {
-      expected = undefined;
-    },
-    settled: (files) => {
-      expected = files ? placedStamps(files, options.dir) : undefined;
-    },
-    close: () => clearInterval(timer),
-  };
-}
-
-/**
- * The service's watch over a leader's files: a replacement is noted on the gate (the status's `ha.overwritten`, an
- * alert), logged, and published over by a build at once.
- */
-export function guardPlaced(options: {
-  dir: string;
-  standby: PublishGate;
-  log: Logger;
-  now: () => Date;
-  rebuild: () => Promise<void>;
-}): PlacedWatch {
-  return watchPlaced({
-    dir: options.dir,
-    intervalMs: 250,
-    onReplaced: (files) => {
-      options.standby.overwritten(files, options.now());
-      options.log.warn(
-        `ha: ${files.join(', ')} replaced by another writer while this instance leads (an old leader resumed?): publishing again at once`,
-        { event: 'ha', ok: false, files },
-      );
-      void options.rebuild();
-    },
-  });
 }

@@ -55,19 +55,29 @@ export const openPostgresLock: LockDriver = async (target, name, timing) => {
   return lockSession(name, postgresSql(name), query, link);
 };
 
+/** SQLSTATE 42704 (undefined_object): the server does not know the setting (PostgreSQL 13 and older). */
+const unknownSetting = '42704';
+
 /** The session's timeouts and keepalives, and the record's table. */
 async function setUp(query: LockQuery, timing: LockTiming): Promise<void> {
+  const setting = 'setting idle_session_timeout';
   try {
-    await query(`SET idle_session_timeout = ${timing.idleTimeoutMs}`);
+    await query(`SET idle_session_timeout = ${timing.idleTimeoutMs}`, [], setting);
   } catch (error) {
-    throw new LockProblem(`PostgreSQL 14 or later is needed (idle_session_timeout): ${(error as Error).message}`);
+    // Only the server's own "unknown setting" is a version problem: a missed deadline or any other answer is said
+    // as it is (a loaded PostgreSQL 15 that answers late is not too old).
+    if ((error as { code?: string }).code !== unknownSetting) throw error;
+    throw new LockProblem(
+      `PostgreSQL 14 or later is needed (idle_session_timeout); the server answered: ${(error as Error).message}`,
+    );
   }
-  await query(`SET statement_timeout = ${timing.queryTimeoutMs}`);
+  await query(`SET statement_timeout = ${timing.queryTimeoutMs}`, [], 'setting statement_timeout');
   // The server's side of the keepalive (the client's is keepAlive above): a dead peer is noticed in seconds.
-  await query(`SET tcp_keepalives_idle = ${Math.max(1, Math.ceil(timing.heartbeatMs / 1000))}`);
-  await query('SET tcp_keepalives_interval = 1');
-  await query('SET tcp_keepalives_count = 3');
-  await query(table).catch((error: unknown) => {
+  const keepalives = 'setting the TCP keepalives';
+  await query(`SET tcp_keepalives_idle = ${Math.max(1, Math.ceil(timing.heartbeatMs / 1000))}`, [], keepalives);
+  await query('SET tcp_keepalives_interval = 1', [], keepalives);
+  await query('SET tcp_keepalives_count = 3', [], keepalives);
+  await query(table, [], 'creating the table ratefile_ha').catch((error: unknown) => {
     if (!raced.has((error as { code?: string }).code ?? '')) throw error;
   });
 }

@@ -9,6 +9,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { LeaseTarget } from '../../model/ha.js';
 import type { LockRecord, LockTiming } from '../../pure/ha/role.js';
 import { LockProblem, withDeadline, type LockSession } from './session.js';
+import { conditionRefused, EtagForm, statusOf, type WriteCondition } from '../hosting/s3-conditional.js';
 
 /** The lease object's body. `expiresAt` is the holder's wall clock (ms): instances need clocks in step (NTP). */
 interface Lease {
@@ -40,12 +41,6 @@ function leaseOf(text: string, name: string, where: string): Lease {
     throw new LockProblem(`${where} is the lease of lock "${String(data.name)}", not "${name}": give each its own key`);
   return data as Lease;
 }
-
-const statusOf = (error: unknown): number | undefined =>
-  (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-
-/** 412: the condition did not hold; 409 (AWS: ConditionalRequestConflict): another conditional write won the race. */
-const refused = (error: unknown): boolean => statusOf(error) === 412 || statusOf(error) === 409;
 
 export interface LeaseOptions {
   instance: string;
@@ -89,7 +84,7 @@ class LeaseSession implements LockSession {
   private etag: string | undefined;
   private body: Lease | undefined;
   /** Some stores (Ceph RGW 16) compare If-Match with the bare ETag, without its quotes: learnt once, then kept. */
-  private bareEtags = false;
+  private readonly form = new EtagForm();
   private queue: Promise<unknown> = Promise.resolve();
   /** The running step's deadline: its requests are aborted when it passes. */
   private signal: AbortSignal | undefined;
@@ -138,32 +133,26 @@ class LeaseSession implements LockSession {
   }
 
   /** Write `lease` under the condition; its new ETag, or undefined when the store refused the condition. */
-  private async put(lease: Lease, condition: { ifNoneMatch: '*' } | { ifMatch: string }): Promise<string | undefined> {
-    const send = (ifMatch: string | undefined) =>
-      this.client.send(
+  private async put(lease: Lease, condition: WriteCondition): Promise<string | undefined> {
+    try {
+      const answer = await this.client.send(
         new this.sdk.PutObjectCommand({
           Bucket: this.target.bucket,
           Key: this.target.key,
           Body: `${JSON.stringify(lease)}\n`,
           ContentType: 'application/json',
           CacheControl: 'no-store',
-          ...('ifNoneMatch' in condition ? { IfNoneMatch: '*' } : { IfMatch: ifMatch }),
+          ...this.form.fields(condition),
         }),
         this.sent(),
       );
-    const bare = (etag: string) => etag.replaceAll('"', '');
-    const ifMatch = 'ifMatch' in condition ? condition.ifMatch : undefined;
-    try {
-      return (await send(ifMatch && this.bareEtags ? bare(ifMatch) : ifMatch)).ETag;
+      return answer.ETag;
     } catch (error) {
-      if (!refused(error)) throw error;
-      if (ifMatch === undefined || this.bareEtags) return undefined;
+      if (!conditionRefused(error)) throw error;
       // Refused although the object may still carry that ETag: a store that wants it without quotes? Only
       // when a look right after shows the very ETag (anything else: another writer's lease, the refusal stands).
-      const now = await this.get();
-      if (now?.etag !== ifMatch) return undefined;
-      this.bareEtags = true;
-      return this.put(lease, condition);
+      if (await this.form.learn(condition, async () => (await this.get())?.etag)) return this.put(lease, condition);
+      return undefined;
     }
   }
 

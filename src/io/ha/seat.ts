@@ -67,7 +67,7 @@ export function takeSeat(config: Config, options: StandbyOptions): Seat {
 }
 
 export function becomeStandby(seat: Seat, reason: string, holderHolds?: boolean): void {
-  const { holderHolds: _, overwritten: __, ...rest } = seat.state;
+  const { holderHolds: _, overwritten: __, leaderSince: ___, ...rest } = seat.state;
   seat.state = {
     ...rest,
     role: 'standby',

@@ -93,10 +93,10 @@ export function lockSession(name: string, sql: LockSql, query: LockQuery, link: 
     take: async () => {
       // Taking it twice would stack a second hold on the session: only when this session does not hold it yet.
       if (await holds()) return true;
-      return yes((await query(sql.take, [...sql.lockValues]))[0]?.taken);
+      return yes((await query(sql.take, [...sql.lockValues], 'taking the lock'))[0]?.taken);
     },
     read: async () => {
-      const row = (await query(sql.read, [name]))[0];
+      const row = (await query(sql.read, [name], 'reading the lock record'))[0];
       if (!row) return {};
       const record: LockRecord = {
         holder: String(row.holder),
@@ -111,7 +111,7 @@ export function lockSession(name: string, sql: LockSql, query: LockQuery, link: 
       await query(sql.claim, values, 'recording the publish');
     },
     saveGuard: async (holder, guard) => {
-      await query(sql.saveGuard, [guard, name, holder]);
+      await query(sql.saveGuard, [guard, name, holder], 'recording the guard state');
     },
     ping: async () => {
       await query('SELECT 1', [], 'the keepalive query');

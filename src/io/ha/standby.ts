@@ -27,6 +27,8 @@ export interface PublishGate {
   sharedGuard(): Promise<GuardState | undefined>;
   /** Right before publishing the build made at `at`: may this instance publish? */
   mayPublish(config: Config, at: Date): Promise<boolean>;
+  /** The build made at `at` took `buildMs`, a period or more: it is not published (kept for status and health). */
+  tooSlow(buildMs: number, at: Date): void;
   /** Right before each file is put in place (renamed, uploaded): does this instance still hold the lock? */
   stillHolds(): Promise<boolean>;
   /** Files another writer replaced while this instance led (put back by a publish at once): kept for the alert. */
@@ -63,6 +65,9 @@ export function createStandby(config: Config, options: StandbyOptions): Standby 
     sharedGuard: () => sharedGuard(seat),
     mayPublish: (built, at) => mayPublish(seat, built, at),
     stillHolds: () => stillHolds(seat),
+    tooSlow(buildMs, at) {
+      seat.state = { ...seat.state, slowBuild: { buildMs: Math.round(buildMs), at: at.toISOString() } };
+    },
     overwritten(files, at) {
       seat.state = { ...seat.state, overwritten: { files: [...files], at: at.toISOString() } };
     },
@@ -91,7 +96,9 @@ async function sharedGuard(seat: Seat): Promise<GuardState | undefined> {
 
 /** Away for a period after a lost lock, else on a session: take the lock if free, read its record, decide. */
 async function mayPublish(seat: Seat, built: Config, at: Date): Promise<boolean> {
-  seat.state = { ...seat.state, configHash: configHash(built) };
+  // A build that got here in time: builds are no longer too slow to publish.
+  const { slowBuild: _, ...state } = seat.state;
+  seat.state = { ...state, configHash: configHash(built) };
   if (!seat.held && seat.options.now().getTime() < seat.cooldownUntil) {
     becomeStandby(seat, 'lost the lock; leaving it to another instance for one period');
     return false;
@@ -148,10 +155,12 @@ function stepBack(
 /** Publishing this build: the record claimed for it, and this instance the leader. */
 async function lead(seat: Seat, current: LockSession, at: Date, decision: Extract<PublishDecision, { publish: true }>) {
   const { instance } = seat;
-  if (!seat.held) seat.since = at.getTime();
+  // A new term: the lock newly taken, or held since a build that left the publish to the last holder's period.
+  const taken = !seat.held || seat.state.role !== 'leader';
+  if (taken) seat.since = at.getTime();
   const claim = { holder: instance, configHash: seat.state.configHash, since: seat.since, publishingAt: at.getTime() };
   await current.claim(claim);
-  if (!seat.held)
+  if (taken)
     seat.options.log.info(
       `ha: took the lock on ${seat.store.where}: this instance publishes${decision.takeover ? ` (took over from ${decision.takeover.from})` : ''}`,
       { event: 'ha', role: 'leader', ...(decision.takeover ? { from: decision.takeover.from } : {}) },
@@ -163,6 +172,7 @@ async function lead(seat: Seat, current: LockSession, at: Date, decision: Extrac
     ...rest,
     role: 'leader',
     holder: instance,
+    leaderSince: new Date(seat.since).toISOString(),
     ...(decision.takeover ? { takeover: { from: decision.takeover.from, at: at.toISOString() } } : {}),
   };
   seat.record = { holder: instance, configHash: seat.state.configHash, since: seat.since, publishingAt: at.getTime() };

@@ -1,13 +1,15 @@
-// Upload the exports to an S3 bucket: only what changed since the last successful upload, remembered in the state folder;
+// Upload the exports to an S3 bucket: only what changed since the last successful upload, remembered in the state folder,
+// each upload conditional on the version last uploaded (If-Match), so the store refuses it over another writer's;
 // objects it uploaded for exports no longer declared are deleted.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { OutputFile, S3Target } from '../../model/config.js';
-import { writeStateFile } from '../state/state-files.js';
 import { contentTypeOf, exportFileName } from '../../model/formats.js';
 import { describeTarget, describeUploadError, uploadDeadlineMs, uploadHost, type UploadResult } from './s3-report.js';
+import { conditionUnsupported, EtagForm, putOver, statusOf } from './s3-conditional.js';
+import { keepUploaded, readUploaded, type Memory, type Uploaded } from './s3-state.js';
+
+export { s3StateFile } from './s3-state.js';
 
 export interface UploadOptions {
   /** Upload every file even when the state says the bucket already has its bytes. */
@@ -17,38 +19,17 @@ export interface UploadOptions {
    * deleted. Only objects the state file remembers are touched; a failed deletion stays remembered and is retried.
    */
   declared?: readonly string[];
-  /** Asked right before each object is put (a warm standby's lock and build age): a reason skips that upload. */
+  /**
+   * Asked right before each object is put (a warm standby's lock and build age): a reason skips that upload. With
+   * it, an object the state calls unchanged is also looked at (HEAD): one another writer replaced is uploaded again.
+   */
   beforePut?: (file: string) => Promise<string | undefined>;
 }
-
-/** What was last uploaded to one object: enough to tell whether the next bytes and headers differ. */
-interface Uploaded {
-  sha256: string;
-  contentType: string;
-  cacheControl: string;
-  etag?: string;
-  at: string;
-}
-
-interface StateFile {
-  version: 1;
-  objects: Record<string, Uploaded>;
-}
-
-/** The state file, in the state folder: never inside the served output folder. */
-export const s3StateFile = (stateDir: string): string => join(stateDir, 's3.json');
 
 /** One object of one store: the key the state file remembers it by. */
 const objectId = (target: S3Target, key: string): string => `${target.endpoint ?? 'aws'} ${target.bucket}/${key}`;
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
-
-function parseState(text: string): Record<string, Uploaded> {
-  const data = JSON.parse(text) as Partial<StateFile>;
-  if (data.version !== 1 || typeof data.objects !== 'object' || data.objects === null)
-    throw new Error('not a ratefile S3 state file');
-  return data.objects;
-}
 
 export class S3Publisher {
   readonly target: S3Target;
@@ -57,7 +38,11 @@ export class S3Publisher {
   /** The SDK and its client, loaded on the first upload: the SDK is large, and a config without S3 never loads it. */
   private connection?: Promise<{ sdk: typeof import('@aws-sdk/client-s3'); client: S3Client }>;
   /** Kept in memory too, so a state folder that cannot be written costs re-uploads only after a restart. */
-  private readonly memory = new Map<string, Uploaded>();
+  private readonly memory: Memory = new Map();
+  /** How the store compares If-Match (Ceph RGW 16: the bare ETag). */
+  private readonly form = new EtagForm();
+  /** The store answered 501 to a conditional write: uploads go without a condition from then on (said once). */
+  private unfenced: 'no' | 'unsaid' | 'said' = 'no';
 
   constructor(target: S3Target, stateDir: string, options: { deadlineMs?: number } = {}) {
     this.target = target;
@@ -91,32 +76,7 @@ export class S3Publisher {
     return this.connection;
   }
 
-  /** What the state file and memory say was last uploaded; the newer entry wins when both know an object. */
-  private async recorded(warnings: string[]): Promise<Map<string, Uploaded>> {
-    const known = new Map(this.memory);
-    let text: string | undefined;
-    try {
-      text = await readFile(s3StateFile(this.stateDir), 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-        warnings.push(`${s3StateFile(this.stateDir)}: unreadable (${(error as Error).message})`);
-    }
-    if (text !== undefined) {
-      try {
-        for (const [id, entry] of Object.entries(parseState(text))) {
-          const mine = known.get(id);
-          if (!mine || entry.at > mine.at) known.set(id, entry);
-        }
-      } catch (error) {
-        warnings.push(
-          `${s3StateFile(this.stateDir)}: unreadable, every file is uploaded again (${(error as Error).message})`,
-        );
-      }
-    }
-    return known;
-  }
-
-  private async put(key: string, bytes: Buffer): Promise<string | undefined> {
+  private async put(key: string, bytes: Buffer, condition: object = {}): Promise<string | undefined> {
     const { sdk, client } = await this.connect();
     const response = await client.send(
       new sdk.PutObjectCommand({
@@ -126,10 +86,60 @@ export class S3Publisher {
         ContentType: contentTypeOf(key),
         CacheControl: this.target.cacheControl,
         ContentMD5: createHash('md5').update(bytes).digest('base64'),
+        ...condition,
       }),
       { abortSignal: AbortSignal.timeout(this.deadlineMs) },
     );
     return response.ETag;
+  }
+
+  /** The object's ETag now; undefined when there is none. */
+  private async current(key: string): Promise<string | undefined> {
+    const { sdk, client } = await this.connect();
+    try {
+      const head = await client.send(new sdk.HeadObjectCommand({ Bucket: this.target.bucket, Key: key }), {
+        abortSignal: AbortSignal.timeout(this.deadlineMs),
+      });
+      return head.ETag;
+    } catch (error) {
+      if (statusOf(error) === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Every upload is conditional on the version this publisher last uploaded (`If-Match`; a first one `If-None-Match:
+   * *`), so the store itself refuses an old leader's late write over a newer one (src/io/hosting/s3-conditional.ts).
+   */
+  private async putFenced(
+    key: string,
+    bytes: Buffer,
+    known: string | undefined,
+    confirm: () => Promise<string | undefined>,
+  ) {
+    if (this.unfenced !== 'no') return { etag: await this.put(key, bytes) };
+    try {
+      return await putOver(known, this.form, {
+        put: (fields) => this.put(key, bytes, fields),
+        current: () => this.current(key),
+        confirm,
+      });
+    } catch (error) {
+      if (!conditionUnsupported(error)) throw error;
+      this.unfenced = 'unsaid';
+      return { etag: await this.put(key, bytes) };
+    }
+  }
+
+  /** Under `ha:`, whether the object the state calls unchanged still is this publisher's upload (a HEAD). */
+  private async stillOurs(key: string, last: Uploaded, options: UploadOptions): Promise<boolean> {
+    if (!options.beforePut || last.etag === undefined) return true;
+    const bare = (etag: string | undefined) => etag?.replaceAll('"', '');
+    // A look that fails says nothing: the next build looks again.
+    return this.current(key).then(
+      (etag) => bare(etag) === bare(last.etag),
+      () => true,
+    );
   }
 
   /** Upload each file whose bytes or headers differ from the last successful upload; never throws. */
@@ -142,7 +152,7 @@ export class S3Publisher {
       failed: [],
       warnings: [],
     };
-    const known = await this.recorded(result.warnings);
+    const known = await readUploaded(this.stateDir, this.memory, result.warnings);
     const changes = new Map<string, Uploaded | undefined>();
     await Promise.all(
       files.map(async ({ file, bytes }) => {
@@ -156,18 +166,27 @@ export class S3Publisher {
           last &&
           last.sha256 === entry.sha256 &&
           last.contentType === contentType &&
-          last.cacheControl === entry.cacheControl
+          last.cacheControl === entry.cacheControl &&
+          (await this.stillOurs(key, last, options))
         ) {
           result.unchanged.push(file);
           return;
         }
-        const refused = await options.beforePut?.(file);
+        const confirm = async () => options.beforePut?.(file);
+        const refused = await confirm();
         if (refused !== undefined) {
           result.warnings.push(`s3 upload of ${file} skipped: ${refused}`);
           return;
         }
         try {
-          const etag = await this.put(key, bytes);
+          const put = await this.putFenced(key, bytes, last?.etag, confirm);
+          if ('refused' in put) {
+            // Not uploaded: the object is another writer's, and the state must not call it ours.
+            changes.set(id, undefined);
+            result.warnings.push(`s3 upload of ${file} skipped: ${put.refused}`);
+            return;
+          }
+          const { etag } = put;
           changes.set(id, { ...entry, ...(etag === undefined ? {} : { etag }), at: new Date().toISOString() });
           result.uploaded.push(file);
         } catch (error) {
@@ -183,13 +202,19 @@ export class S3Publisher {
       }),
     );
     if (options.declared) await this.removeUndeclared(options.declared, known, changes, result);
+    if (this.unfenced === 'unsaid' && options.beforePut) {
+      this.unfenced = 'said';
+      result.warnings.push(
+        `${describeTarget(this.target)} refused a conditional upload (501): uploads go without If-Match, so the store cannot refuse an old leader's late upload`,
+      );
+    }
     const order = (names: string[]) =>
       names.sort((a, b) => files.findIndex((f) => f.file === a) - files.findIndex((f) => f.file === b));
     order(result.uploaded);
     order(result.unchanged);
     result.removed.sort();
     result.failed.sort((a, b) => files.findIndex((f) => f.file === a.file) - files.findIndex((f) => f.file === b.file));
-    if (changes.size > 0) await this.remember(known, changes, result.warnings);
+    if (changes.size > 0) await keepUploaded(this.stateDir, this.memory, known, changes, result.warnings);
     return result;
   }
 
@@ -225,33 +250,6 @@ export class S3Publisher {
         }
       }),
     );
-  }
-
-  private async remember(
-    known: Map<string, Uploaded>,
-    changes: Map<string, Uploaded | undefined>,
-    warnings: string[],
-  ): Promise<void> {
-    for (const [id, entry] of changes) {
-      if (entry) {
-        known.set(id, entry);
-        this.memory.set(id, entry);
-      } else {
-        known.delete(id);
-        this.memory.delete(id);
-      }
-    }
-    const state: StateFile = {
-      version: 1,
-      objects: Object.fromEntries([...known].sort(([a], [b]) => a.localeCompare(b))),
-    };
-    try {
-      await writeStateFile(s3StateFile(this.stateDir), `${JSON.stringify(state, null, 2)}\n`);
-    } catch (error) {
-      warnings.push(
-        `cannot keep what was uploaded in ${s3StateFile(this.stateDir)}, so unchanged files are uploaded again after a restart: ${(error as Error).message}`,
-      );
-    }
   }
 
   /** Close the SDK's connections (one-shot commands; the scheduler keeps its publisher). */

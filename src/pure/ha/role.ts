@@ -73,3 +73,14 @@ export function lockTiming(periodMs: number): LockTiming {
     queryTimeoutMs: Math.max(500, Math.round(idleTimeoutMs / 2)),
   };
 }
+
+/** Seconds for people: 4.2, 3 (one decimal at most). */
+const seconds = (ms: number): string => String(Math.round(ms / 100) / 10);
+
+/**
+ * Under `ha:` a build must reach its files within a period (src/io/ha/placed.ts never puts an older one in place,
+ * and a long build starves the lock's heartbeat): the words when builds take longer, for the log, status and health.
+ */
+export function slowBuildText(buildMs: number, periodMs: number): string {
+  return `builds take ${seconds(buildMs)} s, longer than the period ${seconds(periodMs)} s: nothing can be published; raise the period`;
+}

@@ -1,10 +1,11 @@
 // Health: is ratefile publishing what it should? ok, degraded or failing, each with its reasons. Pure: the
 // status and the clock in, the level out; computed after every build (kept in the status) and again when read.
 import type { Health, HealthPolicy } from '../../model/config.js';
-import type { Status } from './report.js';
+import type { HaStatus, Status } from './report.js';
 import type { WithheldKind } from '../../model/priced.js';
 import { directionNameOfId, plural } from '../../base/words.js';
 import { notMadeText } from './rates.js';
+import { slowBuildText } from '../ha/role.js';
 
 export const defaultHealthPolicy: HealthPolicy = { failAfterPeriods: 3, maxWithheldShare: 0.25 };
 
@@ -29,6 +30,8 @@ export function assessHealth(status: Status | undefined, now: Date): Health {
   const notes: string[] = [];
 
   const limitMs = policy.failAfterPeriods * status.schedulePeriodMs;
+  // The cause first: with `ha:`, a build longer than the period can never be published.
+  if (status.ha?.slowBuild) failing.push(slowBuildText(status.ha.slowBuild.buildMs, status.schedulePeriodMs));
   if (status.lastSuccessAt === undefined) failing.push('no build has succeeded yet');
   else {
     const age = now.getTime() - Date.parse(status.lastSuccessAt);
@@ -37,6 +40,10 @@ export function assessHealth(status: Status | undefined, now: Date): Health {
   }
   const silence = haSilence(status, now, limitMs);
   if (silence) failing.push(silence);
+  else {
+    const unpublished = status.ha && haUnpublished(status.ha);
+    if (unpublished) (unpublished.level === 'failing' ? failing : degraded).push(unpublished.text);
+  }
   if (!status.lastBuild.ok) degraded.push(`last build failed: ${status.lastBuild.error ?? 'unknown error'}`);
   if (status.configError !== undefined)
     degraded.push(`config reload rejected, the last good config still serves: ${status.configError}`);
@@ -117,6 +124,22 @@ function haSilence(status: Status, now: Date, limitMs: number): string | undefin
  */
 export function exitCodeOf(health: Health, build: { unusable?: boolean; failedUploads?: number } = {}): 0 | 1 {
   return health.level === 'ok' && !build.unusable && (build.failedUploads ?? 0) === 0 ? 0 : 1;
+}
+
+/**
+ * With `ha:`, health is ok only once a publish is known: this instance's own while it leads (until its first publish
+ * lands, its folder holds another instance's files or none: failing, so a load balancer waits), or, on a standby, the
+ * leader's (degraded: a standby serves no export either way).
+ */
+function haUnpublished(ha: HaStatus): { level: 'failing' | 'degraded'; text: string } | undefined {
+  if (ha.role === 'leader') {
+    const own = ha.lastPublish?.by === ha.instance ? Date.parse(ha.lastPublish.at) : Number.NaN;
+    // Its own publish since it took the lock: one named in the record from before (a restart) does not count.
+    if (own >= (ha.leaderSince === undefined ? Number.NEGATIVE_INFINITY : Date.parse(ha.leaderSince))) return undefined;
+    const from = ha.takeover ? ` (took over from ${ha.takeover.from} at ${ha.takeover.at})` : '';
+    return { level: 'failing', text: `this instance leads${from} but has not published yet` };
+  }
+  return ha.lastPublish ? undefined : { level: 'degraded', text: 'no instance is known to have published yet' };
 }
 
 /** The body of the full /healthz and of `ratefile status --json`: one level with its reasons, then the status. */

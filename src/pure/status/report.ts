@@ -186,6 +186,8 @@ export interface HaStatus {
   configHash: string;
   /** The holder's config hash, when it differs from this one. */
   holderConfigHash?: string;
+  /** Leader: when this instance took the lock (the time of the build that took it). */
+  leaderSince?: string;
   /** When this instance last took the publishing over from another, and from which. */
   takeover?: { from: string; at: string };
   /** When this instance started watching the lock: health counts a silence from here while no publish is known. */
@@ -194,6 +196,8 @@ export interface HaStatus {
   lastPublish?: { by: string; at: string };
   /** Standby: whether another session held the lock at the last check (absent: the lock could not be asked). */
   holderHolds?: boolean;
+  /** The last build took a period or longer (ms), so it could not be published (health: failing, saying so). */
+  slowBuild?: { buildMs: number; at: string };
   /** Leader: export files another writer replaced while this instance led, put back at once (an alert). */
   overwritten?: { files: string[]; at: string };
 }

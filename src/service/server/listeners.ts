@@ -141,8 +141,11 @@ export interface HealthInput {
  */
 export function healthRoutes(input: HealthInput): { full: Route; bare: Route } {
   const assess = () => {
-    const health = assessHealth(input.status(), input.now());
+    // The role as the standby logic sees it now, not as the last build left it: a leader that took the lock in a
+    // build still publishing is judged as a leader (src/pure/status/health.ts: not ok before its first publish).
     const ha = input.ha?.();
+    const status = input.status();
+    const health = assessHealth(status && ha ? { ...status, ha } : status, input.now());
     return { health, ha, code: health.level === 'failing' || (ha && ha.role !== 'leader') ? 503 : 200 };
   };
   const json = (response: ServerResponse, code: number, body: unknown) => {

@@ -10,14 +10,14 @@ import { type CycleResult, readStatus, runCycle } from '../../io/build/cycle.js'
 import { errorLine } from '../../base/errors.js';
 import type { LastGoodConfig } from './last-good-config.js';
 import type { Logger } from '../../base/log.js';
-import type { Config } from '../../model/config.js';
+import type { Config, OutputFile } from '../../model/config.js';
 import type { Metrics } from '../server/metrics.js';
 import type { QuoteCache } from '../../io/quotes/quotes.js';
 import type { BuildReport, Status } from '../../pure/status/report.js';
 import { type SourceWatch, watchedFiles } from './source-watch.js';
 import type { Notifier } from '../alerts/notifier.js';
 import type { Dashboard } from '../dashboard/board.js';
-import type { PlacedWatch } from '../../io/ha/placed.js';
+import type { GuardedFiles } from '../../io/ha/placed-watch.js';
 import type { Repeats } from '../../pure/ha/repeats.js';
 import type { Standby } from '../../io/ha/standby.js';
 import type { Readers } from '../readers/tracker.js';
@@ -49,7 +49,8 @@ export interface BuildParts {
   sourceWatch: SourceWatch;
   watchFiles: boolean;
   standby: Standby | undefined;
-  placed: PlacedWatch | undefined;
+  /** With `ha:`, the watch over a leader's files (src/io/ha/placed-watch.ts). */
+  placed: GuardedFiles | undefined;
   /** A standby's reason once (again after a while), however many others alternate with it. */
   standbyReasons: Repeats;
   metrics: Metrics;
@@ -91,18 +92,30 @@ async function buildWithCurrentConfig(
   // A reloaded config's file sources are watched from now on, before this build reads them.
   if (parts.watchFiles) parts.sourceWatch.target(watchedFiles(config));
   const { placed, standby } = parts;
-  placed?.busy();
+  // Through the watch over a leader's files, so that its own publish is not taken for another writer's.
+  const ha = placed?.gate ?? standby;
   // The state folder, like the output folder, is the one the service started with.
   const result = await runCycle({ ...config, stateDir: parts.stateDir }, parts.outDir, {
     ...parts.deps,
     ...(configError === undefined ? {} : { configError }),
     // Kept in the status, so health, /healthz, /metrics, the dashboard, `ratefile status` and the alert say one level.
     ...(parts.outside ? { outside: parts.outside.problems(parts.deps.now()) } : {}),
-    ...(standby ? { ha: standby } : {}),
+    ...(ha ? { ha } : {}),
+  }).catch((error: unknown) => {
+    placed?.settled(undefined);
+    throw error;
   });
-  placed?.settled(result.standby ? undefined : result.build.report.exports.map((e) => e.file));
+  // Only a leader watches its files: one that lost the lock on the way (after its publish) has none to guard.
+  const leads = !result.standby && standby?.status().role === 'leader';
+  placed?.settled(leads ? placedFiles(result) : undefined);
   state.status = result.status;
   return { config, result };
+}
+
+/** The exports a leader's cycle put in place (a cycle that refused one fails). */
+function placedFiles({ build }: CycleResult): OutputFile[] {
+  const names = new Set(build.report.exports.map((e) => e.file));
+  return build.files.filter((file) => names.has(file.file));
 }
 
 /** A standby publishes nothing: one line per reason, not one per build. */

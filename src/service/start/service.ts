@@ -34,7 +34,7 @@ import type { Status } from '../../pure/status/report.js';
 import { createStandby } from '../../io/ha/standby.js';
 import { standbyRefusal } from '../ha/serve.js';
 import { repeatFilter } from '../../pure/ha/repeats.js';
-import { guardPlaced } from '../../io/ha/placed.js';
+import { guardPlaced } from '../../io/ha/placed-watch.js';
 import { lastGoodConfig } from './last-good-config.js';
 import { openOutsideWatch } from './outside-watch.js';
 
@@ -171,9 +171,16 @@ async function openBuildParts(
   };
   // With `ha:`, every build runs and only the lock's holder publishes (src/io/ha/standby.ts).
   const standby = options.config.ha ? createStandby(options.config, { env, log, now: options.deps.now }) : undefined;
-  // A leader's files replaced by another writer (an old leader resumed from a pause) are published over at once.
+  // A leader's files replaced by another writer (an old leader resumed from a pause) are put back at once.
   const placed = standby
-    ? guardPlaced({ dir: outDir, standby, log, now: options.deps.now, rebuild: triggers.rebuild })
+    ? guardPlaced({
+        dir: outDir,
+        standby,
+        log,
+        now: options.deps.now,
+        periodMs: options.config.schedulePeriodMs,
+        rebuild: triggers.rebuild,
+      })
     : undefined;
   const configs = lastGoodConfig(options.loadConfig, options.config, log);
   const metrics = createMetrics(

@@ -12,6 +12,8 @@ import { dashboardModel } from '../../../src/service/dashboard/model.js';
 import { renderDashboard } from '../../../src/service/dashboard/page.js';
 import type { HaStatus, Status } from '../../../src/pure/status/report.js';
 import { createExportServer, listen } from '../../../src/service/server/server.js';
+import { healthRoutes } from '../../../src/service/server/listeners.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { formatStatus } from '../../../src/pure/status/status.js';
 import { projectsPerTest, sampleConfig } from '../../support/project.js';
 import { runRatefile } from '../../support/run-cli.js';
@@ -214,6 +216,7 @@ describe('what a role looks like', () => {
     holder: 'b',
     configHash: 'bbbb',
     takeover: { from: 'a', at },
+    lastPublish: { by: 'b', at },
   };
   const standby: HaStatus = {
     role: 'standby',
@@ -222,6 +225,7 @@ describe('what a role looks like', () => {
     reason: 'a holds the lock',
     configHash: 'bbbb',
     holderConfigHash: 'aaaa',
+    lastPublish: { by: 'a', at },
   };
 
   it('a failover starts an alert on the instance that took over, which ends by itself after 15 minutes', () => {
@@ -266,6 +270,34 @@ describe('what a role looks like', () => {
     expect(renderDashboard(dashboardModel({ now, redaction: { roots: [], secrets: [] } }))).not.toContain(
       'Warm standby',
     );
+  });
+
+  it('/healthz judges the role as it is now: a leader whose first publish has not landed answers 503', () => {
+    // The last build was a standby's (ok); the build running now took the lock and is still publishing.
+    const { holderConfigHash: _, ...following } = standby;
+    const built = status({ ...following, holderHolds: true });
+    let live: HaStatus = { ...leader, leaderSince: at, lastPublish: { by: 'a', at: '2026-11-21T11:59:57.000Z' } };
+    const routes = healthRoutes({ status: () => built, now: () => now, ha: () => live, shown: (value) => value });
+    const answer = (route: 'full' | 'bare') => {
+      const seen = { code: 0, body: '' };
+      const response = {
+        writeHead: (code: number) => (seen.code = code),
+        end: (body: string) => (seen.body = body),
+      } as unknown as ServerResponse;
+      routes[route]({} as IncomingMessage, response);
+      return { code: seen.code, body: JSON.parse(seen.body) as { level: string; reasons?: string[] } };
+    };
+    expect(answer('full')).toMatchObject({
+      code: 503,
+      body: {
+        level: 'failing',
+        reasons: [`this instance leads (took over from a at ${at}) but has not published yet`],
+      },
+    });
+    expect(answer('bare')).toEqual({ code: 503, body: { level: 'failing', role: 'leader' } });
+    // Its publish landed: ok.
+    live = { ...live, lastPublish: { by: 'b', at } };
+    expect(answer('full')).toMatchObject({ code: 200, body: { level: 'ok' } });
   });
 
   it("a standby's server answers 503 for the exports, naming the publisher; the leader's serves them", async () => {

@@ -40,9 +40,10 @@ const unreachable: HaStatus = {
 
 describe('health with ha: nobody publishing is failing', () => {
   it('a standby that never reached the lock fails after failAfterPeriods, saying why', () => {
+    // Within the limit: not ok either, as no publish is known yet (issue 45, item 9), but not failing.
     expect(assessHealth(status({ ...unreachable, startedAt: earlier(9_000) }), now)).toEqual({
-      level: 'ok',
-      reasons: [],
+      level: 'degraded',
+      reasons: ['no instance is known to have published yet'],
     });
     expect(assessHealth(status(unreachable), now)).toEqual({
       level: 'failing',
@@ -83,6 +84,62 @@ describe('health with ha: nobody publishing is failing', () => {
       lastPublish: { by: 'rates-1', at: now.toISOString() },
     };
     expect(assessHealth(status(leader), now).level).toBe('ok');
+  });
+});
+
+describe('issue 45, item 9: health is not ok before a publish is known', () => {
+  const tookOver: HaStatus = {
+    role: 'leader',
+    instance: 'rates-2',
+    holder: 'rates-2',
+    configHash: 'aaaa',
+    startedAt: earlier(600_000),
+    leaderSince: earlier(100),
+    takeover: { from: 'rates-1', at: earlier(100) },
+    // The lock's record, read as it took the lock: rates-1's last publish.
+    lastPublish: { by: 'rates-1', at: earlier(3_000) },
+  };
+
+  it('a new leader is failing until its own first publish lands, then ok', () => {
+    expect(assessHealth(status(tookOver), now)).toEqual({
+      level: 'failing',
+      reasons: [`this instance leads (took over from rates-1 at ${earlier(100)}) but has not published yet`],
+    });
+    const published = { ...tookOver, lastPublish: { by: 'rates-2', at: earlier(100) } };
+    expect(assessHealth(status(published), now)).toEqual({ level: 'ok', reasons: [] });
+  });
+
+  it('a leader restarted under its own name: the record of its last run is no publish of this one', () => {
+    const restarted: HaStatus = {
+      role: 'leader',
+      instance: 'rates-1',
+      holder: 'rates-1',
+      configHash: 'aaaa',
+      startedAt: earlier(500),
+      leaderSince: earlier(100),
+      lastPublish: { by: 'rates-1', at: earlier(5_000) },
+    };
+    expect(assessHealth(status(restarted), now).reasons).toEqual(['this instance leads but has not published yet']);
+    const published = { ...restarted, lastPublish: { by: 'rates-1', at: earlier(100) } };
+    expect(assessHealth(status(published), now).level).toBe('ok');
+  });
+
+  it('a standby that knows of no publish by the leader is not ok either', () => {
+    const waiting: HaStatus = {
+      role: 'standby',
+      instance: 'rates-2',
+      configHash: 'aaaa',
+      holder: 'rates-1',
+      holderHolds: true,
+      reason: 'rates-1 holds the lock',
+      startedAt: earlier(1_000),
+    };
+    expect(assessHealth(status(waiting), now)).toEqual({
+      level: 'degraded',
+      reasons: ['no instance is known to have published yet'],
+    });
+    const following = { ...waiting, lastPublish: { by: 'rates-1', at: earlier(1_000) } };
+    expect(assessHealth(status(following), now).level).toBe('ok');
   });
 });
 
