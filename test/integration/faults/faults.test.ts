@@ -1,5 +1,6 @@
 // The fault kit (issue 44, item 6), its half without an independent reference: every source type that sets quotes
-// (file, json, binance, bybit, okx, kraken, p2p, exportfile; bestchange-v2 only feeds `compete:`, it prices nothing)
+// (file, json, binance, bybit, okx, kraken, mexc, htx, kucoin, whitebit, bitfinex, ecb, p2p, exportfile;
+// bestchange-v2 only feeds `compete:`, it prices nothing)
 // prices its own direction from its recorded answer, and the answers turn ×100, ×1000, ÷1000, ×1.5, ×0.5, kopecks,
 // all at once, or drift +5% an answer, with the default guard settings. Under `ratefile build` (one state folder
 // across builds) and under `start` (a 1 s schedule, sources refreshing every 30 s, builds driven by the test and
@@ -129,7 +130,7 @@ const report = (mode: string, fault: FaultCase, published: Published) => {
 describe('the fault kit under `ratefile build`: one state folder, a build every 30 s, default guards', () => {
   const builds = 6;
   it.each(cases)('$name', async (fault) => {
-    const made = await kitProject(kitConfig('maxAge: 30m', fault.config));
+    const made = await kitProject(kitConfig(undefined, fault.config));
     const env = kitEnv(replay.url);
     let published: Published | undefined;
     for (let build = 0; build <= builds; build++) {
@@ -153,7 +154,7 @@ describe('the fault kit under `ratefile build`: one state folder, a build every 
 
 describe('confirmations count answers, never builds', () => {
   it('under `start`, twenty builds of one fetch never confirm a jump; three fetches do', async () => {
-    const made = await kitProject(kitConfig('refresh: 30s, maxAge: 30m', 'schedule: "*/1 * * * * *"\n'));
+    const made = await kitProject(kitConfig('30s', 'schedule: "*/1 * * * * *"\n'));
     let now = t0;
     const jump: FaultCase = { name: '×1.2', factor: () => '1.2', may: 'accepted' };
     await serve(made, jump, 0, now);
@@ -186,9 +187,7 @@ describe('the fault kit under `start`: a 1 s schedule, sources refreshing every 
   /** Builds per answer: the clock moves 10 s a build, so each answer is priced by three builds. */
   const stepMs = 10_000;
   it.each(cases)('$name', async (fault) => {
-    const made = await kitProject(
-      kitConfig('refresh: 30s, maxAge: 30m', `schedule: "*/1 * * * * *"\n${fault.config ?? ''}`),
-    );
+    const made = await kitProject(kitConfig('30s', `schedule: "*/1 * * * * *"\n${fault.config ?? ''}`));
     let now = t0;
     await serve(made, fault, 0, now);
     const service = await start(made, { now: () => now, env: kitEnv(replay.url) });

@@ -20,8 +20,10 @@ export interface KitSource {
   from: string;
   to: string;
   pair: string;
-  /** Its quote asset is a currency with minor units (RUB, KZT): "kopecks" turn it ×100. */
+  /** Its quote asset is a currency with minor units (RUB, KZT, UAH): "kopecks" turn it ×100. */
   fiat: boolean;
+  /** Its maxAge when not the kit's 30 minutes (a central bank's rates are as old as their own date). */
+  maxAge?: string;
   /** Its answer with every price × factor: replay routes, or (a file source) the file to write. */
   answer(factor: string, now: Date): { routes: ReplayRoute[] } | { file: string; text: string };
 }
@@ -41,14 +43,14 @@ function scaledFixture(name: string, texts: readonly string[], factor: string): 
   return Buffer.from(body, 'latin1');
 }
 
-/** A REST venue: its one route answers the recording with `prices` (quoted texts in it) scaled. */
+/** A REST venue: its one route answers the recording with `prices` (texts in it, each scaled at its first number). */
 const rest =
-  (path: string, name: string, prices: readonly string[]) =>
+  (path: string, name: string, prices: readonly string[], contentType = 'application/json') =>
   (factor: string): { routes: ReplayRoute[] } => ({
     routes: [
       {
         path,
-        responses: [{ body: scaledFixture(name, prices, factor), headers: { 'content-type': 'application/json' } }],
+        responses: [{ body: scaledFixture(name, prices, factor), headers: { 'content-type': contentType } }],
       },
     ],
   });
@@ -163,17 +165,94 @@ export const kitSources: readonly KitSource[] = [
       ],
     }),
   },
+  {
+    name: 'mexc',
+    options: 'type: mexc, pairs: [USDC/USDT]',
+    from: 'USDCTRC20',
+    to: 'USDTTRC20',
+    pair: 'USDC/USDT',
+    fiat: false,
+    // Binance's path too: its base URL has a prefix on the shared server (kitEnv).
+    answer: rest('/mexc/api/v3/ticker/bookTicker', 'mexc/bookTicker.json', ['"0.9998"', '"0.9999"']),
+  },
+  {
+    name: 'htx',
+    options: 'type: htx, pairs: [TRX/USDT]',
+    from: 'TRX',
+    to: 'USDTTRC20',
+    pair: 'TRX/USDT',
+    fiat: false,
+    answer: rest('/market/tickers', 'htx/tickers.json', ['"bid":0.27314', '"ask":0.27316']),
+  },
+  {
+    name: 'kucoin',
+    options: 'type: kucoin, pairs: [BTC/USDT]',
+    from: 'BTC',
+    to: 'USDTTRC20',
+    pair: 'BTC/USDT',
+    fiat: false,
+    answer: rest('/api/v1/market/allTickers', 'kucoin/allTickers.json', ['"97012.2"', '"97012.3"']),
+  },
+  {
+    name: 'whitebit',
+    options: 'type: whitebit, pairs: [USDT/UAH]',
+    from: 'USDTTRC20',
+    to: 'CARDUAH',
+    pair: 'USDT/UAH',
+    fiat: true,
+    answer: rest('/api/v2/public/ticker', 'whitebit/ticker.json', ['"41.91"', '"41.93"']),
+  },
+  {
+    name: 'bitfinex',
+    options: 'type: bitfinex, pairs: [BTC/USD]',
+    from: 'BTC',
+    to: 'WIREUSD',
+    pair: 'BTC/USD',
+    fiat: false,
+    // Its tickers are arrays of JSON numbers: ["tBTCUSD", bid, bid size, ask, …, last, …].
+    answer: rest('/v2/tickers', 'bitfinex/tickers.json', ['"tBTCUSD",97010,', ',97011,']),
+  },
+  {
+    name: 'ecb',
+    options: 'type: ecb, pairs: [EUR/USD]',
+    from: 'WIREEUR',
+    to: 'WIREUSD',
+    pair: 'EUR/USD',
+    fiat: false,
+    maxAge: '3d',
+    answer: rest('/stats/eurofxref/eurofxref-daily.xml', 'ecb/eurofxref-daily.xml', ["rate='1.0705'"], 'text/xml'),
+  },
 ];
 
-/** Every source type's base URL is the replay server's. */
-export const kitEnv = (url: string): Record<string, string> =>
-  Object.fromEntries(
-    ['JSON', 'BINANCE', 'BYBIT', 'OKX', 'KRAKEN', 'P2P', 'EXPORTFILE'].map((type) => [`RATEFILE_${type}_URL`, url]),
-  );
+/** Every source type's base URL is the replay server's (MEXC's under /mexc: its paths are Binance's). */
+export const kitEnv = (url: string): Record<string, string> => ({
+  ...Object.fromEntries(
+    [
+      'JSON',
+      'BINANCE',
+      'BYBIT',
+      'OKX',
+      'KRAKEN',
+      'P2P',
+      'EXPORTFILE',
+      'HTX',
+      'KUCOIN',
+      'WHITEBIT',
+      'BITFINEX',
+      'ECB',
+    ].map((type) => [`RATEFILE_${type}_URL`, url]),
+  ),
+  RATEFILE_MEXC_URL: `${url}/mexc`,
+});
 
-/** The kit's config: each source with `extra` options (refresh, maxAge), its direction at 1%, parserfile.xml only. */
-export function kitConfig(extra: string, top = ''): string {
-  const sources = kitSources.map((source) => `  ${source.name}: { ${source.options}, ${extra} }`).join('\n');
+/** The kit's config: each source (asked at most every `refresh`, when given), its direction at 1%, parserfile.xml only. */
+export function kitConfig(refresh: string | undefined, top = ''): string {
+  const sources = kitSources
+    .map(
+      (source) =>
+        `  ${source.name}: { ${source.options}, ${refresh ? `refresh: ${refresh}, ` : ''}maxAge: ${source.maxAge ?? '30m'} }`,
+    )
+    .join('\n');
   const codes = [...new Set(kitSources.flatMap((source) => [source.from, source.to]))];
   const currencies = codes.map((code) => `  ${code}: { reserve: "1000000000" }`).join('\n');
   const directions = kitSources
@@ -196,10 +275,16 @@ interface ParsedItem {
   out?: string;
 }
 
+const wellFormed = new Set<string>();
+
 /** The rates parserfile.xml publishes, by direction id, parsed by libxml2 (well-formed) and xmlbuilder2 (items). */
 export async function publishedRates(made: Project): Promise<Map<string, PublishedRate>> {
   const text = await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8');
-  expect(await xmlErrors(text, 'parserfile.xml')).toEqual([]);
+  // libxml2 (a quarter of a second a call under load) once per distinct file: most builds publish the last one again.
+  if (!wellFormed.has(text)) {
+    expect(await xmlErrors(text, 'parserfile.xml')).toEqual([]);
+    wellFormed.add(text);
+  }
   const document = create(text).end({ format: 'object' }) as { rates?: { item?: ParsedItem | ParsedItem[] } | string };
   const items = typeof document.rates === 'object' && document.rates.item ? [document.rates.item].flat() : [];
   const rates = new Map<string, PublishedRate>();
