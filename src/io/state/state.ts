@@ -47,7 +47,7 @@ export async function readGuardState(dir: string): Promise<{ state: GuardState; 
     if (known && known.stamp === stampOf(await stat(path))) return { state: known.state };
     const data = (await readJson(path)) as Partial<GuardState> | undefined;
     if (data === undefined) return { state: emptyGuardState() };
-    return { state: { published: data.published ?? {}, pending: pendingOf(data.pending) } };
+    return { state: { published: data.published ?? {}, pending: data.pending ?? {} } };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptyGuardState() };
     return {
@@ -55,19 +55,6 @@ export async function readGuardState(dir: string): Promise<{ state: GuardState; 
       problem: `${path}: unreadable, starting without last published rates (the export files on disk bound first rates): ${(error as Error).message}`,
     };
   }
-}
-
-/** Pending confirmations as read: a file from before answers were counted has none (its next answer counts). */
-function pendingOf(pending: GuardState['pending'] | undefined): GuardState['pending'] {
-  if (!pending) return {};
-  for (const entry of Object.values(pending)) {
-    if (
-      entry?.answers !== undefined &&
-      !(Array.isArray(entry.answers) && entry.answers.every((a) => typeof a === 'string'))
-    )
-      delete entry.answers;
-  }
-  return pending;
 }
 
 /**

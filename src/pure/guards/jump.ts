@@ -56,19 +56,28 @@ export type JumpOutcome = { publish: true } | { publish: false; pending: Pending
  */
 export function decideJump(c: JumpCase): JumpOutcome {
   if (c.accepted) return { publish: true };
-  const { priced, rateText, pending, answers, guards } = c;
+  const { priced, rateText, answers, guards } = c;
+  const pending = usable(c.pending);
   if (c.moved.hard) return held(c, { rate: rateText, builds: 1, answers: [...answers], hard: true }, hardReason(c));
   const steady =
     pending !== undefined &&
     pending.hard === undefined &&
     priced.rate.minus(pending.rate).abs().lessThanOrEqualTo(guards.maxJump.times(pending.rate));
-  const fresh = pending?.answers === undefined || answers.every((answer) => !pending.answers!.includes(answer));
+  // A state from before answers were counted (or a hand-edited one) has none: its next answer counts.
+  const counted = Array.isArray(pending?.answers) ? new Set(pending.answers) : undefined;
+  const fresh = counted === undefined || answers.every((answer) => !counted.has(answer));
   const builds = steady ? pending.builds + (fresh ? 1 : 0) : 1;
   if (builds >= guards.confirmAnswers) return { publish: true };
   // Every answer counted so far (at most confirmAnswers × the sources behind the rate): none counts twice.
-  const seen = !steady ? [...answers] : fresh ? union(pending.answers ?? [], answers) : pending.answers!;
+  const seen = !steady || !counted ? [...answers] : fresh ? union([...counted], answers) : [...counted];
   return held(c, { rate: rateText, builds, answers: seen }, softReason(c, builds));
 }
+
+/** A pending entry as a build wrote it; one edited by hand into something else counts as none. */
+const usable = (pending: PendingJump | undefined): PendingJump | undefined =>
+  pending && /^\d+(\.\d+)?$/.test(String(pending.rate)) && Number.isInteger(pending.builds) && pending.builds > 0
+    ? pending
+    : undefined;
 
 const union = (a: readonly string[], b: readonly string[]) => [...new Set([...a, ...b])].sort();
 

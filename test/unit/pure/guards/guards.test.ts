@@ -846,6 +846,25 @@ describe('guard state across runs (.ratefile/guard.json)', () => {
     );
   });
 
+  it('a guard.json of an older version (pending jumps without answers) loads, and its count goes on', async () => {
+    const run = await setUp();
+    await cycle(run, at(0), '1');
+    const { published } = await readGuard(run);
+    const rate = (id: string) => new Decimal(published[id]!.rate).times('1.25').toString();
+    const old = {
+      published,
+      pending: { 'BTC>SBERRUB': { rate: rate('BTC>SBERRUB'), builds: 2 }, 'BTC>USDTTRC20': { rate: 'x', builds: 'y' } },
+    };
+    await writeFile(join(run.stateDir, 'guard.json'), JSON.stringify(old));
+    const next = await cycle(run, at(30), '1.25');
+    expect(next.warnings).toEqual([]);
+    // Two builds counted before, one answer now: published. The malformed entry starts its count over.
+    expect(next.build.report.priced.map((p) => p.direction.id)).toContain('BTC>SBERRUB');
+    expect(next.build.report.withheld.map((w) => [w.direction.id, /seen in (\d)/.exec(w.reason)?.[1]])).toEqual([
+      ['BTC>USDTTRC20', '1'],
+    ]);
+  });
+
   it('an unreadable guard.json starts afresh with a warning; the export files on disk still bound first rates', async () => {
     const run = await setUp();
     await cycle(run, at(0), '1');
