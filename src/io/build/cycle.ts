@@ -26,7 +26,7 @@ import type { PublishGate } from '../ha/standby.js';
 import { failedStatus, successStatus, type StatusContext } from '../../pure/status/status.js';
 import { writeLiveCodes } from '../state/live-codes.js';
 import { lastExportsLoader } from '../state/last-exports.js';
-import { readYardsticks, writeYardsticks } from '../state/answer-state.js';
+import { readAnswers, writeYardsticks } from '../state/answer-state.js';
 import { readWarMemory, warDirections, writeWarMemory } from '../state/war-state.js';
 import { readListingMemory, writeListingMemory } from '../state/listing-state.js';
 import type { BuildReport, Status } from '../../pure/status/report.js';
@@ -170,7 +170,7 @@ async function readState({ config, outDir, deps }: Cycle) {
     fileSizes(outDir, declared),
     // Only cycles write the status: the one read now is still the last when this cycle records its own.
     readStatus(config.stateDir),
-    answersOf(config, deps),
+    readAnswers(config, deps.quoteCache),
   ]);
   const [guardFile, accepted, maintenance, published, pauses, warFile, listingFile, sizes, previousStatus, answers] =
     all;
@@ -188,17 +188,6 @@ async function readState({ config, outDir, deps }: Cycle) {
   };
   const problems = [guardFile.problem, warFile.problem, listingFile.problem, published.problem, answers.problem];
   return { guard, published: published.files, sizes, problems, previousStatus };
-}
-
-/** Each source's last accepted answer: the service's QuoteCache's once read, else the state folder's. */
-async function answersOf(config: Config, { quoteCache }: CycleDeps) {
-  if (quoteCache?.yardsticks) return { yardsticks: quoteCache.yardsticks };
-  const read = await readYardsticks(
-    config.stateDir,
-    config.sources.map((source) => source.name),
-  );
-  if (quoteCache) quoteCache.yardsticks = read.yardsticks;
-  return read;
 }
 
 /** The build, each changed export compressing while the next renders. */

@@ -5,6 +5,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { YARDSTICK_PAIRS, type Yardstick } from '../../pure/sources/scale.js';
 import { writeStateFile } from './state-files.js';
+import type { Config } from '../../model/config.js';
+import type { QuoteCache } from '../quotes/quote-cache.js';
 
 const answersFile = (dir: string) => join(dir, 'answers.json');
 
@@ -60,6 +62,20 @@ export async function readYardsticks(
       problem: `${path}: unreadable, starting without last accepted answers: ${(error as Error).message}`,
     };
   }
+}
+
+/** Each source's last accepted answer for a build: the service's QuoteCache's once read, else the state folder's. */
+export async function readAnswers(
+  config: Pick<Config, 'stateDir' | 'sources'>,
+  cache: QuoteCache | undefined,
+): Promise<{ yardsticks: Map<string, Yardstick>; problem?: string }> {
+  if (cache?.yardsticks) return { yardsticks: cache.yardsticks };
+  const read = await readYardsticks(
+    config.stateDir,
+    config.sources.map((source) => source.name),
+  );
+  if (cache) cache.yardsticks = read.yardsticks;
+  return read;
 }
 
 /** Written (atomically, owner-only) when it differs from what this process last read or wrote there. */
