@@ -170,7 +170,15 @@ export interface Config {
   readonly stateDir: string;
   /** The config's maintenance switch (the `ratefile maintenance` flag file is the other one). */
   readonly maintenance: boolean;
-  readonly guards: { readonly maxJump: Decimal; readonly confirmBuilds: number };
+  /** The jump guard (src/pure/guards/guards.ts): held past maxJump until confirmed; past hardJump only `ratefile accept`. */
+  readonly guards: {
+    /** |new − last| ÷ last beyond which a rate is held back until confirmed. */
+    readonly maxJump: Decimal;
+    /** A ratio either way: past `1 + hardJump` up or `1 ÷ (1 + hardJump)` down, only `ratefile accept` publishes. */
+    readonly hardJump: Decimal;
+    /** Distinct answers of the sources behind a held rate that confirm it. */
+    readonly confirmAnswers: number;
+  };
   /** Thresholds of the health levels (`health:`). */
   readonly health: HealthPolicy;
   /** Alert channels and the reminder interval (`alerts:`); absent: no alerts. */

@@ -26,6 +26,20 @@ export interface PricedDirection {
   tierRates?: Decimal[];
   /** Set for a direction with a `compete:` block: how it stands against BestChange's field. */
   compete?: CompeteOutcome;
+  /** What an independent reference says of its market rate, when the config has one (set before the guards). */
+  reference?: ReferenceCheck;
+}
+
+/** What an independent reference says of a direction's market rate (src/pure/guards/reference.ts). */
+export interface ReferenceCheck {
+  /** The reference's market rate: units of the to asset per unit of the from asset, the same sides as `market`. */
+  value: Decimal;
+  /** Where it comes from, for people: `bybit:BTC/USDT`, `cross okx:BTC/USDT × cbr:USD/RUB`, `BestChange rivals (median of 7)`. */
+  from: string;
+  /** |market − value| ÷ value. */
+  deviation: Decimal;
+  /** The band it was held to, a fraction (0.05 for 5%). */
+  band: Decimal;
 }
 
 /** How a direction with a `compete:` block was priced against the competitors of a `bestchange` feed. */
@@ -68,6 +82,22 @@ export interface WithheldDirection {
   direction: Direction;
   kind: WithheldKind;
   reason: string;
+  /** Kind `jump`: the facts of the jump held back, as data (status.json's `heldBack[].jump`). */
+  jump?: JumpFacts;
+}
+
+/** A jump the guard holds back (src/pure/guards/guards.ts): what moved, from what, and how to publish it. */
+export interface JumpFacts {
+  /** The last published rate, as the guard keeps it (units of the to asset per unit of the from asset). */
+  last: string;
+  /** The new rate held back, the same way. */
+  rate: string;
+  /** The sources behind the new rate (a formula's or consensus's terms' sources), in order. */
+  sources: string[];
+  /** Past the hard bound (`guards.hardJump`): never published by confirmations, only by `command`. */
+  hard: boolean;
+  /** What publishes it now: `ratefile accept FROM TO`. */
+  command: string;
 }
 
 /**

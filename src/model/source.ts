@@ -32,6 +32,12 @@ export interface Quote {
   missing?: string;
   /** Made by a rule of `rates:` (its `source` then says how: `formula`, `median of 3`), not sent by a source. */
   ruled?: true;
+  /**
+   * The answers it comes from, each `source@fetch` (the source's name and which of its fetches): one for a source's
+   * quote, its terms' for a ruled one. The jump guard confirms a new rate only on answers it has not seen yet, so a
+   * quote reused between fetches never confirms itself. Absent (quotes made by hand): `source@time`.
+   */
+  answers?: readonly string[];
 }
 
 export interface SourceContext {

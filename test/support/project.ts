@@ -3,6 +3,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
+import { Decimal } from '../../src/base/decimal.js';
 
 // No `time`: a quote is then as old as the file, so a project made for a test is fresh whatever the clock.
 export const sampleQuotes = {
@@ -11,6 +12,21 @@ export const sampleQuotes = {
     { pair: 'USDT/RUB', bid: '92.10', ask: '92.35' },
   ],
 };
+
+/** The sample's quotes stamped `now`, BTC/USDT's prices × `btc` and USDT/RUB's × `usdt`, written to quotes.json. */
+export async function writeSampleQuotes(made: Pick<Project, 'write'>, now: Date, btc = '1', usdt = '1'): Promise<void> {
+  const scale = (factor: string, price: string) => new Decimal(factor).times(price).toFixed();
+  const time = now.toISOString();
+  await made.write(
+    'quotes.json',
+    JSON.stringify({
+      quotes: [
+        { pair: 'BTC/USDT', bid: scale(btc, '97012.30'), ask: scale(btc, '97012.31'), time },
+        { pair: 'USDT/RUB', bid: scale(usdt, '92.10'), ask: scale(usdt, '92.35'), time },
+      ],
+    }),
+  );
+}
 
 export const sampleConfig = `# a small exchanger for tests
 sources:

@@ -55,6 +55,12 @@ export const percentage = decimalText(/^-?\d+(\.\d+)?\s?%$/, 'a percentage like 
   { error: (issue) => `expected a percentage between -100% and 100%, got ${describeValue(issue.input)}` },
 );
 
+/** A bound on a move, above zero and past 100% if need be (`30%`, `400%` for ×5): bounded, so a typo stays a typo. */
+export const movePercentage = decimalText(/^\d+(\.\d+)?\s?%$/, 'a percentage like "30%"').refine(
+  (value) => Number.parseFloat(value) > 0 && Number.parseFloat(value) <= 100_000,
+  { error: (issue) => `expected a percentage above 0% and at most 100000%, got ${describeValue(issue.input)}` },
+);
+
 const codePattern = /^[A-Z][A-Z0-9]{1,15}$/;
 export const currencyCode = text(codePattern, 'a currency code in capitals like "SBERRUB"');
 export const assetCode = text(/^[A-Z][A-Z0-9]{1,9}$/, 'an asset ticker in capitals like "RUB" or "USDT"');

@@ -1,11 +1,18 @@
 // build: fetch quotes and reserves, then pauses → back-office switches → reserves → price → compete → guards →
 // select and render each export in turn, returning files before anything is written. docs/pipeline.md describes each step (and cycle.ts's).
-import { emptyGuardState, guardDirections, staleHold, type GuardState } from '../../pure/guards/guards.js';
+import {
+  emptyGuardState,
+  guardDirections,
+  staleHold,
+  type GuardInput,
+  type GuardResult,
+  type GuardState,
+  type LastRate,
+} from '../../pure/guards/guards.js';
 import type { Config, OutputFile } from '../../model/config.js';
 import { priceDirections } from '../../pure/pricing/price.js';
 import { fetchQuotes, type QuoteCache } from '../quotes/quotes.js';
 import { sourceMaxAgeMs } from '../quotes/source-options.js';
-import { exportWriter } from '../../pure/exports/renderers.js';
 import { applyPauses, type Pause } from '../../pure/pause/switches.js';
 import { applyReserves } from '../../pure/reserves/apply.js';
 import { applySwitches } from '../../pure/reserves/switches.js';
@@ -16,10 +23,11 @@ import type { ListingMemory } from '../../pure/compete/listing.js';
 import { listingOf } from '../../pure/compete/listing-input.js';
 import { bestChangeFeed } from '../sources/bestchange.js';
 import type { SourceFeed } from '../../model/source.js';
+import type { Yardstick } from '../../pure/sources/scale.js';
 import { registerConfigSecrets } from '../../base/secrets.js';
-import { tallyDirections } from '../../pure/status/tally.js';
-import type { BuildReport, ExportLeftOut, SourceReport } from '../../pure/status/report.js';
-import type { PricedDirection, WithheldDirection } from '../../model/priced.js';
+import type { BuildReport, SourceReport } from '../../pure/status/report.js';
+import type { WithheldDirection } from '../../model/priced.js';
+import { byIndex, renderExports, tally } from './render.js';
 
 /** What the guards remember between builds, and the operator's flags; read and written by the caller. */
 export interface GuardContext {
@@ -33,6 +41,13 @@ export interface GuardContext {
   wars?: Readonly<WarMemory>;
   /** The published rates BestChange's listing of us is compared with (src/pure/compete/listing.ts); absent: none yet. */
   listing?: Readonly<ListingMemory>;
+  /**
+   * The rates the export files on disk publish (src/io/state/last-exports.ts), read only when a priced direction has
+   * no last published rate in `state` and no independent reference: its first rate is then bounded by them.
+   */
+  lastExports?: () => Promise<ReadonlyMap<string, LastRate>>;
+  /** Each quote source's last accepted answer, updated by this build (src/pure/sources/scale.ts); absent: not checked. */
+  yardsticks?: Map<string, Yardstick>;
 }
 
 export interface BuildDeps {
@@ -58,6 +73,8 @@ export interface BuildDeps {
 export interface BuildResult {
   files: OutputFile[];
   report: BuildReport;
+  /** The directions held back before the exports (the report's `withheld` adds those left out of one export alone). */
+  before?: readonly WithheldDirection[];
 }
 
 /** The codes of every BestChange feed read, as one set; nothing when no feed was read. */
@@ -77,9 +94,9 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
     maintenance: config.maintenance,
   };
   if (guard.maintenance || config.maintenance) return buildEmpty(config, guard, deps, startedAt, t0);
-  const fetched = await fetchInputs(config, deps, startedAt);
+  const fetched = await fetchInputs(config, deps, startedAt, guard.yardsticks);
   const t1 = performance.now();
-  const steps = priceSteps(config, guard, fetched, startedAt);
+  const steps = await priceSteps(config, guard, fetched, startedAt);
   const t2 = performance.now();
   const rendered = renderExports(config, steps.guarded.published, deps.onFile);
   const { withheld, directions } = tally(config, steps.guarded.published, steps.before, rendered.leftOut);
@@ -87,6 +104,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
   const t3 = performance.now();
   return {
     files: rendered.files,
+    before: steps.before,
     report: {
       startedAt,
       maintenance: false,
@@ -148,7 +166,7 @@ function buildEmpty(
 type Fetched = Awaited<ReturnType<typeof fetchInputs>>;
 
 /** Quotes and back-office reserves, read together before pricing (which stays pure). */
-async function fetchInputs(config: Config, deps: BuildDeps, startedAt: Date) {
+async function fetchInputs(config: Config, deps: BuildDeps, startedAt: Date, yardsticks?: Map<string, Yardstick>) {
   const io = {
     configDir: config.dir,
     fetch: deps.fetch ?? globalThis.fetch,
@@ -161,7 +179,12 @@ async function fetchInputs(config: Config, deps: BuildDeps, startedAt: Date) {
   const [quotes, reserves] = await Promise.all([
     fetchQuotes(
       config.sources,
-      { ...io, dropStale: true, ...(deps.quoteCache ? { cache: deps.quoteCache } : {}) },
+      {
+        ...io,
+        dropStale: true,
+        ...(deps.quoteCache ? { cache: deps.quoteCache } : {}),
+        ...(yardsticks ? { yardsticks } : {}),
+      },
       config.rates,
     ),
     fetchReserves(config.reserveSources, { ...io, ...(deps.reserveCache ? { cache: deps.reserveCache } : {}) }),
@@ -170,7 +193,7 @@ async function fetchInputs(config: Config, deps: BuildDeps, startedAt: Date) {
 }
 
 /** pause → switches → reserves → price → compete → guard; `before`: every direction held back on the way, in config order. */
-function priceSteps(config: Config, guard: GuardContext, { quotes, reserves }: Fetched, startedAt: Date) {
+async function priceSteps(config: Config, guard: GuardContext, { quotes, reserves }: Fetched, startedAt: Date) {
   const { book, withStale, reports, feeds } = quotes;
   // Paused directions are taken out before pricing: withheld on purpose, not for a fault.
   const switched = applyPauses(config.directions, guard.pauses ?? [], startedAt);
@@ -191,7 +214,7 @@ function priceSteps(config: Config, guard: GuardContext, { quotes, reserves }: F
     now: startedAt,
     ...(guard.wars ? { memory: guard.wars } : {}),
   });
-  const guarded = guardDirections({
+  const guarded = await guardFirstRates(guard, {
     priced: competed.priced,
     now: startedAt,
     state: guard.state,
@@ -216,41 +239,18 @@ function priceSteps(config: Config, guard: GuardContext, { quotes, reserves }: F
   return { competed, guarded, before, feeds: feedsInUse };
 }
 
-/** select and render: one export at a time, each export's text written and dropped before the next is selected. */
-function renderExports(config: Config, published: readonly PricedDirection[], onFile: BuildDeps['onFile']) {
-  const write = exportWriter(published, config.exports, config.directions);
-  const files: OutputFile[] = [];
-  const exports: BuildReport['exports'] = [];
-  // A direction whose limits fail only at one export's rate (its markup) is left out of that export alone.
-  const leftOut: ExportLeftOut[] = [];
-  for (let index = 0; index < config.exports.length; index++) {
-    const written = write(index);
-    const file = { file: written.file, bytes: written.bytes };
-    files.push(file);
-    onFile?.(file);
-    exports.push({
-      name: written.name,
-      file: written.file,
-      items: written.items,
-      ...(written.counted === undefined ? {} : { counted: written.counted }),
-    });
-    if (written.withheld.length > 0) leftOut.push({ file: written.file, withheld: written.withheld });
-  }
-  return { files, exports, leftOut };
+/**
+ * The guards, and again with the rates the export files on disk publish when they would publish a first rate (a
+ * direction with no last published rate and no reference to decide it): read only then, so once per new direction.
+ */
+async function guardFirstRates(guard: GuardContext, input: GuardInput): Promise<GuardResult> {
+  const guarded = guardDirections(input);
+  const { published } = input.state;
+  const first = guarded.published.some((p) => p.reference === undefined && !Object.hasOwn(published, p.direction.id));
+  if (!first || !guard.lastExports) return guarded;
+  const lastExports = await guard.lastExports();
+  return lastExports.size === 0 ? guarded : guardDirections({ ...input, lastExports });
 }
-
-/** Every withheld direction (one entry per export one is left out of alone), and each direction counted once. */
-function tally(
-  config: Config,
-  published: readonly PricedDirection[],
-  before: readonly WithheldDirection[],
-  leftOut: readonly ExportLeftOut[],
-) {
-  const withheld = [...before, ...leftOut.flatMap((e) => e.withheld)].sort(byIndex);
-  return { withheld, directions: tallyDirections(published, before, config.exports, leftOut) };
-}
-
-const byIndex = (a: WithheldDirection, b: WithheldDirection) => a.direction.index - b.direction.index;
 
 /** Each bestchange source's feed as the compete step needs it: the feed in use, its age and its limit. */
 function feedStates(

@@ -1,6 +1,7 @@
 // One build cycle as both `ratefile build` and the scheduler run it: read the state, build, publish,
 // keep the state and status, and a one-line summary.
 import { build, type BuildDeps, type BuildResult, type GuardContext } from './build.js';
+import { withdrawLate } from './late-quotes.js';
 import { gateFiles, refusedError } from '../../pure/check/gate.js';
 import { RatefileError } from '../../base/errors.js';
 import { s3Publisher } from '../hosting/s3.js';
@@ -25,6 +26,8 @@ import { successStatus, type StatusContext } from '../../pure/status/status.js';
 import { writeLiveCodes } from '../state/live-codes.js';
 import { keepStatus, readStatus, recordFailure, stateNotKept } from './cycle-status.js';
 import { removeStaleStateTemporaries } from '../state/state-files.js';
+import { lastExportsLoader } from '../state/last-exports.js';
+import { readAnswers, writeYardsticks } from '../state/answer-state.js';
 import { readWarMemory, warDirections, writeWarMemory } from '../state/war-state.js';
 import { readListingMemory, writeListingMemory } from '../state/listing-state.js';
 import type { BuildReport, OutsideProblem, Status } from '../../pure/status/report.js';
@@ -77,7 +80,10 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
   };
   try {
     const state = await readState(cycle);
-    const { result, compressions } = await buildFromState(cycle, state);
+    const built = await buildFromState(cycle, state);
+    const { compressions } = built;
+    // Quotes that passed their maxAge while the build ran are not published: their directions are withheld now.
+    const result = withdrawLate(config, built.result, state.guard.state, deps.now());
     if (deps.ha) {
       refuseSlowBuild(cycle, deps.ha);
       if (!(await deps.ha.mayPublish(config, cycle.at))) return asStandby(cycle, state, result, []);
@@ -89,7 +95,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     // The state files are independent of one another: their writes wait on the disk together.
     const [liveCodesProblem, guardShared] = await Promise.all([
       keepLiveCodes(config.stateDir, result.report.liveCodes),
-      writeState(cycle, result.report).catch(stateNotKept),
+      writeState(cycle, result.report, state.guard.yardsticks).catch(stateNotKept),
     ]);
     const { upload, lostLock } = await uploadExports(cycle, published.gate.passing, published.declared);
     if (published.gate.refused.length > 0) throw refusedError(published.gate.refused);
@@ -142,9 +148,11 @@ async function readState({ config, outDir, deps }: Cycle) {
     fileSizes(outDir, declared),
     // Only cycles write the status: the one read now is still the last when this cycle records its own.
     readStatus(config.stateDir),
+    readAnswers(config, deps.quoteCache),
     removeStaleStateTemporaries(config.stateDir),
   ]);
-  const [guardFile, accepted, maintenance, published, pauses, warFile, listingFile, sizes, previousStatus] = all;
+  const [guardFile, accepted, maintenance, published, pauses, warFile, listingFile, sizes, previousStatus, answers] =
+    all;
   // A standby builds from the guard state the holder last published, so a jump it held back stays held back.
   const shared = await deps.ha?.sharedGuard();
   const guard: GuardContext = {
@@ -154,8 +162,10 @@ async function readState({ config, outDir, deps }: Cycle) {
     pauses,
     wars: warFile.memory,
     listing: listingFile.memory,
+    lastExports: lastExportsLoader(config, outDir),
+    yardsticks: answers.yardsticks,
   };
-  const problems = [guardFile.problem, warFile.problem, listingFile.problem, published.problem];
+  const problems = [guardFile.problem, warFile.problem, listingFile.problem, published.problem, answers.problem];
   return { guard, published: published.files, sizes, problems, previousStatus };
 }
 
@@ -224,7 +234,7 @@ async function keepLiveCodes(stateDir: string, liveCodes: ReadonlySet<string> | 
 }
 
 /** Kept only once the files are out, so the state always describes what was published; the shared guard's problem. */
-async function writeState({ config, deps, at }: Cycle, report: BuildReport) {
+async function writeState({ config, deps, at }: Cycle, report: BuildReport, yardsticks: GuardContext['yardsticks']) {
   // Each file on its own, at once; an acceptance is used up (and the guard state shared) only once the guard
   // state that took it is kept.
   const [shared] = await Promise.all([
@@ -234,6 +244,7 @@ async function writeState({ config, deps, at }: Cycle, report: BuildReport) {
     }),
     report.warMemory && writeWarMemory(config.stateDir, report.warMemory, at),
     report.listingMemory && writeListingMemory(config.stateDir, report.listingMemory, at),
+    yardsticks && writeYardsticks(config.stateDir, yardsticks),
   ]);
   return shared;
 }

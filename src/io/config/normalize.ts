@@ -210,7 +210,7 @@ class ModelBuilder {
       output: resolve(dir, data.output),
       stateDir: resolve(dir, data.state),
       maintenance: data.maintenance,
-      guards: { maxJump: percentToFraction(data.guards.maxJump), confirmBuilds: data.guards.confirmBuilds },
+      guards: guardsOf(data.guards),
       ...(data.alerts ? { alerts: data.alerts } : {}),
       ...(data.ha ? { ha: data.ha } : {}),
       monitors: normalizeMonitors(data.monitors),
@@ -260,4 +260,14 @@ function feedPairs(directions: readonly Direction[], source: string): FeedPair[]
     if (compete?.source === source)
       pairs.set(`${from.code}>${to.code}@${cities.join(',')}`, { from: from.code, to: to.code, cities });
   return [...pairs.values()];
+}
+
+/** The jump guard's bounds: hardJump three times maxJump unless set; `confirmBuilds` is confirmAnswers's older name. */
+function guardsOf(guards: ConfigTop['guards']): Config['guards'] {
+  const maxJump = percentToFraction(guards.maxJump);
+  return {
+    maxJump,
+    hardJump: guards.hardJump === undefined ? maxJump.times(3) : percentToFraction(guards.hardJump),
+    confirmAnswers: guards.confirmAnswers ?? guards.confirmBuilds ?? 3,
+  };
 }

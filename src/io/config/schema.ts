@@ -27,12 +27,16 @@ import {
   minutes,
   oneOrMany,
   pairText,
+  movePercentage,
   percentage,
   precision,
   tag,
   text,
   userAgentText,
 } from '../../base/config/fields.js';
+
+/** How many distinct answers confirm a jump (`guards.confirmAnswers`, once `confirmBuilds`). */
+const confirmations = z.int().min(1).max(1000).optional();
 
 /** `"BTC/USDT * USDT/RUB"` is the same chain as `[BTC/USDT, USDT/RUB]`. */
 export const chainAsList = (value: unknown): unknown =>
@@ -281,14 +285,31 @@ export const configSchema = z
         maxJump: percentage
           .default('10%')
           .describe('A rate moving more than this from its last published value is held back…'),
-        confirmBuilds: z
-          .int()
-          .min(1)
-          .max(1000)
-          .default(3)
-          .describe('…until seen on this many consecutive builds, or accepted with `ratefile accept FROM TO`.'),
+        confirmAnswers: confirmations.describe(
+          '…until seen on this many distinct answers of the sources behind it (default 3; a quote reused between fetches is one answer), or accepted with `ratefile accept FROM TO`.',
+        ),
+        confirmBuilds: confirmations.describe('The older name of `confirmAnswers`, still read.'),
+        hardJump: movePercentage
+          .optional()
+          .describe(
+            'A rate past this from its last published value, as a ratio either way (30%: above ×1.3 or below ÷1.3), is never published by confirmations: only `ratefile accept FROM TO` publishes it. Default: three times maxJump.',
+          ),
       })
-      .default({ maxJump: '10%', confirmBuilds: 3 }),
+      .refine((guards) => guards.confirmAnswers === undefined || guards.confirmBuilds === undefined, {
+        error: 'expected confirmAnswers or its older name confirmBuilds, not both',
+        path: ['confirmBuilds'],
+      })
+      .superRefine((guards, context) => {
+        if (guards.hardJump === undefined || Number.parseFloat(guards.hardJump) > Number.parseFloat(guards.maxJump))
+          return;
+        context.addIssue({
+          code: 'custom',
+          path: ['hardJump'],
+          input: guards.hardJump,
+          message: `expected a percentage above maxJump (${guards.maxJump}), got ${describeValue(guards.hardJump)}`,
+        });
+      })
+      .default({ maxJump: '10%' }),
     health: z
       .strictObject({
         failAfterPeriods: z

@@ -252,6 +252,37 @@ export class S3Publisher {
     );
   }
 
+  /**
+   * An export's object as the bucket holds it now, read to at most `maxBytes`: its bytes, when it was last
+   * modified and its address; undefined when it is absent, larger, or cannot be read (the caller goes without).
+   */
+  async read(file: string, maxBytes: number): Promise<{ bytes: Buffer; at: Date; url: string } | undefined> {
+    const key = `${this.target.prefix}${file}`;
+    try {
+      const { sdk, client } = await this.connect();
+      const signal = AbortSignal.timeout(this.deadlineMs);
+      const answer = await client.send(new sdk.GetObjectCommand({ Bucket: this.target.bucket, Key: key }), {
+        abortSignal: signal,
+      });
+      const body = answer.Body as AsyncIterable<Uint8Array> | undefined;
+      if (!body || (answer.ContentLength ?? 0) > maxBytes) return undefined;
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      for await (const chunk of body) {
+        size += chunk.length;
+        if (size > maxBytes) return undefined;
+        chunks.push(chunk);
+      }
+      return {
+        bytes: Buffer.concat(chunks),
+        at: answer.LastModified ?? new Date(0),
+        url: `s3://${this.target.bucket}/${key}`,
+      };
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Close the SDK's connections (one-shot commands; the scheduler keeps its publisher). */
   destroy(): void {
     // Nothing to close when nothing was uploaded; otherwise the client is closed as soon as it exists.

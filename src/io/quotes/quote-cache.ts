@@ -1,5 +1,6 @@
 // QuoteCache: what the long-running service keeps of each source across builds, and its feed fetches under way.
 import type { Quote, SourceFeed } from '../../model/source.js';
+import type { Yardstick } from '../../pure/sources/scale.js';
 
 /**
  * Last good quotes per source, kept across builds by the long-running service; `ratefile build` starts empty.
@@ -13,6 +14,8 @@ export class QuoteCache {
   readonly fetching = new Map<string, { since: number; done: Promise<void> }>();
   /** What sources keep between fetches beyond their last good result (`SourceContext.kept`), by their own keys. */
   readonly kept = new Map<string, unknown>();
+  /** Each source's last accepted answer (src/pure/sources/scale.ts), read from the state folder once, then kept here. */
+  yardsticks: Map<string, Yardstick> | undefined;
   readonly #stopper = new AbortController();
   /** Told of each background fetch that failed, with when the source is asked next (the service logs it). */
   readonly onFeedFailure: ((failure: string, nextTry: Date) => void) | undefined;

@@ -14,6 +14,7 @@ import { type CacheEntry, QuoteCache } from './quote-cache.js';
 import { askFeed, clock, fetchInBackground, keepFeed } from './quote-feeds.js';
 import { askSource, errorText, type FetchDeps } from './source-ask.js';
 import { sourceMaxAgeMs, sourceRefreshMs } from './source-options.js';
+import { scaleRefusal, yardstickOf } from '../../pure/sources/scale.js';
 
 export { QuoteCache };
 
@@ -159,6 +160,11 @@ async function quotesInBuild(job: SourceFetch, definition: SourceDefinition): Pr
           : `${source.name}: sent no quotes`,
       );
     }
+    // A unit or scale mistake (every quote about 10^k off its last accepted answer, |k| ≥ 2) fails the source here,
+    // before its quotes reach the book or the cache: the last good ones stand in as for any failure.
+    const refused = scaleRefusal(source.name, deps.yardsticks?.get(source.name), quotes, new Date(now));
+    if (refused !== undefined) throw new RatefileError('E_SOURCE', refused);
+    deps.yardsticks?.set(source.name, yardstickOf(quotes, new Date(now)));
     deps.cache?.entries.set(source.name, { fingerprint: key, quotes, rejected, fetchedAt: now });
     job.report.ok = true;
     return used(job, quotes, rejected, now);

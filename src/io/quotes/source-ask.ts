@@ -7,6 +7,7 @@ import type { Quote, RawQuote, SourceContext, SourceDefinition, SourceFeed } fro
 import { priceLengthProblem, shown } from '../../pure/sources/values.js';
 import type { QuoteCache } from './quote-cache.js';
 import { sourcePriority } from './source-options.js';
+import type { Yardstick } from '../../pure/sources/scale.js';
 
 export interface FetchDeps {
   configDir: string;
@@ -23,6 +24,8 @@ export interface FetchDeps {
   sleep?: SourceContext['sleep'];
   /** Take quotes past their source's maxAge out of the book (what a build prices on); default: every checked quote is in it. */
   dropStale?: boolean;
+  /** Each source's last accepted answer, an answer off it by a power of ten is refused by (src/pure/sources/scale.ts); updated as answers are accepted. Absent: not checked. */
+  yardsticks?: Map<string, Yardstick>;
 }
 
 /** Check one quote: a BASE/QUOTE pair, positive prices, bid not above ask. Returns the reason it is unusable, if it is. */
@@ -70,6 +73,12 @@ export function sourceContext(
   };
 }
 
+/** Fetches in this process so far: two answers of one source at one clock reading are still two answers. */
+let fetches = 0;
+
+/** This fetch's identity, `source@time#n`, which its quotes carry (`Quote.answers`). */
+export const answerId = (source: string, now: Date): string => `${source}@${now.toISOString()}#${++fetches}`;
+
 export async function askSource(
   source: SourceConfig,
   definition: SourceDefinition<{ type: string }>,
@@ -93,10 +102,17 @@ export async function askSource(
   const priority = sourcePriority(source);
   const quotes: Quote[] = [];
   const rejected = [...problems];
+  // One answer: every quote of it shares its identity.
+  const answers = raws.length > 0 ? [answerId(source.name, deps.now())] : [];
   for (const raw of raws) {
     const checked = checkQuote(raw, source.name);
-    if (typeof checked === 'string') rejected.push(checked);
-    else quotes.push(priority === 0 ? checked : { ...checked, priority });
+    if (typeof checked === 'string') {
+      rejected.push(checked);
+      continue;
+    }
+    checked.answers = answers;
+    if (priority !== 0) checked.priority = priority;
+    quotes.push(checked);
   }
   return feed ? { quotes, rejected, feed } : { quotes, rejected };
 }

@@ -3,7 +3,7 @@
 // Flags are separate files so `ratefile accept` and `ratefile maintenance` never race the service's writes.
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { emptyGuardState, type GuardState } from '../../pure/guards/guards.js';
+import { emptyGuardState, type GuardState, type PendingJump } from '../../pure/guards/guards.js';
 import { writeStateFile } from './state-files.js';
 import { redactValue } from '../../base/secrets.js';
 import type { Pause } from '../../pure/pause/switches.js';
@@ -52,7 +52,7 @@ export async function readGuardState(dir: string): Promise<{ state: GuardState; 
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptyGuardState() };
     return {
       state: emptyGuardState(),
-      problem: `${path}: unreadable, starting without last published rates: ${(error as Error).message}`,
+      problem: `${path}: unreadable, starting without last published rates (the export files on disk bound first rates): ${(error as Error).message}`,
     };
   }
 }
@@ -81,10 +81,12 @@ export async function writeGuardState(dir: string, state: GuardState, now: Date)
 /** Whether two guard states hold the same last published rates and the same pending confirmations (`at` aside). */
 function sameDecisions(a: GuardState, b: GuardState): boolean {
   return (
-    sameEntries(a.published, b.published, (x, y) => x.rate === y.rate) &&
-    sameEntries(a.pending, b.pending, (x, y) => x.rate === y.rate && x.builds === y.builds)
+    sameEntries(a.published, b.published, (x, y) => x.rate === y.rate) && sameEntries(a.pending, b.pending, samePending)
   );
 }
+
+const samePending = (x: PendingJump, y: PendingJump): boolean =>
+  x.rate === y.rate && x.builds === y.builds && x.hard === y.hard && String(x.answers) === String(y.answers);
 
 function sameEntries<T>(a: Record<string, T>, b: Record<string, T>, same: (x: T, y: T) => boolean): boolean {
   const keys = Object.keys(b);

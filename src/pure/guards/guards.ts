@@ -5,12 +5,16 @@ import type { Config } from '../../model/config.js';
 import { priceDirection } from '../pricing/price.js';
 import type { QuoteBook } from '../../model/source.js';
 import type { ChainStep, PricedDirection, WithheldDirection, WithheldKind } from '../../model/priced.js';
-import { percent, show } from '../../base/words.js';
+import { answersBehind } from '../rates/answers.js';
+import { decideJump, type LastRate, type Move, type PendingJump } from './jump.js';
+
+export type { LastRate, PendingJump } from './jump.js';
 
 /** Kept between builds (and restarts): the last published rate of each direction and jumps being confirmed. */
 export interface GuardState {
-  published: Record<string, { rate: string; at: string }>;
-  pending: Record<string, { rate: string; builds: number }>;
+  /** `file`: read from the export files on disk (no build of this state published it), see `lastExports`. */
+  published: Record<string, LastRate>;
+  pending: Record<string, PendingJump>;
 }
 
 export const emptyGuardState = (): GuardState => ({ published: {}, pending: {} });
@@ -24,6 +28,11 @@ export interface GuardInput {
   guards: Config['guards'];
   /** Maximum quote age per source name, in milliseconds; undefined means no limit. */
   maxAgeMs: (source: string) => number | undefined;
+  /**
+   * The rates the export files on disk (or their S3 copies) publish, by direction id: the last published rate of a
+   * direction guard.json does not know and no independent reference checks, so a first rate is bounded too.
+   */
+  lastExports?: ReadonlyMap<string, LastRate>;
 }
 
 export interface GuardResult {
@@ -42,9 +51,9 @@ type Problem = { kind: WithheldKind; reason: string } | undefined;
 interface RateCheck {
   text: string;
   problem: Problem;
-  jumps?: Map<string, Decimal | undefined>;
+  jumps?: Map<string, Move | undefined>;
   /** Shared by the directions published at this rate (entries are never changed in place). */
-  entry?: { rate: string; at: string };
+  entry?: LastRate;
 }
 
 /**
@@ -56,12 +65,27 @@ class SharedChecks {
   private readonly hours = new Map<readonly HoursWindow[], Problem>();
   private readonly quotes = new Map<readonly ChainStep[], Problem>();
   private readonly rates = new Map<Decimal, RateCheck>();
+  private readonly answers = new Map<readonly ChainStep[], string[]>();
 
-  /** maxJump for exact products (see withinJump). */
+  /** maxJump for exact products (see withinJump), and 1 + hardJump. */
   private readonly maxJump: Decimal;
+  private readonly hardRatio: Decimal;
+
+  /** Whether a move within maxJump can be past the hard bound (a drop, when hardJump < maxJump ÷ (1 − maxJump)). */
+  private readonly hardWithin: boolean;
 
   constructor(private readonly input: GuardInput) {
-    this.maxJump = new Exact(input.guards.maxJump);
+    const { maxJump, hardJump } = input.guards;
+    this.maxJump = new Exact(maxJump);
+    this.hardRatio = new Exact(hardJump).plus(1);
+    this.hardWithin = maxJump.greaterThanOrEqualTo(1) || hardJump.lessThan(maxJump.div(new Decimal(1).minus(maxJump)));
+  }
+
+  /** The answers behind a chain's quotes, sorted. */
+  answersOf(steps: readonly ChainStep[]): string[] {
+    let known = this.answers.get(steps);
+    if (!known) this.answers.set(steps, (known = answersBehind(steps.map((step) => step.quote))));
+    return known;
   }
 
   /** Why a priced direction must not be published now, not counting its rate (see `rate`) nor jumps; undefined when it may. */
@@ -92,15 +116,22 @@ class SharedChecks {
     return known;
   }
 
-  /** How far a rate moved from a last published rate (by its text), when that is more than maxJump. */
-  jumpOf(rate: Decimal, known: RateCheck, last: string): Decimal | undefined {
+  /** How far a rate moved from a last published rate (by its text), when more than maxJump or past the hard bound. */
+  jumpOf(rate: Decimal, known: RateCheck, last: string): Move | undefined {
     const jumps = (known.jumps ??= new Map());
     if (jumps.has(last)) return jumps.get(last);
     const previous = new Decimal(last);
     const moved = rate.minus(previous).abs();
-    if (withinJump(moved, previous, this.maxJump)) return this.remember(jumps, last, undefined);
-    const jump = moved.div(previous);
-    return this.remember(jumps, last, jump.greaterThan(this.input.guards.maxJump) ? jump : undefined);
+    // Most moves are small: within maxJump, which (with the default bounds) is within the hard bound too.
+    if (!this.hardWithin && withinJump(moved, previous, this.maxJump)) return this.remember(jumps, last, undefined);
+    // Past the ratio either way, told without dividing: rate > last × (1 + hardJump), or rate × (1 + hardJump) < last.
+    const hard =
+      previous.greaterThan(0) &&
+      (rate.greaterThan(this.hardRatio.times(previous)) || this.hardRatio.times(rate).lessThan(previous));
+    if (!hard && withinJump(moved, previous, this.maxJump)) return this.remember(jumps, last, undefined);
+    const move = moved.div(previous);
+    const jump = hard || move.greaterThan(this.input.guards.maxJump);
+    return this.remember(jumps, last, jump ? { move, ratio: rate.div(previous), hard } : undefined);
   }
 
   private remember<K, V>(map: Map<K, V>, key: K, value: V): V {
@@ -189,36 +220,41 @@ export function guardDirections(input: GuardInput): GuardResult {
       continue;
     }
     const rateText = check.text;
-    const last = input.state.published[id];
+    const last = lastRateOf(input, priced);
     // An unchanged rate needs no arithmetic; a changed one is held back when it moved by more than maxJump.
-    const jump = last && last.rate !== rateText ? checks.jumpOf(priced.rate, check, last.rate) : undefined;
-    if (last && jump) {
-      // The new rate must be seen again: a rate still moving by more than maxJump starts the count over.
+    const moved = last && last.rate !== rateText ? checks.jumpOf(priced.rate, check, last.rate) : undefined;
+    const accepted = input.accepted.has(id);
+    if (accepted) acceptedUsed.add(id);
+    if (last && moved) {
       const pending = input.state.pending[id];
-      const steady =
-        pending !== undefined &&
-        priced.rate.minus(pending.rate).abs().lessThanOrEqualTo(input.guards.maxJump.times(pending.rate));
-      const builds = steady ? pending.builds + 1 : 1;
-      if (input.accepted.has(id)) {
-        acceptedUsed.add(id);
-      } else if (builds < input.guards.confirmBuilds) {
-        state.pending[id] = { rate: rateText, builds };
-        withheld.push({
-          direction: priced.direction,
-          kind: 'jump',
-          reason: `rate moved ${percent(jump.toDecimalPlaces(4))} from the last published ${show(new Decimal(last.rate))}; seen on ${builds} of ${input.guards.confirmBuilds} builds (ratefile accept ${priced.direction.from.code} ${priced.direction.to.code} to publish now)`,
-        });
+      const answers = checks.answersOf(priced.steps);
+      const outcome = decideJump({ priced, rateText, last, moved, answers, pending, accepted, guards: input.guards });
+      if (!outcome.publish) {
+        state.pending[id] = outcome.pending;
+        withheld.push(outcome.withheld);
         continue;
       }
     }
-    if (input.accepted.has(id)) acceptedUsed.add(id);
     state.published[id] = check.entry ??= { rate: rateText, at };
     published.push(priced);
   }
-  // Directions not published now keep their last published rate (a jump is measured from it when they return).
-  for (const id in input.state.published) {
-    // A hand-edited file's "__proto__" key is no direction's, and assigning it would replace the prototype.
-    if (id !== '__proto__' && !Object.hasOwn(state.published, id)) state.published[id] = input.state.published[id]!;
+  // Directions not published now keep their last published rate (a jump is measured from it when they return), and
+  // those the export files on disk publish are kept with it: the next build's files will not have them.
+  for (const last of [input.state.published, Object.fromEntries(input.lastExports ?? [])]) {
+    for (const id in last) {
+      // A hand-edited file's "__proto__" key is no direction's, and assigning it would replace the prototype.
+      if (id !== '__proto__' && !Object.hasOwn(state.published, id)) state.published[id] = last[id]!;
+    }
   }
   return { published, withheld, state, acceptedUsed: [...acceptedUsed] };
+}
+
+/**
+ * The rate a jump is measured from: guard.json's; for a direction it does not know, the one the export files on
+ * disk publish, unless an independent reference checks the direction (it then decides a first rate).
+ */
+function lastRateOf(input: GuardInput, priced: PricedDirection): LastRate | undefined {
+  const { id } = priced.direction;
+  const last = input.state.published[id] ?? input.lastExports?.get(id);
+  return last?.file !== undefined && priced.reference !== undefined ? undefined : last;
 }

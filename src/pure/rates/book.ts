@@ -10,6 +10,7 @@ import type { Derivation, TermOutcome } from './derivation.js';
 import type { Quote, QuoteBook } from '../../model/source.js';
 import { consensusOf, type FreshTerm } from './consensus.js';
 import { evaluate, oldest, type QuoteLookup, type Sides } from './evaluate.js';
+import { answersBehind } from './answers.js';
 
 /** One source's part of a build: its fresh quotes, those past its maxAge, and why it failed, if it did. */
 export interface SourceQuotes {
@@ -78,7 +79,19 @@ function madeQuote(rule: RateRule, derivation: Derivation, now: Date): Quote {
       missing: derivation.missing!,
     };
   const used = derivation.terms.filter((term) => term.status === 'used').flatMap((term) => term.quotes);
-  return { pair, base, quote, bid: derivation.bid, ask: derivation.ask, time: oldest(used, now), source, ruled: true };
+  // Its terms' answers: a confirmation of a ruled rate waits for new answers of the sources it is made of.
+  const answers = answersBehind(used);
+  return {
+    pair,
+    base,
+    quote,
+    bid: derivation.bid,
+    ask: derivation.ask,
+    time: oldest(used, now),
+    source,
+    ruled: true,
+    answers,
+  };
 }
 
 function formulaPair(rule: FormulaRule, lookup: QuoteLookup): Derivation {

@@ -8,7 +8,13 @@ import type { WarMemory } from '../compete/war.js';
 import type { ListingMemory, ListingView } from '../compete/listing.js';
 import type { GuardState } from '../guards/guards.js';
 import type { Direction, Health, HealthPolicy } from '../../model/config.js';
-import type { CompeteOutcome, PricedDirection, WithheldDirection, WithheldKind } from '../../model/priced.js';
+import type {
+  CompeteOutcome,
+  JumpFacts,
+  PricedDirection,
+  WithheldDirection,
+  WithheldKind,
+} from '../../model/priced.js';
 
 export interface BuildReport {
   startedAt: Date;
@@ -144,7 +150,7 @@ export interface Status {
   /** Competing directions as BestChange lists us (`self:` set), one per direction (and city). */
   listing?: ListingView[];
   /** One entry per direction no export publishes. */
-  heldBack: { direction: string; kind?: WithheldKind; reason: string }[];
+  heldBack: HeldBackStatus[];
   /** Published directions left out of some exports only (absent when none): never counted as held back. */
   leftOut?: LeftOutStatus[];
   /** Present with an `ha:` block: leader or standby, and who holds the lock. */
@@ -160,6 +166,14 @@ export interface Status {
 export interface OutsideProblem {
   key: string;
   text: string;
+}
+
+/** A direction no export publishes; `jump`: a held jump's facts (the old rate, the new one, its sources, the command). */
+export interface HeldBackStatus {
+  direction: string;
+  kind?: WithheldKind;
+  reason: string;
+  jump?: JumpFacts;
 }
 
 export interface LeftOutStatus {

@@ -90,6 +90,7 @@ export function successStatus(
         direction: withheld.direction.id,
         kind: withheld.kind,
         reason: withheld.reason,
+        ...(withheld.jump ? { jump: withheld.jump } : {}),
       })),
       ...(directions.leftOut.length === 0
         ? {}

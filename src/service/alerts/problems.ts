@@ -87,9 +87,11 @@ function heldProblems(status: Status): Problem[] {
     if (!isFault(held.kind)) continue;
     if (held.kind === 'jump') {
       const [from, to] = held.direction.split('>');
+      // A jump's facts name the command in its reason; a status from before they were kept does not.
+      const command = held.jump ? '' : `; to publish it now: ratefile accept ${from} ${to}`;
       problems.push({
         key: `jump:${held.direction}`,
-        text: `jump held ${directionNameOfId(held.direction)}: ${held.reason}; to publish it now: ratefile accept ${from} ${to}`,
+        text: `jump held ${directionNameOfId(held.direction)}: ${held.reason}${command}`,
       });
     } else {
       problems.push({

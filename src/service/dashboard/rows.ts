@@ -113,7 +113,16 @@ export function withheldRow(
       ? { lastPublished: { ...shownRate(last.rate, direction, primaryMarkup), at: last.at } }
       : {};
   const jump = held.kind === 'jump' ? jumpFacts(direction, report, primaryMarkup) : {};
-  const reason = jump.jump && last ? inPublishedForm(held.reason, last.rate, jump.jump.old) : held.reason;
+  const pending = report.guardState.pending[direction.id];
+  const reason =
+    jump.jump && last && pending
+      ? inPublishedForm(
+          inPublishedForm(held.reason, 'from the last published', last.rate, jump.jump.old),
+          'to',
+          pending.rate,
+          jump.jump.new,
+        )
+      : held.reason;
   return {
     ...common(direction),
     state,
@@ -195,14 +204,12 @@ function jumpFacts(direction: Direction, report: BuildReport, markup: Decimal): 
 }
 
 /**
- * The guard's reason names the last published rate as it keeps it (`0.0000001087536193`: no monitor ever saw that
- * number); the dashboard names it as the export published it (`9195000 : 1`). Left as it is if the wording moved.
+ * The guard's reason names the last published rate and the new one as it keeps them (`0.0000001087536193`: no monitor
+ * ever saw that number); the dashboard names them as the export publishes them (`9195000 : 1`). Left as it is if the
+ * wording moved.
  */
-function inPublishedForm(reason: string, rate: string, shown: { in: string; out: string }): string {
-  return reason.replace(
-    `from the last published ${show(new Decimal(rate))}`,
-    `from the last published ${shown.in} : ${shown.out}`,
-  );
+function inPublishedForm(reason: string, words: string, rate: string, shown: { in: string; out: string }): string {
+  return reason.replace(`${words} ${show(new Decimal(rate))}`, `${words} ${shown.in} : ${shown.out}`);
 }
 
 /** A rate the guard state keeps (full precision, internal) as the primary export would publish it. */

@@ -296,14 +296,15 @@ function announceStart(
   );
   const pagesNote = listeners && pagesNoteOf(listeners, options.host);
   if (pagesNote) log.info(pagesNote);
-  // When the file sources' quotes expire and what renews them: a newcomer learns it before the directions go.
+  // When the file sources' quotes expire and what renews them: a newcomer learns it before the directions go. Told
+  // at the clock of the line, not of the build: after a slow first build "in 33 s" may already be past.
   if (!firstReport) return;
   const { report, config } = firstReport;
   for (const note of freshnessNotes(
     config.sources,
     report.sources,
     (source) => sourceMaxAgeMs(source, config.schedulePeriodMs),
-    report.startedAt,
+    options.deps.now(),
   ))
     log[note.level](note.text);
 }

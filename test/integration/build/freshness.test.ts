@@ -49,6 +49,22 @@ describe('quotes past maxAge', () => {
     );
   });
 
+  it('after a slow first build the note is told at the clock of the line, never naming a moment already past', async () => {
+    const made = await folder();
+    await writeStarter(made.dir);
+    const written = (await stat(join(made.dir, 'quotes.json'))).mtime;
+    // The build reads the clock 10 s after the quotes were written; the first lines are logged 4 min 50 s later.
+    let now = new Date(written.getTime() + 10_000);
+    let log = '';
+    const write = (text: string) => {
+      log += text;
+      if (text.includes(' serving ')) now = new Date(written.getTime() + 290_000);
+    };
+    await start(made, { now: () => now, log: write });
+    const [, note] = / info (source backoffice: .*)\n/.exec(log) ?? [];
+    expect(note).toContain(`the oldest passes it at ${new Date(written.getTime() + 300_000).toISOString()}, in 10 s;`);
+  });
+
   it('the starter past its maxAge: the dashboard shows the source STALE, its age, the time passed and the hint; `touch` makes it ok again', async () => {
     const made = await folder();
     await writeStarter(made.dir);

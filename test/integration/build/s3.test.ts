@@ -15,7 +15,7 @@ import { uploadProblems } from '../../../src/io/hosting/s3-report.js';
 import type { OutputFile, S3Target } from '../../../src/model/config.js';
 import { rawRequest } from '../../support/http.js';
 import { offlineFetch, runRatefile, type Outcome } from '../../support/run-cli.js';
-import { makeProject, sampleConfig, sampleQuotes, type Project } from '../../support/project.js';
+import { makeProject, sampleConfig, sampleQuotes, writeSampleQuotes, type Project } from '../../support/project.js';
 import { assertBuilt, spawnRatefile, stopAll } from '../../support/process.js';
 import { xmlErrors } from '../../support/xml.js';
 
@@ -531,5 +531,37 @@ describe('ratefile publish', () => {
     expect(
       (await object(bucket, 'exports/affiliatefile.xml')).bytes.equals(await localFile(dir, 'affiliatefile.xml')),
     ).toBe(true);
+  });
+});
+
+describe('the bucket as the last published rates (issue 44, item 3)', () => {
+  it('with no guard.json and no local export, a first rate is measured from the copy in the bucket', async () => {
+    const bucket = await newBucket();
+    const dir = await project(bucket);
+    const at = (seconds: number) => new Date(now().getTime() + seconds * 1000);
+    const build = async (seconds: number, btc: string) => {
+      await writeSampleQuotes(dir, at(seconds), btc);
+      return runCycle(await loadConfig(dir.configPath), join(dir.dir, 'public'), {
+        now: () => at(seconds),
+        fetch: offlineFetch,
+      });
+    };
+    expect((await build(0, '1')).upload?.uploaded).toEqual(exportFiles);
+    // A new machine: no state folder, no output folder; only the bucket remembers what was published.
+    await rm(join(dir.dir, '.ratefile'), { recursive: true });
+    await rm(join(dir.dir, 'public'), { recursive: true });
+    const jumped = await build(30, '40');
+    expect(jumped.build.report.withheld.map((w) => [w.direction.id, w.jump?.hard])).toEqual([
+      ['BTC>SBERRUB', true],
+      ['BTC>USDTTRC20', true],
+    ]);
+    expect(jumped.build.report.withheld[0]?.reason).toMatch(
+      new RegExp(
+        `^rate moved ×40, \\+3900% from the last published [\\d.]+ \\(s3://${bucket}/exports/parserfile\\.xml\\) to `,
+      ),
+    );
+    // The bucket now has the file without them, and guard.json the rates it had: the next build holds them too.
+    expect((await object(bucket, 'exports/parserfile.xml')).bytes.toString()).not.toContain('<from>BTC</from>');
+    expect((await build(60, '40')).build.report.withheld).toHaveLength(2);
   });
 });

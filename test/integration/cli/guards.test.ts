@@ -183,7 +183,7 @@ describe('every direction out: the three files are still valid, empty', () => {
   it('all held back by the jump guard', async () => {
     const made = await project();
     expect((await ratefile(['build'], made.dir)).code).toBe(0);
-    await writeQuotes(made, later(30), '2', '2');
+    await writeQuotes(made, later(30), '1.12', '1.12');
     const result = await ratefile(['build'], made.dir, later(30));
     // Exit 1 as `status` says FAILING: every direction withheld for a fault (the files are written, empty).
     expect(result.code, result.stderr).toBe(1);
@@ -220,10 +220,10 @@ describe('ratefile accept', () => {
   it('publishes a held-back jump on the next build, once', async () => {
     const made = await project();
     expect((await ratefile(['build'], made.dir)).code).toBe(0);
-    await writeQuotes(made, later(30), '1.5');
+    await writeQuotes(made, later(30), '1.25');
     const held = await ratefile(['build'], made.dir, later(30));
     expect(held.stderr).toMatch(
-      /held back BTC → SBERRUB \(directions\[0\]\): rate moved 50% .*\(ratefile accept BTC SBERRUB to publish now\)/,
+      /held back BTC → SBERRUB \(directions\[0\]\): rate moved 25% .*\(ratefile accept BTC SBERRUB to publish now\)/,
     );
     expect(await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8')).not.toMatch(/<from>BTC<\/from>/);
 
@@ -235,11 +235,51 @@ describe('ratefile accept', () => {
     });
     const published = await ratefile(['build'], made.dir, later(60));
     expect(published.stderr).toMatch(/published 3 directions, 1 held back/);
-    expect(published.stderr).toMatch(/held back BTC → USDTTRC20 .*seen on 2 of 3 builds/);
+    expect(published.stderr).toMatch(/held back BTC → USDTTRC20 .*seen in 2 of 3 distinct answers of backoffice/);
     expect(await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8')).toMatch(
       /<from>BTC<\/from>\s*<to>SBERRUB<\/to>/,
     );
     expect(await readdir(join(made.dir, '.ratefile', 'accept'))).toEqual([]);
+  });
+
+  it('a jump past the hard bound is never published by builds, however many; status and the alert say old, new, source and command; accept publishes it', async () => {
+    const made = await project();
+    expect((await ratefile(['build'], made.dir)).code).toBe(0);
+    // BTC/USDT ×40 (USDT/RUB as it was, so no scale mistake of the whole answer): every BTC direction ×40.
+    for (let k = 1; k <= 6; k++) {
+      await writeQuotes(made, later(30 * k), '40');
+      const held = await ratefile(['build'], made.dir, later(30 * k));
+      expect(held.stderr).toMatch(/published 2 directions, 2 held back/);
+      expect(await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8')).not.toMatch(/<from>BTC<\/from>/);
+    }
+    const reason =
+      'rate moved ×40, +3900% from the last published 8800810.33755 to 352032413.502, from backoffice: past the hard bound ×1.3 or ÷1.3 (guards.hardJump 30%), it is published only by ratefile accept BTC SBERRUB';
+    const text = await ratefile(['status'], made.dir, later(185));
+    expect(text.stdout).toContain(`  BTC → SBERRUB: ${reason} [jump]\n`);
+    const { status } = await statusJson(made.dir, later(185));
+    expect(status.heldBack.find((held) => held.direction === 'BTC>SBERRUB')).toEqual({
+      direction: 'BTC>SBERRUB',
+      kind: 'jump',
+      reason,
+      jump: {
+        last: '8800810.33755',
+        rate: '352032413.502',
+        sources: ['backoffice'],
+        hard: true,
+        command: 'ratefile accept BTC SBERRUB',
+      },
+    });
+    const { currentProblems } = await import('../../../src/service/alerts/problems.js');
+    expect(currentProblems(status, later(185)).find((p) => p.key === 'jump:BTC>SBERRUB')?.text).toBe(
+      `jump held BTC → SBERRUB: ${reason}`,
+    );
+
+    expect((await ratefile(['accept', 'BTC', 'SBERRUB'], made.dir, later(190))).code).toBe(0);
+    const accepted = await ratefile(['build'], made.dir, later(210));
+    expect(accepted.stderr).toMatch(/published 3 directions, 1 held back/);
+    expect(await readFile(join(made.dir, 'public', 'parserfile.xml'), 'utf8')).toMatch(
+      /<from>BTC<\/from>\s*<to>SBERRUB<\/to>\s*<in>1<\/in>\s*<out>352032413\.5<\/out>/,
+    );
   });
 
   it('says so, and requests nothing, when the direction is published (not held back)', async () => {

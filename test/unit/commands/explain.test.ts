@@ -153,10 +153,10 @@ describe('ratefile explain on the demo exchanger', () => {
       'Margin 1.2% against the client: 9050641.845 × (1 − 0.012) = 8942034.14286 SBERRUB per BTC\n',
     );
     expect(result.stdout).toContain(
-      'These are the values it would have.\nHELD BACK: rate moved 27.74% from the last published 7000000; seen on 1 of 3 builds (ratefile accept BTC SBERRUB to publish now)\n',
+      'These are the values it would have.\nHELD BACK: rate moved 27.74% from the last published 7000000 to 8942034.14286; seen in 1 of 3 distinct answers of backoffice (ratefile accept BTC SBERRUB to publish now)\n',
     );
     expect(result.stdout.split('\n')[0]).toBe(
-      'BTC → SBERRUB: HELD BACK: rate moved 27.74% from the last published 7000000; seen on 1 of 3 builds (ratefile accept BTC SBERRUB to publish now)',
+      'BTC → SBERRUB: HELD BACK: rate moved 27.74% from the last published 7000000 to 8942034.14286; seen in 1 of 3 distinct answers of backoffice (ratefile accept BTC SBERRUB to publish now)',
     );
   });
 

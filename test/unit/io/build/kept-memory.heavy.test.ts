@@ -83,7 +83,7 @@ function build(
     now: time,
     state,
     accepted: new Set(),
-    guards: { maxJump: new Decimal('0.1'), confirmBuilds: 2 },
+    guards: { maxJump: new Decimal('0.1'), hardJump: new Decimal('0.3'), confirmAnswers: 2 },
     maxAgeMs: () => undefined,
   });
   const templates = [template('parserfile'), template('affiliate', 'https://x.example/?from={from}&to={to}')];

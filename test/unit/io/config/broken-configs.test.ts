@@ -87,7 +87,7 @@ function generate(): Mutation[] {
   for (const key of topLevel) for (const value of [{ wrong: 1 }, [[1]], 12.5]) add('wrong type', [key], value);
   for (const key of ['port', 'host'])
     for (const value of [{ wrong: 1 }, [[1]], true]) add('wrong type', ['server', key], value);
-  for (const key of ['maxJump', 'confirmBuilds'])
+  for (const key of ['maxJump', 'confirmBuilds', 'confirmAnswers', 'hardJump'])
     for (const value of [{ wrong: 1 }, [[1]], true]) add('wrong type', ['guards', key], value);
   const directionKeys = [
     'margin',
@@ -177,6 +177,14 @@ function generate(): Mutation[] {
     [
       ['guards', 'confirmBuilds'],
       [0, -1, 1.5, '3', 1001],
+    ],
+    [
+      ['guards', 'confirmAnswers'],
+      [0, -1, 1.5, '3', 1001],
+    ],
+    [
+      ['guards', 'hardJump'],
+      ['abc', '0%', '-5%', '100001%', 30, '10%', '5%'],
     ],
     [
       ['sources', 'backoffice', 'type'],

@@ -20,7 +20,13 @@ import type { Config, Direction } from '../../../../src/model/config.js';
 import { priceDirections } from '../../../../src/pure/pricing/price.js';
 import type { Quote, QuoteBook } from '../../../../src/model/source.js';
 import { GUARD_AT_LAG_MS, readGuardState, requestAccept } from '../../../../src/io/state/state.js';
-import { projectsPerTest, sampleConfig, sampleQuotes, type Project } from '../../../support/project.js';
+import {
+  projectsPerTest,
+  sampleConfig,
+  sampleQuotes,
+  writeSampleQuotes,
+  type Project,
+} from '../../../support/project.js';
 import { random } from '../../../support/random.js';
 import type { PricedDirection } from '../../../../src/model/priced.js';
 import { show } from '../../../../src/base/words.js';
@@ -91,11 +97,14 @@ function guard(input: Partial<GuardInput> & Pick<GuardInput, 'priced'>, config?:
     now: friday,
     state: emptyGuardState(),
     accepted: new Set(),
-    guards: config?.guards ?? { maxJump: new Decimal('0.1'), confirmBuilds: 3 },
+    guards: config?.guards ?? defaultGuards,
     maxAgeMs: () => undefined,
     ...input,
   });
 }
+
+/** The defaults: maxJump 10%, hardJump three times it, three answers. */
+const defaultGuards = { maxJump: new Decimal('0.1'), hardJump: new Decimal('0.3'), confirmAnswers: 3 };
 
 const ids = (list: readonly { direction: Direction }[]) => list.map((entry) => entry.direction.id);
 const reasonOf = (result: GuardResult, id: string) => result.withheld.find((w) => w.direction.id === id)?.reason;
@@ -110,6 +119,49 @@ describe('first publication', () => {
     expect(result.state.published['BTC>SBERRUB']).toEqual({ rate: btc?.rate.toString(), at: friday.toISOString() });
     expect(result.state.pending).toEqual({});
     expect(result.acceptedUsed).toEqual([]);
+  });
+});
+
+describe('first publication bounded by the export files on disk (`lastExports`)', () => {
+  const reference = {
+    value: new Decimal(1),
+    from: 'bybit:BTC/USDT',
+    deviation: new Decimal(0),
+    band: new Decimal('0.05'),
+  };
+
+  it('a direction guard.json does not know is measured from the files; one they lack is published; all are kept', async () => {
+    const config = await configOf(sampleConfig);
+    const base = guard({ priced: priced(config, sampleBook(friday)) }).state.published;
+    const lastExports = new Map(
+      ['BTC>SBERRUB', 'SBERRUB>USDTTRC20'].map((id) => [id, { ...base[id]!, file: 'parserfile.xml' }]),
+    );
+    const result = guard({ priced: priced(config, sampleBook(friday, '2')), lastExports });
+    expect(ids(result.withheld)).toEqual(['BTC>SBERRUB']);
+    expect(reasonOf(result, 'BTC>SBERRUB')).toMatch(
+      /^rate moved ×2, \+100% from the last published .* \(parserfile\.xml\) to /,
+    );
+    expect(ids(result.published)).toEqual(['BTC>USDTTRC20', 'SBERRUB>USDTTRC20', 'USDTTRC20>CASHRUB']);
+    expect(result.state.published['BTC>SBERRUB']).toEqual(lastExports.get('BTC>SBERRUB'));
+    // guard.json's own rate wins over the files'.
+    const known = guard({
+      priced: priced(config, sampleBook(friday, '2')),
+      lastExports,
+      state: { published: { 'BTC>SBERRUB': { rate: '1', at: 'then' } }, pending: {} },
+    });
+    expect(reasonOf(known, 'BTC>SBERRUB')).toMatch(/from the last published 1 to /);
+  });
+
+  it('a direction an independent reference checks: the reference decides its first rate, not the files', async () => {
+    const config = await configOf(sampleConfig);
+    const base = guard({ priced: priced(config, sampleBook(friday)) }).state.published;
+    const file = { ...base['BTC>SBERRUB']!, file: 'parserfile.xml' };
+    const checked = priced(config, sampleBook(friday, '2')).map((p) => ({ ...p, reference }));
+    const fromFiles = guard({ priced: checked, lastExports: new Map([['BTC>SBERRUB', file]]) });
+    expect(fromFiles.withheld).toEqual([]);
+    // Nor a rate guard.json kept from the files: only rates a build published bound a referenced direction.
+    const kept = guard({ priced: checked, state: { published: { 'BTC>SBERRUB': file }, pending: {} } });
+    expect(kept.withheld).toEqual([]);
   });
 });
 
@@ -332,59 +384,111 @@ describe('jump guard', () => {
   interface JumpCase {
     name: string;
     maxJump?: string;
-    confirmBuilds: number;
+    /** Default: three times maxJump. */
+    hardJump?: string;
+    confirmAnswers: number;
     /** BTC/USDT factor of each build after a first publication at 1. */
     builds: string[];
     expected: Outcome[];
+    /** Every hold is past the hard bound. */
+    hard?: true;
   }
 
   const cases: JumpCase[] = [
     {
       name: '+20% held for 2 builds, published on the 3rd',
-      confirmBuilds: 3,
+      confirmAnswers: 3,
       builds: ['1.2', '1.2', '1.2', '1.2'],
       expected: ['held', 'held', 'published', 'published'],
     },
-    { name: '−20% likewise', confirmBuilds: 3, builds: ['0.8', '0.8', '0.8'], expected: ['held', 'held', 'published'] },
-    { name: 'confirmBuilds 1 publishes at once', confirmBuilds: 1, builds: ['1.5'], expected: ['published'] },
-    { name: 'confirmBuilds 2', confirmBuilds: 2, builds: ['1.5', '1.5'], expected: ['held', 'published'] },
     {
-      name: 'confirmBuilds 5',
-      confirmBuilds: 5,
-      builds: ['2', '2', '2', '2', '2'],
+      name: '−20% likewise',
+      confirmAnswers: 3,
+      builds: ['0.8', '0.8', '0.8'],
+      expected: ['held', 'held', 'published'],
+    },
+    { name: 'confirmAnswers 1 publishes at once', confirmAnswers: 1, builds: ['1.25'], expected: ['published'] },
+    { name: 'confirmAnswers 2', confirmAnswers: 2, builds: ['1.25', '1.25'], expected: ['held', 'published'] },
+    {
+      name: 'confirmAnswers 5',
+      confirmAnswers: 5,
+      builds: ['1.2', '1.2', '1.2', '1.2', '1.2'],
       expected: ['held', 'held', 'held', 'held', 'published'],
     },
-    { name: 'exactly 10% is not more than 10%', confirmBuilds: 3, builds: ['1.1'], expected: ['published'] },
-    { name: 'just over 10%', confirmBuilds: 3, builds: ['1.1001'], expected: ['held'] },
-    { name: 'exactly −10%', confirmBuilds: 3, builds: ['0.9'], expected: ['published'] },
+    { name: 'exactly 10% is not more than 10%', confirmAnswers: 3, builds: ['1.1'], expected: ['published'] },
+    { name: 'just over 10%', confirmAnswers: 3, builds: ['1.1001'], expected: ['held'] },
+    { name: 'exactly −10%', confirmAnswers: 3, builds: ['0.9'], expected: ['published'] },
     {
       name: 'maxJump 5%: 6% held, 4% published',
       maxJump: '0.05',
-      confirmBuilds: 3,
+      confirmAnswers: 3,
       builds: ['1.06', '1.04'],
       expected: ['held', 'published'],
     },
     {
       name: 'back within the threshold resets the count',
-      confirmBuilds: 3,
+      confirmAnswers: 3,
       builds: ['1.2', '1.2', '1.05', '1.3', '1.3', '1.3'],
       expected: ['held', 'held', 'published', 'held', 'held', 'published'],
     },
     {
       name: 'small steps move the reference along',
-      confirmBuilds: 3,
+      confirmAnswers: 3,
       builds: ['1.09', '1.18', '1.28', '1.39'],
       expected: ['published', 'published', 'published', 'published'],
     },
+    {
+      name: 'exactly ×1.3 is not past the hard bound',
+      confirmAnswers: 3,
+      builds: ['1.3', '1.3', '1.3'],
+      expected: ['held', 'held', 'published'],
+    },
+    {
+      name: '÷1.2987 (0.77) is not past it',
+      confirmAnswers: 2,
+      builds: ['0.77', '0.77'],
+      expected: ['held', 'published'],
+    },
+    {
+      name: 'just past ×1.3 never confirms, however often seen',
+      confirmAnswers: 3,
+      builds: ['1.3001', '1.3001', '1.3001', '1.3001', '1.3001'],
+      expected: ['held', 'held', 'held', 'held', 'held'],
+      hard: true,
+    },
+    {
+      name: '÷1.3004 (0.769) never confirms',
+      confirmAnswers: 3,
+      builds: ['0.769', '0.769', '0.769', '0.769'],
+      expected: ['held', 'held', 'held', 'held'],
+      hard: true,
+    },
+    {
+      name: '×40 and ÷40 never confirm, even with confirmAnswers 1',
+      confirmAnswers: 1,
+      builds: ['40', '40', '0.025', '0.025'],
+      expected: ['held', 'held', 'held', 'held'],
+      hard: true,
+    },
+    {
+      name: 'hardJump 100%: ×1.5 is counted, ×2.5 never',
+      hardJump: '1',
+      confirmAnswers: 3,
+      builds: ['1.5', '1.5', '1.5', '3.75', '3.75', '3.75', '3.75'],
+      expected: ['held', 'held', 'published', 'held', 'held', 'held', 'held'],
+    },
   ];
 
-  it.each(cases)('$name', async ({ maxJump, confirmBuilds, builds, expected }) => {
+  it.each(cases)('$name', async ({ maxJump, hardJump, confirmAnswers, builds, expected, hard }) => {
     const config = await configOf(sampleConfig);
-    const guards = { maxJump: new Decimal(maxJump ?? '0.1'), confirmBuilds };
+    const max = new Decimal(maxJump ?? '0.1');
+    const guards = { maxJump: max, hardJump: hardJump ? new Decimal(hardJump) : max.times(3), confirmAnswers };
     let state: GuardState = guard({ priced: priced(config, sampleBook(friday)), guards }).state;
     const base = new Decimal(state.published['BTC>SBERRUB']?.rate ?? NaN);
     let reference = base;
     let seen = 0;
+    let counted: string[] = [];
+    let lastHold: 'counted' | 'hard' | undefined;
     const outcomes: Outcome[] = [];
     builds.forEach((factor, index) => {
       const now = new Date(friday.getTime() + (index + 1) * 30_000);
@@ -394,16 +498,42 @@ describe('jump guard', () => {
       // Directions that did not move are never touched.
       expect(ids(result.published)).toEqual(expect.arrayContaining(['SBERRUB>USDTTRC20', 'USDTTRC20>CASHRUB']));
       const rate = base.times(factor);
+      const withheld = result.withheld.find((w) => w.direction.id === 'BTC>SBERRUB');
       if (held) {
-        seen += 1;
+        const ratio = rate.div(reference);
+        const isHard = ratio.greaterThan(guards.hardJump.plus(1)) || ratio.times(guards.hardJump.plus(1)).lessThan(1);
+        // A count goes on after a counted hold; it starts at a first one, and past the hard bound nothing counts.
+        seen = !isHard && lastHold === 'counted' ? seen + 1 : 1;
+        lastHold = isHard ? 'hard' : 'counted';
+        counted = seen === 1 ? [`backoffice@${now.toISOString()}`] : [...counted, `backoffice@${now.toISOString()}`];
         const moved = rate.minus(reference).abs().div(reference).times(100).toDecimalPlaces(2).toFixed();
-        expect(reasonOf(result, 'BTC>SBERRUB')).toBe(
-          `rate moved ${moved}% from the last published ${show(reference)}; seen on ${seen} of ${confirmBuilds} builds (ratefile accept BTC SBERRUB to publish now)`,
-        );
-        expect(result.state.pending['BTC>SBERRUB']).toEqual({ rate: rate.toString(), builds: seen });
+        expect(withheld?.jump).toEqual({
+          last: reference.toString(),
+          rate: rate.toString(),
+          sources: ['backoffice'],
+          hard: isHard,
+          command: 'ratefile accept BTC SBERRUB',
+        });
+        if (isHard)
+          expect(withheld?.reason).toMatch(
+            new RegExp(
+              `^rate moved [×÷][0-9.]+, [+−][0-9.]+% from the last published ${show(reference)} to ${show(rate)}, from backoffice: past the hard bound ×${show(guards.hardJump.plus(1))} or ÷${show(guards.hardJump.plus(1))} \\(guards\\.hardJump ${guards.hardJump.times(100).toFixed()}%\\), it is published only by ratefile accept BTC SBERRUB$`,
+            ),
+          );
+        else
+          expect(withheld?.reason).toBe(
+            `rate moved ${moved}% from the last published ${show(reference)} to ${show(rate)}; seen in ${seen} of ${confirmAnswers} distinct answers of backoffice (ratefile accept BTC SBERRUB to publish now)`,
+          );
+        expect(result.state.pending['BTC>SBERRUB']).toEqual({
+          rate: rate.toString(),
+          builds: seen,
+          answers: counted,
+          ...(isHard ? { hard: true } : {}),
+        });
         expect(result.state.published['BTC>SBERRUB']?.rate).toBe(reference.toString());
       } else {
         seen = 0;
+        lastHold = undefined;
         reference = rate;
         expect(result.state.pending['BTC>SBERRUB']).toBeUndefined();
         expect(result.state.published['BTC>SBERRUB']).toEqual({ rate: rate.toString(), at: now.toISOString() });
@@ -411,23 +541,105 @@ describe('jump guard', () => {
       state = result.state;
     });
     expect(outcomes).toEqual(expected);
+    if (hard) expect(outcomes.every((outcome) => outcome === 'held')).toBe(true);
+  });
+
+  it('counts distinct answers, never builds: the same answer seen again confirms nothing', async () => {
+    const config = await configOf(sampleConfig);
+    const first = guard({ priced: priced(config, sampleBook(friday)) });
+    // One answer at 12:00:30, priced by three builds (a quote reused between fetches), then two new answers.
+    const answer = new Date(friday.getTime() + 30_000);
+    let state = first.state;
+    const reasons: string[] = [];
+    for (const [k, time] of [answer, answer, answer, new Date(friday.getTime() + 90_000), answer].entries()) {
+      const now = new Date(friday.getTime() + (k + 1) * 30_000);
+      const result = guard({ priced: priced(config, sampleBook(time, '1.2')), state, now });
+      reasons.push(reasonOf(result, 'BTC>SBERRUB') ?? 'published');
+      state = result.state;
+    }
+    expect(reasons.map((reason) => /seen in (\d) of 3/.exec(reason)?.[1] ?? reason)).toEqual(['1', '1', '1', '2', '2']);
+    expect(state.pending['BTC>SBERRUB']?.answers).toEqual([
+      `backoffice@${answer.toISOString()}`,
+      `backoffice@${new Date(friday.getTime() + 90_000).toISOString()}`,
+    ]);
+    // A third distinct answer confirms it.
+    const third = guard({ priced: priced(config, sampleBook(new Date(friday.getTime() + 150_000), '1.2')), state });
+    expect(ids(third.published)).toContain('BTC>SBERRUB');
+  });
+
+  it('a chain of two sources confirms only when both answered anew', async () => {
+    const config = await configOf(sampleConfig);
+    const first = guard({ priced: priced(config, sampleBook(friday)) });
+    const t = (seconds: number) => new Date(friday.getTime() + seconds * 1000);
+    // BTC/USDT from a venue asked every build, USDT/RUB from one asked every minute.
+    const book = (btc: number, usdt: number) =>
+      sampleBook(t(btc), '1.2', { btc: { source: 'venue' }, usdt: { source: 'fixing', time: t(usdt) } });
+    let state = first.state;
+    const seen: string[] = [];
+    for (const [btc, usdt] of [
+      [30, 30],
+      [60, 30],
+      [90, 90],
+      [120, 90],
+      [150, 150],
+    ] as const) {
+      const result = guard({ priced: priced(config, book(btc, usdt)), state, now: t(btc) });
+      seen.push(
+        /seen in (\d) of 3 distinct answers of (.*) \(/
+          .exec(reasonOf(result, 'BTC>SBERRUB') ?? '')
+          ?.slice(1)
+          .join(' ') ?? 'published',
+      );
+      state = result.state;
+    }
+    expect(seen).toEqual(['1 fixing, venue', '1 fixing, venue', '2 fixing, venue', '2 fixing, venue', 'published']);
+  });
+
+  it('the config: hardJump three times maxJump unless set; confirmBuilds read as confirmAnswers, not both', async () => {
+    expect((await configOf(sampleConfig)).guards).toEqual(defaultGuards);
+    const set = await configOf(`${sampleConfig}guards: { maxJump: 5%, confirmBuilds: 4 }\n`);
+    expect(set.guards).toEqual({ maxJump: new Decimal('0.05'), hardJump: new Decimal('0.15'), confirmAnswers: 4 });
+    const wide = await configOf(`${sampleConfig}guards: { hardJump: 400%, confirmAnswers: 2 }\n`);
+    expect(wide.guards).toEqual({ maxJump: new Decimal('0.1'), hardJump: new Decimal('4'), confirmAnswers: 2 });
+    const problem = (yaml: string) =>
+      configOf(`${sampleConfig}${yaml}`).then(
+        () => [],
+        (error: { details?: string[] }) => error.details,
+      );
+    expect(await problem('guards: { confirmAnswers: 2, confirmBuilds: 2 }\n')).toEqual([
+      'guards.confirmBuilds: expected confirmAnswers or its older name confirmBuilds, not both (line 15)',
+    ]);
+    expect(await problem('guards: { maxJump: 20%, hardJump: 15% }\n')).toEqual([
+      'guards.hardJump: expected a percentage above maxJump (20%), got "15%" (line 15)',
+    ]);
+  });
+
+  it('a guard.json written before answers were counted loads, and its pending entry counts the next answer', async () => {
+    const config = await configOf(sampleConfig);
+    const first = guard({ priced: priced(config, sampleBook(friday)) });
+    const jumped = priced(config, sampleBook(friday, '1.2'));
+    const rate = jumped.find((p) => p.direction.id === 'BTC>SBERRUB')!.rate.toString();
+    const old: GuardState = { ...first.state, pending: { 'BTC>SBERRUB': { rate, builds: 2 } } };
+    const result = guard({ priced: jumped, state: old });
+    expect(ids(result.published)).toContain('BTC>SBERRUB');
   });
 
   it('a pending confirmation survives a build out of hours without advancing', async () => {
     const config = await configOf(sampleConfig);
     const first = guard({ priced: priced(config, sampleBook(friday)) });
-    const once = guard({ priced: priced(config, sampleBook(friday, '1.5')), state: first.state });
+    const once = guard({ priced: priced(config, sampleBook(friday, '1.2')), state: first.state });
     expect(once.state.pending['BTC>SBERRUB']?.builds).toBe(1);
     // The next build's quote is stale: the direction is out, and its confirmation is kept as it was.
     const stale = guard({
-      priced: priced(config, sampleBook(friday, '1.5', { btc: { time: new Date(friday.getTime() - 600_000) } })),
+      priced: priced(config, sampleBook(friday, '1.2', { btc: { time: new Date(friday.getTime() - 600_000) } })),
       state: once.state,
       maxAgeMs: () => 60_000,
     });
     expect(reasonOf(stale, 'BTC>SBERRUB')).toMatch(/^quote BTC\/USDT from backoffice is 600 s old/);
     expect(stale.state.pending['BTC>SBERRUB']?.builds).toBe(1);
-    const twice = guard({ priced: priced(config, sampleBook(friday, '1.5')), state: stale.state });
-    expect(reasonOf(twice, 'BTC>SBERRUB')).toMatch(/seen on 2 of 3 builds/);
+    const later = new Date(friday.getTime() + 60_000);
+    const twice = guard({ priced: priced(config, sampleBook(later, '1.2')), state: stale.state, now: later });
+    expect(reasonOf(twice, 'BTC>SBERRUB')).toMatch(/seen in 2 of 3 distinct answers of backoffice/);
   });
 
   it('accept publishes a held jump at once, makes it the reference, and is consumed', async () => {
@@ -447,8 +659,14 @@ describe('jump guard', () => {
     expect(accepted.state.pending['BTC>SBERRUB']).toBeUndefined();
 
     // Consumed: the next jump is held again.
-    const again = guard({ priced: priced(config, sampleBook(friday, '3')), state: accepted.state });
-    expect(reasonOf(again, 'BTC>SBERRUB')).toMatch(/^rate moved 100% .* seen on 1 of 3 builds/);
+    const again = guard({ priced: priced(config, sampleBook(friday, '1.8')), state: accepted.state });
+    expect(reasonOf(again, 'BTC>SBERRUB')).toMatch(/^rate moved 20% .* seen in 1 of 3 distinct answers/);
+    // Past the hard bound, an accept is the only way: it publishes that too.
+    const hard = priced(config, sampleBook(friday, '15'));
+    expect(reasonOf(guard({ priced: hard, state: accepted.state }), 'BTC>SBERRUB')).toMatch(/past the hard bound/);
+    const taken = guard({ priced: hard, state: accepted.state, accepted: new Set(['BTC>SBERRUB']) });
+    expect(ids(taken.published)).toContain('BTC>SBERRUB');
+    expect(taken.acceptedUsed).toEqual(['BTC>SBERRUB']);
   });
 
   it('an accept request with nothing to accept is used up too, and an out-of-hours direction keeps its request', async () => {
@@ -477,28 +695,9 @@ describe('guard state across runs (.ratefile/guard.json)', () => {
     stateDir: string;
   }
 
-  /** Quotes stamped with the build's own time, BTC/USDT scaled by `factor`. */
-  async function writeQuotes(made: Project, now: Date, factor: string): Promise<void> {
-    const btc = new Decimal(factor);
-    await made.write(
-      'quotes.json',
-      JSON.stringify({
-        quotes: [
-          {
-            pair: 'BTC/USDT',
-            bid: btc.times('97012.30').toFixed(),
-            ask: btc.times('97012.31').toFixed(),
-            time: now.toISOString(),
-          },
-          { pair: 'USDT/RUB', bid: '92.10', ask: '92.35', time: now.toISOString() },
-        ],
-      }),
-    );
-  }
-
   /** One `ratefile build` as a fresh process would do it: the config loaded anew, then one cycle. */
   async function cycle(run: Run, now: Date, factor: string) {
-    await writeQuotes(run.project, now, factor);
+    await writeSampleQuotes(run.project, now, factor);
     const config = await loadConfig(run.project.configPath);
     expect(config.stateDir).toBe(run.stateDir);
     return runCycle(config, run.outDir, { now: () => now });
@@ -531,8 +730,11 @@ describe('guard state across runs (.ratefile/guard.json)', () => {
     // A restart (fresh config, fresh process state): the jump is measured against guard.json.
     const second = await cycle(run, at(30), '1.25');
     expect(second.build.report.withheld.map((w) => [w.direction.id, w.reason])).toEqual([
-      ['BTC>SBERRUB', expect.stringMatching(/^rate moved 25% from the last published .*; seen on 1 of 3 builds/)],
-      ['BTC>USDTTRC20', expect.stringMatching(/^rate moved 25% .*; seen on 1 of 3 builds/)],
+      [
+        'BTC>SBERRUB',
+        expect.stringMatching(/^rate moved 25% from the last published .*; seen in 1 of 3 distinct answers/),
+      ],
+      ['BTC>USDTTRC20', expect.stringMatching(/^rate moved 25% .*; seen in 1 of 3 distinct answers/)],
     ]);
     expect(await readFile(join(run.outDir, 'parserfile.xml'), 'utf8')).not.toContain('<from>BTC</from>');
     const pending = await readGuard(run);
@@ -567,9 +769,9 @@ describe('guard state across runs (.ratefile/guard.json)', () => {
     expect(await readFile(join(run.outDir, 'parserfile.xml'), 'utf8')).toMatch(/<from>BTC<\/from>\s*<to>SBERRUB<\/to>/);
 
     // Used up: the next jump of BTC>SBERRUB waits for confirmations again.
-    const next = await cycle(run, at(90), '1');
+    const next = await cycle(run, at(90), '0.6');
     expect(next.build.report.withheld.find((w) => w.direction.id === 'BTC>SBERRUB')?.reason).toMatch(
-      /seen on 1 of 3 builds/,
+      /seen in 1 of 3 distinct answers/,
     );
   });
 
@@ -601,7 +803,7 @@ describe('guard state across runs (.ratefile/guard.json)', () => {
     const reasons = next.build.report.withheld.map((w) => w.reason);
     expect(reasons.length).toBe(Object.keys(halved).length);
     for (const reason of reasons)
-      expect(reason).toMatch(/^rate moved 100% from the last published .*; seen on 1 of 3 builds/);
+      expect(reason).toMatch(/^rate moved ×2, \+100% from the last published .*: past the hard bound/);
   });
 
   it('a build that changes no published rate nor confirmation leaves guard.json unwritten, for at most GUARD_AT_LAG_MS', async () => {
@@ -644,16 +846,51 @@ describe('guard state across runs (.ratefile/guard.json)', () => {
     );
   });
 
-  it('an unreadable guard.json starts afresh with a warning instead of stopping builds', async () => {
+  it('a guard.json of an older version (pending jumps without answers) loads, and its count goes on', async () => {
+    const run = await setUp();
+    await cycle(run, at(0), '1');
+    const { published } = await readGuard(run);
+    const rate = (id: string) => new Decimal(published[id]!.rate).times('1.25').toString();
+    const old = {
+      published,
+      pending: { 'BTC>SBERRUB': { rate: rate('BTC>SBERRUB'), builds: 2 }, 'BTC>USDTTRC20': { rate: 'x', builds: 'y' } },
+    };
+    await writeFile(join(run.stateDir, 'guard.json'), JSON.stringify(old));
+    const next = await cycle(run, at(30), '1.25');
+    expect(next.warnings).toEqual([]);
+    // Two builds counted before, one answer now: published. The malformed entry starts its count over.
+    expect(next.build.report.priced.map((p) => p.direction.id)).toContain('BTC>SBERRUB');
+    expect(next.build.report.withheld.map((w) => [w.direction.id, /seen in (\d)/.exec(w.reason)?.[1]])).toEqual([
+      ['BTC>USDTTRC20', '1'],
+    ]);
+  });
+
+  it('an unreadable guard.json starts afresh with a warning; the export files on disk still bound first rates', async () => {
     const run = await setUp();
     await cycle(run, at(0), '1');
     await writeFile(join(run.stateDir, 'guard.json'), '{ torn');
-    const next = await cycle(run, at(30), '2');
+    const next = await cycle(run, at(30), '1.05');
     expect(next.warnings).toEqual([
-      expect.stringMatching(/guard\.json: unreadable, starting without last published rates/),
+      expect.stringMatching(
+        /guard\.json: unreadable, starting without last published rates \(the export files on disk bound first rates\)/,
+      ),
     ]);
     expect(next.build.report.withheld).toEqual([]);
     expect((await readGuard(run)).published['BTC>SBERRUB']?.at).toBe(at(30).toISOString());
+    // Torn again, and the rates doubled: measured from what parserfile.xml publishes, past the hard bound.
+    await writeFile(join(run.stateDir, 'guard.json'), '{ torn');
+    const doubled = await cycle(run, at(60), '2.1');
+    expect(doubled.build.report.withheld.map((w) => [w.direction.id, w.jump?.hard])).toEqual([
+      ['BTC>SBERRUB', true],
+      ['BTC>USDTTRC20', true],
+    ]);
+    expect(doubled.build.report.withheld[0]?.reason).toMatch(
+      /^rate moved ×2, \+100% from the last published \d+(\.\d+)? \(parserfile\.xml\) to /,
+    );
+    // Kept in guard.json as the last published rate: the next build measures from it though the file lost it.
+    expect((await readGuard(run)).published['BTC>SBERRUB']).toMatchObject({ file: 'parserfile.xml' });
+    expect(await readFile(join(run.outDir, 'parserfile.xml'), 'utf8')).not.toContain('<from>BTC</from>');
+    expect((await cycle(run, at(90), '2.1')).build.report.withheld).toHaveLength(2);
   });
 });
 
@@ -717,7 +954,7 @@ describe('guards shared between directions (one check per rate, quote chain and 
       now,
       state,
       accepted,
-      guards: { maxJump: new Decimal('0.1'), confirmBuilds: 3 },
+      guards: defaultGuards,
       maxAgeMs: (source: string) => (source === 'feed' ? 60_000 : undefined),
     };
     const together = guardDirections({ ...input, priced });

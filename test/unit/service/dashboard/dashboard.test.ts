@@ -264,7 +264,7 @@ describe('a held jump', () => {
     expect(row.jump?.old.out).toBe('1');
     expect(row.reason).toMatch(
       new RegExp(
-        `^rate moved 25% from the last published ${row.jump!.old.in.replace('.', '\\.')} : 1; seen on 1 of 3 builds`,
+        `^rate moved 25% from the last published ${row.jump!.old.in.replace('.', '\\.')} : 1 to ${row.jump!.new.in.replace('.', '\\.')} : 1; seen in 1 of 3 distinct answers`,
       ),
     );
     const html = page({ latest: latestOf(held) });
