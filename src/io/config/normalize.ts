@@ -211,6 +211,7 @@ class ModelBuilder {
       guards: { maxJump: percentToFraction(data.guards.maxJump), confirmBuilds: data.guards.confirmBuilds },
       ...(data.alerts ? { alerts: data.alerts } : {}),
       ...(data.ha ? { ha: data.ha } : {}),
+      ...(data.control ? { control: data.control } : {}),
       monitors: normalizeMonitors(data.monitors),
       ...(data.accessLog === undefined ? {} : { accessLog: resolve(dir, data.accessLog) }),
       ...(data.watch ? { watch: normalizeWatch(data.watch)! } : {}),
