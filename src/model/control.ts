@@ -5,6 +5,9 @@ import { z } from 'zod';
 import { duration, text } from '../base/config/fields.js';
 import { envName, url } from './alerts.js';
 
+const atLeastASecond = () =>
+  duration.refine((value) => value >= 1000, { error: 'expected a duration of 1s or more, like "10m"' });
+
 export const controlRoles = ['viewer', 'operator'] as const;
 export type ControlRole = (typeof controlRoles)[number];
 
@@ -53,7 +56,7 @@ const telegram = z
           .describe(
             'What waits for a second operator: accept-hard (accepting a jump past the hard bound), accept, maintenance, pause, resume.',
           ),
-        within: duration
+        within: atLeastASecond()
           .default(600_000)
           .describe('How long a command waits for the second operator before it expires (default 10m).'),
       })
@@ -62,11 +65,11 @@ const telegram = z
     limit: z
       .strictObject({
         commands: z.int().min(1).max(1000).default(10).describe('Commands a person may give…'),
-        per: duration.default(60_000).describe('…in this long (default 1m); beyond, refused (said once).'),
+        per: atLeastASecond().default(60_000).describe('…in this long (default 1m); beyond, refused (said once).'),
       })
       .default({ commands: 10, per: 60_000 })
       .describe('A rate limit per person (and one shared by everyone not on the list).'),
-    maxAge: duration
+    maxAge: atLeastASecond()
       .default(300_000)
       .describe('A command sent longer ago than this (the bot was down, a failover) is refused (default 5m).'),
   })

@@ -30,6 +30,8 @@ export interface BotApiStandIn {
   push(update: Record<string, unknown>, options?: { replay?: boolean }): number;
   /** Resolves once the bot polls again with every queued update delivered and confirmed (so handled). */
   idle(): Promise<void>;
+  /** Resolves once update `id` was handed to the bot in a getUpdates answer. */
+  delivered(id: number): Promise<void>;
   /** Answer the next calls of `method` with this HTTP status and body instead. */
   fail(method: string, status: number, body: Record<string, unknown>, times?: number): void;
 }
@@ -73,6 +75,8 @@ export async function botApi(token: string): Promise<BotApiStandIn & { close(): 
   let nextMessage = 9000;
   let waiting: Poll | undefined;
   const idlers: (() => void)[] = [];
+  const deliveries: { id: number; resolve: () => void }[] = [];
+  const handedOut = new Set<number>();
 
   const deliverable = (offset: number | undefined) =>
     queue.filter((q) => (q.replay ? !q.delivered : offset === undefined || (q.update.update_id as number) >= offset));
@@ -88,7 +92,14 @@ export async function botApi(token: string): Promise<BotApiStandIn & { close(): 
     if (waiting === poll) waiting = undefined;
     if (poll.response.writableEnded || poll.response.destroyed) return;
     const batch = deliverable(poll.offset).slice(0, 100);
-    for (const q of batch) q.delivered = true;
+    for (const q of batch) {
+      q.delivered = true;
+      handedOut.add(q.update.update_id as number);
+    }
+    for (const waiter of deliveries.filter((d) => batch.some((q) => q.update.update_id === d.id))) {
+      deliveries.splice(deliveries.indexOf(waiter), 1);
+      waiter.resolve();
+    }
     respond(poll.response, 200, { ok: true, result: batch.map((q) => q.update) });
   };
 
@@ -163,6 +174,7 @@ export async function botApi(token: string): Promise<BotApiStandIn & { close(): 
       return id;
     },
     idle: () => new Promise((resolve) => idlers.push(resolve)),
+    delivered: (id) => new Promise((resolve) => (handedOut.has(id) ? resolve() : deliveries.push({ id, resolve }))),
     fail(method, status, body, times = 1) {
       failures.push({ method, status, body, times });
     },

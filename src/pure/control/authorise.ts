@@ -82,7 +82,7 @@ export function authorise(update: TgUpdate, policy: ControlPolicy, context: Auth
   const sentAgo = context.now.getTime() - message.date * 1000;
   if (sentAgo > policy.maxAgeMs)
     return refuse(
-      `sent ${age(sentAgo / 1000)} ago (control.telegram.maxAge is ${age(policy.maxAgeMs / 1000)}): send it again`,
+      `sent at ${new Date(message.date * 1000).toISOString()}, longer ago than control.telegram.maxAge (${age(policy.maxAgeMs / 1000)}): send it again`,
       origin,
     );
   const person = personFor(user, message.chat, policy);

@@ -102,7 +102,7 @@ describe('refused, with the reason, and nothing done', () => {
     [
       'a command sent 6 minutes ago (maxAge 5m: the bot was down)',
       () => message('/pause BTC SBERRUB', fixedNow(), { at: new Date(fixedNow().getTime() - 360_000) }),
-      /^refused: sent 6 min ago \(control\.telegram\.maxAge is 5 min\): send it again$/,
+      /^refused: sent at 2026-11-21T11:54:30\.000Z, longer ago than control\.telegram\.maxAge \(5 min\): send it again$/,
     ],
   ])('%s', async (_case, update, reason) => {
     const { api, made, bot } = await setUp();
