@@ -22,6 +22,8 @@ export interface Origin {
   chat?: TgChat;
   messageId?: number;
   callbackId?: string;
+  /** What it said, for the control log: the text (cut to 200 characters), or a button's data. */
+  said?: string;
 }
 
 export type Authorised =
@@ -65,14 +67,19 @@ export function authorise(update: TgUpdate, policy: ControlPolicy, context: Auth
   if (edited) {
     const command = typedCommand(edited.text ?? '', context.bot);
     if (!command) return { kind: 'ignore' };
-    const origin = { chat: edited.chat, messageId: edited.message_id, ...userField(edited.from) };
+    const origin = {
+      chat: edited.chat,
+      messageId: edited.message_id,
+      said: saidOf(edited.text),
+      ...userField(edited.from),
+    };
     return refuse('an edited message is never run: send the command again as a new message', origin);
   }
   const message = messageOf(update.message);
   const command = message && typedCommand(typeof message.text === 'string' ? message.text : '', context.bot);
   if (!message || !command) return { kind: 'ignore' };
   const user = userOf(message.from);
-  const origin = { chat: message.chat, messageId: message.message_id, ...userField(user) };
+  const origin = { chat: message.chat, messageId: message.message_id, said: saidOf(message.text), ...userField(user) };
   if (isForwarded(message)) return refuse('a forwarded command is never run: send it yourself', origin);
   if (message.sender_chat !== undefined || message.via_bot !== undefined || !user)
     return refuse(
@@ -91,6 +98,7 @@ export function authorise(update: TgUpdate, policy: ControlPolicy, context: Auth
 }
 
 const userField = (user: TgUser | undefined) => (user ? { user } : {});
+const saidOf = (text: unknown) => String(text).slice(0, 200);
 
 function authoriseButton(
   query: NonNullable<TgUpdate['callback_query']>,
@@ -103,6 +111,7 @@ function authoriseButton(
     ...(typeof query.id === 'string' ? { callbackId: query.id } : {}),
     ...userField(user),
     ...(message ? { chat: message.chat } : {}),
+    said: `button ${String(query.data).slice(0, 64)}`,
   };
   if (origin.callbackId === undefined || !user) return { kind: 'ignore' };
   const button = typeof query.data === 'string' ? readButton(query.data, context.key) : undefined;

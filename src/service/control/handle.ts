@@ -26,7 +26,7 @@ export async function handleUpdate(bot: ControlBot, update: TgUpdate): Promise<v
     ...(origin.user ? { user: origin.user.id } : {}),
     ...(person?.name === undefined ? {} : { name: person.name }),
     ...(origin.chat ? { chat: origin.chat.id } : {}),
-    ...(decided.kind === 'act' ? { command: typedText(decided.command) } : {}),
+    ...(decided.kind === 'act' ? { command: typedText(decided.command) } : origin.said ? { command: origin.said } : {}),
   };
   // Counted before anything is done or said: a flood gets one answer and does at most `limit.commands` things.
   const bucket = person ? `person:${person.id}` : 'strangers';

@@ -112,7 +112,11 @@ describe('refused, with the reason, and nothing done', () => {
     expect(api.texts()[0]).toMatch(reason);
     expect(await paused(made)).toEqual([]);
     expect(await journal(made, bot)).toEqual([
-      expect.objectContaining({ outcome: 'refused', reason: api.texts()[0]!.slice('refused: '.length) }),
+      expect.objectContaining({
+        outcome: 'refused',
+        reason: api.texts()[0]!.slice('refused: '.length),
+        command: expect.stringMatching(/^\/pause BTC SBERRUB$/),
+      }),
     ]);
   });
 

@@ -57,7 +57,12 @@ describe('authorise', () => {
       kind: 'act',
       person: { id: 11, name: 'anna', role: 'operator' },
       command: { name: 'pause', args: ['BTC', 'SBERRUB'] },
-      origin: { chat: { id: -100, type: 'supergroup' }, messageId: 5, user: { id: 11, is_bot: false } },
+      origin: {
+        chat: { id: -100, type: 'supergroup' },
+        messageId: 5,
+        said: '/pause BTC SBERRUB',
+        user: { id: 11, is_bot: false },
+      },
     });
     expect(reasonOf(update({ chat: { id: 11, type: 'private' } }))).toBe('act');
     // A viewer is authorised as a person; the role is checked once the command is known.
