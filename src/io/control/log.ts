@@ -22,6 +22,8 @@ export interface ControlLogEntry {
   reason?: string;
   /** The first line of the reply. */
   reply?: string;
+  /** The exit code of the `ratefile` command it ran (1: it ran and said no, as the CLI would). */
+  exit?: number;
 }
 
 export interface ControlLog {

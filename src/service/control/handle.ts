@@ -71,7 +71,12 @@ async function act(bot: ControlBot, command: Typed, asker: Asker, base: Record<s
 async function runNow(bot: ControlBot, plan: Plan & { kind: 'cli' }, asker: Asker): Promise<void> {
   const outcome = await bot.run(plan.cli);
   const text = cut(outcome.text, `the rest: ratefile ${plan.cli.filter((word) => word !== '--').join(' ')}`);
-  record(bot, { ...askerEntry(asker), outcome: outcome.failed ? 'failed' : 'done', reply: text.split('\n')[0] ?? '' });
+  record(bot, {
+    ...askerEntry(asker),
+    outcome: outcome.failed ? 'failed' : 'done',
+    reply: text.split('\n')[0] ?? '',
+    exit: outcome.code,
+  });
   await reply(bot, asker.origin, text);
 }
 

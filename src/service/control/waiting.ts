@@ -116,6 +116,7 @@ export async function confirmWaiting(bot: ControlBot, id: string, asker: Asker):
     waiting: run.id,
     reason: `${run.shown} asked by ${run.byName}`,
     reply: outcome.text.trim().split('\n')[0] ?? '',
+    exit: outcome.code,
   });
 }
 

@@ -204,7 +204,9 @@ describe('refused, with the reason, and nothing done', () => {
     for (let i = 0; i < 100; i += 1) api.push(message('/status', fixedNow(), { from: people.stranger }));
     await api.idle();
     const entries = await journal(made, bot);
-    expect(entries.filter((entry) => entry.outcome === 'done')).toHaveLength(5);
+    expect(entries.filter((entry) => entry.outcome === 'done')).toEqual(
+      Array(5).fill(expect.objectContaining({ user: people.anna, name: 'anna', chat: GROUP, exit: 0 })),
+    );
     expect(entries.filter((entry) => /too many commands/.test(String(entry.reason)))).toHaveLength(95 + 95);
     const pause = JSON.parse(await readFile(join(made.dir, '.ratefile', 'paused', 'BTC-SBERRUB'), 'utf8')) as {
       reason: string;
