@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import * as accept from './commands/accept.js';
+import * as alert from './commands/alert.js';
 import * as build from './commands/build.js';
 import * as check from './commands/check.js';
 import * as completion from './commands/completion.js';
@@ -42,6 +43,7 @@ const commands: readonly CommandModule[] = [
   schema,
   accept,
   maintenance,
+  alert,
   status,
   pause,
   resume,

@@ -139,8 +139,8 @@ export function registerConfigSecrets(config: unknown, env: Readonly<Record<stri
     }
   };
   if (config !== null && typeof config === 'object') {
-    const { sources, reserveSources, alerts, publish } = config as Record<string, unknown>;
-    walk({ sources, reserveSources, alerts, publish }, '', 0);
+    const { sources, reserveSources, alerts, publish, control } = config as Record<string, unknown>;
+    walk({ sources, reserveSources, alerts, publish, control }, '', 0);
   }
   // A private export's file name (a template's `private: true`): the name is what keeps the file from strangers.
   const exports = (config as { exports?: unknown } | null)?.exports;

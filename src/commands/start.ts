@@ -25,9 +25,10 @@ export function register(program: Command, context: CommandContext): void {
     .option('--no-serve', 'build on the schedule without listening (nginx or S3 serves the files)')
     .action(async (options: StartOptions) => {
       // The service (scheduler, server, metrics, alerts) is imported when it starts, not for `--help`.
-      const [{ configReloader }, { startService }] = await Promise.all([
+      const [{ configReloader }, { startService }, { controlRunner }] = await Promise.all([
         import('../io/config/reload.js'),
         import('../service/start/service.js'),
+        import('./control-runner.js'),
       ]);
       // Reloaded before every build, but parsed again only when the config or a template changed and the
       // change has settled (a file saved in place is never read half-written).
@@ -52,6 +53,8 @@ export function register(program: Command, context: CommandContext): void {
           ),
         log,
         deps: { now: deps.now, fetch: deps.fetch, env: deps.env },
+        // The control bot (`control:`) runs the CLI's own commands on this config.
+        commands: controlRunner(deps, resolve(deps.cwd, options.config)),
       });
       const signal = await deps.waitForStop();
       log.info(`${signal}: finishing the running build, then stopping`);

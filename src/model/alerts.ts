@@ -3,10 +3,10 @@
 import { z } from 'zod';
 import { duration } from '../base/config/fields.js';
 
-const envName = z
+export const envName = z
   .string()
   .regex(/^[A-Z_][A-Z0-9_]*$/, { error: 'expected an environment variable name like "RATEFILE_WEBHOOK_SECRET"' });
-const url = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
+export const url = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
 
 export const alertsSchema = z
   .strictObject({

@@ -3,6 +3,7 @@ import type { Decimal } from '../base/decimal.js';
 import type { Label } from '../base/config/fields.js';
 import type { HoursWindow } from '../base/hours.js';
 import type { AlertsConfig } from './alerts.js';
+import type { ControlConfig } from './control.js';
 import type { HaConfig } from './ha.js';
 import type { MonitorConfig } from './readers.js';
 import type { WatchConfig } from './watch.js';
@@ -185,6 +186,8 @@ export interface Config {
   readonly alerts?: Readonly<AlertsConfig>;
   /** The lock that lets one of several instances publish (`ha:`); absent: this instance always publishes. */
   readonly ha?: Readonly<HaConfig>;
+  /** The Telegram control bot of `ratefile start` (`control:`); absent: none. */
+  readonly control?: Readonly<ControlConfig>;
   /** The monitors expected to read the exports (`monitors:`), in config order. */
   readonly monitors?: readonly MonitorConfig[];
   /** nginx's access log (`accessLog:`), absolute: `start` reads the exports' fetches from it. */

@@ -213,6 +213,7 @@ class ModelBuilder {
       guards: guardsOf(data.guards),
       ...(data.alerts ? { alerts: data.alerts } : {}),
       ...(data.ha ? { ha: data.ha } : {}),
+      ...(data.control ? { control: data.control } : {}),
       monitors: normalizeMonitors(data.monitors),
       ...(data.accessLog === undefined ? {} : { accessLog: resolve(dir, data.accessLog) }),
       ...(data.watch ? { watch: normalizeWatch(data.watch, userAgent)! } : {}),

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { alertsSchema } from '../../model/alerts.js';
 import { haSchema } from '../../model/ha.js';
+import { controlSchema } from '../../model/control.js';
 import { ratesSchema } from '../../model/rates.js';
 import { reserveCapField, reserveFormulaField, reserveMarginsField } from '../../model/reserve-shape.js';
 import { accessLogSchema, monitorsSchema } from '../../model/readers.js';
@@ -335,6 +336,7 @@ export const configSchema = z
     publish: publishSchema,
     alerts: alertsSchema,
     ha: haSchema,
+    control: controlSchema,
     monitors: monitorsSchema,
     accessLog: accessLogSchema,
     watch: watchSchema,

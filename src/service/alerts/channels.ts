@@ -6,6 +6,7 @@ import nodemailer from 'nodemailer';
 import type { AlertEvent } from './problems.js';
 import type { AlertsConfig } from '../../model/alerts.js';
 import { redact } from '../../base/secrets.js';
+import { BotApiError, callBotApi } from '../../io/telegram/bot-api.js';
 
 export interface AlertMessage {
   /** Unique per message and the same on every channel and every retry (a UUID). */
@@ -31,6 +32,8 @@ export class RejectedAlert extends Error {}
 export interface ChannelOptions {
   /** How long one delivery may take (default 10 s). */
   timeoutMs?: number;
+  /** The inline keyboard a Telegram message carries (the control bot's buttons, src/service/control/buttons.ts). */
+  telegramButtons?: ((message: AlertMessage) => Record<string, unknown> | undefined) | undefined;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -87,7 +90,7 @@ export function createChannels(
   const { webhook, telegram, email } = config;
   return [
     ...(webhook ? [webhookChannel(webhook, env, fetcher, timeoutMs)] : []),
-    ...(telegram ? [telegramChannel(telegram, env, fetcher, timeoutMs)] : []),
+    ...(telegram ? [telegramChannel(telegram, env, fetcher, { timeoutMs, buttons: options.telegramButtons })] : []),
     ...(email ? [emailChannel(email, env, timeoutMs)] : []),
   ];
 }
@@ -122,7 +125,7 @@ function telegramChannel(
   telegram: NonNullable<AlertsConfig['telegram']>,
   env: Env,
   fetcher: typeof fetch,
-  timeoutMs: number,
+  options: { timeoutMs: number; buttons: ChannelOptions['telegramButtons'] },
 ): Channel {
   const token = env[telegram.tokenEnv];
   const chatId = env[telegram.chatIdEnv];
@@ -130,9 +133,22 @@ function telegramChannel(
     name: 'telegram',
     send: async (message, signal) => {
       if (!token || !chatId) throw new Error(`${telegram.tokenEnv} and ${telegram.chatIdEnv} must be set`);
-      const url = `${telegram.baseUrl.replace(/\/$/, '')}/bot${token}/sendMessage`;
-      const body = JSON.stringify({ chat_id: chatId, text: `${message.text}\n\nalert ${message.id}` });
-      await post({ url, body, headers: {}, timeoutMs, signal }, fetcher, [token]);
+      const markup = options.buttons?.(message);
+      const api = { baseUrl: telegram.baseUrl, token, fetch: fetcher, timeoutMs: options.timeoutMs };
+      const text = `${message.text}\n\nalert ${message.id}`;
+      try {
+        await callBotApi(
+          api,
+          'sendMessage',
+          { chat_id: chatId, text, ...(markup ? { reply_markup: markup } : {}) },
+          {
+            signal,
+          },
+        );
+      } catch (error) {
+        const status = error instanceof BotApiError ? error.status : undefined;
+        throw status !== undefined && rejectedHttp.has(status) ? new RejectedAlert((error as Error).message) : error;
+      }
     },
   };
 }

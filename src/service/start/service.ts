@@ -37,6 +37,9 @@ import { repeatFilter } from '../../pure/ha/repeats.js';
 import { guardPlaced } from '../../io/ha/placed-watch.js';
 import { lastGoodConfig } from './last-good-config.js';
 import { openOutsideWatch } from './outside-watch.js';
+import { alertButtons } from '../control/buttons.js';
+import { startControl } from '../control/bot.js';
+import type { CommandRunner } from '../control/context.js';
 
 export interface ServiceOptions {
   /** Loads the config afresh for each build, so edits apply without a restart. */
@@ -54,6 +57,8 @@ export interface ServiceOptions {
   watchFiles?: boolean;
   /** Checked once the port is known to be free and before the first build writes anything (see checkFolders). */
   checkFolders?: () => Promise<void>;
+  /** The CLI the control bot runs its commands with (`control:`; src/commands/control-runner.ts). */
+  commands?: CommandRunner;
 }
 
 export interface Service {
@@ -117,6 +122,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   // The public copies are first judged once the first build published, then every `watch.every`.
   const firstCheck = parts.outside?.checkNow();
   announceStart(options, listeners, state.firstReport);
+  const control = startControl(options.config, {
+    env: options.deps.env ?? process.env,
+    fetch: options.deps.fetch ?? globalThis.fetch,
+    now: options.deps.now,
+    log: options.log,
+    standby: parts.standby,
+    run: options.commands,
+  });
   return {
     port: listeners?.port,
     server: listeners?.main,
@@ -126,6 +139,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     alertsIdle: async () => parts.notifier?.idle(),
     checkOutside: async () => parts.outside?.checkNow(),
     async stop() {
+      await control?.stop();
       parts.sourceWatch.close();
       await firstCheck;
       await parts.outside?.stop();
@@ -210,7 +224,9 @@ async function openBuildParts(
   const alerts = options.config.alerts;
   const notifier = alerts
     ? createNotifier({
-        channels: createChannels(alerts, env, options.deps.fetch),
+        channels: createChannels(alerts, env, options.deps.fetch, {
+          telegramButtons: alertButtons(options.config, env, () => state.status, options.deps.now),
+        }),
         stateDir: options.config.stateDir,
         reminderMs: alerts.reminder,
         log,

@@ -3,8 +3,10 @@
 // the environment, CoinGecko with RATEFILE_COINGECKO_KEY, a `json` source with a key in its URL's query — and every
 // surface a real service and the CLI offer is searched for each secret whole, URL-encoded, in base64 and by its
 // first 24 characters: /, /dashboard.json, /healthz, /metrics, `status`, `explain`, `build`, the logs as text and
-// JSON, the state folder's files and the alert bodies a webhook receiver gets. And no value from outside drives the
-// terminal: a feed's exchanger name in `explain`, a hand-edited pause file in `status`.
+// JSON, the state folder's files and the alert bodies a webhook receiver gets. The control bot's token (`control:`,
+// in a variable whose name does not say it is one) is in none of them either, nor in the bot's replies, though the
+// Bot API stand-in quotes it back in its errors. And no value from outside drives the terminal: a feed's exchanger
+// name in `explain`, a hand-edited pause file in `status`.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
@@ -18,6 +20,9 @@ import { projectsPerTest, sampleConfig } from '../../support/project.js';
 import { pollUntil } from '../../support/http.js';
 import { spawnRatefile, stopAll, waitForServing } from '../../support/process.js';
 import { runRatefile } from '../../support/run-cli.js';
+import { controlRunner } from '../../../src/commands/control-runner.js';
+import { botApi, type BotApiStandIn } from '../../support/bot-api.js';
+import { controlBlock, message, people } from '../../support/control.js';
 import { webhook as startWebhook, type Webhook } from '../../support/webhook.js';
 
 const project = projectsPerTest();
@@ -33,6 +38,7 @@ const coingeckoKey = 'CG-Zr8Pq2Lx7Vn4Mk9Tb3Wd6Hs1Fj5Ga0';
 // A `/` and a `+`: the URL carries it percent-encoded, the server also echoes it decoded.
 const jsonKey = 'jk/4fT9+qL2mX8vR3nP7wK1zH6dB5sY0';
 const hookSecret = 'whsec_Hq7Lm2Zx9Pv4Nb8Tc3Rk6Wd1';
+const controlToken = '7311234567:AAHk3x-Leaky-Control-Token-9Zq';
 
 /** fetch for loopback only: nothing in these tests may reach the internet. */
 const loopbackFetch: typeof globalThis.fetch = (input, init) => {
@@ -42,7 +48,7 @@ const loopbackFetch: typeof globalThis.fetch = (input, init) => {
     : Promise.reject(new Error(`network disabled in tests: ${url.origin}`));
 };
 
-const secrets = { reserveHeader, reserveToken, coingeckoKey, jsonKey, hookSecret };
+const secrets = { reserveHeader, reserveToken, coingeckoKey, jsonKey, hookSecret, controlToken };
 
 /** Every form of a secret that must not appear: whole, URL-encoded (both ways), base64 (both alphabets), its first 24 characters. */
 function forms(secret: string): string[] {
@@ -118,7 +124,20 @@ async function webhook(): Promise<Webhook> {
   return hook;
 }
 
-function leakyConfig(echo: string, hook: string): string {
+/** A Bot API stand-in for the control bot that quotes the token back in its errors, closed after the test. */
+async function leakyBotApi(): Promise<BotApiStandIn> {
+  const api = await botApi(controlToken);
+  closers.push(api.close);
+  const echo = {
+    ok: false,
+    error_code: 400,
+    description: `Bad Request: no such chat for /bot${controlToken}/sendMessage`,
+  };
+  api.fail('sendMessage', 400, echo, 1);
+  return api;
+}
+
+function leakyConfig(echo: string, hook: string, bot: string): string {
   const sources = `sources:
   backoffice: { type: file, path: quotes.json }
   gecko: { type: coingecko, pairs: [USDT/RUB], priority: 9, retries: 0 }
@@ -137,7 +156,7 @@ currencies:
 `,
     )}alerts:
   webhook: { url: "${hook}", secretEnv: HOOK_SECRET }
-`;
+${controlBlock(bot).replace('control:\n  telegram:\n', 'control:\n  telegram:\n    tokenEnv: OPS_CONTROL_BOT\n')}`;
 }
 
 /** One logger writing each line twice: as text into `text`, as JSON into `json`. */
@@ -173,15 +192,18 @@ const secretEnv = (echo: string) => ({
   RATEFILE_COINGECKO_KEY: coingeckoKey,
   RATEFILE_COINGECKO_URL: echo,
   HOOK_SECRET: hookSecret,
+  OPS_CONTROL_BOT: controlToken,
 });
 
 describe('secrets', () => {
   it('no surface shows a credential echoed back by a third party, in any form', async () => {
     const echo = await echoServer();
     const hook = await webhook();
-    const made = await project({ 'ratefile.config.yaml': leakyConfig(echo, hook.url) });
+    const bot = await leakyBotApi();
+    const made = await project({ 'ratefile.config.yaml': leakyConfig(echo, hook.url, bot.url) });
     const env = secretEnv(echo);
     const logs = bothFormats();
+    const quiet = { write: () => true };
     const service: Service = await startService({
       config: await loadConfig(made.configPath),
       loadConfig: () => loadConfig(made.configPath),
@@ -190,10 +212,26 @@ describe('secrets', () => {
       host: '127.0.0.1',
       log: logs.log,
       deps: { now: () => new Date(), env, fetch: loopbackFetch },
+      commands: controlRunner(
+        {
+          stdout: quiet,
+          stderr: quiet,
+          env,
+          cwd: made.dir,
+          now: () => new Date(),
+          fetch: loopbackFetch,
+          waitForStop: () => Promise.reject(new Error('no')),
+        },
+        made.configPath,
+      ),
     });
     closers.push(() => service.stop());
     await service.rebuild();
     await service.alertsIdle();
+    // The bot answers commands whose output quotes the sources' failures; its first reply is refused with the token quoted.
+    for (const text of ['/status', '/explain USDTTRC20 CASHRUB', '/explain BTC SBERRUB'])
+      bot.push(message(text, new Date(), { from: people.anna }));
+    await bot.idle();
     const base = `http://127.0.0.1:${service.port}`;
     const pages = await Promise.all(
       ['/', '/dashboard.json', '/healthz', '/metrics'].map(async (path) => ({
@@ -223,6 +261,11 @@ describe('secrets', () => {
     expect(hook.bodies.length).toBeGreaterThan(0);
     expect(state.map((file) => file.path).join('\n')).toMatch(/status\.json/);
     expect(state.map((file) => file.path).join('\n')).toMatch(/alerts\.json/);
+    expect(state.map((file) => file.path).join('\n')).toMatch(/control\/log\.jsonl/);
+    expect(logs.text()).toMatch(
+      /control: sendMessage failed: HTTP 400: Bad Request: no such chat for \/bot\*\*\*\/sendMessage/,
+    );
+    expect(bot.texts().join('\n')).toMatch(/ticker \(json\) FAILING/);
 
     const found = [
       ...pages.flatMap((page) => leaks(`GET ${page.path}`, page.text)),
@@ -231,6 +274,7 @@ describe('secrets', () => {
       ...leaks('log (json)', logs.json()),
       ...state.flatMap((file) => leaks(file.path.slice(made.dir.length + 1), file.text)),
       ...hook.bodies.flatMap((body, index) => leaks(`alert ${index + 1}`, body)),
+      ...bot.texts().flatMap((text, index) => leaks(`control reply ${index + 1}`, text)),
     ];
     expect(found).toEqual([]);
   });
@@ -240,7 +284,10 @@ describe('secrets in the real binary', () => {
   it('`ratefile start --log-format json` as a process of its own: no credential in its log, pages or alerts', async () => {
     const echo = await echoServer();
     const hook = await webhook();
-    const made = await project({ 'ratefile.config.yaml': leakyConfig(echo, hook.url) });
+    const bot = await leakyBotApi();
+    // The token refused, quoted back in the refusal.
+    bot.fail('getMe', 401, { ok: false, error_code: 401, description: `Unauthorized: bot${controlToken}` }, 1000);
+    const made = await project({ 'ratefile.config.yaml': leakyConfig(echo, hook.url, bot.url) });
     const env = secretEnv(echo);
     const service = spawnRatefile(['start', '--port', '0', '--host', '127.0.0.1', '--log-format', 'json'], {
       cwd: made.dir,
@@ -248,6 +295,7 @@ describe('secrets in the real binary', () => {
     });
     const base = await waitForServing(service);
     await pollUntil(async () => (hook.bodies.length > 0 ? true : undefined), 20_000);
+    await pollUntil(async () => (/the Bot API refuses the token/.test(service.stderr()) ? true : undefined), 20_000);
     const pages = await Promise.all(
       ['', 'dashboard.json', 'healthz', 'metrics'].map(async (path) => ({
         path,
@@ -258,6 +306,7 @@ describe('secrets in the real binary', () => {
     const state = await filesUnder(join(made.dir, '.ratefile'));
     expect(service.stderr()).toMatch(/"msg":"source gecko failed: gecko: GET \/api\/v3\/simple\/price: HTTP 400/);
     expect(service.stderr()).toMatch(/vault: GET \/vault\/reserves: HTTP 401 Unauthorized: unauthorized: GET/);
+    expect(service.stderr()).toMatch(/control: the Bot API refuses the token \(HTTP 401: Unauthorized: bot\*\*\*\)/);
     const found = [
       ...leaks('log (json)', service.stderr()),
       ...leaks('stdout', service.stdout()),

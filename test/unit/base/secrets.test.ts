@@ -112,6 +112,7 @@ describe('registration from a config and its environment', () => {
       SMTP_PASSWORD: 'smtp-pass-0002',
       DB_URL: 'postgres://reader:db-pass-0003@db/x',
       OPS_CHAT: 'chat-id-0004',
+      OPS_BOT: 'bot-token-0007',
       HOME_DIRECTORY: '/home/not-a-secret',
     };
     registerConfigSecrets(
@@ -122,13 +123,14 @@ describe('registration from a config and its environment', () => {
         ],
         sources: [{ options: { type: 'json', url: 'https://venue.example/t?apikey=url-key-0005&pair=btcusdt' } }],
         alerts: { telegram: { chatIdEnv: 'OPS_CHAT' } },
+        control: { telegram: { tokenEnv: 'OPS_BOT' } },
       },
       env,
     );
     registerEnvSecrets({ OTHER_TOKEN: 'other-token-0006' });
     const text =
-      'hdr-value-0001 smtp-pass-0002 db-pass-0003 chat-id-0004 url-key-0005 other-token-0006 btcusdt /home/not-a-secret';
-    expect(redactSecrets(text)).toBe('*** *** *** *** *** *** btcusdt /home/not-a-secret');
+      'hdr-value-0001 smtp-pass-0002 db-pass-0003 chat-id-0004 url-key-0005 other-token-0006 bot-token-0007 btcusdt /home/not-a-secret';
+    expect(redactSecrets(text)).toBe('*** *** *** *** *** *** *** btcusdt /home/not-a-secret');
   });
 
   it('a literal database URL shown in a config error masks a password in its query too', () => {
