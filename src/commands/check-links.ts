@@ -25,7 +25,7 @@ async function exportText(context: CommandContext, target: string, timeoutMs: nu
     return readFile(resolve(context.deps.cwd, target), 'utf8').catch((cause: unknown) => {
       throw new RatefileError('E_USAGE', `${quoteValue(target)}: cannot read it: ${(cause as Error).message}`);
     });
-  const { fetchTarget } = await import('../pure/check/target.js');
+  const { fetchTarget } = await import('../io/check/target.js');
   const { bytes, findings } = await fetchTarget(target, {
     fetch: context.deps.fetch,
     cwd: context.deps.cwd,
