@@ -122,9 +122,9 @@ describe('the control bot in `ratefile start`', () => {
       'ratefile.config.yaml': `${sampleConfig}alerts: { telegram: { baseUrl: "${api.url}" } }\n${controlBlock(api.url)}`,
     });
     const { service } = await start(made, { TELEGRAM_CHAT_ID: String(GROUP) });
-    // The market moves 30%: the jump guard holds the directions back, and the alert says so.
+    // The market moves 20% (past maxJump, within hardJump): the jump guard holds the directions back, and the alert says so.
     const moved = sampleQuotes.quotes.map((q) =>
-      q.pair === 'BTC/USDT' ? { ...q, bid: '126116', ask: '126116.01' } : q,
+      q.pair === 'BTC/USDT' ? { ...q, bid: '116415', ask: '116415.01' } : q,
     );
     await writeFile(join(made.dir, 'quotes.json'), JSON.stringify({ quotes: moved }));
     await service.rebuild();

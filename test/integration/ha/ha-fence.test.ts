@@ -223,7 +223,7 @@ it('a lock answer that came too late to put the files back (a pause): a build is
     await expect.poll(() => seen.rebuilt, { timeout: 5_000 }).toBe(1);
     expect(await readFile(join(out, 'parserfile.xml'), 'utf8')).toBe('<rates>an old leader</rates>\n');
     expect(lines.join('')).toMatch(
-      /warn ha: parserfile\.xml not put back \(ha: parserfile\.xml\.gz not put back: the lock's answer took \d+ ms, its idle timeout \(15000 ms\) or more\): building now/,
+      /warn ha: parserfile\.xml not put back \(ha: parserfile\.xml\.(?:gz|br) not put back: the lock's answer took \d+ ms, its idle timeout \(15000 ms\) or more\): building now/,
     );
   } finally {
     close();
