@@ -78,9 +78,10 @@ async function judge(
   instances: readonly Instance[],
   paused: Instance,
   pausedAt: number,
-  landed: Landing[],
+  landings: () => Landing[],
 ): Promise<Omit<Trial, 'row'> & { tookOver?: { name: string; at: number } }> {
   await sleep(PAUSE_MS + 2 * PERIOD + 1_000);
+  const landed = landings();
   const takeover = lastTakeover(instances);
   const tookOver = takeover && takeover.name !== paused.name && takeover.at > pausedAt ? takeover : undefined;
   // Until the paused instance takes the lock again itself (a fresh build of its own, not an old one).
@@ -164,7 +165,12 @@ async function pauseLeader(
 function describeTrial(trial: number, paused: Instance, pausedAt: number, outcome: Awaited<ReturnType<typeof judge>>) {
   const { tookOver, stale, repairs, falseAlerts, alerts } = outcome;
   const repaired = repairs.map((ms) => (ms === undefined ? 'never' : `${ms} ms`)).join(', ');
-  return `trial ${trial}: paused ${paused.name}; ${tookOver ? `${tookOver.name} took over after ${tookOver.at - pausedAt} ms` : 'NO TAKEOVER'}; ${stale} old-build files after the takeover${stale > 0 ? ` (replaced after ${repaired})` : ''}; ${alerts} alerts by the new leader, ${falseAlerts} by the paused one`;
+  // The upload held while the leader was stopped: what the store answered when it came.
+  const held = paused.proxy?.forwarded
+    .filter((entry) => entry.held && entry.at > pausedAt)
+    .map((entry) => entry.status);
+  const answered = held === undefined ? '' : `; its held upload answered ${held.join(', ') || 'nothing'}`;
+  return `trial ${trial}: paused ${paused.name}; ${tookOver ? `${tookOver.name} took over after ${tookOver.at - pausedAt} ms` : 'NO TAKEOVER'}${answered}; ${stale} old-build files after the takeover${stale > 0 ? ` (replaced after ${repaired})` : ''}; ${alerts} alerts by the new leader, ${falseAlerts} by the paused one`;
 }
 
 async function measure(backend: 'postgres' | 'mariadb' | 's3'): Promise<Trial[]> {
@@ -202,7 +208,7 @@ async function measure(backend: 'postgres' | 'mariadb' | 's3'): Promise<Trial[]>
           trial--;
           continue;
         }
-        const outcome = await judge(instances, leader, pausedAt, mode === 'upload' ? uploads() : landed);
+        const outcome = await judge(instances, leader, pausedAt, () => (mode === 'upload' ? uploads() : landed));
         const row = describeTrial(trial, leader, pausedAt, outcome);
         console.info(`${backend} (${mode}): ${row}`);
         trials.push({ row, ...outcome });

@@ -1,5 +1,6 @@
-// The warm standby's pause measurement (issue 33): `CI=1 npx vitest run --config test/sql/vitest.pause.config.ts`,
-// after `npm run build`. Not part of `npm test` or `npm run test:sql`: it runs for minutes (test/sql/ha-pause.measure.ts).
+// The warm standby's pause trials (issues 33 and 45): `CI=1 npx vitest run --config test/sql/vitest.pause.config.ts`,
+// after `npm run build`. Not part of `npm test` or `npm run test:sql`: it runs for minutes (test/sql/ha-pause.measure.ts,
+// its modes and settings in the environment).
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
