@@ -1,6 +1,7 @@
-// build: fetch quotes and reserves, then pauses → back-office switches → reserves → price → compete → guards →
+// build: fetch quotes and reserves, then pauses → back-office switches → reserves → price → compete → reference → guards →
 // select and render each export in turn, returning files before anything is written. docs/pipeline.md describes each step (and cycle.ts's).
 import { emptyGuardState, guardDirections, staleHold, type GuardState } from '../../pure/guards/guards.js';
+import { referenceDirections, type RivalFeed } from '../../pure/guards/reference.js';
 import type { Config, OutputFile } from '../../model/config.js';
 import { priceDirections } from '../../pure/pricing/price.js';
 import { fetchQuotes, type QuoteCache } from '../quotes/quotes.js';
@@ -94,6 +95,9 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
       rates: fetched.quotes.derivations,
       reserves: fetched.reserves.reports,
       priced: steps.guarded.published,
+      checked: steps.referenced.checked,
+      soleSource: steps.referenced.soleSource,
+      book: fetched.quotes.book,
       withheld,
       directions,
       competition: steps.competed.details,
@@ -168,7 +172,7 @@ async function fetchInputs(config: Config, deps: BuildDeps, startedAt: Date) {
   return { quotes, reserves };
 }
 
-/** pause → switches → reserves → price → compete → guard; `before`: every direction held back on the way, in config order. */
+/** pause → switches → reserves → price → compete → reference → guard; `before`: every direction held back on the way, in config order. */
 function priceSteps(config: Config, guard: GuardContext, { quotes, reserves }: Fetched, startedAt: Date) {
   const { book, withStale, reports, feeds } = quotes;
   // Paused directions are taken out before pricing: withheld on purpose, not for a fault.
@@ -190,8 +194,17 @@ function priceSteps(config: Config, guard: GuardContext, { quotes, reserves }: F
     now: startedAt,
     ...(guard.wars ? { memory: guard.wars } : {}),
   });
-  const guarded = guardDirections({
+  // One source alone setting a market is checked against what else the build tells of it, before the jump guard.
+  const referenced = referenceDirections({
     priced: competed.priced,
+    lists: quotes.lists,
+    derivations: quotes.derivations,
+    book,
+    feeds: rivalFeeds(config, feedsInUse),
+    settings: config.reference,
+  });
+  const guarded = guardDirections({
+    priced: referenced.priced,
     now: startedAt,
     state: guard.state,
     accepted: guard.accepted,
@@ -210,9 +223,10 @@ function priceSteps(config: Config, guard: GuardContext, { quotes, reserves }: F
     ...reserved.withheld,
     ...unpriced.map(unpricedWhy),
     ...competed.withheld,
+    ...referenced.withheld,
     ...guarded.withheld,
   ].sort(byIndex);
-  return { competed, guarded, before, feeds: feedsInUse };
+  return { competed, referenced, guarded, before, feeds: feedsInUse };
 }
 
 /** select and render: one export at a time, each export's text written and dropped before the next is selected. */
@@ -288,6 +302,16 @@ function feedStates(
     states.set(source.name, { ...stand, standIn: `${String(fallback)} (info.zip) stands in: ${source.name} ${why}` });
   }
   return states;
+}
+
+/** The bestchange sources as the reference reads them: the feed each build used, and our own ids (`self:`). */
+function rivalFeeds(config: Config, states: ReadonlyMap<string, FeedState>): RivalFeed[] {
+  return config.sources.flatMap((source) => {
+    if (source.type !== 'bestchange') return [];
+    const self = source.options.self;
+    const ids = typeof self === 'number' ? [self] : Array.isArray(self) ? (self as number[]) : [];
+    return [{ name: source.name, state: states.get(source.name) ?? {}, self: new Set(ids) }];
+  });
 }
 
 const tooOld = (state: FeedState) =>
