@@ -6,8 +6,8 @@ import { closest } from '../base/config/problems.js';
 import { escapeControls, RatefileError } from '../base/errors.js';
 import type { Config, Direction, ExportTemplate } from '../model/config.js';
 import type { PricedDirection } from '../model/priced.js';
+import type { QuoteBook } from '../model/source.js';
 import { priceDirection } from '../pure/pricing/price.js';
-import { fetchQuotes } from '../io/quotes/quotes.js';
 import type { BuildReport, Status } from '../pure/status/report.js';
 import { redactSecrets } from '../base/secrets.js';
 import { acceptRequests, maintenanceFlag, readGuardState, readPauses, readStatusFile } from '../io/state/state.js';
@@ -140,6 +140,7 @@ function publishedLines(
     explained.listing,
     result.report.rates,
     explained.templates,
+    soleSourceOf(result.report, priced.direction.id),
   );
   let published = false;
   for (const template of explained.templates) {
@@ -150,26 +151,31 @@ function publishedLines(
   return { lines, published };
 }
 
-/** Held back: priced again on a fresh quote book to show the rate the guards stopped, when there is one. */
-async function withheldLines(
-  context: CommandContext,
-  config: Config,
+/** The group of directions one source alone sets that holds this one, if any. */
+const soleSourceOf = (report: BuildReport, id: string) =>
+  report.soleSource?.find((group) => group.directions.some((priced) => priced.direction.id === id));
+
+/**
+ * Held back: the direction as the build priced it (before its reference and the guards), else priced again on the
+ * build's own quote book, never on a new fetch: the quotes explained are the ones the build saw.
+ */
+function withheldLines(
   report: BuildReport,
   direction: Direction,
   explained: { listing: string[]; at: Date },
-): Promise<string[]> {
-  const { deps } = context;
-  const { book, derivations } = await fetchQuotes(
-    config.sources,
-    { configDir: config.dir, fetch: deps.fetch, env: deps.env, now: () => explained.at },
-    config.rates,
-  );
+): string[] {
+  const book: QuoteBook = report.book ?? new Map();
+  const derivations = report.rates;
   const detail = report.competition?.get(direction.id);
+  const sole = soleSourceOf(report, direction.id);
   // A competing direction held by a guard: the rate the compete step chose, not the margin's.
-  const again = detail?.priced ?? priceDirection(direction, book);
+  const again =
+    report.checked?.find((priced) => priced.direction.id === direction.id) ??
+    detail?.priced ??
+    priceDirection(direction, book);
   if (!('reason' in again))
     return [
-      ...pricingLines(again, explained.at, detail, explained.listing, derivations),
+      ...pricingLines(again, explained.at, detail, explained.listing, derivations, [], sole),
       'These are the values it would have.',
     ];
   // A pair of `rates:` that could not be made: why, term by term.
@@ -221,7 +227,7 @@ export async function explainDirection(
     const explained = publishedLines(result, priced, { templates, city, listing, at });
     out.push(...explained.lines);
     published = explained.published;
-  } else out.push(...(await withheldLines(context, config, report, direction, { listing, at })), `HELD BACK: ${held}`);
+  } else out.push(...withheldLines(report, direction, { listing, at }), `HELD BACK: ${held}`);
   // Lines come from code; what they quote (a feed's exchanger names, sources' answers) never drives the terminal or shows a credential.
   const lines = out.flatMap((line) => line.split('\n')).map((line) => escapeControls(redactSecrets(line)));
   context.deps.stdout.write(`${lines.join('\n')}\n`);

@@ -7,6 +7,7 @@ import type { Direction, ExportTemplate, Money } from '../model/config.js';
 import { selects } from '../pure/exports/select.js';
 import { publisherAt } from '../pure/pricing/published.js';
 import type { PricedDirection } from '../model/priced.js';
+import type { SoleSource } from '../pure/guards/reference.js';
 import { age, percent, show } from '../base/words.js';
 import type { Derivation } from '../pure/rates/derivation.js';
 import { derivationLines } from '../pure/rates/explain.js';
@@ -26,10 +27,12 @@ export function pricingLines(
   listing: readonly string[] = [],
   derivations: readonly Derivation[] = [],
   templates: readonly ExportTemplate[] = [],
+  sole?: SoleSource,
 ): string[] {
   const give = !priced.published.rate.form.in.equals(ONE);
   return [
     ...marketLines(priced, at, give, derivations),
+    ...referenceLines(priced, give, sole),
     ...(compete ? [...competeLines(compete, priced.direction), ...listing] : [marginLine(priced, give)]),
     ...reserveAndLimitLines(priced, give),
     ...alsoPublishedLines(priced.direction),
@@ -71,6 +74,31 @@ function marketLines(priced: PricedDirection, at: Date, give: boolean, derivatio
       : `Market: 1 ${from.asset} = ${show(market)} ${to.asset} (at every step the side worse for the client)`,
   );
   return lines;
+}
+
+/**
+ * Where one source alone sets the market: what it was checked against, how far and the band (past it: withheld), or
+ * that nothing in the config tells the same market.
+ */
+function referenceLines(priced: PricedDirection, give: boolean, sole: SoleSource | undefined): string[] {
+  const check = priced.reference ?? sole?.reference;
+  const pairs = check?.pairs ?? sole?.pairs;
+  if (!pairs) return [];
+  const setBy = `one source alone sets ${pairs.join(', ')}`;
+  if (!check)
+    return [
+      `Reference: none (${setBy}, and nothing else in the config tells this market: another source of the pair, a consensus in rates: or a BestChange feed would; docs/pricing-and-guards.md)`,
+    ];
+  const { from, to } = priced.direction;
+  const value = give
+    ? `1 ${to.asset} = ${show(inverse(check.value))} ${from.asset}`
+    : `1 ${from.asset} = ${show(check.value)} ${to.asset}`;
+  const off = percent(check.deviation.toSignificantDigits(3));
+  const past = check.deviation.greaterThan(check.band);
+  return [
+    `Reference (${setBy}): ${value} from ${check.from}`,
+    `  the market is ${off} from it, ${past ? `PAST its band of ${percent(check.band)}: withheld (kind reference)` : `within its band of ${percent(check.band)}`}${check.unchecked ? `; nothing checks ${check.unchecked.join(', ')}` : ''}`,
+  ];
 }
 
 /** A source's price as it sent it; a made one (a quotient may run to 40 digits) to 14 significant digits. */

@@ -87,7 +87,27 @@ export interface Direction {
   readonly hours?: readonly HoursWindow[];
   /** Priced from BestChange's field (`compete:`) instead of by the margin alone. */
   readonly compete?: CompeteRule;
+  /** The direction's own reference band (`referenceBand:`), a fraction: in place of the pairs' and the global ones. */
+  readonly referenceBand?: Decimal;
 }
+
+/**
+ * How far a market one source alone sets may be from an independent reference (`guards.reference`, read by
+ * src/pure/guards/reference.ts); defaults in `referenceDefaults`.
+ */
+export interface ReferenceSettings {
+  /** Against other sources' quotes, crosses through them and a consensus's other terms: a fraction. */
+  readonly band: Decimal;
+  /** Against the median of BestChange rivals' rates, which include their margins: a fraction. */
+  readonly rivalsBand: Decimal;
+  /** How many of the best rivals the median is taken of. */
+  readonly rivals: number;
+  /** A market's own band (`pairs:`), by market (the two assets sorted, as `marketOf` writes it). */
+  readonly pairs: ReadonlyMap<string, Decimal>;
+}
+
+/** The reference's defaults, as the config reference and docs/pricing-and-guards.md give them (why: there). */
+export const referenceDefaults = { band: '3%', rivalsBand: '10%', rivals: 5 } as const;
 
 export interface SourceConfig {
   readonly name: string;
@@ -180,6 +200,8 @@ export interface Config {
     /** Distinct answers of the sources behind a held rate that confirm it. */
     readonly confirmAnswers: number;
   };
+  /** The independent reference a market one source alone sets is held to (`guards.reference`). */
+  readonly reference: ReferenceSettings;
   /** Thresholds of the health levels (`health:`). */
   readonly health: HealthPolicy;
   /** Alert channels and the reminder interval (`alerts:`); absent: no alerts. */

@@ -26,7 +26,7 @@ export interface PricedDirection {
   tierRates?: Decimal[];
   /** Set for a direction with a `compete:` block: how it stands against BestChange's field. */
   compete?: CompeteOutcome;
-  /** What an independent reference says of its market rate, when the config has one (set before the guards). */
+  /** Set when one source alone could set its market and something independent of it tells the same market. */
   reference?: ReferenceCheck;
 }
 
@@ -40,6 +40,16 @@ export interface ReferenceCheck {
   deviation: Decimal;
   /** The band it was held to, a fraction (0.05 for 5%). */
   band: Decimal;
+}
+
+/** What the reference step adds (declaration merging keeps the shared block above as it is). */
+export interface ReferenceCheck {
+  /** The sources that alone could set the market (what the reference is independent of), in config order. */
+  sources: readonly string[];
+  /** The pairs of the chain those sources set, as `pair (source)`: `USDT/RUB (p2p)`. */
+  pairs: readonly string[];
+  /** Pairs of the chain one source sets that the reference does not cover (a reference of some steps only). */
+  unchecked?: readonly string[];
 }
 
 /** How a direction with a `compete:` block was priced against the competitors of a `bestchange` feed. */
@@ -75,13 +85,26 @@ export interface CompeteWar {
  * Why a direction is held back, as a kind health and alerts can count: `hours` (and a later `paused`) are
  * expected; every other kind is a fault. `reserve` is kept for reserves read from a source. `format`: left out
  * of one export whose format cannot say something it has (a minfee in EREF 1.1), expected as the config is.
+ * `reference`: its market is further from an independent reference than the band allows (src/pure/guards/reference.ts).
  */
-export type WithheldKind = 'quote' | 'stale' | 'sanity' | 'jump' | 'limits' | 'reserve' | 'hours' | 'paused' | 'format';
+export type WithheldKind =
+  | 'quote'
+  | 'stale'
+  | 'sanity'
+  | 'jump'
+  | 'limits'
+  | 'reserve'
+  | 'hours'
+  | 'paused'
+  | 'format'
+  | 'reference';
 
 export interface WithheldDirection {
   direction: Direction;
   kind: WithheldKind;
   reason: string;
+  /** Held back by its reference (kind `reference`): the check it failed. */
+  reference?: ReferenceCheck;
   /** Kind `jump`: the facts of the jump held back, as data (status.json's `heldBack[].jump`). */
   jump?: JumpFacts;
 }

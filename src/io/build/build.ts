@@ -1,4 +1,4 @@
-// build: fetch quotes and reserves, then pauses → back-office switches → reserves → price → compete → guards →
+// build: fetch quotes and reserves, then pauses → back-office switches → reserves → price → compete → reference → guards →
 // select and render each export in turn, returning files before anything is written. docs/pipeline.md describes each step (and cycle.ts's).
 import {
   emptyGuardState,
@@ -9,6 +9,7 @@ import {
   type GuardState,
   type LastRate,
 } from '../../pure/guards/guards.js';
+import { referenceDirections, type RivalFeed } from '../../pure/guards/reference.js';
 import type { Config, OutputFile } from '../../model/config.js';
 import { priceDirections } from '../../pure/pricing/price.js';
 import { fetchQuotes, type QuoteCache } from '../quotes/quotes.js';
@@ -112,6 +113,9 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
       rates: fetched.quotes.derivations,
       reserves: fetched.reserves.reports,
       priced: steps.guarded.published,
+      checked: steps.referenced.checked,
+      soleSource: steps.referenced.soleSource,
+      book: fetched.quotes.book,
       withheld,
       directions,
       competition: steps.competed.details,
@@ -192,7 +196,7 @@ async function fetchInputs(config: Config, deps: BuildDeps, startedAt: Date, yar
   return { quotes, reserves };
 }
 
-/** pause → switches → reserves → price → compete → guard; `before`: every direction held back on the way, in config order. */
+/** pause → switches → reserves → price → compete → reference → guard; `before`: every direction held back on the way, in config order. */
 async function priceSteps(config: Config, guard: GuardContext, { quotes, reserves }: Fetched, startedAt: Date) {
   const { book, withStale, reports, feeds } = quotes;
   // Paused directions are taken out before pricing: withheld on purpose, not for a fault.
@@ -214,8 +218,17 @@ async function priceSteps(config: Config, guard: GuardContext, { quotes, reserve
     now: startedAt,
     ...(guard.wars ? { memory: guard.wars } : {}),
   });
-  const guarded = await guardFirstRates(guard, {
+  // One source alone setting a market is checked against what else the build tells of it, before the jump guard.
+  const referenced = referenceDirections({
     priced: competed.priced,
+    lists: quotes.lists,
+    derivations: quotes.derivations,
+    book,
+    feeds: rivalFeeds(config, feedsInUse),
+    settings: config.reference,
+  });
+  const guarded = await guardFirstRates(guard, {
+    priced: referenced.priced,
     now: startedAt,
     state: guard.state,
     accepted: guard.accepted,
@@ -234,9 +247,10 @@ async function priceSteps(config: Config, guard: GuardContext, { quotes, reserve
     ...reserved.withheld,
     ...unpriced.map(unpricedWhy),
     ...competed.withheld,
+    ...referenced.withheld,
     ...guarded.withheld,
   ].sort(byIndex);
-  return { competed, guarded, before, feeds: feedsInUse };
+  return { competed, referenced, guarded, before, feeds: feedsInUse };
 }
 
 /**
@@ -289,6 +303,16 @@ function feedStates(
     states.set(source.name, { ...stand, standIn: `${String(fallback)} (info.zip) stands in: ${source.name} ${why}` });
   }
   return states;
+}
+
+/** The bestchange sources as the reference reads them: the feed each build used, and our own ids (`self:`). */
+function rivalFeeds(config: Config, states: ReadonlyMap<string, FeedState>): RivalFeed[] {
+  return config.sources.flatMap((source) => {
+    if (source.type !== 'bestchange') return [];
+    const self = source.options.self;
+    const ids = typeof self === 'number' ? [self] : Array.isArray(self) ? (self as number[]) : [];
+    return [{ name: source.name, state: states.get(source.name) ?? {}, self: new Set(ids) }];
+  });
 }
 
 const tooOld = (state: FeedState) =>

@@ -5,7 +5,15 @@ import cron from 'node-cron';
 import { knownCurrencies } from '../../base/codes.js';
 import type { HoursWindow } from '../../base/hours.js';
 import { normalizePublish } from '../hosting/config.js';
-import type { CompeteRule, Config, Currency, Direction, FeedPair } from '../../model/config.js';
+import {
+  type CompeteRule,
+  type Config,
+  type Currency,
+  type Direction,
+  type FeedPair,
+  referenceDefaults,
+  type ReferenceSettings,
+} from '../../model/config.js';
 import type { ConfigFile, ConfigTop, DirectionEntry } from './schema.js';
 import type { Writable } from '../../base/freeze.js';
 import { bestchangeSources, normalizeCompete, selfIdsOf, type CompeteEntry } from '../compete/config.js';
@@ -18,6 +26,7 @@ import type { RateRule } from '../../model/rates.js';
 import type { ReserveCap } from '../../model/reserve-shape.js';
 import { Decimal, percentToFraction } from '../../base/decimal.js';
 import { ruleOrder, rulesOf } from '../../pure/rates/rules.js';
+import { marketOf } from '../../pure/rates/book.js';
 
 /** Precision when the config gives none: satoshi-like for crypto, cents for everything else. */
 function defaultPrecision(code: string): number {
@@ -103,6 +112,7 @@ class ModelBuilder {
     const minfee = entry.minfee ?? defaults.minfee;
     const floating = entry.floating ?? defaults.floating;
     const delay = entry.delay ?? defaults.delay;
+    const referenceBand = entry.referenceBand ?? defaults.referenceBand;
     const reserveMargins = entry.reserveMargins
       ?.map((step) => ({ from: shared.decimal(step.from), margin: shared.fraction(step.margin) }))
       .sort((a, b) => a.from.comparedTo(b.from));
@@ -148,6 +158,7 @@ class ModelBuilder {
           if (hoursText === undefined && this.manualHours) direction.manualHours = this.manualHours;
         }
         if (entry.compete) direction.compete = this.competeRule(entry.compete, to);
+        if (referenceBand !== undefined) direction.referenceBand = shared.fraction(referenceBand);
         this.directions.push(direction);
       }
     }
@@ -211,6 +222,7 @@ class ModelBuilder {
       stateDir: resolve(dir, data.state),
       maintenance: data.maintenance,
       guards: guardsOf(data.guards),
+      reference: referenceSettings(data.guards.reference),
       ...(data.alerts ? { alerts: data.alerts } : {}),
       ...(data.ha ? { ha: data.ha } : {}),
       ...(data.control ? { control: data.control } : {}),
@@ -241,6 +253,21 @@ class ModelBuilder {
       directions,
     };
   }
+}
+
+/** `guards.reference` with its defaults, the pairs' bands by market. */
+function referenceSettings(block: ConfigFile['guards']['reference']): ReferenceSettings {
+  return {
+    band: percentToFraction(block?.band ?? referenceDefaults.band),
+    rivalsBand: percentToFraction(block?.rivalsBand ?? referenceDefaults.rivalsBand),
+    rivals: block?.rivals ?? referenceDefaults.rivals,
+    pairs: new Map(
+      Object.entries(block?.pairs ?? {}).map(([pair, band]) => {
+        const [base, quote] = pair.split('/') as [string, string];
+        return [marketOf({ base, quote }), percentToFraction(band)];
+      }),
+    ),
+  };
 }
 
 /** `"80%"` as a share, `"50000"` as an amount. */

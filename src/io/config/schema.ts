@@ -12,6 +12,7 @@ import { publishSchema } from '../hosting/config.js';
 import { reserveDefinitions } from '../reserves/index.js';
 import { sourceDefinitions } from '../sources/index.js';
 import { DEFAULT_HOST } from '../../base/config/defaults.js';
+import { referenceDefaults } from '../../model/config.js';
 import { cacheControlPattern } from '../../pure/edge/headers.js';
 import {
   describeValue,
@@ -68,6 +69,40 @@ const currency = z.strictObject({
   reserveCap: reserveCapField.optional(),
 });
 
+/** A reference band: a percentage above 0 like "3%". */
+const band = percentage.refine((value) => Number.parseFloat(value) > 0, {
+  error: (issue) => `expected a band above 0% like "3%", got ${describeValue(issue.input)}`,
+});
+
+/** `guards.reference`: the independent reference of a market one source alone sets (src/pure/guards/reference.ts). */
+const referenceGuard = z
+  .strictObject({
+    band: band
+      .optional()
+      .describe(
+        `How far a market one source alone sets may be from other sources' quotes of it, a cross through them or a consensus's other terms (default ${referenceDefaults.band}).`,
+      ),
+    rivalsBand: band
+      .optional()
+      .describe(
+        `How far it may be from the median of the best BestChange rivals' rates, which include their margins (default ${referenceDefaults.rivalsBand}).`,
+      ),
+    rivals: z
+      .int()
+      .min(1)
+      .max(50)
+      .optional()
+      .describe(`How many of the best rivals the median is taken of (default ${referenceDefaults.rivals}).`),
+    pairs: z
+      .record(pairText, band)
+      .optional()
+      .describe('A band per pair (either way round), like { USDT/RUB: "5%" }, in place of `band` for that pair.'),
+  })
+  .optional()
+  .describe(
+    'Where one source alone sets a market, an independent reference of it: past the band, the direction is withheld (kind `reference`).',
+  );
+
 /** Fields a direction may set, which `defaults` may also set for every direction. */
 const directionFields = {
   margin: percentage.describe('Margin against the client on top of the market rate, e.g. "1.5%".'),
@@ -89,6 +124,9 @@ const directionFields = {
   tags: z.array(tag).describe('Tags that export templates select directions by.'),
   hours: oneOrMany(hours, 'working hours').describe(
     'Working hours, e.g. "Mon-Fri 09:00-21:00 Europe/Moscow"; outside them the direction is not published.',
+  ),
+  referenceBand: band.describe(
+    "How far its market may be from an independent reference (another source's quote, a cross, BestChange rivals) before it is withheld; in place of guards.reference's bands.",
   ),
 };
 
@@ -295,6 +333,7 @@ export const configSchema = z
           .describe(
             'A rate past this from its last published value, as a ratio either way (30%: above ×1.3 or below ÷1.3), is never published by confirmations: only `ratefile accept FROM TO` publishes it. Default: three times maxJump.',
           ),
+        reference: referenceGuard,
       })
       .refine((guards) => guards.confirmAnswers === undefined || guards.confirmBuilds === undefined, {
         error: 'expected confirmAnswers or its older name confirmBuilds, not both',

@@ -253,6 +253,8 @@ export async function fetchQuotes(
   withStale?: QuoteBook;
   /** How each pair of `rates:` was made this build, in their order. */
   derivations: Derivation[];
+  /** Every source's fresh quotes (and failure) the book was made of, in config order: the reference reads the rest. */
+  lists: SourceQuotes[];
   reports: SourceReport[];
   feeds: ReadonlyMap<string, SourceFeed>;
 }> {
@@ -271,11 +273,8 @@ export async function fetchQuotes(
       };
     });
   const now = deps.now();
-  const { book, derivations } = makeBook(
-    lists((index) => results[index]!.quotes, false),
-    rates,
-    now,
-  );
+  const fresh = lists((index) => results[index]!.quotes, false);
+  const { book, derivations } = makeBook(fresh, rates, now);
   const staleCount = stale.reduce((sum, list) => sum + list.length, 0);
   // Feed sources' results by source name (for `compete:`); a failing feed without a stand-in is absent.
   const feeds = new Map(
@@ -296,6 +295,7 @@ export async function fetchQuotes(
         }
       : {}),
     derivations,
+    lists: fresh,
     reports: results.map((result) => result.report),
     feeds,
   };

@@ -25,7 +25,8 @@ export const shortPercent = (fraction: Decimal): string => percent(fraction.toSi
 
 export const midOf = (sides: Sides): Decimal => sides.bid.plus(sides.ask).div(TWO);
 
-function median(values: readonly Decimal[]): Decimal {
+/** The middle value, or the mean of the two middle ones. */
+export function median(values: readonly Decimal[]): Decimal {
   const sorted = [...values].sort((a, b) => a.comparedTo(b));
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle]! : sorted[middle - 1]!.plus(sorted[middle]!).div(TWO);

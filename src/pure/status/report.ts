@@ -7,6 +7,9 @@ import type { CompeteDetail } from '../compete/price.js';
 import type { WarMemory } from '../compete/war.js';
 import type { ListingMemory, ListingView } from '../compete/listing.js';
 import type { GuardState } from '../guards/guards.js';
+import type { SoleSource } from '../guards/reference.js';
+import type { SoleSourceStatus } from './sole-source.js';
+import type { QuoteBook } from '../../model/source.js';
 import type { Direction, Health, HealthPolicy } from '../../model/config.js';
 import type {
   CompeteOutcome,
@@ -27,6 +30,15 @@ export interface BuildReport {
   reserves: ReserveReport[];
   /** Directions priced and published. */
   priced: PricedDirection[];
+  /**
+   * Every direction priced into the reference and the guards, published or not, each with its `reference` when it
+   * had one: what `explain` shows of a held-back one. Absent in maintenance.
+   */
+  checked?: readonly PricedDirection[];
+  /** The directions one source alone could set, with their reference when they had one (src/pure/guards/reference.ts). */
+  soleSource?: readonly SoleSource[];
+  /** The quote book the build priced from (`explain` prices a held-back direction on it, not on a new fetch). */
+  book?: QuoteBook;
   /** Directions held back, each with the reason; one entry per export a direction is left out of alone (its reason names the file). */
   withheld: WithheldDirection[];
   /** Each direction counted once: published by some export, withheld from all, or left out of some exports only. */
@@ -153,6 +165,11 @@ export interface Status {
   heldBack: HeldBackStatus[];
   /** Published directions left out of some exports only (absent when none): never counted as held back. */
   leftOut?: LeftOutStatus[];
+  /**
+   * The directions priced this build whose market one source alone could set, grouped by those pairs and what they
+   * were checked against (no `reference`: nothing; absent when none): src/pure/guards/reference.ts.
+   */
+  soleSource?: SoleSourceStatus[];
   /** Present with an `ha:` block: leader or standby, and who holds the lock. */
   ha?: HaStatus;
   /**

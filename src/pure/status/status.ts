@@ -8,6 +8,7 @@ import type { BuildReport, CompetingStatus, HaStatus, OutsideProblem, SourceStat
 import type { ListingView } from '../compete/listing.js';
 import type { MonitorState, MonitorWatch } from '../readers/watch.js';
 import { age, ago, directionNameOfId, plural } from '../../base/words.js';
+import { builtEntries, soleSourceGroups, soleSourceLines } from './sole-source.js';
 
 /** What a build adds to its status besides the report: the health thresholds and a rejected config reload. */
 export interface StatusContext {
@@ -19,10 +20,10 @@ export interface StatusContext {
   outside?: readonly OutsideProblem[];
 }
 
-/** The status with its health assessed at `at`; no credential in its texts (they quote sources' answers). */
-function withHealth(status: Status, at: Date): Status {
+/** The status with its health assessed at `at`; no credential in its texts (they quote sources' answers). `clean`: fields of config names only. */
+function withHealth(status: Status, at: Date, clean: Partial<Status> = {}): Status {
   const { health: _, ...rest } = redactValue(status);
-  return { ...rest, health: assessHealth(rest, at) };
+  return { ...rest, ...clean, health: assessHealth(rest, at) };
 }
 
 const contextFields = (context: StatusContext) => ({
@@ -104,6 +105,10 @@ export function successStatus(
           }),
     },
     report.startedAt,
+    // Names from the config alone (pairs, sources, formulas' terms): nothing to redact, and 10,000 ids not walked again.
+    report.soleSource && report.soleSource.length > 0
+      ? { soleSource: soleSourceGroups(builtEntries(report.soleSource)) }
+      : {},
   );
 }
 
@@ -311,6 +316,7 @@ export function formatStatus(status: Status | undefined, now: Date): string {
       : []),
     `held back: ${held.length}`,
     ...held.map((h) => `  ${directionNameOfId(h.direction)}: ${h.reason}${h.kind ? ` [${h.kind}]` : ''}`),
+    ...soleSourceLines(status.soleSource ?? []),
   ];
   return `${lines.join('\n')}\n`;
 }

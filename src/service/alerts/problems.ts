@@ -80,7 +80,7 @@ function rateProblems(status: Status): Problem[] {
   return problems;
 }
 
-/** Directions held back by a fault (a held jump says how to publish it now). */
+/** Directions held back by a fault (a held jump says how to publish it now; a reference names both values). */
 function heldProblems(status: Status): Problem[] {
   const problems: Problem[] = [];
   for (const held of status.heldBack) {
@@ -92,6 +92,12 @@ function heldProblems(status: Status): Problem[] {
       problems.push({
         key: `jump:${held.direction}`,
         text: `jump held ${directionNameOfId(held.direction)}: ${held.reason}${command}`,
+      });
+    } else if (held.kind === 'reference') {
+      // One source gone wrong, caught by what else the config tells of the market: both values and sources are in the reason.
+      problems.push({
+        key: `reference:${held.direction}`,
+        text: `${directionNameOfId(held.direction)} withheld, far from its independent reference: ${held.reason}`,
       });
     } else {
       problems.push({

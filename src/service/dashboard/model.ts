@@ -13,6 +13,7 @@ import type { ReadersView } from '../readers/tracker.js';
 import type { OutsideView } from '../start/outside-watch.js';
 import { age, plural } from '../../base/words.js';
 import { rateViews, type RateView } from './rates.js';
+import { soleSourceViews, type SoleSourceView } from './sole-source.js';
 
 /** What the service keeps of its latest build that published, besides the report. */
 export interface LatestBuild {
@@ -95,6 +96,8 @@ export interface DashboardView {
   sources: SourceView[];
   /** The pairs of `rates:`: how each was made, its spread, its terms (rates.ts). */
   rates: RateView[];
+  /** The directions one source alone sets, grouped, and what checks them (sole-source.ts). */
+  soleSource: SoleSourceView[];
   reserveSources: SourceView[];
   exports: (ExportFacts & { bytes?: number; changedAt?: string })[];
   filter: Filter;
@@ -182,6 +185,7 @@ export function dashboardModel(input: DashboardInput): DashboardView {
     head,
     sources: report ? sourceViews(report, status, now, { maxAge, hint }, text) : [],
     rates: rateViews(status?.rates, redaction),
+    soleSource: soleSourceViews(report, redaction),
     reserveSources: (report?.reserves ?? []).map((source) => ({
       name: source.name,
       type: source.type,

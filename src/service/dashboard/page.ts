@@ -7,6 +7,7 @@ import { age, ago, directionName, plural } from '../../base/words.js';
 import { readersSection } from './readers.js';
 import { outsideSection } from './outside.js';
 import { ratesSection } from './rates.js';
+import { referenceLine, soleSourceSection } from './sole-source.js';
 
 const levelText = { ok: 'OK', degraded: 'DEGRADED', failing: 'FAILING' } as const;
 const stateText = { published: 'published', withheld: 'withheld', hours: 'out of hours', paused: 'paused' } as const;
@@ -192,7 +193,7 @@ function directionsSection(view: DashboardView): string {
             ),
           ])
         : '—',
-    pair(row.market),
+    row.reference ? lines([pair(row.market), referenceLine(row.reference)]) : pair(row.market),
     row.margin ?? '—',
     row.compete ? competeCell(row.compete) : '—',
     row.quotes.length === 0
@@ -290,8 +291,8 @@ function renderLive(view: DashboardView): { top: string; rows: string } {
 ${headline(view.head)}
 ${buildLine(view)}
 <p id="counts">${plural(counts.published, 'direction')} published, ${counts.withheld} withheld, ${counts.hours} out of hours, ${counts.paused} paused.</p>
-<nav aria-label="Sections"><a href="#sources">Sources</a>${view.rates.length > 0 ? '<a href="#rates">Rates</a>' : ''}<a href="#exports">Exports</a>${view.readers ? '<a href="#readers">Readers</a>' : ''}${view.outside ? '<a href="#outside">Outside view</a>' : ''}<a href="#directions">Directions</a>${view.compete.charts.length + view.compete.listing.length > 0 ? '<a href="#competing">Competing</a>' : ''}<a href="#history">Last 24 hours</a></nav>
-${built ? `${sourcesSection(view)}${view.rates.length > 0 ? `\n${ratesSection(view.rates)}` : ''}\n${exportsSection(view)}` : ''}${view.readers ? `\n${readersSection(view.readers, view.head.now)}` : ''}${view.outside ? `\n${outsideSection(view.outside, view.head.now)}` : ''}
+<nav aria-label="Sections"><a href="#sources">Sources</a>${view.rates.length > 0 ? '<a href="#rates">Rates</a>' : ''}${view.soleSource.length > 0 ? '<a href="#sole-source">One source</a>' : ''}<a href="#exports">Exports</a>${view.readers ? '<a href="#readers">Readers</a>' : ''}${view.outside ? '<a href="#outside">Outside view</a>' : ''}<a href="#directions">Directions</a>${view.compete.charts.length + view.compete.listing.length > 0 ? '<a href="#competing">Competing</a>' : ''}<a href="#history">Last 24 hours</a></nav>
+${built ? `${sourcesSection(view)}${view.rates.length > 0 ? `\n${ratesSection(view.rates)}` : ''}${view.soleSource.length > 0 ? `\n${soleSourceSection(view.soleSource)}` : ''}\n${exportsSection(view)}` : ''}${view.readers ? `\n${readersSection(view.readers, view.head.now)}` : ''}${view.outside ? `\n${outsideSection(view.outside, view.head.now)}` : ''}
 </div>`;
   const rows = `<div id="live-rows">
 ${built ? `${directionsSection(view)}\n${competeSection(view.compete, view.window)}\n${historySection(view)}` : ''}

@@ -70,7 +70,9 @@ export function prepare(report: BuildReport, templates: readonly ExportTemplate[
     if (row.rate && row.market) rates.set(id, [`${row.rate.in}:${row.rate.out}`, `${row.market.in}:${row.market.out}`]);
   }
   const primaryMarkup = ordered[0]?.markup ?? ZERO;
-  for (const held of withheld) rows.push(withheldRow(held, report, primaryMarkup, text));
+  const checked = new Map((report.checked ?? []).map((p) => [p.direction.id, p]));
+  for (const held of withheld)
+    rows.push(withheldRow(held, report, primaryMarkup, text, checked.get(held.direction.id)));
   inConfigOrder(rows, [...published, ...withheld]);
   for (const row of rows) row.search = searchText(row);
   const currencies = [...new Set(rows.flatMap((row) => [row.from, row.to]))].sort();

@@ -6,8 +6,14 @@ import { publishedRate, rateAtMarkup } from '../../pure/pricing/published.js';
 import type { Direction } from '../../model/config.js';
 import type { BuildReport } from '../../pure/status/report.js';
 import type { ExportItem } from '../../model/items.js';
-import type { CompeteOutcome, PricedDirection, WithheldDirection, WithheldKind } from '../../model/priced.js';
-import { show } from '../../base/words.js';
+import type {
+  CompeteOutcome,
+  PricedDirection,
+  ReferenceCheck,
+  WithheldDirection,
+  WithheldKind,
+} from '../../model/priced.js';
+import { percent, show } from '../../base/words.js';
 
 export type DirectionState = 'published' | 'withheld' | 'hours' | 'paused';
 
@@ -42,6 +48,16 @@ export interface DirectionFacts {
   exports: string[];
   /** Not published now: the rate it was last published at (the guard state's), in the primary export's published form. */
   lastPublished?: { in: string; out: string; at: string };
+  /** Its independent reference (one source alone sets its market): the reference's market, where from, how far, the band. */
+  reference?: {
+    market: { in: string; out: string };
+    from: string;
+    deviation: string;
+    band: string;
+    /** Further from it than the band: withheld for it. */
+    past: boolean;
+    unchecked?: string[];
+  };
   /** A jump being held: the last published rate and the new one, both in the primary export's published form. */
   jump?: { old: { in: string; out: string }; new: { in: string; out: string }; accept: string };
   /** Lower-case text the search box looks in. */
@@ -78,6 +94,7 @@ export function publishedRow(
     ...(note !== undefined ? { reason: note } : {}),
     ...(rate ? { rate, margin: effectiveMargin(rate, priced.market) } : {}),
     market,
+    ...referenceFacts(priced.reference, direction, text),
     ...(priced.compete ? { compete: competeFacts(priced.compete, text) } : {}),
     quotes: priced.steps.map((step) => ({
       pair: step.pair,
@@ -104,6 +121,7 @@ export function withheldRow(
   report: BuildReport,
   primaryMarkup: Decimal,
   text: PublicText,
+  checked?: PricedDirection,
 ): DirectionFacts {
   const { direction } = held;
   const state: DirectionState = held.kind === 'hours' || held.kind === 'paused' ? held.kind : 'withheld';
@@ -132,9 +150,39 @@ export function withheldRow(
     fees: configuredFees(direction),
     cities: direction.cities,
     exports: [],
+    // Priced, then held back (its reference, the guards): the market the build saw, and its reference.
+    ...(checked ? { market: form(publishedRate(checked.market, direction.from, direction.to)) } : {}),
+    ...referenceFacts(held.reference ?? checked?.reference, direction, text),
     ...lastPublished,
     ...jump,
   };
+}
+
+type ReferenceFacts = NonNullable<DirectionFacts['reference']>;
+
+/** Per check (one object for the directions priced alike): what does not depend on the direction's currencies. */
+const referenceTexts = new WeakMap<ReferenceCheck, Omit<ReferenceFacts, 'market'>>();
+
+/** The reference in the published form, how far the market is from it and its band. */
+function referenceFacts(
+  check: ReferenceCheck | undefined,
+  direction: Direction,
+  text: PublicText,
+): Pick<DirectionFacts, 'reference'> {
+  if (!check) return {};
+  let texts = referenceTexts.get(check);
+  if (!texts)
+    referenceTexts.set(
+      check,
+      (texts = {
+        from: text(check.from),
+        deviation: percent(check.deviation.toSignificantDigits(3)),
+        band: percent(check.band),
+        past: check.deviation.greaterThan(check.band),
+        ...(check.unchecked ? { unchecked: [...check.unchecked] } : {}),
+      }),
+    );
+  return { reference: { market: form(publishedRate(check.value, direction.from, direction.to)), ...texts } };
 }
 
 function common(direction: Direction) {

@@ -1,5 +1,5 @@
 // Prometheus metrics of `ratefile start` (prom-client, one registry per service): builds, phases, directions,
-// sources, exports, HTTP requests and the health level, served at /metrics in the text format.
+// sources, the references (reference-metrics.ts), exports, HTTP requests and the health level, served at /metrics.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { CycleResult } from '../../io/build/cycle.js';
@@ -7,6 +7,7 @@ import { assessHealth } from '../../pure/status/health.js';
 import type { HealthLevel } from '../../model/config.js';
 import type { BuildReport, Status } from '../../pure/status/report.js';
 import { redactSecrets } from '../../base/secrets.js';
+import { recordReferences, referenceInstruments } from './reference-metrics.js';
 
 const levels: readonly HealthLevel[] = ['ok', 'degraded', 'failing'];
 
@@ -31,6 +32,7 @@ export function createMetrics(status: () => Status | undefined, now: () => Date)
     ...sourceInstruments(registers),
     ...exportInstruments(registers),
     ...listingInstruments(registers),
+    ...referenceInstruments(registers),
     requests: new Counter({
       name: 'ratefile_http_requests_total',
       help: 'HTTP requests answered, by route and status.',
@@ -206,6 +208,7 @@ function stateGauges(registers: Registers, status: () => Status | undefined, now
 }
 
 type Instruments = ReturnType<typeof buildInstruments> &
+  ReturnType<typeof referenceInstruments> &
   ReturnType<typeof sourceInstruments> &
   ReturnType<typeof exportInstruments> &
   ReturnType<typeof listingInstruments>;
@@ -234,6 +237,7 @@ function recordBuild(m: Instruments, cycle: CycleResult, changedAt: ReadonlyMap<
     else m.quoteAge.remove({ source: source.name });
   }
   recordRates(m, cycle.status.rates ?? []);
+  recordReferences(m, report.soleSource ?? []);
   for (const entry of report.exports) m.exportItems.set({ file: redactSecrets(entry.file) }, entry.items);
   for (const file of files) m.exportBytes.set({ file: redactSecrets(file.file) }, file.bytes.length);
   if (report.listing) recordListing(m, report.listing);

@@ -38,6 +38,9 @@ describe('/metrics', () => {
         ratefile_directions_published: 4,
         'ratefile_source_failing{source="backoffice"}': 0,
         'ratefile_source_quote_age_seconds{source="backoffice"}': expect.any(Number),
+        // The sample's one quotes file sets every priced direction's market, and nothing checks it.
+        'ratefile_sole_source_directions{reference="checked"}': 0,
+        'ratefile_sole_source_directions{reference="none"}': 4,
         'ratefile_export_items{file="affiliatefile.xml"}': 3,
         'ratefile_export_items{file="parserfile.xml"}': 5,
         'ratefile_export_items{file="reffile.xml"}': 4,

@@ -77,7 +77,7 @@ describe('ratefile explain on the demo exchanger', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const lines = result.stdout.split('\n');
-    expect(lines.slice(0, 13)).toEqual([
+    expect(lines.slice(0, 14)).toEqual([
       'BTC → SBERRUB: directions[8] of ratefile.config.yaml, built in memory at 2026-11-21T12:00:30.000Z',
       'Sources: backoffice (file) ok, 11 quotes',
       'Quotes (chain given in the config: BTC/USDT, USDT/RUB):',
@@ -86,6 +86,7 @@ describe('ratefile explain on the demo exchanger', () => {
       '  USDT/RUB from backoffice: bid 93.45, ask 93.8, 30 s old (2026-11-21T12:00:00.000Z)',
       '    USDT → RUB: sell USDT at the bid, × 93.45',
       'Market: 1 BTC = 9050641.845 RUB (at every step the side worse for the client)',
+      'Reference: none (one source alone sets BTC/USDT (backoffice), USDT/RUB (backoffice), and nothing else in the config tells this market: another source of the pair, a consensus in rates: or a BestChange feed would; docs/pricing-and-guards.md)',
       'Margin 1.2% against the client: 9050641.845 × (1 − 0.012) = 8942034.14286 SBERRUB per BTC',
       "Reserve: 18500000 SBERRUB (SBERRUB's reserve), rounded down to 2 places → <amount>18500000</amount>",
       'Limits, in BTC at the published rate 1:8942034.1428 (8 places; minimum rounded up, maximum down; an export with a markup at its own rate):',
@@ -158,6 +159,61 @@ describe('ratefile explain on the demo exchanger', () => {
     expect(result.stdout.split('\n')[0]).toBe(
       'BTC → SBERRUB: HELD BACK: rate moved 27.74% from the last published 7000000 to 8942034.14286; seen in 1 of 3 distinct answers of backoffice (ratefile accept BTC SBERRUB to publish now)',
     );
+  });
+
+  it("explains a held-back direction from the build's own quotes: each source is asked once (issue 45, item 30)", async () => {
+    const project = await demo({
+      'ratefile.config.yaml': demoFile('ratefile.config.yaml').replace(
+        'backoffice: { type: file, path: quotes.json, maxAge: "off" }',
+        'backoffice: { type: file, path: quotes.json, maxAge: "off" }\n  venue: { type: json, url: "https://venue.example/t", priority: 9, pairs: { BTC/USDT: { bid: btc.bid, ask: btc.ask } } }',
+      ),
+    });
+    await mkdir(join(project.dir, '.ratefile'), { recursive: true });
+    await writeFile(
+      join(project.dir, '.ratefile', 'guard.json'),
+      JSON.stringify({ published: { 'BTC>SBERRUB': { rate: '7000000', at: '2026-11-21T11:59:30Z' } }, pending: {} }),
+    );
+    // The venue answers another price at every request: a second fetch would explain other quotes than the build's.
+    const asked: string[] = [];
+    const fetch = (async (input: string | URL | Request) => {
+      asked.push(String(input));
+      const bid = asked.length === 1 ? '96900.5' : '50000';
+      return new Response(JSON.stringify({ btc: { bid, ask: '96901' } }), {
+        headers: { 'content-type': 'application/json' },
+      });
+    }) as typeof globalThis.fetch;
+    const result = await runRatefile(['explain', 'BTC', 'SBERRUB'], project.dir, { fetch });
+    expect(result.code).toBe(1);
+    expect(asked).toHaveLength(1);
+    expect(result.stdout).toContain('  BTC/USDT from venue: bid 96900.5, ask 96901,');
+    expect(result.stdout).toContain('These are the values it would have.\nHELD BACK: rate moved');
+  });
+
+  it('shows the reference of a market one source alone sets, and holds it back past its band', async () => {
+    const quotes = JSON.parse(demoFile('quotes.json')) as { quotes: { pair: string; bid: string; ask: string }[] };
+    const venue = { quotes: quotes.quotes.filter((q) => q.pair === 'BTC/USDT') };
+    const broken = {
+      quotes: quotes.quotes.map((q) =>
+        q.pair === 'BTC/USDT' ? { ...q, bid: `${q.bid.replace('.', '')}0`, ask: `${q.ask.replace('.', '')}0` } : q,
+      ),
+    };
+    const config = demoFile('ratefile.config.yaml').replace(
+      'backoffice: { type: file, path: quotes.json, maxAge: "off" }',
+      'backoffice: { type: file, path: quotes.json, maxAge: "off" }\n  venue: { type: file, path: venue.json, maxAge: "off" }',
+    );
+    const project = await demo({ 'ratefile.config.yaml': config, 'venue.json': JSON.stringify(venue) });
+    const agreeing = await runRatefile(['explain', 'BTC', 'USDTTRC20'], project.dir);
+    expect(agreeing.code).toBe(0);
+    expect(agreeing.stdout).toContain(
+      'Reference (one source alone sets BTC/USDT (backoffice)): 1 BTC = 96850.1 USDT from venue:BTC/USDT\n  the market is 0% from it, within its band of 3%\n',
+    );
+    await writeFile(join(project.dir, 'quotes.json'), JSON.stringify(broken));
+    const held = await runRatefile(['explain', 'BTC', 'USDTTRC20'], project.dir);
+    expect(held.code).toBe(1);
+    expect(held.stdout.split('\n')[0]).toBe(
+      'BTC → USDTTRC20: HELD BACK: its market 96850100 (BTC/USDT (backoffice)) is 99900% from its reference 96850.1 (venue:BTC/USDT), past its band of 3%',
+    );
+    expect(held.stdout).toContain('  the market is 99900% from it, PAST its band of 3%: withheld (kind reference)\n');
   });
 
   it('in maintenance every direction is held back', async () => {

@@ -128,6 +128,8 @@ describe('first publication bounded by the export files on disk (`lastExports`)'
     from: 'bybit:BTC/USDT',
     deviation: new Decimal(0),
     band: new Decimal('0.05'),
+    sources: ['binance'],
+    pairs: ['BTC/USDT (binance)'],
   };
 
   it('a direction guard.json does not know is measured from the files; one they lack is published; all are kept', async () => {
