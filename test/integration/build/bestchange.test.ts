@@ -15,7 +15,18 @@ import { projectsPerTest } from '../../support/project.js';
 import { startReplay, type ReplayServer } from '../../support/replay.js';
 
 describe('ratefile build with a bestchange source', () => {
-  const project = projectsPerTest();
+  const projects = projectsPerTest();
+  // The recorded dump is of a day BTC stood at 4.06 M RUB on BestChange: the backoffice's quotes are that day's
+  // (44,000 USDT × 92.10 RUB), so BTC → SBERRUB agrees with its rivals' reference (the sample's 97,012 would be 120% off).
+  const dumpDay = JSON.stringify({
+    quotes: [
+      { pair: 'BTC/USDT', bid: '44000.00', ask: '44000.01' },
+      { pair: 'USDT/RUB', bid: '92.10', ask: '92.35' },
+    ],
+  });
+  const project = (files: Record<string, string>) => projects({ 'quotes.json': dumpDay, ...files });
+  // The small synthetic feed (support/bestchange.ts's base) has its rivals at 5.1 M RUB: quotes of that market.
+  const baseDay = dumpDay.replace('"44000.00"', '"55374.00"').replace('"44000.01"', '"55374.01"');
   let replay: ReplayServer;
   beforeAll(async () => {
     replay = await startReplay([]);
@@ -81,7 +92,7 @@ directions:
       },
     ]);
     const withNewCoin = `${config(replay.url).replace('currencies:\n', 'currencies:\n  NEWCOINBEP20: { asset: USDT, reserve: "1000" }\n')}  - { from: NEWCOINBEP20, to: SBERRUB, margin: 1% }\n`;
-    const { dir } = await project({ 'ratefile.config.yaml': withNewCoin });
+    const { dir } = await project({ 'ratefile.config.yaml': withNewCoin, 'quotes.json': baseDay });
     const warning = "currencies.NEWCOINBEP20: not in the monitors' code list";
     const before = spawnRatefile(['validate'], { cwd: dir });
     expect((await before.exited).code).toBe(0);

@@ -82,7 +82,9 @@ describe('health counts directions, each once', () => {
       '  BTC → SBERRUB: left out of affiliatefile.xml, partnerfile.xml, reffile.xml: minimum 0.05709845 BTC is above the maximum 0.0569 BTC [limits]',
     );
     expect(lines).toContain('held back: 0');
-    expect(seen.status.stdout.match(/BTC → SBERRUB/g)).toHaveLength(2); // the headline and its own line
+    // The headline, its own line and the list of what one source alone prices.
+    expect(seen.status.stdout.match(/BTC → SBERRUB/g)).toHaveLength(3);
+    expect(lines.filter((line) => line.includes('BTC → SBERRUB') && line.includes('NO REFERENCE'))).toHaveLength(1);
 
     expect(seen.counts).toMatchObject({ published: 7, withheld: 0 });
     expect(seen.metrics).toMatch(/^ratefile_directions_published 7$/m);

@@ -413,6 +413,11 @@ describe('ratefile status', () => {
       'published: 3 directions',
       'held back: 1',
       '  USDTTRC20 → CASHRUB: outside working hours (Mon-Fri 09:00-18:00 UTC) [hours]',
+      // One file source prices every pair: nothing in the config can tell one of its quotes is wrong.
+      'priced by one source: 4 directions, 4 without a reference (one broken source can set their rate: docs/pricing-and-guards.md)',
+      '  BTC/USDT (backoffice), USDT/RUB (backoffice): NO REFERENCE — BTC → SBERRUB',
+      '  BTC/USDT (backoffice): NO REFERENCE — BTC → USDTTRC20',
+      '  USDT/RUB (backoffice): NO REFERENCE — SBERRUB → USDTTRC20, USDTTRC20 → CASHRUB',
       '',
     ]);
   });

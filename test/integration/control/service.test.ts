@@ -63,7 +63,7 @@ describe('the control bot in `ratefile start`', () => {
     api.push(message('/status', new Date()));
     await api.idle();
     expect(api.texts()).toEqual([
-      expect.stringMatching(/^ok\nlast build: .*\n[^]*published: 4 directions\nheld back: 0$/),
+      expect.stringMatching(/^ok\nlast build: .*\n[^]*published: 4 directions\nheld back: 0\npriced by one source: /),
     ]);
     const polls = api.of('getUpdates').length;
     await service.stop();

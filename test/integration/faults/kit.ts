@@ -28,6 +28,9 @@ export interface KitSource {
   answer(factor: string, now: Date): { routes: ReplayRoute[] } | { file: string; text: string };
 }
 
+/** The venue's recording × this is the other recordings' market: 97012.2 × 98.9386 ÷ 7901234.5. */
+const VENUE_DAY = '1.21478';
+
 const times = (text: string, factor: string) => new Decimal(text).times(factor).toSignificantDigits(15).toFixed();
 
 /** A recorded answer with each of these exact texts (a price as the venue wrote it) × factor. */
@@ -80,7 +83,10 @@ export const kitSources: readonly KitSource[] = [
     to: 'SBERRUB',
     pair: 'BTC/RUB',
     fiat: true,
-    answer: rest('/api/v1/tickers', 'json/venue.json', ['"7901234.5"', '"7934567.8"']),
+    // The recorded venue is another day's market: at the kit's start every source tells one market (BTC/RUB within
+    // 0.01% of kucoin's BTC/USDT × upstream's USDT/RUB), as the independent references expect of a healthy upstream.
+    answer: (factor) =>
+      rest('/api/v1/tickers', 'json/venue.json', ['"7901234.5"', '"7934567.8"'])(times(factor, VENUE_DAY)),
   },
   {
     name: 'binance',
