@@ -32,6 +32,11 @@ export interface Quote {
   missing?: string;
   /** Made by a rule of `rates:` (its `source` then says how: `formula`, `median of 3`), not sent by a source. */
   ruled?: true;
+  /**
+   * Fed by the source's stream (`stream:`): the number of the frame it came in, counting up from 1 per source and
+   * process (its answer's identity: `<source>@stream#<n>`); absent for a quote a REST answer gave.
+   */
+  streamSeq?: number;
 }
 
 export interface SourceContext {

@@ -67,6 +67,29 @@ export interface SourceReport {
   reused?: 'refresh' | 'fallback';
   /** The oldest and newest time of the quotes in use (quote sources with quotes): how far they are from `maxAge`. */
   quoteTimes?: { oldest: Date; newest: Date };
+  /** A source in stream mode (`stream:`): its connections, and which of its quotes the stream fed and which REST. */
+  stream?: StreamReport;
+}
+
+/** A streamed source as a build found it (src/io/streams/feed.ts). Plain JSON, kept in the status as it is. */
+export interface StreamReport {
+  /** live: every connection subscribed and heard from; partial: some; down: none (REST feeds every pair). */
+  state: 'live' | 'partial' | 'down';
+  /** Connections the pairs need (the venue's limit per connection), and how many are up. */
+  connections: number;
+  up: number;
+  /** Connections lost since the service started (each made again, with backoff). */
+  reconnects: number;
+  /** When the last frame arrived (ISO). */
+  lastFrameAt?: string;
+  /** The last thing it got wrong (why it is not live, when it is not), and when (ISO). */
+  problem?: string;
+  problemAt?: string;
+  /**
+   * Each configured pair: which fed the quote in use (`stream` or `rest`; absent: none yet), its bid and ask, when it
+   * is from (ISO), and why the venue refused to stream it.
+   */
+  pairs: { pair: string; fed?: 'stream' | 'rest'; bid?: string; ask?: string; time?: string; refused?: string }[];
 }
 
 export interface ReserveReport {
@@ -117,6 +140,8 @@ export interface SourceStatus {
   lastError?: string;
   /** Age in seconds of the oldest quote of this source used by a published direction. */
   oldestQuoteAgeSeconds?: number;
+  /** A source in stream mode: its stream and which of its quotes the stream fed, which REST. */
+  stream?: StreamReport;
 }
 
 export interface Status {
@@ -139,6 +164,11 @@ export interface Status {
   reserveSources?: SourceStatus[];
   exports: { name: string; file: string; items: number; counted?: number }[];
   published: string[];
+  /**
+   * Per direction of `published`, in its order: the age in seconds (to the millisecond), when the build started, of the
+   * oldest quote behind its published rate. Absent in a status written before it was kept.
+   */
+  publishedQuoteAges?: number[];
   /** Published directions with a `compete:` block: the place each holds, or why it is at its floor, ceiling or normal margin. */
   competing?: CompetingStatus[];
   /** Competing directions as BestChange lists us (`self:` set), one per direction (and city). */
