@@ -7,6 +7,7 @@ import { assessHealth } from '../../pure/status/health.js';
 import type { HealthLevel } from '../../model/config.js';
 import type { BuildReport, Status } from '../../pure/status/report.js';
 import { redactSecrets } from '../../base/secrets.js';
+import { recordStreams, streamInstruments } from './stream-metrics.js';
 
 const levels: readonly HealthLevel[] = ['ok', 'degraded', 'failing'];
 
@@ -31,6 +32,7 @@ export function createMetrics(status: () => Status | undefined, now: () => Date)
     ...sourceInstruments(registers),
     ...exportInstruments(registers),
     ...listingInstruments(registers),
+    ...streamInstruments(registers),
     requests: new Counter({
       name: 'ratefile_http_requests_total',
       help: 'HTTP requests answered, by route and status.',
@@ -208,7 +210,8 @@ function stateGauges(registers: Registers, status: () => Status | undefined, now
 type Instruments = ReturnType<typeof buildInstruments> &
   ReturnType<typeof sourceInstruments> &
   ReturnType<typeof exportInstruments> &
-  ReturnType<typeof listingInstruments>;
+  ReturnType<typeof listingInstruments> &
+  ReturnType<typeof streamInstruments>;
 
 function recordBuild(m: Instruments, cycle: CycleResult, changedAt: ReadonlyMap<string, Date>): void {
   const { report, files } = cycle.build;
@@ -234,6 +237,7 @@ function recordBuild(m: Instruments, cycle: CycleResult, changedAt: ReadonlyMap<
     else m.quoteAge.remove({ source: source.name });
   }
   recordRates(m, cycle.status.rates ?? []);
+  recordStreams(m, cycle.status);
   for (const entry of report.exports) m.exportItems.set({ file: redactSecrets(entry.file) }, entry.items);
   for (const file of files) m.exportBytes.set({ file: redactSecrets(file.file) }, file.bytes.length);
   if (report.listing) recordListing(m, report.listing);

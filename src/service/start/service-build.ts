@@ -23,6 +23,7 @@ import type { Repeats } from '../../pure/ha/repeats.js';
 import type { Standby } from '../../io/ha/standby.js';
 import type { Readers } from '../readers/tracker.js';
 import type { OutsideWatch } from './outside-watch.js';
+import type { ServiceStreams } from './streams.js';
 
 /** What the builds leave for the pages, the start-up notes and the next build. */
 export interface ServiceState {
@@ -50,6 +51,8 @@ export interface BuildParts {
   configs: LastGoodConfig;
   /** The `file` sources' files, watched when `watchFiles` is on. */
   sourceWatch: SourceWatch;
+  /** The streamed sources and the builds their moves start (src/service/start/streams.ts). */
+  streams: ServiceStreams;
   watchFiles: boolean;
   standby: Standby | undefined;
   placed: PlacedWatch | undefined;
@@ -94,6 +97,7 @@ async function buildWithCurrentConfig(
   const configError = parts.configs.error();
   // A reloaded config's file sources are watched from now on, before this build reads them.
   if (parts.watchFiles) parts.sourceWatch.target(watchedFiles(config));
+  parts.streams.target(config);
   const { placed, standby } = parts;
   placed?.busy();
   // The state folder, like the output folder, is the one the service started with.
@@ -104,6 +108,7 @@ async function buildWithCurrentConfig(
   });
   placed?.settled(result.standby ? undefined : result.build.report.exports.map((e) => e.file));
   state.status = result.status;
+  parts.streams.built(result.build.report, config);
   return { config, result };
 }
 

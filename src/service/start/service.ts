@@ -11,6 +11,7 @@ import { buildRunner, scheduleBuilds } from './schedule.js';
 import { type BuildParts, runServiceBuild, type ServiceState } from './service-build.js';
 import { serviceQuoteCache, waitForFirstFeeds } from './service-feeds.js';
 import { watchSourceFiles } from './source-watch.js';
+import { openStreams } from './streams.js';
 import type { Logger } from '../../base/log.js';
 import type { Config } from '../../model/config.js';
 import { createChannels } from '../alerts/channels.js';
@@ -101,6 +102,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const parts = await openBuildParts(options, serve, state, {
     rebuild: () => rebuild(),
     changed: (files) => builds.changed(files.map((file) => relative(options.config.dir, file))),
+    moved: (sources) => builds.changed(sources),
   });
   const builds = buildRunner((changed) => runServiceBuild(parts, state, changed), options.log);
   const rebuild = builds.build;
@@ -128,6 +130,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     checkOutside: async () => parts.outside?.checkNow(),
     async stop() {
       parts.sourceWatch.close();
+      parts.streams.stop();
       await firstCheck;
       await parts.outside?.stop();
       await task.stop();
@@ -146,10 +149,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   };
 }
 
-/** What the parts call back: a build now (a leader's files replaced), a build for changed source files. */
+/** What the parts call back: a build now (a leader's files replaced), a build for changed source files or streamed moves. */
 interface BuildTriggers {
   rebuild: () => Promise<void>;
   changed: (files: string[]) => void;
+  moved: (sources: string[]) => void;
 }
 
 /** The dashboard, the caches, the standby, the metrics, the readers and the notifier, in that order. */
@@ -212,6 +216,15 @@ async function openBuildParts(
     : undefined;
   // A changed quotes or reserves file is built at once (the build line names it, relative to the config).
   const sourceWatch = watchSourceFiles({ log, onChange: triggers.changed });
+  // The streamed sources' feeds, and a build when a streamed quote moves a published number.
+  const streams = openStreams({
+    cache: deps.quoteCache,
+    log,
+    now: options.deps.now,
+    fetch: options.deps.fetch ?? globalThis.fetch,
+    env,
+    build: triggers.moved,
+  });
   return {
     log,
     outDir,
@@ -219,6 +232,7 @@ async function openBuildParts(
     deps,
     configs,
     sourceWatch,
+    streams,
     watchFiles: options.watchFiles !== false,
     standby,
     placed,
