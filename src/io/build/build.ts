@@ -103,6 +103,7 @@ export async function build(config: Config, deps: BuildDeps): Promise<BuildResul
       ...(listing ? { listing: { views: listing.views, lags: listing.lags }, listingMemory: listing.memory } : {}),
       acceptedUsed: steps.guarded.acceptedUsed,
       timings: { fetchMs: t1 - t0, priceMs: t2 - t1, renderMs: t3 - t2 },
+      book: fetched.quotes.book,
       ...liveCodes(fetched.quotes.feeds.values()),
     },
   };

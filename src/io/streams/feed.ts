@@ -9,7 +9,7 @@ import type { SourceConfig } from '../../model/config.js';
 import type { Quote } from '../../model/source.js';
 import { backoffDelay, connectAllowedAt, defaultBackoff } from '../../pure/sources/streams/backoff.js';
 import { chunks } from '../../pure/sources/streams/binance.js';
-import { type StreamFrame, tickQuotes } from '../../pure/sources/streams/frame.js';
+import { type StreamFrame, type StreamTick, tickQuotes } from '../../pure/sources/streams/frame.js';
 import type { PairSymbol } from '../../pure/sources/values.js';
 import type { StreamReport } from '../../pure/status/report.js';
 import type { LiveResult } from '../quotes/quote-cache.js';
@@ -62,6 +62,8 @@ export class StreamFeed {
   readonly #slots: Slot[];
   readonly #rest: RestFallback;
   #seq = 0;
+  /** The decimal text of each streamed quote held (`bid ask`): a tick repeating it is not read again. */
+  readonly #texts = new Map<string, string>();
   #requestIds = 0;
   #reconnects = 0;
   #lastFrameAt: number | undefined;
@@ -254,10 +256,13 @@ export class StreamFeed {
     }
   }
 
-  #ticks(slot: Slot, connection: StreamConnection, ticks: Parameters<typeof tickQuotes>[0], now: Date): void {
+  #ticks(slot: Slot, connection: StreamConnection, ticks: readonly StreamTick[], now: Date): void {
     const seq = ++this.#seq;
     const where = `the ${this.source.type} stream`;
-    const read = tickQuotes(ticks, this.#bySymbol, where, now);
+    // A venue resends a price with a new size (Binance) or as it stands (Bybit every 3 s): the quote held is
+    // confirmed anew, without reading its decimals again.
+    const changed = ticks.filter((tick) => !this.#confirmed(tick, now, seq));
+    const read = tickQuotes(changed, this.#bySymbol, where, now);
     const priority = sourcePriority(this.source);
     for (const { quote: raw } of read.quotes) {
       const checked = checkQuote(raw, this.source.name);
@@ -265,14 +270,33 @@ export class StreamFeed {
         this.#garbage(slot, connection, checked);
         continue;
       }
-      const quote: Quote = { ...checked, ...(priority === 0 ? {} : { priority }), streamSeq: seq };
-      this.#store.streamed(quote, now.getTime());
-      this.#deps.onQuote(this.source.name, quote);
+      this.#texts.set(checked.pair, `${raw.bid} ${raw.ask}`);
+      this.#take({ ...checked, ...(priority === 0 ? {} : { priority }), streamSeq: seq }, now);
     }
     for (const { pair, problem } of read.problems) {
       if (pair) this.#store.distrust(pair.pair);
       this.#garbage(slot, connection, problem);
     }
+  }
+
+  /** The tick repeats the prices of the stream's quote held: taken at its new time, true. */
+  #confirmed(tick: StreamTick, now: Date, seq: number): boolean {
+    const pair = this.#bySymbol.get(tick.symbol)?.pair;
+    const held = pair === undefined ? undefined : this.#store.latest(pair);
+    if (
+      !held ||
+      held.streamSeq === undefined ||
+      this.#texts.get(held.pair) !== `${String(tick.bid)} ${String(tick.ask)}`
+    )
+      return false;
+    const time = tick.time && tick.time.getTime() <= now.getTime() ? tick.time : now;
+    this.#take({ ...held, time, streamSeq: seq }, now);
+    return true;
+  }
+
+  #take(quote: Quote, now: Date): void {
+    this.#store.streamed(quote, now.getTime());
+    this.#deps.onQuote(this.source.name, quote);
   }
 
   /** A bad frame or tick is counted; garbageLimit of them within garbageWindowMs drop the connection. */

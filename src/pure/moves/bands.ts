@@ -10,19 +10,22 @@
 // moves less than s / E, no printed number changes. What is not a product (a difference in a formula, a competing
 // direction's rate, which follows the field and trusts it by its distance from the market, a consensus that dropped a
 // term) gets no band: any move of its streamed quotes builds. Directions withheld now come back at the next build, on a
-// move or on the schedule.
-import { Decimal, roundDown, roundUp } from '../../base/decimal.js';
+// move or on the schedule. The distances are worked out in floats: where a value is within float error of a rounding
+// boundary its distance is 0, and every distance is narrowed by SAFETY, far above the error of the rest.
+import type { Decimal } from '../../base/decimal.js';
 import type { FormulaNode } from '../../base/config/formula.js';
-import type { PricedDirection } from '../../model/priced.js';
-import type { Quote } from '../../model/source.js';
+import type { ChainStep, LimitTerms, PricedDirection, Publication } from '../../model/priced.js';
+import type { Quote, QuoteBook } from '../../model/source.js';
+import { findChain } from '../pricing/chains.js';
+import { conversion } from '../pricing/convert.js';
 import type { Derivation } from '../rates/derivation.js';
 
 /** Float rounding of the values compared is far below this: bands are narrowed by it (ln units). */
 const SAFETY = 1e-12;
-/** The longest chain a limit in a third asset is converted along (src/pure/pricing/chains.ts: findChain's maxSteps). */
-const LIMIT_CHAIN_STEPS = 4;
-const ONE = new Decimal(1);
-const unit = (places: number) => ONE.div(new Decimal(10).pow(places));
+/** Beyond this many grid steps a float cannot tell the grid (a step is below 1e-12 of the value): no band. */
+const GRID_LIMIT = 2 ** 40;
+/** Within this fraction of a grid step of a boundary (far above float error below GRID_LIMIT): on it, no band. */
+const NEAR = 1e-3;
 
 export type Side = 'bid' | 'ask';
 
@@ -44,35 +47,50 @@ export interface BandInput {
   markups: readonly Decimal[];
   /** How the build made the pairs of `rates:` (report.rates). */
   derivations: readonly Derivation[];
+  /** The book the build priced on: a limit in a third asset was converted through it. */
+  book: QuoteBook;
   /** The names of the sources in stream mode. */
   streamed: ReadonlySet<string>;
 }
 
-/** ln(a / b) for a ≥ b > 0, from the exact ratio (a float log of two close values would lose the digits). */
-const lnRatio = (a: Decimal, b: Decimal): number => Math.log1p(a.minus(b).div(b).toNumber());
+/**
+ * `value` on the grid of `places` decimals, `x = value × 10^places`: the grid points below and above it, or undefined
+ * when it is within float error of one (or the grid is finer than floats tell).
+ */
+function gridAround(value: number, places: number): { below: number; above: number; x: number } | undefined {
+  const x = value * 10 ** places;
+  if (!(x > 0) || x > GRID_LIMIT) return undefined;
+  const below = Math.floor(x);
+  const fraction = x - below;
+  if (fraction < NEAR || fraction > 1 - NEAR) return undefined;
+  return { below, above: below + 1, x };
+}
 
 /** How far (ln) a published rate `u` may move before its published form prints differently (publishedRate). */
-export function printSlack(u: Decimal, fromPlaces: number, toPlaces: number): number {
-  if (!u.isFinite() || u.lte(0)) return 0;
-  if (u.gte(ONE)) {
-    const out = roundDown(u, toPlaces);
-    const hi = out.plus(unit(toPlaces));
-    return Math.min(lnRatio(u, Decimal.max(out, ONE)), lnRatio(hi, u));
+export function printSlack(u: number, fromPlaces: number, toPlaces: number): number {
+  if (!(u > 0) || !Number.isFinite(u)) return 0;
+  if (u >= 1) {
+    // `out` = u rounded down: u may fall to it (and not below 1, where the form turns over) and rise below the next.
+    const grid = gridAround(u, toPlaces);
+    if (!grid) return 0;
+    const lo = Math.max(grid.below, 10 ** toPlaces);
+    return Math.min(Math.log(grid.x / lo), Math.log(grid.above / grid.x));
   }
-  const given = roundUp(ONE.div(u), fromPlaces);
-  const lo = ONE.div(given);
-  const below = given.minus(unit(fromPlaces));
-  const hi = below.lte(ONE) ? ONE : Decimal.min(ONE.div(below), ONE);
-  return Math.min(lnRatio(u, lo), lnRatio(hi, u));
+  // `in` = 1 ÷ u rounded up: 1 ÷ u may rise to it and fall above the one below (and not below 1).
+  const grid = gridAround(1 / u, fromPlaces);
+  if (!grid) return 0;
+  const lo = Math.max(grid.below, 10 ** fromPlaces);
+  return Math.min(Math.log(grid.x / lo), Math.log(grid.above / grid.x));
 }
 
 /** How far (ln) a limit converted through the book may move before its rounding (up for a minimum) prints differently. */
-function limitSlack(value: Decimal, places: number, up: boolean): number {
-  if (!value.isFinite() || value.lte(0)) return 0;
-  const printed = up ? roundUp(value, places) : roundDown(value, places);
-  return up
-    ? Math.min(lnRatio(value, printed.minus(unit(places))), lnRatio(printed, value))
-    : Math.min(lnRatio(value, printed), lnRatio(printed.plus(unit(places)), value));
+function limitSlack(value: number, places: number, up: boolean): number {
+  const grid = gridAround(value, places);
+  if (!grid) return 0;
+  // Rounded up, (below, above] prints `above` (and anything above 0 down to it); rounded down, [below, above) prints
+  // `below` (0: withheld, not published). Off the grid points, the boundaries are the same two.
+  const down = grid.below === 0 && up ? Number.POSITIVE_INFINITY : Math.log(grid.x / grid.below);
+  return Math.min(down, Math.log(grid.above / grid.x));
 }
 
 /** The most a formula's value moves (in ln) per unit move of the quotes it reads; undefined: unbounded (a difference). */
@@ -86,29 +104,41 @@ export function formulaElasticity(node: FormulaNode): number | undefined {
   return node.operator === '+' ? Math.max(left, right) : left + right;
 }
 
-/** One streamed read behind a direction's numbers: the quote, the side (both when a rule reads it), its elasticity. */
+/** One streamed read behind a number: the quote (and its band key), the side (both when a rule reads it), its elasticity. */
 interface Read {
   quote: Quote;
+  key: string;
   sides: readonly Side[];
   elasticity: number;
 }
 
+/** Reads behind a number and the most each may move for thresholds of their own (a consensus's spread). */
+interface Reads {
+  reads: Read[];
+  allowance: number;
+}
+
+const readOf = (quote: Quote, sides: readonly Side[], elasticity: number): Read => ({
+  quote,
+  key: bandKey(quote.source, quote.pair),
+  sides,
+  elasticity,
+});
+
 /** Reads of streamed quotes in a rule's terms, and the most any of them may move for the rule's own thresholds. */
-function ruleReads(derivation: Derivation, streamed: ReadonlySet<string>): { reads: Read[]; allowance: number } {
+function ruleReads(derivation: Derivation, streamed: ReadonlySet<string>): Reads {
   const reads: Read[] = [];
   const { rule } = derivation;
-  let allowance = Number.POSITIVE_INFINITY;
   // A dropped, unused or missing term, or a missing pair: a move may bring a term in or out (no band).
   const unsettled = derivation.missing !== undefined || derivation.terms.some((term) => term.status !== 'used');
   derivation.terms.forEach((term, index) => {
     const formula = rule.kind === 'formula' ? rule.formula : rule.terms[index]?.formula;
-    const elasticity = formula === undefined ? undefined : formulaElasticity(formula.node);
-    for (const quote of term.quotes) {
-      if (!streamed.has(quote.source)) continue;
-      const e = elasticity ?? Number.POSITIVE_INFINITY;
-      reads.push({ quote, sides: ['bid', 'ask'], elasticity: unsettled ? Number.POSITIVE_INFINITY : e });
-    }
+    const bound = formula === undefined ? undefined : formulaElasticity(formula.node);
+    const elasticity = unsettled || bound === undefined ? Number.POSITIVE_INFINITY : bound;
+    for (const quote of term.quotes)
+      if (streamed.has(quote.source)) reads.push(readOf(quote, ['bid', 'ask'], elasticity));
   });
+  let allowance = Number.POSITIVE_INFINITY;
   if (rule.kind === 'consensus' && rule.spread !== undefined && derivation.spread !== undefined && reads.length > 0) {
     // Each term's mid moving less than x keeps the spread below (1 + S)(e^2x − 1) + S: inside the limit while this holds.
     const spread = derivation.spread.toNumber();
@@ -119,15 +149,15 @@ function ruleReads(derivation: Derivation, streamed: ReadonlySet<string>): { rea
   return { reads, allowance };
 }
 
-/** The streamed reads behind a direction's rate: its chain's quotes, a ruled one's through its terms. */
-function directionReads(
-  priced: PricedDirection,
-  rules: ReadonlyMap<string, { reads: Read[]; allowance: number }>,
+/** The streamed reads behind a chain of steps: its quotes, a ruled one's through its terms. */
+function stepReads(
+  steps: readonly ChainStep[],
+  rules: ReadonlyMap<string, Reads>,
   streamed: ReadonlySet<string>,
-): { reads: Read[]; allowance: number } {
+): Reads {
   const reads: Read[] = [];
   let allowance = Number.POSITIVE_INFINITY;
-  for (const step of priced.steps) {
+  for (const step of steps) {
     const { quote } = step;
     if (quote.ruled) {
       const rule = rules.get(quote.pair);
@@ -135,94 +165,105 @@ function directionReads(
         reads.push(...rule.reads);
         allowance = Math.min(allowance, rule.allowance);
       }
-    } else if (streamed.has(quote.source)) reads.push({ quote, sides: [step.side], elasticity: 1 });
+    } else if (streamed.has(quote.source)) reads.push(readOf(quote, [step.side], 1));
   }
   return { reads, allowance };
 }
 
+/** Slacks already worked out, by rate object (groups of directions share one) and the precisions they print at. */
+type SlackMemo = Map<Decimal, Map<string, number>>;
+
 /** How far (ln) the direction's rate may move before any number it prints changes (markups, tiers). */
-function rateSlack(
-  priced: PricedDirection,
-  markups: readonly Decimal[],
-  slacks: Map<string, Map<Decimal, number>>,
-): number {
+function rateSlack(priced: PricedDirection, markups: readonly number[], memo: SlackMemo): number {
   const { from, to } = priced.direction;
   const places = `${from.ratePrecision}|${to.ratePrecision}`;
-  const known = slacks.get(places) ?? slacks.set(places, new Map()).get(places)!;
-  const slackOf = (rate: Decimal) => {
-    let slack = Number.POSITIVE_INFINITY;
-    for (const markup of markups)
-      slack = Math.min(
-        slack,
-        printSlack(markup.isZero() ? rate : rate.times(ONE.minus(markup)), from.ratePrecision, to.ratePrecision),
-      );
-    return slack;
-  };
-  // Directions alike share one rate object (priceDirections): one slack per rate object and precisions.
-  let slack = priced.tierRates === undefined ? known.get(priced.rate) : undefined;
-  if (slack === undefined) {
-    slack = slackOf(priced.rate);
-    if (priced.tierRates === undefined) known.set(priced.rate, slack);
-    else for (const tier of priced.tierRates) slack = Math.min(slack, slackOf(tier));
-  }
-  return slack;
-}
-
-/** Limits set in a third asset, converted through the book: their slack, for every streamed read (their chain is not kept). */
-function thirdAssetSlack(priced: PricedDirection): number {
-  const { direction, terms } = priced;
-  const third = (asset: string | undefined) =>
-    asset !== undefined && asset !== direction.from.asset && asset !== direction.to.asset;
   let slack = Number.POSITIVE_INFINITY;
-  if (third(direction.min?.asset) && terms.minFrom) slack = limitSlack(terms.minFrom, direction.from.precision, true);
-  if (third(direction.max?.asset) && terms.maxFrom)
-    slack = Math.min(slack, limitSlack(terms.maxFrom, direction.from.precision, false));
+  for (const rate of [priced.rate, ...(priced.tierRates ?? [])]) {
+    const known = memo.get(rate) ?? memo.set(rate, new Map()).get(rate)!;
+    let each = known.get(places);
+    if (each === undefined) {
+      const value = rate.toNumber();
+      each = Number.POSITIVE_INFINITY;
+      for (const markup of markups)
+        each = Math.min(each, printSlack(value * (1 - markup), from.ratePrecision, to.ratePrecision));
+      known.set(places, each);
+    }
+    slack = Math.min(slack, each);
+  }
   return slack;
 }
 
-/** The bands of the quotes the published directions read, and the ln move every other streamed quote is allowed. */
-export interface Bands {
-  quotes: MoveBands;
-  /** A limit set in a third asset is converted along a chain the build does not keep: every streamed quote may be on it. */
-  everywhere: number;
+/** A limit set in a third asset: converted through the book as pricing did (convert.ts, limitThroughBook). */
+function limitNumbers(
+  priced: PricedDirection,
+  book: QuoteBook,
+  rules: ReadonlyMap<string, Reads>,
+  streamed: ReadonlySet<string>,
+): { slack: number; reads: Reads }[] {
+  const { direction, terms } = priced;
+  const out: { slack: number; reads: Reads }[] = [];
+  for (const [limit, value, minimum] of [
+    [direction.min, terms.minFrom, true],
+    [direction.max, terms.maxFrom, false],
+  ] as const) {
+    if (!limit || !value || limit.asset === direction.from.asset || limit.asset === direction.to.asset) continue;
+    const chain = findChain(book, limit.asset, direction.from.asset);
+    const converted = chain && conversion(book, chain, limit.asset, !minimum);
+    if (!converted || 'missing' in converted) continue;
+    const slack = limitSlack(value.toNumber(), direction.from.precision, minimum);
+    out.push({ slack, reads: stepReads(converted.steps, rules, streamed) });
+  }
+  return out;
 }
 
-export function moveBands(input: BandInput): Bands {
-  const { streamed } = input;
-  const markups = [...new Map(input.markups.map((markup) => [markup.toString(), markup])).values()];
-  if (markups.length === 0) markups.push(new Decimal(0));
-  const rules = new Map(input.derivations.map((derivation) => [derivation.pair, ruleReads(derivation, streamed)]));
-  /** The allowed ln move per quote key and side. */
-  const allowed = new Map<string, { quote: Quote; bid: number; ask: number }>();
-  const known = new Map<string, Map<Decimal, number>>();
-  let everywhere = Number.POSITIVE_INFINITY;
-  for (const priced of input.published) {
-    const third = thirdAssetSlack(priced);
-    if (third < Number.POSITIVE_INFINITY)
-      everywhere = Math.min(everywhere, Math.max(0, third - SAFETY) / LIMIT_CHAIN_STEPS);
-    const { reads, allowance } = directionReads(priced, rules, streamed);
-    if (reads.length === 0) continue;
-    const total = reads.reduce((sum, read) => sum + read.elasticity, 0);
-    const slack = priced.compete ? 0 : Math.max(0, rateSlack(priced, markups, known) - SAFETY);
-    const each = Math.min(Number.isFinite(total) ? slack / total : 0, allowance);
-    for (const read of reads) {
-      const key = bandKey(read.quote.source, read.quote.pair);
-      const entry = allowed.get(key) ?? {
-        quote: read.quote,
-        bid: Number.POSITIVE_INFINITY,
-        ask: Number.POSITIVE_INFINITY,
-      };
-      for (const side of read.sides) entry[side] = Math.min(entry[side], each);
-      allowed.set(key, entry);
-    }
+/** The tightest ln move each read of a number is allowed: its slack shared by its reads, within their own allowance. */
+function allow(
+  allowed: Map<string, { quote: Quote; bid: number; ask: number }>,
+  { reads, allowance }: Reads,
+  slack: number,
+): void {
+  if (reads.length === 0) return;
+  const total = reads.reduce((sum, read) => sum + read.elasticity, 0);
+  const each = Math.min(Number.isFinite(total) ? Math.max(0, slack - SAFETY) / total : 0, allowance);
+  for (const read of reads) {
+    let entry = allowed.get(read.key);
+    if (!entry)
+      allowed.set(
+        read.key,
+        (entry = { quote: read.quote, bid: Number.POSITIVE_INFINITY, ask: Number.POSITIVE_INFINITY }),
+      );
+    for (const side of read.sides) entry[side] = Math.min(entry[side], each);
   }
-  const quotes = new Map<string, QuoteBand>();
+}
+
+export function moveBands(input: BandInput): MoveBands {
+  const { streamed, book } = input;
+  const markups = [...new Set(input.markups.map((markup) => markup.toNumber()))];
+  if (markups.length === 0) markups.push(0);
+  const rules = new Map(input.derivations.map((derivation) => [derivation.pair, ruleReads(derivation, streamed)]));
+  const allowed = new Map<string, { quote: Quote; bid: number; ask: number }>();
+  // Directions alike share their steps, terms and publication (priceDirections): each is worked out once.
+  const readsOf = new Map<readonly ChainStep[], Reads>();
+  const limitsDone = new Set<LimitTerms>();
+  const done = new Set<Publication>();
+  const memo: SlackMemo = new Map();
+  for (const priced of input.published) {
+    const alike = priced.tierRates === undefined && !priced.compete;
+    if (alike && done.has(priced.published)) continue;
+    if (alike) done.add(priced.published);
+    if (!limitsDone.has(priced.terms)) {
+      limitsDone.add(priced.terms);
+      for (const limit of limitNumbers(priced, book, rules, streamed)) allow(allowed, limit.reads, limit.slack);
+    }
+    let reads = readsOf.get(priced.steps);
+    if (!reads) readsOf.set(priced.steps, (reads = stepReads(priced.steps, rules, streamed)));
+    if (reads.reads.length === 0) continue;
+    allow(allowed, reads, priced.compete ? 0 : rateSlack(priced, markups, memo));
+  }
+  const bands = new Map<string, QuoteBand>();
   for (const [key, { quote, bid, ask }] of allowed)
-    quotes.set(key, {
-      bid: bandAround(quote.bid.toNumber(), Math.min(bid, everywhere)),
-      ask: bandAround(quote.ask.toNumber(), Math.min(ask, everywhere)),
-    });
-  return { quotes, everywhere };
+    bands.set(key, { bid: bandAround(quote.bid.toNumber(), bid), ask: bandAround(quote.ask.toNumber(), ask) });
+  return bands;
 }
 
 /** The range a value may move in, `ln` either way; infinite: any positive value. */

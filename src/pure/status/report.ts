@@ -1,6 +1,7 @@
 // The shapes of what a build reports (BuildReport, read by the status, the dashboard and the service) and of the
 // status file kept between builds (Status). Types only: they sit below the steps that fill them in, so health,
 // status and tally read them without importing the build or each other.
+import type { QuoteBook } from '../../model/source.js';
 import type { Derivation } from '../rates/derivation.js';
 import type { RateStatus } from './rates.js';
 import type { CompeteDetail } from '../compete/price.js';
@@ -43,6 +44,8 @@ export interface BuildReport {
   liveCodes?: ReadonlySet<string>;
   /** Milliseconds per phase: fetching quotes, pricing with guards, selecting and rendering. */
   timings: { fetchMs: number; priceMs: number; renderMs: number };
+  /** The quote book the directions were priced on (absent in maintenance): what a move is judged against (src/pure/moves/). */
+  book?: QuoteBook;
 }
 
 export interface SourceReport {

@@ -137,7 +137,8 @@ async function recordPublished(
   );
   const changedAt = new Map([...files].map(([file, stats]) => [file, stats.mtime]));
   parts.metrics.recordBuild(result, changedAt);
-  parts.dashboard.built(result.build.report, config, result.durationMs, files);
+  const moved = changed?.every((name) => name.endsWith(' (stream)')) === true;
+  parts.dashboard.built(result.build.report, config, result.durationMs, files, moved);
   await recordVersions(parts, config, result.build.report.startedAt);
   for (const warning of result.warnings) parts.log.warn(warning);
   // Each reason when it starts and when it ends, so a 30-second schedule does not repeat the same lines forever.

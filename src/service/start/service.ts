@@ -224,6 +224,7 @@ async function openBuildParts(
     fetch: options.deps.fetch ?? globalThis.fetch,
     env,
     build: triggers.moved,
+    registry: metrics.registry,
   });
   return {
     log,

@@ -2,13 +2,14 @@
 // (src/io/streams/hub.ts), and a streamed quote that moves outside the bands of the last build's published numbers
 // (src/pure/moves/bands.ts) starts a build, at most once per the source's `minInterval` and never beside another
 // (the build runner keeps one at a time). A tick that prints nothing new starts nothing; REST sources keep the schedule.
+import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '../../base/log.js';
 import type { Config } from '../../model/config.js';
 import type { Quote } from '../../model/source.js';
 import type { QuoteCache } from '../../io/quotes/quote-cache.js';
 import { StreamHub } from '../../io/streams/hub.js';
 import { streamSettings } from '../../io/streams/settings.js';
-import { type Bands, bandAround, bandKey, moveBands, movesOut } from '../../pure/moves/bands.js';
+import { bandKey, type MoveBands, moveBands, movesOut } from '../../pure/moves/bands.js';
 import type { BuildReport } from '../../pure/status/report.js';
 
 export interface ServiceStreams {
@@ -28,6 +29,8 @@ export interface StreamsOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** Starts a build for moves of these sources (named `<source> (stream)` in the build line). */
   build: (started: string[]) => void;
+  /** The service's metrics: the builds moves asked for are counted there. */
+  registry: Registry;
 }
 
 /** The build's bid and ask of each streamed pair (null: it had none), from its sources' stream reports. */
@@ -45,28 +48,27 @@ function builtValues(report: BuildReport): Map<string, { bid: number; ask: numbe
 export function openStreams(options: StreamsOptions): ServiceStreams {
   const { log, now, fetch, env } = options;
   const hub = StreamHub.attach(options.cache, { log, now, fetch, env });
-  let bands: Bands = { quotes: new Map(), everywhere: Number.POSITIVE_INFINITY };
+  let bands: MoveBands = new Map();
   let values = new Map<string, { bid: number; ask: number } | null>();
   const pending = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let lastStart = Number.NEGATIVE_INFINITY;
   let stopped = false;
+  const asked = new Counter({
+    name: 'ratefile_move_builds_total',
+    help: 'Builds a streamed quote asked for by moving a published number (one at a time: asked while one runs, it follows it).',
+    registers: [options.registry],
+  });
 
   /** Whether a quote may change a published number: outside its band, or new since the build. */
   const moves = (source: string, quote: Quote): boolean => {
     const key = bandKey(source, quote.pair);
     const [bid, ask] = [quote.bid.toNumber(), quote.ask.toNumber()];
-    const band = bands.quotes.get(key);
+    const band = bands.get(key);
     if (band) return movesOut(band, bid, ask);
-    const value = values.get(key);
-    // A pair the build had no quote of (or a source it did not stream yet): what it brings is new.
-    if (!value) return true;
-    if (bands.everywhere === Number.POSITIVE_INFINITY) return false;
-    return movesOut(
-      { bid: bandAround(value.bid, bands.everywhere), ask: bandAround(value.ask, bands.everywhere) },
-      bid,
-      ask,
-    );
+    // A pair the build had no quote of (or a source it did not stream yet): what it brings is new. Otherwise no
+    // published number reads it.
+    return !values.get(key);
   };
   const fire = () => {
     timer = undefined;
@@ -74,6 +76,7 @@ export function openStreams(options: StreamsOptions): ServiceStreams {
     lastStart = performance.now();
     const started = [...pending].sort().map((name) => `${name} (stream)`);
     pending.clear();
+    asked.inc();
     options.build(started);
   };
   const request = (source: string) => {
@@ -93,12 +96,15 @@ export function openStreams(options: StreamsOptions): ServiceStreams {
     built(report, config) {
       const streamed = new Set(config.sources.filter((source) => streamSettings(source, env)).map((s) => s.name));
       if (streamed.size === 0) return;
-      bands = moveBands({
-        published: report.directions.published,
-        markups: config.exports.map((e) => e.markup),
-        derivations: report.rates,
-        streamed,
-      });
+      bands = report.book
+        ? moveBands({
+            published: report.directions.published,
+            markups: config.exports.map((e) => e.markup),
+            derivations: report.rates,
+            book: report.book,
+            streamed,
+          })
+        : new Map();
       values = builtValues(report);
       // Ticks that came while it ran were judged by the bands before it: judged again by its own.
       for (const [source, quote] of hub.latest()) if (moves(source, quote)) request(source);

@@ -30,11 +30,15 @@ const now = new Date('2026-11-21T12:00:00Z');
 describe('printSlack', () => {
   it('measures the distance to the next printed value, down and up, in ln', () => {
     // 95.123 prints 95.12 (down, 2 places): it may fall to 95.12 and rise below 95.13.
-    const slack = printSlack(new Decimal('95.123'), 2, 2);
+    const slack = printSlack(95.123, 2, 2);
     expect(slack).toBeCloseTo(Math.log(95.123 / 95.12), 12);
-    expect(printSlack(new Decimal('95.12'), 2, 2)).toBe(0);
+    // On a boundary, or within float error of one: no band.
+    expect(printSlack(95.12, 2, 2)).toBe(0);
+    expect(printSlack(95.12 + 1e-13, 2, 2)).toBe(0);
+    // A grid finer than floats tell: no band.
+    expect(printSlack(4_900_000.123456789, 2, 8)).toBe(0);
     // Below 1 the form is 1 : in, `in` rounded up: 1 / 0.0123 = 81.30…, printed 81.31 (2 places).
-    const small = printSlack(new Decimal('0.0123'), 2, 2);
+    const small = printSlack(0.0123, 2, 2);
     expect(small).toBeGreaterThan(0);
     expect(small).toBeLessThan(Math.log(81.31 / 81.3));
   });
@@ -180,16 +184,15 @@ describe(`moveBands (BANDS_SEED=${seed})`, () => {
         published: first.priced,
         markups,
         derivations: before.derivations,
+        book: before.book,
         streamed: new Set(['live', 'live-uah']),
       });
       for (let move = 0; move < 5; move++) {
         const shifted = { ...lists };
         for (const source of ['live', 'live-uah'] as const)
           shifted[source] = lists[source].map((quote) => {
-            const band = bands.quotes.get(bandKey(source, quote.pair));
-            const everywhere = bands.everywhere === Number.POSITIVE_INFINITY ? undefined : bands.everywhere;
             // No band at all: the trigger lets it move as it likes, so the test does too.
-            const around = band ?? bandOf(quote, everywhere ?? Number.POSITIVE_INFINITY);
+            const around = bands.get(bandKey(source, quote.pair)) ?? bandOf(quote, Number.POSITIVE_INFINITY);
             const next_ = moved(next, quote, around);
             if (next_ && !next_.bid.eq(quote.bid)) changedQuotes++;
             return next_ ?? quote;
@@ -209,7 +212,7 @@ const bandOf = (quote: Quote, ln: number) => ({
 });
 
 describe('a limit in a third asset', () => {
-  it('bounds every streamed quote: its conversion may read one no published rate reads', () => {
+  it('bands the quotes its conversion through the book reads, even one no published rate reads', () => {
     const q = (pair: string, bid: string, ask: string, source: string): Quote => {
       const [base = '', quote = ''] = pair.split('/');
       return { pair, base, quote, bid: new Decimal(bid), ask: new Decimal(ask), time: now, source };
@@ -228,15 +231,22 @@ describe('a limit in a third asset', () => {
         now,
       ).book;
     const markups = [new Decimal(0)];
-    const first = printed(dirs, book('97012.3'), markups);
-    const bands = moveBands({ published: first.priced, markups, derivations: [], streamed: new Set(['live']) });
-    expect(bands.quotes.has(bandKey('live', 'BTC/USDT'))).toBe(false);
-    expect(bands.everywhere).toBeLessThan(1e-5);
-    const [lo, hi] = bandAround(97012.3, bands.everywhere);
+    const at = book('97012.3');
+    const first = printed(dirs, at, markups);
+    const bands = moveBands({
+      published: first.priced,
+      markups,
+      derivations: [],
+      book: at,
+      streamed: new Set(['live']),
+    });
+    const band = bands.get(bandKey('live', 'BTC/USDT'));
+    expect(band).toBeDefined();
+    const [lo, hi] = band!.ask;
+    expect(hi / lo).toBeLessThan(1.001);
     const inside = (lo + 97012.3) / 2;
     expect(printed(dirs, book(inside.toFixed(8)), markups).text).toBe(first.text);
-    // Outside (here by 1%), the minimum prints differently: the band is not vacuous.
-    expect(hi).toBeLessThan(97012.3 * 1.01);
-    expect(printed(dirs, book((97012.3 * 1.01).toFixed(8)), markups).text).not.toBe(first.text);
+    // Outside (here by 0.1%), the minimum prints differently: the band is not vacuous.
+    expect(printed(dirs, book((97012.3 * 1.001).toFixed(8)), markups).text).not.toBe(first.text);
   });
 });
