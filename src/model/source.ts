@@ -38,6 +38,11 @@ export interface Quote {
    * quote reused between fetches never confirms itself. Absent (quotes made by hand): `source@time`.
    */
   answers?: readonly string[];
+  /**
+   * Fed by the source's stream (`stream:`): the number of the frame it came in, counting up from 1 per source and
+   * process (its answer's identity: `<source>@stream#<n>`); absent for a quote a REST answer gave.
+   */
+  streamSeq?: number;
 }
 
 export interface SourceContext {

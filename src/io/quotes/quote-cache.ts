@@ -1,6 +1,22 @@
 // QuoteCache: what the long-running service keeps of each source across builds, and its feed fetches under way.
+import type { SourceConfig } from '../../model/config.js';
 import type { Quote, SourceFeed } from '../../model/source.js';
 import type { Yardstick } from '../../pure/sources/scale.js';
+import type { StreamReport } from '../../pure/status/report.js';
+
+/** A streamed source's quotes as they stand (src/io/streams/hub.ts): a build reads them instead of asking the source. */
+export interface LiveResult {
+  quotes: Quote[];
+  rejected: string[];
+  /** When the newest of them arrived. */
+  fetchedAt: number;
+  stream: StreamReport;
+}
+
+export interface LiveQuotes {
+  /** The source's quotes now, or undefined when it is not streamed or has none yet (then it is asked as usual). */
+  quotesFor(source: SourceConfig, now: number): LiveResult | undefined;
+}
 
 /**
  * Last good quotes per source, kept across builds by the long-running service; `ratefile build` starts empty.
@@ -17,11 +33,14 @@ export class QuoteCache {
   /** Each source's last accepted answer (src/pure/sources/scale.ts), read from the state folder once, then kept here. */
   yardsticks: Map<string, Yardstick> | undefined;
   readonly #stopper = new AbortController();
+  /** The service's streams (`stream:` sources); absent in `ratefile build`, where every source is asked over REST. */
+  live: LiveQuotes | undefined;
   /** Told of each background fetch that failed, with when the source is asked next (the service logs it). */
   readonly onFeedFailure: ((failure: string, nextTry: Date) => void) | undefined;
 
   constructor(options: { background?: boolean; onFeedFailure?: (failure: string, nextTry: Date) => void } = {}) {
     this.background = options.background ?? false;
+    this.live = undefined;
     this.onFeedFailure = options.onFeedFailure;
   }
 

@@ -10,7 +10,7 @@ import { SourceError, baseUrlVariable } from '../sources/http.js';
 import { sourceDefinition } from '../sources/index.js';
 import type { Quote, QuoteBook, SourceDefinition, SourceFeed } from '../../model/source.js';
 import type { SourceReport } from '../../pure/status/report.js';
-import { type CacheEntry, QuoteCache } from './quote-cache.js';
+import { type CacheEntry, type LiveResult, QuoteCache } from './quote-cache.js';
 import { askFeed, clock, fetchInBackground, keepFeed } from './quote-feeds.js';
 import { askSource, errorText, type FetchDeps } from './source-ask.js';
 import { sourceMaxAgeMs, sourceRefreshMs } from './source-options.js';
@@ -57,6 +57,9 @@ interface SourceFetch {
  */
 async function fetchSource(source: SourceConfig, deps: FetchDeps): Promise<SourceFetched> {
   const job = startFetch(source, deps);
+  const live = deps.cache?.live?.quotesFor(source, job.now);
+  if (live) job.report.stream = live.stream;
+  if (live && live.quotes.length > 0) return streamed(job, live);
   const refreshing = withinRefresh(job);
   if (refreshing) return refreshing;
   const asked = await askNow(job);
@@ -95,6 +98,12 @@ function used(
     quoteTimes(quotes),
   );
   return feed ? { report, quotes, feed } : { report, quotes };
+}
+
+/** A streamed source's quotes as they stand (src/io/streams/feed.ts): nothing is asked in the build. */
+function streamed(job: SourceFetch, live: LiveResult): SourceFetched {
+  job.report.ok = true;
+  return used(job, live.quotes, live.rejected, live.fetchedAt);
 }
 
 /** The cache's last good quotes or feed, while younger than the source's refresh. */

@@ -1,7 +1,7 @@
 // The `binance` source: Binance spot best bid/ask, GET /api/v3/ticker/bookTicker?symbols=[…] (symbols like BTCUSDT).
 import { z } from 'zod';
 import { getJson, httpTarget, SourceError } from './http.js';
-import { httpOptions, pairsOption } from '../../pure/sources/options.js';
+import { httpOptions, pairsOption, streamOption } from '../../pure/sources/options.js';
 import { defineSource } from '../../model/source.js';
 import { bookTickerEnvelope as envelope, bookTickerPath as path, bookTickers as tickers } from './book-ticker.js';
 import { tickerQuotes } from './tickers.js';
@@ -12,6 +12,7 @@ export const binanceSource = defineSource({
   options: z.strictObject({
     type: z.literal('binance'),
     pairs: pairsOption,
+    stream: streamOption,
     ...httpOptions,
   }),
   async fetchQuotes(options, context) {

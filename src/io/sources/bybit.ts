@@ -1,7 +1,7 @@
 // The `bybit` source: Bybit v5 spot tickers, GET /v5/market/tickers?category=spot (all of them; symbols like BTCUSDT).
 import { z } from 'zod';
 import { getJson, httpTarget, SourceError, type EnvelopeProblem } from './http.js';
-import { httpOptions, pairsOption } from '../../pure/sources/options.js';
+import { httpOptions, pairsOption, streamOption } from '../../pure/sources/options.js';
 import { defineSource } from '../../model/source.js';
 import { type TickerShape, tickerQuotes } from './tickers.js';
 import { isRecord, pairSymbols } from '../../pure/sources/values.js';
@@ -32,6 +32,7 @@ export const bybitSource = defineSource({
   options: z.strictObject({
     type: z.literal('bybit'),
     pairs: pairsOption,
+    stream: streamOption,
     ...httpOptions,
   }),
   async fetchQuotes(options, context) {

@@ -2,7 +2,7 @@
 // BTC and XDG for DOGE, and answers under canonical names (XXBTZUSD) that need not match what was asked.
 import { z } from 'zod';
 import { getJson, httpTarget, SourceError, type EnvelopeProblem } from './http.js';
-import { httpOptions, pairsOption } from '../../pure/sources/options.js';
+import { httpOptions, pairsOption, streamOption } from '../../pure/sources/options.js';
 import { defineSource } from '../../model/source.js';
 import { collectQuotes, isRecord, pairSymbols, quoteFrom, shown, type PairSymbol } from '../../pure/sources/values.js';
 
@@ -38,6 +38,7 @@ export const krakenSource = defineSource({
   options: z.strictObject({
     type: z.literal('kraken'),
     pairs: pairsOption,
+    stream: streamOption,
     ...httpOptions,
   }),
   async fetchQuotes(options, context) {

@@ -1,7 +1,7 @@
 // The `okx` source: OKX v5 spot tickers, GET /api/v5/market/tickers?instType=SPOT (instruments like BTC-USDT).
 import { z } from 'zod';
 import { getJson, httpTarget, type EnvelopeProblem } from './http.js';
-import { httpOptions, pairsOption } from '../../pure/sources/options.js';
+import { httpOptions, pairsOption, streamOption } from '../../pure/sources/options.js';
 import { defineSource } from '../../model/source.js';
 import { type TickerShape, tickerQuotes } from './tickers.js';
 import { isRecord, pairSymbols, serverTime } from '../../pure/sources/values.js';
@@ -32,6 +32,7 @@ export const okxSource = defineSource({
   options: z.strictObject({
     type: z.literal('okx'),
     pairs: pairsOption,
+    stream: streamOption,
     ...httpOptions,
   }),
   async fetchQuotes(options, context) {

@@ -2,9 +2,15 @@
 // confirms a new rate only on answers it has not seen, and names the sources behind a rate it holds back. Pure.
 import type { Quote } from '../../model/source.js';
 
-/** A quote's answers; one made by hand (no `answers`) is one answer of its source at its time. */
+/**
+ * A quote's answers; a streamed one is the frame it came in (`source@stream#n`: a repeated tick is a new frame, as a
+ * venue sends it again); one made by hand (no `answers`) is one answer of its source at its time.
+ */
 export const answersOf = (quote: Quote): readonly string[] =>
-  quote.answers ?? [`${quote.source}@${quote.time.toISOString()}`];
+  quote.answers ??
+  (quote.streamSeq === undefined
+    ? [`${quote.source}@${quote.time.toISOString()}`]
+    : [`${quote.source}@stream#${quote.streamSeq}`]);
 
 /** The answers behind these quotes, each once, sorted (so equal sets compare equal as text). */
 export function answersBehind(quotes: Iterable<Quote>): string[] {

@@ -70,6 +70,49 @@ export const httpOptions = {
     ),
 };
 
+const wsUrl = z.string({ error: expected('a ws(s) URL like "wss://stream.example.com"') }).refine(
+  (value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'ws:' || url.protocol === 'wss:') && url.search === '' && url.hash === '';
+    } catch {
+      return false;
+    }
+  },
+  { error: expected('a ws(s) URL without query like "wss://stream.example.com"'), abort: true },
+);
+
+const bounded = (min: number, max: number, what: string) =>
+  duration.refine((ms) => ms >= min && ms <= max, { error: expected(what) });
+
+/** The stream mode of a venue that pushes its best bid/ask (binance, bybit, okx, kraken): docs/sources.md "Streams". */
+export const streamOption = z
+  .union(
+    [
+      z.boolean({ error: expected('true, false or a mapping of stream settings') }),
+      z.strictObject({
+        url: wsUrl
+          .optional()
+          .describe("The stream's address, for a mirror or a replay; RATEFILE_<TYPE>_STREAM_URL overrides it."),
+        silence: bounded(100, 300_000, 'a duration from 100ms to 5m')
+          .optional()
+          .describe(
+            'Nothing heard for this long (no frame, ping or pong; a heartbeat is sent after half of it): the connection is dropped and made again, REST feeding the pairs meanwhile (default 5s).',
+          ),
+        minInterval: bounded(0, 3_600_000, 'a duration from 0s to 1h')
+          .optional()
+          .describe(
+            '`ratefile start` builds when a streamed quote moves a published number, at most this often (default 1s).',
+          ),
+      }),
+    ],
+    { error: (issue) => `expected true, false or a mapping of stream settings, got ${describeValue(issue.input)}` },
+  )
+  .optional()
+  .describe(
+    "`ratefile start` keeps the venue's WebSocket stream of best bid/ask open for these pairs and builds when a quote moves a published number; REST feeds the pairs the stream does not (default false; `ratefile build` always asks REST).",
+  );
+
 const pairsExpected = (input: unknown) =>
   `${input === undefined ? 'required: ' : ''}expected a list of pairs like [BTC/USDT] or a mapping like { BTC/USDT: BTCUSDT }${input === undefined ? '' : `, got ${describeValue(input)}`}`;
 

@@ -1,6 +1,7 @@
 // The shapes of what a build reports (BuildReport, read by the status, the dashboard and the service) and of the
 // status file kept between builds (Status). Types only: they sit below the steps that fill them in, so health,
 // status and tally read them without importing the build or each other.
+import type { QuoteBook } from '../../model/source.js';
 import type { Derivation } from '../rates/derivation.js';
 import type { RateStatus } from './rates.js';
 import type { CompeteDetail } from '../compete/price.js';
@@ -9,7 +10,6 @@ import type { ListingMemory, ListingView } from '../compete/listing.js';
 import type { GuardState } from '../guards/guards.js';
 import type { SoleSource } from '../guards/reference.js';
 import type { SoleSourceStatus } from './sole-source.js';
-import type { QuoteBook } from '../../model/source.js';
 import type { Direction, Health, HealthPolicy } from '../../model/config.js';
 import type {
   CompeteOutcome,
@@ -37,7 +37,10 @@ export interface BuildReport {
   checked?: readonly PricedDirection[];
   /** The directions one source alone could set, with their reference when they had one (src/pure/guards/reference.ts). */
   soleSource?: readonly SoleSource[];
-  /** The quote book the build priced from (`explain` prices a held-back direction on it, not on a new fetch). */
+  /**
+   * The quote book the build priced from (absent in maintenance): `explain` prices a held-back direction on it, not on
+   * a new fetch, and a streamed move is judged against it (src/pure/moves/).
+   */
   book?: QuoteBook;
   /** Directions held back, each with the reason; one entry per export a direction is left out of alone (its reason names the file). */
   withheld: WithheldDirection[];
@@ -85,6 +88,29 @@ export interface SourceReport {
   reused?: 'refresh' | 'fallback';
   /** The oldest and newest time of the quotes in use (quote sources with quotes): how far they are from `maxAge`. */
   quoteTimes?: { oldest: Date; newest: Date };
+  /** A source in stream mode (`stream:`): its connections, and which of its quotes the stream fed and which REST. */
+  stream?: StreamReport;
+}
+
+/** A streamed source as a build found it (src/io/streams/feed.ts). Plain JSON, kept in the status as it is. */
+export interface StreamReport {
+  /** live: every connection subscribed and heard from; partial: some; down: none (REST feeds every pair). */
+  state: 'live' | 'partial' | 'down';
+  /** Connections the pairs need (the venue's limit per connection), and how many are up. */
+  connections: number;
+  up: number;
+  /** Connections lost since the service started (each made again, with backoff). */
+  reconnects: number;
+  /** When the last frame arrived (ISO). */
+  lastFrameAt?: string;
+  /** The last thing it got wrong (why it is not live, when it is not), and when (ISO). */
+  problem?: string;
+  problemAt?: string;
+  /**
+   * Each configured pair: which fed the quote in use (`stream` or `rest`; absent: none yet), its bid and ask, when it
+   * is from (ISO), and why the venue refused to stream it.
+   */
+  pairs: { pair: string; fed?: 'stream' | 'rest'; bid?: string; ask?: string; time?: string; refused?: string }[];
 }
 
 export interface ReserveReport {
@@ -135,6 +161,8 @@ export interface SourceStatus {
   lastError?: string;
   /** Age in seconds of the oldest quote of this source used by a published direction. */
   oldestQuoteAgeSeconds?: number;
+  /** A source in stream mode: its stream and which of its quotes the stream fed, which REST. */
+  stream?: StreamReport;
 }
 
 export interface Status {
@@ -157,6 +185,11 @@ export interface Status {
   reserveSources?: SourceStatus[];
   exports: { name: string; file: string; items: number; counted?: number }[];
   published: string[];
+  /**
+   * Per direction of `published`, in its order: the age in seconds (to the millisecond), when the build started, of the
+   * oldest quote behind its published rate. Absent in a status written before it was kept.
+   */
+  publishedQuoteAges?: number[];
   /** Published directions with a `compete:` block: the place each holds, or why it is at its floor, ceiling or normal margin. */
   competing?: CompetingStatus[];
   /** Competing directions as BestChange lists us (`self:` set), one per direction (and city). */

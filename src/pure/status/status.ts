@@ -45,11 +45,16 @@ export function successStatus(
   const at = report.startedAt.toISOString();
   const oldest = new Map<string, number>();
   const { directions } = report;
+  // Per published direction, the age of the oldest quote behind its rate (ms kept: streamed quotes are fresh).
+  const ages: number[] = [];
   for (const priced of directions.published) {
+    let direction = 0;
     for (const step of priced.steps) {
       const age = (report.startedAt.getTime() - step.quote.time.getTime()) / 1000;
       oldest.set(step.quote.source, Math.max(oldest.get(step.quote.source) ?? 0, age));
+      direction = Math.max(direction, age);
     }
+    ages.push(Math.round(direction * 1000) / 1000);
   }
   const before = new Map(previous?.sources.map((source) => [source.name, source]));
   return withHealth(
@@ -79,12 +84,14 @@ export function successStatus(
           ...(lastSuccessAt === undefined ? {} : { lastSuccessAt }),
           ...(lastError === undefined ? {} : { lastError }),
           ...(age === undefined ? {} : { oldestQuoteAgeSeconds: Math.round(age) }),
+          ...(source.stream ? { stream: source.stream } : {}),
         };
       }),
       ...(report.rates.length === 0 ? {} : { rates: rateStatuses(report.rates) }),
       ...reserveSources(report, new Map(previous?.reserveSources?.map((source) => [source.name, source]))),
       exports: report.exports,
       published: directions.published.map((priced) => priced.direction.id),
+      publishedQuoteAges: ages,
       ...competing(report),
       ...(report.listing && report.listing.views.length > 0 ? { listing: report.listing.views } : {}),
       heldBack: directions.withheld.map((withheld) => ({

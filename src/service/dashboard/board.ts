@@ -20,8 +20,17 @@ import type { OutsideView } from '../start/outside-watch.js';
 import { mapStrings, redactSecrets } from '../../base/secrets.js';
 
 export interface Dashboard {
-  /** After a build that published: keep it for the page, and queue its history line (made after this returns). */
-  built(report: BuildReport, config: Config, durationMs: number, files: ReadonlyMap<string, Stats>): void;
+  /**
+   * After a build that published: keep it for the page, and queue its history line (made after this returns). A build
+   * streamed moves started (`moved`) is recorded at most every MOVED_HISTORY_MS, the last of a burst after it.
+   */
+  built(
+    report: BuildReport,
+    config: Config,
+    durationMs: number,
+    files: ReadonlyMap<string, Stats>,
+    moved?: boolean,
+  ): void;
   /** `/`, `/dashboard.json`, `/dashboard.js`; `status` and `readers` (who fetches the exports) are read at each request. */
   routes(
     status: () => Status | undefined,
@@ -33,6 +42,9 @@ export interface Dashboard {
   /** Resolves once the queued history lines are written. */
   idle(): Promise<void>;
 }
+
+/** Builds on streamed moves may come several a second: a chart of 24 hours needs one point every few seconds. */
+export const MOVED_HISTORY_MS = 5_000;
 
 export async function openDashboard(options: {
   config: Config;
@@ -48,32 +60,52 @@ export async function openDashboard(options: {
   const compete = await openCompeteStore(config.stateDir, log, options.now());
   const competeHistory = compete.history;
   let recording = Promise.resolve();
+  let recordedAt = Number.NEGATIVE_INFINITY;
+  let trailing: NodeJS.Timeout | undefined;
+  /** The last build of a burst of moves, recorded once MOVED_HISTORY_MS has passed (or at a stop). */
+  let later: (() => void) | undefined;
+  const record = (report: BuildReport, exports: Config['exports'], durationMs: number) => {
+    recordedAt = report.startedAt.getTime();
+    // Off the build's path: the rates are worked out (and the line queued) once the build has returned.
+    recording = new Promise((resolve) =>
+      setImmediate(() => {
+        try {
+          competeHistory.record(report);
+          compete.recorded(report.startedAt);
+          const { rates } = prepare(report, exports, redaction);
+          history.record(
+            report.startedAt,
+            {
+              durationMs,
+              published: report.directions.published.length,
+              withheld: report.directions.withheld.length,
+            },
+            rates,
+          );
+        } catch (error) {
+          log.warn(`history: this build is not recorded: ${describeError(error)}`);
+        }
+        resolve();
+      }),
+    );
+  };
   return {
-    built(report, current, durationMs, files) {
+    built(report, current, durationMs, files, moved) {
       latest = latestBuild(report, current, files);
       const { exports } = latest;
-      // Off the build's path: the rates are worked out (and the line queued) once the build has returned.
-      recording = new Promise((resolve) =>
-        setImmediate(() => {
-          try {
-            competeHistory.record(report);
-            compete.recorded(report.startedAt);
-            const { rates } = prepare(report, exports, redaction);
-            history.record(
-              report.startedAt,
-              {
-                durationMs,
-                published: report.directions.published.length,
-                withheld: report.directions.withheld.length,
-              },
-              rates,
-            );
-          } catch (error) {
-            log.warn(`history: this build is not recorded: ${describeError(error)}`);
-          }
-          resolve();
-        }),
-      );
+      clearTimeout(trailing);
+      later = undefined;
+      const wait = recordedAt + MOVED_HISTORY_MS - report.startedAt.getTime();
+      if (!moved || wait <= 0) record(report, exports, durationMs);
+      else {
+        const pending = () => {
+          later = undefined;
+          record(report, exports, durationMs);
+        };
+        later = pending;
+        trailing = setTimeout(pending, wait);
+        trailing.unref();
+      }
     },
     routes: (status, readers, outside) =>
       dashboardRoutes(() => {
@@ -92,6 +124,8 @@ export async function openDashboard(options: {
       }),
     shown: (value) => visible(publicValue(value, redaction)),
     async idle() {
+      clearTimeout(trailing);
+      later?.();
       await recording;
       await history.idle();
       await compete.flush();

@@ -64,6 +64,8 @@ export interface SourceView {
   maxAgeSeconds?: number | null;
   leftSeconds?: number;
   problem?: string;
+  /** A source in stream mode: `live, 12 by stream, 0 by REST, 3 reconnects`. */
+  stream?: string;
 }
 
 export interface QuoteView {
@@ -73,6 +75,7 @@ export interface QuoteView {
   ageSeconds: number;
   /** Seconds before it passes its source's maxAge; absent when the source has none. */
   leftSeconds?: number;
+  fed?: 'stream';
 }
 
 export interface DirectionView extends Omit<DirectionFacts, 'quotes' | 'search'> {
@@ -212,6 +215,7 @@ export function dashboardModel(input: DashboardInput): DashboardView {
           source: quote.source,
           ageSeconds: seconds(age),
           ...(typeof limit === 'number' ? { leftSeconds: seconds(limit - age) } : {}),
+          ...(quote.fed ? { fed: quote.fed } : {}),
         };
       }),
       history: (input.history?.series.get(row.id) ?? []).map((point) => [
@@ -288,6 +292,13 @@ function sourceViews(
       ...(limit === undefined ? {} : { maxAgeSeconds: limit === null ? null : seconds(limit) }),
       ...(ageMs !== undefined && typeof limit === 'number' ? { leftSeconds: seconds(limit - ageMs) } : {}),
       ...(problem ? { problem: text(problem) } : {}),
+      ...(source.stream ? { stream: streamText(source.stream) } : {}),
     };
   });
+}
+
+/** `live, 12 by stream, 0 by REST, 3 reconnects`: how a streamed source is fed. */
+function streamText(stream: NonNullable<BuildReport['sources'][number]['stream']>): string {
+  const by = (fed: 'stream' | 'rest') => stream.pairs.filter((pair) => pair.fed === fed).length;
+  return `${stream.state}, ${by('stream')} by stream, ${by('rest')} by REST, ${plural(stream.reconnects, 'reconnect')}`;
 }

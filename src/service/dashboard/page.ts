@@ -51,7 +51,7 @@ function sourcesSection(view: DashboardView): string {
     s.name,
     s.type,
     sourceState(s),
-    s.count,
+    s.stream ? `${s.count} (${s.stream})` : s.count,
     s.lastSuccessAt ? ago(s.lastSuccessAt, view.head.now) : 'never',
     s.quoteAgeSeconds === undefined ? '—' : age(s.quoteAgeSeconds),
     s.maxAgeSeconds === undefined ? '—' : s.maxAgeSeconds === null ? 'off' : age(s.maxAgeSeconds),
@@ -201,7 +201,7 @@ function directionsSection(view: DashboardView): string {
       : lines(
           row.quotes.map(
             (q) =>
-              `${q.pair} ${q.side} · ${q.source} · ${age(q.ageSeconds)} old${q.leftSeconds === undefined ? '' : q.leftSeconds < 0 ? `, maxAge passed` : `, ${age(q.leftSeconds)} left`}`,
+              `${q.pair} ${q.side} · ${q.source}${q.fed ? ' (stream)' : ''} · ${age(q.ageSeconds)} old${q.leftSeconds === undefined ? '' : q.leftSeconds < 0 ? `, maxAge passed` : `, ${age(q.leftSeconds)} left`}`,
           ),
         ),
     lines([row.reserve ?? '—', html(`<span class="muted">from ${escapeHtml(row.reserveFrom)}</span>`)]),

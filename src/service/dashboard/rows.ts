@@ -35,7 +35,8 @@ export interface DirectionFacts {
     /** A price war held out: the rival's name (public text) and the end of the cool-down. */
     war?: { rival: string; until: string };
   };
-  quotes: { pair: string; side: 'bid' | 'ask'; source: string; at: number }[];
+  /** `fed: 'stream'`: the quote came in the source's stream (`stream:`), not a REST answer. */
+  quotes: { pair: string; side: 'bid' | 'ask'; source: string; at: number; fed?: 'stream' }[];
   reserve?: string;
   /** `config`, or the reserve source it was read from. */
   reserveFrom: string;
@@ -101,6 +102,7 @@ export function publishedRow(
       side: step.side,
       source: step.quote.source,
       at: step.quote.time.getTime(),
+      ...(step.quote.streamSeq === undefined ? {} : { fed: 'stream' as const }),
     })),
     ...(item
       ? {

@@ -8,6 +8,7 @@ import type { HealthLevel } from '../../model/config.js';
 import type { BuildReport, Status } from '../../pure/status/report.js';
 import { redactSecrets } from '../../base/secrets.js';
 import { recordReferences, referenceInstruments } from './reference-metrics.js';
+import { recordStreams, streamInstruments } from './stream-metrics.js';
 
 const levels: readonly HealthLevel[] = ['ok', 'degraded', 'failing'];
 
@@ -33,6 +34,7 @@ export function createMetrics(status: () => Status | undefined, now: () => Date)
     ...exportInstruments(registers),
     ...listingInstruments(registers),
     ...referenceInstruments(registers),
+    ...streamInstruments(registers),
     requests: new Counter({
       name: 'ratefile_http_requests_total',
       help: 'HTTP requests answered, by route and status.',
@@ -211,7 +213,8 @@ type Instruments = ReturnType<typeof buildInstruments> &
   ReturnType<typeof referenceInstruments> &
   ReturnType<typeof sourceInstruments> &
   ReturnType<typeof exportInstruments> &
-  ReturnType<typeof listingInstruments>;
+  ReturnType<typeof listingInstruments> &
+  ReturnType<typeof streamInstruments>;
 
 function recordBuild(m: Instruments, cycle: CycleResult, changedAt: ReadonlyMap<string, Date>): void {
   const { report, files } = cycle.build;
@@ -238,6 +241,7 @@ function recordBuild(m: Instruments, cycle: CycleResult, changedAt: ReadonlyMap<
   }
   recordRates(m, cycle.status.rates ?? []);
   recordReferences(m, report.soleSource ?? []);
+  recordStreams(m, cycle.status);
   for (const entry of report.exports) m.exportItems.set({ file: redactSecrets(entry.file) }, entry.items);
   for (const file of files) m.exportBytes.set({ file: redactSecrets(file.file) }, file.bytes.length);
   if (report.listing) recordListing(m, report.listing);

@@ -55,6 +55,10 @@ export interface BuildLog {
   failed(now: Date): void;
 }
 
+/** Started by streamed moves alone (named `<source> (stream)`, src/service/start/streams.ts): new rates are their point. */
+const byMoves = (changed: readonly string[] | undefined) =>
+  changed !== undefined && changed.length > 0 && changed.every((name) => name.endsWith(' (stream)'));
+
 /** "parserfile.xml, reffile.xml last changed 3 h ago"; files of different ages each with their own. */
 function filesAge(files: readonly string[], changedAt: ReadonlyMap<string, Date>, now: Date): string {
   const ages = new Map<string, string[]>();
@@ -71,6 +75,8 @@ export function createBuildLog(log: Logger): BuildLog {
   let last: string | undefined;
   let lastLineAt = new Date(0);
   let unchanged = 0;
+  /** Of the unchanged, the builds streamed moves started: they republished rates, nothing else changed. */
+  let moved = 0;
   /** The config of the last build and a digest of its files: the reloader may adopt the same text anew. */
   let seen: { config: Config; digest: string } | undefined;
   const edited = async (config: Config): Promise<boolean> => {
@@ -83,11 +89,13 @@ export function createBuildLog(log: Logger): BuildLog {
   const heartbeat = (result: CycleResult, changedAt: ReadonlyMap<string, Date>, now: Date, since: number) => {
     const { directions, exports } = result.build.report;
     const files = exports.map((e) => e.file);
+    const moves = moved === 0 ? '' : ` but the rates (${moved} of them started by streamed moves)`;
     log.info(
-      `heartbeat: ${plural(unchanged, 'build')} in ${age(since / 1000)} changed nothing; published ${plural(directions.published.length, 'direction')}, ${directions.withheld.length} held back; ${filesAge(files, changedAt, now)}`,
+      `heartbeat: ${plural(unchanged, 'build')} in ${age(since / 1000)} changed nothing${moves}; published ${plural(directions.published.length, 'direction')}, ${directions.withheld.length} held back; ${filesAge(files, changedAt, now)}`,
       {
         event: 'heartbeat',
         unchangedBuilds: unchanged,
+        ...(moved === 0 ? {} : { movedBuilds: moved }),
         sinceSeconds: Math.round(since / 1000),
         published: directions.published.length,
         heldBack: directions.withheld.length,
@@ -104,7 +112,8 @@ export function createBuildLog(log: Logger): BuildLog {
     async built(result, config, changedAt, now, changed) {
       const state = buildState(result);
       const reloaded = await edited(config);
-      if (last === undefined || reloaded || state !== last || published(result)) {
+      // A build on streamed moves that changed nothing but the rates is counted, not logged: it may come every second.
+      if (last === undefined || reloaded || state !== last || (published(result) && !byMoves(changed))) {
         const files = changed?.join(', ');
         log.info(`build: ${summarize(result)}${files === undefined ? '' : `; started by a change to ${files}`}`, {
           ...buildFields(result),
@@ -113,17 +122,20 @@ export function createBuildLog(log: Logger): BuildLog {
         last = state;
       } else {
         unchanged++;
+        if (byMoves(changed)) moved++;
         const since = now.getTime() - lastLineAt.getTime();
         if (since < config.log.heartbeatMs) return;
         heartbeat(result, changedAt, now, since);
       }
       lastLineAt = now;
       unchanged = 0;
+      moved = 0;
     },
     failed(now) {
       last = undefined;
       lastLineAt = now;
       unchanged = 0;
+      moved = 0;
     },
   };
 }

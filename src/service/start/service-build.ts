@@ -22,6 +22,7 @@ import type { Repeats } from '../../pure/ha/repeats.js';
 import type { Standby } from '../../io/ha/standby.js';
 import type { Readers } from '../readers/tracker.js';
 import type { OutsideWatch } from './outside-watch.js';
+import type { ServiceStreams } from './streams.js';
 
 /** What the builds leave for the pages, the start-up notes and the next build. */
 export interface ServiceState {
@@ -47,6 +48,8 @@ export interface BuildParts {
   configs: LastGoodConfig;
   /** The `file` sources' files, watched when `watchFiles` is on. */
   sourceWatch: SourceWatch;
+  /** The streamed sources and the builds their moves start (src/service/start/streams.ts). */
+  streams: ServiceStreams;
   watchFiles: boolean;
   standby: Standby | undefined;
   /** With `ha:`, the watch over a leader's files (src/io/ha/placed-watch.ts). */
@@ -91,6 +94,7 @@ async function buildWithCurrentConfig(
   const configError = parts.configs.error();
   // A reloaded config's file sources are watched from now on, before this build reads them.
   if (parts.watchFiles) parts.sourceWatch.target(watchedFiles(config));
+  parts.streams.target(config);
   const { placed, standby } = parts;
   // Through the watch over a leader's files, so that its own publish is not taken for another writer's.
   const ha = placed?.gate ?? standby;
@@ -109,6 +113,7 @@ async function buildWithCurrentConfig(
   const leads = !result.standby && standby?.status().role === 'leader';
   placed?.settled(leads ? placedFiles(result) : undefined);
   state.status = result.status;
+  parts.streams.built(result.build.report, config);
   return { config, result };
 }
 
@@ -143,7 +148,8 @@ async function recordPublished(
   );
   const changedAt = new Map([...files].map(([file, stats]) => [file, stats.mtime]));
   parts.metrics.recordBuild(result, changedAt);
-  parts.dashboard.built(result.build.report, config, result.durationMs, files);
+  const moved = changed?.every((name) => name.endsWith(' (stream)')) === true;
+  parts.dashboard.built(result.build.report, config, result.durationMs, files, moved);
   await recordVersions(parts, config, result.build.report.startedAt);
   for (const warning of result.warnings) parts.log.warn(warning);
   // Each reason when it starts and when it ends, so a 30-second schedule does not repeat the same lines forever.

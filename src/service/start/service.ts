@@ -11,6 +11,7 @@ import { buildRunner, scheduleBuilds } from './schedule.js';
 import { type BuildParts, runServiceBuild, type ServiceState } from './service-build.js';
 import { serviceQuoteCache, waitForFirstFeeds } from './service-feeds.js';
 import { watchSourceFiles } from './source-watch.js';
+import { openStreams } from './streams.js';
 import type { Logger } from '../../base/log.js';
 import type { Config } from '../../model/config.js';
 import { createChannels } from '../alerts/channels.js';
@@ -105,6 +106,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const parts = await openBuildParts(options, serve, state, {
     rebuild: () => rebuild(),
     changed: (files) => builds.changed(files.map((file) => relative(options.config.dir, file))),
+    moved: (sources) => builds.changed(sources),
   });
   const builds = buildRunner((changed) => runServiceBuild(parts, state, changed), options.log);
   const rebuild = builds.build;
@@ -141,6 +143,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     async stop() {
       await control?.stop();
       parts.sourceWatch.close();
+      parts.streams.stop();
       await firstCheck;
       await parts.outside?.stop();
       await task.stop();
@@ -159,10 +162,25 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   };
 }
 
-/** What the parts call back: a build now (a leader's files replaced), a build for changed source files. */
+/** What the parts call back: a build now (a leader's files replaced), a build for changed source files or streamed moves. */
 interface BuildTriggers {
   rebuild: () => Promise<void>;
   changed: (files: string[]) => void;
+  moved: (sources: string[]) => void;
+}
+
+/** Alerts as the config at start-up says: a channel is not added or dropped by a reload. */
+function openNotifier(options: ServiceOptions, env: NodeJS.ProcessEnv, state: ServiceState) {
+  const alerts = options.config.alerts;
+  if (!alerts) return undefined;
+  return createNotifier({
+    channels: createChannels(alerts, env, options.deps.fetch, {
+      telegramButtons: alertButtons(options.config, env, () => state.status, options.deps.now),
+    }),
+    stateDir: options.config.stateDir,
+    reminderMs: alerts.reminder,
+    log: options.log,
+  });
 }
 
 /** The dashboard, the caches, the standby, the metrics, the readers and the notifier, in that order. */
@@ -220,20 +238,19 @@ async function openBuildParts(
         registry: metrics.registry,
       })
     : undefined;
-  // Alerts as the config at start-up says: a channel is not added or dropped by a reload.
-  const alerts = options.config.alerts;
-  const notifier = alerts
-    ? createNotifier({
-        channels: createChannels(alerts, env, options.deps.fetch, {
-          telegramButtons: alertButtons(options.config, env, () => state.status, options.deps.now),
-        }),
-        stateDir: options.config.stateDir,
-        reminderMs: alerts.reminder,
-        log,
-      })
-    : undefined;
+  const notifier = openNotifier(options, env, state);
   // A changed quotes or reserves file is built at once (the build line names it, relative to the config).
   const sourceWatch = watchSourceFiles({ log, onChange: triggers.changed });
+  // The streamed sources' feeds, and a build when a streamed quote moves a published number.
+  const streams = openStreams({
+    cache: deps.quoteCache,
+    log,
+    now: options.deps.now,
+    fetch: options.deps.fetch ?? globalThis.fetch,
+    env,
+    build: triggers.moved,
+    registry: metrics.registry,
+  });
   return {
     log,
     outDir,
@@ -241,6 +258,7 @@ async function openBuildParts(
     deps,
     configs,
     sourceWatch,
+    streams,
     watchFiles: options.watchFiles !== false,
     standby,
     placed,
