@@ -41,6 +41,14 @@ describe('/metrics', () => {
         // The sample's one quotes file sets every priced direction's market, and nothing checks it.
         'ratefile_sole_source_directions{reference="checked"}': 0,
         'ratefile_sole_source_directions{reference="none"}': 4,
+        // How old the quotes behind the published directions were at the build; no streamed move built yet.
+        ...Object.fromEntries(
+          ['0.5', '0.9', '0.99', '1'].map((q) => [
+            `ratefile_direction_quote_age_seconds{quantile="${q}"}`,
+            expect.any(Number),
+          ]),
+        ),
+        ratefile_move_builds_total: 0,
         'ratefile_export_items{file="affiliatefile.xml"}': 3,
         'ratefile_export_items{file="parserfile.xml"}': 5,
         'ratefile_export_items{file="reffile.xml"}': 4,
