@@ -4,6 +4,7 @@ import type { Label } from '../base/config/fields.js';
 import type { HoursWindow } from '../base/hours.js';
 import type { AlertsConfig } from './alerts.js';
 import type { HaConfig } from './ha.js';
+import type { ArchiveConfig, QuoteConfig } from './archive.js';
 import type { MonitorConfig } from './readers.js';
 import type { WatchConfig } from './watch.js';
 import type { MonitorProfile } from './monitor-profile.js';
@@ -177,6 +178,10 @@ export interface Config {
   readonly alerts?: Readonly<AlertsConfig>;
   /** The lock that lets one of several instances publish (`ha:`); absent: this instance always publishes. */
   readonly ha?: Readonly<HaConfig>;
+  /** Every published export kept (`archive:`, src/io/archive/). */
+  readonly archive: ArchiveConfig;
+  /** The signed quote (`quote:`). */
+  readonly quote: QuoteConfig;
   /** The monitors expected to read the exports (`monitors:`), in config order. */
   readonly monitors?: readonly MonitorConfig[];
   /** nginx's access log (`accessLog:`), absolute: `start` reads the exports' fetches from it. */

@@ -13,6 +13,7 @@ import { asList, assetOf } from './cross-check.js';
 import { SharedValues } from './shared-values.js';
 import { normalizeMonitors } from '../../model/readers.js';
 import { normalizeWatch } from '../../model/watch.js';
+import { normalizeArchive, normalizeQuote } from '../../model/archive.js';
 import type { RateRule } from '../../model/rates.js';
 import type { ReserveCap } from '../../model/reserve-shape.js';
 import { Decimal, percentToFraction } from '../../base/decimal.js';
@@ -211,6 +212,8 @@ class ModelBuilder {
       guards: { maxJump: percentToFraction(data.guards.maxJump), confirmBuilds: data.guards.confirmBuilds },
       ...(data.alerts ? { alerts: data.alerts } : {}),
       ...(data.ha ? { ha: data.ha } : {}),
+      archive: normalizeArchive(data.archive, data.ha?.lock.env),
+      quote: normalizeQuote(data.quote),
       monitors: normalizeMonitors(data.monitors),
       ...(data.accessLog === undefined ? {} : { accessLog: resolve(dir, data.accessLog) }),
       ...(data.watch ? { watch: normalizeWatch(data.watch)! } : {}),

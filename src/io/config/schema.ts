@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { alertsSchema } from '../../model/alerts.js';
 import { haSchema } from '../../model/ha.js';
+import { archiveSchema, quoteSchema } from '../../model/archive.js';
 import { ratesSchema } from '../../model/rates.js';
 import { reserveCapField, reserveFormulaField, reserveMarginsField } from '../../model/reserve-shape.js';
 import { accessLogSchema, monitorsSchema } from '../../model/readers.js';
@@ -313,6 +314,8 @@ export const configSchema = z
     publish: publishSchema,
     alerts: alertsSchema,
     ha: haSchema,
+    archive: archiveSchema,
+    quote: quoteSchema,
     monitors: monitorsSchema,
     accessLog: accessLogSchema,
     watch: watchSchema,
