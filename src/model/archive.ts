@@ -116,3 +116,25 @@ export const normalizeQuote = (entry: z.output<typeof quoteSchema>): QuoteConfig
   validForMs: entry.validFor,
   ...(entry.export ? { export: entry.export } : {}),
 });
+
+/** The archive's part of the status (`ratefile status`, the dashboard, /healthz). */
+export interface ArchiveStatus {
+  store: 'files' | 'postgres';
+  windowMs: number;
+  budgetBytes: number;
+  /** What the records take now. */
+  bytes: number;
+  /** When the oldest record kept was published (the window actually kept starts there). */
+  oldest?: string;
+  /** The newest record. */
+  last?: { seq: number; hash: string; build: string; published: string };
+  signed: boolean;
+  /** The operator key's public half (base64 of 32 bytes), when records are signed. */
+  publicKey?: string;
+  /** The last record a verification found good, and when it ran. */
+  verified?: { seq: number; hash?: string; at: string; ok?: boolean; problem?: string };
+  /** Records made but not yet appended (the store refused them). */
+  pending?: number;
+  /** Why the last record could not be appended (the alert `archive`). */
+  problem?: string;
+}

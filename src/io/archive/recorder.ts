@@ -109,7 +109,7 @@ export class Recorder {
       hash: head.header.hash,
       segment: head.segment,
       published: Date.parse(head.header.published),
-      segmentBytes: head.offset + head.size,
+      segmentBytes: records.reduce((sum, record) => sum + record.size, 0),
       segmentRecords: records.length,
       sinceKey: key ? records.length - 1 - lastWhole : KEY_EVERY,
       keyAt: key ? Date.parse(key.header.published) : 0,

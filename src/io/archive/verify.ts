@@ -14,6 +14,8 @@ export interface VerifyOptions {
   /** The newest record some other witness saw (the status file's): one missing from the end is found. */
   expectedLast?: { seq: number; hash: string };
   rebuild?: boolean;
+  /** Only the records after this one, which an earlier verification found good (the service's check of new records). */
+  after?: { seq: number; hash: string };
 }
 
 export interface VerifyProblem {
@@ -42,11 +44,22 @@ export async function verifyArchive(store: ArchiveStore, options: VerifyOptions 
     result.problems.push({ where: whereOf(record), seq: record.header.seq, problem: text });
   const drops: NonNullable<NonNullable<RecordHeader['notes']>['dropped']>[] = [];
   let previous: RecordHeader | undefined;
-  for (const segment of await store.segments()) {
+  const segments = await store.segments();
+  const after = options.after;
+  for (const [at, segment] of segments.entries()) {
+    // Segments wholly before `after`: not read (the next one starts at or before it).
+    const next = segments[at + 1]?.first;
+    if (after && next && next.seq <= after.seq) continue;
     result.segments += 1;
     const { records, end } = await store.records(segment.name);
     for (const [index, record] of records.entries()) {
       const { header } = record;
+      if (after && header.seq <= after.seq) {
+        if (header.seq === after.seq && header.hash !== after.hash)
+          problem(record, 'it is not the record verified before');
+        previous = header;
+        continue;
+      }
       result.records += 1;
       result.first ??= header;
       for (const text of await recordProblems(store, record, index === 0, previous, options)) problem(record, text);
@@ -63,7 +76,12 @@ export async function verifyArchive(store: ArchiveStore, options: VerifyOptions 
   }
   if (previous) result.last = previous;
   const first = result.first;
-  if (first && first.seq > 0 && !drops.some((drop) => drop.through === first.seq - 1 && drop.hash === first.prev))
+  if (
+    !after &&
+    first &&
+    first.seq > 0 &&
+    !drops.some((drop) => drop.through === first.seq - 1 && drop.hash === first.prev)
+  )
     result.problems.unshift({
       where: `before seq ${first.seq}`,
       seq: first.seq - 1,

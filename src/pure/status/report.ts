@@ -9,6 +9,7 @@ import type { ListingMemory, ListingView } from '../compete/listing.js';
 import type { GuardState } from '../guards/guards.js';
 import type { Direction, Health, HealthPolicy } from '../../model/config.js';
 import type { CompeteOutcome, PricedDirection, WithheldDirection, WithheldKind } from '../../model/priced.js';
+import type { ArchiveStatus } from '../../model/archive.js';
 
 export interface BuildReport {
   startedAt: Date;
@@ -149,6 +150,8 @@ export interface Status {
   leftOut?: LeftOutStatus[];
   /** Present with an `ha:` block: leader or standby, and who holds the lock. */
   ha?: HaStatus;
+  /** The archive of published exports (`archive:`): its window, size, newest and last verified record. */
+  archive?: ArchiveStatus;
 }
 
 export interface LeftOutStatus {

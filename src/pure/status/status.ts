@@ -4,6 +4,7 @@ import { rateStatuses } from './rates.js';
 import { assessHealth } from './health.js';
 import { redactValue } from '../../base/secrets.js';
 import type { HealthPolicy } from '../../model/config.js';
+import type { ArchiveStatus } from '../../model/archive.js';
 import type { BuildReport, CompetingStatus, HaStatus, SourceStatus, Status } from './report.js';
 import type { ListingView } from '../compete/listing.js';
 import type { MonitorState, MonitorWatch } from '../readers/watch.js';
@@ -15,6 +16,7 @@ export interface StatusContext {
   configError?: string;
   /** This instance's role in a warm standby (`ha:`). */
   ha?: HaStatus;
+  archive?: ArchiveStatus;
 }
 
 /** The status with its health assessed at `at`; no credential in its texts (they quote sources' answers). */
@@ -27,6 +29,7 @@ const contextFields = (context: StatusContext) => ({
   ...(context.healthPolicy ? { healthPolicy: context.healthPolicy } : {}),
   ...(context.configError === undefined ? {} : { configError: context.configError }),
   ...(context.ha ? { ha: context.ha } : {}),
+  ...(context.archive ? { archive: context.archive } : {}),
 });
 
 export function successStatus(

@@ -1,5 +1,6 @@
-// What `start` keeps for the dashboard: the latest build that published, its history (read back on start, a line
-// queued after each build, never awaited by it), and what must not be shown (redact.ts). service.ts only calls it.
+// What `start` keeps for the dashboard: the latest build that published, its history (read back from the archive on
+// start, a line added after each build, off its path), and what must not be shown (redact.ts). service.ts only
+// calls it.
 import type { Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { describeError } from '../../base/errors.js';
@@ -12,7 +13,9 @@ import type { LatestBuild } from './model.js';
 import { prepare } from './prepare.js';
 import { publicValue, secretValues, type Redaction } from './redact.js';
 import { dashboardRoutes, visible } from './route.js';
-import { openHistory } from './store.js';
+import { History } from './history.js';
+import { historyFromArchive } from './archive-history.js';
+import type { Archive } from '../../io/archive/archive.js';
 import { openCompeteStore } from './compete-store.js';
 import type { BuildReport, Status } from '../../pure/status/report.js';
 import type { ReadersView } from '../readers/tracker.js';
@@ -40,9 +43,11 @@ export async function openDashboard(options: {
   env: Readonly<Record<string, string | undefined>>;
   log: Logger;
   now: () => Date;
+  /** The archive the history of the last 24 hours is read back from; absent (`archive.enabled: false`): none. */
+  archive?: Archive | undefined;
 }): Promise<Dashboard> {
   const { config, log } = options;
-  const history = await openHistory(config.stateDir, log, options.now());
+  const history = await readHistory(options.archive, options.now(), log);
   const redaction = dashboardRedaction(config, options.outDir, options.env);
   let latest: LatestBuild | undefined;
   const compete = await openCompeteStore(config.stateDir, log, options.now());
@@ -59,15 +64,12 @@ export async function openDashboard(options: {
             competeHistory.record(report);
             compete.recorded(report.startedAt);
             const { rates } = prepare(report, exports, redaction);
-            history.record(
-              report.startedAt,
-              {
-                durationMs,
-                published: report.directions.published.length,
-                withheld: report.directions.withheld.length,
-              },
-              rates,
-            );
+            const counts = {
+              durationMs,
+              published: report.directions.published.length,
+              withheld: report.directions.withheld.length,
+            };
+            history.add(history.lineFor(report.startedAt, counts, rates));
           } catch (error) {
             log.warn(`history: this build is not recorded: ${describeError(error)}`);
           }
@@ -81,7 +83,7 @@ export async function openDashboard(options: {
         return {
           latest,
           status: status(),
-          history: history.history,
+          history,
           competeHistory,
           now,
           redaction,
@@ -93,10 +95,22 @@ export async function openDashboard(options: {
     shown: (value) => visible(publicValue(value, redaction)),
     async idle() {
       await recording;
-      await history.idle();
       await compete.flush();
     },
   };
+}
+
+/** The history of the last 24 hours from the archive; a store that cannot be read is an empty history, said once. */
+async function readHistory(archive: Archive | undefined, now: Date, log: Logger): Promise<History> {
+  const history = new History();
+  if (!archive) return history;
+  try {
+    for (const line of await historyFromArchive(archive.store, now)) history.apply(line);
+  } catch (error) {
+    log.warn(`history: cannot read the archive, the charts start empty: ${describeError(error)}`);
+  }
+  history.compact(now);
+  return history;
 }
 
 /** What is never shown: the folders' absolute paths, and the values of secret variables (reserve sources' `auth`). */

@@ -23,6 +23,7 @@ import type { Repeats } from '../../pure/ha/repeats.js';
 import type { Standby } from '../../io/ha/standby.js';
 import type { Readers } from '../readers/tracker.js';
 import type { OutsideWatch } from './outside-watch.js';
+import type { ServiceArchive } from './service-archive.js';
 
 /** What the builds leave for the pages, the start-up notes and the next build. */
 export interface ServiceState {
@@ -55,6 +56,8 @@ export interface BuildParts {
   placed: PlacedWatch | undefined;
   /** A standby's reason once (again after a while), however many others alternate with it. */
   standbyReasons: Repeats;
+  /** Every published export kept (`archive:`); `archive` absent when it is off. */
+  archive: ServiceArchive;
   metrics: Metrics;
   dashboard: Dashboard;
   readers: Readers;
@@ -101,6 +104,7 @@ async function buildWithCurrentConfig(
     ...parts.deps,
     ...(configError === undefined ? {} : { configError }),
     ...(standby ? { ha: standby } : {}),
+    ...(parts.archive.archive ? { archive: parts.archive.archive } : {}),
   });
   placed?.settled(result.standby ? undefined : result.build.report.exports.map((e) => e.file));
   state.status = result.status;

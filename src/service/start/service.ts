@@ -37,6 +37,7 @@ import { repeatFilter } from '../../pure/ha/repeats.js';
 import { guardPlaced } from '../../io/ha/placed.js';
 import { lastGoodConfig } from './last-good-config.js';
 import { openOutsideWatch } from './outside-watch.js';
+import { openServiceArchive } from './service-archive.js';
 
 export interface ServiceOptions {
   /** Loads the config afresh for each build, so edits apply without a restart. */
@@ -140,6 +141,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       // Undelivered alerts stay in the state folder for the next start.
       await parts.notifier?.stop();
       await parts.dashboard.idle();
+      await parts.archive.stop();
       await listeners?.close();
       await parts.readers.stop();
     },
@@ -163,8 +165,16 @@ async function openBuildParts(
   const env = options.deps.env ?? process.env;
   const logReasons = reasonLog(log);
   const buildLog = createBuildLog(log);
-  // The dashboard at `/`: the latest build that published and the history of the last 24 hours (read back now).
-  const dashboard = await openDashboard({ config: options.config, outDir, env, log, now: options.deps.now });
+  // Every published export kept (`archive:`): the dashboard's history of the last 24 hours is read back from it.
+  const archive = await openServiceArchive({ config: options.config, outDir, env, log, now: options.deps.now });
+  const dashboard = await openDashboard({
+    config: options.config,
+    outDir,
+    env,
+    log,
+    now: options.deps.now,
+    archive: archive.archive,
+  });
   const deps = {
     ...options.deps,
     quoteCache: options.deps.quoteCache ?? serviceQuoteCache(log),
@@ -223,6 +233,7 @@ async function openBuildParts(
     standby,
     placed,
     standbyReasons: repeatFilter(),
+    archive,
     metrics,
     dashboard,
     readers,

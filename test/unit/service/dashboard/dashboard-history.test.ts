@@ -1,18 +1,15 @@
-// The dashboard's history (change-only lines, trim by age, thinning, the file read back), its SVG charts and redaction.
-import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+// The dashboard's history (change-only lines, trim by age, thinning, read back from the archive), its SVG charts and
+// redaction.
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lineChart } from '../../../../src/service/dashboard/chart.js';
-import {
-  History,
-  HISTORY_BOUND,
-  HISTORY_MS,
-  parseLine,
-  type RatePair,
-} from '../../../../src/service/dashboard/history.js';
+import { History, HISTORY_BOUND, HISTORY_MS, type RatePair } from '../../../../src/service/dashboard/history.js';
 import { publicText, publicValue, secretValues } from '../../../../src/service/dashboard/redact.js';
-import { historyFile, openHistory } from '../../../../src/service/dashboard/store.js';
+import { historyFromArchive } from '../../../../src/service/dashboard/archive-history.js';
+import { fileStore } from '../../../../src/io/archive/files.js';
+import { Recorder } from '../../../../src/io/archive/recorder.js';
 
 const t0 = Date.parse('2026-11-21T00:00:00Z');
 const at = (ms: number) => new Date(t0 + ms);
@@ -28,10 +25,7 @@ const folder = async () => {
   folders.push(dir);
   return dir;
 };
-const quietLog = () => {
-  const lines: string[] = [];
-  return { lines, warn: (message: string) => void lines.push(message) };
-};
+const quiet = { warn: () => undefined, info: () => undefined };
 
 describe('History', () => {
   it('writes only the directions whose published or market rate changed, and null for one no longer published', () => {
@@ -67,20 +61,17 @@ describe('History', () => {
     expect(points[0]!.value).toEqual(['1:1', `1:${1000 + 120}`]);
   });
 
-  it('stays small: at most 6 KB a direction for a day in which every rate changes on every 30-second build (≤ 60 MB at 10,000)', () => {
+  it('stays small: at most 108 points a direction for a day in which every rate changes on every 30-second build', () => {
     const history = new History();
     const directions = 100;
     const now = at(HISTORY_MS);
     for (let i = 0; i <= 2880; i++) {
       const day = new Map<string, RatePair>();
       for (let d = 0; d < directions; d++) day.set(`USDTTRC20>CUR${d}`, ['1:1', `1:${92.1234 + i / 10000 + d}`]);
-      history.apply(history.lineFor(at(i * 30_000), { durationMs: 123, published: directions, withheld: 0 }, day));
-      // The store compacts every ten minutes.
-      if (i % 20 === 0) history.compact(at(i * 30_000));
+      history.add(history.lineFor(at(i * 30_000), { durationMs: 123, published: directions, withheld: 0 }, day));
     }
     history.compact(now);
-    const bytes = history.lines().reduce((sum, line) => sum + JSON.stringify(line).length + 1, 0);
-    expect(bytes / directions).toBeLessThan(6 * 1024);
+    for (const points of history.series.values()) expect(points.length).toBeLessThanOrEqual(96 + 11 + 1);
   });
 
   it('holds at most HISTORY_BOUND whatever the schedule: 26 hours of builds every second, every rate moving', () => {
@@ -101,75 +92,54 @@ describe('History', () => {
     expect(history.series.get('A>B')!.at(-1)!.value).toEqual(['1:1', `1:${1000 + 26 * 3600 - 1}`]);
     expect(history.builds[0]!.durationMs).toBeGreaterThan(60);
   });
-
-  it('reads back what it wrote, skipping a broken line', () => {
-    const history = new History();
-    history.apply(history.lineFor(at(0), figures, rates({ 'A>B': ['1:10', '1:11'] })));
-    const again = new History();
-    for (const line of history.lines()) {
-      const parsed = parseLine(JSON.stringify(line));
-      if ('problem' in parsed) throw new Error(parsed.problem);
-      again.apply(parsed);
-    }
-    expect(again.series).toEqual(history.series);
-    expect(again.builds).toEqual(history.builds);
-    expect(parseLine('{"t":"2026')).toEqual({ problem: 'expected a JSON object, got text that is not JSON' });
-    expect(parseLine('[]')).toEqual({ problem: 'expected a JSON object' });
-    expect(parseLine('{"t":"x"}')).toEqual({ problem: 't: expected an ISO time like "2026-11-21T12:00:00.000Z"' });
-    expect(parseLine('{"t":"2026-11-21T00:00:00Z","ms":"1"}')).toEqual({ problem: 'ms: expected a number' });
-    expect(parseLine('{"t":"2026-11-21T00:00:00Z","r":{"A>B":[1,2]}}')).toEqual({
-      problem: 'r.A>B: expected ["published in:out", "market in:out"] or null',
-    });
-  });
 });
 
-describe('the history file', () => {
-  it('survives a restart: lines appended after each build are read back, an unreadable line is skipped with a warning', async () => {
-    const state = await folder();
-    const log = quietLog();
-    const store = await openHistory(state, log, at(0));
-    for (let i = 0; i < 3; i++) store.record(at(i * 1000), figures, rates({ 'A>B': ['1:1', `1:${10 + i}`] }));
-    await store.idle();
-    await writeFile(historyFile(state), `${await readFile(historyFile(state), 'utf8')}{"t":"2026-11-21T00:00:0`);
-    const reopened = await openHistory(state, log, at(5000));
-    expect(reopened.history.builds.map((b) => b.at - t0)).toEqual([0, 1000, 2000]);
-    expect(reopened.history.series.get('A>B')!.at(-1)!.value).toEqual(['1:1', '1:12']);
-    expect(log.lines).toEqual([
-      `history: ${historyFile(state)}, line 4: expected a JSON object, got text that is not JSON; skipped`,
-    ]);
+describe('the history read back from the archive', () => {
+  const state = (i: number) => `{"d":"A>B","r":"1:1","m":"1:${10 + i}"}\n{"d":"C>D","w":"paused","why":"paused"}\n`;
+  const build = (i: number) => ({
+    at: at(i * 1000),
+    published: at(i * 1000 + 100),
+    id: `b${i}`,
+    ms: 12,
+    counts: { published: 1, withheld: 1 },
+    files: [{ file: 'parserfile.xml', bytes: Buffer.from(`<rates><item><out>${10 + i}</out></item></rates>`) }],
+    removed: [],
+    state: state(i),
   });
 
-  it('is bounded in memory at a one-second schedule between the file’s ten-minute rewrites', async () => {
-    const state = await folder();
-    const store = await openHistory(state, quietLog(), at(0));
-    let most = { builds: 0, points: 0 };
-    // Three hours of builds every second, each moving every rate.
-    for (let i = 0; i < 3 * 3600; i++) {
-      store.record(at(i * 1000), figures, rates({ 'A>B': ['1:1', `1:${10 + i}`], 'C>D': [`${5 + i}:1`, '1:1'] }));
-      const points = Math.max(...[...store.history.series.values()].map((series) => series.length));
-      most = { builds: Math.max(most.builds, store.history.builds.length), points: Math.max(most.points, points) };
-    }
-    await store.idle();
-    expect(most.builds).toBeLessThanOrEqual(HISTORY_BOUND.builds);
-    expect(most.points).toBeLessThanOrEqual(HISTORY_BOUND.pointsPerDirection);
-    // What the file holds reads back to the same day.
-    const reopened = await openHistory(state, quietLog(), at(3 * 3600 * 1000));
-    expect(reopened.history.series.get('A>B')!.at(-1)!.value).toEqual(['1:1', `1:${10 + 3 * 3600 - 1}`]);
+  it('has each recorded build and each direction’s rates, a withheld one not charted', async () => {
+    const dir = await folder();
+    const recorder = await Recorder.open(fileStore(dir), {
+      windowMs: 30 * 86_400_000,
+      budgetBytes: 1 << 30,
+      log: quiet,
+    });
+    for (let i = 0; i < 5; i++) await recorder.record(build(i));
+    const history = new History();
+    for (const line of await historyFromArchive(fileStore(dir), at(10_000))) history.apply(line);
+    expect(history.builds.map((b) => b.at - t0)).toEqual([100, 1100, 2100, 3100, 4100]);
+    expect(history.series.get('A>B')!.map((p) => p.value?.[1])).toEqual(['1:10', '1:11', '1:12', '1:13', '1:14']);
+    expect(history.series.has('C>D')).toBe(false);
   });
 
-  it('never throws when the file cannot be written: one warning while it lasts, the history goes on in memory', async () => {
-    const state = await folder();
-    await mkdir(state, { recursive: true });
-    // A file where the history folder should be.
-    await writeFile(join(state, 'history'), 'not a folder');
-    const log = quietLog();
-    const store = await openHistory(state, log, at(0));
-    store.record(at(0), figures, rates({}));
-    store.record(at(1000), figures, rates({}));
-    await store.idle();
-    expect(log.lines.filter((line) => line.startsWith('history: cannot write the history file'))).toHaveLength(1);
-    expect(store.history.builds).toHaveLength(2);
-  });
+  it('after 20 minutes of builds every second: one point a second for the last ten minutes, fewer before, the latest value last', async () => {
+    const dir = await folder();
+    const recorder = await Recorder.open(fileStore(dir), {
+      windowMs: 30 * 86_400_000,
+      budgetBytes: 1 << 30,
+      log: quiet,
+    });
+    const count = 1200;
+    for (let i = 0; i < count; i++) await recorder.record(build(i));
+    const history = new History();
+    for (const line of await historyFromArchive(fileStore(dir), at(count * 1000))) history.apply(line);
+    history.compact(at(count * 1000));
+    // Builds: one per second for the last ten minutes, one per 30 s before; rates: one a minute, one per 15 minutes.
+    expect(history.builds.length).toBeGreaterThan(600);
+    expect(history.builds.length).toBeLessThan(625);
+    expect(history.series.get('A>B')!.length).toBeLessThan(15);
+    expect(history.series.get('A>B')!.at(-1)!.value).toEqual(['1:1', `1:${10 + count - 1}`]);
+  }, 120_000);
 });
 
 describe('lineChart', () => {
