@@ -1,7 +1,8 @@
 // Making one record from a build and the streams as last recorded: each export (and the state lines) as a keyframe,
 // a diff or unchanged, the blobs compressed, the segments the budget and window drop named, the header hashed and
 // signed. Writes nothing: recorder.ts appends what this makes.
-import { diffSegments, applyDiff } from '../../pure/archive/diff.js';
+import { isUtf8 } from 'node:buffer';
+import { applyDiff, diffSegments, type DiffOp } from '../../pure/archive/diff.js';
 import { segmentsOf } from '../../pure/archive/segments.js';
 import { sha256Hex, type RecordHeader, type StreamEntry, type UnhashedHeader } from '../../pure/archive/record.js';
 import { segmentLimit, segmentsToDrop, type SegmentSize } from '../../pure/archive/retention.js';
@@ -76,12 +77,11 @@ export interface MakeInput {
   key: SigningKey | undefined;
 }
 
-export const baseOf = (bytes: Buffer, sha256 = sha256Hex(bytes)): Base => {
-  const text = bytes.toString('utf8');
-  return Buffer.byteLength(text) === bytes.length && Buffer.from(text, 'utf8').equals(bytes)
-    ? { sha256, bytes: bytes.length, segments: segmentsOf(text) }
+/** Valid UTF-8 decodes and encodes back to the same bytes: such a stream is diffed as text, any other kept whole. */
+export const baseOf = (bytes: Buffer, sha256 = sha256Hex(bytes)): Base =>
+  isUtf8(bytes)
+    ? { sha256, bytes: bytes.length, segments: segmentsOf(bytes.toString('utf8')) }
     : { sha256, bytes: bytes.length, raw: bytes };
-};
 
 export const bytesOf = (base: Base): Buffer => base.raw ?? Buffer.from(base.segments!.join(''), 'utf8');
 
@@ -173,17 +173,18 @@ function entryOf(base: Base, previous: Base | undefined, whole: boolean, blobs: 
     !whole && previous?.segments && base.segments ? diffSegments(previous.segments, base.segments) : undefined;
   const text = ops && JSON.stringify(ops);
   // A diff larger than half the export is no saving (a reordered config): the whole file is kept instead.
-  if (
-    ops &&
-    text &&
-    text.length < base.bytes / 2 &&
-    applyDiff(previous!.segments!, ops).join('') === base.segments!.join('')
-  ) {
+  if (ops && text && text.length < base.bytes / 2 && rebuilds(previous!.segments!, ops, base.segments!)) {
     blobs.push(packBlob(text));
     return { how: 'diff', ...facts, blob: blobs.length - 1 };
   }
   blobs.push(packBlob(bytesOf(base)));
   return { how: 'key', ...facts, blob: blobs.length - 1 };
+}
+
+/** Whether the operations turn the old segments into exactly the new ones (a check of every diff before it is kept). */
+function rebuilds(old: readonly string[], ops: DiffOp[], next: readonly string[]): boolean {
+  const made = applyDiff(old, ops);
+  return made.length === next.length && made.every((segment, index) => segment === next[index]);
 }
 
 function buildFields(build: ArchiveBuild): RecordHeader['build'] {

@@ -1,5 +1,6 @@
 // Rebuilding a stream (an export, or the state lines) as it was at one record: from its last keyframe in the
 // record's segment, each diff after it applied in turn, the result checked against the record's SHA-256.
+import { isUtf8 } from 'node:buffer';
 import { applyDiff, isDiff } from '../../pure/archive/diff.js';
 import { segmentsOf } from '../../pure/archive/segments.js';
 import { sha256Hex, type RecordHeader, type StreamEntry } from '../../pure/archive/record.js';
@@ -49,11 +50,7 @@ export async function rebuildStream(
     const blob = await blobOf(store, record, at);
     if (at.how === 'key') {
       bytes = blob;
-      const text = blob.toString('utf8');
-      segments =
-        Buffer.byteLength(text) === blob.length && Buffer.from(text, 'utf8').equals(blob)
-          ? segmentsOf(text)
-          : undefined;
+      segments = isUtf8(blob) ? segmentsOf(blob.toString('utf8')) : undefined;
       continue;
     }
     const ops: unknown = JSON.parse(blob.toString('utf8'));

@@ -2,7 +2,7 @@
 // turn the old segments into the new ones exactly. Pure. A segment whose numbers alone moved is written as those
 // numbers; anything else as its new text. The archive keeps these between its keyframes (src/io/archive/recorder.ts).
 
-import { skeletonOf, tokensOf } from './segments.js';
+import { skeletonOf } from './segments.js';
 
 /**
  * One operation, read in turn against a cursor in the old segments:
@@ -95,7 +95,7 @@ class Ops {
   change(before: string, after: string): void {
     if (before === after) return this.keep(1);
     const edits = numberEdits(before, after);
-    if (edits && JSON.stringify(edits).length < after.length) this.list.push(edits);
+    if (edits && editsLength(edits) < after.length) this.list.push(edits);
     else {
       this.skip(1);
       this.insert(after);
@@ -103,18 +103,50 @@ class Ops {
   }
 }
 
-/** `[k, text, …]` when the two differ in their numbers only, else undefined. */
+/**
+ * `[k, text, …]` when the two differ in their numbers only, else undefined. Both are walked side by side without
+ * splitting them (a build of 10,000 directions compares some 12,000 changed items).
+ */
 function numberEdits(before: string, after: string): (number | string)[] | undefined {
-  const a = tokensOf(before);
-  const b = tokensOf(after);
-  if (a.length !== b.length) return undefined;
   const edits: (number | string)[] = [];
-  for (let i = 0; i < b.length; i++) {
-    if (a[i] === b[i]) continue;
-    if (i % 2 === 0) return undefined;
-    edits.push((i - 1) / 2, b[i]!);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < before.length && j < after.length) {
+    if (isDigit(before.charCodeAt(i)) && isDigit(after.charCodeAt(j))) {
+      const endBefore = numberEnd(before, i);
+      const endAfter = numberEnd(after, j);
+      if (endBefore - i !== endAfter - j || before.slice(i, endBefore) !== after.slice(j, endAfter))
+        edits.push(k, after.slice(j, endAfter));
+      k++;
+      i = endBefore;
+      j = endAfter;
+    } else if (before.charCodeAt(i) === after.charCodeAt(j) && !isDigit(before.charCodeAt(i))) {
+      i++;
+      j++;
+    } else return undefined;
   }
-  return edits;
+  return i === before.length && j === after.length ? edits : undefined;
+}
+
+/** About what the edits take in JSON: each number, its quotes and commas, and its place. */
+function editsLength(edits: readonly (number | string)[]): number {
+  let length = 2;
+  for (const part of edits) length += typeof part === 'string' ? part.length + 3 : 4;
+  return length;
+}
+
+const isDigit = (code: number) => code >= 48 && code <= 57;
+
+/** Where the number starting at `at` ends: digits, then at most one point followed by digits (as NUMBER reads it). */
+function numberEnd(text: string, at: number): number {
+  let end = at;
+  while (isDigit(text.charCodeAt(end))) end++;
+  if (text.charCodeAt(end) === 46 && isDigit(text.charCodeAt(end + 1))) {
+    end++;
+    while (isDigit(text.charCodeAt(end))) end++;
+  }
+  return end;
 }
 
 /** The new segments from the old and the operations; throws on operations that do not fit the old segments. */
@@ -137,16 +169,31 @@ export function applyDiff(old: readonly string[], ops: readonly DiffOp[]): strin
   return next;
 }
 
+/** The segment with its k-th numbers replaced, walked as numberEdits reads it. */
 function replaceNumbers(segment: string, edits: readonly (number | string)[]): string {
-  const tokens = tokensOf(segment);
-  for (let i = 0; i + 1 < edits.length; i += 2) {
-    const place = 2 * Number(edits[i]) + 1;
-    const text = edits[i + 1];
-    if (!Number.isInteger(place) || place >= tokens.length || typeof text !== 'string')
-      throw new Error('diff: a number that is not in the segment');
-    tokens[place] = text;
+  const parts: string[] = [];
+  let start = 0;
+  let k = 0;
+  let at = 0;
+  for (let e = 0; e + 1 < edits.length; e += 2) {
+    const wanted = edits[e];
+    const text = edits[e + 1];
+    if (typeof wanted !== 'number' || typeof text !== 'string') throw new Error('diff: a number that is not in the segment');
+    // On to the start of the wanted number.
+    for (;;) {
+      while (at < segment.length && !isDigit(segment.charCodeAt(at))) at++;
+      if (at >= segment.length) throw new Error('diff: a number that is not in the segment');
+      if (k === wanted) break;
+      at = numberEnd(segment, at);
+      k++;
+    }
+    parts.push(segment.slice(start, at), text);
+    at = numberEnd(segment, at);
+    start = at;
+    k++;
   }
-  return tokens.join('');
+  parts.push(segment.slice(start));
+  return parts.join('');
 }
 
 /** Whether `value` has the shape of a list of operations (read back from a record). */

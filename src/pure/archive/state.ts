@@ -43,8 +43,13 @@ const quoteKey = (quote: Pick<Quote, 'source' | 'pair'>) => `${quote.source} ${q
 export function stateLines(report: BuildReport): string {
   const quotes = new Map<string, StateQuote>();
   const directions: { index: number; line: StateDirection }[] = [];
+  const seen = new Set<Quote>();
   for (const priced of report.directions.published) {
-    for (const step of priced.steps) quotes.set(quoteKey(step.quote), quoteLine(step.quote));
+    for (const { quote } of priced.steps) {
+      if (seen.has(quote)) continue;
+      seen.add(quote);
+      quotes.set(quoteKey(quote), quoteLine(quote));
+    }
     directions.push({ index: priced.direction.index, line: pricedLine(priced) });
   }
   for (const held of report.directions.withheld)
@@ -72,12 +77,31 @@ function pricedLine(priced: PricedDirection): StateDirection {
   return {
     d: direction.id,
     r: `${priced.published.rate.in}:${priced.published.rate.out}`,
-    m: form(publishedRate(priced.market, direction.from, direction.to)),
+    m: marketForm(priced),
     chain: priced.steps.map((step) => `${quoteKey(step.quote)} ${step.side}`),
     ...(compete
       ? { compete: `${compete.basis}, place ${compete.place} of ${compete.competitors} (target ${compete.target})` }
-      : { margin: formatDecimal(direction.margin) }),
+      : { margin: marginText(direction.margin) }),
   };
+}
+
+/** Margins are shared objects of the config (one per distinct value): formatted once each. */
+const margins = new WeakMap<object, string>();
+const marginText = (margin: PricedDirection['direction']['margin']) =>
+  margins.get(margin) ?? margins.set(margin, formatDecimal(margin)).get(margin)!;
+
+/**
+ * The market in the published form, once per market value and pair of precisions: directions of one chain share
+ * their market object, so 10,000 directions round a few hundred times, not 10,000.
+ */
+const markets = new WeakMap<object, Map<string, string>>();
+function marketForm({ market, direction }: PricedDirection): string {
+  const key = `${direction.from.ratePrecision}:${direction.to.ratePrecision}`;
+  let forms = markets.get(market);
+  if (!forms) markets.set(market, (forms = new Map()));
+  let text = forms.get(key);
+  if (text === undefined) forms.set(key, (text = form(publishedRate(market, direction.from, direction.to))));
+  return text;
 }
 
 const withheldLine = (held: WithheldDirection): StateDirection => ({

@@ -29,6 +29,8 @@ import type { ServiceArchive } from './service-archive.js';
 export interface ServiceState {
   /** Status after the latest build (also in the state folder's status.json). */
   status: Status | undefined;
+  /** The config of the latest build (what `/quote` reads its exports and `quote:` from). */
+  config: Config;
   /** The export files the server answers: the ones the latest build's config declares, nothing else in the folder. */
   declared: ReadonlySet<string>;
   /** The caching headers of the exports (`server.headers`), the latest build's config's. */
@@ -92,6 +94,7 @@ async function buildWithCurrentConfig(
   state: ServiceState,
 ): Promise<{ config: Config; result: CycleResult }> {
   const config = await parts.configs.current();
+  state.config = config;
   state.declared = new Set(config.exports.map((e) => e.file));
   state.headers = config.server.headers;
   const configError = parts.configs.error();

@@ -38,6 +38,7 @@ import { guardPlaced } from '../../io/ha/placed.js';
 import { lastGoodConfig } from './last-good-config.js';
 import { openOutsideWatch } from './outside-watch.js';
 import { openServiceArchive } from './service-archive.js';
+import { quoteRoute } from '../server/quote.js';
 
 export interface ServiceOptions {
   /** Loads the config afresh for each build, so edits apply without a restart. */
@@ -94,6 +95,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   await options.checkFolders?.();
   const state: ServiceState = {
     status: await readStatus(options.config.stateDir),
+    config: options.config,
     declared: new Set(options.config.exports.map((e) => e.file)),
     headers: options.config.server.headers,
     firstReport: undefined,
@@ -262,6 +264,14 @@ async function openServing(
     ...parts.dashboard.routes(() => state.status, readers.view, parts.outside?.view),
     '/healthz': healthz.full,
     '/metrics': metrics.route,
+    // The signed quote for the exchanger's engine: a page, so never on an address others reach.
+    '/quote': quoteRoute({
+      archive: parts.archive.archive,
+      config: () => state.config,
+      status: () => state.status,
+      now: options.deps.now,
+      ...(standby ? { ha: () => standby.status() } : {}),
+    }),
   };
   // Requests counted by route: the pages, each export file by name, everything else as `other`.
   const exportPaths = new Set(options.config.exports.map((e) => `/${e.file}`));
