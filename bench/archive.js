@@ -38,7 +38,12 @@ for (let build = 0; build < builds; build++) {
   const factor = 1 + (((build + 10) % 7) - 3) / 1000;
   const quotes = base.map((q) =>
     moves.has(q.pair)
-      ? { ...q, bid: (Number(q.bid) * factor).toFixed(6), ask: (Number(q.ask) * factor).toFixed(6), time: now().toISOString() }
+      ? {
+          ...q,
+          bid: (Number(q.bid) * factor).toFixed(6),
+          ask: (Number(q.ask) * factor).toFixed(6),
+          time: now().toISOString(),
+        }
       : { ...q, time: now().toISOString() },
   );
   await writeFile(quotesPath, JSON.stringify({ quotes }));
@@ -69,7 +74,10 @@ const lastAt = await reader.last();
 const rebuildStarted = performance.now();
 const rebuilt = await reader.stream(lastAt, 'parserfile.xml');
 const rebuildMs = performance.now() - rebuildStarted;
-const diffs = records.slice(1).filter((r) => !r.whole).map((r) => r.bytes);
+const diffs = records
+  .slice(1)
+  .filter((r) => !r.whole)
+  .map((r) => r.bytes);
 const wholes = records.filter((r) => r.whole).map((r) => r.bytes);
 const mean = (values) => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;

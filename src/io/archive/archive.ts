@@ -2,7 +2,7 @@
 // cycle calls after it published (`published`), and the archive's part of the status. Opened once per process.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describeError } from '../../base/errors.js';
+import { describeError, RatefileError } from '../../base/errors.js';
 import type { Logger } from '../../base/log.js';
 import type { ArchiveStatus } from '../../model/archive.js';
 import type { Config, OutputFile } from '../../model/config.js';
@@ -14,6 +14,7 @@ import { fileStore } from './files.js';
 import { loadSigningKey, type SigningKey } from './key.js';
 import { Recorder, type RecordOutcome } from './recorder.js';
 import type { ArchiveStore } from './store.js';
+import { ArchiveReader } from './reader.js';
 import { verifyArchive, type VerifyResult } from './verify.js';
 
 /** What a cycle tells the archive after it published. */
@@ -102,6 +103,16 @@ export async function openArchive(config: Config, deps: ArchiveDeps): Promise<Ar
     },
     close: () => recorder.close(),
   };
+}
+
+/** The archive of a config to read (`ratefile at`, `archive verify`, `quote`): nothing is repaired or written. */
+export async function readArchive(
+  config: Config,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ArchiveReader> {
+  if (!config.archive.enabled)
+    throw new RatefileError('E_USAGE', 'the archive is off in this config (archive.enabled: false)');
+  return ArchiveReader.open(await storeOf(config, env));
 }
 
 async function storeOf(config: Config, env: Readonly<Record<string, string | undefined>>): Promise<ArchiveStore> {

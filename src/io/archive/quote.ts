@@ -3,7 +3,13 @@
 // the published rates are stale, signed with the operator's key. `verifyQuote` is what an engine does (docs/exports.md).
 import type { Config } from '../../model/config.js';
 import { sha256Hex, type RecordHeader } from '../../pure/archive/record.js';
-import { quoteMessage, quoteOf, type QuoteAnswer, type QuoteRequest, type SignedQuote } from '../../pure/archive/quote.js';
+import {
+  quoteMessage,
+  quoteOf,
+  type QuoteAnswer,
+  type QuoteRequest,
+  type SignedQuote,
+} from '../../pure/archive/quote.js';
 import { assessHealth } from '../../pure/status/health.js';
 import type { Status } from '../../pure/status/report.js';
 import { verifySignature, type SigningKey } from './key.js';
@@ -26,16 +32,21 @@ export interface QuoteInput {
 export async function signedQuote(input: QuoteInput): Promise<QuoteResult> {
   const { config, request, last, key, now } = input;
   if (!key) return { status: 503, refused: 'no archive.key: a quote is signed with the operator key, and none is set' };
-  if (input.role === 'standby') return { status: 503, refused: 'this instance is a standby and publishes nothing: ask the leader' };
+  if (input.role === 'standby')
+    return { status: 503, refused: 'this instance is a standby and publishes nothing: ask the leader' };
   const health = assessHealth(input.status, now);
-  if (health.level === 'failing') return { status: 503, refused: `the published rates are not current: ${health.reasons.join('; ')}` };
+  if (health.level === 'failing')
+    return { status: 503, refused: `the published rates are not current: ${health.reasons.join('; ')}` };
   const template = exportFor(config, request.export);
   if (typeof template === 'string') return { status: 404, refused: template };
   const entry = last?.exports[template.file];
   const bytes = entry && entry.how !== 'gone' ? await input.bytes(template.file) : undefined;
   if (!last || !entry?.sha256 || !bytes) return { status: 503, refused: `${template.file} is not in the archive yet` };
   if (sha256Hex(bytes) !== entry.sha256)
-    return { status: 503, refused: `${template.file} as served is not yet in the archive (its newest record is behind)` };
+    return {
+      status: 503,
+      refused: `${template.file} as served is not yet in the archive (its newest record is behind)`,
+    };
   const answer: QuoteAnswer = quoteOf(
     request,
     {
@@ -75,9 +86,9 @@ function withReason(refused: string, request: QuoteRequest, status: Status | und
 
 /** What an engine checks of a quote: the signature by the key it trusts, and that it has not expired. */
 export function verifyQuote(quote: Readonly<Record<string, string>>, publicKey: string, now: Date): string | undefined {
-  if (!quote.signature || !verifySignature(publicKey, quoteMessage(quote), quote.signature)) return 'the signature does not verify';
+  if (!quote.signature || !verifySignature(publicKey, quoteMessage(quote), quote.signature))
+    return 'the signature does not verify';
   const until = Date.parse(quote.validUntil ?? '');
   if (Number.isNaN(until) || now.getTime() > until) return 'the quote has expired';
   return undefined;
 }
-

@@ -104,7 +104,8 @@ export async function verifyArchive(store: ArchiveStore, options: VerifyOptions 
   return result;
 }
 
-async function recordProblems(
+/** What is wrong with one record: its hash, its link to the one before, its blobs, its signature. */
+export async function recordProblems(
   store: ArchiveStore,
   record: StoredRecord,
   startsSegment: boolean,

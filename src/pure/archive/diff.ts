@@ -178,7 +178,8 @@ function replaceNumbers(segment: string, edits: readonly (number | string)[]): s
   for (let e = 0; e + 1 < edits.length; e += 2) {
     const wanted = edits[e];
     const text = edits[e + 1];
-    if (typeof wanted !== 'number' || typeof text !== 'string') throw new Error('diff: a number that is not in the segment');
+    if (typeof wanted !== 'number' || typeof text !== 'string')
+      throw new Error('diff: a number that is not in the segment');
     // On to the start of the wanted number.
     for (;;) {
       while (at < segment.length && !isDigit(segment.charCodeAt(at))) at++;

@@ -74,11 +74,14 @@ export function quoteOf(
   if (bad) return { status: 400, refused: bad };
   const amount = new Decimal(request.amount);
   const alias = (value: string) => source.aliases?.[value] ?? value;
-  const matching = readItems(source.text).filter((item) => item.from === alias(request.from) && item.to === alias(request.to));
+  const matching = readItems(source.text).filter(
+    (item) => item.from === alias(request.from) && item.to === alias(request.to),
+  );
   const named = `${request.from} → ${request.to}`;
   if (matching.length === 0) return { status: 409, refused: `${named} is not published in ${source.file} now` };
   const chosen = chooseItem(matching, request.city);
-  if (typeof chosen === 'string') return { status: chosen.startsWith('name a city') ? 400 : 409, refused: `${named}: ${chosen}` };
+  if (typeof chosen === 'string')
+    return { status: chosen.startsWith('name a city') ? 400 : 409, refused: `${named}: ${chosen}` };
   const priced = rateFor(chosen, amount);
   if (typeof priced === 'string') return { status: 409, refused: `${named}: ${priced}` };
   const { fields } = chosen;
@@ -118,7 +121,8 @@ function requestProblem(request: QuoteRequest): string | undefined {
 
 /** The item of the city asked (or the only one); a cash direction in several cities needs its city named. */
 function chooseItem(items: readonly ReadItem[], city: string | undefined): ReadItem | string {
-  if (city !== undefined) return items.find((item) => item.fields.city === city) ?? `not published for city ${city} now`;
+  if (city !== undefined)
+    return items.find((item) => item.fields.city === city) ?? `not published for city ${city} now`;
   if (items.length === 1) return items[0]!;
   return `name a city (city=): ${items.map((item) => item.fields.city ?? '?').join(', ')}`;
 }

@@ -24,7 +24,8 @@ export function quoteRoute(input: QuoteRouteInput): Route {
     };
     if (request.method !== 'GET' && request.method !== 'HEAD') return answer(405, { refused: 'GET only' });
     const { archive } = input;
-    if (!archive) return answer(503, { refused: 'the archive is off (archive.enabled: false): a quote names its record' });
+    if (!archive)
+      return answer(503, { refused: 'the archive is off (archive.enabled: false): a quote names its record' });
     const query = new URL(request.url ?? '/', 'http://quote').searchParams;
     const text = (name: string) => query.get(name) ?? undefined;
     const exportFile = text('export');
