@@ -12,7 +12,8 @@ import type { Route } from '../server/server.js';
 import type { LatestBuild } from './model.js';
 import { prepare } from './prepare.js';
 import { publicValue, secretValues, type Redaction } from './redact.js';
-import { dashboardRoutes, visible } from './route.js';
+import { type ArchiveSeries, dashboardRoutes, visible } from './route.js';
+import { ArchiveReader } from '../../io/archive/reader.js';
 import { History } from './history.js';
 import { historyFromArchive } from './archive-history.js';
 import type { Archive } from '../../io/archive/archive.js';
@@ -78,25 +79,38 @@ export async function openDashboard(options: {
       );
     },
     routes: (status, readers, outside) =>
-      dashboardRoutes(() => {
-        const now = options.now();
-        return {
-          latest,
-          status: status(),
-          history,
-          competeHistory,
-          now,
-          redaction,
-          readers: readers?.(now),
-          // A public URL may carry a private export's token: credentials and token-like values are not shown.
-          outside: outside ? mapStrings(outside(now), redactSecrets) : undefined,
-        };
-      }),
+      dashboardRoutes(
+        () => {
+          const now = options.now();
+          return {
+            latest,
+            status: status(),
+            history,
+            competeHistory,
+            now,
+            redaction,
+            readers: readers?.(now),
+            // A public URL may carry a private export's token: credentials and token-like values are not shown.
+            outside: outside ? mapStrings(outside(now), redactSecrets) : undefined,
+          };
+        },
+        archiveSeries(options.archive, options.config, options.now),
+      ),
     shown: (value) => visible(publicValue(value, redaction)),
     async idle() {
       await recording;
       await compete.flush();
     },
+  };
+}
+
+/** A direction's published rate over the archive's window, read on request (`?archive=ID`); absent without one. */
+function archiveSeries(archive: Archive | undefined, config: Config, now: () => Date): ArchiveSeries | undefined {
+  if (!archive) return undefined;
+  return async (id) => {
+    const reader = await ArchiveReader.open(archive.store);
+    const to = now().getTime();
+    return reader.series(id, to - config.archive.windowMs, to);
   };
 }
 
