@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import * as accept from './commands/accept.js';
 import * as alert from './commands/alert.js';
+import * as archive from './commands/archive.js';
+import * as at from './commands/at.js';
 import * as build from './commands/build.js';
 import * as check from './commands/check.js';
 import * as completion from './commands/completion.js';
@@ -14,6 +16,7 @@ import * as maintenance from './commands/maintenance.js';
 import * as pause from './commands/pause.js';
 import * as probe from './commands/probe.js';
 import * as publish from './commands/publish.js';
+import * as quote from './commands/quote.js';
 import * as resume from './commands/resume.js';
 import * as schema from './commands/schema.js';
 import * as serve from './commands/serve.js';
@@ -52,6 +55,9 @@ const commands: readonly CommandModule[] = [
   probe,
   edge,
   explain,
+  at,
+  archive,
+  quote,
   init,
   validate,
   completion,

@@ -56,12 +56,18 @@ async function publishBuild(
   const standby = config.ha
     ? (await import('../io/ha/standby.js')).createStandby(config, { env: deps.env, log, now: deps.now })
     : undefined;
+  // Every published export kept (`archive:`), the files on disk it lacks recorded first.
+  const archive = await (await import('../io/archive/archive.js')).openArchive(config, { ...deps, log, outDir: dir });
   const cycle = await runCycle(config, dir, {
     now: deps.now,
     fetch: deps.fetch,
     env: deps.env,
     ...(standby ? { ha: standby } : {}),
-  }).finally(() => standby?.close());
+    ...(archive ? { archive } : {}),
+  }).finally(async () => {
+    standby?.close();
+    await archive?.close();
+  });
   if (cycle.standby) {
     log.warn(`not published: ${cycle.status.ha?.reason ?? 'another instance holds the ha: lock'}`);
     context.setExitCode(1);

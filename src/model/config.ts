@@ -5,6 +5,7 @@ import type { HoursWindow } from '../base/hours.js';
 import type { AlertsConfig } from './alerts.js';
 import type { ControlConfig } from './control.js';
 import type { HaConfig } from './ha.js';
+import type { ArchiveConfig, QuoteConfig } from './archive.js';
 import type { MonitorConfig } from './readers.js';
 import type { WatchConfig } from './watch.js';
 import type { MonitorProfile } from './monitor-profile.js';
@@ -210,6 +211,10 @@ export interface Config {
   readonly ha?: Readonly<HaConfig>;
   /** The Telegram control bot of `ratefile start` (`control:`); absent: none. */
   readonly control?: Readonly<ControlConfig>;
+  /** Every published export kept (`archive:`, src/io/archive/). */
+  readonly archive: ArchiveConfig;
+  /** The signed quote (`quote:`). */
+  readonly quote: QuoteConfig;
   /** The monitors expected to read the exports (`monitors:`), in config order. */
   readonly monitors?: readonly MonitorConfig[];
   /** nginx's access log (`accessLog:`), absolute: `start` reads the exports' fetches from it. */

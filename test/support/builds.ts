@@ -1,7 +1,5 @@
 // How many builds a running `ratefile start` has run and when, from what it serves and keeps: its log has a build
 // line only when a build changed something, so its lines do not count builds.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { pollUntil } from './http.js';
 
 export async function buildsRun(base: string): Promise<number> {
@@ -20,15 +18,12 @@ export async function waitForBuildsRun(base: string, count: number, timeoutMs = 
 }
 
 /**
- * When each build of a `ratefile start` started, in ms, from the dashboard's history in its state folder
- * (`history/history.jsonl`: one line per build, written just after it; lines without `ms` are not builds).
+ * When each build of a `ratefile start` ended, in ms, from the dashboard's history (`/dashboard.json`'s `builds`:
+ * one point per build, one per second at most for the last ten minutes).
  */
-export async function buildTimes(stateDir: string): Promise<number[]> {
-  const text = await readFile(join(stateDir, 'history', 'history.jsonl'), 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as { t: string; ms?: number })
-    .filter((line) => line.ms !== undefined)
-    .map((line) => Date.parse(line.t));
+export async function buildTimes(base: string): Promise<number[]> {
+  const response = await fetch(new URL('dashboard.json', base)).catch(() => undefined);
+  if (!response?.ok) return [];
+  const body = (await response.json()) as { builds?: [number, number, number][] };
+  return (body.builds ?? []).map(([at]) => at);
 }

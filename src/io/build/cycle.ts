@@ -22,6 +22,7 @@ import {
   writePublishedExports,
 } from '../state/state.js';
 import type { PublishGate } from '../ha/standby.js';
+import type { Archive } from '../archive/archive.js';
 import { successStatus, type StatusContext } from '../../pure/status/status.js';
 import { writeLiveCodes } from '../state/live-codes.js';
 import { keepStatus, readStatus, recordFailure, stateNotKept } from './cycle-status.js';
@@ -59,6 +60,8 @@ export type CycleDeps = Omit<BuildDeps, 'guard' | 'onFile'> & {
   ha?: PublishGate;
   /** The gzip and brotli compression (tests count its calls); absent: publish's `compress`. */
   compress?: (bytes: Buffer) => Promise<Compressed>;
+  /** The archive of published exports (src/io/archive/archive.ts): told of each publish, never failing it. */
+  archive?: Pick<Archive, 'published' | 'status'>;
 };
 
 export { readStatus, recordFailure };
@@ -93,9 +96,10 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     if ('lost' in published) return asStandby(cycle, state, result, [published.lost]);
     const publishMs = elapsed() - publishStarted;
     // The state files are independent of one another: their writes wait on the disk together.
-    const [liveCodesProblem, guardShared] = await Promise.all([
+    const [liveCodesProblem, guardShared, archived] = await Promise.all([
       keepLiveCodes(config.stateDir, result.report.liveCodes),
       writeState(cycle, result.report, state.guard.yardsticks).catch(stateNotKept),
+      archive(cycle, result.report, published.gate.passing, published.removed),
     ]);
     const { upload, lostLock } = await uploadExports(cycle, published.gate.passing, published.declared);
     if (published.gate.refused.length > 0) throw refusedError(published.gate.refused);
@@ -103,6 +107,7 @@ export async function runCycle(config: Config, outDir: string, deps: CycleDeps):
     const status = await recordStatus(cycle, state.previousStatus, result, durationMs).catch(stateNotKept);
     const problems = { guardShared, lostLock, stateRead: state.problems, liveCodes: liveCodesProblem };
     const warnings = cycleWarnings({ ...problems, upload: upload ? uploadProblems(upload) : [] });
+    if (archived?.warning) warnings.push(archived.warning);
     const { publish: files, removed } = published;
     return {
       build: result,
@@ -249,6 +254,26 @@ async function writeState({ config, deps, at }: Cycle, report: BuildReport, yard
   return shared;
 }
 
+/** The exports served now into the archive, as of when they were in place. */
+async function archive(
+  { config, deps, at, elapsed, started }: Cycle,
+  report: BuildReport,
+  files: readonly OutputFile[],
+  removed: string[],
+) {
+  const instance = deps.ha?.status().instance;
+  return deps.archive?.published({
+    config,
+    at,
+    published: deps.now(),
+    files,
+    removed,
+    report,
+    elapsedMs: elapsed() - started,
+    ...(instance ? { instance } : {}),
+  });
+}
+
 /** To `publish.s3`, unless the lock was lost. Never throws: a failed upload is a warning, the next build retries it. */
 async function uploadExports({ config, deps, at }: Cycle, passing: readonly OutputFile[], declared: string[]) {
   const lostLock = Boolean(config.publish.s3 && deps.ha && !(await deps.ha.stillHolds()));
@@ -279,6 +304,7 @@ const fenceClock = (config: Config, deps: CycleDeps) => ({ now: deps.now, period
 const withRole = ({ context, deps }: Cycle): StatusContext => ({
   ...context,
   ...(deps.ha ? { ha: deps.ha.status() } : {}),
+  ...(deps.archive ? { archive: deps.archive.status() } : {}),
 });
 
 /** The build's status, written to the state folder. */

@@ -87,6 +87,21 @@ function checkTopLevel({ raw, problems }: Checking): void {
     });
   }
   problems.push(...fallbackProblems(raw.sources));
+  problems.push(...archiveStoreProblems(raw));
+}
+
+/** `archive.store: postgres` needs a database: its own `env`, or the `ha:` lock's. */
+function archiveStoreProblems(raw: Record<string, unknown>): Problem[] {
+  const archive = isRecord(raw.archive) ? raw.archive : undefined;
+  if (archive?.store !== 'postgres' || archive.env !== undefined) return [];
+  const lock = isRecord(raw.ha) && isRecord(raw.ha.lock) ? raw.ha.lock : undefined;
+  if (typeof lock?.env === 'string') return [];
+  return [
+    {
+      path: ['archive', 'env'],
+      message: 'expected the variable holding the PostgreSQL URL (store: postgres), got none (no ha.lock.env either)',
+    },
+  ];
 }
 
 /** A code the monitors do not list needs an asset, and is a warning unless BestChange's live list has it. */

@@ -22,6 +22,7 @@ import { SharedValues } from './shared-values.js';
 import { normalizeMonitors } from '../../model/readers.js';
 import { normalizeWatch } from '../../model/watch.js';
 import { defaultUserAgent } from '../../base/requests.js';
+import { normalizeArchive, normalizeQuote } from '../../model/archive.js';
 import type { RateRule } from '../../model/rates.js';
 import type { ReserveCap } from '../../model/reserve-shape.js';
 import { Decimal, percentToFraction } from '../../base/decimal.js';
@@ -226,6 +227,8 @@ class ModelBuilder {
       ...(data.alerts ? { alerts: data.alerts } : {}),
       ...(data.ha ? { ha: data.ha } : {}),
       ...(data.control ? { control: data.control } : {}),
+      archive: normalizeArchive(data.archive, data.ha?.lock.env),
+      quote: normalizeQuote(data.quote),
       monitors: normalizeMonitors(data.monitors),
       ...(data.accessLog === undefined ? {} : { accessLog: resolve(dir, data.accessLog) }),
       ...(data.watch ? { watch: normalizeWatch(data.watch, userAgent)! } : {}),

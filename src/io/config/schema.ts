@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { alertsSchema } from '../../model/alerts.js';
 import { haSchema } from '../../model/ha.js';
 import { controlSchema } from '../../model/control.js';
+import { archiveSchema, quoteSchema } from '../../model/archive.js';
 import { ratesSchema } from '../../model/rates.js';
 import { reserveCapField, reserveFormulaField, reserveMarginsField } from '../../model/reserve-shape.js';
 import { accessLogSchema, monitorsSchema } from '../../model/readers.js';
@@ -376,6 +377,8 @@ export const configSchema = z
     alerts: alertsSchema,
     ha: haSchema,
     control: controlSchema,
+    archive: archiveSchema,
+    quote: quoteSchema,
     monitors: monitorsSchema,
     accessLog: accessLogSchema,
     watch: watchSchema,

@@ -18,6 +18,7 @@ import type {
   WithheldDirection,
   WithheldKind,
 } from '../../model/priced.js';
+import type { ArchiveStatus } from '../../model/archive.js';
 
 export interface BuildReport {
   startedAt: Date;
@@ -205,6 +206,8 @@ export interface Status {
   soleSource?: SoleSourceStatus[];
   /** Present with an `ha:` block: leader or standby, and who holds the lock. */
   ha?: HaStatus;
+  /** The archive of published exports (`archive:`): its window, size, newest and last verified record. */
+  archive?: ArchiveStatus;
   /**
    * The public copies the watch from outside (`watch:`) found wrong for `watch.alertAfter` or longer when the build
    * ran (`outside:<file>`): health is degraded by them, and the alert says the same. Absent when none (or standby).

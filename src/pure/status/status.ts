@@ -5,6 +5,7 @@ import { assessHealth } from './health.js';
 import { redactValue } from '../../base/secrets.js';
 import type { HealthPolicy } from '../../model/config.js';
 import type { BuildReport, CompetingStatus, HaStatus, OutsideProblem, SourceStatus, Status } from './report.js';
+import type { ArchiveStatus } from '../../model/archive.js';
 import type { ListingView } from '../compete/listing.js';
 import type { MonitorState, MonitorWatch } from '../readers/watch.js';
 import { age, ago, directionNameOfId, plural } from '../../base/words.js';
@@ -18,6 +19,7 @@ export interface StatusContext {
   ha?: HaStatus;
   /** The watch from outside's problems when the build ran (a standby's are the leader's business: not kept). */
   outside?: readonly OutsideProblem[];
+  archive?: ArchiveStatus;
 }
 
 /** The status with its health assessed at `at`; no credential in its texts (they quote sources' answers). `clean`: fields of config names only. */
@@ -33,6 +35,7 @@ const contextFields = (context: StatusContext) => ({
   ...(context.outside && context.outside.length > 0 && context.ha?.role !== 'standby'
     ? { outsideProblems: [...context.outside] }
     : {}),
+  ...(context.archive ? { archive: context.archive } : {}),
 });
 
 export function successStatus(

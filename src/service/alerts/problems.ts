@@ -1,4 +1,5 @@
 // What is wrong now, as problems keyed so that a build can tell which started, which ended and which go on. Pure.
+import { archiveProblems } from '../../pure/archive/lines.js';
 import { assessHealth } from '../../pure/status/health.js';
 import { isFault } from '../../pure/status/health.js';
 import { redactSecrets } from '../../base/secrets.js';
@@ -31,7 +32,7 @@ export function currentProblems(status: Status, now: Date): Problem[] {
     problems.push({ key: 'config', text: `config reload rejected: ${status.configError}` });
   if (status.maintenance)
     problems.push({ key: 'maintenance', text: 'maintenance on: every export is published empty' });
-  problems.push(...haProblems(status, now));
+  problems.push(...haProblems(status, now), ...archiveProblems(status.archive));
   // What an alert says (and alerts.json keeps) quotes sources' answers: no credential in it, whatever status it came from.
   return problems.map((problem) => ({ ...problem, text: redactSecrets(problem.text) }));
 }

@@ -1,5 +1,6 @@
-// What `start` keeps for the dashboard: the latest build that published, its history (read back on start, a line
-// queued after each build, never awaited by it), and what must not be shown (redact.ts). service.ts only calls it.
+// What `start` keeps for the dashboard: the latest build that published, its history (read back from the archive on
+// start, a line added after each build, off its path), and what must not be shown (redact.ts). service.ts only
+// calls it.
 import type { Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { describeError } from '../../base/errors.js';
@@ -11,8 +12,11 @@ import type { Route } from '../server/server.js';
 import type { LatestBuild } from './model.js';
 import { prepare } from './prepare.js';
 import { publicValue, secretValues, type Redaction } from './redact.js';
-import { dashboardRoutes, visible } from './route.js';
-import { openHistory } from './store.js';
+import { type ArchiveSeries, dashboardRoutes, visible } from './route.js';
+import { ArchiveReader } from '../../io/archive/reader.js';
+import { History } from './history.js';
+import { historyFromArchive } from './archive-history.js';
+import type { Archive } from '../../io/archive/archive.js';
 import { openCompeteStore } from './compete-store.js';
 import type { BuildReport, Status } from '../../pure/status/report.js';
 import type { ReadersView } from '../readers/tracker.js';
@@ -52,9 +56,11 @@ export async function openDashboard(options: {
   env: Readonly<Record<string, string | undefined>>;
   log: Logger;
   now: () => Date;
+  /** The archive the history of the last 24 hours is read back from; absent (`archive.enabled: false`): none. */
+  archive?: Archive | undefined;
 }): Promise<Dashboard> {
   const { config, log } = options;
-  const history = await openHistory(config.stateDir, log, options.now());
+  const history = await readHistory(options.archive, options.now(), log);
   const redaction = dashboardRedaction(config, options.outDir, options.env);
   let latest: LatestBuild | undefined;
   const compete = await openCompeteStore(config.stateDir, log, options.now());
@@ -73,15 +79,12 @@ export async function openDashboard(options: {
           competeHistory.record(report);
           compete.recorded(report.startedAt);
           const { rates } = prepare(report, exports, redaction);
-          history.record(
-            report.startedAt,
-            {
-              durationMs,
-              published: report.directions.published.length,
-              withheld: report.directions.withheld.length,
-            },
-            rates,
-          );
+          const counts = {
+            durationMs,
+            published: report.directions.published.length,
+            withheld: report.directions.withheld.length,
+          };
+          history.add(history.lineFor(report.startedAt, counts, rates));
         } catch (error) {
           log.warn(`history: this build is not recorded: ${describeError(error)}`);
         }
@@ -108,29 +111,54 @@ export async function openDashboard(options: {
       }
     },
     routes: (status, readers, outside) =>
-      dashboardRoutes(() => {
-        const now = options.now();
-        return {
-          latest,
-          status: status(),
-          history: history.history,
-          competeHistory,
-          now,
-          redaction,
-          readers: readers?.(now),
-          // A public URL may carry a private export's token: credentials and token-like values are not shown.
-          outside: outside ? mapStrings(outside(now), redactSecrets) : undefined,
-        };
-      }),
+      dashboardRoutes(
+        () => {
+          const now = options.now();
+          return {
+            latest,
+            status: status(),
+            history,
+            competeHistory,
+            now,
+            redaction,
+            readers: readers?.(now),
+            // A public URL may carry a private export's token: credentials and token-like values are not shown.
+            outside: outside ? mapStrings(outside(now), redactSecrets) : undefined,
+          };
+        },
+        archiveSeries(options.archive, options.config, options.now),
+      ),
     shown: (value) => visible(publicValue(value, redaction)),
     async idle() {
       clearTimeout(trailing);
       later?.();
       await recording;
-      await history.idle();
       await compete.flush();
     },
   };
+}
+
+/** A direction's published rate over the archive's window, read on request (`?archive=ID`); absent without one. */
+function archiveSeries(archive: Archive | undefined, config: Config, now: () => Date): ArchiveSeries | undefined {
+  if (!archive) return undefined;
+  return async (id) => {
+    const reader = await ArchiveReader.open(archive.store);
+    const to = now().getTime();
+    return reader.series(id, to - config.archive.windowMs, to);
+  };
+}
+
+/** The history of the last 24 hours from the archive; a store that cannot be read is an empty history, said once. */
+async function readHistory(archive: Archive | undefined, now: Date, log: Logger): Promise<History> {
+  const history = new History();
+  if (!archive) return history;
+  try {
+    for (const line of await historyFromArchive(archive.store, now)) history.apply(line);
+  } catch (error) {
+    log.warn(`history: cannot read the archive, the charts start empty: ${describeError(error)}`);
+  }
+  history.compact(now);
+  return history;
 }
 
 /** What is never shown: the folders' absolute paths, and the values of secret variables (reserve sources' `auth`). */

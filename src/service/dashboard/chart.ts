@@ -74,3 +74,10 @@ export function lineChart(spec: ChartSpec): string {
     `<rect class="frame" x="0" y="0" width="${spec.width}" height="${spec.height}"/>${paths.join('')}${labels}</svg>`
   );
 }
+
+/** A rate in the published form (`in:out`) as one number for a chart: the side that is not 1. */
+export const rateValue = (text: string | null): number | null => {
+  if (text === null) return null;
+  const [inText = '', outText = ''] = text.split(':');
+  return Number(inText === '1' ? outText : inText);
+};

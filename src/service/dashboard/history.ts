@@ -1,7 +1,8 @@
 // Rate history for the dashboard's charts: what each build published, kept 24 hours. Pure: lines in, series
-// out, and the trim and downsampling that bound its size (the file itself is `store.ts`).
+// out, and the trim and downsampling that bound its size. Nothing is written: on start it is read back from the
+// archive (archive-history.ts), which keeps every build.
 
-/** One line of `.ratefile/history/history.jsonl`: a build, and the directions whose rates changed in it. */
+/** One line of the history: a build, and the directions whose rates changed in it. */
 export interface HistoryLine {
   /** When the build started (ISO). */
   t: string;
@@ -61,8 +62,7 @@ export class History {
 
   /**
    * Take a build's line in as it happens, and compact in memory once a minute of builds or 120 lines have
-   * come in: what the history holds is bounded by HISTORY_BOUND, not by the schedule (the file is compacted
-   * on its own, less often, by the store).
+   * come in: what the history holds is bounded by HISTORY_BOUND, not by the schedule.
    */
   add(line: HistoryLine): void {
     this.apply(line);
@@ -142,43 +142,4 @@ export class History {
       else this.series.set(id, kept);
     }
   }
-
-  /** Everything kept up to `until`, as lines in time order: what a compaction writes in place of the file. */
-  lines(until = Infinity): HistoryLine[] {
-    const byTime = new Map<number, HistoryLine>();
-    const lineAt = (at: number) => byTime.get(at) ?? byTime.set(at, { t: new Date(at).toISOString() }).get(at)!;
-    for (const build of this.builds)
-      if (build.at <= until)
-        Object.assign(lineAt(build.at), { ms: build.durationMs, n: build.published, w: build.withheld });
-    for (const [id, points] of this.series)
-      for (const point of points) if (point.at <= until) (lineAt(point.at).r ??= {})[id] = point.value;
-    return [...byTime.keys()].sort((a, b) => a - b).map((at) => byTime.get(at)!);
-  }
-}
-
-/** One line of the file, or what is wrong with it (a line cut short by a crash is one such). */
-export function parseLine(text: string): HistoryLine | { problem: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { problem: 'expected a JSON object, got text that is not JSON' };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problem: 'expected a JSON object' };
-  const line = value as Record<string, unknown>;
-  if (typeof line.t !== 'string' || Number.isNaN(Date.parse(line.t)))
-    return { problem: 't: expected an ISO time like "2026-11-21T12:00:00.000Z"' };
-  for (const key of ['ms', 'n', 'w'] as const)
-    if (line[key] !== undefined && typeof line[key] !== 'number') return { problem: `${key}: expected a number` };
-  if (line.r !== undefined && (typeof line.r !== 'object' || line.r === null || Array.isArray(line.r)))
-    return { problem: 'r: expected an object of direction rates' };
-  for (const [id, pair] of Object.entries((line.r ?? {}) as Record<string, unknown>)) {
-    if (
-      pair !== null &&
-      !(Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === 'string'))
-    ) {
-      return { problem: `r.${id}: expected ["published in:out", "market in:out"] or null` };
-    }
-  }
-  return line as unknown as HistoryLine;
 }

@@ -14,6 +14,7 @@ import type { OutsideView } from '../start/outside-watch.js';
 import { age, plural } from '../../base/words.js';
 import { rateViews, type RateView } from './rates.js';
 import { soleSourceViews, type SoleSourceView } from './sole-source.js';
+import { type ArchivePoint, type ArchiveView, archiveView } from './archive-view.js';
 
 /** What the service keeps of its latest build that published, besides the report. */
 export interface LatestBuild {
@@ -47,6 +48,8 @@ export interface DashboardInput {
   readers?: ReadersView | undefined;
   /** The public copies watched from outside (`watch:`); absent without one. */
   outside?: OutsideView | undefined;
+  /** A direction's points over the archive's window, when the page asked for one (`?archive=ID`). */
+  archiveSeries?: { id: string; points: ArchivePoint[] } | undefined;
 }
 
 export interface SourceView {
@@ -115,6 +118,8 @@ export interface DashboardView {
   window: { from: number; to: number };
   readers?: ReadersView;
   outside?: OutsideView;
+  /** The archive of published exports (`archive:`): its window, size, records, and a direction over the window. */
+  archive?: ArchiveView;
 }
 
 /** Rows sent at once: a page of 10,000 directions is unreadable; the filters narrow it. */
@@ -233,8 +238,14 @@ export function dashboardModel(input: DashboardInput): DashboardView {
     window,
     ...(input.readers ? { readers: input.readers } : {}),
     ...(input.outside ? { outside: input.outside } : {}),
+    ...archiveOf(input),
   };
 }
+
+const archiveOf = (input: DashboardInput) => {
+  const archive = archiveView(input.status?.archive, input.now, input.archiveSeries);
+  return archive ? { archive } : {};
+};
 
 function matches(row: DirectionFacts, filter: Filter): boolean {
   if (filter.currency && row.from !== filter.currency && row.to !== filter.currency) return false;

@@ -1,5 +1,6 @@
 // The dashboard at `/`: the view model as HTML, complete without script (dashboard.js only refreshes it and applies filters in place).
-import { lineChart } from './chart.js';
+import { lineChart, rateValue } from './chart.js';
+import { archiveSection } from './archive-view.js';
 import { competeSection } from './compete-chart.js';
 import { escapeHtml, html, lines, style, table, type Cell } from './html.js';
 import { ROW_LIMIT, type DashboardView, type DirectionView, type SourceView } from './model.js';
@@ -123,12 +124,7 @@ function stateCell(row: DirectionView): Cell {
   return lines(parts);
 }
 
-/** A rate in the published form as one number for a chart: the side that is not 1. */
-const chartValue = (text: string | null) => {
-  if (text === null) return null;
-  const [inText = '', outText = ''] = text.split(':');
-  return Number(inText === '1' ? outText : inText);
-};
+const chartValue = rateValue;
 
 function sparkline(row: DirectionView, view: DashboardView): Cell {
   if (row.history.length === 0) return '—';
@@ -291,11 +287,11 @@ function renderLive(view: DashboardView): { top: string; rows: string } {
 ${headline(view.head)}
 ${buildLine(view)}
 <p id="counts">${plural(counts.published, 'direction')} published, ${counts.withheld} withheld, ${counts.hours} out of hours, ${counts.paused} paused.</p>
-<nav aria-label="Sections"><a href="#sources">Sources</a>${view.rates.length > 0 ? '<a href="#rates">Rates</a>' : ''}${view.soleSource.length > 0 ? '<a href="#sole-source">One source</a>' : ''}<a href="#exports">Exports</a>${view.readers ? '<a href="#readers">Readers</a>' : ''}${view.outside ? '<a href="#outside">Outside view</a>' : ''}<a href="#directions">Directions</a>${view.compete.charts.length + view.compete.listing.length > 0 ? '<a href="#competing">Competing</a>' : ''}<a href="#history">Last 24 hours</a></nav>
+<nav aria-label="Sections"><a href="#sources">Sources</a>${view.rates.length > 0 ? '<a href="#rates">Rates</a>' : ''}${view.soleSource.length > 0 ? '<a href="#sole-source">One source</a>' : ''}<a href="#exports">Exports</a>${view.readers ? '<a href="#readers">Readers</a>' : ''}${view.outside ? '<a href="#outside">Outside view</a>' : ''}<a href="#directions">Directions</a>${view.compete.charts.length + view.compete.listing.length > 0 ? '<a href="#competing">Competing</a>' : ''}<a href="#history">Last 24 hours</a>${view.archive ? '<a href="#archive">Archive</a>' : ''}</nav>
 ${built ? `${sourcesSection(view)}${view.rates.length > 0 ? `\n${ratesSection(view.rates)}` : ''}${view.soleSource.length > 0 ? `\n${soleSourceSection(view.soleSource)}` : ''}\n${exportsSection(view)}` : ''}${view.readers ? `\n${readersSection(view.readers, view.head.now)}` : ''}${view.outside ? `\n${outsideSection(view.outside, view.head.now)}` : ''}
 </div>`;
   const rows = `<div id="live-rows">
-${built ? `${directionsSection(view)}\n${competeSection(view.compete, view.window)}\n${historySection(view)}` : ''}
+${built ? `${directionsSection(view)}\n${competeSection(view.compete, view.window)}\n${historySection(view)}` : ''}${view.archive ? `\n${archiveSection(view.archive, view.archive.series?.id ?? '')}` : ''}
 <p class="muted">Page made ${escapeHtml(view.head.now)}.</p><noscript><p>Script is off: reload the page for the latest build.</p></noscript>
 </div>`;
   return { top, rows };

@@ -7,6 +7,7 @@ import type { Route } from '../server/server.js';
 import { clientScript } from './client.js';
 import { dashboardHead, dashboardModel, type DashboardInput, type Filter } from './model.js';
 import { renderDashboard } from './page.js';
+import type { ArchivePoint } from './archive-view.js';
 
 const common = {
   'Cache-Control': 'no-cache',
@@ -30,7 +31,7 @@ function send(request: IncomingMessage, response: ServerResponse, type: string, 
 }
 
 /** The query's filters (`?currency=BTC&state=withheld&export=reffile.xml&q=msk`); anything else is ignored. */
-export function queryOf(url: string | undefined): { filter: Partial<Filter>; part?: string } {
+export function queryOf(url: string | undefined): { filter: Partial<Filter>; part?: string; archive?: string } {
   const at = (url ?? '').indexOf('?');
   const params = new URLSearchParams(at === -1 ? '' : (url ?? '').slice(at + 1));
   const filter: Partial<Filter> = {};
@@ -39,7 +40,13 @@ export function queryOf(url: string | undefined): { filter: Partial<Filter>; par
     if (value !== null) filter[key] = value;
   }
   const part = params.get('part');
-  return part === null ? { filter } : { filter, part };
+  // A direction id (`BTC>SBERRUB`) whose rate over the archive's window is drawn.
+  const archive = params.get('archive')?.trim().toUpperCase().slice(0, 41);
+  return {
+    filter,
+    ...(part === null ? {} : { part }),
+    ...(archive && /^[A-Z0-9]+>[A-Z0-9]+$/.test(archive) ? { archive } : {}),
+  };
 }
 
 /**
@@ -49,16 +56,28 @@ export function queryOf(url: string | undefined): { filter: Partial<Filter>; par
  */
 export const visible = <T>(view: T): T => mapStrings(view, escapeControls);
 
+/** A direction's points over the archive's window, read when a page asks for them. */
+export type ArchiveSeries = (id: string) => Promise<ArchivePoint[]>;
+
 /** `state` is read at each request, so every answer shows the latest build. */
-export function dashboardRoutes(state: () => Omit<DashboardInput, 'filter'>): Record<string, Route> {
+export function dashboardRoutes(
+  state: () => Omit<DashboardInput, 'filter'>,
+  series?: ArchiveSeries,
+): Record<string, Route> {
+  const withSeries = async (id: string | undefined) => {
+    if (!id || !series) return {};
+    return { archiveSeries: { id, points: await series(id).catch(() => []) } };
+  };
   return {
-    '/': (request, response) => {
-      const view = visible(dashboardModel({ ...state(), filter: queryOf(request.url).filter }));
+    '/': async (request, response) => {
+      const { filter, archive } = queryOf(request.url);
+      const view = visible(dashboardModel({ ...state(), filter, ...(await withSeries(archive)) }));
       send(request, response, 'text/html; charset=utf-8', pagePolicy, renderDashboard(view));
     },
-    '/dashboard.json': (request, response) => {
-      const { filter, part } = queryOf(request.url);
-      const view = visible(part === 'head' ? dashboardHead(state()) : dashboardModel({ ...state(), filter }));
+    '/dashboard.json': async (request, response) => {
+      const { filter, part, archive } = queryOf(request.url);
+      const extra = await withSeries(archive);
+      const view = visible(part === 'head' ? dashboardHead(state()) : dashboardModel({ ...state(), filter, ...extra }));
       send(request, response, 'application/json; charset=utf-8', dataPolicy, `${JSON.stringify(view)}\n`);
     },
     '/dashboard.js': (request, response) =>

@@ -23,11 +23,14 @@ import type { Standby } from '../../io/ha/standby.js';
 import type { Readers } from '../readers/tracker.js';
 import type { OutsideWatch } from './outside-watch.js';
 import type { ServiceStreams } from './streams.js';
+import type { ServiceArchive } from './service-archive.js';
 
 /** What the builds leave for the pages, the start-up notes and the next build. */
 export interface ServiceState {
   /** Status after the latest build (also in the state folder's status.json). */
   status: Status | undefined;
+  /** The config of the latest build (what `/quote` reads its exports and `quote:` from). */
+  config: Config;
   /** The export files the server answers: the ones the latest build's config declares, nothing else in the folder. */
   declared: ReadonlySet<string>;
   /** The caching headers of the exports (`server.headers`), the latest build's config's. */
@@ -56,6 +59,8 @@ export interface BuildParts {
   placed: GuardedFiles | undefined;
   /** A standby's reason once (again after a while), however many others alternate with it. */
   standbyReasons: Repeats;
+  /** Every published export kept (`archive:`); `archive` absent when it is off. */
+  archive: ServiceArchive;
   metrics: Metrics;
   dashboard: Dashboard;
   readers: Readers;
@@ -89,6 +94,7 @@ async function buildWithCurrentConfig(
   state: ServiceState,
 ): Promise<{ config: Config; result: CycleResult }> {
   const config = await parts.configs.current();
+  state.config = config;
   state.declared = new Set(config.exports.map((e) => e.file));
   state.headers = config.server.headers;
   const configError = parts.configs.error();
@@ -105,6 +111,7 @@ async function buildWithCurrentConfig(
     // Kept in the status, so health, /healthz, /metrics, the dashboard, `ratefile status` and the alert say one level.
     ...(parts.outside ? { outside: parts.outside.problems(parts.deps.now()) } : {}),
     ...(ha ? { ha } : {}),
+    ...(parts.archive.archive ? { archive: parts.archive.archive } : {}),
   }).catch((error: unknown) => {
     placed?.settled(undefined);
     throw error;

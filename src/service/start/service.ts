@@ -41,6 +41,8 @@ import { openOutsideWatch } from './outside-watch.js';
 import { alertButtons } from '../control/buttons.js';
 import { startControl } from '../control/bot.js';
 import type { CommandRunner } from '../control/context.js';
+import { openServiceArchive } from './service-archive.js';
+import { quoteRoute } from '../server/quote.js';
 
 export interface ServiceOptions {
   /** Loads the config afresh for each build, so edits apply without a restart. */
@@ -99,6 +101,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   await options.checkFolders?.();
   const state: ServiceState = {
     status: await readStatus(options.config.stateDir),
+    config: options.config,
     declared: new Set(options.config.exports.map((e) => e.file)),
     headers: options.config.server.headers,
     firstReport: undefined,
@@ -156,6 +159,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       // Undelivered alerts stay in the state folder for the next start.
       await parts.notifier?.stop();
       await parts.dashboard.idle();
+      await parts.archive.stop();
       await listeners?.close();
       await parts.readers.stop();
     },
@@ -167,6 +171,24 @@ interface BuildTriggers {
   rebuild: () => Promise<void>;
   changed: (files: string[]) => void;
   moved: (sources: string[]) => void;
+}
+
+/** With `ha:`, every build runs and only the lock's holder publishes (src/io/ha/standby.ts). */
+function openStandby(options: ServiceOptions, env: NodeJS.ProcessEnv, triggers: BuildTriggers) {
+  const { log, outDir } = options;
+  const standby = options.config.ha ? createStandby(options.config, { env, log, now: options.deps.now }) : undefined;
+  // A leader's files replaced by another writer (an old leader resumed from a pause) are put back at once.
+  const placed = standby
+    ? guardPlaced({
+        dir: outDir,
+        standby,
+        log,
+        now: options.deps.now,
+        periodMs: options.config.schedulePeriodMs,
+        rebuild: triggers.rebuild,
+      })
+    : undefined;
+  return { standby, placed };
 }
 
 /** Alerts as the config at start-up says: a channel is not added or dropped by a reload. */
@@ -194,26 +216,22 @@ async function openBuildParts(
   const env = options.deps.env ?? process.env;
   const logReasons = reasonLog(log);
   const buildLog = createBuildLog(log);
-  // The dashboard at `/`: the latest build that published and the history of the last 24 hours (read back now).
-  const dashboard = await openDashboard({ config: options.config, outDir, env, log, now: options.deps.now });
+  // Every published export kept (`archive:`): the dashboard's history of the last 24 hours is read back from it.
+  const archive = await openServiceArchive({ config: options.config, outDir, env, log, now: options.deps.now });
+  const dashboard = await openDashboard({
+    config: options.config,
+    outDir,
+    env,
+    log,
+    now: options.deps.now,
+    archive: archive.archive,
+  });
   const deps = {
     ...options.deps,
     quoteCache: options.deps.quoteCache ?? serviceQuoteCache(log),
     reserveCache: options.deps.reserveCache ?? new ReserveCache(),
   };
-  // With `ha:`, every build runs and only the lock's holder publishes (src/io/ha/standby.ts).
-  const standby = options.config.ha ? createStandby(options.config, { env, log, now: options.deps.now }) : undefined;
-  // A leader's files replaced by another writer (an old leader resumed from a pause) are put back at once.
-  const placed = standby
-    ? guardPlaced({
-        dir: outDir,
-        standby,
-        log,
-        now: options.deps.now,
-        periodMs: options.config.schedulePeriodMs,
-        rebuild: triggers.rebuild,
-      })
-    : undefined;
+  const { standby, placed } = openStandby(options, env, triggers);
   const configs = lastGoodConfig(options.loadConfig, options.config, log);
   const metrics = createMetrics(
     () => state.status,
@@ -263,6 +281,7 @@ async function openBuildParts(
     standby,
     placed,
     standbyReasons: repeatFilter(),
+    archive,
     metrics,
     dashboard,
     readers,
@@ -291,6 +310,14 @@ async function openServing(
     ...parts.dashboard.routes(() => state.status, readers.view, parts.outside?.view),
     '/healthz': healthz.full,
     '/metrics': metrics.route,
+    // The signed quote for the exchanger's engine: a page, so never on an address others reach.
+    '/quote': quoteRoute({
+      archive: parts.archive.archive,
+      config: () => state.config,
+      status: () => state.status,
+      now: options.deps.now,
+      ...(standby ? { ha: () => standby.status() } : {}),
+    }),
   };
   // Requests counted by route: the pages, each export file by name, everything else as `other`.
   const exportPaths = new Set(options.config.exports.map((e) => `/${e.file}`));

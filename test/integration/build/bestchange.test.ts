@@ -133,16 +133,16 @@ directions:
     });
     const proc = spawnRatefile(['start', '--port', '0', '--host', '127.0.0.1'], { cwd: dir });
     const port = Number(new URL(await waitForServing(proc)).port);
-    const stateDir = join(dir, '.ratefile');
+    const served = `http://127.0.0.1:${port}/`;
     const deadline = Date.now() + 40_000;
-    while ((await buildTimes(stateDir)).length < 5) {
+    while ((await buildTimes(served)).length < 5) {
       if (Date.now() > deadline)
-        throw new Error(`${(await buildTimes(stateDir)).length} builds within 40 s; stderr:\n${proc.stderr()}`);
+        throw new Error(`${(await buildTimes(served)).length} builds within 40 s; stderr:\n${proc.stderr()}`);
       const health = await rawRequest({ port, path: '/healthz', timeoutMs: 5_000 });
       expect(health.status, health.body.toString('utf8')).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    const times = await buildTimes(stateDir);
+    const times = await buildTimes(served);
     // On a 2 s schedule: no gap near the 30 s a waiting build would take (a generous bound for a loaded machine).
     const gaps = times.slice(1).map((time, index) => time - times[index]!);
     for (const gap of gaps) expect(gap, `gaps ${gaps.join(', ')} ms`).toBeLessThan(6_000);

@@ -13,6 +13,9 @@ const start = servicesPerTest();
 
 beforeAll(() => assertBuilt());
 
+/** Today's first segment of the archive (UTC). */
+const archiveSegment = () => `${new Date().toISOString().slice(0, 10)}-1.rfa`;
+
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 
 /** Every folder and file under `dir`, with its permission bits. */
@@ -41,7 +44,8 @@ describe('file modes', () => {
     expect(found).toMatchObject({ '.': '700', 'status.json': '600', 'guard.json': '600', 'exports.json': '600' });
     expect(found['paused/BTC-SBERRUB']).toBe('600');
     for (const [path, mode] of Object.entries(found))
-      if (path !== '.' && path !== 'paused') expect(mode, path).toBe('600');
+      if (path !== '.' && path !== 'paused' && path !== 'archive') expect(mode, path).toBe('600');
+    expect(found.archive).toBe('700');
     const exports = await modes(join(made.dir, 'public'));
     for (const file of ['parserfile.xml', 'parserfile.xml.gz', 'parserfile.xml.br', 'reffile.xml'])
       expect(exports[file], file).toBe('644');
@@ -58,10 +62,10 @@ describe('file modes', () => {
     await service.stop();
     const found = await modes(join(made.dir, '.ratefile'));
     expect(Object.keys(found)).toEqual(
-      expect.arrayContaining(['readers.json', 'status.json', 'history/history.jsonl']),
+      expect.arrayContaining(['readers.json', 'status.json', `archive/${archiveSegment()}`]),
     );
     for (const [path, mode] of Object.entries(found))
-      expect(mode, path).toBe(path === '.' || path === 'history' ? '700' : '600');
+      expect(mode, path).toBe(path === '.' || path === 'history' || path === 'archive' ? '700' : '600');
   });
 });
 

@@ -1,26 +1,25 @@
 // The dashboard history's memory bounds, measured by building days of history (a heavy test: out of the quick loop).
 import { describe, expect, it } from 'vitest';
 import { History, HISTORY_BOUND, HISTORY_MS, type RatePair } from '../../../../src/service/dashboard/history.js';
-import { openHistory } from '../../../../src/service/dashboard/store.js';
-import { at, figures, quietLog, tempFolders, rates } from './history-fixtures.js';
+import { historyFromArchive } from '../../../../src/service/dashboard/archive-history.js';
+import { fileStore } from '../../../../src/io/archive/files.js';
+import { Recorder } from '../../../../src/io/archive/recorder.js';
+import { at, quiet, tempFolders, rates } from './history-fixtures.js';
 
 const folder = tempFolders();
 
 describe('History', () => {
-  it('stays small: at most 6 KB a direction for a day in which every rate changes on every 30-second build (≤ 60 MB at 10,000)', () => {
+  it('stays small: at most 108 points a direction for a day in which every rate changes on every 30-second build', () => {
     const history = new History();
     const directions = 100;
     const now = at(HISTORY_MS);
     for (let i = 0; i <= 2880; i++) {
       const day = new Map<string, RatePair>();
       for (let d = 0; d < directions; d++) day.set(`USDTTRC20>CUR${d}`, ['1:1', `1:${92.1234 + i / 10000 + d}`]);
-      history.apply(history.lineFor(at(i * 30_000), { durationMs: 123, published: directions, withheld: 0 }, day));
-      // The store compacts every ten minutes.
-      if (i % 20 === 0) history.compact(at(i * 30_000));
+      history.add(history.lineFor(at(i * 30_000), { durationMs: 123, published: directions, withheld: 0 }, day));
     }
     history.compact(now);
-    const bytes = history.lines().reduce((sum, line) => sum + JSON.stringify(line).length + 1, 0);
-    expect(bytes / directions).toBeLessThan(6 * 1024);
+    for (const points of history.series.values()) expect(points.length).toBeLessThanOrEqual(96 + 11 + 1);
   });
 
   it('holds at most HISTORY_BOUND whatever the schedule: 26 hours of builds every second, every rate moving', () => {
@@ -43,22 +42,35 @@ describe('History', () => {
   });
 });
 
-describe('the history file', () => {
-  it('is bounded in memory at a one-second schedule between the file’s ten-minute rewrites', async () => {
-    const state = await folder();
-    const store = await openHistory(state, quietLog(), at(0));
-    let most = { builds: 0, points: 0 };
-    // Three hours of builds every second, each moving every rate.
-    for (let i = 0; i < 3 * 3600; i++) {
-      store.record(at(i * 1000), figures, rates({ 'A>B': ['1:1', `1:${10 + i}`], 'C>D': [`${5 + i}:1`, '1:1'] }));
-      const points = Math.max(...[...store.history.series.values()].map((series) => series.length));
-      most = { builds: Math.max(most.builds, store.history.builds.length), points: Math.max(most.points, points) };
-    }
-    await store.idle();
-    expect(most.builds).toBeLessThanOrEqual(HISTORY_BOUND.builds);
-    expect(most.points).toBeLessThanOrEqual(HISTORY_BOUND.pointsPerDirection);
-    // What the file holds reads back to the same day.
-    const reopened = await openHistory(state, quietLog(), at(3 * 3600 * 1000));
-    expect(reopened.history.series.get('A>B')!.at(-1)!.value).toEqual(['1:1', `1:${10 + 3 * 3600 - 1}`]);
+describe('the history read back from the archive', () => {
+  const state = (i: number) => `{"d":"A>B","r":"1:1","m":"1:${10 + i}"}\n{"d":"C>D","w":"paused","why":"paused"}\n`;
+  const build = (i: number) => ({
+    at: at(i * 1000),
+    published: at(i * 1000 + 100),
+    id: `b${i}`,
+    ms: 12,
+    counts: { published: 1, withheld: 1 },
+    files: [{ file: 'parserfile.xml', bytes: Buffer.from(`<rates><item><out>${10 + i}</out></item></rates>`) }],
+    removed: [],
+    state: state(i),
+  });
+
+  it('after 20 minutes of builds every second: one point a second for the last ten minutes, fewer before, the latest value last', async () => {
+    const dir = await folder();
+    const recorder = await Recorder.open(fileStore(dir), {
+      windowMs: 30 * 86_400_000,
+      budgetBytes: 1 << 30,
+      log: quiet,
+    });
+    const count = 1200;
+    for (let i = 0; i < count; i++) await recorder.record(build(i));
+    const history = new History();
+    for (const line of await historyFromArchive(fileStore(dir), at(count * 1000))) history.apply(line);
+    history.compact(at(count * 1000));
+    // Builds: one per second for the last ten minutes, one per 30 s before; rates: one a minute, one per 15 minutes.
+    expect(history.builds.length).toBeGreaterThan(600);
+    expect(history.builds.length).toBeLessThan(625);
+    expect(history.series.get('A>B')!.length).toBeLessThan(15);
+    expect(history.series.get('A>B')!.at(-1)!.value).toEqual(['1:1', `1:${10 + count - 1}`]);
   });
 });

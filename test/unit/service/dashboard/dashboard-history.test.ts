@@ -1,13 +1,14 @@
-// The dashboard's history (change-only lines, trim by age, thinning, the file read back), its SVG charts and redaction;
-// its memory bounds, which build days of history, are in dashboard-history.heavy.test.ts.
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+// The dashboard's history (change-only lines, trim by age, thinning, read back from the archive), its SVG charts and
+// redaction; its memory bounds, which build days of history, are in dashboard-history.heavy.test.ts.
 import { lineChart } from '../../../../src/service/dashboard/chart.js';
-import { History, HISTORY_MS, parseLine } from '../../../../src/service/dashboard/history.js';
+import { History, HISTORY_MS } from '../../../../src/service/dashboard/history.js';
 import { publicText, publicValue, secretValues } from '../../../../src/service/dashboard/redact.js';
-import { historyFile, openHistory } from '../../../../src/service/dashboard/store.js';
-import { at, figures, quietLog, tempFolders, rates, t0 } from './history-fixtures.js';
+import { historyFromArchive } from '../../../../src/service/dashboard/archive-history.js';
+import { fileStore } from '../../../../src/io/archive/files.js';
+import { Recorder } from '../../../../src/io/archive/recorder.js';
+
+import { describe, expect, it } from 'vitest';
+import { at, figures, quiet, tempFolders, rates, t0 } from './history-fixtures.js';
 
 const folder = tempFolders();
 
@@ -44,56 +45,34 @@ describe('History', () => {
     // The value at the cut is the last one before it: 1 hour of builds (120) after the first.
     expect(points[0]!.value).toEqual(['1:1', `1:${1000 + 120}`]);
   });
-
-  it('reads back what it wrote, skipping a broken line', () => {
-    const history = new History();
-    history.apply(history.lineFor(at(0), figures, rates({ 'A>B': ['1:10', '1:11'] })));
-    const again = new History();
-    for (const line of history.lines()) {
-      const parsed = parseLine(JSON.stringify(line));
-      if ('problem' in parsed) throw new Error(parsed.problem);
-      again.apply(parsed);
-    }
-    expect(again.series).toEqual(history.series);
-    expect(again.builds).toEqual(history.builds);
-    expect(parseLine('{"t":"2026')).toEqual({ problem: 'expected a JSON object, got text that is not JSON' });
-    expect(parseLine('[]')).toEqual({ problem: 'expected a JSON object' });
-    expect(parseLine('{"t":"x"}')).toEqual({ problem: 't: expected an ISO time like "2026-11-21T12:00:00.000Z"' });
-    expect(parseLine('{"t":"2026-11-21T00:00:00Z","ms":"1"}')).toEqual({ problem: 'ms: expected a number' });
-    expect(parseLine('{"t":"2026-11-21T00:00:00Z","r":{"A>B":[1,2]}}')).toEqual({
-      problem: 'r.A>B: expected ["published in:out", "market in:out"] or null',
-    });
-  });
 });
 
-describe('the history file', () => {
-  it('survives a restart: lines appended after each build are read back, an unreadable line is skipped with a warning', async () => {
-    const state = await folder();
-    const log = quietLog();
-    const store = await openHistory(state, log, at(0));
-    for (let i = 0; i < 3; i++) store.record(at(i * 1000), figures, rates({ 'A>B': ['1:1', `1:${10 + i}`] }));
-    await store.idle();
-    await writeFile(historyFile(state), `${await readFile(historyFile(state), 'utf8')}{"t":"2026-11-21T00:00:0`);
-    const reopened = await openHistory(state, log, at(5000));
-    expect(reopened.history.builds.map((b) => b.at - t0)).toEqual([0, 1000, 2000]);
-    expect(reopened.history.series.get('A>B')!.at(-1)!.value).toEqual(['1:1', '1:12']);
-    expect(log.lines).toEqual([
-      `history: ${historyFile(state)}, line 4: expected a JSON object, got text that is not JSON; skipped`,
-    ]);
+describe('the history read back from the archive', () => {
+  const state = (i: number) => `{"d":"A>B","r":"1:1","m":"1:${10 + i}"}\n{"d":"C>D","w":"paused","why":"paused"}\n`;
+  const build = (i: number) => ({
+    at: at(i * 1000),
+    published: at(i * 1000 + 100),
+    id: `b${i}`,
+    ms: 12,
+    counts: { published: 1, withheld: 1 },
+    files: [{ file: 'parserfile.xml', bytes: Buffer.from(`<rates><item><out>${10 + i}</out></item></rates>`) }],
+    removed: [],
+    state: state(i),
   });
 
-  it('never throws when the file cannot be written: one warning while it lasts, the history goes on in memory', async () => {
-    const state = await folder();
-    await mkdir(state, { recursive: true });
-    // A file where the history folder should be.
-    await writeFile(join(state, 'history'), 'not a folder');
-    const log = quietLog();
-    const store = await openHistory(state, log, at(0));
-    store.record(at(0), figures, rates({}));
-    store.record(at(1000), figures, rates({}));
-    await store.idle();
-    expect(log.lines.filter((line) => line.startsWith('history: cannot write the history file'))).toHaveLength(1);
-    expect(store.history.builds).toHaveLength(2);
+  it('has each recorded build and each direction’s rates, a withheld one not charted', async () => {
+    const dir = await folder();
+    const recorder = await Recorder.open(fileStore(dir), {
+      windowMs: 30 * 86_400_000,
+      budgetBytes: 1 << 30,
+      log: quiet,
+    });
+    for (let i = 0; i < 5; i++) await recorder.record(build(i));
+    const history = new History();
+    for (const line of await historyFromArchive(fileStore(dir), at(10_000))) history.apply(line);
+    expect(history.builds.map((b) => b.at - t0)).toEqual([100, 1100, 2100, 3100, 4100]);
+    expect(history.series.get('A>B')!.map((p) => p.value?.[1])).toEqual(['1:10', '1:11', '1:12', '1:13', '1:14']);
+    expect(history.series.has('C>D')).toBe(false);
   });
 });
 

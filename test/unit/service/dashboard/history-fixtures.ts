@@ -23,6 +23,7 @@ export function tempFolders(): () => Promise<string> {
     return dir;
   };
 }
+export const quiet = { warn: () => undefined, info: () => undefined };
 export const quietLog = () => {
   const lines: string[] = [];
   return { lines, warn: (message: string) => void lines.push(message) };
