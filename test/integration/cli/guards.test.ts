@@ -418,6 +418,13 @@ describe('ratefile status', () => {
       '  BTC/USDT (backoffice), USDT/RUB (backoffice): NO REFERENCE — BTC → SBERRUB',
       '  BTC/USDT (backoffice): NO REFERENCE — BTC → USDTTRC20',
       '  USDT/RUB (backoffice): NO REFERENCE — SBERRUB → USDTTRC20, USDTTRC20 → CASHRUB',
+      // Every published export is archived by default (`archive:`): its window, newest record, verification, key.
+      expect.stringMatching(
+        /^archive \(files\): [\d.]+ KiB of 4\.0 GiB; kept since 2026-11-21T12:00:30\.000Z \(65 s ago\); window 30 days$/,
+      ),
+      '  newest record 0, build 2026-11-21T12:00:30.000Z, in place 65 s ago',
+      '  not verified yet (ratefile archive verify)',
+      '  not signed (no archive.key)',
       '',
     ]);
   });
