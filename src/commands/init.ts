@@ -1,15 +1,17 @@
-// `ratefile init [dir]`: a starter project (commented config, the three templates, a quotes file with two example quotes); never overwrites a file.
+// `ratefile init [dir]`: a starter project (commented config, the three templates, two quotes files with two example
+// quotes each); never overwrites a file.
 import { lstat, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { RatefileError } from '../base/errors.js';
 import type { CommandContext } from './context.js';
-import { starterConfig, starterQuotes, starterTemplates } from './starter.js';
+import { starterConfig, starterExchangeQuotes, starterQuotes, starterTemplates } from './starter.js';
 
 export function starterFiles(): Record<string, string> {
   return {
     'ratefile.config.yaml': starterConfig,
     'quotes.json': starterQuotes,
+    'exchange.json': starterExchangeQuotes,
     ...Object.fromEntries(Object.entries(starterTemplates).map(([name, text]) => [join('templates', name), text])),
   };
 }
@@ -54,7 +56,7 @@ export function register(program: Command, context: CommandContext): void {
   program
     .command('init')
     .description(
-      'write a starter config, the three export templates and a quotes file with two example quotes (never overwrites)',
+      'write a starter config, the three export templates and two quotes files of example quotes (never overwrites)',
     )
     .argument('[dir]', 'folder to create them in', '.')
     .action(async (folder: string) => {
@@ -67,7 +69,7 @@ export function register(program: Command, context: CommandContext): void {
           ...written.map((path) => `  ${relative(dir, path)}`),
           'next:',
           `  1. edit ${config}: your currencies, reserves and directions`,
-          `  2. replace the example quotes: have your back office write ${context.shown(join(dir, 'quotes.json'))} (format in the config's comments)`,
+          `  2. replace the example quotes: have your back office write ${context.shown(join(dir, 'quotes.json'))}, and make exchange.json's source a second one (format and why in the config's comments)`,
           `  3. ratefile build --config ${config} --dry-run    (see the files and what is held back, and why)`,
           `  4. ratefile start --config ${config}              (build every 30 s and serve; dashboard at http://127.0.0.1:8080/)`,
           '',

@@ -1,4 +1,5 @@
-// The files `ratefile init` writes: a small commented config, the three export templates and a quotes file with two example quotes.
+// The files `ratefile init` writes: a small commented config, the three export templates and two quotes files (two
+// independent sources, each with two example quotes: the main pairs are their consensus).
 
 export const starterConfig = `# ratefile.config.yaml: your exchanger's directions and how they are priced. Written by \`ratefile init\`.
 #
@@ -28,9 +29,11 @@ server:
 output: public
 templates: templates
 
-# Where market quotes come from. quotes.json holds two EXAMPLE quotes, so the first build publishes
-# something; replace them with real ones. Have your back office write the file atomically (temporary
-# name, then rename):
+# Where market quotes come from: two sources, so that no single one can set a price. quotes.json is your back
+# office's file, exchange.json a second, independent feed (in real use a venue read directly, e.g.
+# \`venue: { type: binance, pairs: [BTC/USDT] }\`, or a P2P source for USDT/RUB: docs/sources.md). Each holds two
+# EXAMPLE quotes, so the first build publishes something; replace them with real ones. Have your back office
+# write its file atomically (temporary name, then rename):
 #   { "quotes": [
 #       { "pair": "BTC/USDT", "bid": "96850.10", "ask": "96852.40", "time": "2026-11-21T12:00:00Z" },
 #       { "pair": "USDT/RUB", "bid": "93.45", "ask": "93.80" } ] }
@@ -38,15 +41,22 @@ templates: templates
 # maxAge: quotes older than this are not used, and the directions needing them are held back (the reason
 # is logged, and shown by \`ratefile status\` and the dashboard). So the example quotes stop being
 # published 5 minutes after \`ratefile init\`, and so would real ones if your back office stopped writing.
-# \`touch quotes.json\` renews quotes without a \`time\`; \`ratefile start\` logs when they expire.
+# \`touch quotes.json exchange.json\` renews quotes without a \`time\`; \`ratefile start\` logs when they expire.
 sources:
   backoffice: { type: file, path: quotes.json, maxAge: 5m }
+  exchange: { type: file, path: exchange.json, maxAge: 5m }
 
-# Pairs you make yourself (docs/formulas.md): a formula over other quotes, or a consensus of several sources
-# (\`USDT/RUB: { sources: [binance_p2p, bybit_p2p, exchange], spread: 1% }\`: the median, an outlier dropped).
-# A direction's chain then finds the pair like any other; \`ratefile explain\` shows every term.
+# Pairs you make yourself (docs/formulas.md). Each main pair is a consensus of both sources: the median of their
+# quotes, and they must agree within 1% (spread). Why: one source gone wrong on its own (a price 100× off, a feed
+# in kopecks, a frozen answer) then cannot set a rate: the pair is held back instead, with the reason in
+# \`ratefile status\` and the dashboard (docs/pricing-and-guards.md, "What one broken source can and cannot do").
+# With a third source (\`sources: [backoffice, exchange, p2p]\`) the odd one out is dropped and the pair still priced.
+# \`ratefile validate\` lists the directions one source alone could set; here there are none.
 rates:
-  BTC/RUB: "backoffice:BTC/USDT * backoffice:USDT/RUB"
+  BTC/USDT: { sources: [backoffice, exchange], spread: 1% }
+  USDT/RUB: { sources: [backoffice, exchange], spread: 1% }
+  # A formula: a bare pair reads the pair made above, so BTC → SBERRUB is as safe as its two legs.
+  BTC/RUB: "BTC/USDT * USDT/RUB"
 
 # Currencies by the code monitors know (data/currency-codes.tsv in the package lists them).
 #   precision      decimal places of amounts (default 8 for crypto, 2 otherwise)
@@ -131,6 +141,15 @@ export const starterQuotes = `{
   "quotes": [
     { "pair": "BTC/USDT", "bid": "96850.10", "ask": "96852.40" },
     { "pair": "USDT/RUB", "bid": "93.45", "ask": "93.80" }
+  ]
+}
+`;
+
+/** The second source's example quotes: within the consensus's 1% of the first (docs/formulas.md). */
+export const starterExchangeQuotes = `{
+  "quotes": [
+    { "pair": "BTC/USDT", "bid": "96840.50", "ask": "96861.00" },
+    { "pair": "USDT/RUB", "bid": "93.40", "ask": "93.85" }
   ]
 }
 `;

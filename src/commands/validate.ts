@@ -1,4 +1,5 @@
-// `ratefile validate`: load the config and its templates as a build would, fetching nothing; exit 0, or 2 with every problem.
+// `ratefile validate`: load the config and its templates as a build would, fetching nothing; exit 0, or 2 with every
+// problem. Then the directions one source alone can set, and what could check them (src/pure/guards/sole-source.ts).
 import type { Command } from 'commander';
 import { configOption, type CommandContext } from './context.js';
 
@@ -17,6 +18,11 @@ export function register(program: Command, context: CommandContext): void {
         `${context.shown(config.file)}: ok — ${plural(config.directions.length, 'direction')}, ${plural(config.sources.length, 'source')}, ` +
           `${plural(config.exports.length, 'export')} (${config.exports.map((e) => e.file).join(', ')})\n`,
       );
+      // Not a problem of the config: what one broken source could do to it, and what could check it.
+      const { configSoleSource } = await import('../pure/guards/sole-source.js');
+      const { soleSourceGroups, soleSourceLines } = await import('../pure/status/sole-source.js');
+      const lines = soleSourceLines(soleSourceGroups(configSoleSource(config)), true);
+      if (lines.length > 0) deps.stdout.write(`${lines.join('\n')}\n`);
       context.setExitCode(0);
     });
 }

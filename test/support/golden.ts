@@ -111,6 +111,7 @@ async function liveEnv(): Promise<Record<string, string>> {
       { path: '/api/v3/ticker/bookTicker', responses: [{ fixture: 'binance/bookTicker.json' }] },
     ]),
     bybit: await serveReplay([{ path: '/v5/market/tickers', responses: [{ fixture: 'bybit/tickers-spot.json' }] }]),
+    okx: await serveReplay([{ path: '/api/v5/market/tickers', responses: [{ fixture: 'okx/tickers-spot.json' }] }]),
     coingecko: await serveReplay([
       { path: '/api/v3/simple/price', responses: [{ fixture: 'coingecko/simple-price.json' }] },
     ]),

@@ -14,7 +14,7 @@ import { assertBuilt, binPath, childEnv, repoRoot } from '../../support/process.
 import { fixtureWith, startReplay, type ReplayRoute, type ReplayServer } from '../../support/replay.js';
 import { xmlErrors } from '../../support/xml.js';
 
-const sources = ['binance', 'bybit', 'coingecko', 'cbr', 'ecb'] as const;
+const sources = ['binance', 'bybit', 'okx', 'coingecko', 'cbr', 'ecb'] as const;
 type Source = (typeof sources)[number];
 
 /** The fixings carry today's date, so the build's real clock finds them current. */
@@ -24,6 +24,18 @@ function routes(now: Date): Record<Source, ReplayRoute[]> {
   return {
     binance: [{ path: '/api/v3/ticker/bookTicker', responses: [{ fixture: 'binance/bookTicker.json' }] }],
     bybit: [{ path: '/v5/market/tickers', responses: [{ fixture: 'bybit/tickers-spot.json' }] }],
+    // OKX stamps each ticker (`ts`): stamped now, as a live answer would be.
+    okx: [
+      {
+        path: '/api/v5/market/tickers',
+        responses: [
+          {
+            fixture: 'okx/tickers-spot.json',
+            body: fixtureWith('okx/tickers-spot.json', /"ts":"\d+"/g, `"ts":"${now.getTime()}"`),
+          },
+        ],
+      },
+    ],
     coingecko: [{ path: '/api/v3/simple/price', responses: [{ fixture: 'coingecko/simple-price.json' }] }],
     cbr: [
       {
@@ -50,23 +62,29 @@ function routes(now: Date): Record<Source, ReplayRoute[]> {
   };
 }
 
+/** BTC/USDT and ETH/USDT: the consensus of the three venues (examples/live.yaml's `rates:`). */
+const venues: Source[] = ['binance', 'bybit', 'okx'];
+
 /** Which sources each direction's quotes come from when all of them answer (read off examples/live.yaml). */
 const dependsOn: Record<string, Source[]> = {
   ...Object.fromEntries(
-    ['BTC', 'ETH', 'LTC', 'TRX'].flatMap((coin) => [
-      [`${coin}>USDTTRC20`, ['binance']],
-      [`USDTTRC20>${coin}`, ['binance']],
-    ]),
+    ['BTC', 'ETH', 'LTC', 'TRX'].flatMap((coin) => {
+      const needs = coin === 'BTC' || coin === 'ETH' ? venues : ['binance'];
+      return [
+        [`${coin}>USDTTRC20`, needs],
+        [`USDTTRC20>${coin}`, needs],
+      ];
+    }),
   ),
   'TON>USDTTRC20': ['bybit'],
   'USDTTRC20>TON': ['bybit'],
   'USDTERC20>USDTTRC20': [],
   'ETH>BTC': ['binance'],
   'BTC>ETH': ['binance'],
-  'BTC>SBERRUB': ['binance', 'coingecko'],
-  'BTC>TCSBRUB': ['binance', 'coingecko'],
-  'ETH>SBERRUB': ['binance', 'coingecko'],
-  'SBERRUB>BTC': ['binance', 'coingecko'],
+  'BTC>SBERRUB': [...venues, 'coingecko'],
+  'BTC>TCSBRUB': [...venues, 'coingecko'],
+  'ETH>SBERRUB': [...venues, 'coingecko'],
+  'SBERRUB>BTC': [...venues, 'coingecko'],
   'USDTTRC20>SBERRUB': ['coingecko'],
   'SBERRUB>USDTTRC20': ['coingecko'],
   'USDTTRC20>CASHRUB': ['coingecko'],
@@ -78,22 +96,24 @@ const dependsOn: Record<string, Source[]> = {
   'CASHUSD>CASHEUR': ['ecb'],
 };
 
+/** With one venue down, the consensus of the other two prices BTC/USDT and ETH/USDT. */
+const byTheOtherTwo = [
+  'BTC>USDTTRC20',
+  'ETH>USDTTRC20',
+  'USDTTRC20>BTC',
+  'USDTTRC20>ETH',
+  'BTC>SBERRUB',
+  'BTC>TCSBRUB',
+  'ETH>SBERRUB',
+  'SBERRUB>BTC',
+];
+
 /** Directions that depend on a source and are still published without it, from another source or a cross rate. */
 const standIns: Record<Source, string[]> = {
-  // Bybit's BTC/USDT and ETH/USDT take over; ETH/BTC becomes the cross ETH/USDT ÷ BTC/USDT.
-  binance: [
-    'BTC>USDTTRC20',
-    'ETH>USDTTRC20',
-    'USDTTRC20>BTC',
-    'USDTTRC20>ETH',
-    'ETH>BTC',
-    'BTC>ETH',
-    'BTC>SBERRUB',
-    'BTC>TCSBRUB',
-    'ETH>SBERRUB',
-    'SBERRUB>BTC',
-  ],
-  bybit: [],
+  // The other two venues make BTC/USDT and ETH/USDT; ETH/BTC becomes the cross ETH/USDT ÷ BTC/USDT.
+  binance: [...byTheOtherTwo, 'ETH>BTC', 'BTC>ETH'],
+  bybit: byTheOtherTwo,
+  okx: byTheOtherTwo,
   coingecko: [],
   cbr: [],
   // EUR/USD becomes the cross EUR/RUB ÷ USD/RUB of the Bank of Russia.
@@ -256,16 +276,16 @@ describe('ratefile start on examples/live.yaml: fixings are not fetched every bu
     const asked = () => Object.fromEntries(sources.map((source) => [source, servers[source].requests.length]));
     try {
       expect(log).toContain('published 26 directions, 0 held back');
-      expect(asked()).toEqual({ binance: 1, bybit: 1, coingecko: 1, cbr: 1, ecb: 1 });
+      expect(asked()).toEqual({ binance: 1, bybit: 1, okx: 1, coingecko: 1, cbr: 1, ecb: 1 });
       now = new Date(start.getTime() + 30_000);
       await service.rebuild();
-      expect(asked()).toEqual({ binance: 2, bybit: 2, coingecko: 1, cbr: 1, ecb: 1 });
+      expect(asked()).toEqual({ binance: 2, bybit: 2, okx: 2, coingecko: 1, cbr: 1, ecb: 1 });
       now = new Date(start.getTime() + 61_000);
       await service.rebuild();
-      expect(asked()).toEqual({ binance: 3, bybit: 3, coingecko: 2, cbr: 1, ecb: 1 });
+      expect(asked()).toEqual({ binance: 3, bybit: 3, okx: 3, coingecko: 2, cbr: 1, ecb: 1 });
       now = new Date(start.getTime() + 3_600_000);
       await service.rebuild();
-      expect(asked()).toEqual({ binance: 4, bybit: 4, coingecko: 3, cbr: 2, ecb: 2 });
+      expect(asked()).toEqual({ binance: 4, bybit: 4, okx: 4, coingecko: 3, cbr: 2, ecb: 2 });
       expect(log).not.toMatch(/ failed|held back [A-Z]/);
     } finally {
       await service.stop();

@@ -539,8 +539,16 @@ describe('CLI conventions', () => {
     const ok = await ratefile(['validate'], dir, noFetch);
     expect(ok).toEqual({
       code: 0,
-      stdout:
-        'ratefile.config.yaml: ok — 4 directions, 1 source, 3 exports (affiliatefile.xml, parserfile.xml, reffile.xml)\n',
+      stdout: [
+        'ratefile.config.yaml: ok — 4 directions, 1 source, 3 exports (affiliatefile.xml, parserfile.xml, reffile.xml)',
+        // One file source prices every pair: the config alone says no reference could check them.
+        'priced by one source: 4 directions, 4 without a possible reference (one broken source can set their rate: docs/pricing-and-guards.md)',
+        '  BTC to RUB (quotes of backoffice): no reference possible — BTC → SBERRUB',
+        '  BTC to USDT (quotes of backoffice): no reference possible — BTC → USDTTRC20',
+        '  RUB to USDT (quotes of backoffice): no reference possible — SBERRUB → USDTTRC20',
+        '  USDT to RUB (quotes of backoffice): no reference possible — USDTTRC20 → CASHRUB',
+        '',
+      ].join('\n'),
       stderr: '',
     });
     const broken = await ratefile(['validate', '--config', 'broken.yaml'], dir, noFetch);

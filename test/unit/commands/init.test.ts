@@ -20,6 +20,7 @@ async function tempDir(): Promise<string> {
 }
 
 const written = [
+  'exchange.json',
   'quotes.json',
   'ratefile.config.yaml',
   'templates/affiliatefile.yaml',
@@ -70,7 +71,9 @@ describe('ratefile init', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(await listFiles(join(cwd, 'shop'))).toEqual(written);
-    expect(result.stdout).toContain('created a ratefile project in shop:\n  ratefile.config.yaml\n  quotes.json\n');
+    expect(result.stdout).toContain(
+      'created a ratefile project in shop:\n  ratefile.config.yaml\n  quotes.json\n  exchange.json\n',
+    );
     expect(result.stdout).toContain('ratefile build --config shop/ratefile.config.yaml --dry-run');
     for (const [name, text] of Object.entries(starterFiles()))
       expect(await readFile(join(cwd, 'shop', name), 'utf8')).toBe(text);
@@ -132,8 +135,9 @@ describe('ratefile init', () => {
     expect(build.stderr).toMatch(
       /source backoffice: dropped quote BTC\/USDT: 36\d s old, past its maxAge of 300 s: not used/,
     );
+    // Both sources of the consensus are past their maxAge: it has no fresh term, and says so of each.
     expect(build.stderr).toMatch(
-      /held back BTC → USDTTRC20 \(directions\[0\]\): quote BTC\/USDT from backoffice is 36\d s old \(limit 300 s\)/,
+      /held back BTC → USDTTRC20 \(directions\[0\]\): no quote for BTC\/USDT \(median of 2: 0 fresh of 2 terms, quorum 2 \(backoffice: backoffice:BTC\/USDT is 6 min old, past its source's maxAge; exchange: exchange:BTC\/USDT is 6 min old/,
     );
     expect(build.stderr).toContain('published 1 direction, 4 held back');
     expect(await readFile(join(cwd, 'public', 'parserfile.xml'), 'utf8')).toContain(

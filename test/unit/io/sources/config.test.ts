@@ -18,7 +18,7 @@ describe('sources in the config', () => {
   it('examples/live.yaml loads, durations in milliseconds and defaults in place', async () => {
     const config = await loadConfig(join(repoRoot, 'examples/live.yaml'));
     const byName = new Map(config.sources.map((source) => [source.name, source]));
-    expect([...byName.keys()]).toEqual(['binance', 'bybit', 'coingecko', 'cbr', 'ecb']);
+    expect([...byName.keys()]).toEqual(['binance', 'bybit', 'okx', 'coingecko', 'cbr', 'ecb']);
     expect(byName.get('binance')?.options).toEqual({
       type: 'binance',
       priority: 10,
