@@ -1,5 +1,5 @@
-// The commands the control bot runs (src/service/control/), in this process: `status`, `explain`, `pause`, `resume`,
-// `accept` and `maintenance`, each the CLI command itself (registered from its module, run with the config file
+// The commands the control bot runs (src/service/control/), in this process: `status`, `explain`, `at`, `pause`,
+// `resume`, `accept` and `maintenance`, each the CLI command itself (registered from its module, run with the config file
 // `start` runs), so a command from Telegram changes exactly the files the CLI command changes and answers in its
 // words. Its output is collected instead of printed; an error is said as `ratefile` says it.
 import { Command, CommanderError } from 'commander';
@@ -8,6 +8,7 @@ import { createLogger } from '../base/log.js';
 import { redactSecrets } from '../base/secrets.js';
 import type { CommandRunner } from '../service/control/context.js';
 import * as accept from './accept.js';
+import * as at from './at.js';
 import { type CliDeps, type CommandModule, createContext } from './context.js';
 import * as explain from './explain.js';
 import * as maintenance from './maintenance.js';
@@ -15,8 +16,8 @@ import * as pause from './pause.js';
 import * as resume from './resume.js';
 import * as status from './status.js';
 
-/** What the bot may run; `/at` joins with the rate archive. */
-const runnable: readonly CommandModule[] = [status, explain, pause, resume, accept, maintenance];
+/** What the bot may run. */
+const runnable: readonly CommandModule[] = [status, explain, at, pause, resume, accept, maintenance];
 
 /** A runner of `ratefile <command> --config <configFile> …` with `deps` (the clock, fetch, environment of `start`). */
 export function controlRunner(deps: CliDeps, configFile: string): CommandRunner {

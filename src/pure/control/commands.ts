@@ -1,7 +1,6 @@
 // The control bot's commands, one entry each: who may give it, how it is typed, and the `ratefile` command line it
 // runs. The CLI's own code does the work and writes the reply, so a command changes exactly what the CLI command
-// changes and says it in the same words. A new command (`/at TIME FROM TO` once the rate archive exists) is one
-// more entry here. Pure.
+// changes and says it in the same words. A new command is one more entry here. Pure.
 import type { ConfirmKind, ControlRole } from '../../model/control.js';
 
 /** A command as typed: its name (lower case, without the slash and any @bot) and its words. */
@@ -77,6 +76,25 @@ function pausePlan(args: readonly string[]): Plan {
   };
 }
 
+/** An ISO time as `ratefile at` reads it (an offset optional: the machine's zone), or `now`. */
+const momentText = /^(now|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)$/i;
+
+/** `/at TIME FROM TO`: what each export served for the direction then, as `ratefile at TIME FROM TO` says it. */
+function atPlan(args: readonly string[]): Plan {
+  const direction = directionOf(args.slice(1));
+  const moment = args[0];
+  if (args.length !== 3 || !direction || moment === undefined || !momentText.test(moment))
+    return usage('expected /at TIME FROM TO, like /at 2026-11-21T12:00:00Z BTC SBERRUB (or /at now BTC SBERRUB)');
+  const { from, to } = direction;
+  const time = moment.toLowerCase() === 'now' ? 'now' : moment.toUpperCase();
+  return {
+    kind: 'cli',
+    cli: ['at', '--', time, from, to],
+    direction: `${from}>${to}`,
+    shown: `/at ${time} ${from} ${to}`,
+  };
+}
+
 function maintenancePlan(args: readonly string[]): Plan {
   const [state, ...more] = args.map((word) => word.toLowerCase());
   if (more.length > 0 || (state !== undefined && state !== 'on' && state !== 'off'))
@@ -104,6 +122,13 @@ export const controlCommands: readonly ControlCommand[] = [
     usage: 'FROM TO',
     summary: "how a direction's rate comes about, or why it is held back",
     plan: onDirection('explain'),
+  },
+  {
+    name: 'at',
+    role: 'viewer',
+    usage: 'TIME FROM TO',
+    summary: 'what each export served for a direction at a past time, from the archive (whether its record verifies)',
+    plan: atPlan,
   },
   {
     name: 'pause',
@@ -169,7 +194,7 @@ export function typedCommand(text: string, bot: string | undefined): Typed | und
   return { name: match[1]!.toLowerCase(), args: words.slice(1) };
 }
 
-/** The lines of /help for a person of `role`: the commands they may give, and what is still to come. */
+/** The lines of /help for a person of `role`: the commands they may give. */
 export function helpText(role: ControlRole): string {
   const lines = controlCommands
     .filter((command) => mayGive(role, command.role))
@@ -177,7 +202,6 @@ export function helpText(role: ControlRole): string {
   return [
     ...lines,
     role === 'viewer' ? 'You are a viewer: /pause, /resume, /accept and /maintenance are for operators.' : '',
-    '/at TIME FROM TO (the rate at a past time) comes with the rate archive; not here yet.',
   ]
     .filter((line) => line !== '')
     .join('\n');

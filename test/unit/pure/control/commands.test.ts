@@ -121,15 +121,31 @@ describe('what each command runs', () => {
   });
 });
 
+describe('/at', () => {
+  it('runs `ratefile at TIME FROM TO`, the time checked before anything runs', () => {
+    const at = commandNamed('at')!;
+    expect(at.role).toBe('viewer');
+    expect(at.plan(['2026-11-21T12:00:00z', 'btc', 'sberrub'])).toEqual({
+      kind: 'cli',
+      cli: ['at', '--', '2026-11-21T12:00:00Z', 'BTC', 'SBERRUB'],
+      direction: 'BTC>SBERRUB',
+      shown: '/at 2026-11-21T12:00:00Z BTC SBERRUB',
+    });
+    expect(at.plan(['now', 'BTC', 'SBERRUB'])).toMatchObject({ cli: ['at', '--', 'now', 'BTC', 'SBERRUB'] });
+    for (const args of [['--export', 'BTC', 'SBERRUB'], ['yesterday', 'BTC', 'SBERRUB'], ['now', 'BTC'], []])
+      expect(at.plan(args), args.join(' ')).toMatchObject({ kind: 'usage' });
+  });
+});
+
 describe('/help', () => {
-  it('lists what the role may give, and says /at is not here yet', () => {
+  it('lists what the role may give', () => {
     const viewer = helpText('viewer');
     expect(viewer.split('\n').map((line) => line.split(':')[0])).toEqual([
       '/status',
       '/explain FROM TO',
+      '/at TIME FROM TO',
       '/help',
       'You are a viewer',
-      '/at TIME FROM TO (the rate at a past time) comes with the rate archive; not here yet.',
     ]);
     expect(helpText('operator')).toMatch(/^\/confirm ID: confirm another operator's command/m);
     expect(helpText('operator')).not.toContain('You are a viewer');
