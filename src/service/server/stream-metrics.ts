@@ -9,8 +9,10 @@ export function streamInstruments(registers: Registry[]) {
   return {
     directionQuoteAge: new Gauge({
       name: 'ratefile_direction_quote_age_seconds',
-      help: 'Age of the oldest quote behind each published direction when the last build started: quantiles over the directions (1: the oldest).',
-      labelNames: ['quantile'],
+      // A gauge, not a summary (it is recomputed per build, not observed): so its label is `percentile`, since
+      // Prometheus keeps `quantile` for summaries (promtool check metrics refuses it on a gauge).
+      help: 'Age of the oldest quote behind each published direction when the last build started: percentiles over the directions (100: the oldest).',
+      labelNames: ['percentile'],
       registers,
     }),
     streamLive: new Gauge({
@@ -43,7 +45,8 @@ const quantile = (sorted: readonly number[], q: number) =>
 export function recordStreams(m: StreamInstruments, status: Status): void {
   m.directionQuoteAge.reset();
   const ages = [...(status.publishedQuoteAges ?? [])].sort((a, b) => a - b);
-  if (ages.length > 0) for (const q of quantiles) m.directionQuoteAge.set({ quantile: String(q) }, quantile(ages, q));
+  if (ages.length > 0)
+    for (const q of quantiles) m.directionQuoteAge.set({ percentile: String(q * 100) }, quantile(ages, q));
   m.streamLive.reset();
   m.streamReconnects.reset();
   m.streamQuotes.reset();

@@ -43,8 +43,8 @@ describe('/metrics', () => {
         'ratefile_sole_source_directions{reference="none"}': 4,
         // How old the quotes behind the published directions were at the build; no streamed move built yet.
         ...Object.fromEntries(
-          ['0.5', '0.9', '0.99', '1'].map((q) => [
-            `ratefile_direction_quote_age_seconds{quantile="${q}"}`,
+          ['50', '90', '99', '100'].map((q) => [
+            `ratefile_direction_quote_age_seconds{percentile="${q}"}`,
             expect.any(Number),
           ]),
         ),

@@ -94,7 +94,7 @@ describe('start with a streamed source', () => {
     const metrics = await (await fetch(new URL('metrics', service.base))).text();
     expect(metrics).toMatch(/^ratefile_stream_live\{source="binance"\} 1$/m);
     expect(metrics).toMatch(/^ratefile_stream_quotes\{source="binance",fed="stream"\} 1$/m);
-    expect(metrics).toMatch(/^ratefile_direction_quote_age_seconds\{quantile="0.99"\} [\d.e-]+$/m);
+    expect(metrics).toMatch(/^ratefile_direction_quote_age_seconds\{percentile="99"\} [\d.e-]+$/m);
     const board = (await (await fetch(new URL('dashboard.json', service.base))).json()) as {
       sources: { name: string; stream?: string }[];
       directions: { id: string; quotes: { source: string; fed?: string }[] }[];
