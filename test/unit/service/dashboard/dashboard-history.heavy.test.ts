@@ -3,8 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { History, HISTORY_BOUND, HISTORY_MS, type RatePair } from '../../../../src/service/dashboard/history.js';
 import { historyFromArchive } from '../../../../src/service/dashboard/archive-history.js';
 import { fileStore } from '../../../../src/io/archive/files.js';
-import { Recorder } from '../../../../src/io/archive/recorder.js';
-import { at, quiet, tempFolders, rates } from './history-fixtures.js';
+import { archiveBuild, at, recorderIn, tempFolders, rates } from './history-fixtures.js';
 
 const folder = tempFolders();
 
@@ -43,27 +42,11 @@ describe('History', () => {
 });
 
 describe('the history read back from the archive', () => {
-  const state = (i: number) => `{"d":"A>B","r":"1:1","m":"1:${10 + i}"}\n{"d":"C>D","w":"paused","why":"paused"}\n`;
-  const build = (i: number) => ({
-    at: at(i * 1000),
-    published: at(i * 1000 + 100),
-    id: `b${i}`,
-    ms: 12,
-    counts: { published: 1, withheld: 1 },
-    files: [{ file: 'parserfile.xml', bytes: Buffer.from(`<rates><item><out>${10 + i}</out></item></rates>`) }],
-    removed: [],
-    state: state(i),
-  });
-
   it('after 20 minutes of builds every second: one point a second for the last ten minutes, fewer before, the latest value last', async () => {
     const dir = await folder();
-    const recorder = await Recorder.open(fileStore(dir), {
-      windowMs: 30 * 86_400_000,
-      budgetBytes: 1 << 30,
-      log: quiet,
-    });
+    const recorder = await recorderIn(dir);
     const count = 1200;
-    for (let i = 0; i < count; i++) await recorder.record(build(i));
+    for (let i = 0; i < count; i++) await recorder.record(archiveBuild(i));
     const history = new History();
     for (const line of await historyFromArchive(fileStore(dir), at(count * 1000))) history.apply(line);
     history.compact(at(count * 1000));

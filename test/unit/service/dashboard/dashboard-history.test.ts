@@ -4,11 +4,10 @@ import { lineChart } from '../../../../src/service/dashboard/chart.js';
 import { History, HISTORY_MS } from '../../../../src/service/dashboard/history.js';
 import { publicText, publicValue, secretValues } from '../../../../src/service/dashboard/redact.js';
 import { historyFromArchive } from '../../../../src/service/dashboard/archive-history.js';
-import { fileStore } from '../../../../src/io/archive/files.js';
-import { Recorder } from '../../../../src/io/archive/recorder.js';
 
 import { describe, expect, it } from 'vitest';
-import { at, figures, quiet, tempFolders, rates, t0 } from './history-fixtures.js';
+import { fileStore } from '../../../../src/io/archive/files.js';
+import { archiveBuild, at, recorderIn, figures, tempFolders, rates, t0 } from './history-fixtures.js';
 
 const folder = tempFolders();
 
@@ -48,26 +47,10 @@ describe('History', () => {
 });
 
 describe('the history read back from the archive', () => {
-  const state = (i: number) => `{"d":"A>B","r":"1:1","m":"1:${10 + i}"}\n{"d":"C>D","w":"paused","why":"paused"}\n`;
-  const build = (i: number) => ({
-    at: at(i * 1000),
-    published: at(i * 1000 + 100),
-    id: `b${i}`,
-    ms: 12,
-    counts: { published: 1, withheld: 1 },
-    files: [{ file: 'parserfile.xml', bytes: Buffer.from(`<rates><item><out>${10 + i}</out></item></rates>`) }],
-    removed: [],
-    state: state(i),
-  });
-
   it('has each recorded build and each direction’s rates, a withheld one not charted', async () => {
     const dir = await folder();
-    const recorder = await Recorder.open(fileStore(dir), {
-      windowMs: 30 * 86_400_000,
-      budgetBytes: 1 << 30,
-      log: quiet,
-    });
-    for (let i = 0; i < 5; i++) await recorder.record(build(i));
+    const recorder = await recorderIn(dir);
+    for (let i = 0; i < 5; i++) await recorder.record(archiveBuild(i));
     const history = new History();
     for (const line of await historyFromArchive(fileStore(dir), at(10_000))) history.apply(line);
     expect(history.builds.map((b) => b.at - t0)).toEqual([100, 1100, 2100, 3100, 4100]);
