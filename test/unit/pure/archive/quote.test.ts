@@ -1,53 +1,25 @@
 // The signed quote: for random directions and amounts its rate is the published file's (the tier holding the amount
 // in an EREF 1.1 export, the item's in a classic one), amounts outside the limits or above the reserve are refused,
 // and docs/exports.md's JavaScript verifies it, refuses a forged one and an expired one.
-import { readFileSync } from 'node:fs';
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../../../../src/base/decimal.js';
-import { build } from '../../../../src/io/build/build.js';
-import { loadConfig } from '../../../../src/io/config/load.js';
-import { newSigningKey, signingKeyOf } from '../../../../src/io/archive/key.js';
 import { verifyQuote } from '../../../../src/io/archive/quote.js';
-import { quoteMessage, quoteOf, type QuoteFields } from '../../../../src/pure/archive/quote.js';
-import { sampleConfig, projectsPerTest } from '../../../support/project.js';
+import { quoteOf } from '../../../../src/pure/archive/quote.js';
+import { projectsPerTest } from '../../../support/project.js';
 import { random } from '../../../support/random.js';
+import {
+  docsSnippet,
+  publishedFiles,
+  quoteNow as now,
+  quoteSource as source,
+  signedQuote,
+  verifyCases,
+} from '../../../support/signed-quote.js';
 
 const project = projectsPerTest();
-const now = new Date('2026-11-21T12:00:30Z');
 const SEED = Number(process.env.QUOTE_SEED ?? 47);
-
-const tieredConfig = `${sampleConfig}  - { from: SBERRUB, to: BTC, min: 10000, margin: 2%, tiers: [{ from: "200000 RUB", margin: 1.5% }, { from: 1000000, margin: 1% }] }
-  - { from: USDTTRC20, to: SBERRUB, max: 20000, tiers: [{ from: 5000, margin: 1% }, { from: 10000, margin: 3% }] }
-`;
-
-/** docs/exports.md's snippet after its marker, as the page shows it. */
-function docsSnippet(marker: string, language: string): string {
-  const page = readFileSync(new URL('../../../../docs/exports.md', import.meta.url), 'utf8');
-  const at = page.indexOf(`<!-- ${marker} -->`);
-  const match = new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\\n\`\`\``).exec(page.slice(at));
-  if (at < 0 || !match) throw new Error(`no ${marker} snippet in docs/exports.md`);
-  return match[1]!;
-}
-
-async function published() {
-  const made = await project({
-    'ratefile.config.yaml': tieredConfig,
-    'templates/rates11.yaml': 'format: eref-1.1\nfile: rates-1.1.xml\n',
-  });
-  const config = await loadConfig(made.configPath);
-  const { files } = await build(config, { now: () => now });
-  return new Map(files.map((file) => [file.file, file.bytes.toString('utf8')]));
-}
-
-const source = (file: string, text: string) => ({
-  file,
-  text,
-  sha256: 'ab'.repeat(32),
-  build: 'b',
-  record: 1,
-  published: now.toISOString(),
-});
+const published = () => publishedFiles(project);
 
 /** The items of a file as fast-xml-parser reads them: the reference the quote is checked against. */
 function referenceItems(text: string) {
@@ -147,35 +119,17 @@ describe('a quote', () => {
   });
 
   it("verifies with docs/exports.md's JavaScript, and a forged or an expired one does not", async () => {
-    const files = await published();
-    const { pem, publicKey } = newSigningKey();
-    const key = signingKeyOf(pem, 'a test key');
-    expect(key.publicKey).toBe(publicKey);
-    const answer = quoteOf(
-      { from: 'BTC', to: 'SBERRUB', amount: '0.01' },
-      source('parserfile.xml', files.get('parserfile.xml')!),
-      now,
-      900_000,
-      key.publicKey,
-    );
-    if (!('fields' in answer)) throw new Error(answer.refused);
-    const quote: QuoteFields & { signature: string } = {
-      ...answer.fields,
-      signature: key.sign(quoteMessage({ ...answer.fields })),
-    };
+    const signed = await signedQuote(project);
     const snippet = docsSnippet('quote-verify-js', 'js');
     const { verifyQuote: documented } = (await import(`data:text/javascript,${encodeURIComponent(snippet)}`)) as {
       verifyQuote: (quote: object, key: string, now?: Date) => string;
     };
-    const parsed = JSON.parse(JSON.stringify(quote)) as Record<string, string>;
-    expect(documented(parsed, publicKey, now)).toBe('ok');
-    expect(documented({ ...parsed, out: '9999999' }, publicKey, now)).toBe('bad signature');
-    expect(documented({ ...parsed, extra: 'x' }, publicKey, now)).toBe('bad signature');
-    expect(documented(parsed, newSigningKey().publicKey, now)).toBe('bad signature');
-    expect(documented(parsed, publicKey, new Date(Date.parse(quote.validUntil) + 1000))).toBe('expired');
+    for (const { name, quote, publicKey, now: at, expected } of verifyCases(signed))
+      expect(documented(quote, publicKey, at), name).toBe(expected);
     // The project's own check agrees.
-    expect(verifyQuote(parsed, publicKey, now)).toBeUndefined();
-    expect(verifyQuote({ ...parsed, amount: '1' }, publicKey, now)).toBe('the signature does not verify');
-    expect(verifyQuote(parsed, publicKey, new Date(Date.parse(quote.validUntil) + 1))).toBe('the quote has expired');
+    const { quote, publicKey } = signed;
+    expect(verifyQuote(quote, publicKey, now)).toBeUndefined();
+    expect(verifyQuote({ ...quote, amount: '1' }, publicKey, now)).toBe('the signature does not verify');
+    expect(verifyQuote(quote, publicKey, new Date(Date.parse(quote.validUntil!) + 1))).toBe('the quote has expired');
   });
 });
