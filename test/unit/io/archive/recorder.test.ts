@@ -1,6 +1,7 @@
 // The recorder and the reader on real files: every recorded version of every export is rebuilt byte for byte at
 // its moment; a restart picks up where the files end; a torn end is repaired and said; a store that refuses an
-// append never fails the build and the record is appended once the store takes it.
+// append never fails the build and the record is appended once the store takes it; the window and the budget drop the
+// oldest whole segments and nothing else, every moment of the window stays rebuildable, and the chain still verifies.
 import { mkdtemp, readdir, rm, stat, truncate, appendFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,13 +31,13 @@ const item = (code: string, rate: string) =>
 const xml = (next: Next, count: number) =>
   `<?xml version="1.0" encoding="UTF-8"?>\n<rates>${Array.from({ length: count }, (_, i) => item(`C${i}X`, (1000 + next() * 10).toFixed(2))).join('')}\n</rates>\n`;
 
-function builds(next: Next, count: number, start: number, moves = 0.7): ArchiveBuild[] {
+function builds(next: Next, count: number, start: number, moves = 0.7, stepMs = 60_000): ArchiveBuild[] {
   let parser = xml(next, 5);
   let ref = xml(next, 3);
   return Array.from({ length: count }, (_, i) => {
     if (next() < moves) parser = xml(next, 4 + Math.floor(next() * 3));
     if (next() < 0.3) ref = xml(next, 3);
-    const at = new Date(start + i * 60_000);
+    const at = new Date(start + i * stepMs);
     return {
       at,
       published: new Date(at.getTime() + 500),
@@ -132,5 +133,77 @@ describe('the recorder', () => {
     await appendFile(segment, 'x');
     const verified = await verifyArchive(fileStore(dir));
     expect(verified.problems[0]?.where).toMatch(/after seq 4/);
+  });
+});
+
+describe("the archive's window and budget", () => {
+  const DAY = 86_400_000;
+  const segmentFiles = async (dir: string) =>
+    (await readdir(join(dir, 'archive')).catch(() => [] as string[])).filter((name) => name.endsWith('.rfa')).sort();
+  const bytesOnDisk = async (dir: string) => {
+    let total = 0;
+    for (const name of await segmentFiles(dir)) total += (await stat(join(dir, 'archive', name))).size;
+    return total;
+  };
+
+  it('keeps every moment of the window and drops the whole days before it, the chain still verifying', async () => {
+    const dir = await stateDir();
+    const windowMs = 10 * DAY;
+    // Forty days, a build every three hours: a segment a day.
+    const all = builds(random(11), 320, Date.parse('2026-11-01T00:00:00Z'), 0.7, 3 * 3_600_000);
+    let recorder = await Recorder.open(fileStore(dir), { ...options, windowMs });
+    for (const [index, build] of all.entries()) {
+      if (index === 200) recorder = await Recorder.open(fileStore(dir), { ...options, windowMs });
+      // A build that changed no export is no record, and drops nothing: the window is kept from each record's moment.
+      if (!(await recorder.record(build)).recorded) continue;
+      const segments = (await ArchiveReader.open(fileStore(dir))).segments;
+      const windowStart = build.published.getTime() - windowMs;
+      // The first segment kept holds the window's start; the one after it starts inside the window (or at its start).
+      expect(Date.parse(segments[0]!.first!.published)).toBeLessThanOrEqual(
+        Math.max(windowStart, all[0]!.published.getTime()),
+      );
+      if (segments[1]) expect(Date.parse(segments[1].first!.published)).toBeGreaterThanOrEqual(windowStart);
+    }
+    const last = all.at(-1)!.published.getTime();
+    const reader = await ArchiveReader.open(fileStore(dir));
+    expect(reader.segments.length).toBeGreaterThanOrEqual(10);
+    expect(reader.segments.length).toBeLessThanOrEqual(12);
+    for (const build of all.filter((b) => b.published.getTime() >= last - windowMs)) {
+      const at = await reader.recordAt(build.published.getTime() + 1);
+      for (const file of build.files) expect((await reader.stream(at!, file.file))?.equals(file.bytes)).toBe(true);
+    }
+    // What is gone is gone whole: nothing from the first days is found.
+    expect(await reader.recordAt(all[8]!.published.getTime() + 1)).toBeUndefined();
+    expect(await segmentFiles(dir)).not.toContain('2026-11-01-1.rfa');
+    const verified = await verifyArchive(fileStore(dir), { rebuild: true });
+    expect(verified.problems).toEqual([]);
+  });
+
+  it('stays within its budget on disk, the oldest days first, the newest always rebuildable', async () => {
+    const dir = await stateDir();
+    const budgetBytes = 40_000;
+    // A year's window, so only the budget drops: twenty days of a build every hour.
+    const all = builds(random(12), 480, Date.parse('2026-11-01T00:00:00Z'), 0.9, 3_600_000);
+    const recorder = await Recorder.open(fileStore(dir), { ...options, windowMs: 365 * DAY, budgetBytes });
+    let dropped = 0;
+    let largest = 0;
+    for (const build of all) {
+      const before = await segmentFiles(dir);
+      await recorder.record(build);
+      const after = await segmentFiles(dir);
+      if (after[0] !== before[0] && before.length > 0) dropped++;
+      // Only the newest segment is never dropped, so the budget holds whenever there are two.
+      const onDisk = await bytesOnDisk(dir);
+      largest = Math.max(largest, onDisk);
+      if (after.length > 1) expect(onDisk).toBeLessThanOrEqual(budgetBytes);
+      const reader = await ArchiveReader.open(fileStore(dir));
+      const at = await reader.recordAt(build.published.getTime() + 1);
+      for (const file of build.files) expect((await reader.stream(at!, file.file))?.equals(file.bytes)).toBe(true);
+    }
+    expect(dropped).toBeGreaterThan(5);
+    expect(largest).toBeGreaterThan(budgetBytes / 2);
+    const verified = await verifyArchive(fileStore(dir), { rebuild: true });
+    expect(verified.problems).toEqual([]);
+    expect(verified.first?.seq).toBeGreaterThan(0);
   });
 });

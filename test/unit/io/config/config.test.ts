@@ -759,3 +759,21 @@ describe('loadConfig problems', () => {
     expect(error.details.slice(-3).every((line) => line.startsWith('templates/'))).toBe(true);
   });
 });
+
+describe("the archive's window and budget", () => {
+  it('read as durations and sizes, 30 days and 4 GiB unless set', async () => {
+    expect((await loads(sampleConfig)).archive).toMatchObject({ windowMs: 30 * 86_400_000, budgetBytes: 4 * 2 ** 30 });
+    const set = await loads(`${sampleConfig}archive: { window: 3d, budget: 10MiB }\n`);
+    expect(set.archive).toMatchObject({ windowMs: 3 * 86_400_000, budgetBytes: 10 * 2 ** 20 });
+    expect((await loads(`${sampleConfig}archive: { budget: 2GB }\n`)).archive.budgetBytes).toBe(2e9);
+  });
+
+  it('a budget below 1 MiB or not a size is refused with its line', async () => {
+    expectLines(await problems(`${sampleConfig}archive: { budget: 10KB }\n`), [
+      'archive.budget: expected a size of 1MiB or more (line 15)',
+    ]);
+    expect((await problems(`${sampleConfig}archive: { budget: lots }\n`))[0]).toMatch(
+      /^archive\.budget: expected a size like "500MB", "2GiB" or a number of bytes/,
+    );
+  });
+});
