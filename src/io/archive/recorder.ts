@@ -166,7 +166,9 @@ export class Recorder {
   /** Record a build that published; never throws. */
   async record(build: ArchiveBuild): Promise<RecordOutcome> {
     try {
-      if (!changes(this.bases, build)) return {};
+      // A build that changed nothing is no record, but the records a refused append left waiting go in now: the
+      // market may stay still long after the disk has room again.
+      if (!changes(this.bases, build)) return this.pending.length > 0 ? await this.flush(build) : {};
       const made = await makeRecord({
         tip: this.tip,
         bases: this.bases,

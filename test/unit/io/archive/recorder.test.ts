@@ -125,6 +125,33 @@ describe('the recorder', () => {
     expect((await verifyArchive(fileStore(dir))).problems).toEqual([]);
   });
 
+  it('appends the waiting records at the next build even when that build changed nothing', async () => {
+    const dir = await stateDir();
+    let full = false;
+    const disk: ArchiveDisk = {
+      write: async (path, bytes) => {
+        if (full) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+        return realDisk.write(path, bytes);
+      },
+    };
+    const [first, second] = builds(random(13), 2, Date.parse('2026-12-02T10:00:00Z'), 1);
+    const recorder = await Recorder.open(fileStore(dir, disk), options);
+    await recorder.record(first!);
+    full = true;
+    await recorder.record(second!);
+    full = false;
+    const still = {
+      ...second!,
+      at: new Date(second!.at.getTime() + 60_000),
+      published: new Date(second!.published.getTime() + 60_000),
+    };
+    expect(await recorder.record(still)).toMatchObject({ recorded: { seq: 1 } });
+    expect(recorder.state().pending).toBe(0);
+    const reader = await ArchiveReader.open(fileStore(dir));
+    const at = await reader.recordAt(still.published.getTime());
+    expect((await reader.stream(at!, 'parserfile.xml'))?.equals(second!.files[0]!.bytes)).toBe(true);
+  });
+
   it('a record edited, removed or cut makes verify fail naming it', async () => {
     const dir = await stateDir();
     const recorder = await Recorder.open(fileStore(dir), options);
