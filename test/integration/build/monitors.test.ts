@@ -27,6 +27,7 @@ const files = {
   kurses: 'kurses.json',
   exchangesumo: 'exchangesumo.xml',
   exnode: 'exnode.xml',
+  scanbit: 'scanbit.xml',
 };
 
 async function built() {

@@ -1,5 +1,6 @@
 // check --monitor: each profile's prediction against files made from that monitor's parser (test/fixtures/monitors,
-// see its README: MoneySwap's from its public code, getrate.cc's and kurses.com.ua's from their documented rules).
+// see its README: MoneySwap's from its public code, getrate.cc's, Scanbit's and kurses.com.ua's from their documented
+// rules).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -108,6 +109,30 @@ describe('getrate.cc, from its documented format', () => {
     const { reading, lines } = verdicts(fixture('getrate-minfee.xml'), 'getrate', await loadProfiles());
     expect(lines).toEqual(['1: monitor-misread', '2: monitor-misread']);
     expect(reading).toMatchObject({ items: 3, read: 1, misread: 2 });
+  });
+});
+
+describe('Scanbit: minamount and maxamount are required elements, from its documented format', () => {
+  it('drops an item without either limit, and reads one with several <minamount>', async () => {
+    const { reading, lines } = verdicts(fixture('scanbit-limits.xml'), 'scanbit', await loadProfiles());
+    expect(lines).toEqual(['2: monitor-dropped', '3: monitor-dropped']);
+    expect(reading).toEqual({ monitor: 'scanbit', items: 4, read: 2, dropped: 2, misread: 0 });
+  });
+
+  it('reads in full a file whose every item has both limits', async () => {
+    const text = fixture('scanbit-limits.xml')
+      .split('\n')
+      .filter((line) => !line.includes('<to>SBERRUB</to>') && !line.includes('<to>BTC</to>'))
+      .join('\n');
+    const { reading, findings } = predictMonitor(text, await profileNamed('scanbit'));
+    expect(findings).toEqual([]);
+    expect(reading).toEqual({ monitor: 'scanbit', items: 2, read: 2, dropped: 0, misread: 0 });
+  });
+
+  it('BestChange reads the same file without dropping a thing (its limits are recommended)', async () => {
+    const { reading, lines } = verdicts(fixture('scanbit-limits.xml'), 'bestchange', await loadProfiles());
+    expect(lines).toEqual([]);
+    expect(reading).toEqual({ monitor: 'bestchange', items: 4, read: 4, dropped: 0, misread: 0 });
   });
 });
 

@@ -27,6 +27,7 @@ describe('the shipped profiles', () => {
       'getrate',
       'kurses',
       'moneyswap',
+      'scanbit',
     ]);
     for (const profile of profiles.values()) expect(Object.keys(profile.sources).length).toBeGreaterThan(0);
     expect((await profileNamed('kurses')).formats).toEqual(['json']);
@@ -81,6 +82,19 @@ describe('MoneySwap: fees folded into the rate, against the client', () => {
     expect(monitorFields(moneyswap, item({ minamount: '5', maxamount: '5' }), sides)).toMatchObject({
       reason: 'MoneySwap: an item whose minimum 5 is not below its maximum 5 is dropped',
     });
+  });
+});
+
+describe('Scanbit: limits are required elements', () => {
+  it('a direction without a minimum or a maximum is left out of its file, with the reason; BestChange keeps it', async () => {
+    const scanbit = await profileNamed('scanbit');
+    for (const missing of [{ minamount: undefined }, { maxamount: undefined }])
+      expect(monitorFields(scanbit, item(missing), sides)).toEqual({
+        kind: 'format',
+        reason: 'Scanbit: an item without <minamount> and <maxamount> is made inactive; the direction has no minimum',
+      });
+    expect(monitorFields(scanbit, item({}), sides)).toBe(undefined);
+    expect(monitorFields(await profileNamed('bestchange'), item({ maxamount: undefined }), sides)).toBe(undefined);
   });
 });
 
