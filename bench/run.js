@@ -193,6 +193,23 @@ if (!process.env.BENCH_CHECK_ONLY) {
   );
 }
 
+// The archive's cost (issue 47): bytes per build at 10k directions, a fifth of the quotes moving, at a 1 s schedule,
+// and the disk for 30 days of it; bytes, so the load does not move them (bench/archive.js).
+if (!process.env.BENCH_CHECK_ONLY) {
+  const a = JSON.parse(
+    execFileSync(process.execPath, [new URL('./archive.js', import.meta.url).pathname, '10000', '240', '0.2'], {
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n')
+      .pop(),
+  );
+  const gb = (bytes) => (bytes / 1e9).toFixed(1);
+  console.log(
+    `\narchive: ${a.directions} directions, ${a.moving.quotes} of ${a.moving.of} quotes moving, ${a.builds} builds a second apart: ${a.diffRecordBytes.median} bytes a record (median; a whole record ${a.wholeRecordBytes}), ${a.bytesPerBuild} bytes a build → ${gb(a.bytesPerDayAt1s)} GB a day, ${gb(a.bytesFor30DaysAt1s)} GB for 30 days; recording ${a.recordMs.median} ms (median), \`ratefile at\` rebuild ${a.rebuildMs} ms`,
+  );
+}
+
 // The export check alone (`ratefile check`'s checker) on a generated 16,000-item file of about 3 MB, in its own process.
 const checked = JSON.parse(
   execFileSync(process.execPath, [new URL('./check.js', import.meta.url).pathname, '16000', '7'], { encoding: 'utf8' })

@@ -23,6 +23,7 @@ export function register(program: Command, context: CommandContext): void {
         { readOutside },
         { formatOutside },
         { archiveLines },
+        { readVerified },
       ] = await Promise.all([
         import('../io/build/cycle.js'),
         import('../pure/status/health.js'),
@@ -31,11 +32,18 @@ export function register(program: Command, context: CommandContext): void {
         import('../io/watch/store.js'),
         import('../pure/watch/lines.js'),
         import('../pure/archive/lines.js'),
+        import('../io/archive/archive.js'),
       ]);
       const config = await context.load(options.config);
       if (options.rate) return rateOverWindow(context, config, options.rate, options.json === true);
       // The file may be hand-edited (a pause's reason) or older than a redaction: no control character or credential is printed.
-      const status = redactValue(await readStatus(config.stateDir));
+      const built = redactValue(await readStatus(config.stateDir));
+      // `ratefile archive verify` run since the last build: its verdict, not the one the build saw.
+      const verified = built?.archive ? await readVerified(config.stateDir) : undefined;
+      const status =
+        built?.archive && verified && (!built.archive.verified || verified.at > built.archive.verified.at)
+          ? { ...built, archive: { ...built.archive, verified } }
+          : built;
       const now = deps.now();
       const health = assessHealth(status, now);
       // The expected monitors, judged from the fetches the service saved (`monitors:`; the service is another process).

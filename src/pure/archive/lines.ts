@@ -16,6 +16,22 @@ export function bytesText(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+/** Records over less than this say little of how fast the archive grows (its first records are whole ones). */
+const GROWTH_MIN_SPAN_MS = 3_600_000;
+
+/**
+ * How long the budget keeps records at the rate the archive has grown since its oldest one, and what the window would
+ * take at that rate; undefined before an hour of records. At a 1 s schedule 10,000 directions take about 6 GB a day
+ * (bench/README.md), so the default 4 GiB keeps hours, not 30 days: the operator must learn it from the status.
+ */
+export function budgetReach(archive: ArchiveStatus, now: Date): { keepsMs: number; windowBytes: number } | undefined {
+  if (!archive.oldest || archive.bytes <= 0) return undefined;
+  const span = now.getTime() - Date.parse(archive.oldest);
+  if (!(span >= GROWTH_MIN_SPAN_MS)) return undefined;
+  const perMs = archive.bytes / span;
+  return { keepsMs: archive.budgetBytes / perMs, windowBytes: perMs * archive.windowMs };
+}
+
 /** The archive's lines of `ratefile status`. */
 export function archiveLines(archive: ArchiveStatus | undefined, now: Date): string {
   if (!archive) return '';
@@ -23,6 +39,11 @@ export function archiveLines(archive: ArchiveStatus | undefined, now: Date): str
   const lines = [
     `archive (${archive.store}): ${bytesText(archive.bytes)} of ${bytesText(archive.budgetBytes)}; ${kept}; window ${age(archive.windowMs / 1000)}`,
   ];
+  const reach = budgetReach(archive, now);
+  if (reach && reach.keepsMs < archive.windowMs)
+    lines.push(
+      `  at the rate it grows the budget keeps about ${age(reach.keepsMs / 1000)} of records, less than the window (${age(archive.windowMs / 1000)}): raise archive.budget to about ${bytesText(reach.windowBytes)} or shorten archive.window`,
+    );
   if (archive.last)
     lines.push(
       `  newest record ${archive.last.seq}, build ${archive.last.build}, in place ${ago(archive.last.published, now)}`,

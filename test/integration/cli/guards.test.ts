@@ -427,6 +427,11 @@ describe('ratefile status', () => {
       '  not signed (no archive.key)',
       '',
     ]);
+    // `ratefile archive verify` since the build: the status says its verdict at once, not at the next build.
+    expect((await ratefile(['archive', 'verify'], dir, later(70))).code).toBe(0);
+    expect((await ratefile(['status'], dir, later(75))).stdout).toMatch(
+      /\n {2}last verified record 0 \(checked 5 s ago\)\n/,
+    );
   });
 
   it('dropped quotes are the source’s last error', async () => {
