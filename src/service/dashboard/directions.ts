@@ -169,8 +169,7 @@ const quotesCell = (row: DirectionView): Cell =>
 /** The reserve, where it came from, and how it was shaped (`capped at 1000000 USDTTRC20 by reserveCap`). */
 const reserveCell = (row: DirectionView): Cell =>
   lines([
-    row.reserve ?? '—',
-    html(`<span class="muted">from ${escapeHtml(row.reserveFrom)}</span>`),
+    html(`${escapeHtml(row.reserve ?? '—')} <span class="muted">from ${escapeHtml(row.reserveFrom)}</span>`),
     ...(row.reserveMade ?? []).map((step) => html(`<span class="muted">${escapeHtml(step)}</span>`)),
   ]);
 
@@ -202,7 +201,8 @@ const columns: readonly Column[] = [
   { name: 'Place', sort: 'place', cell: (row) => (row.compete ? competeCell(row.compete) : '—') },
   { name: 'Quotes', sort: 'age', cell: quotesCell },
   { name: 'Reserve', sort: 'reserve', cell: reserveCell },
-  { name: 'Limits', cell: (row) => lines([`min ${row.min ?? '—'}`, `max ${row.max ?? '—'}`]) },
+  // One line each (`min 0.001 · max 5.2`): a phone's card is a line shorter for it.
+  { name: 'Limits', cell: (row) => `min ${row.min ?? '—'} · max ${row.max ?? '—'}` },
   {
     name: 'Terms',
     cell: (row) =>

@@ -123,5 +123,9 @@ nav { display: flex; flex-wrap: wrap; gap: .3rem 1rem; margin: .5rem 0; }
   table.rows td > * { min-width: 0; }
   table.rows td::before { content: attr(data-label); font-weight: 600; text-align: left; flex: none; }
   table.rows td:empty, table.rows td.none { display: none; }
+  /* The direction is the card's title: no label, the whole width. */
+  table.rows td[data-label="Direction"] { display: block; text-align: left; font-weight: 600; }
+  table.rows td[data-label="Direction"]::before { content: none; }
+  table.rows td[data-label="Direction"] .muted { font-weight: 400; }
 }
 `;

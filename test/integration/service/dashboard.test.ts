@@ -53,7 +53,7 @@ describe('GET / on ratefile start', () => {
       ) ?? [];
     expect(text).toMatch(
       new RegExp(
-        `BTC → SBERRUB parserfile\\.xml, affiliatefile\\.xml, reffile\\.xml published ${inText} : ${outText} .*? ${amount} from config min ${min} max ${max}`,
+        `BTC → SBERRUB parserfile\\.xml, affiliatefile\\.xml, reffile\\.xml published ${inText} : ${outText} .*? ${amount} from config min ${min} · max ${max}`,
       ),
     );
     expect(text).toContain('USDTTRC20 → CASHRUB');
