@@ -14,7 +14,9 @@ import type { OutsideView } from '../start/outside-watch.js';
 import { plural } from '../../base/words.js';
 import { normalizePaging, pageOf, sortRows, type PageView } from './paging.js';
 import { problemText } from './problems.js';
-import { sourceViews } from './sources.js';
+import { type SourceView, sourceViews } from './sources.js';
+
+export type { SourceView } from './sources.js';
 import { rateViews, type RateView } from './rates.js';
 import { soleSourceViews, type SoleSourceView } from './sole-source.js';
 import { type ArchivePoint, type ArchiveView, archiveView } from './archive-view.js';
@@ -55,25 +57,6 @@ export interface DashboardInput {
   outside?: OutsideView | undefined;
   /** A direction's points over the archive's window, when the page asked for one (`?archive=ID`). */
   archiveSeries?: { id: string; points: ArchivePoint[] } | undefined;
-}
-
-export interface SourceView {
-  name: string;
-  type: string;
-  /** ok, failing, failing but its last good quotes stand in (`fallback`), or answering with quotes past its maxAge (`stale`). */
-  state: 'ok' | 'failing' | 'fallback' | 'stale';
-  count: string;
-  lastSuccessAt?: string;
-  /**
-   * Age of the oldest quote of it a published direction uses (of all its quotes when none is used: every direction
-   * needing them may be held back for their age), its maxAge, and the time left (s, negative: passed); maxAge null: off.
-   */
-  quoteAgeSeconds?: number;
-  maxAgeSeconds?: number | null;
-  leftSeconds?: number;
-  problem?: string;
-  /** A source in stream mode: `live, 12 by stream, 0 by REST, 3 reconnects`. */
-  stream?: string;
 }
 
 export interface QuoteView {

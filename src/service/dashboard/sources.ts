@@ -2,8 +2,26 @@
 // once (problems.ts), in the words of the page. Pure: the build's report, the status and the clock in.
 import type { BuildReport, Status } from '../../pure/status/report.js';
 import { age, plural } from '../../base/words.js';
-import type { SourceView } from './model.js';
 import { problemText } from './problems.js';
+
+export interface SourceView {
+  name: string;
+  type: string;
+  /** ok, failing, failing but its last good quotes stand in (`fallback`), or answering with quotes past its maxAge (`stale`). */
+  state: 'ok' | 'failing' | 'fallback' | 'stale';
+  count: string;
+  lastSuccessAt?: string;
+  /**
+   * Age of the oldest quote of it a published direction uses (of all its quotes when none is used: every direction
+   * needing them may be held back for their age), its maxAge, and the time left (s, negative: passed); maxAge null: off.
+   */
+  quoteAgeSeconds?: number;
+  maxAgeSeconds?: number | null;
+  leftSeconds?: number;
+  problem?: string;
+  /** A source in stream mode: `live, 12 by stream, 0 by REST, 3 reconnects`. */
+  stream?: string;
+}
 
 const seconds = (ms: number) => Math.round(ms / 1000);
 
