@@ -61,11 +61,16 @@ export const clientScript = `'use strict';
   };
 
   // The server's own rendering of the live part, parsed inertly (DOMParser runs no script) and swapped in.
+  // The latest asked wins: a poll's reload still on its way when a page link is followed must not land after it.
+  let asked = 0;
   const reload = async (search) => {
+    const mine = ++asked;
     // Relative URLs throughout, so the dashboard also works behind a proxy under a path prefix.
     const response = await fetch('./' + search, { cache: 'no-store', headers: { accept: 'text/html' } });
     if (!response.ok) throw new Error('HTTP ' + response.status);
-    const next = new DOMParser().parseFromString(await response.text(), 'text/html');
+    const text = await response.text();
+    if (mine !== asked) return;
+    const next = new DOMParser().parseFromString(text, 'text/html');
     for (const id of ['live', 'live-rows']) {
       const part = next.getElementById(id);
       const here = document.getElementById(id);
