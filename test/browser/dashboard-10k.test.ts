@@ -182,7 +182,7 @@ describe('the dashboard at 10,000 directions in Chromium', () => {
   });
 
   it('sorts by rate as numbers, ascending then descending, across pages', async () => {
-    await page.getByRole('link', { name: 'Sort by rate (out per in), ascending' }).click();
+    await page.getByRole('link', { name: 'Rate (in : out): sort by rate (out per in), ascending' }).click();
     await expect.poll(() => new URL(page.url()).search).toBe('?sort=rate');
     await expect.poll(matching).toMatch(/rows 1–200, page 1 of 50, sorted by rate \(out per in\), ascending/);
     const ascending = await rates();
@@ -194,7 +194,7 @@ describe('the dashboard at 10,000 directions in Chromium', () => {
     await expect.poll(matching).toMatch(/rows 9,801–10,000, page 50 of 50/);
     const last = await rates();
     expect(last.every((rate) => rate.gte(ascending.at(-1)!))).toBe(true);
-    await page.getByRole('link', { name: 'Sort by rate (out per in), descending' }).click();
+    await page.getByRole('link', { name: 'Rate (in : out): sort by rate (out per in), descending' }).click();
     await expect.poll(() => new URL(page.url()).search).toBe('?sort=rate&order=desc');
     await expect.poll(async () => (await rates())[0]!.toFixed()).toBe(last.at(-1)!.toFixed());
     const descending = await rates();

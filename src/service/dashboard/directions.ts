@@ -40,8 +40,9 @@ const sortWords: Record<SortKey, string> = {
 function sortHeader(view: DashboardView, name: string, key: SortKey): Cell {
   const current = view.paging.sort === key;
   const order = current && view.paging.order === 'asc' ? 'desc' : 'asc';
-  const arrow = current ? (view.paging.order === 'asc' ? ' ▲' : ' ▼') : '';
-  const label = `Sort by ${sortWords[key]}, ${order === 'asc' ? 'ascending' : 'descending'}`;
+  const arrow = current ? `<span aria-hidden="true">${view.paging.order === 'asc' ? ' ▲' : ' ▼'}</span>` : '';
+  // The visible name first (screen readers and voice control find the link by it), then what the click does.
+  const label = `${name}: sort by ${sortWords[key]}, ${order === 'asc' ? 'ascending' : 'descending'}`;
   return html(
     `<a class="sort" data-nav href="${escapeHtml(linkTo(view, { sort: key, order, page: 1 }))}" aria-label="${escapeHtml(label)}">${escapeHtml(name)}${arrow}</a>`,
   );

@@ -106,7 +106,9 @@ describe('pages', () => {
 
   it('keeps the filters in every pager and sort link, and the sort in the filter form', () => {
     const html = renderDashboard(view({ filter: { currency: 'BTC' }, paging: { sort: 'rate', order: 'desc' } }));
-    expect(html).toContain('href="./?currency=BTC&amp;sort=rate" aria-label="Sort by rate (out per in), ascending"');
+    expect(html).toContain(
+      'href="./?currency=BTC&amp;sort=rate" aria-label="Rate (in : out): sort by rate (out per in), ascending"',
+    );
     expect(html).toContain(
       '<input type="hidden" name="sort" value="rate"><input type="hidden" name="order" value="desc">',
     );
