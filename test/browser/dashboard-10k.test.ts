@@ -31,6 +31,8 @@ const images =
     ? join(repoRoot, 'docs')
     : fileURLToPath(new URL('__screenshots__/', import.meta.url));
 const COUNT = 10_000;
+/** A build of 10,000 directions holds the server's one thread for seconds on a loaded machine: an answer waits for it. */
+const patient = { timeout: 60_000 };
 
 /** 101 monitor codes that are not cash (cash needs cities), each with its own reserve; 101 × 100 pairs, cut at 10,000. */
 function generated(): { files: Record<string, string>; ids: string[] } {
@@ -163,7 +165,7 @@ describe('the dashboard at 10,000 directions in Chromium', () => {
   it('page 2 shows rows 201–400 in config order, in place, and a reload keeps it', async () => {
     await page.evaluate(() => void ((globalThis as unknown as { marker: string }).marker = 'no reload'));
     await page.locator('nav.pager').first().getByRole('link', { name: '2', exact: true }).click();
-    await expect.poll(matching).toBe('10,000 directions of 10,000 match: rows 201–400, page 2 of 50.');
+    await expect.poll(matching, patient).toBe('10,000 directions of 10,000 match: rows 201–400, page 2 of 50.');
     expect(new URL(page.url()).search).toBe('?page=2');
     expect(await rowIds()).toEqual(ids.slice(200, 400));
     expect(await page.evaluate(() => (globalThis as unknown as { marker?: string }).marker)).toBe('no reload');
@@ -177,33 +179,33 @@ describe('the dashboard at 10,000 directions in Chromium', () => {
     );
     await page.screenshot({ path: join(images, 'dashboard-10k.png'), fullPage: false });
     await page.locator('nav.pager').last().getByRole('link', { name: 'Next ›' }).click();
-    await expect.poll(() => new URL(page.url()).search).toBe('?page=3');
-    await expect.poll(rowIds).toEqual(ids.slice(400, 600));
+    await expect.poll(() => new URL(page.url()).search, patient).toBe('?page=3');
+    await expect.poll(rowIds, patient).toEqual(ids.slice(400, 600));
   });
 
   it('sorts by rate as numbers, ascending then descending, across pages', async () => {
     await page.getByRole('link', { name: 'Rate (in : out): sort by rate (out per in), ascending' }).click();
-    await expect.poll(() => new URL(page.url()).search).toBe('?sort=rate');
-    await expect.poll(matching).toMatch(/rows 1–200, page 1 of 50, sorted by rate \(out per in\), ascending/);
+    await expect.poll(() => new URL(page.url()).search, patient).toBe('?sort=rate');
+    await expect.poll(matching, patient).toMatch(/rows 1–200, page 1 of 50, sorted by rate \(out per in\), ascending/);
     const ascending = await rates();
     expect(ascending).toHaveLength(200);
     for (let i = 1; i < ascending.length; i++) expect(ascending[i]!.gte(ascending[i - 1]!)).toBe(true);
     // Across pages too: the last page's rates are all at least page 1's highest.
     await page.locator('nav.pager').first().getByRole('link', { name: '50', exact: true }).click();
-    await expect.poll(() => new URL(page.url()).search).toBe('?sort=rate&page=50');
-    await expect.poll(matching).toMatch(/rows 9,801–10,000, page 50 of 50/);
+    await expect.poll(() => new URL(page.url()).search, patient).toBe('?sort=rate&page=50');
+    await expect.poll(matching, patient).toMatch(/rows 9,801–10,000, page 50 of 50/);
     const last = await rates();
     expect(last.every((rate) => rate.gte(ascending.at(-1)!))).toBe(true);
     await page.getByRole('link', { name: 'Rate (in : out): sort by rate (out per in), descending' }).click();
-    await expect.poll(() => new URL(page.url()).search).toBe('?sort=rate&order=desc');
-    await expect.poll(async () => (await rates())[0]!.toFixed()).toBe(last.at(-1)!.toFixed());
+    await expect.poll(() => new URL(page.url()).search, patient).toBe('?sort=rate&order=desc');
+    await expect.poll(async () => (await rates())[0]!.toFixed(), patient).toBe(last.at(-1)!.toFixed());
     const descending = await rates();
     for (let i = 1; i < descending.length; i++) expect(descending[i]!.lte(descending[i - 1]!)).toBe(true);
     // A filter keeps the sort: the form carries it.
     await page.fill('input[name="q"]', 'btc');
-    await expect.poll(() => new URL(page.url()).search).toBe('?q=btc&sort=rate&order=desc');
+    await expect.poll(() => new URL(page.url()).search, patient).toBe('?q=btc&sort=rate&order=desc');
     await page.fill('input[name="q"]', '');
-    await expect.poll(() => new URL(page.url()).search).toBe('?sort=rate&order=desc');
+    await expect.poll(() => new URL(page.url()).search, patient).toBe('?sort=rate&order=desc');
   });
 
   it('pages and sorts without script: every link is a plain GET', async () => {
