@@ -152,6 +152,9 @@ describe('the dashboard at 10,000 directions in Chromium', () => {
     expect(await page.locator('#health').getAttribute('class')).toBe('headline ok');
     expect(await page.locator('#live p').first().locator('.good').textContent()).toBe('ok');
     expect(await matching()).toBe('10,000 directions of 10,000 match: rows 1–200, page 1 of 50.');
+    expect(await page.locator('#counts').textContent()).toBe(
+      '10,000 directions published, 0 withheld, 0 out of hours, 0 paused.',
+    );
     expect(await rowIds()).toEqual(ids.slice(0, 200));
     expect(await page.locator('nav.pager').first().textContent()).toContain('rows 1–200 of 10,000');
     // A capped reserve says so.

@@ -6,6 +6,7 @@ import { escapeHtml, html, style, table, type Cell } from './html.js';
 import type { DashboardView, SourceView } from './model.js';
 import { age, ago, plural } from '../../base/words.js';
 import { directionsSection, stateText } from './directions.js';
+import { thousands } from './paging.js';
 import { readersSection } from './readers.js';
 import { outsideSection } from './outside.js';
 import { ratesSection } from './rates.js';
@@ -164,7 +165,7 @@ function renderLive(view: DashboardView): { top: string; rows: string } {
   const top = `<div id="live" data-stamp="${escapeHtml(view.head.stamp)}" data-level="${view.head.health.level}">
 ${headline(view.head)}
 ${buildLine(view)}
-<p id="counts">${plural(counts.published, 'direction')} published, ${counts.withheld} withheld, ${counts.hours} out of hours, ${counts.paused} paused.</p>
+<p id="counts">${thousands(counts.published)} direction${counts.published === 1 ? '' : 's'} published, ${thousands(counts.withheld)} withheld, ${thousands(counts.hours)} out of hours, ${thousands(counts.paused)} paused.</p>
 <nav aria-label="Sections"><a href="#sources">Sources</a>${view.rates.length > 0 ? '<a href="#rates">Rates</a>' : ''}${view.soleSource.length > 0 ? '<a href="#sole-source">One source</a>' : ''}<a href="#exports">Exports</a>${view.readers ? '<a href="#readers">Readers</a>' : ''}${view.outside ? '<a href="#outside">Outside view</a>' : ''}<a href="#directions">Directions</a>${view.compete.charts.length + view.compete.listing.length > 0 ? '<a href="#competing">Competing</a>' : ''}<a href="#history">Last 24 hours</a>${view.archive ? '<a href="#archive">Archive</a>' : ''}</nav>
 ${built ? `${sourcesSection(view)}${view.rates.length > 0 ? `\n${ratesSection(view.rates)}` : ''}${view.soleSource.length > 0 ? `\n${soleSourceSection(view.soleSource)}` : ''}\n${exportsSection(view)}` : ''}${view.readers ? `\n${readersSection(view.readers, view.head.now)}` : ''}${view.outside ? `\n${outsideSection(view.outside, view.head.now)}` : ''}
 </div>`;
