@@ -175,6 +175,35 @@ describe('sorting', () => {
     expect(sortRows(rows, { sort: 'rate', order: 'desc' }).map((r) => r.id)).toEqual(['A', 'C', 'D', 'B']);
   });
 
+  it('by place, quote age and state: rows without a place or a quote last, the faults first', () => {
+    const base = { to: 'X', reserveFrom: 'config', fees: [], labels: [], cities: [], exports: [], search: '' };
+    const row = (id: string, extra: Partial<DirectionFacts>): DirectionFacts => ({
+      id,
+      from: id,
+      state: 'published',
+      quotes: [],
+      ...base,
+      ...extra,
+    });
+    const compete = (place: number) => ({ place, target: '2', basis: 'place' as const, competitors: 5 });
+    const quote = (at: number) => ({ pair: 'A/B', side: 'bid' as const, source: 's', at });
+    const rows = [
+      row('A', { compete: compete(3), quotes: [quote(1_000), quote(5_000)] }),
+      row('B', { state: 'withheld', kind: 'stale', reason: 'old quotes' }),
+      row('C', { compete: compete(1), quotes: [quote(9_000)] }),
+      row('D', { state: 'paused', quotes: [quote(500)] }),
+    ];
+    const ids = (sort: 'place' | 'age' | 'state', order: 'asc' | 'desc' = 'asc') =>
+      sortRows(rows, { sort, order }).map((r) => r.id);
+    expect(ids('place')).toEqual(['C', 'A', 'B', 'D']);
+    expect(ids('place', 'desc')).toEqual(['A', 'C', 'B', 'D']);
+    // Age: the oldest quote a row uses; A's oldest is at 1,000, D's at 500 (older still).
+    expect(ids('age')).toEqual(['C', 'A', 'D', 'B']);
+    expect(ids('age', 'desc')).toEqual(['D', 'A', 'C', 'B']);
+    expect(ids('state')).toEqual(['B', 'D', 'A', 'C']);
+    expect(sortRows(rows, { sort: 'config', order: 'desc' }).map((r) => r.id)).toEqual(['D', 'C', 'B', 'A']);
+  });
+
   it('by reserve, direction and state; ties keep the config order', () => {
     const reserves = view({ paging: { sort: 'reserve', order: 'desc' } }).directions.map(
       (d) => new Decimal(d.reserve!),
