@@ -23,6 +23,10 @@ export interface TableOptions {
   rowAttributes?: readonly string[];
   caption?: string;
   id?: string;
+  /** Header contents in place of the column names (a sorting link); the names still label a card's cells. */
+  headers?: readonly Cell[];
+  /** Extra attributes per header cell (already escaped), e.g. `aria-sort="ascending"`. */
+  headerAttributes?: readonly string[];
 }
 
 /** A table that becomes one card per row on a narrow screen; each cell is labelled by its column for that. */
@@ -33,7 +37,11 @@ export function table(
 ): string {
   const numeric = options.numeric ?? new Set<number>();
   const head = columns
-    .map((c, i) => `<th scope="col"${numeric.has(i) ? ' class="num"' : ''}>${escapeHtml(c)}</th>`)
+    .map((c, i) => {
+      const extra = options.headerAttributes?.[i] ? ` ${options.headerAttributes[i]}` : '';
+      const content = options.headers?.[i] === undefined ? escapeHtml(c) : cellHtml(options.headers[i]);
+      return `<th scope="col"${numeric.has(i) ? ' class="num"' : ''}${extra}>${content}</th>`;
+    })
     .join('');
   const body = rows
     .map((row, r) => {
@@ -41,7 +49,9 @@ export function table(
       const cells = row
         .map((cell, i) => {
           const content = cellHtml(cell);
-          return `<td data-label="${escapeHtml(columns[i] ?? '')}"${numeric.has(i) ? ' class="num"' : ''}>${content === '' ? '' : `<div>${content}</div>`}</td>`;
+          // A cell with nothing to say (`—`) stays in the desktop's grid; a phone's card leaves its line out.
+          const classes = [...(numeric.has(i) ? ['num'] : []), ...(cell === '—' ? ['none'] : [])];
+          return `<td data-label="${escapeHtml(columns[i] ?? '')}"${classes.length > 0 ? ` class="${classes.join(' ')}"` : ''}>${content === '' ? '' : `<div>${content}</div>`}</td>`;
         })
         .join('');
       return `<tr${options.rowAttributes?.[r] ? ` ${options.rowAttributes[r]}` : ''}>${cells}</tr>`;
@@ -102,6 +112,9 @@ svg.chart .target { stroke: #ef6c00; } svg.chart .place { stroke: #1565c0; }
 .listing-same { color: var(--good); } .listing-lagging { color: var(--warn); } .listing-differs, .listing-missing, .listing-unpublished { color: var(--bad); }
 svg.chart .axis { font-size: 10px; fill: var(--muted); }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: .8rem; }
+nav.pager { align-items: baseline; gap: .3rem .7rem; }
+nav.pager strong { padding: 0 .3rem; border: 1px solid var(--line); border-radius: 4px; }
+th a.sort { text-decoration: none; } th a.sort:hover, th a.sort:focus { text-decoration: underline; }
 nav { display: flex; flex-wrap: wrap; gap: .3rem 1rem; margin: .5rem 0; }
 @media (max-width: 760px) {
   table.rows thead { display: none; }
@@ -109,6 +122,10 @@ nav { display: flex; flex-wrap: wrap; gap: .3rem 1rem; margin: .5rem 0; }
   table.rows td { display: flex; justify-content: space-between; gap: 1rem; border: 0; padding: .15rem 0; text-align: right; min-width: 0; }
   table.rows td > * { min-width: 0; }
   table.rows td::before { content: attr(data-label); font-weight: 600; text-align: left; flex: none; }
-  table.rows td:empty { display: none; }
+  table.rows td:empty, table.rows td.none { display: none; }
+  /* The direction is the card's title: no label, the whole width. */
+  table.rows td[data-label="Direction"] { display: block; text-align: left; font-weight: 600; }
+  table.rows td[data-label="Direction"]::before { content: none; }
+  table.rows td[data-label="Direction"] .muted { font-weight: 400; }
 }
 `;

@@ -11,7 +11,12 @@ import { publicText, type Redaction } from './redact.js';
 import type { BuildReport, Status } from '../../pure/status/report.js';
 import type { ReadersView } from '../readers/tracker.js';
 import type { OutsideView } from '../start/outside-watch.js';
-import { age, plural } from '../../base/words.js';
+import { plural } from '../../base/words.js';
+import { normalizePaging, pageOf, sortRows, type PageView } from './paging.js';
+import { problemText } from './problems.js';
+import { type SourceView, sourceViews } from './sources.js';
+
+export type { SourceView } from './sources.js';
 import { rateViews, type RateView } from './rates.js';
 import { soleSourceViews, type SoleSourceView } from './sole-source.js';
 import { type ArchivePoint, type ArchiveView, archiveView } from './archive-view.js';
@@ -43,6 +48,8 @@ export interface DashboardInput {
   competeHistory?: CompeteHistory | undefined;
   now: Date;
   filter?: Partial<Filter>;
+  /** The query's paging (`?sort=rate&order=desc&page=2`), normalized by paging.ts. */
+  paging?: { sort?: string; order?: string; page?: string };
   redaction: Redaction;
   /** Who fetches the exports (readers/tracker.ts); absent outside `start`. */
   readers?: ReadersView | undefined;
@@ -50,25 +57,6 @@ export interface DashboardInput {
   outside?: OutsideView | undefined;
   /** A direction's points over the archive's window, when the page asked for one (`?archive=ID`). */
   archiveSeries?: { id: string; points: ArchivePoint[] } | undefined;
-}
-
-export interface SourceView {
-  name: string;
-  type: string;
-  /** ok, failing, failing but its last good quotes stand in (`fallback`), or answering with quotes past its maxAge (`stale`). */
-  state: 'ok' | 'failing' | 'fallback' | 'stale';
-  count: string;
-  lastSuccessAt?: string;
-  /**
-   * Age of the oldest quote of it a published direction uses (of all its quotes when none is used: every direction
-   * needing them may be held back for their age), its maxAge, and the time left (s, negative: passed); maxAge null: off.
-   */
-  quoteAgeSeconds?: number;
-  maxAgeSeconds?: number | null;
-  leftSeconds?: number;
-  problem?: string;
-  /** A source in stream mode: `live, 12 by stream, 0 by REST, 3 reconnects`. */
-  stream?: string;
 }
 
 export interface QuoteView {
@@ -93,7 +81,18 @@ export interface DashboardView {
     stamp: string;
     now: string;
     health: { level: HealthLevel; reasons: string[] };
-    build?: { at: string; ok: boolean; durationMs: number; error?: string; shownAt?: string };
+    /**
+     * The last build; `outcome` read from the health level above it, so the line under a red headline never says ok:
+     * `ok` (built, health ok), `problems` (built, health degraded or failing: the headline says why), `failed`.
+     */
+    build?: {
+      at: string;
+      ok: boolean;
+      outcome: 'ok' | 'problems' | 'failed';
+      durationMs: number;
+      error?: string;
+      shownAt?: string;
+    };
     counts: { published: number; withheld: number; paused: number; hours: number };
     maintenance: boolean;
     /** With `ha:`: this instance's role and who publishes, in the words of `ratefile status`. */
@@ -108,8 +107,12 @@ export interface DashboardView {
   exports: (ExportFacts & { bytes?: number; changedAt?: string })[];
   filter: Filter;
   options: { currencies: string[]; states: string[]; exports: string[] };
+  /** One page of the matching directions, in the order asked for (paging.ts). */
   directions: DirectionView[];
-  /** Directions matching the filter (only the first ROW_LIMIT are in `directions`), and all of them. */
+  paging: PageView;
+  /** Whether any direction competes (`compete:`): without, the page has no Place column. */
+  competing: boolean;
+  /** Directions matching the filter, and all of them. */
   matching: number;
   total: number;
   builds: [number, number, number][];
@@ -122,8 +125,6 @@ export interface DashboardView {
   archive?: ArchiveView;
 }
 
-/** Rows sent at once: a page of 10,000 directions is unreadable; the filters narrow it. */
-export const ROW_LIMIT = 200;
 const STATES = ['published', 'withheld', 'hours', 'paused'];
 const seconds = (ms: number) => Math.round(ms / 1000);
 
@@ -155,6 +156,7 @@ export function dashboardHead(input: DashboardInput): DashboardView['head'] {
           build: {
             at: status.lastBuild.at,
             ok: status.lastBuild.ok,
+            outcome: !status.lastBuild.ok ? 'failed' : health.level === 'ok' ? 'ok' : 'problems',
             durationMs: status.lastBuild.durationMs,
             ...(status.lastBuild.error === undefined ? {} : { error: text(status.lastBuild.error) }),
             ...(report ? { shownAt: report.startedAt.toISOString() } : {}),
@@ -188,7 +190,8 @@ export function dashboardModel(input: DashboardInput): DashboardView {
   const head = dashboardHead(input);
   const maxAge = (source: string) => latest?.maxAgeMs[source];
   const hint = (source: string) => latest?.renewHints?.[source];
-  const rows = (prepared?.rows ?? []).filter((row) => matches(row, filter));
+  const matching = (prepared?.rows ?? []).filter((row) => matches(row, filter));
+  const { rows, page } = pageOf(sortRows(matching, normalizePaging(input.paging)), normalizePaging(input.paging));
   return {
     head,
     sources: report ? sourceViews(report, status, now, { maxAge, hint }, text) : [],
@@ -200,7 +203,7 @@ export function dashboardModel(input: DashboardInput): DashboardView {
       state: source.ok ? (source.error ? 'fallback' : 'ok') : 'failing',
       count: plural(source.entries, 'entry', 'entries'),
       ...(source.fetchedAt ? { lastSuccessAt: source.fetchedAt.toISOString() } : {}),
-      ...(source.error === undefined ? {} : { problem: text(source.error) }),
+      ...(source.error === undefined ? {} : { problem: text(problemText(source, source.error)) }),
     })),
     exports: (prepared?.exports ?? []).map((facts) => ({ ...facts, ...(latest?.files[facts.file] ?? {}) })),
     filter,
@@ -209,7 +212,7 @@ export function dashboardModel(input: DashboardInput): DashboardView {
       states: STATES,
       exports: (prepared?.exports ?? []).map((e) => e.file),
     },
-    directions: rows.slice(0, ROW_LIMIT).map(({ search: _, ...row }) => ({
+    directions: rows.map(({ search: _, ...row }) => ({
       ...row,
       quotes: row.quotes.map((quote) => {
         const age = now.getTime() - quote.at;
@@ -229,7 +232,9 @@ export function dashboardModel(input: DashboardInput): DashboardView {
         point.value?.[1] ?? null,
       ]),
     })),
-    matching: rows.length,
+    paging: page,
+    competing: (prepared?.rows ?? []).some((row) => row.compete !== undefined),
+    matching: matching.length,
     total: prepared?.rows.length ?? 0,
     builds: (input.history?.builds ?? [])
       .filter((b) => b.at >= window.from)
@@ -252,64 +257,4 @@ function matches(row: DirectionFacts, filter: Filter): boolean {
   if (filter.state && row.state !== filter.state) return false;
   if (filter.export && !row.exports.includes(filter.export)) return false;
   return !filter.q || row.search.includes(filter.q.toLowerCase());
-}
-
-interface SourceLimits {
-  maxAge: (source: string) => number | null | undefined;
-  hint: (source: string) => string | undefined;
-}
-
-function sourceViews(
-  report: BuildReport,
-  status: Status | undefined,
-  now: Date,
-  limits: SourceLimits,
-  text: (value: string) => string,
-): SourceView[] {
-  // The oldest quote of each source that a published direction uses: the one that passes its maxAge first.
-  const oldest = new Map<string, number>();
-  for (const priced of report.priced)
-    for (const step of priced.steps)
-      oldest.set(step.quote.source, Math.min(oldest.get(step.quote.source) ?? Infinity, step.quote.time.getTime()));
-  return report.sources.map((source) => {
-    const lastSuccessAt = status?.sources.find((s) => s.name === source.name)?.lastSuccessAt;
-    // None used: all may be held back for their age, so the source's own oldest quote says how it stands.
-    const time = oldest.get(source.name) ?? source.quoteTimes?.oldest.getTime();
-    const limit = limits.maxAge(source.name);
-    const ageMs = time === undefined ? undefined : now.getTime() - time;
-    const newest = source.quoteTimes ? now.getTime() - source.quoteTimes.newest.getTime() : undefined;
-    // Answering, but with quotes past maxAge: the directions needing them are (or at the next build will be) held back.
-    const stale =
-      source.ok &&
-      typeof limit === 'number' &&
-      ((ageMs !== undefined && ageMs > limit) || (newest !== undefined && newest > limit));
-    const staleText = !stale
-      ? undefined
-      : `${newest !== undefined && newest > limit ? `every quote is older than maxAge ${age(limit / 1000)} (the newest is ${age(newest / 1000)} old)` : `quotes in use are older than maxAge ${age(limit / 1000)}`}: ${limits.hint(source.name) ?? 'renew them, or raise maxAge'}`;
-    // The stale summary already says what the quotes dropped for their age have in common; list only the others.
-    const dropped = stale
-      ? source.rejected.slice(0, source.rejected.length - (source.staleDropped ?? 0))
-      : source.rejected;
-    const problem = [staleText, source.error, ...dropped.map((r) => `dropped ${r}`)]
-      .filter((p): p is string => !!p)
-      .join('; ');
-    return {
-      name: source.name,
-      type: source.type,
-      state: stale ? 'stale' : source.ok ? 'ok' : source.reused === 'fallback' ? 'fallback' : 'failing',
-      count: source.rows === undefined ? plural(source.quotes, 'quote') : `${source.rows} rows`,
-      ...(lastSuccessAt === undefined ? {} : { lastSuccessAt }),
-      ...(ageMs === undefined ? {} : { quoteAgeSeconds: seconds(ageMs) }),
-      ...(limit === undefined ? {} : { maxAgeSeconds: limit === null ? null : seconds(limit) }),
-      ...(ageMs !== undefined && typeof limit === 'number' ? { leftSeconds: seconds(limit - ageMs) } : {}),
-      ...(problem ? { problem: text(problem) } : {}),
-      ...(source.stream ? { stream: streamText(source.stream) } : {}),
-    };
-  });
-}
-
-/** `live, 12 by stream, 0 by REST, 3 reconnects`: how a streamed source is fed. */
-function streamText(stream: NonNullable<BuildReport['sources'][number]['stream']>): string {
-  const by = (fed: 'stream' | 'rest') => stream.pairs.filter((pair) => pair.fed === fed).length;
-  return `${stream.state}, ${by('stream')} by stream, ${by('rest')} by REST, ${plural(stream.reconnects, 'reconnect')}`;
 }

@@ -1,17 +1,18 @@
 // The dashboard at `/`: the view model as HTML, complete without script (dashboard.js only refreshes it and applies filters in place).
-import { lineChart, rateValue } from './chart.js';
+import { lineChart } from './chart.js';
 import { archiveSection } from './archive-view.js';
 import { competeSection } from './compete-chart.js';
-import { escapeHtml, html, lines, style, table, type Cell } from './html.js';
-import { ROW_LIMIT, type DashboardView, type DirectionView, type SourceView } from './model.js';
-import { age, ago, directionName, plural } from '../../base/words.js';
+import { escapeHtml, html, style, table, type Cell } from './html.js';
+import type { DashboardView, SourceView } from './model.js';
+import { age, ago, plural } from '../../base/words.js';
+import { directionsSection, stateText } from './directions.js';
+import { thousands } from './paging.js';
 import { readersSection } from './readers.js';
 import { outsideSection } from './outside.js';
 import { ratesSection } from './rates.js';
-import { referenceLine, soleSourceSection } from './sole-source.js';
+import { soleSourceSection } from './sole-source.js';
 
 const levelText = { ok: 'OK', degraded: 'DEGRADED', failing: 'FAILING' } as const;
-const stateText = { published: 'published', withheld: 'withheld', hours: 'out of hours', paused: 'paused' } as const;
 
 /** The headline: the level in its colour and the reasons; dashboard.js rewrites it the same way from the JSON. */
 export function headline(head: DashboardView['head']): string {
@@ -22,10 +23,17 @@ export function headline(head: DashboardView['head']): string {
   return `<div id="health" class="headline ${head.health.level}" role="status"><strong>${levelText[head.health.level]}</strong>${reasons}</div>`;
 }
 
+/** The last build in the words of the headline's level (`outcome`, model.ts): green only when the headline is. */
+const outcomeText = {
+  ok: '<span class="good">ok</span>',
+  problems: 'finished, with the problems above',
+  failed: '<span class="bad">FAILED</span>',
+} as const;
+
 function buildLine(view: DashboardView): string {
   const { build, now } = view.head;
   if (!build) return '<p class="banner">No build has run yet.</p>';
-  const outcome = build.ok ? '<span class="good">ok</span>' : '<span class="bad">FAILED</span>';
+  const outcome = outcomeText[build.outcome];
   const parts = [
     `<p>Last build ${escapeHtml(ago(build.at, now))} (${escapeHtml(build.at)}), ${outcome}, ${build.durationMs} ms.</p>`,
   ];
@@ -104,136 +112,6 @@ function exportsSection(view: DashboardView): string {
   return `<h2 id="exports">Exports</h2>\n${role}${empty}${table(['File', 'Items', 'Size', 'Changed', 'Markup', 'About'], rows, { numeric: new Set([1, 2]), caption: 'Exports' })}`;
 }
 
-const pair = (rate: { in: string; out: string } | undefined) => (rate ? `${rate.in} : ${rate.out}` : '—');
-
-function stateCell(row: DirectionView): Cell {
-  const parts: Cell[] = [
-    html(
-      `<span class="state state-${row.state}">${escapeHtml(stateText[row.state])}${row.kind && row.state === 'withheld' ? ` (${escapeHtml(row.kind)})` : ''}</span>`,
-    ),
-  ];
-  if (row.jump) {
-    parts.push(
-      html(
-        `<span class="jump">held jump: published <b>${escapeHtml(pair(row.jump.old))}</b>, new <b>${escapeHtml(pair(row.jump.new))}</b></span>`,
-      ),
-    );
-    parts.push(html(`<code>${escapeHtml(row.jump.accept)}</code>`));
-  }
-  if (row.reason) parts.push(row.reason);
-  return lines(parts);
-}
-
-const chartValue = rateValue;
-
-function sparkline(row: DirectionView, view: DashboardView): Cell {
-  if (row.history.length === 0) return '—';
-  const [, lastRate] = row.history.at(-1)!;
-  const side = lastRate?.startsWith('1:') ? `${row.to} per 1 ${row.from}` : `${row.from} per 1 ${row.to}`;
-  return html(
-    lineChart({
-      id: `chart-${row.id.replace(/[^A-Za-z0-9]/g, '-')}`,
-      title: `${directionName(row.from, row.to)}, last 24 hours`,
-      desc: `Published rate (solid) and market rate (dashed), ${side}; ${plural(row.history.length, 'change')}; now ${lastRate ?? 'not published'}.`,
-      from: view.window.from,
-      to: view.window.to,
-      width: 160,
-      height: 40,
-      step: true,
-      series: [
-        { className: 'market', points: row.history.map(([at, , market]) => ({ at, value: chartValue(market) })) },
-        { className: 'published', points: row.history.map(([at, rate]) => ({ at, value: chartValue(rate) })) },
-      ],
-    }),
-  );
-}
-
-const basisText = {
-  place: 'holds the place',
-  floor: 'pinned at the floor',
-  ceiling: 'at the ceiling',
-  fallback: 'NORMAL MARGIN: field not trusted',
-  cap: 'capped against an outlier',
-  war: 'PRICE WAR: holding the rate',
-} as const;
-
-/** Where a competing direction stands: its place (none when the field was not used), the target, what set the rate and why, the feed's age. */
-function competeCell(compete: NonNullable<DirectionView['compete']>): Cell {
-  const place = compete.basis === 'fallback' && compete.place === 0 ? '–' : String(compete.place);
-  return lines([
-    `${place} of ${compete.competitors} (target ${compete.target})`,
-    compete.reason ? `${basisText[compete.basis]}: ${compete.reason}` : basisText[compete.basis],
-    ...(compete.war && compete.basis !== 'war'
-      ? [`price war with ${compete.war.rival}: never more generous until ${compete.war.until}`]
-      : []),
-    ...(compete.feedAgeSeconds === undefined
-      ? []
-      : [html(`<span class="muted">feed ${escapeHtml(age(compete.feedAgeSeconds))} old</span>`)]),
-  ]);
-}
-
-function directionsSection(view: DashboardView): string {
-  const rows = view.directions.map((row) => [
-    lines([
-      directionName(row.from, row.to),
-      ...(row.exports.length > 0 ? [html(`<span class="muted">${escapeHtml(row.exports.join(', '))}</span>`)] : []),
-    ]),
-    stateCell(row),
-    row.rate
-      ? pair(row.rate)
-      : row.lastPublished
-        ? lines([
-            '—',
-            html(
-              `<span class="muted">last published ${escapeHtml(pair(row.lastPublished))}, ${escapeHtml(ago(row.lastPublished.at, view.head.now))}</span>`,
-            ),
-          ])
-        : '—',
-    row.reference ? lines([pair(row.market), referenceLine(row.reference)]) : pair(row.market),
-    row.margin ?? '—',
-    row.compete ? competeCell(row.compete) : '—',
-    row.quotes.length === 0
-      ? '—'
-      : lines(
-          row.quotes.map(
-            (q) =>
-              `${q.pair} ${q.side} · ${q.source}${q.fed ? ' (stream)' : ''} · ${age(q.ageSeconds)} old${q.leftSeconds === undefined ? '' : q.leftSeconds < 0 ? `, maxAge passed` : `, ${age(q.leftSeconds)} left`}`,
-          ),
-        ),
-    lines([row.reserve ?? '—', html(`<span class="muted">from ${escapeHtml(row.reserveFrom)}</span>`)]),
-    lines([`min ${row.min ?? '—'}`, `max ${row.max ?? '—'}`]),
-    lines([
-      ...row.fees,
-      ...(row.labels.length > 0 ? [`labels ${row.labels.join(', ')}`] : []),
-      ...(row.cities.length > 0 ? [`cities ${row.cities.join(', ')}`] : []),
-    ]),
-    sparkline(row, view),
-  ]);
-  const attributes = view.directions.map(
-    (row) => `data-state="${escapeHtml(row.state)}" data-id="${escapeHtml(row.id)}"`,
-  );
-  const shown = view.matching > view.directions.length ? ` (the first ${ROW_LIMIT}: narrow them with the filters)` : '';
-  const summary = `<p id="matching">${plural(view.matching, 'direction')} of ${view.total} match${shown}.</p>`;
-  if (view.directions.length === 0) return summary;
-  return `${summary}\n${table(
-    [
-      'Direction',
-      'State',
-      'Rate (in : out)',
-      'Market',
-      'Margin',
-      'Place',
-      'Quotes',
-      'Reserve',
-      'Limits',
-      'Terms',
-      '24 h',
-    ],
-    rows,
-    { numeric: new Set([2, 3, 4]), rowAttributes: attributes, caption: 'Directions', id: 'direction-rows' },
-  )}`;
-}
-
 function historySection(view: DashboardView): string {
   const count = view.builds.length;
   const chart = (id: string, title: string, className: string, index: 1 | 2, unit: string) => {
@@ -275,6 +153,7 @@ ${select('currency', 'Currency', view.options.currencies, view.filter.currency)}
 ${select('state', 'State', view.options.states, view.filter.state, (s) => stateText[s as keyof typeof stateText] ?? s)}
 ${select('export', 'Export', view.options.exports, view.filter.export)}
 <label>Search<input type="search" name="q" value="${escapeHtml(view.filter.q)}" placeholder="code, city, label, reason"></label>
+${view.paging.sort === 'config' ? '' : `<input type="hidden" name="sort" value="${escapeHtml(view.paging.sort)}">`}${view.paging.order === 'asc' ? '' : '<input type="hidden" name="order" value="desc">'}
 <button type="submit">Apply</button>
 </form>`;
 }
@@ -283,10 +162,10 @@ ${select('export', 'Export', view.options.exports, view.filter.export)}
 function renderLive(view: DashboardView): { top: string; rows: string } {
   const { counts } = view.head;
   const built = view.head.build !== undefined || view.exports.length > 0;
-  const top = `<div id="live" data-stamp="${escapeHtml(view.head.stamp)}">
+  const top = `<div id="live" data-stamp="${escapeHtml(view.head.stamp)}" data-level="${view.head.health.level}">
 ${headline(view.head)}
 ${buildLine(view)}
-<p id="counts">${plural(counts.published, 'direction')} published, ${counts.withheld} withheld, ${counts.hours} out of hours, ${counts.paused} paused.</p>
+<p id="counts">${thousands(counts.published)} direction${counts.published === 1 ? '' : 's'} published, ${thousands(counts.withheld)} withheld, ${thousands(counts.hours)} out of hours, ${thousands(counts.paused)} paused.</p>
 <nav aria-label="Sections"><a href="#sources">Sources</a>${view.rates.length > 0 ? '<a href="#rates">Rates</a>' : ''}${view.soleSource.length > 0 ? '<a href="#sole-source">One source</a>' : ''}<a href="#exports">Exports</a>${view.readers ? '<a href="#readers">Readers</a>' : ''}${view.outside ? '<a href="#outside">Outside view</a>' : ''}<a href="#directions">Directions</a>${view.compete.charts.length + view.compete.listing.length > 0 ? '<a href="#competing">Competing</a>' : ''}<a href="#history">Last 24 hours</a>${view.archive ? '<a href="#archive">Archive</a>' : ''}</nav>
 ${built ? `${sourcesSection(view)}${view.rates.length > 0 ? `\n${ratesSection(view.rates)}` : ''}${view.soleSource.length > 0 ? `\n${soleSourceSection(view.soleSource)}` : ''}\n${exportsSection(view)}` : ''}${view.readers ? `\n${readersSection(view.readers, view.head.now)}` : ''}${view.outside ? `\n${outsideSection(view.outside, view.head.now)}` : ''}
 </div>`;

@@ -40,6 +40,8 @@ export interface DirectionFacts {
   reserve?: string;
   /** `config`, or the reserve source it was read from. */
   reserveFrom: string;
+  /** How the reserve was made and shaped (`capped at 1000000 USDTTRC20 by reserveCap`); absent: as configured or read. */
+  reserveMade?: string[];
   min?: string;
   max?: string;
   fees: string[];
@@ -187,11 +189,26 @@ function referenceFacts(
   return { reference: { market: form(publishedRate(check.value, direction.from, direction.to)), ...texts } };
 }
 
+/** The reserve's steps (src/pure/reserves/shape.ts) with the config field that made each: a cap says it was capped. */
+function reserveSteps(direction: Direction): Pick<DirectionFacts, 'reserveMade'> {
+  if (!direction.reserveMade || direction.reserveMade.length === 0) return {};
+  const field = (step: string) =>
+    /^capped at /.test(step)
+      ? `${step} by reserveCap`
+      : / of it shown: /.test(step)
+        ? `${step} (reserveCap)`
+        : /: (the direction's )?margin /.test(step)
+          ? `${step} (reserveMargins)`
+          : step;
+  return { reserveMade: direction.reserveMade.map(field) };
+}
+
 function common(direction: Direction) {
   return {
     id: direction.id,
     from: direction.from.code,
     to: direction.to.code,
+    ...reserveSteps(direction),
     reserveFrom: direction.reserveSource ?? 'config',
     labels: [...direction.params],
     search: '',

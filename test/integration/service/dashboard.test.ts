@@ -2,6 +2,7 @@
 // what is held back; always the latest build; nothing that names the server's folders.
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil, rawRequest } from '../../support/http.js';
 import { assertBuilt, spawnRatefile, stopAll, waitForServing, type RatefileProcess } from '../../support/process.js';
@@ -53,7 +54,7 @@ describe('GET / on ratefile start', () => {
       ) ?? [];
     expect(text).toMatch(
       new RegExp(
-        `BTC → SBERRUB parserfile\\.xml, affiliatefile\\.xml, reffile\\.xml published ${inText} : ${outText} .*? ${amount} from config min ${min} max ${max}`,
+        `BTC → SBERRUB parserfile\\.xml, affiliatefile\\.xml, reffile\\.xml published ${inText} : ${outText} .*? ${amount} from config min ${min} · max ${max}`,
       ),
     );
     expect(text).toContain('USDTTRC20 → CASHRUB');
@@ -118,6 +119,36 @@ describe('GET / on ratefile start', () => {
       expect(response.status, path).toBe(404);
       expect(response.body.toString('utf8'), path).toBe('Not Found\n');
     }
+  });
+
+  it('is compressed when the request accepts it: br, then gzip; identity otherwise; Vary either way', async () => {
+    const made = await project();
+    const base = await waitForServing(start(made));
+    const get = (path: string, encoding?: string, method = 'GET') =>
+      rawRequest({
+        port: portOf(base),
+        path,
+        method,
+        headers: encoding === undefined ? {} : { 'accept-encoding': encoding },
+      });
+    const identity = await get('/');
+    expect(identity.headers['content-encoding']).toBeUndefined();
+    expect(identity.headers.vary).toBe('Accept-Encoding');
+    const gzip = await get('/', 'gzip');
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gzip.headers.vary).toBe('Accept-Encoding');
+    expect(gunzipSync(gzip.body).toString('utf8')).toMatch(/^<!doctype html>/);
+    expect(gzip.body.length).toBeLessThan(identity.body.length / 3);
+    expect((await get('/', 'br;q=0, gzip')).headers['content-encoding']).toBe('gzip');
+    const br = await get('/dashboard.json', 'gzip, br');
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(JSON.parse(brotliDecompressSync(br.body).toString('utf8'))).toHaveProperty('paging.page', 1);
+    expect((await get('/', 'identity')).headers['content-encoding']).toBeUndefined();
+    // HEAD: the headers of the compressed answer, its length, no body.
+    const head = await get('/', 'gzip', 'HEAD');
+    expect(head.headers['content-encoding']).toBe('gzip');
+    expect(Number(head.headers['content-length'])).toBeGreaterThan(0);
+    expect(head.body.length).toBe(0);
   });
 
   it('serves the same view model as JSON, the headline alone with ?part=head, and its one script', async () => {

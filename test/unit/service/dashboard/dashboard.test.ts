@@ -323,11 +323,14 @@ describe('the JSON and the page from one model', () => {
   });
 
   it('reads the filters from the query, ignoring anything else', () => {
-    expect(queryOf('/?currency=btc&state=withheld&export=reffile.xml&q=m%20sk&x=1')).toEqual({
+    expect(
+      queryOf('/?currency=btc&state=withheld&export=reffile.xml&q=m%20sk&x=1&sort=rate&order=desc&page=2'),
+    ).toEqual({
       filter: { currency: 'btc', state: 'withheld', export: 'reffile.xml', q: 'm sk' },
+      paging: { sort: 'rate', order: 'desc', page: '2' },
     });
-    expect(queryOf('/dashboard.json?part=head')).toEqual({ filter: {}, part: 'head' });
-    expect(queryOf('/')).toEqual({ filter: {} });
+    expect(queryOf('/dashboard.json?part=head')).toEqual({ filter: {}, paging: {}, part: 'head' });
+    expect(queryOf('/')).toEqual({ filter: {}, paging: {} });
   });
 });
 
