@@ -158,6 +158,19 @@ function listenProblem(error: unknown): string | undefined {
   return undefined;
 }
 
+/** `ratefile __complete WORD…`: the candidates one a line, exit 0, or exit 3 for file names; nothing on any error. */
+async function completeWords(program: Command, words: readonly string[], deps: CliDeps): Promise<number> {
+  try {
+    const { complete, wantsFiles } = await import('./commands/complete.js');
+    const found = await complete(program, words, deps.cwd);
+    if (found.files) return wantsFiles;
+    deps.stdout.write(found.candidates.map((candidate) => `${candidate}\n`).join(''));
+  } catch {
+    // A completion that fails offers nothing: the operator's line is not the place for a stack trace.
+  }
+  return 0;
+}
+
 /** Run the CLI; resolves with the process exit code: 0 ok, 1 failure, 2 usage or config error. */
 export async function run(argv: readonly string[], overrides: Partial<CliDeps> = {}): Promise<number> {
   const deps = { ...defaultDeps(), ...overrides };
@@ -170,6 +183,8 @@ export async function run(argv: readonly string[], overrides: Partial<CliDeps> =
     format: () => (program.opts<{ logFormat?: string }>().logFormat === 'json' ? 'json' : 'text'),
     colour: wantsColour(deps.stderr, deps.env),
   });
+  // The completion scripts' question (commands/complete.ts): answered without commander parsing the words, in silence.
+  if (argv[2] === '__complete') return completeWords(program, argv.slice(3), deps);
   const restoreWarnings = routeProcessWarnings(warningLog);
   try {
     await program.parseAsync([...argv]);

@@ -40,7 +40,11 @@ function bash(program: Command, specs: Spec[]): string {
     ...cases,
     '    *) words="" ;;',
     '  esac',
-    '  if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$words" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi',
+    '  if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$words" -- "$cur")); return; fi',
+    // An argument or an option's value: the program answers from its choices and the config (exit 3: file names).
+    '  local IFS=$\'\\n\' status',
+    `  COMPREPLY=($(${program.name()} __complete "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)); status=$?`,
+    '  if [ "$status" -eq 3 ]; then COMPREPLY=($(compgen -f -- "$cur")); fi',
     '}',
     `complete -o filenames -F _${program.name()} ${program.name()}`,
     '',
