@@ -14,6 +14,8 @@ export type Shell = 'bash' | 'zsh' | 'fish';
 
 const run = promisify(execFile);
 
+type ExecError = Error & { code?: number; stdout: string; stderr: string };
+
 /** The project's config: FROM codes BTC, ETH, USDTTRC20; BTC's TOs SBERRUB, USDTTRC20, CASHRUB (in MSK and SPB). */
 export const projectConfig = `sources:
   backoffice: { type: file, path: quotes.json }
@@ -42,6 +44,8 @@ directions:
 export interface Harness {
   dir: string;
   complete(shell: Shell, line: string): Promise<string[]>;
+  /** What the shell's own parser says of the script without running it (`-n`): empty when it reads. */
+  syntaxCheck(shell: Shell): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -113,11 +117,19 @@ export async function harness(): Promise<Harness> {
     async complete(shell, line) {
       const words = line.split(' ');
       const [command, args] = shells[shell](scripts.get(shell)!, words, line);
-      const { stdout, stderr } = await run(command, args, { cwd: project, env });
+      const { stdout, stderr } = await run(command, args, { cwd: project, env }).catch((error: ExecError) => {
+        // A zsh completion function returns 1 when it added nothing, as the completion system expects.
+        if (shell === 'zsh' && error.code === 1 && error.stdout === '') return error;
+        throw error;
+      });
       if (stderr !== '') throw new Error(`${shell} wrote to stderr completing "${line}":\n${stderr}`);
       // fish gives each candidate's description after a tab.
       const offered = stdout.split('\n').map((candidate) => candidate.split('\t')[0]!);
       return [...new Set(offered.filter((candidate) => candidate !== ''))].sort();
+    },
+    async syntaxCheck(shell) {
+      const { stdout, stderr } = await run(shell, ['-n', scripts.get(shell)!], { env });
+      return stdout + stderr;
     },
     close: () => rm(dir, { recursive: true, force: true }),
   };
