@@ -22,9 +22,7 @@ describe.each(['bash', 'zsh', 'fish'] as const)('%s', (shell) => {
     else expect(got).toEqual(offered);
   });
 
-  // zsh's commands and options are _describe's and _arguments', which need a real completion widget: its script's
-  // text is checked in test/integration/cli/cli.test.ts.
-  it.skipIf(shell === 'zsh')('completes the commands and their options as before', async () => {
+  it('completes the commands and their options as before', async () => {
     expect(await shells.complete(shell, 'ratefile ex')).toEqual(['explain']);
     expect(await shells.complete(shell, 'ratefile build --dr')).toEqual(['--dry-run']);
   });

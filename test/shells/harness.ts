@@ -1,20 +1,20 @@
 // The completion scripts of `ratefile completion bash|zsh|fish` run by the real shells: a project folder with a config
 // of its own, `ratefile` on PATH (the built binary), and one function per shell that completes a command line and
 // returns the candidates it offers. bash: the script sourced, its function called with COMP_WORDS/COMP_CWORD as
-// bash's completion sets them. zsh (`zsh -f`, compinit): the script's function called with `words`/`CURRENT` as the
-// completion system sets them, `compadd` recording what it is given. fish: `complete -C`, fish's own engine.
+// bash's completion sets them. zsh: the line typed with a Tab into an interactive `zsh -f` with compinit, in a
+// pseudo-terminal (capture.zsh). fish: `complete -C`, fish's own engine.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { assertBuilt, binPath, childEnv, repoRoot } from '../support/process.js';
 
 export type Shell = 'bash' | 'zsh' | 'fish';
 
 const run = promisify(execFile);
-
-type ExecError = Error & { code?: number; stdout: string; stderr: string };
+const captureZsh = fileURLToPath(new URL('capture.zsh', import.meta.url));
 
 /** The project's config: FROM codes BTC, ETH, USDTTRC20; BTC's TOs SBERRUB, USDTTRC20, CASHRUB (in MSK and SPB). */
 export const projectConfig = `sources:
@@ -68,24 +68,7 @@ const shells: Record<Shell, (script: string, words: string[], line: string) => [
       ...words,
     ],
   ],
-  zsh: (script, words) => [
-    'zsh',
-    [
-      '-f',
-      '-c',
-      [
-        'autoload -U compinit && compinit -u -D',
-        'source "$1"; shift',
-        // What the completion system is asked to offer, one a line: the words after `--` (or after the options).
-        'compadd() { local -a given; given=("$@"); local at=${given[(i)--]}; print -rl -- "${(@)given[at+1,-1]}"; }',
-        '_files() { compadd -- *(N) }',
-        'words=("$@"); CURRENT=$#; _ratefile',
-      ].join('\n'),
-      'zsh',
-      script,
-      ...words,
-    ],
-  ],
+  zsh: (script, _words, line) => ['zsh', ['-f', captureZsh, script, line]],
   fish: (script, _words, line) => [
     'fish',
     ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', script, line],
@@ -117,11 +100,7 @@ export async function harness(): Promise<Harness> {
     async complete(shell, line) {
       const words = line.split(' ');
       const [command, args] = shells[shell](scripts.get(shell)!, words, line);
-      const { stdout, stderr } = await run(command, args, { cwd: project, env }).catch((error: ExecError) => {
-        // A zsh completion function returns 1 when it added nothing, as the completion system expects.
-        if (shell === 'zsh' && error.code === 1 && error.stdout === '') return error;
-        throw error;
-      });
+      const { stdout, stderr } = await run(command, args, { cwd: project, env });
       if (stderr !== '') throw new Error(`${shell} wrote to stderr completing "${line}":\n${stderr}`);
       // fish gives each candidate's description after a tab.
       const offered = stdout.split('\n').map((candidate) => candidate.split('\t')[0]!);
