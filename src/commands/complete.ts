@@ -153,13 +153,16 @@ async function optionValue(parsed: Parsed, cwd: string): Promise<Completion> {
 
 async function argumentValue(parsed: Parsed, cwd: string): Promise<Completion> {
   const { command, positional } = parsed;
-  if (positional.length === 0 && command.commands.length > 0)
+  // `help COMMAND` (commander's own help command, not among the commands): a command's name.
+  const asksHelp = positional.length === 1 && positional[0] === 'help' && command.commands.length > 0;
+  if ((positional.length === 0 || asksHelp) && command.commands.length > 0)
     return {
       files: false,
       candidates: command
         .createHelp()
         .visibleCommands(command)
-        .map((sub) => sub.name()),
+        .map((sub) => sub.name())
+        .filter((name) => !asksHelp || name !== 'help'),
     };
   const declared = command.registeredArguments;
   const argument: Argument | undefined =

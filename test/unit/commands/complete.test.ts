@@ -48,6 +48,11 @@ describe('ratefile __complete', () => {
       ['archive', ''],
       ['verify', 'key', 'keygen', 'help'],
     ],
+    [['help', 'ex'], ['explain']],
+    [
+      ['archive', 'help', ''],
+      ['verify', 'key', 'keygen'],
+    ],
     [
       ['probe', '--format', ''],
       ['classic', 'eref', 'json'],
