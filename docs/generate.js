@@ -16,25 +16,42 @@ async function helpOf(run, args) {
   return out.trimEnd();
 }
 
-/** The command names in the top-level help's `Commands:` section, in its order (without `help`). */
-function commandNames(help) {
-  const section = help.split(/^Commands:$/m)[1] ?? '';
-  return [...section.matchAll(/^ {2}([a-z][a-z-]*)\b/gm)].map((m) => m[1]).filter((name) => name !== 'help');
+/** Headings of a help's sections that are not groups of commands. */
+const NOT_COMMANDS = new Set(['Usage', 'Arguments', 'Options', 'Global Options', 'Examples']);
+
+/** The command groups of a help (`Getting started:`…, or `Commands:`), in its order, each with its command names (without `help`). */
+function commandGroups(help) {
+  const groups = [];
+  let group;
+  for (const line of help.split('\n')) {
+    const heading = /^([A-Z][^:]*):$/.exec(line);
+    if (heading) {
+      group = NOT_COMMANDS.has(heading[1]) ? undefined : { heading: heading[1], names: [] };
+      if (group) groups.push(group);
+      continue;
+    }
+    const name = group && /^ {2}([a-z][a-z-]*)\b/.exec(line)?.[1];
+    if (name && name !== 'help') group.names.push(name);
+  }
+  return groups;
 }
 
-/** docs/cli-reference.md: `ratefile --help`, then each command's --help, verbatim. */
+/** docs/cli-reference.md: `ratefile --help`, then each command's --help (and each subcommand's), verbatim. */
 export async function cliReference(run) {
   const top = await helpOf(run, ['--help']);
-  const names = commandNames(top);
+  const groups = commandGroups(top);
   const lines = [
     '# CLI reference',
     '',
     GENERATED,
     '',
-    'Every command and option, as `--help` prints them. What the commands do together (exit codes, the',
-    'config and port defaults, how `start` reloads) is in [Commands](commands.md).',
+    'Every command and option, as `--help` prints them, in the groups `ratefile --help` lists them; each ends',
+    'with examples that work on the demo config. What the commands do together (exit codes, the config and port',
+    'defaults, how `start` reloads) is in [Commands](commands.md).',
     '',
-    names.map((name) => `[${name}](#ratefile-${name})`).join(' · '),
+    ...groups.map(
+      ({ heading, names }) => `- **${heading}:** ${names.map((name) => `[${name}](#ratefile-${name})`).join(' · ')}`,
+    ),
     '',
     '## ratefile',
     '',
@@ -42,8 +59,15 @@ export async function cliReference(run) {
     top,
     '```',
   ];
-  for (const name of names)
-    lines.push('', `## ratefile ${name}`, '', '```text', await helpOf(run, [name, '--help']), '```');
+  for (const { heading, names } of groups) {
+    lines.push('', `<!-- ${heading} -->`);
+    for (const name of names) {
+      const help = await helpOf(run, [name, '--help']);
+      lines.push('', `## ratefile ${name}`, '', '```text', help, '```');
+      for (const sub of commandGroups(help).flatMap((group) => group.names))
+        lines.push('', `### ratefile ${name} ${sub}`, '', '```text', await helpOf(run, [name, sub, '--help']), '```');
+    }
+  }
   return `${lines.join('\n')}\n`;
 }
 

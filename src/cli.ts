@@ -10,6 +10,7 @@ import * as check from './commands/check.js';
 import * as completion from './commands/completion.js';
 import { applyConfigEnv, createContext, type CliDeps, type CommandModule } from './commands/context.js';
 import * as edge from './commands/edge.js';
+import { addExamples } from './commands/examples.js';
 import * as explain from './commands/explain.js';
 import * as init from './commands/init.js';
 import * as maintenance from './commands/maintenance.js';
@@ -38,29 +39,16 @@ const exitCodes: Record<ErrorCode, number> = {
   E_PUBLISH: 1,
 };
 
-/** Every command, in the order `--help` lists them. */
-const commands: readonly CommandModule[] = [
-  build,
-  serve,
-  start,
-  schema,
-  accept,
-  maintenance,
-  alert,
-  status,
-  pause,
-  resume,
-  publish,
-  check,
-  probe,
-  edge,
-  explain,
-  at,
-  archive,
-  quote,
-  init,
-  validate,
-  completion,
+/**
+ * Every command by group, in the order `--help` lists them: the ones a newcomer runs first, then the everyday ones,
+ * then what proves what was published, what deploys, and the editor's and shell's setup.
+ */
+const groups: readonly (readonly [heading: string, commands: readonly CommandModule[]])[] = [
+  ['Getting started:', [init, validate, build, start]],
+  ['Day to day:', [status, explain, pause, resume, maintenance, accept, check]],
+  ['Proving what was published:', [at, archive, quote]],
+  ['Deploying:', [serve, publish, edge, probe, alert]],
+  ['Setup:', [schema, completion]],
 ];
 
 const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
@@ -122,7 +110,13 @@ export function createProgram(deps: CliDeps, setExitCode: (code: number) => void
     quiet: () => program.opts<{ quiet?: boolean }>().quiet === true,
   });
   const context = createContext(deps, log, setExitCode);
-  for (const command of commands) command.register(program, context);
+  for (const [heading, modules] of groups) {
+    program.commandsGroup(heading);
+    for (const command of modules) command.register(program, context);
+  }
+  // Made now, while the group is still Setup's, so `help [command]` is listed there and not under a group of its own.
+  program.helpCommand(true);
+  addExamples(program);
   applyConfigEnv(program, deps.env);
   return program;
 }
@@ -164,6 +158,19 @@ function listenProblem(error: unknown): string | undefined {
   return undefined;
 }
 
+/** `ratefile __complete WORD…`: the candidates one a line, exit 0, or exit 3 for file names; nothing on any error. */
+async function completeWords(program: Command, words: readonly string[], deps: CliDeps): Promise<number> {
+  try {
+    const { complete, wantsFiles } = await import('./commands/complete.js');
+    const found = await complete(program, words, deps.cwd);
+    if (found.files) return wantsFiles;
+    deps.stdout.write(found.candidates.map((candidate) => `${candidate}\n`).join(''));
+  } catch {
+    // A completion that fails offers nothing: the operator's line is not the place for a stack trace.
+  }
+  return 0;
+}
+
 /** Run the CLI; resolves with the process exit code: 0 ok, 1 failure, 2 usage or config error. */
 export async function run(argv: readonly string[], overrides: Partial<CliDeps> = {}): Promise<number> {
   const deps = { ...defaultDeps(), ...overrides };
@@ -176,6 +183,8 @@ export async function run(argv: readonly string[], overrides: Partial<CliDeps> =
     format: () => (program.opts<{ logFormat?: string }>().logFormat === 'json' ? 'json' : 'text'),
     colour: wantsColour(deps.stderr, deps.env),
   });
+  // The completion scripts' question (commands/complete.ts): answered without commander parsing the words, in silence.
+  if (argv[2] === '__complete') return completeWords(program, argv.slice(3), deps);
   const restoreWarnings = routeProcessWarnings(warningLog);
   try {
     await program.parseAsync([...argv]);

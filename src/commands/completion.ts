@@ -40,7 +40,11 @@ function bash(program: Command, specs: Spec[]): string {
     ...cases,
     '    *) words="" ;;',
     '  esac',
-    '  if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$words" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi',
+    '  if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$words" -- "$cur")); return; fi',
+    // An argument or an option's value: the program answers from its choices and the config (exit 3: file names).
+    "  local IFS=$'\\n' status",
+    `  COMPREPLY=($(${program.name()} __complete "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)); status=$?`,
+    '  if [ "$status" -eq 3 ]; then COMPREPLY=($(compgen -f -- "$cur")); fi',
     '}',
     `complete -o filenames -F _${program.name()} ${program.name()}`,
     '',
@@ -66,6 +70,19 @@ function zsh(program: Command, specs: Spec[]): string {
     "    _describe 'command' commands",
     '    return',
     '  fi',
+    // An argument or an option's value: the program answers from its choices and the config (exit 3: file names).
+    '  if [[ "${words[CURRENT]}" != -* ]]; then',
+    '    local out code',
+    `    out="$(${program.name()} __complete "\${(@)words[2,CURRENT]}" 2>/dev/null)"`,
+    '    code=$?',
+    '    if (( code == 0 )); then',
+    '      local -a candidates',
+    '      candidates=(${(f)out})',
+    '      (( ${#candidates} )) && compadd -- "${candidates[@]}"',
+    '      return',
+    '    fi',
+    '    if (( code == 3 )); then _files; return; fi',
+    '  fi',
     '  case "${words[2]}" in',
     ...specs.map((spec) => `    ${spec.name}) _arguments ${optionLines(spec)} '*:file:_files' ;;`),
     '  esac',
@@ -84,16 +101,32 @@ function fish(program: Command, specs: Spec[]): string {
   ];
   for (const spec of specs)
     lines.push(`complete -c ${name} -n '__fish_use_subcommand' -a ${spec.name} -d ${quote(spec.description)}`);
-  for (const spec of specs) {
-    for (const option of spec.options) {
-      const flags = option.flags
-        .map((flag) => (flag.startsWith('--') ? `-l ${flag.slice(2)}` : `-s ${flag.slice(1)}`))
-        .join(' ');
-      lines.push(
-        `complete -c ${name} -n '__fish_seen_subcommand_from ${spec.name}' ${flags}${option.takesValue ? ' -r -F' : ''} -d ${quote(option.description)}`,
-      );
-    }
-  }
+  // An option's value and an argument: the program answers from its choices and the config (exit 3: file names).
+  const values = ` -r -f -a '(__${name}_complete)'`;
+  const optionLine = (condition: string, option: Spec['options'][number]) => {
+    const flags = option.flags
+      .map((flag) => (flag.startsWith('--') ? `-l ${flag.slice(2)}` : `-s ${flag.slice(1)}`))
+      .join(' ');
+    return `complete -c ${name} -n '${condition}' ${flags}${option.takesValue ? values : ''} -d ${quote(option.description)}`;
+  };
+  for (const option of specOf(program).options) lines.push(optionLine('__fish_use_subcommand', option));
+  for (const spec of specs)
+    for (const option of spec.options) lines.push(optionLine(`__fish_seen_subcommand_from ${spec.name}`, option));
+  lines.push(
+    `function __${name}_complete`,
+    '    set -l before (commandline -opc)',
+    '    set -e before[1]',
+    '    set -l current (commandline -ct)',
+    `    set -l out (${name} __complete $before "$current" 2>/dev/null)`,
+    '    set -l code $status',
+    '    if test $code -eq 3',
+    '        __fish_complete_path "$current"',
+    '    else if test $code -eq 0',
+    "        printf '%s\\n' $out",
+    '    end',
+    'end',
+    `complete -c ${name} -n 'not __fish_use_subcommand' -f -a '(__${name}_complete)'`,
+  );
   return `${lines.join('\n')}\n`;
 }
 

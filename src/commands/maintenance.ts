@@ -1,5 +1,5 @@
 // `ratefile maintenance [on|off]`: publish every export empty, or normally again; without an argument, tell which.
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import { RatefileError } from '../base/errors.js';
 import { checkStateFolder } from '../base/folders.js';
 import { configOption, type CommandContext } from './context.js';
@@ -9,7 +9,8 @@ export function register(program: Command, context: CommandContext): void {
   program
     .command('maintenance')
     .description('publish every export empty (on) or normally again (off); without an argument, tell which')
-    .argument('[state]', 'on or off')
+    // The choices show in --help and `ratefile completion` offers them; the action says what is wrong with another word.
+    .addArgument(new Argument('[state]', 'on or off').choices(['on', 'off']).argParser((state: string) => state))
     .addOption(configOption())
     .action(async (state: string | undefined, options: { config: string }) => {
       if (state !== undefined && state !== 'on' && state !== 'off')

@@ -85,6 +85,19 @@ describe('a bare start', () => {
     },
   );
 
+  it("the completion scripts' `__complete` reads the config with the YAML reader alone: no schema, no build", async () => {
+    const { stdout, modules } = await loaded(['__complete', 'explain', 'BTC', '']);
+    expect(stdout.split('\n')).toContain('SBERRUB');
+    expect(modules).toContain(`${dist}base/config/yaml.js`);
+    // The config reader (src/base/config/yaml.ts) brings its YAML parsers and, for its problem lines, zod and
+    // decimal.js; nothing above the base layer (the config's schema and loader, the build, the service) and no other package.
+    expect(modules.filter((url) => /\/dist\/(io|pure|service|model)\//.test(url))).toEqual([]);
+    const packages = new Set(
+      modules.map((url) => /\/node_modules\/((@[^/]+\/)?[^/]+)\//.exec(url)?.[1]).filter(Boolean),
+    );
+    expect([...packages].sort()).toEqual(['commander', 'decimal.js', 'js-yaml', 'yaml', 'zod']);
+  });
+
   it('a command that runs still loads what it uses (the log sees modules imported late)', async () => {
     const { stdout, modules } = await loaded(['schema', '--template']);
     expect(JSON.parse(stdout)).toHaveProperty('type');

@@ -1,0 +1,89 @@
+// `ratefile __complete WORD…` in-process: the candidates one a line, exit 3 for file names, and silence (exit 0,
+// nothing on stderr) on a config that is missing or broken. The shells themselves run it in test/shells/.
+import { describe, expect, it } from 'vitest';
+import { otherConfig, projectConfig } from '../../shells/harness.js';
+import { projectsPerTest } from '../../support/project.js';
+import { runRatefile } from '../../support/run-cli.js';
+
+const project = projectsPerTest();
+
+async function complete(words: string[], env: Record<string, string> = {}) {
+  const { dir } = await project({ 'ratefile.config.yaml': projectConfig, 'other.yaml': otherConfig, 'bad.yaml': '[' });
+  const result = await runRatefile(['__complete', ...words], dir, { env });
+  return { ...result, candidates: result.stdout.split('\n').filter(Boolean) };
+}
+
+describe('ratefile __complete', () => {
+  it.each([
+    [
+      ['explain', ''],
+      ['BTC', 'ETH', 'USDTTRC20'],
+    ],
+    [
+      ['explain', 'BTC', ''],
+      ['SBERRUB', 'USDTTRC20', 'CASHRUB'],
+    ],
+    [['explain', 'btc', 's'], []],
+    [['explain', 'BTC', 's'], ['SBERRUB']],
+    [['quote', 'ETH', ''], ['SBERRUB']],
+    [['at', 'now', 'USDTTRC20', ''], ['BTC']],
+    [
+      ['status', '--rate', 'BTC', ''],
+      ['SBERRUB', 'USDTTRC20', 'CASHRUB'],
+    ],
+    [
+      ['explain', 'BTC', 'CASHRUB', '--city', ''],
+      ['MSK', 'SPB'],
+    ],
+    [['--quiet', 'pause', '--config', 'other.yaml', ''], ['LTC']],
+    [
+      ['pause', '--config=other.yaml', ''],
+      ['BTC', 'ETH', 'USDTTRC20'],
+    ],
+    [
+      ['maintenance', ''],
+      ['on', 'off'],
+    ],
+    [
+      ['archive', ''],
+      ['verify', 'key', 'keygen', 'help'],
+    ],
+    [['help', 'ex'], ['explain']],
+    [
+      ['archive', 'help', ''],
+      ['verify', 'key', 'keygen'],
+    ],
+    [
+      ['probe', '--format', ''],
+      ['classic', 'eref', 'json'],
+    ],
+    [['explain', 'BTC', 'SBERRUB', ''], []],
+    [['explain', '-'], []],
+    [['pause', 'BTC', 'SBERRUB', '--until', ''], []],
+  ])('%j offers %j', async (words, offered) => {
+    const result = await complete(words);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.candidates).toEqual(offered);
+  });
+
+  it('a config named by RATEFILE_CONFIG is the default', async () => {
+    expect((await complete(['explain', ''], { RATEFILE_CONFIG: 'other.yaml' })).candidates).toEqual(['LTC']);
+  });
+
+  it.each([[['build', '--config', '']], [['check', 'public/']], [['init', '']], [['check', '--codes-from', '']]])(
+    '%j asks for file names: exit 3, nothing printed',
+    async (words) => {
+      const result = await complete(words);
+      expect([result.code, result.stdout, result.stderr]).toEqual([3, '', '']);
+    },
+  );
+
+  it.each([['bad.yaml'], ['missing.yaml'], ['.']])(
+    'a config that cannot be read (%s) offers nothing, silently',
+    async (path) => {
+      const result = await complete(['explain', '--config', path, '']);
+      expect([result.code, result.stdout, result.stderr]).toEqual([0, '', '']);
+    },
+  );
+});
