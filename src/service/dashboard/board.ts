@@ -1,5 +1,5 @@
-// What `start` keeps for the dashboard: the latest build that published, its history (read back from the archive on
-// start, a line added after each build, off its path), and what must not be shown (redact.ts). service.ts only
+// What `start` keeps for the dashboard: the latest build that published, its history (read back from the archive and
+// the build points on start, a line added after each build, off its path), and what must not be shown (redact.ts). service.ts only
 // calls it.
 import type { Stats } from 'node:fs';
 import { homedir } from 'node:os';
@@ -16,6 +16,7 @@ import { type ArchiveSeries, dashboardRoutes, visible } from './route.js';
 import { ArchiveReader } from '../../io/archive/reader.js';
 import { History } from './history.js';
 import { historyFromArchive } from './archive-history.js';
+import { buildPointsWriter, readBuildPoints } from './build-points.js';
 import type { Archive } from '../../io/archive/archive.js';
 import { openCompeteStore } from './compete-store.js';
 import type { BuildReport, Status } from '../../pure/status/report.js';
@@ -60,7 +61,8 @@ export async function openDashboard(options: {
   archive?: Archive | undefined;
 }): Promise<Dashboard> {
   const { config, log } = options;
-  const history = await readHistory(options.archive, options.now(), log);
+  const history = await readHistory(options.archive, config.stateDir, options.now(), log);
+  const points = buildPointsWriter(config.stateDir, log, options.now());
   const redaction = dashboardRedaction(config, options.outDir, options.env);
   let latest: LatestBuild | undefined;
   const compete = await openCompeteStore(config.stateDir, log, options.now());
@@ -84,7 +86,9 @@ export async function openDashboard(options: {
             published: report.directions.published.length,
             withheld: report.directions.withheld.length,
           };
-          history.add(history.lineFor(report.startedAt, counts, rates));
+          const line = history.lineFor(report.startedAt, counts, rates);
+          history.add(line);
+          points.append({ t: line.t, ms: counts.durationMs, n: counts.published, w: counts.withheld });
         } catch (error) {
           log.warn(`history: this build is not recorded: ${describeError(error)}`);
         }
@@ -133,6 +137,7 @@ export async function openDashboard(options: {
       clearTimeout(trailing);
       later?.();
       await recording;
+      await points.idle();
       await compete.flush();
     },
   };
@@ -148,15 +153,30 @@ function archiveSeries(archive: Archive | undefined, config: Config, now: () => 
   };
 }
 
-/** The history of the last 24 hours from the archive; a store that cannot be read is an empty history, said once. */
-async function readHistory(archive: Archive | undefined, now: Date, log: Logger): Promise<History> {
+/**
+ * The history of the last 24 hours: the rates from the archive, the builds from the build points (every build, where
+ * the archive has only those that changed an export; from the archive when there are none, as after an upgrade). A
+ * store or file that cannot be read leaves its part empty, said once.
+ */
+async function readHistory(archive: Archive | undefined, stateDir: string, now: Date, log: Logger): Promise<History> {
   const history = new History();
-  if (!archive) return history;
-  try {
-    for (const line of await historyFromArchive(archive.store, now)) history.apply(line);
-  } catch (error) {
-    log.warn(`history: cannot read the archive, the charts start empty: ${describeError(error)}`);
-  }
+  const [recorded, builds] = await Promise.all([
+    archive
+      ? historyFromArchive(archive.store, now).catch((error: unknown) => {
+          log.warn(`history: cannot read the archive, the rate charts start empty: ${describeError(error)}`);
+          return [];
+        })
+      : [],
+    readBuildPoints(stateDir, now).catch((error: unknown) => {
+      log.warn(
+        `history: cannot read the build points, the builds chart starts from the archive: ${describeError(error)}`,
+      );
+      return [];
+    }),
+  ]);
+  const rates = builds.length === 0 ? recorded : recorded.map(({ t, r }) => (r ? { t, r } : { t }));
+  const lines = [...rates, ...builds].sort((a, b) => Date.parse(a.t) - Date.parse(b.t));
+  for (const line of lines) history.apply(line);
   history.compact(now);
   return history;
 }
