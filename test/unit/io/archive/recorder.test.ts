@@ -52,6 +52,18 @@ function builds(next: Next, count: number, start: number, moves = 0.7, stepMs = 
   });
 }
 
+/** A real disk that refuses every write with ENOSPC while it is full. */
+function diskThatFills(): { disk: ArchiveDisk; fill: (full: boolean) => void } {
+  let full = false;
+  const disk: ArchiveDisk = {
+    write: async (path, bytes) => {
+      if (full) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      return realDisk.write(path, bytes);
+    },
+  };
+  return { disk, fill: (value) => (full = value) };
+}
+
 describe('the recorder', () => {
   it('rebuilds every version of every export at its moment, across a restart, and the chain verifies', async () => {
     const dir = await stateDir();
@@ -101,21 +113,15 @@ describe('the recorder', () => {
 
   it('never throws when the disk refuses an append, and appends the waiting records once it takes them', async () => {
     const dir = await stateDir();
-    let full = false;
-    const disk: ArchiveDisk = {
-      write: async (path, bytes) => {
-        if (full) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-        return realDisk.write(path, bytes);
-      },
-    };
+    const { disk, fill } = diskThatFills();
     const all = builds(random(9), 8, Date.parse('2026-12-02T10:00:00Z'), 1);
     const recorder = await Recorder.open(fileStore(dir, disk), options);
     await recorder.record(all[0]!);
-    full = true;
+    fill(true);
     for (const build of all.slice(1, 5))
       expect((await recorder.record(build)).warning).toMatch(/ENOSPC.*published, the record waits/);
     expect(recorder.state().pending).toBe(4);
-    full = false;
+    fill(false);
     for (const build of all.slice(5)) expect((await recorder.record(build)).warning).toBeUndefined();
     const reader = await ArchiveReader.open(fileStore(dir));
     for (const build of all) {
@@ -127,19 +133,13 @@ describe('the recorder', () => {
 
   it('appends the waiting records at the next build even when that build changed nothing', async () => {
     const dir = await stateDir();
-    let full = false;
-    const disk: ArchiveDisk = {
-      write: async (path, bytes) => {
-        if (full) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-        return realDisk.write(path, bytes);
-      },
-    };
+    const { disk, fill } = diskThatFills();
     const [first, second] = builds(random(13), 2, Date.parse('2026-12-02T10:00:00Z'), 1);
     const recorder = await Recorder.open(fileStore(dir, disk), options);
     await recorder.record(first!);
-    full = true;
+    fill(true);
     await recorder.record(second!);
-    full = false;
+    fill(false);
     const still = {
       ...second!,
       at: new Date(second!.at.getTime() + 60_000),
