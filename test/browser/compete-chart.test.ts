@@ -2,21 +2,19 @@
 // loopback info.zip with `self:` set, rebuilt every second, with a day of chart points left in the state folder.
 // The chart of BTC → SBERRUB has its five rate lines and the place line, each drawn across the day; BestChange's listing of us is in the table; a
 // screenshot of the chart goes to test/browser/__screenshots__/compete-chart.png (a CI artefact).
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { assertChromium, type Chromium, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dump } from '../support/bestchange.js';
 import { freePort } from '../support/ports.js';
 import { assertBuilt, spawnRatefile, stopAll, waitForServing } from '../support/process.js';
 import { makeProject, type Project } from '../support/project.js';
 
-const executablePath = '/usr/bin/chromium';
 const screenshots = fileURLToPath(new URL('__screenshots__/', import.meta.url));
 const axePath = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
 
@@ -31,7 +29,7 @@ interface Axe {
 
 let project: Project;
 let feed: Server;
-let profile: string;
+let browser: Chromium | undefined;
 let context: BrowserContext;
 let base: string;
 
@@ -41,8 +39,7 @@ interface Boxed {
 }
 
 beforeAll(async () => {
-  if (!existsSync(executablePath))
-    throw new Error(`${executablePath} is missing: install the Debian package (apt-get install -y chromium)`);
+  assertChromium();
   assertBuilt();
   feed = createServer((_request, response) => {
     const body = dump({
@@ -93,21 +90,16 @@ directions:
     cwd: project.dir,
   });
   base = await waitForServing(proc, 20_000);
-  profile = await mkdtemp(join(tmpdir(), 'ratefile-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
+  context = browser.context;
   await mkdir(screenshots, { recursive: true });
 }, 60_000);
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await stopAll();
   await new Promise<void>((resolve) => (feed ? feed.close(() => resolve()) : resolve()));
   await project?.remove();
-  if (profile) await rm(profile, { recursive: true, force: true });
 });
 
 describe("a competing direction's chart in Chromium", () => {

@@ -4,13 +4,13 @@
 // same links work by navigation; the page comes gzip or br when asked (sizes printed), identity otherwise; the
 // headline and the build line under it agree when every direction is withheld. Screenshots at 1280 and 390 px go to
 // test/browser/__screenshots__/, or to docs/ with DOCS_IMAGES=1 (the images the docs show).
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { assertChromium, type Chromium, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/base/decimal.js';
 import { rawRequest } from '../support/http.js';
@@ -25,7 +25,6 @@ import {
 } from '../support/process.js';
 import { makeProject, type Project } from '../support/project.js';
 
-const executablePath = '/usr/bin/chromium';
 const images =
   process.env.DOCS_IMAGES === '1'
     ? join(repoRoot, 'docs')
@@ -90,7 +89,7 @@ let proc: RatefileProcess;
 let base: string;
 let port: number;
 let ids: string[];
-let profile: string;
+let browser: Chromium | undefined;
 let context: BrowserContext;
 let page: Page;
 const problems: string[] = [];
@@ -110,8 +109,7 @@ const rates = async () =>
 const matching = () => page.locator('#matching').textContent();
 
 beforeAll(async () => {
-  if (!existsSync(executablePath))
-    throw new Error(`${executablePath} is missing: install the Debian package (apt-get install -y chromium)`);
+  assertChromium();
   assertBuilt();
   const made = generated();
   ids = made.ids;
@@ -122,12 +120,8 @@ beforeAll(async () => {
     cwd: project.dir,
   });
   base = await waitForServing(proc, 240_000);
-  profile = await mkdtemp(join(tmpdir(), 'ratefile-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
+  context = browser.context;
   await mkdir(images, { recursive: true });
   page = await context.newPage();
   page.on('console', (message) => {
@@ -139,10 +133,9 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await stopAll();
   await project?.remove();
-  if (profile) await rm(profile, { recursive: true, force: true });
 });
 
 describe('the dashboard at 10,000 directions in Chromium', () => {

@@ -3,14 +3,14 @@
 // shows both rates in the published form; the filters narrow the rows in place; the history has points after three
 // builds and after a restart, and the page says when it lost contact; no cell overflows or breaks a word at phone
 // width; axe-core finds no serious violation. Screenshots go to test/browser/__screenshots__/ (CI artefacts).
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { assertChromium, type Chromium, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/base/decimal.js';
 import {
@@ -24,7 +24,6 @@ import {
 import { freePort } from '../support/ports.js';
 import { makeProject, type Project } from '../support/project.js';
 
-const executablePath = '/usr/bin/chromium';
 const screenshots = fileURLToPath(new URL('__screenshots__/', import.meta.url));
 const axePath = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
 const demoFile = (name: string) => readFileSync(join(repoRoot, name), 'utf8');
@@ -36,7 +35,7 @@ let project: Project;
 let proc: RatefileProcess;
 let port: number;
 let base: string;
-let profile: string;
+let browser: Chromium | undefined;
 let context: BrowserContext;
 let page: Page;
 const problems: string[] = [];
@@ -105,8 +104,7 @@ const marker = () => page.evaluate(() => (globalThis as unknown as PageGlobals).
 
 beforeAll(async () => {
   // Loudly, not skipped: CI installs chromium before this runs.
-  if (!existsSync(executablePath))
-    throw new Error(`${executablePath} is missing: install the Debian package (apt-get install -y chromium)`);
+  assertChromium();
   assertBuilt();
   // The demo in a fresh folder, rebuilt every second; a jump is held until accepted (1,000 builds), so it can be looked at.
   // The Outside view: parserfile.xml watched at the service itself, reffile.xml behind an edge that challenges.
@@ -127,21 +125,8 @@ beforeAll(async () => {
   await writeQuotes();
   proc = start();
   base = await waitForServing(proc, 20_000);
-  profile = await mkdtemp(join(tmpdir(), 'ratefile-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
+  context = browser.context;
   await mkdir(screenshots, { recursive: true });
   page = await context.newPage();
   page.on('console', (message) => {
@@ -161,10 +146,9 @@ beforeAll(async () => {
 afterAll(async () => {
   edge?.closeAllConnections();
   edge?.close();
-  await context?.close();
+  await browser?.close();
   await stopAll();
   await project?.remove();
-  if (profile) await rm(profile, { recursive: true, force: true });
 });
 
 /** Words of ordinary length in cells and the headline that the browser split over two lines (a mid-word break). */
