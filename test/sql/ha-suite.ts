@@ -1,7 +1,7 @@
 // The warm standby (`ha:`) against a real database: the lock's contract, then two `ratefile start` processes
 // sharing one lock while the leader is killed, its session is ended from the database side, or its link stalls.
 // In each case the log of every publish shows no period with two publishers and a takeover within two periods.
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
@@ -224,6 +224,12 @@ export function testStandby(dialect: HaDialect): void {
       ha?: { role: string; holder?: string; takeover?: { from: string } };
     };
 
+  /** The segments of an instance's archive (`.ratefile/archive/*.rfa`); none before its first record. */
+  const archived = async (made: Project) =>
+    (await readdir(join(made.dir, '.ratefile', 'archive')).catch(() => [] as string[])).filter((name) =>
+      name.endsWith('.rfa'),
+    );
+
   /** Two instances, `a` leading; `fault` hits it; then the log of every publish is checked. */
   let tests = 0;
   const failover = async (
@@ -247,6 +253,9 @@ export function testStandby(dialect: HaDialect): void {
     // Two more publishes by a while b is warm.
     const before = publishes('a', a.run.stderr()).length;
     await expect.poll(() => publishes('a', a.run.stderr()).length, { timeout: 4 * PERIOD }).toBeGreaterThan(before + 1);
+    // The leader's records are the archive; a standby keeps none of its own.
+    expect(await archived(a.made)).not.toEqual([]);
+    expect(await archived(b.made)).toEqual([]);
     if (jump) {
       quotes.jump();
       await expect
@@ -289,6 +298,7 @@ export function testStandby(dialect: HaDialect): void {
     expect(healthAfter.status).toBe(jump ? 503 : 200);
     expect(((await healthAfter.json()) as { ha: unknown }).ha).toMatchObject({ role: 'leader', holder: 'b' });
     expect((await fetch(`${baseB}parserfile.xml`)).status).toBe(200);
+    expect(await archived(b.made)).not.toEqual([]);
     expect(await (await fetch(`${baseB}metrics`)).text()).toContain('ratefile_ha_leader{instance="b",holder="b"} 1');
     // The lock URL's password is in no log line and no state file of either instance.
     for (const [made, run] of [

@@ -174,7 +174,7 @@ async function readHistory(archive: Archive | undefined, stateDir: string, now: 
       return [];
     }),
   ]);
-  const rates = builds.length === 0 ? recorded : recorded.map(({ t, r }) => (r ? { t, r } : { t }));
+  const rates = builds.length === 0 ? recorded : recorded.flatMap(({ t, r }) => (r ? [{ t, r }] : []));
   const lines = [...rates, ...builds].sort((a, b) => Date.parse(a.t) - Date.parse(b.t));
   for (const line of lines) history.apply(line);
   history.compact(now);
