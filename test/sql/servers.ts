@@ -3,7 +3,7 @@
 // after. Without the binaries the suite is skipped with a message, except in CI (`CI` set), where it fails.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../support/ports.js';
@@ -63,13 +63,15 @@ function runOrThrow(user: string, command: string, args: string[]): void {
   if (result.status !== 0) throw new Error(`${command} failed (${result.status}): ${result.stderr}${result.stdout}`);
 }
 
+/** The user's uid and gid, for chown. */
+function owner(user: string): [number, number] {
+  const id = (flag: string) => Number(spawnSync('id', [flag, user], { encoding: 'utf8' }).stdout.trim());
+  return [id('-u'), id('-g')];
+}
+
 async function folderFor(user: string, prefix: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
-  if (root) {
-    const id = spawnSync('id', ['-u', user], { encoding: 'utf8' }).stdout.trim();
-    const group = spawnSync('id', ['-g', user], { encoding: 'utf8' }).stdout.trim();
-    await chown(dir, Number(id), Number(group));
-  }
+  if (root) await chown(dir, ...owner(user));
   return dir;
 }
 
@@ -171,6 +173,11 @@ export async function startMariadb(): Promise<DatabaseServer> {
   const data = join(dir, 'data');
   const socket = join(dir, 'mariadb.sock');
   const config = join(dir, 'my.cnf');
+  // Each server's temporary tables in a folder of its own: two bootstraps sharing /tmp (mariadb.test.ts and
+  // ha-mariadb.test.ts run side by side) failed in CI on a temporary table the other had removed.
+  const temporary = join(dir, 'tmp');
+  await mkdir(temporary);
+  if (root) await chown(temporary, ...owner(user));
   // Our own option file only: no /etc/mysql settings, nothing written outside `dir`.
   await writeFile(
     config,
@@ -178,6 +185,7 @@ export async function startMariadb(): Promise<DatabaseServer> {
       '[mysqld]',
       `datadir=${data}`,
       `socket=${socket}`,
+      `tmpdir=${temporary}`,
       `pid-file=${join(dir, 'mariadb.pid')}`,
       'bind-address=127.0.0.1',
       'skip-log-bin',
@@ -187,12 +195,7 @@ export async function startMariadb(): Promise<DatabaseServer> {
       '',
     ].join('\n'),
   );
-  if (root)
-    await chown(
-      config,
-      Number(spawnSync('id', ['-u', user], { encoding: 'utf8' }).stdout.trim()),
-      Number(spawnSync('id', ['-g', user], { encoding: 'utf8' }).stdout.trim()),
-    );
+  if (root) await chown(config, ...owner(user));
   runOrThrow(user, install, [
     `--defaults-file=${config}`,
     '--auth-root-authentication-method=normal',
