@@ -2,10 +2,12 @@
 // value): the candidates for the last WORD of `ratefile WORD…`, one a line. Read from the program (choices of
 // arguments and options, subcommands), the shipped monitor profiles (data/monitors/) and the config named on the
 // line (`--config`), else RATEFILE_CONFIG, else ratefile.config.yaml here: its directions' codes, FROM then TO, and
-// their cities. Only the YAML reader is loaded, never the config's schema or the build; a missing or broken
-// config gives no candidates, never an error. Exit status 3 (`wantsFiles`) asks the shell for file names instead.
+// their cities, and after `--export` its templates' files (a private one's name is a secret: never offered). Only
+// the YAML reader is loaded (and the templates' reader for `--export`), never the config's schema or the build; a
+// missing or broken config gives no candidates, never an error. Exit status 3 (`wantsFiles`) asks the shell for
+// file names instead.
 import { readdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Argument, Command, Option } from 'commander';
 import { defaultConfigFile } from '../base/config/defaults.js';
@@ -80,18 +82,42 @@ interface DirectionCodes {
 const codesOf = (value: unknown): string[] =>
   (Array.isArray(value) ? value : [value]).filter((code): code is string => typeof code === 'string');
 
-/** The `directions:` entries of the config as written (a code or a list each side); none when it cannot be read. */
-async function directionsOf(parsed: Parsed, cwd: string): Promise<DirectionCodes[]> {
+/** The config the line names, as written (its path and YAML data); undefined when it cannot be read. */
+async function configOf(
+  parsed: Parsed,
+  cwd: string,
+): Promise<{ path: string; data: Record<string, unknown> } | undefined> {
   const fallback = parsed.command.options.find((option) => option.long === '--config')?.defaultValue;
-  const path = parsed.config ?? (typeof fallback === 'string' ? fallback : defaultConfigFile);
+  const path = resolve(cwd, parsed.config ?? (typeof fallback === 'string' ? fallback : defaultConfigFile));
   try {
     const { readYamlFile } = await import('../base/config/yaml.js');
-    const { data } = await readYamlFile(resolve(cwd, path), 'config');
-    const entries = (data as { directions?: unknown } | null)?.directions;
-    if (!Array.isArray(entries)) return [];
-    return entries
-      .filter((entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null)
-      .map((entry) => ({ from: codesOf(entry.from), to: codesOf(entry.to), cities: codesOf(entry.cities) }));
+    const { data } = await readYamlFile(path, 'config');
+    return typeof data === 'object' && data !== null ? { path, data: data as Record<string, unknown> } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `directions:` entries of the config as written (a code or a list each side); none when it cannot be read. */
+async function directionsOf(parsed: Parsed, cwd: string): Promise<DirectionCodes[]> {
+  const entries = (await configOf(parsed, cwd))?.data.directions;
+  if (!Array.isArray(entries)) return [];
+  return entries
+    .filter((entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null)
+    .map((entry) => ({ from: codesOf(entry.from), to: codesOf(entry.to), cities: codesOf(entry.cities) }));
+}
+
+/** The files the config's templates write, as the build names them; a private one's name is a secret, never offered. */
+async function exportFiles(parsed: Parsed, cwd: string): Promise<string[]> {
+  const config = await configOf(parsed, cwd);
+  if (!config) return [];
+  const { data, path } = config;
+  const folder = resolve(dirname(path), typeof data.templates === 'string' ? data.templates : 'templates');
+  const currencies = typeof data.currencies === 'object' && data.currencies !== null ? data.currencies : {};
+  try {
+    const { loadTemplates } = await import('../io/exports/template.js');
+    const { templates } = await loadTemplates(folder, new Set(Object.keys(currencies)), cwd);
+    return templates.filter((template) => !template.private).map((template) => template.file);
   } catch {
     return [];
   }
@@ -139,6 +165,7 @@ async function optionValue(parsed: Parsed, cwd: string): Promise<Completion> {
   if (option.argChoices) return { files: false, candidates: option.argChoices };
   if (fileValue.test(valueName(option))) return { files: true };
   if (option.long === '--monitor') return { files: false, candidates: await monitorNames() };
+  if (option.long === '--export') return { files: false, candidates: await exportFiles(parsed, cwd) };
   const given = argumentValues(parsed.command, parsed.positional);
   if (option.long === '--city')
     return {

@@ -31,6 +31,8 @@ export async function completionCases(): Promise<Case[]> {
     ['ratefile explain -c broken.yaml ', []],
     ['ratefile explain --config missing.yaml ', []],
     ['ratefile build --config ', 'files'],
+    ['ratefile at now --export ', ['parserfile.xml', 'reffile.xml']],
+    ['ratefile explain BTC SBERRUB --export r', ['reffile.xml']],
   ];
 }
 

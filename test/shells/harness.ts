@@ -41,6 +41,13 @@ directions:
   - { from: LTC, to: TRX }
 `;
 
+/** Two export templates and a private one, whose file name `--export` never offers. */
+const projectTemplates = {
+  'parserfile.yaml': 'description: primary\n',
+  'reffile.yaml': 'description: secondary\n',
+  'premium.yaml': 'private: true\nfile: premium-Qx7Rt2Lm9Vb4Nw8K.xml\n',
+};
+
 export interface Harness {
   dir: string;
   complete(shell: Shell, line: string): Promise<string[]>;
@@ -86,6 +93,8 @@ export async function harness(): Promise<Harness> {
   await writeFile(join(project, 'ratefile.config.yaml'), projectConfig);
   await writeFile(join(project, 'other.yaml'), otherConfig);
   await writeFile(join(project, 'broken.yaml'), 'directions: [ { from: BTC\n  to: [\n');
+  await mkdir(join(project, 'templates'));
+  for (const [name, text] of Object.entries(projectTemplates)) await writeFile(join(project, 'templates', name), text);
   const env: NodeJS.ProcessEnv = { ...childEnv(), PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: dir, ZDOTDIR: dir };
   delete env.RATEFILE_CONFIG;
   const scripts = new Map<Shell, string>();

@@ -57,6 +57,11 @@ describe('ratefile __complete', () => {
       ['probe', '--format', ''],
       ['classic', 'eref', 'json'],
     ],
+    [
+      ['at', 'now', '--export', ''],
+      ['affiliatefile.xml', 'parserfile.xml', 'reffile.xml'],
+    ],
+    [['explain', 'BTC', 'SBERRUB', '--export', 'r'], ['reffile.xml']],
     [['explain', 'BTC', 'SBERRUB', ''], []],
     [['explain', '-'], []],
     [['pause', 'BTC', 'SBERRUB', '--until', ''], []],
@@ -65,6 +70,19 @@ describe('ratefile __complete', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(result.candidates).toEqual(offered);
+  });
+
+  it("after --export, a private template's file is never offered: its name is a secret", async () => {
+    // The sample project (a whole config), with a private template beside its three.
+    const { dir } = await project({
+      'templates/premium.yaml': 'private: true\nfile: premium-Qx7Rt2Lm9Vb4Nw8K.xml\n',
+    });
+    const result = await runRatefile(['__complete', 'at', 'now', '--export', ''], dir);
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    expect(result.stdout.split('\n').filter(Boolean)).toEqual(['affiliatefile.xml', 'parserfile.xml', 'reffile.xml']);
+    // The template is there and valid: the build writes it.
+    const validated = await runRatefile(['validate'], dir);
+    expect([validated.code, validated.stderr]).toEqual([0, '']);
   });
 
   it('a config named by RATEFILE_CONFIG is the default', async () => {
