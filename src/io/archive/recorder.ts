@@ -1,8 +1,8 @@
 // The archive's writer: after each build that published, a record of what changed (make.ts), appended to the store.
 // Never throws and never fails a build: a record that cannot be appended (a full disk) is kept in memory and
 // appended before the next, up to a bound; past it the builds in between are a gap, said in the next record, which
-// is whole. `open` picks up where the store ends: a torn end repaired, the streams rebuilt, files found on disk
-// that the archive does not have (a build killed between its renames and its record) recorded as found.
+// is whole. `open` picks up where the store ends (open-end.ts); `reconcile` records files found on disk that the
+// archive does not have (a build killed between its renames and its record) as found.
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeError } from '../../base/errors.js';
@@ -10,18 +10,9 @@ import type { Logger } from '../../base/log.js';
 import type { RecordHeader } from '../../pure/archive/record.js';
 import type { SegmentSize } from '../../pure/archive/retention.js';
 import type { SigningKey } from './key.js';
-import {
-  type ArchiveBuild,
-  type Base,
-  baseOf,
-  bytesOf,
-  changes,
-  makeRecord,
-  type Made,
-  type Tip,
-  KEY_EVERY,
-} from './make.js';
-import { liveStreams, rebuildStream, STATE_STREAM } from './rebuild.js';
+import { type ArchiveBuild, type Base, baseOf, bytesOf, changes, makeRecord, type Made, type Tip } from './make.js';
+import { firstOf, openEnd, sizeOf, tipOf } from './open-end.js';
+import { STATE_STREAM } from './rebuild.js';
 import type { ArchiveStore, StoredRecord } from './store.js';
 
 /** Records kept in memory while the store refuses them, at most this many bytes. */
@@ -68,70 +59,16 @@ export class Recorder {
   /** The recorder of a store: its end repaired, its streams rebuilt from its newest segment. */
   static async open(store: ArchiveStore, options: RecorderOptions): Promise<Recorder> {
     const recorder = new Recorder(store, options);
-    await recorder.load();
+    const end = await openEnd(store, options.log);
+    recorder.segments = end.segments;
+    recorder.notes = end.notes;
+    recorder.bases = end.bases;
+    recorder.whole = end.whole;
+    if (end.head) {
+      recorder.tip = end.head.tip;
+      recorder.written = { tip: end.head.tip, header: end.head.header };
+    }
     return recorder;
-  }
-
-  private async load(): Promise<void> {
-    const segments = await this.store.segments();
-    this.segments = segments.map(sizeOf);
-    const last = segments.at(-1);
-    if (!last) return;
-    let { records, end } = await this.store.records(last.name);
-    if (end) {
-      const moved = await this.store.repair(last.name, end);
-      this.notes.repaired = {
-        segment: last.name,
-        offset: end.offset,
-        bytes: end.bytes,
-        moved: moved.slice(moved.lastIndexOf('/') + 1),
-      };
-      this.options.log.warn(
-        `archive: ${last.name}: the last ${end.bytes} bytes are no whole record (${end.problem}${end.torn ? ': a crash mid-append' : ''}); moved to ${moved}, the next record says so`,
-      );
-      this.segments.at(-1)!.bytes = end.offset;
-      ({ records } = await this.store.records(last.name));
-    }
-    const head = records.at(-1);
-    if (!head) return;
-    this.adopt(head, records);
-    await this.rebuildBases(records);
-  }
-
-  /** The tip from the store's newest record. */
-  private adopt(head: StoredRecord, records: readonly StoredRecord[]): void {
-    const lastWhole = records.findLastIndex((record) =>
-      liveStreams(record.header).every((stream) => streamHow(record.header, stream) === 'key'),
-    );
-    const key = records[lastWhole];
-    this.tip = {
-      seq: head.header.seq,
-      hash: head.header.hash,
-      segment: head.segment,
-      published: Date.parse(head.header.published),
-      segmentBytes: records.reduce((sum, record) => sum + record.size, 0),
-      segmentRecords: records.length,
-      sinceKey: key ? records.length - 1 - lastWhole : KEY_EVERY,
-      keyAt: key ? Date.parse(key.header.published) : 0,
-    };
-    this.written = { tip: this.tip, header: head.header };
-  }
-
-  /** Each stream as the newest record has it; one that cannot be rebuilt makes the next record whole. */
-  private async rebuildBases(records: readonly StoredRecord[]): Promise<void> {
-    this.bases = new Map();
-    const index = records.length - 1;
-    for (const stream of liveStreams(records[index]!.header)) {
-      try {
-        const rebuilt = await rebuildStream(this.store, records, index, stream);
-        if (rebuilt) this.bases.set(stream, baseOf(rebuilt.bytes, rebuilt.sha256));
-      } catch (error) {
-        this.whole = true;
-        this.options.log.warn(
-          `archive: ${stream} cannot be rebuilt from the last records (${describeError(error)}); the next record keeps it whole`,
-        );
-      }
-    }
   }
 
   /**
@@ -246,8 +183,10 @@ export class Recorder {
   private async rebase(head: StoredRecord | undefined, build: ArchiveBuild): Promise<void> {
     const waiting = this.pending.map((made) => made.header.published);
     this.pending = [];
-    if (head) this.adopt(head, (await this.store.records(head.segment)).records);
-    else this.tip = this.written.tip = this.written.header = undefined;
+    if (head) {
+      this.tip = tipOf(head, (await this.store.records(head.segment)).records);
+      this.written = { tip: this.tip, header: head.header };
+    } else this.tip = this.written.tip = this.written.header = undefined;
     this.segments = (await this.store.segments()).map(sizeOf);
     // The newest of them is the record made now, whole; the others are a gap.
     if (waiting.length > 1) this.lost = { builds: waiting.length - 1, from: waiting[0]!, to: waiting.at(-2)! };
@@ -315,18 +254,3 @@ export class Recorder {
     await this.store.close();
   }
 }
-
-const streamHow = (header: RecordHeader, stream: string) =>
-  stream === STATE_STREAM ? header.state?.how : header.exports[stream]?.how;
-
-const firstOf = (header: RecordHeader) => ({
-  firstPublished: Date.parse(header.published),
-  firstSeq: header.seq,
-  firstPrev: header.prev,
-});
-
-const sizeOf = (segment: { name: string; bytes: number; first?: RecordHeader }): SegmentSize => ({
-  name: segment.name,
-  bytes: segment.bytes,
-  ...(segment.first ? firstOf(segment.first) : {}),
-});
