@@ -25,6 +25,8 @@ import { freePort } from '../support/ports.js';
 import { makeProject, type Project } from '../support/project.js';
 
 const screenshots = fileURLToPath(new URL('__screenshots__/', import.meta.url));
+/** The README's screenshot goes to docs/ with DOCS_IMAGES=1, else beside the others. */
+const images = process.env.DOCS_IMAGES === '1' ? join(repoRoot, 'docs') : screenshots;
 const axePath = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
 const demoFile = (name: string) => readFileSync(join(repoRoot, name), 'utf8');
 const demoQuotes = JSON.parse(demoFile('quotes.json')) as {
@@ -205,6 +207,7 @@ describe('the dashboard in Chromium', () => {
     ).toBeGreaterThanOrEqual(1);
     expect(await page.locator('svg[aria-labelledby^="chart-BTC-SBERRUB-t"] path.published').count()).toBe(1);
     await page.screenshot({ path: join(screenshots, 'dashboard-desktop.png'), fullPage: true });
+    await page.screenshot({ path: join(images, 'dashboard.png'), fullPage: false });
     expect((await overflow()).cells).toEqual([]);
   });
 
