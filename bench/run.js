@@ -19,6 +19,7 @@ const targets = {
   rssMb: { 50000: 300, 100000: 450 },
   linearSpread: 0.2,
   freshnessP99Ms: 1000,
+  streamP99Ms: 250,
   consensusRatio: 1.3,
   movingShare: 0.2,
   movingRatio: 1.5,
@@ -253,6 +254,23 @@ if (process.env.BENCH_LATENCY !== '0' && !process.env.BENCH_CHECK_ONLY) {
     `\nfreshness: a quotes-file change served over HTTP, ${latency.directions / 1000}k directions, schedule every 1 s, ${latency.changes} changes: p50 ${latency.p50Ms} ms, p99 ${latency.p99Ms} ms (max ${latency.maxMs}); p99 ≤ ${targets.freshnessP99Ms} ms → ${verdict(latency.p99Ms <= targets.freshnessP99Ms)}`,
   );
   noteLoad('after the freshness line', busy.after);
+}
+
+// Following the market (issue 46): a tick of a streamed venue (loopback WebSocket, every book ticker moving 10 times a
+// second) until all three exports and their .gz/.br copies serve it, 10k directions for 30 s (bench/stream.js).
+if (process.env.BENCH_LATENCY !== '0' && !process.env.BENCH_CHECK_ONLY) {
+  const stream = JSON.parse(
+    execFileSync(process.execPath, [new URL('./stream.js', import.meta.url).pathname, '10000', '30'], {
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n')
+      .pop(),
+  );
+  console.log(
+    `\nstreamed tick → served: ${stream.directions / 1000}k directions, ${stream.streamedPairs} streamed pairs, ${stream.ticks} ticks: p50 ${stream.p50Ms} ms, p99 ${stream.p99Ms} ms (max ${stream.maxMs}); p99 ≤ ${targets.streamP99Ms} ms → ${verdict(stream.p99Ms <= targets.streamP99Ms)}`,
+  );
+  noteLoad('after the streamed line', busy.after);
 }
 
 // Soak: `ratefile start` on 3,000 directions rebuilding every second, quotes moving every build, RSS sampled
