@@ -174,16 +174,21 @@ function bothFormats(): { log: Logger; text: () => string; json: () => string } 
   return { log: { info: both('info'), warn: both('warn'), error: both('error') }, text: () => text, json: () => json };
 }
 
+/** Every file under `dir` with its text; a temporary the running service renamed away while listing is skipped (its bytes are read under the new name). */
 async function filesUnder(dir: string): Promise<{ path: string; text: string }[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return Promise.all(
-    entries
-      .filter((entry) => entry.isFile())
-      .map(async (entry) => ({
-        path: join(entry.parentPath, entry.name),
-        text: await readFile(join(entry.parentPath, entry.name), 'utf8'),
-      })),
+  const read = async (path: string) => {
+    try {
+      return [{ path, text: await readFile(path, 'utf8') }];
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' && path.endsWith('.tmp')) return [];
+      throw error;
+    }
+  };
+  const files = await Promise.all(
+    entries.filter((entry) => entry.isFile()).map((entry) => read(join(entry.parentPath, entry.name))),
   );
+  return files.flat();
 }
 
 /** The environment of the leaky config: each credential, and CoinGecko pointed at the echo server. */
