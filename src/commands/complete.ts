@@ -4,8 +4,8 @@
 // line (`--config`), else RATEFILE_CONFIG, else ratefile.config.yaml here: its directions' codes, FROM then TO, and
 // their cities, and after `--export` its templates' files (a private one's name is a secret: never offered). Only
 // the YAML reader is loaded (and the templates' reader for `--export`), never the config's schema or the build; a
-// missing or broken config gives no candidates, never an error. Exit status 3 (`wantsFiles`) asks the shell for
-// file names instead.
+// missing or broken config gives no candidates, never an error. An option's value may share its word
+// (`--config=other.yaml`, `--monitor=bes`). Exit status 3 (`wantsFiles`) asks the shell for file names instead.
 import { readdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,12 +56,14 @@ function parse(program: Command, before: readonly string[]): Parsed {
     if (word.startsWith('-') && word.length > 1) {
       const [flag, inline] = word.split(/=(.*)/s, 2) as [string, string | undefined];
       const option = findOption(parsed.command, flag);
-      if (!option || !takesValue(option) || inline !== undefined) continue;
-      const value = before[i + 1];
-      if (value === undefined || option.variadic) parsed.pending = { option, values: [] };
+      if (!option || !takesValue(option)) continue;
+      // `--config=other.yaml` carries its value; `--config other.yaml` takes the next word.
+      const value = inline ?? before[i + 1];
+      if (value === undefined || option.variadic)
+        parsed.pending = { option, values: inline === undefined ? [] : [inline] };
       if (value === undefined) break;
       if (option.variadic) continue;
-      i++;
+      if (inline === undefined) i++;
       if (option.long === '--config') parsed.config = value;
       if (option.long === '--city') parsed.city = value;
       continue;
@@ -206,15 +208,29 @@ async function argumentValue(parsed: Parsed, cwd: string): Promise<Completion> {
   return { files: false, candidates: [] };
 }
 
+/**
+ * The last word as the value to complete, with the words before it: `--monitor=bes` is `--monitor` then `bes` (each
+ * shell offers the bare value after the `=`); any other word starting with `-` is an option's name: undefined.
+ */
+function lastValue(words: readonly string[]): { before: string[]; current: string; inline: boolean } | undefined {
+  const current = words.at(-1) ?? '';
+  const before = words.slice(0, -1);
+  if (!current.startsWith('-')) return { before, current, inline: false };
+  const inline = /^(--[^=]+)=(.*)$/s.exec(current);
+  return inline ? { before: [...before, inline[1]!], current: inline[2]!, inline: true } : undefined;
+}
+
 /** The candidates for the last of `words` (the words after the program's name; the last may be empty). */
 export async function complete(program: Command, words: readonly string[], cwd: string): Promise<Completion> {
-  const current = words.at(-1) ?? '';
+  const last = lastValue(words);
   // An option's name is the scripts' to complete (with its description); here only what is not an option.
-  if (current.startsWith('-')) return { files: false, candidates: [] };
-  const parsed = parse(program, words.slice(0, -1));
+  if (!last) return { files: false, candidates: [] };
+  const parsed = parse(program, last.before);
+  // `--dry-run=…`: an option that takes no value has none to offer.
+  if (last.inline && !parsed.pending) return { files: false, candidates: [] };
   const found = parsed.pending ? await optionValue(parsed, cwd) : await argumentValue(parsed, cwd);
   if (found.files) return found;
-  const prefix = current.toLowerCase();
+  const prefix = last.current.toLowerCase();
   return {
     files: false,
     candidates: found.candidates.filter((candidate) => candidate.toLowerCase().startsWith(prefix)),

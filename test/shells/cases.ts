@@ -33,6 +33,14 @@ export async function completionCases(): Promise<Case[]> {
     ['ratefile build --config ', 'files'],
     ['ratefile at now --export ', ['parserfile.xml', 'reffile.xml']],
     ['ratefile explain BTC SBERRUB --export r', ['reffile.xml']],
+    // A value in the option's word, after its `=`.
+    ['ratefile check --monitor=', (await monitorProfiles()).sort()],
+    ['ratefile check --monitor=moneys', ['moneyswap']],
+    ['ratefile --log-format=j', ['json']],
+    ['ratefile at now --export=p', ['parserfile.xml']],
+    ['ratefile pause BTC CASHRUB --city=S', ['SPB']],
+    ['ratefile explain --config=other.yaml ', ['LTC']],
+    ['ratefile build --config=', 'files'],
   ];
 }
 

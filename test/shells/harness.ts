@@ -107,12 +107,19 @@ export async function harness(): Promise<Harness> {
   return {
     dir: project,
     async complete(shell, line) {
-      const words = line.split(' ');
+      // Readline breaks words at `=` too (COMP_WORDBREAKS), the `=` a word of its own: `--monitor`, `=`, `bes`.
+      const words = line.split(' ').flatMap((word) => word.split(/(=)/).filter((part) => part !== ''));
+      if (line.endsWith(' ')) words.push('');
       const [command, args] = shells[shell](scripts.get(shell)!, words, line);
       const { stdout, stderr } = await run(command, args, { cwd: project, env });
       if (stderr !== '') throw new Error(`${shell} wrote to stderr completing "${line}":\n${stderr}`);
-      // fish gives each candidate's description after a tab.
-      const offered = stdout.split('\n').map((candidate) => candidate.split('\t')[0]!);
+      // fish gives each candidate's description after a tab, and an inline value with its option (`--monitor=…`),
+      // which bash and zsh keep on the line as it was typed: compared as the value alone.
+      const inline = /(--[^ =]+=)[^ ]*$/.exec(line)?.[1];
+      const offered = stdout
+        .split('\n')
+        .map((candidate) => candidate.split('\t')[0]!)
+        .map((candidate) => (inline && candidate.startsWith(inline) ? candidate.slice(inline.length) : candidate));
       return [...new Set(offered.filter((candidate) => candidate !== ''))].sort();
     },
     async syntaxCheck(shell) {

@@ -36,10 +36,20 @@ describe('ratefile __complete', () => {
       ['MSK', 'SPB'],
     ],
     [['--quiet', 'pause', '--config', 'other.yaml', ''], ['LTC']],
+    [['pause', '--config=other.yaml', ''], ['LTC']],
+    [['pause', '--config=other.yaml', 'LTC', ''], ['TRX']],
+    // A value in the option's word: the bare value after `=` is offered, as each shell expects.
+    [['--log-format=j'], ['json']],
     [
-      ['pause', '--config=other.yaml', ''],
-      ['BTC', 'ETH', 'USDTTRC20'],
+      ['build', '--log-format='],
+      ['text', 'json'],
     ],
+    [['explain', 'BTC', 'CASHRUB', '--city=S'], ['SPB']],
+    [['at', 'now', '--export=p'], ['parserfile.xml']],
+    [['status', '--rate=BTC', 'S'], ['SBERRUB']],
+    [['check', '--monitor=moneys'], ['moneyswap']],
+    [['build', '--dry-run='], []],
+    [['build', '--no-such-option='], []],
     [
       ['maintenance', ''],
       ['on', 'off'],
@@ -89,13 +99,16 @@ describe('ratefile __complete', () => {
     expect((await complete(['explain', ''], { RATEFILE_CONFIG: 'other.yaml' })).candidates).toEqual(['LTC']);
   });
 
-  it.each([[['build', '--config', '']], [['check', 'public/']], [['init', '']], [['check', '--codes-from', '']]])(
-    '%j asks for file names: exit 3, nothing printed',
-    async (words) => {
-      const result = await complete(words);
-      expect([result.code, result.stdout, result.stderr]).toEqual([3, '', '']);
-    },
-  );
+  it.each([
+    [['build', '--config', '']],
+    [['build', '--config=']],
+    [['check', 'public/']],
+    [['init', '']],
+    [['check', '--codes-from', '']],
+  ])('%j asks for file names: exit 3, nothing printed', async (words) => {
+    const result = await complete(words);
+    expect([result.code, result.stdout, result.stderr]).toEqual([3, '', '']);
+  });
 
   it.each([['bad.yaml'], ['missing.yaml'], ['.']])(
     'a config that cannot be read (%s) offers nothing, silently',
